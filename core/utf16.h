@@ -1,0 +1,19 @@
+// UTF-8 <-> UTF-16LE conversion for the strings Windows puts on the wire (names, REG_SZ, MULTI_SZ).
+// Invalid sequences become U+FFFD rather than failing: a collector shows what it got.
+#pragma once
+#include <string>
+#include <string_view>
+#include "core/bytes.h"
+
+namespace perfsim {
+
+std::u16string utf8_to_utf16(std::string_view s);
+std::string utf16_to_utf8(std::u16string_view s);
+// Appends the string as UTF-16LE code units (no terminator).
+void put_utf16le(Bytes& out, std::u16string_view s);
+// Reads n code units of UTF-16LE from p (caller has checked bounds).
+std::u16string load_utf16le(const uint8_t* p, size_t units);
+// Case-insensitive ASCII compare, for value names (Windows compares them case-insensitively).
+bool iequals(std::string_view a, std::string_view b);
+
+}  // namespace perfsim

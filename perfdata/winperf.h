@@ -1,0 +1,126 @@
+// The constants of Windows' winperf.h that perfsim needs, written from the public documentation.
+// Counter types are built from the bit fields below; the named types are the ones Windows uses.
+#pragma once
+#include <cstdint>
+
+namespace perfsim::winperf {
+
+// Sizes of the fixed structures as Windows lays them out (identical on 32- and 64-bit servers:
+// the title pointer fields are DWORDs on the wire).
+constexpr uint32_t kDataBlockSize = 88;      // PERF_DATA_BLOCK
+constexpr uint32_t kObjectTypeSize = 64;     // PERF_OBJECT_TYPE
+constexpr uint32_t kCounterDefSize = 40;     // PERF_COUNTER_DEFINITION
+constexpr uint32_t kInstanceDefSize = 24;    // PERF_INSTANCE_DEFINITION
+constexpr uint32_t kCounterBlockSize = 4;    // PERF_COUNTER_BLOCK (ByteLength)
+
+constexpr int32_t PERF_NO_INSTANCES = -1;
+constexpr uint32_t PERF_NO_UNIQUE_ID = 0xFFFFFFFF;  // UniqueID of instances named by string
+constexpr uint32_t PERF_DATA_VERSION = 1;
+constexpr uint32_t PERF_DATA_REVISION = 1;
+
+// Detail levels.
+constexpr uint32_t PERF_DETAIL_NOVICE = 100;
+constexpr uint32_t PERF_DETAIL_ADVANCED = 200;
+constexpr uint32_t PERF_DETAIL_EXPERT = 300;
+constexpr uint32_t PERF_DETAIL_WIZARD = 400;
+
+// Counter type bit fields.
+constexpr uint32_t PERF_SIZE_DWORD = 0x00000000;
+constexpr uint32_t PERF_SIZE_LARGE = 0x00000100;
+constexpr uint32_t PERF_SIZE_ZERO = 0x00000200;
+constexpr uint32_t PERF_SIZE_VARIABLE_LEN = 0x00000300;
+constexpr uint32_t PERF_SIZE_MASK = 0x00000300;
+
+constexpr uint32_t PERF_TYPE_NUMBER = 0x00000000;
+constexpr uint32_t PERF_TYPE_COUNTER = 0x00000400;
+constexpr uint32_t PERF_TYPE_TEXT = 0x00000800;
+constexpr uint32_t PERF_TYPE_ZERO = 0x00000C00;
+constexpr uint32_t PERF_TYPE_MASK = 0x00000C00;
+
+constexpr uint32_t PERF_NUMBER_HEX = 0x00000000;
+constexpr uint32_t PERF_NUMBER_DECIMAL = 0x00010000;
+constexpr uint32_t PERF_NUMBER_DEC_1000 = 0x00020000;
+
+constexpr uint32_t PERF_COUNTER_VALUE = 0x00000000;
+constexpr uint32_t PERF_COUNTER_RATE = 0x00010000;
+constexpr uint32_t PERF_COUNTER_FRACTION = 0x00020000;
+constexpr uint32_t PERF_COUNTER_BASE = 0x00030000;
+constexpr uint32_t PERF_COUNTER_ELAPSED = 0x00040000;
+constexpr uint32_t PERF_COUNTER_QUEUELEN = 0x00050000;
+constexpr uint32_t PERF_COUNTER_HISTOGRAM = 0x00060000;
+constexpr uint32_t PERF_COUNTER_PRECISION = 0x00070000;
+constexpr uint32_t PERF_COUNTER_SUBTYPE_MASK = 0x00070000;
+
+constexpr uint32_t PERF_TEXT_UNICODE = 0x00000000;
+constexpr uint32_t PERF_TEXT_ASCII = 0x00010000;
+
+constexpr uint32_t PERF_TIMER_TICK = 0x00000000;
+constexpr uint32_t PERF_TIMER_100NS = 0x00100000;
+constexpr uint32_t PERF_OBJECT_TIMER = 0x00200000;
+constexpr uint32_t PERF_TIMER_MASK = 0x00300000;
+
+constexpr uint32_t PERF_DELTA_COUNTER = 0x00400000;
+constexpr uint32_t PERF_DELTA_BASE = 0x00800000;
+constexpr uint32_t PERF_INVERSE_COUNTER = 0x01000000;
+constexpr uint32_t PERF_MULTI_COUNTER = 0x02000000;
+
+constexpr uint32_t PERF_DISPLAY_NO_SUFFIX = 0x00000000;
+constexpr uint32_t PERF_DISPLAY_PER_SEC = 0x10000000;
+constexpr uint32_t PERF_DISPLAY_PERCENT = 0x20000000;
+constexpr uint32_t PERF_DISPLAY_SECONDS = 0x30000000;
+constexpr uint32_t PERF_DISPLAY_NOSHOW = 0x40000000;
+
+// Named counter types.
+constexpr uint32_t PERF_COUNTER_COUNTER = 0x10410400;
+constexpr uint32_t PERF_COUNTER_TIMER = 0x20410500;
+constexpr uint32_t PERF_COUNTER_QUEUELEN_TYPE = 0x00450400;
+constexpr uint32_t PERF_COUNTER_LARGE_QUEUELEN_TYPE = 0x00450500;
+constexpr uint32_t PERF_COUNTER_100NS_QUEUELEN_TYPE = 0x00550500;
+constexpr uint32_t PERF_COUNTER_OBJ_TIME_QUEUELEN_TYPE = 0x00650500;
+constexpr uint32_t PERF_COUNTER_BULK_COUNT = 0x10410500;
+constexpr uint32_t PERF_COUNTER_TEXT = 0x00000B00;
+constexpr uint32_t PERF_COUNTER_RAWCOUNT = 0x00010000;
+constexpr uint32_t PERF_COUNTER_LARGE_RAWCOUNT = 0x00010100;
+constexpr uint32_t PERF_COUNTER_RAWCOUNT_HEX = 0x00000000;
+constexpr uint32_t PERF_COUNTER_LARGE_RAWCOUNT_HEX = 0x00000100;
+constexpr uint32_t PERF_SAMPLE_FRACTION = 0x20C20400;
+constexpr uint32_t PERF_SAMPLE_COUNTER = 0x00410400;
+constexpr uint32_t PERF_COUNTER_NODATA = 0x40000200;
+constexpr uint32_t PERF_COUNTER_TIMER_INV = 0x21410500;
+constexpr uint32_t PERF_SAMPLE_BASE = 0x40030401;
+constexpr uint32_t PERF_AVERAGE_TIMER = 0x30020400;
+constexpr uint32_t PERF_AVERAGE_BASE = 0x40030402;
+constexpr uint32_t PERF_AVERAGE_BULK = 0x40020500;
+constexpr uint32_t PERF_OBJ_TIME_TIMER = 0x20610500;
+constexpr uint32_t PERF_100NSEC_TIMER = 0x20510500;
+constexpr uint32_t PERF_100NSEC_TIMER_INV = 0x21510500;
+constexpr uint32_t PERF_COUNTER_MULTI_TIMER = 0x22410500;
+constexpr uint32_t PERF_COUNTER_MULTI_TIMER_INV = 0x23410500;
+constexpr uint32_t PERF_COUNTER_MULTI_BASE = 0x42030500;
+constexpr uint32_t PERF_100NSEC_MULTI_TIMER = 0x22510500;
+constexpr uint32_t PERF_100NSEC_MULTI_TIMER_INV = 0x23510500;
+constexpr uint32_t PERF_RAW_FRACTION = 0x20020400;
+constexpr uint32_t PERF_LARGE_RAW_FRACTION = 0x20020500;
+constexpr uint32_t PERF_RAW_BASE = 0x40030403;
+constexpr uint32_t PERF_LARGE_RAW_BASE = 0x40030500;
+constexpr uint32_t PERF_ELAPSED_TIME = 0x30240500;
+constexpr uint32_t PERF_COUNTER_HISTOGRAM_TYPE = 0x80000000;
+constexpr uint32_t PERF_COUNTER_DELTA = 0x00400400;
+constexpr uint32_t PERF_COUNTER_LARGE_DELTA = 0x00400500;
+constexpr uint32_t PERF_PRECISION_SYSTEM_TIMER = 0x20470500;
+constexpr uint32_t PERF_PRECISION_100NS_TIMER = 0x20570500;
+constexpr uint32_t PERF_PRECISION_OBJECT_TIMER = 0x20670500;
+constexpr uint32_t PERF_PRECISION_TIMESTAMP = PERF_LARGE_RAW_BASE;
+
+// True for the base types that must directly follow the counter that uses them.
+constexpr bool is_base_type(uint32_t t) { return (t & PERF_COUNTER_SUBTYPE_MASK) == PERF_COUNTER_BASE; }
+// True for the types whose formatted value needs the base counter that follows them.
+constexpr bool needs_base(uint32_t t) {
+  return t == PERF_RAW_FRACTION || t == PERF_LARGE_RAW_FRACTION || t == PERF_SAMPLE_FRACTION ||
+         t == PERF_AVERAGE_TIMER || t == PERF_AVERAGE_BULK || t == PERF_COUNTER_MULTI_TIMER ||
+         t == PERF_COUNTER_MULTI_TIMER_INV || t == PERF_100NSEC_MULTI_TIMER ||
+         t == PERF_100NSEC_MULTI_TIMER_INV || t == PERF_PRECISION_SYSTEM_TIMER ||
+         t == PERF_PRECISION_100NS_TIMER || t == PERF_PRECISION_OBJECT_TIMER;
+}
+
+}  // namespace perfsim::winperf
