@@ -1,0 +1,45 @@
+// Counter/Help/Explain name tables as the REG_MULTI_SZ Windows returns for `Counter 009` etc.:
+// UTF-16LE "index\0text\0index\0text\0...\0". parse keeps duplicates, gaps and entry order, and
+// build(parse(x)) == x for every table parse accepts (odd tails are kept raw in `trailer`).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/bytes.h"
+#include "core/status.h"
+
+namespace perfsim::perfdata {
+
+struct NameEntry {
+  uint32_t index = 0;
+  std::u16string index_text;  // as written (normally the decimal index; kept for byte identity)
+  std::u16string text;
+};
+
+struct NameTable {
+  std::vector<NameEntry> entries;  // in table order, duplicates kept
+  Bytes trailer;                   // bytes after the last complete pair (normally the final NUL)
+
+  // The first pair of a Counter table is "1" followed by the highest index (Windows' convention).
+  uint32_t declared_last() const;
+  uint32_t highest_index() const;
+  // First text for an index (nullptr when absent).
+  const std::u16string* find(uint32_t index) const;
+  // All (index, text) pairs as UTF-8 for lookups; later duplicates do not override earlier ones.
+  std::map<uint32_t, std::string> to_map() const;
+};
+
+Status parse_names(ByteView multisz, NameTable& out);
+Bytes build_names(const NameTable& table);
+
+// Builds a table from (index, text) pairs the way Windows writes one: entries in the given order,
+// each index written in decimal, terminated by an empty string.
+NameTable make_names(const std::vector<std::pair<uint32_t, std::string>>& pairs);
+
+// REG_MULTI_SZ <-> strings, for registry values in general.
+Bytes build_multisz(const std::vector<std::string>& strings);
+std::vector<std::string> parse_multisz(ByteView data);
+
+}  // namespace perfsim::perfdata
