@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/bytes.h"
+#include "perfdata/select.h"
 
 namespace perfsim::captures {
 
@@ -39,13 +40,8 @@ struct NameTable {
   Bytes help;
 };
 
-// What perflib knows about an object: which provider serves it (asking for one object returns all
-// objects of its provider) and whether it is costly (only with `Costly` or named explicitly).
-struct ObjectInfo {
-  uint32_t index = 0;
-  std::string provider;
-  bool costly = false;
-};
+// What perflib knows about an object (provider, costly): defined with query selection.
+using ObjectInfo = perfdata::ObjectInfo;
 
 // One answer of the host to one QueryValue. Several records share a tick (several queries per poll).
 struct QueryRecord {
