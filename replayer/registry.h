@@ -1,0 +1,51 @@
+// The HKLM subset a simulated host serves: a tree of keys and values built from the capture's
+// registry values (and its name tables, as Perflib\<lang> Counter/Help). Immutable once built,
+// so every connection's thread may read it without locks. Names compare case-insensitively,
+// as Windows does.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/bytes.h"
+
+namespace perfsim::replayer {
+
+struct RegValue {
+  std::string name;
+  uint32_t type = 0;
+  Bytes data;
+};
+
+struct RegKey {
+  std::string name;
+  std::vector<RegValue> values;
+  std::vector<std::unique_ptr<RegKey>> subkeys;
+  int64_t last_write_100ns = 0;  // FILETIME reported by QueryInfoKey
+
+  const RegKey* child(std::string_view name) const;
+  const RegValue* value(std::string_view name) const;
+};
+
+class Registry {
+ public:
+  Registry() { root_.name = "HKLM"; }
+  // Sets (or replaces) a value, creating the keys on the way. `path` is backslash-separated.
+  void set(std::string_view path, RegValue v);
+  // Creates a key without values (a subkey collectors enumerate).
+  RegKey& ensure(std::string_view path);
+  // Resolves `path` below `from`; an empty path names `from` itself. nullptr when absent.
+  const RegKey* open(const RegKey& from, std::string_view path) const;
+  const RegKey& root() const { return root_; }
+  void set_last_write(int64_t t);  // on every key
+
+ private:
+  RegKey root_;
+};
+
+// Splits "A\\B\\\\C" into {"A","B","C"} (empty components dropped, as Windows tolerates).
+std::vector<std::string> split_path(std::string_view path);
+
+}  // namespace perfsim::replayer

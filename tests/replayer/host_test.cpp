@@ -1,0 +1,162 @@
+#include <catch2/catch.hpp>
+
+#include "core/utf16.h"
+#include "perfdata/model.h"
+#include "perfdata/names.h"
+#include "replayer/host.h"
+
+using namespace perfsim;
+using namespace perfsim::replayer;
+namespace pd = perfsim::perfdata;
+
+namespace {
+
+pd::Object object(uint32_t index, int instances) {
+  pd::Object o;
+  o.name_index = index;
+  o.help_index = index + 1;
+  pd::CounterDef c;
+  c.name_index = index + 100;
+  c.type = perfsim::winperf::PERF_COUNTER_RAWCOUNT;
+  c.size = 4;
+  c.offset = 4;
+  o.counters.push_back(c);
+  if (instances < 0) {
+    o.num_instances = perfsim::winperf::PERF_NO_INSTANCES;
+    o.counter_block = pd::make_counter_block(4);
+    pd::write_counter(o.counter_block, c, index);
+  } else {
+    o.num_instances = 0;
+    for (int i = 0; i < instances; ++i) {
+      o.instances.push_back(pd::make_instance(utf8_to_utf16("inst" + std::to_string(i)), 4));
+      pd::write_counter(o.instances.back().counter_block, c, index * 10 + i);
+    }
+  }
+  return o;
+}
+
+Bytes sample(std::initializer_list<uint32_t> indices, uint32_t tick) {
+  pd::DataBlock d;
+  pd::set_system_name(d, u"TESTHOST");
+  d.perf_time = 1000 + tick;
+  d.perf_freq = 10000000;
+  for (uint32_t i : indices) d.objects.push_back(object(i, i == 230 || i == 232 ? 3 : -1));
+  pd::fix_counts(d);
+  return pd::build(d);
+}
+
+captures::Capture test_capture() {
+  captures::Capture cap;
+  cap.host.name = "TESTHOST";
+  cap.host.interval_ms = 1000;
+  cap.catalog = {{2, "PerfOS", false}, {238, "PerfOS", false}, {230, "PerfProc", false},
+                 {232, "PerfProc", false}, {740, "PerfProc", true}};
+  for (uint32_t tick = 0; tick < 3; ++tick) {
+    cap.records.push_back({tick, 0, 0, "Global", 0, regtype::kBinary, 0, sample({2, 238, 230, 232}, tick)});
+    cap.records.push_back({tick, 0, 0, "Costly", 0, regtype::kBinary, 0, sample({740}, tick)});
+  }
+  cap.names.push_back({"009", pd::build_names(pd::make_names({{1, "740"}, {2, "System"}, {238, "Processor"}})),
+                       pd::build_names(pd::make_names({{3, "System help"}}))});
+  cap.registry.push_back({"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib", "Last Counter", regtype::kDword, {0xe4, 2, 0, 0}});
+  return cap;
+}
+
+std::shared_ptr<SimulatedHost> load(TimelineMode mode = TimelineMode::kFrozen, uint32_t tick = 1) {
+  std::shared_ptr<SimulatedHost> h;
+  REQUIRE(SimulatedHost::load(test_capture(), HostOptions{mode, tick}, h).ok());
+  return h;
+}
+
+std::vector<uint32_t> object_indices(const Bytes& b) {
+  pd::DataBlock d;
+  REQUIRE(pd::parse(b, d, pd::ParseOptions{false}).ok());
+  std::vector<uint32_t> out;
+  for (const auto& o : d.objects) out.push_back(o.name_index);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Global and Costly are served as recorded at the frozen tick") {
+  auto h = load();
+  auto cap = test_capture();
+  CHECK(h->content(PerfKey::kData, "Global", h->current_tick()).data == cap.records[2].payload);
+  CHECK(h->content(PerfKey::kData, "costly", h->current_tick()).data == cap.records[3].payload);
+}
+
+TEST_CASE("index queries return the provider's objects, assembled from the recorded bytes") {
+  auto h = load();
+  Bytes b = h->content(PerfKey::kData, "232", 1).data;
+  CHECK(object_indices(b) == std::vector<uint32_t>{230, 232});
+  pd::DataBlock d;
+  REQUIRE(pd::parse(b, d, pd::ParseOptions{false}).ok());
+  CHECK(d.perf_time == 1001);
+  CHECK(d.system_name() == u"TESTHOST");
+  CHECK(d.objects[1].instances.size() == 3);
+  CHECK(pd::read_counter(d.objects[1].instances[2].counter_block, d.objects[1].counters[0]) == 2322);
+  CHECK(object_indices(h->content(PerfKey::kData, "740 2", 1).data) == std::vector<uint32_t>{2, 238, 230, 232, 740});
+  CHECK(object_indices(h->content(PerfKey::kData, "Foreign TESTHOST 238", 1).data) == std::vector<uint32_t>{2, 238});
+}
+
+TEST_CASE("an unknown name gives an empty PERF_DATA_BLOCK as Windows does") {
+  auto h = load();
+  Bytes b = h->content(PerfKey::kData, "NoSuchValue", 1).data;
+  pd::DataBlock d;
+  REQUIRE(pd::parse(b, d, pd::ParseOptions{false}).ok());
+  CHECK(d.objects.empty());
+  CHECK(d.num_object_types == 0);
+  CHECK(load_le32(&b[24]) == b.size());                    // HeaderLength == TotalByteLength
+  CHECK(b.size() == align_up(88 + d.system_name_length, 8));
+  CHECK(d.system_name_offset == 88);
+}
+
+TEST_CASE("name tables answer Counter/Help in any case, bare on HKPT, missing languages not found") {
+  auto h = load();
+  ValueContent c = h->content(PerfKey::kData, "Counter 009", 0);
+  CHECK(c.type == regtype::kMultiSz);
+  CHECK(c.data == test_capture().names[0].counter);
+  CHECK(h->content(PerfKey::kText, "Counter", 0).data == c.data);
+  CHECK(h->content(PerfKey::kData, "help 009", 0).data == test_capture().names[0].help);
+  CHECK(h->content(PerfKey::kData, "Counter 019", 0).status == werr::kFileNotFound);
+  CHECK(h->content(PerfKey::kText, "Global", 0).status == werr::kFileNotFound);
+}
+
+TEST_CASE("rrp-exact buffer policy") {
+  auto h = load();
+  const size_t n = test_capture().records[2].payload.size();
+  ValueAnswer probe = h->query(PerfKey::kData, "Global", BufferOffer{false, 0});
+  CHECK(probe.status == werr::kOk);
+  CHECK(probe.size == n);
+  CHECK(probe.data.empty());
+  ValueAnswer short_ = h->query(PerfKey::kData, "Global", BufferOffer{true, uint32_t(n - 1)});
+  CHECK(short_.status == werr::kMoreData);
+  CHECK(short_.size == n);
+  ValueAnswer ok = h->query(PerfKey::kData, "Global", BufferOffer{true, uint32_t(n)});
+  CHECK(ok.status == werr::kOk);
+  CHECK(ok.data.size() == n);
+}
+
+TEST_CASE("step timeline advances once per completed data answer and wraps") {
+  auto h = load(TimelineMode::kStep, 0);
+  CHECK(h->current_tick() == 0);
+  h->query(PerfKey::kData, "Global", BufferOffer{false, 0});  // a size probe does not advance
+  CHECK(h->current_tick() == 0);
+  for (int i = 0; i < 3; ++i) h->query(PerfKey::kData, "Global", BufferOffer{true, 1 << 20});
+  CHECK(h->current_tick() == 0);  // 3 ticks: wrapped
+  h->query(PerfKey::kData, "238", BufferOffer{true, 1 << 20});
+  CHECK(h->current_tick() == 1);
+}
+
+TEST_CASE("HKLM registry resolves paths case-insensitively and holds the name tables") {
+  auto h = load();
+  const Registry& r = h->registry();
+  const RegKey* perflib = r.open(r.root(), "software\\microsoft\\WINDOWS NT\\CurrentVersion\\Perflib");
+  REQUIRE(perflib);
+  REQUIRE(perflib->value("last counter"));
+  CHECK(load_le32(perflib->value("Last Counter")->data.data()) == 740);
+  const RegKey* lang = r.open(*perflib, "009");
+  REQUIRE(lang);
+  CHECK(lang->value("Counter")->type == regtype::kMultiSz);
+  CHECK(r.open(r.root(), "SOFTWARE\\Nope") == nullptr);
+  CHECK(r.open(*perflib, "") == perflib);
+}
