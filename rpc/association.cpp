@@ -1,0 +1,212 @@
+#include "rpc/association.h"
+
+#include <algorithm>
+
+namespace perfsim::rpc {
+namespace {
+
+constexpr uint8_t kWholePdu = kPfcFirstFrag | kPfcLastFrag;
+
+// Faults raised before the interface ran tell the client the call may be retried safely.
+bool raised_before_execution(uint32_t fault) {
+  return fault == kFaultOpRangeError || fault == kFaultUnknownInterface || fault == kFaultProtoError ||
+         fault == kFaultUnsupportedType || fault == kFaultAccessDenied || fault == kFaultBadStubData;
+}
+
+Bytes fault_pdu(uint32_t call_id, uint16_t context_id, uint32_t status) {
+  Fault f;
+  f.context_id = context_id;
+  f.status = status;
+  uint8_t flags = kWholePdu | (raised_before_execution(status) ? kPfcDidNotExecute : 0);
+  return build_fault(flags, call_id, f);
+}
+
+Step bind_nak_step(uint32_t call_id, uint16_t reason, bool close) {
+  Step s;
+  s.replies.push_back(build_bind_nak(call_id, {reason, {{5, 0}}}));
+  s.close = close;
+  return s;
+}
+
+// Cuts stub into chunks that fit max_frag after `header` bytes; every chunk but the last is a
+// multiple of 8 so NDR alignment survives reassembly.
+template <typename Emit>
+void for_each_fragment(ByteView stub, uint16_t max_frag, size_t header, Emit emit) {
+  size_t room = max_frag > header + 8 ? (max_frag - header) & ~size_t(7) : 8;
+  size_t pos = 0;
+  do {
+    size_t n = std::min(room, stub.size() - pos);
+    uint8_t flags = (pos == 0 ? kPfcFirstFrag : 0) | (pos + n == stub.size() ? kPfcLastFrag : 0);
+    emit(flags, stub.subspan(pos, n), uint32_t(stub.size() - pos));
+    pos += n;
+  } while (pos < stub.size());
+}
+
+}  // namespace
+
+void build_response_fragments(uint32_t call_id, uint16_t context_id, ByteView stub, uint16_t max_frag,
+                              std::vector<Bytes>& out) {
+  for_each_fragment(stub, max_frag, kResponseHeaderSize, [&](uint8_t flags, ByteView chunk, uint32_t left) {
+    out.push_back(build_response(flags, call_id, {left, context_id, 0, chunk}));
+  });
+}
+
+void build_request_fragments(uint32_t call_id, uint16_t context_id, uint16_t opnum, ByteView stub,
+                             uint16_t max_frag, std::vector<Bytes>& out) {
+  for_each_fragment(stub, max_frag, kRequestHeaderSize, [&](uint8_t flags, ByteView chunk, uint32_t left) {
+    out.push_back(build_request(flags, call_id, {left, context_id, opnum, std::nullopt, chunk}));
+  });
+}
+
+Association::Association(AssociationConfig config)
+    : cfg_(std::move(config)), max_xmit_(cfg_.max_frag), max_recv_(cfg_.max_frag) {}
+
+Step Association::protocol_error(uint32_t call_id) const {
+  Step s;
+  s.replies.push_back(fault_pdu(call_id, 0, kFaultProtoError));
+  s.close = true;
+  return s;
+}
+
+Step Association::receive(ByteView pdu) {
+  Header h;
+  if (Status st = parse_header(pdu, h); !st.ok()) {
+    uint32_t call_id = pdu.size() >= kHeaderSize ? load_le32(&pdu[12]) : 0;
+    if (pdu.size() >= kHeaderSize && pdu[2] == uint8_t(PType::kBind))
+      return bind_nak_step(call_id, st.code() == Status::Code::kUnsupported ? kNakProtocolVersionNotSupported
+                                                                           : kNakNotSpecified, true);
+    return protocol_error(call_id);
+  }
+  switch (h.ptype) {
+    case PType::kBind: return on_bind(pdu, h);
+    case PType::kAlterContext: return on_alter_context(pdu, h);
+    case PType::kRequest: return on_request(pdu, h);
+    case PType::kCoCancel: return {};  // calls run to completion; nothing to cancel
+    case PType::kOrphaned:
+      // The client abandoned a call: forget its fragments, send nothing (MS-RPCE 3.3.3.5.6).
+      if (partial_ && partial_->call.call_id == h.call_id) partial_.reset();
+      return {};
+    case PType::kAuth3: {
+      Step s;  // no auth is supported, so no bind can have started a handshake
+      s.close = true;
+      return s;
+    }
+    default: return protocol_error(h.call_id);  // server-to-client PDUs from a client
+  }
+}
+
+ContextResult Association::negotiate_one(const ContextElem& c) const {
+  ContextResult r;
+  if (!c.transfer_syntaxes.empty() && is_bind_time_feature_syntax(c.transfer_syntaxes.front())) {
+    r.result = kResultNegotiateAck;
+    r.reason = uint16_t(bind_time_features(c.transfer_syntaxes.front()) & cfg_.bind_time_features);
+    return r;
+  }
+  const SyntaxId& want = c.abstract_syntax;
+  if (want.uuid != cfg_.interface.uuid || want.version_major != cfg_.interface.version_major ||
+      want.version_minor > cfg_.interface.version_minor) {
+    r.result = kResultProviderRejection;
+    r.reason = kReasonAbstractSyntaxNotSupported;
+    return r;
+  }
+  for (const SyntaxId& t : c.transfer_syntaxes) {
+    if (t == ndr20_syntax()) {
+      r.transfer_syntax = t;
+      return r;
+    }
+  }
+  r.result = kResultProviderRejection;
+  r.reason = kReasonTransferSyntaxesNotSupported;
+  return r;
+}
+
+std::vector<ContextResult> Association::negotiate(const std::vector<ContextElem>& contexts) {
+  std::vector<ContextResult> results;
+  for (const ContextElem& c : contexts) {
+    ContextResult r = negotiate_one(c);
+    if (r.result == kResultAcceptance && !context_accepted(c.context_id)) accepted_contexts_.push_back(c.context_id);
+    results.push_back(r);
+  }
+  return results;
+}
+
+bool Association::context_accepted(uint16_t id) const {
+  return std::find(accepted_contexts_.begin(), accepted_contexts_.end(), id) != accepted_contexts_.end();
+}
+
+Step Association::on_bind(ByteView pdu, const Header& h) {
+  if (bound_) return bind_nak_step(h.call_id, kNakNotSpecified, true);  // one bind per connection
+  Bind b;
+  if (!parse_bind(pdu, h, b).ok()) return bind_nak_step(h.call_id, kNakNotSpecified, true);
+  if (h.auth_length > 0) return bind_nak_step(h.call_id, kNakInvalidAuthType, false);
+  uint16_t xmit = std::min(b.max_recv_frag, cfg_.max_frag), recv = std::min(b.max_xmit_frag, cfg_.max_frag);
+  if (xmit < kMinFragSize || recv < kMinFragSize) return bind_nak_step(h.call_id, kNakLocalLimitExceeded, false);
+  max_xmit_ = xmit;
+  max_recv_ = recv;
+  assoc_group_ = b.assoc_group_id ? b.assoc_group_id : cfg_.assoc_group_id;
+  bound_ = true;
+  BindAck ack{max_xmit_, max_recv_, assoc_group_, cfg_.secondary_address, negotiate(b.contexts)};
+  Step s;
+  s.replies.push_back(build_bind_ack(PType::kBindAck, h.call_id, ack));
+  return s;
+}
+
+Step Association::on_alter_context(ByteView pdu, const Header& h) {
+  Bind b;
+  if (!bound_ || !parse_bind(pdu, h, b).ok()) return protocol_error(h.call_id);
+  if (h.auth_length > 0) return protocol_error(h.call_id);  // would start auth; none is supported
+  // alter_context_resp carries no secondary address (MS-RPCE 2.2.2.x: port_any_t length 0).
+  BindAck ack{max_xmit_, max_recv_, assoc_group_, {}, negotiate(b.contexts)};
+  Step s;
+  s.replies.push_back(build_bind_ack(PType::kAlterContextResp, h.call_id, ack));
+  return s;
+}
+
+Step Association::on_request(ByteView pdu, const Header& h) {
+  Request r;
+  if (!bound_ || h.auth_length > 0 || !parse_request(pdu, h, r).ok()) return protocol_error(h.call_id);
+  bool first = h.pfc_flags & kPfcFirstFrag;
+  if (first == partial_.has_value()) return protocol_error(h.call_id);  // fragment out of sequence
+  if (first) {
+    partial_.emplace();
+    partial_->call = {h.call_id, r.context_id, r.opnum, {}};
+    if (!context_accepted(r.context_id)) partial_->fault = kFaultUnknownInterface;
+    else if (!h.little_endian() || h.drep[1] != 0) partial_->fault = kFaultUnsupportedType;
+    if (!partial_->fault) partial_->call.stub.reserve(std::min<size_t>(r.alloc_hint, cfg_.max_request_stub));
+  } else if (partial_->call.call_id != h.call_id) {
+    return protocol_error(h.call_id);  // interleaved calls need concurrent multiplexing
+  }
+  Partial& p = *partial_;
+  if (!p.fault && r.stub.size() > cfg_.max_request_stub - p.call.stub.size()) {
+    p.fault = kFaultAccessDenied;
+    Bytes().swap(p.call.stub);
+  }
+  if (!p.fault) put_bytes(p.call.stub, r.stub);
+  Step s;
+  if (!(h.pfc_flags & kPfcLastFrag)) return s;
+  Partial done = std::move(*partial_);
+  partial_.reset();
+  if (done.fault) s.replies.push_back(fault_pdu(done.call.call_id, done.call.context_id, done.fault));
+  else s.call = std::move(done.call);
+  return s;
+}
+
+void Association::respond(const Call& call, uint32_t fault, ByteView stub_out, std::vector<Bytes>& out) const {
+  if (fault) {
+    out.push_back(fault_pdu(call.call_id, call.context_id, fault));
+    return;
+  }
+  build_response_fragments(call.call_id, call.context_id, stub_out, max_xmit_, out);
+}
+
+Step Association::process(ByteView pdu, const CallHandler& handler) {
+  Step s = receive(pdu);
+  if (!s.call) return s;
+  Bytes stub_out;
+  uint32_t fault = handler(s.call->opnum, s.call->stub, stub_out);
+  respond(*s.call, fault, stub_out, s.replies);
+  s.call.reset();
+  return s;
+}
+
+}  // namespace perfsim::rpc

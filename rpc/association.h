@@ -1,0 +1,103 @@
+// Server side of one connection-oriented DCE/RPC association, independent of the transport:
+// fed complete PDUs (see frame.h), it answers binds and alter_contexts (presentation context
+// and bind-time feature negotiation), reassembles fragmented requests up to a configured bound,
+// hands each complete request to the interface, and fragments responses at the negotiated
+// max_xmit_frag. Every request gets a response or a fault PDU with the request's call_id;
+// only protocol violations ask the transport to close the connection.
+// Not supported (noted, answered properly): authentication (bind with auth -> bind_nak
+// "invalid auth type"; auth3 -> close), big-endian/non-ASCII stubs (fault nca_unsupported_type),
+// concurrent multiplexing (calls are handled one at a time).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/bytes.h"
+#include "rpc/pdu.h"
+
+namespace perfsim::rpc {
+
+// The smallest fragment we agree to send or receive: a response header plus 8 stub bytes
+// (C706 says clients accept 1432; tests use small sizes to exercise fragmentation).
+inline constexpr uint16_t kMinFragSize = 32;
+
+struct AssociationConfig {
+  SyntaxId interface = winreg_syntax();
+  std::string secondary_address;             // "\\PIPE\\winreg" over SMB, the port number over TCP
+  uint16_t max_frag = 5840;                  // our limit in both directions
+  uint32_t max_request_stub = 4 * 1024 * 1024;  // reassembly bound (MS-RPCE 3.3.3.5.4: fault 5 above)
+  uint32_t assoc_group_id = 0x12b45;         // given to a client that asks for a new group (0)
+  uint8_t bind_time_features = 0x02;         // features we accept: keep-connection-on-orphan
+};
+
+// One complete request, ready to execute.
+struct Call {
+  uint32_t call_id = 0;
+  uint16_t context_id = 0;
+  uint16_t opnum = 0;
+  Bytes stub;
+};
+
+// What feeding one PDU produced.
+struct Step {
+  std::vector<Bytes> replies;  // PDUs to send, in order
+  std::optional<Call> call;    // a complete request: execute it and pass the result to respond()
+  bool close = false;          // protocol violation: send replies, then close the connection
+};
+
+// The interface implementation (winreg): returns 0 and fills stub_out with the NDR response
+// stub, or returns a fault status (kFaultOpRangeError for unknown opnums, kFaultBadStubData for
+// undecodable input, ...). stub_out may be up to 64 MiB; it is fragmented here.
+using CallHandler = std::function<uint32_t(uint16_t opnum, ByteView stub_in, Bytes& stub_out)>;
+
+class Association {
+ public:
+  explicit Association(AssociationConfig config = {});
+
+  // Consumes one complete PDU (exactly frag_length bytes).
+  Step receive(ByteView pdu);
+  // Appends the response fragments for `call`, or a fault PDU when fault != 0.
+  void respond(const Call& call, uint32_t fault, ByteView stub_out, std::vector<Bytes>& out) const;
+  // receive(), then run `handler` on a completed call and append its response.
+  Step process(ByteView pdu, const CallHandler& handler);
+
+  bool bound() const { return bound_; }
+  uint16_t max_xmit_frag() const { return max_xmit_; }  // largest PDU we send
+  uint16_t max_recv_frag() const { return max_recv_; }  // largest PDU the client may send
+  uint32_t assoc_group_id() const { return assoc_group_; }
+  const AssociationConfig& config() const { return cfg_; }
+
+ private:
+  struct Partial {
+    Call call;
+    uint32_t fault = 0;  // set when the call is already doomed; the fault goes out at the last fragment
+  };
+
+  Step on_bind(ByteView pdu, const Header& h);
+  Step on_alter_context(ByteView pdu, const Header& h);
+  Step on_request(ByteView pdu, const Header& h);
+  std::vector<ContextResult> negotiate(const std::vector<ContextElem>& contexts);
+  ContextResult negotiate_one(const ContextElem& c) const;
+  bool context_accepted(uint16_t id) const;
+  Step protocol_error(uint32_t call_id) const;
+
+  AssociationConfig cfg_;
+  bool bound_ = false;
+  uint16_t max_xmit_;
+  uint16_t max_recv_;
+  uint32_t assoc_group_ = 0;
+  std::vector<uint16_t> accepted_contexts_;
+  std::optional<Partial> partial_;
+};
+
+// Splits `stub` into request/response fragments of at most max_frag bytes each (stub chunks a
+// multiple of 8 except the last, alloc_hint = bytes left). Used by the server for responses and
+// by clients for requests.
+void build_response_fragments(uint32_t call_id, uint16_t context_id, ByteView stub, uint16_t max_frag,
+                              std::vector<Bytes>& out);
+void build_request_fragments(uint32_t call_id, uint16_t context_id, uint16_t opnum, ByteView stub,
+                             uint16_t max_frag, std::vector<Bytes>& out);
+
+}  // namespace perfsim::rpc
