@@ -1,0 +1,279 @@
+// One accepted connection: it owns its stream, read buffer, write queue, idle timer and handler,
+// and runs entirely on its stream's executor (one io_context thread), so nothing here locks.
+//
+// Guarantees:
+// - Replies go out in the order the handler produced them, gathered into one async_write per batch.
+// - A frame error, read/write error, idle timeout (no complete PDU for `idle_timeout`) or a
+//   kClose verdict closes only this connection, with one conn_close log line (plus a conn_error
+//   line for errors). A kClose verdict first flushes the replies already queued.
+// - When the queued reply bytes reach `write_queue_limit`, the connection stops handling PDUs and
+//   stops reading until the queue drains below the limit; a client that never reads therefore
+//   holds at most one handler batch beyond the limit (and the idle timeout still applies).
+// - The read buffer only grows while a large frame is in flight (see ReadBuffer).
+//
+// Stream is any Asio stream socket (tcp::socket, local::stream_protocol::socket); Framer is a value
+// type shaped like DcerpcFramer. Create with std::make_shared, add to a ConnectionSet, call start().
+#pragma once
+#include <array>
+#include <atomic>
+#include <boost/asio.hpp>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "server/framer.h"
+#include "server/handler.h"
+#include "server/log.h"
+#include "server/read_buffer.h"
+
+namespace perfsim::server {
+
+struct ConnectionLimits {
+  std::chrono::milliseconds idle_timeout{300'000};  // 0 = never
+  size_t write_queue_limit = 1 << 20;                // bytes of replies queued before reads pause
+  size_t read_buffer_base = 4096;                    // read buffer capacity of an idle connection
+};
+
+class ConnectionBase {
+ public:
+  virtual ~ConnectionBase() = default;
+  // Idempotent. `reason` is a log token; `detail` a free-form explanation (may be empty).
+  virtual void close(std::string_view reason, std::string_view detail = {}) = 0;
+};
+
+// The open connections of one io_context thread; touched only from that thread. Owns them until
+// they close. `active` (shared by all threads of a server) counts open connections.
+class ConnectionSet {
+ public:
+  explicit ConnectionSet(std::atomic<size_t>* active) : active_(active) {}
+  void add(std::shared_ptr<ConnectionBase> c) {
+    ConnectionBase* key = c.get();
+    open_.emplace(key, std::move(c));
+  }
+  void remove(ConnectionBase* c) {
+    if (open_.erase(c) && active_) active_->fetch_sub(1, std::memory_order_relaxed);
+  }
+  void close_all(std::string_view reason) {
+    std::vector<std::shared_ptr<ConnectionBase>> all;
+    all.reserve(open_.size());
+    for (auto& [key, conn] : open_) all.push_back(conn);
+    for (auto& conn : all) conn->close(reason);
+  }
+  size_t size() const { return open_.size(); }
+
+ private:
+  std::unordered_map<ConnectionBase*, std::shared_ptr<ConnectionBase>> open_;
+  std::atomic<size_t>* active_;
+};
+
+template <class Stream, class Framer>
+class Connection final : public ConnectionBase,
+                         public std::enable_shared_from_this<Connection<Stream, Framer>> {
+  using Clock = std::chrono::steady_clock;
+
+ public:
+  Connection(Stream stream, Framer framer, std::unique_ptr<ConnectionHandler> handler, PeerInfo peer,
+             const ConnectionLimits& limits, const LogSink* log, ConnectionSet* set, uint64_t id)
+      : stream_(std::move(stream)),
+        timer_(stream_.get_executor()),
+        framer_(std::move(framer)),
+        handler_(std::move(handler)),
+        peer_(std::move(peer)),
+        limits_(limits),
+        log_(log),
+        set_(set),
+        id_(id),
+        rbuf_(limits.read_buffer_base) {}
+
+  void start() {
+    opened_ = last_pdu_ = Clock::now();
+    tagged(LogLine("conn_open")).kv("local", peer_.local).emit(*log_);
+    arm_idle_timer(opened_);
+    read();
+  }
+
+  void close(std::string_view reason, std::string_view detail = {}) override {
+    if (closed_) return;
+    closed_ = true;
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - opened_);
+    LogLine line("conn_close");
+    tagged(line)
+        .kv("bytes_in", bytes_in_)
+        .kv("bytes_out", bytes_out_)
+        .kv("pdus_in", pdus_in_)
+        .kv("pdus_out", pdus_out_)
+        .kv("duration_ms", uint64_t(ms.count()))
+        .kv("reason", reason);
+    if (!detail.empty()) line.kv("detail", detail);
+    line.emit(*log_);  // before the close, so the line exists once the peer sees the close
+    boost::system::error_code ignored;
+    timer_.cancel();
+    stream_.shutdown(Stream::shutdown_both, ignored);
+    stream_.close(ignored);
+    auto keep_alive = this->shared_from_this();  // the set may hold the last owning reference
+    set_->remove(this);
+  }
+
+ private:
+  struct Outgoing {
+    Bytes body;
+    std::array<uint8_t, Framer::kOutPrefixSize> prefix{};
+  };
+
+  LogLine& tagged(LogLine&& line) { return tagged(line); }
+  LogLine& tagged(LogLine& line) {
+    return line.kv("conn", id_).kv("peer", peer_.remote).kv("listener", peer_.listener_name);
+  }
+
+  void fail(std::string_view reason, std::string_view detail) {
+    tagged(LogLine("conn_error")).kv("reason", reason).kv("detail", detail).emit(*log_);
+    close(reason, detail);
+  }
+
+  void read() {
+    if (reading_ || closed_) return;
+    reading_ = true;
+    auto space = rbuf_.prepare(need_);
+    stream_.async_read_some(boost::asio::buffer(space.data(), space.size()),
+                            [self = this->shared_from_this()](boost::system::error_code ec, size_t n) {
+                              self->on_read(ec, n);
+                            });
+  }
+
+  void on_read(boost::system::error_code ec, size_t n) {
+    reading_ = false;
+    if (closed_) return;
+    if (ec) {
+      if (ec == boost::asio::error::eof) return close("peer_closed");
+      if (ec == boost::asio::error::connection_reset) return close("peer_reset");
+      return fail("read_error", ec.message());
+    }
+    rbuf_.commit(n);
+    bytes_in_ += n;
+    process();
+  }
+
+  // Handles every complete frame in the buffer unless paused, then reads again.
+  void process() {
+    while (!closed_ && !closing_ && !paused_) {
+      FrameResult f = framer_.next(rbuf_.data());
+      if (f.kind == FrameResult::Kind::kError) return fail(f.reason, f.detail);
+      if (f.kind == FrameResult::Kind::kNeedMore) {
+        need_ = f.size;
+        break;
+      }
+      if (!handle_frame(rbuf_.data().first(f.size).subspan(f.payload_offset))) return;
+      rbuf_.consume(f.size);
+      need_ = 0;
+    }
+    if (closed_) return;
+    if (closing_) {
+      if (!writing_) close("handler_close");
+      return;
+    }
+    if (!paused_) read();
+  }
+
+  bool handle_frame(ByteView pdu) {
+    ++pdus_in_;
+    last_pdu_ = Clock::now();
+    replies_.clear();
+    Verdict verdict;
+    try {
+      verdict = handler_->on_pdu(pdu, replies_);
+    } catch (const std::exception& e) {
+      fail("handler_exception", e.what());
+      return false;
+    }
+    for (Bytes& r : replies_) enqueue(std::move(r));
+    replies_.clear();
+    if (verdict == Verdict::kClose) closing_ = true;
+    if (queued_bytes_ >= limits_.write_queue_limit) paused_ = true;
+    if (!writing_) write();
+    return true;
+  }
+
+  void enqueue(Bytes&& body) {
+    Outgoing o{std::move(body)};
+    framer_.out_prefix(o.body.size(), o.prefix.data());
+    queued_bytes_ += o.prefix.size() + o.body.size();
+    ++pdus_out_;
+    pending_.push_back(std::move(o));
+  }
+
+  void write() {
+    if (pending_.empty() || closed_) return;
+    writing_ = true;
+    inflight_.swap(pending_);
+    gather_.clear();
+    for (Outgoing& o : inflight_) {
+      if constexpr (Framer::kOutPrefixSize > 0) gather_.emplace_back(o.prefix.data(), o.prefix.size());
+      gather_.emplace_back(o.body.data(), o.body.size());
+    }
+    boost::asio::async_write(stream_, gather_,
+                             [self = this->shared_from_this()](boost::system::error_code ec, size_t n) {
+                               self->on_write(ec, n);
+                             });
+  }
+
+  void on_write(boost::system::error_code ec, size_t n) {
+    writing_ = false;
+    if (closed_) return;
+    if (ec) return fail("write_error", ec.message());
+    bytes_out_ += n;
+    queued_bytes_ -= n;
+    inflight_.clear();
+    if (!pending_.empty()) {
+      write();
+    } else if (closing_) {
+      return close("handler_close");
+    }
+    if (paused_ && queued_bytes_ < limits_.write_queue_limit) {
+      paused_ = false;
+      process();
+    }
+  }
+
+  // Waits until the idle deadline; a PDU in the meantime moves the deadline, so the timer is
+  // re-armed lazily instead of being cancelled on every PDU.
+  void arm_idle_timer(Clock::time_point from) {
+    if (limits_.idle_timeout.count() <= 0) return;
+    timer_.expires_at(from + limits_.idle_timeout);
+    timer_.async_wait([self = this->shared_from_this()](boost::system::error_code ec) {
+      if (ec || self->closed_) return;
+      if (Clock::now() - self->last_pdu_ >= self->limits_.idle_timeout)
+        return self->close("idle_timeout");
+      self->arm_idle_timer(self->last_pdu_);
+    });
+  }
+
+  Stream stream_;
+  boost::asio::steady_timer timer_;
+  Framer framer_;
+  std::unique_ptr<ConnectionHandler> handler_;
+  PeerInfo peer_;
+  ConnectionLimits limits_;
+  const LogSink* log_;
+  ConnectionSet* set_;
+  uint64_t id_;
+
+  ReadBuffer rbuf_;
+  size_t need_ = 0;                 // bytes the framer wants buffered before it can say more
+  std::vector<Bytes> replies_;      // handler output, reused
+  std::vector<Outgoing> pending_;   // queued, not yet being written
+  std::vector<Outgoing> inflight_;  // being written by the current async_write
+  std::vector<boost::asio::const_buffer> gather_;
+  size_t queued_bytes_ = 0;         // pending_ + inflight_
+  bool reading_ = false, writing_ = false, paused_ = false, closing_ = false, closed_ = false;
+
+  Clock::time_point opened_, last_pdu_;
+  uint64_t bytes_in_ = 0, bytes_out_ = 0, pdus_in_ = 0, pdus_out_ = 0;
+};
+
+}  // namespace perfsim::server

@@ -1,0 +1,38 @@
+// The seam between the transport (TCP or an smbd named pipe) and the protocol above it.
+// The transport frames the byte stream into DCE/RPC PDUs and hands each complete PDU to the
+// connection's handler; the handler answers with zero or more PDUs and tells whether to go on.
+// A handler is created per connection and is only ever called from that connection's strand,
+// so it needs no locking.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/bytes.h"
+
+namespace perfsim::server {
+
+struct PeerInfo {
+  std::string remote;        // "127.0.0.1:51234"
+  std::string local;         // "127.0.0.1:4135" (the listener, which selects the host)
+  std::string listener_name; // the host/listener this connection belongs to
+};
+
+enum class Verdict { kContinue, kClose };
+
+class ConnectionHandler {
+ public:
+  virtual ~ConnectionHandler() = default;
+  // One complete PDU (header included). Replies are appended to `out` in order.
+  virtual Verdict on_pdu(ByteView pdu, std::vector<Bytes>& out) = 0;
+};
+
+// Creates the handler for a new connection accepted on a listener.
+class HandlerFactory {
+ public:
+  virtual ~HandlerFactory() = default;
+  virtual std::unique_ptr<ConnectionHandler> create(const PeerInfo& peer) = 0;
+};
+
+}  // namespace perfsim::server

@@ -1,0 +1,36 @@
+// The per-connection read buffer. It starts at a small base capacity, grows only to hold a frame
+// larger than that while it is in flight, and drops back to the base capacity as soon as every
+// buffered byte has been consumed, so an idle connection costs about `base` bytes.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "core/bytes.h"
+
+namespace perfsim::server {
+
+class ReadBuffer {
+ public:
+  explicit ReadBuffer(size_t base_capacity) : base_(base_capacity ? base_capacity : 1) {}
+
+  // Bytes received and not yet consumed.
+  ByteView data() const { return {buf_.get() + head_, tail_ - head_}; }
+  // Writable space after data(), large enough that data().size() + space >= need (and >= base).
+  std::span<uint8_t> prepare(size_t need);
+  // n bytes were written into the space prepare() returned.
+  void commit(size_t n) { tail_ += n; }
+  // Drops n bytes from the front of data().
+  void consume(size_t n);
+  size_t capacity() const { return cap_; }
+
+ private:
+  void reallocate(size_t capacity);
+
+  std::unique_ptr<uint8_t[]> buf_;
+  size_t cap_ = 0, head_ = 0, tail_ = 0;
+  size_t base_;
+};
+
+}  // namespace perfsim::server
