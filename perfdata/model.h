@@ -2,13 +2,16 @@
 //
 // Contract:
 //  - parse() never reads outside the buffer it is given; every problem it reports names the byte
-//    offset. In strict mode any inconsistency fails; in tolerant mode the quirks real hosts show are
-//    accepted (NumObjectTypes larger than the objects present: parsing stops at TotalByteLength).
-//  - build(parse(blob)) is byte-identical for every blob parse() accepts. To make that possible the
-//    model keeps, beside the decoded fields, the raw bytes Windows leaves between structures (name
-//    padding, counter block padding, trailing bytes) and the declared counts (NumObjectTypes,
-//    NumCounters, NumInstances) as they were. Lengths (TotalByteLength, HeaderLength,
-//    DefinitionLength, instance ByteLength) are recomputed by build() from the content.
+//    offset. Strict mode also rejects a blob whose size differs from TotalByteLength and a
+//    NumObjectTypes larger than the objects present; tolerant mode (the default) accepts both, as
+//    collectors must (object-count-lies), stopping at TotalByteLength. Finer layout defects
+//    (alignment, slack, unterminated names) are the validator's job (validate.h), not parse()'s.
+//  - build(parse(blob)) is byte-identical to the blob's first TotalByteLength bytes for every blob
+//    parse() accepts. To make that possible the model keeps, beside the decoded fields, the raw bytes
+//    Windows leaves between structures (name padding, counter block padding, trailing bytes) and the
+//    declared counts (NumObjectTypes, NumCounters, NumInstances) as they were. Lengths
+//    (TotalByteLength, HeaderLength, DefinitionLength, instance ByteLength) are recomputed by
+//    build() from the content.
 //  - Code that creates data (synth, lodctr providers) uses the make_* helpers, which lay things out
 //    as Windows does (8-byte alignment, names NUL-terminated), then fix_counts().
 #pragma once
