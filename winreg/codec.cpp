@@ -1,0 +1,285 @@
+#include "winreg/codec.h"
+
+#include <algorithm>
+
+#include "winreg/ndr.h"
+
+namespace perfsim::winreg {
+namespace {
+
+using ndr::Reader;
+using ndr::Writer;
+
+// Each xfer() describes one structure for both directions (see ndr.h). In writing mode the
+// structure is only read, which is why encode() may pass a const object through const_cast.
+
+template <class Io>
+bool xfer(Io& io, PolicyHandle& h) {
+  if (!io.u32(h.attributes)) return false;
+  for (uint8_t& b : h.uuid)
+    if (!io.u8(b)) return false;
+  return true;
+}
+
+// FILETIME / NTTIME: two DWORDs, so 4-byte aligned (not an 8-aligned hyper).
+template <class Io>
+bool xfer_filetime(Io& io, uint64_t& t) {
+  uint32_t low = uint32_t(t), high = uint32_t(t >> 32);
+  if (!io.u32(low) || !io.u32(high)) return false;
+  t = uint64_t(high) << 32 | low;
+  return true;
+}
+
+template <class Io>
+bool xfer_u32_ptr(Io& io, std::optional<uint32_t>& v) {
+  return ndr::unique(io, v, [&](uint32_t& x) { return io.u32(x); });
+}
+
+// winreg_String: name_len, name_size (bytes incl. NUL), unique pointer to a [string].
+template <class Io>
+bool xfer_string(Io& io, String& s) {
+  uint16_t len = s ? uint16_t((s->size() + 1) * 2) : 0, size = len;
+  if (!io.u16(len) || !io.u16(size)) return false;
+  return ndr::unique(io, s, [&](std::u16string& text) { return ndr::cv_string(io, text); });
+}
+
+// winreg_StringBuf counts an empty name as length 0; winreg_ValNameBuf counts its NUL.
+enum class EmptyName { kZeroLength, kCountsNul };
+
+template <class Io>
+bool xfer_strbuf(Io& io, StringBuf& s, EmptyName empty) {
+  uint16_t length = s.length, size = s.size;
+  if constexpr (!Io::kReading) {
+    bool zero = !s.text || (s.text->empty() && empty == EmptyName::kZeroLength);
+    length = zero ? 0 : uint16_t((s.text->size() + 1) * 2);
+    size = std::max(size, length);
+  }
+  bool present = s.text.has_value();
+  if (!io.u16(length) || !io.u16(size) || !io.pointer(present)) return false;
+  if constexpr (Io::kReading) {
+    s.length = length;
+    s.size = size;
+    if (present) s.text.emplace(); else s.text.reset();
+  }
+  if (!present) return true;
+  uint32_t max = size / 2, offset = 0, actual = length / 2;
+  if (!io.array_header(max, offset, actual) || !io.utf16(*s.text, actual)) return false;
+  if constexpr (Io::kReading) {
+    if (!s.text->empty() && s.text->back() == u'\0') s.text->pop_back();
+  }
+  return true;
+}
+
+template <class Io>
+bool xfer_strbuf_ptr(Io& io, std::optional<StringBuf>& s, EmptyName empty) {
+  return ndr::unique(io, s, [&](StringBuf& b) { return xfer_strbuf(io, b, empty); });
+}
+
+// A unique pointer to a conformant-varying byte array whose max_count comes from `size_is`.
+template <class Io>
+bool xfer_data(Io& io, std::optional<Bytes>& data, const std::optional<uint32_t>& size_is) {
+  return ndr::unique(io, data, [&](Bytes& d) { return ndr::cv_bytes(io, d, size_is.value_or(0)); });
+}
+
+template <class Io>
+bool xfer(Io& io, KeySecurityData& sd) {
+  bool present = sd.data.has_value();
+  if (!io.pointer(present) || !io.u32(sd.size) || !io.u32(sd.len)) return false;
+  if constexpr (Io::kReading) {
+    if (present) sd.data.emplace(); else sd.data.reset();
+  }
+  return !present || ndr::cv_bytes(io, *sd.data, sd.size);
+}
+
+// QueryMultipleValue[]: conformant-varying array of structs, all scalars first, then each
+// element's name buffer (scalars and its string together).
+template <class Io>
+bool xfer(Io& io, std::vector<ValueEntry>& values) {
+  uint32_t max = uint32_t(values.size()), offset = 0, count = max;
+  if (!io.array_header(max, offset, count)) return false;
+  if constexpr (Io::kReading) {
+    if (count > io.remaining() / 16) return io.fail("QueryMultipleValue count larger than the stub");
+    values.assign(count, {});
+  }
+  std::vector<bool> present(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    ValueEntry& e = values[i];
+    bool p = e.name.has_value();
+    if (!io.pointer(p) || !io.u32(e.valuelen) || !io.u32(e.valueptr) || !io.u32(e.type)) return false;
+    present[i] = p;
+  }
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!present[i]) continue;
+    if constexpr (Io::kReading) values[i].name.emplace();
+    if (!xfer_strbuf(io, *values[i].name, EmptyName::kCountsNul)) return false;
+  }
+  return true;
+}
+
+template <class Io>
+bool xfer_num_values(Io& io, const std::vector<ValueEntry>& values) {
+  uint32_t n = uint32_t(values.size());
+  if (!io.u32(n)) return false;
+  return n == values.size() || io.fail("num_values disagrees with the values array");
+}
+
+// ---- operations, in opnum order ----
+
+template <class Io>
+bool xfer(Io& io, OpenHiveRequest& r) {
+  return ndr::unique(io, r.system_name, [&](uint16_t& c) { return io.u16(c); }) && io.u32(r.access_mask);
+}
+template <class Io>
+bool xfer(Io& io, OpenHiveResponse& r) {
+  return xfer(io, r.handle) && io.u32(r.result);
+}
+
+template <class Io>
+bool xfer(Io& io, CloseKeyRequest& r) {
+  return xfer(io, r.handle);
+}
+template <class Io>
+bool xfer(Io& io, CloseKeyResponse& r) {
+  return xfer(io, r.handle) && io.u32(r.result);
+}
+
+template <class Io>
+bool xfer(Io& io, EnumKeyRequest& r) {
+  return xfer(io, r.handle) && io.u32(r.enum_index) && xfer_strbuf(io, r.name, EmptyName::kZeroLength) &&
+         xfer_strbuf_ptr(io, r.keyclass, EmptyName::kZeroLength) &&
+         ndr::unique(io, r.last_changed_time, [&](uint64_t& t) { return xfer_filetime(io, t); });
+}
+template <class Io>
+bool xfer(Io& io, EnumKeyResponse& r) {
+  return xfer_strbuf(io, r.name, EmptyName::kZeroLength) &&
+         xfer_strbuf_ptr(io, r.keyclass, EmptyName::kZeroLength) &&
+         ndr::unique(io, r.last_changed_time, [&](uint64_t& t) { return xfer_filetime(io, t); }) && io.u32(r.result);
+}
+
+template <class Io>
+bool xfer(Io& io, EnumValueRequest& r) {
+  return xfer(io, r.handle) && io.u32(r.enum_index) && xfer_strbuf(io, r.name, EmptyName::kCountsNul) &&
+         xfer_u32_ptr(io, r.type) && xfer_data(io, r.value, r.size) && xfer_u32_ptr(io, r.size) &&
+         xfer_u32_ptr(io, r.length);
+}
+template <class Io>
+bool xfer(Io& io, EnumValueResponse& r) {
+  return xfer_strbuf(io, r.name, EmptyName::kCountsNul) && xfer_u32_ptr(io, r.type) &&
+         xfer_data(io, r.value, r.size) && xfer_u32_ptr(io, r.size) && xfer_u32_ptr(io, r.length) &&
+         io.u32(r.result);
+}
+
+template <class Io>
+bool xfer(Io& io, GetKeySecurityRequest& r) {
+  return xfer(io, r.handle) && io.u32(r.sec_info) && xfer(io, r.sd);
+}
+template <class Io>
+bool xfer(Io& io, GetKeySecurityResponse& r) {
+  return xfer(io, r.sd) && io.u32(r.result);
+}
+
+template <class Io>
+bool xfer(Io& io, OpenKeyRequest& r) {
+  return xfer(io, r.parent_handle) && xfer_string(io, r.keyname) && io.u32(r.options) && io.u32(r.access_mask);
+}
+template <class Io>
+bool xfer(Io& io, OpenKeyResponse& r) {
+  return xfer(io, r.handle) && io.u32(r.result);
+}
+
+template <class Io>
+bool xfer(Io& io, QueryInfoKeyRequest& r) {
+  return xfer(io, r.handle) && xfer_string(io, r.classname);
+}
+template <class Io>
+bool xfer(Io& io, QueryInfoKeyResponse& r) {
+  return xfer_string(io, r.classname) && io.u32(r.num_subkeys) && io.u32(r.max_subkeylen) &&
+         io.u32(r.max_classlen) && io.u32(r.num_values) && io.u32(r.max_valnamelen) && io.u32(r.max_valbufsize) &&
+         io.u32(r.secdescsize) && xfer_filetime(io, r.last_changed_time) && io.u32(r.result);
+}
+
+template <class Io>
+bool xfer(Io& io, QueryValueRequest& r) {
+  return xfer(io, r.handle) && xfer_string(io, r.value_name) && xfer_u32_ptr(io, r.type) &&
+         xfer_data(io, r.data, r.data_size) && xfer_u32_ptr(io, r.data_size) && xfer_u32_ptr(io, r.data_length);
+}
+template <class Io>
+bool xfer(Io& io, QueryValueResponse& r) {
+  return xfer_u32_ptr(io, r.type) && xfer_data(io, r.data, r.data_size) && xfer_u32_ptr(io, r.data_size) &&
+         xfer_u32_ptr(io, r.data_length) && io.u32(r.result);
+}
+
+template <class Io>
+bool xfer(Io& io, GetVersionRequest& r) {
+  return xfer(io, r.handle);
+}
+template <class Io>
+bool xfer(Io& io, GetVersionResponse& r) {
+  return io.u32(r.version) && io.u32(r.result);
+}
+
+template <class Io>
+bool xfer(Io& io, QueryMultipleValuesRequest& r) {
+  return xfer(io, r.key_handle) && xfer(io, r.values) && xfer_num_values(io, r.values) &&
+         xfer_data(io, r.buffer, r.buffer_size) && io.u32(r.buffer_size);
+}
+template <class Io>
+bool xfer(Io& io, QueryMultipleValuesResponse& r) {
+  return xfer(io, r.values) && xfer_data(io, r.buffer, r.buffer_size) && io.u32(r.buffer_size) &&
+         io.u32(r.result);
+}
+
+template <class Io>
+bool xfer(Io& io, QueryMultipleValues2Request& r) {
+  return xfer(io, r.key_handle) && xfer(io, r.values) && xfer_num_values(io, r.values) &&
+         xfer_data(io, r.buffer, r.offered) && io.u32(r.offered);
+}
+template <class Io>
+bool xfer(Io& io, QueryMultipleValues2Response& r) {
+  return xfer(io, r.values) && xfer_data(io, r.buffer, std::nullopt) && io.u32(r.needed) && io.u32(r.result);
+}
+
+template <class T>
+Bytes encode_any(const T& v) {
+  Writer w;
+  xfer(w, const_cast<T&>(v));  // Writer never modifies (see above)
+  return w.take();
+}
+
+template <class T>
+Status decode_any(ByteView stub, T& out) {
+  out = T{};
+  Reader r(stub);
+  xfer(r, out);
+  return r.status();
+}
+
+}  // namespace
+
+const char* opnum_name(uint16_t opnum) {
+  switch (opnum) {
+    case kOpenHKLM: return "OpenHKLM";
+    case kOpenHKPD: return "OpenHKPD";
+    case kCloseKey: return "CloseKey";
+    case kEnumKey: return "EnumKey";
+    case kEnumValue: return "EnumValue";
+    case kGetKeySecurity: return "GetKeySecurity";
+    case kOpenKey: return "OpenKey";
+    case kQueryInfoKey: return "QueryInfoKey";
+    case kQueryValue: return "QueryValue";
+    case kGetVersion: return "GetVersion";
+    case kQueryMultipleValues: return "QueryMultipleValues";
+    case kOpenHKPT: return "OpenHKPT";
+    case kOpenHKPN: return "OpenHKPN";
+    case kQueryMultipleValues2: return "QueryMultipleValues2";
+  }
+  return nullptr;
+}
+
+#define PERFSIM_WINREG_DEFINE_CODEC(T)                              \
+  Bytes encode(const T& v) { return encode_any(v); }                 \
+  Status decode(ByteView stub, T& out) { return decode_any(stub, out); }
+PERFSIM_WINREG_MESSAGES(PERFSIM_WINREG_DEFINE_CODEC)
+#undef PERFSIM_WINREG_DEFINE_CODEC
+
+}  // namespace perfsim::winreg
