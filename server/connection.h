@@ -173,6 +173,7 @@ class Connection final : public ConnectionBase,
       need_ = 0;
     }
     if (closed_) return;
+    if (!writing_) write();  // one gathered write for all replies of this batch
     if (closing_) {
       if (!writing_) close("handler_close");
       return;
@@ -195,7 +196,6 @@ class Connection final : public ConnectionBase,
     replies_.clear();
     if (verdict == Verdict::kClose) closing_ = true;
     if (queued_bytes_ >= limits_.write_queue_limit) paused_ = true;
-    if (!writing_) write();
     return true;
   }
 
