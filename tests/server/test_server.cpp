@@ -234,6 +234,17 @@ TEST_CASE("a kClose verdict flushes the reply, then closes", "[server][net]") {
   REQUIRE(f.log.contains("reason=handler_close"));
 }
 
+TEST_CASE("a handler that throws closes only its connection", "[server][net]") {
+  Fixture f;
+  uint16_t port = f.start();
+  TestClient good(port), bad(port);
+  require_echo(good, 1);
+  REQUIRE(bad.send_all(make_pdu(2, 24, true, kPtypeThrow)));
+  REQUIRE(bad.wait_closed());
+  REQUIRE(f.log.contains("reason=handler_exception detail=\"test handler failure\""));
+  require_echo(good, 3);
+}
+
 TEST_CASE("64 concurrent connections each get their replies in order", "[server][net]") {
   Fixture f;
   uint16_t port = f.start();

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <stdexcept>
 
 namespace perfsim::server::test {
 
@@ -39,6 +40,7 @@ class EchoHandler : public ConnectionHandler {
   EchoHandler(size_t reply_size, EchoStats& stats) : reply_size_(reply_size), stats_(stats) {}
   Verdict on_pdu(ByteView pdu, std::vector<Bytes>& out) override {
     stats_.pdus.fetch_add(1);
+    if (pdu[2] == kPtypeThrow) throw std::runtime_error("test handler failure");
     bool le = pdu[4] & 0x10;
     uint32_t call_id = le ? load_le32(&pdu[12])
                           : (uint32_t(pdu[12]) << 24 | uint32_t(pdu[13]) << 16 | uint32_t(pdu[14]) << 8 | pdu[15]);

@@ -18,6 +18,7 @@ namespace perfsim::server::test {
 
 constexpr uint8_t kPtypeRequest = 0;
 constexpr uint8_t kPtypeCloseMe = 0x7f;  // EchoHandler replies, then asks to close
+constexpr uint8_t kPtypeThrow = 0x7e;    // EchoHandler throws
 
 // A CO PDU header with the given call_id and a body of `size - 16` bytes (filled with a pattern).
 Bytes make_pdu(uint32_t call_id, size_t size = 24, bool little_endian = true, uint8_t ptype = kPtypeRequest);
