@@ -1,65 +1,15 @@
 #include <catch2/catch.hpp>
 
-#include "core/utf16.h"
-#include "perfdata/model.h"
-#include "perfdata/names.h"
 #include "replayer/host.h"
+#include "tests/common/test_capture.h"
 
 using namespace perfsim;
 using namespace perfsim::replayer;
 namespace pd = perfsim::perfdata;
 
+using perfsim::testing::test_capture;
+
 namespace {
-
-pd::Object object(uint32_t index, int instances) {
-  pd::Object o;
-  o.name_index = index;
-  o.help_index = index + 1;
-  pd::CounterDef c;
-  c.name_index = index + 100;
-  c.type = perfsim::winperf::PERF_COUNTER_RAWCOUNT;
-  c.size = 4;
-  c.offset = 4;
-  o.counters.push_back(c);
-  if (instances < 0) {
-    o.num_instances = perfsim::winperf::PERF_NO_INSTANCES;
-    o.counter_block = pd::make_counter_block(4);
-    pd::write_counter(o.counter_block, c, index);
-  } else {
-    o.num_instances = 0;
-    for (int i = 0; i < instances; ++i) {
-      o.instances.push_back(pd::make_instance(utf8_to_utf16("inst" + std::to_string(i)), 4));
-      pd::write_counter(o.instances.back().counter_block, c, index * 10 + i);
-    }
-  }
-  return o;
-}
-
-Bytes sample(std::initializer_list<uint32_t> indices, uint32_t tick) {
-  pd::DataBlock d;
-  pd::set_system_name(d, u"TESTHOST");
-  d.perf_time = 1000 + tick;
-  d.perf_freq = 10000000;
-  for (uint32_t i : indices) d.objects.push_back(object(i, i == 230 || i == 232 ? 3 : -1));
-  pd::fix_counts(d);
-  return pd::build(d);
-}
-
-captures::Capture test_capture() {
-  captures::Capture cap;
-  cap.host.name = "TESTHOST";
-  cap.host.interval_ms = 1000;
-  cap.catalog = {{2, "PerfOS", false}, {238, "PerfOS", false}, {230, "PerfProc", false},
-                 {232, "PerfProc", false}, {740, "PerfProc", true}};
-  for (uint32_t tick = 0; tick < 3; ++tick) {
-    cap.records.push_back({tick, 0, 0, "Global", 0, regtype::kBinary, 0, sample({2, 238, 230, 232}, tick)});
-    cap.records.push_back({tick, 0, 0, "Costly", 0, regtype::kBinary, 0, sample({740}, tick)});
-  }
-  cap.names.push_back({"009", pd::build_names(pd::make_names({{1, "740"}, {2, "System"}, {238, "Processor"}})),
-                       pd::build_names(pd::make_names({{3, "System help"}}))});
-  cap.registry.push_back({"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib", "Last Counter", regtype::kDword, {0xe4, 2, 0, 0}});
-  return cap;
-}
 
 std::shared_ptr<SimulatedHost> load(TimelineMode mode = TimelineMode::kFrozen, uint32_t tick = 1) {
   std::shared_ptr<SimulatedHost> h;

@@ -1,0 +1,39 @@
+// The protocol stack behind one connection: DCE/RPC association (rpc/) over the winreg service
+// (winreg/) over a simulated host (replayer/). The transport hands it PDUs through the
+// ConnectionHandler seam; the same stack serves TCP and, later, SMB named pipes.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "replayer/host.h"
+#include "rpc/association.h"
+#include "server/handler.h"
+#include "winreg/service.h"
+
+namespace perfsim::server {
+
+class WinregHandler final : public ConnectionHandler {
+ public:
+  WinregHandler(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host);
+  Verdict on_pdu(ByteView pdu, std::vector<Bytes>& out) override;
+
+ private:
+  rpc::Association assoc_;
+  winreg::Service service_;
+};
+
+class WinregHandlerFactory final : public HandlerFactory {
+ public:
+  // secondary_address: what BIND_ACK names (the port over TCP, "\\PIPE\\winreg" over SMB); empty
+  // means "the local port of the connection".
+  WinregHandlerFactory(std::shared_ptr<replayer::SimulatedHost> host, rpc::AssociationConfig cfg = {})
+      : host_(std::move(host)), cfg_(std::move(cfg)) {}
+  std::unique_ptr<ConnectionHandler> create(const PeerInfo& peer) override;
+  const std::shared_ptr<replayer::SimulatedHost>& host() const { return host_; }
+
+ private:
+  std::shared_ptr<replayer::SimulatedHost> host_;
+  rpc::AssociationConfig cfg_;
+};
+
+}  // namespace perfsim::server

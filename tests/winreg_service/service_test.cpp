@@ -1,0 +1,218 @@
+// winreg semantics driven through the codec, as the PDU layer drives them.
+#include <catch2/catch.hpp>
+
+#include "tests/common/test_capture.h"
+#include "winreg/service.h"
+
+using namespace perfsim;
+using namespace perfsim::winreg;
+
+namespace {
+
+struct Fixture {
+  std::shared_ptr<replayer::SimulatedHost> host;
+  std::unique_ptr<Service> svc;
+  Fixture() {
+    REQUIRE(replayer::SimulatedHost::load(testing::test_capture(), {replayer::TimelineMode::kFrozen, 0}, host).ok());
+    svc = std::make_unique<Service>(host);
+  }
+  template <class Req, class Resp>
+  Resp call(uint16_t opnum, const Req& req) {
+    Bytes out;
+    REQUIRE(svc->call(opnum, encode(req), out) == 0);
+    Resp resp;
+    REQUIRE(decode(out, resp).ok());
+    return resp;
+  }
+  PolicyHandle open(uint16_t opnum) {
+    auto r = call<OpenHiveRequest, OpenHiveResponse>(opnum, OpenHiveRequest{});
+    REQUIRE(r.result == kWerrOk);
+    return r.handle;
+  }
+  QueryValueResponse query(const PolicyHandle& h, const std::u16string& name, std::optional<uint32_t> buffer) {
+    QueryValueRequest q;
+    q.handle = h;
+    q.value_name = name;
+    q.type = 0;
+    if (buffer) q.data = Bytes();
+    q.data_size = buffer.value_or(0);
+    q.data_length = 0;
+    return call<QueryValueRequest, QueryValueResponse>(kQueryValue, q);
+  }
+};
+
+const char16_t* kPerflib = u"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+
+}  // namespace
+
+TEST_CASE("handles are per service, closed handles become invalid") {
+  Fixture f;
+  PolicyHandle h = f.open(kOpenHKPD);
+  PolicyHandle h2 = f.open(kOpenHKLM);
+  CHECK_FALSE(h == h2);
+  CHECK(f.svc->open_handles() == 2);
+  auto c = f.call<CloseKeyRequest, CloseKeyResponse>(kCloseKey, CloseKeyRequest{h});
+  CHECK(c.result == kWerrOk);
+  CHECK(c.handle == PolicyHandle{});
+  CHECK(f.call<CloseKeyRequest, CloseKeyResponse>(kCloseKey, CloseKeyRequest{h}).result == kWerrInvalidHandle);
+  CHECK(f.query(h, u"Global", 1 << 20).result == kWerrInvalidHandle);
+  Fixture other;  // another connection does not know this connection's handles
+  CHECK(other.query(h2, u"Last Counter", 16).result == kWerrInvalidHandle);
+}
+
+TEST_CASE("QueryValue on HKPD follows the host's rrp-exact policy and mirrors NULL pointers") {
+  Fixture f;
+  PolicyHandle h = f.open(kOpenHKPD);
+  const Bytes global = testing::test_capture().records[0].payload;
+  auto probe = f.query(h, u"Global", std::nullopt);
+  CHECK(probe.result == kWerrOk);
+  CHECK_FALSE(probe.data.has_value());
+  CHECK(probe.data_size == global.size());
+  auto small = f.query(h, u"Global", 100);
+  CHECK(small.result == kWerrMoreData);
+  CHECK(small.data_size == global.size());
+  auto ok = f.query(h, u"Global", 1 << 20);
+  CHECK(ok.result == kWerrOk);
+  REQUIRE(ok.data.has_value());
+  CHECK(*ok.data == global);
+  CHECK(ok.type == kRegBinary);
+  CHECK(ok.data_length == global.size());
+  auto names = f.query(h, u"Counter 009", 1 << 20);
+  CHECK(names.type == kRegMultiSz);
+  CHECK(*names.data == testing::test_capture().names[0].counter);
+}
+
+TEST_CASE("HKLM: OpenKey, QueryValue, missing keys and values, wrong key type") {
+  Fixture f;
+  PolicyHandle hklm = f.open(kOpenHKLM);
+  OpenKeyRequest ok;
+  ok.parent_handle = hklm;
+  ok.keyname = kPerflib;
+  auto opened = f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok);
+  REQUIRE(opened.result == kWerrOk);
+  auto v = f.query(opened.handle, u"last counter", 64);
+  CHECK(v.result == kWerrOk);
+  CHECK(v.type == kRegDword);
+  CHECK(load_le32(v.data->data()) == 740);
+  CHECK(f.query(opened.handle, u"Last Counter", 2).result == kWerrMoreData);
+  CHECK(f.query(opened.handle, u"No Such Value", 64).result == kWerrFileNotFound);
+  ok.keyname = u"SOFTWARE\\Nope";
+  CHECK(f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).result == kWerrFileNotFound);
+  ok.parent_handle = f.open(kOpenHKPD);
+  ok.keyname = u"Anything";
+  CHECK(f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).result == kWerrAccessDenied);
+}
+
+TEST_CASE("EnumKey, EnumValue and QueryInfoKey walk the key") {
+  Fixture f;
+  PolicyHandle hklm = f.open(kOpenHKLM);
+  OpenKeyRequest ok;
+  ok.parent_handle = hklm;
+  ok.keyname = kPerflib;
+  PolicyHandle perflib = f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).handle;
+
+  QueryInfoKeyRequest qi;
+  qi.handle = perflib;
+  qi.classname = std::u16string();
+  auto info = f.call<QueryInfoKeyRequest, QueryInfoKeyResponse>(kQueryInfoKey, qi);
+  CHECK(info.result == kWerrOk);
+  CHECK(info.num_subkeys == 1);   // 009
+  CHECK(info.num_values == 1);    // Last Counter
+  CHECK(info.max_valnamelen == 12);
+
+  EnumKeyRequest ek;
+  ek.handle = perflib;
+  ek.name.size = 512;
+  ek.name.text = std::u16string();
+  auto k0 = f.call<EnumKeyRequest, EnumKeyResponse>(kEnumKey, ek);
+  CHECK(k0.result == kWerrOk);
+  CHECK(k0.name.text == u"009");
+  ek.enum_index = 1;
+  CHECK(f.call<EnumKeyRequest, EnumKeyResponse>(kEnumKey, ek).result == kWerrNoMoreItems);
+
+  EnumValueRequest ev;
+  ev.handle = perflib;
+  ev.name.size = 512;
+  ev.name.text = std::u16string();
+  ev.type = 0;
+  ev.value = Bytes();
+  ev.size = 64;
+  ev.length = 0;
+  auto v0 = f.call<EnumValueRequest, EnumValueResponse>(kEnumValue, ev);
+  CHECK(v0.result == kWerrOk);
+  CHECK(v0.name.text == u"Last Counter");
+  CHECK(v0.type == kRegDword);
+  CHECK(v0.value->size() == 4);
+  ev.enum_index = 1;
+  CHECK(f.call<EnumValueRequest, EnumValueResponse>(kEnumValue, ev).result == kWerrNoMoreItems);
+
+  // On HKPD, EnumValue lists Global and Costly with their data.
+  ev.handle = f.open(kOpenHKPD);
+  ev.enum_index = 0;
+  ev.size = 1 << 20;
+  auto p0 = f.call<EnumValueRequest, EnumValueResponse>(kEnumValue, ev);
+  CHECK(p0.name.text == u"Global");
+  CHECK(*p0.value == testing::test_capture().records[0].payload);
+}
+
+TEST_CASE("GetKeySecurity answers a valid self-relative descriptor, or the size needed") {
+  Fixture f;
+  GetKeySecurityRequest r;
+  r.handle = f.open(kOpenHKLM);
+  r.sec_info = 0x7;
+  r.sd.size = 4;
+  r.sd.data = Bytes();
+  auto small = f.call<GetKeySecurityRequest, GetKeySecurityResponse>(kGetKeySecurity, r);
+  CHECK(small.result == 122);
+  const uint32_t needed = small.sd.size;
+  CHECK(needed > 20);
+  r.sd.size = needed;
+  auto full = f.call<GetKeySecurityRequest, GetKeySecurityResponse>(kGetKeySecurity, r);
+  REQUIRE(full.result == kWerrOk);
+  REQUIRE(full.sd.data->size() == needed);
+  const Bytes& sd = *full.sd.data;
+  CHECK(sd[0] == 1);                                  // revision
+  CHECK((load_le16(&sd[2]) & 0x8004) == 0x8004);      // self-relative, DACL present
+  const uint32_t dacl = load_le32(&sd[16]);
+  REQUIRE(dacl + 8 <= sd.size());
+  CHECK(load_le16(&sd[dacl + 2]) == sd.size() - dacl);  // the ACL ends the descriptor
+}
+
+TEST_CASE("GetVersion and QueryMultipleValues") {
+  Fixture f;
+  auto v = f.call<GetVersionRequest, GetVersionResponse>(kGetVersion, GetVersionRequest{f.open(kOpenHKLM)});
+  CHECK(v.result == kWerrOk);
+  CHECK(v.version == 5);
+
+  OpenKeyRequest ok;
+  ok.parent_handle = f.open(kOpenHKLM);
+  ok.keyname = kPerflib;
+  QueryMultipleValuesRequest q;
+  q.key_handle = f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).handle;
+  ValueEntry e;
+  StringBuf n;
+  n.text = u"Last Counter";
+  n.size = n.length = uint16_t((n.text->size() + 1) * 2);
+  e.name = n;
+  q.values = {e};
+  q.buffer = Bytes();
+  q.buffer_size = 2;
+  auto small = f.call<QueryMultipleValuesRequest, QueryMultipleValuesResponse>(kQueryMultipleValues, q);
+  CHECK(small.result == kWerrMoreData);
+  CHECK(small.buffer_size == 4);
+  q.buffer_size = 4;
+  auto full = f.call<QueryMultipleValuesRequest, QueryMultipleValuesResponse>(kQueryMultipleValues, q);
+  REQUIRE(full.result == kWerrOk);
+  CHECK(full.values[0].type == kRegDword);
+  CHECK(full.values[0].valuelen == 4);
+  CHECK(load_le32(full.buffer->data()) == 740);
+}
+
+TEST_CASE("unknown opnums and undecodable stubs get faults, not responses") {
+  Fixture f;
+  Bytes out;
+  CHECK(f.svc->call(0x06 /*CreateKey*/, Bytes(64, 0), out) == kFaultOpRangeError);
+  CHECK(f.svc->call(0x40, Bytes(), out) == kFaultOpRangeError);
+  CHECK(f.svc->call(kQueryValue, Bytes(7, 0), out) == kFaultBadStubData);
+  CHECK(f.svc->call(kOpenKey, Bytes(3, 0xff), out) == kFaultBadStubData);
+}
