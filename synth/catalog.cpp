@@ -1,0 +1,205 @@
+#include "synth/catalog.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/utf16.h"
+#include "perfdata/names.h"
+#include "perfdata/winperf.h"
+
+namespace perfsim::synth {
+namespace {
+
+using namespace winperf;
+
+constexpr uint32_t REG_SZ = 1, REG_DWORD = 4, REG_MULTI_SZ = 7;
+const char kCurrentVersion[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion";
+const char kPerflib[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+
+uint32_t base_type_for(uint32_t type) {
+  switch (type) {
+    case PERF_RAW_FRACTION: return PERF_RAW_BASE;
+    case PERF_LARGE_RAW_FRACTION: return PERF_LARGE_RAW_BASE;
+    case PERF_AVERAGE_TIMER:
+    case PERF_AVERAGE_BULK: return PERF_AVERAGE_BASE;
+    default: return 0;
+  }
+}
+
+// Custom objects: indices given in the spec are kept; the others follow the highest index in use.
+Status add_custom(const Spec& spec, Catalog& cat, std::set<uint32_t>& used) {
+  uint32_t next = std::max<uint32_t>(*used.rbegin(), 1846) + 2;
+  for (const ObjectSpec& o : spec.objects)
+    for (uint32_t i : {o.index}) used.insert(i);
+  for (const ObjectSpec& o : spec.objects)
+    for (const CounterSpec& c : o.counters) used.insert(c.index);
+  used.erase(0);
+  auto take = [&](uint32_t wanted) {
+    if (wanted) return wanted;
+    while (used.count(next)) next += 2;
+    used.insert(next);
+    return next;
+  };
+  for (const ObjectSpec& o : spec.objects) {
+    CatalogObject co;
+    co.custom = &o;
+    co.desc.index = take(o.index);
+    co.desc.provider = o.provider;
+    co.desc.costly = o.costly;
+    co.desc.multi = o.instances.count > 0;
+    for (const CounterSpec& c : o.counters) {
+      const uint32_t index = take(c.index);
+      co.desc.counters.push_back({index, c.type, size_for(c.type), c.detail, c.scale});
+      co.spec_of.push_back(&c);
+      if (c.type == PERF_ELAPSED_TIME) co.desc.object_timer = true;
+      if (uint32_t b = base_type_for(c.type)) {
+        co.desc.counters.push_back({index, b, size_for(b), c.detail, c.scale});
+        co.spec_of.push_back(&c);
+      }
+    }
+    for (const CatalogObject& other : cat.objects)
+      if (other.desc.index == co.desc.index)
+        return Status::InvalidArgument("spec: object \"" + o.name + "\" index " + std::to_string(co.desc.index) +
+                                       " is already an object");
+    cat.objects.push_back(std::move(co));
+  }
+  return Status::Ok();
+}
+
+Bytes reg_sz(const std::string& s) {
+  Bytes b;
+  put_utf16le(b, utf8_to_utf16(s));
+  put_le16(b, 0);
+  return b;
+}
+Bytes reg_dword(uint32_t v) {
+  Bytes b;
+  put_le32(b, v);
+  return b;
+}
+
+void add_provider_keys(captures::Capture& cap, const Catalog& cat) {
+  std::map<std::string, std::pair<uint32_t, uint32_t>> range;  // provider -> min/max title index
+  for (const CatalogObject& o : cat.objects) {
+    auto& r = range.try_emplace(o.desc.provider, o.desc.index, o.desc.index).first->second;
+    for (const CounterDesc& c : o.desc.counters) {
+      r.first = std::min({r.first, o.desc.index, c.index});
+      r.second = std::max({r.second, o.desc.index, c.index});
+    }
+  }
+  for (const auto& [svc, r] : range) {
+    ProviderDesc pd{svc, svc + ".dll", "Open" + svc, "Collect" + svc, "Close" + svc};
+    for (const ProviderDesc& b : builtin_providers())
+      if (b.service == svc) pd = b;
+    const std::string key = "SYSTEM\\CurrentControlSet\\Services\\" + svc + "\\Performance";
+    cap.registry.push_back({key, "Library", REG_SZ, reg_sz(pd.library)});
+    cap.registry.push_back({key, "Open", REG_SZ, reg_sz(pd.open)});
+    cap.registry.push_back({key, "Collect", REG_SZ, reg_sz(pd.collect)});
+    cap.registry.push_back({key, "Close", REG_SZ, reg_sz(pd.close)});
+    cap.registry.push_back({key, "First Counter", REG_DWORD, reg_dword(r.first)});
+    cap.registry.push_back({key, "Last Counter", REG_DWORD, reg_dword(r.second)});
+    cap.registry.push_back({key, "First Help", REG_DWORD, reg_dword(r.first + 1)});
+    cap.registry.push_back({key, "Last Help", REG_DWORD, reg_dword(r.second + 1)});
+    if (svc == "PerfProc" && cat.process_v1_disabled)
+      cap.registry.push_back({key, "Disable Performance Counters", REG_DWORD, reg_dword(1)});
+  }
+}
+
+std::string fingerprint(const Spec& spec, const Profile& p, const Catalog& cat) {
+  nlohmann::json j;
+  j["source"] = "synth";
+  j["profile"] = p.name;
+  j["seed"] = spec.seed;
+  j["perf_freq"] = p.perf_freq;
+  j["more_data"] = p.more_data;
+  j["pipe_not_available_first"] = p.pipe_not_available_first;
+  j["process_v1_disabled"] = cat.process_v1_disabled;
+  j["counter_type_change"] = p.xp_counters ? "User PC PERF_COUNTER_LARGE_RAWCOUNT_HEX" : "User PC PERF_COUNTER_RAWCOUNT";
+  j["large_memory_counters"] = p.large_counters;
+  j["costly_objects"] = nlohmann::json::array();
+  for (const CatalogObject& o : cat.objects)
+    if (o.desc.costly) j["costly_objects"].push_back(o.desc.index);
+  return j.dump();
+}
+
+}  // namespace
+
+Status build_catalog(const Spec& spec, const Profile& profile, Catalog& out) {
+  Catalog cat;
+  cat.process_v1_disabled = spec.process_v1_disabled.value_or(profile.process_v1_disabled);
+  std::set<uint32_t> used;
+  std::map<uint32_t, std::pair<std::string, std::string>> text;
+  for (const NameDef& n : builtin_names()) {
+    used.insert(n.index);
+    text[n.index] = {n.name, n.help};
+  }
+  for (ObjectDesc& d : builtin_objects(profile)) {
+    if (d.index == idx::kThreadDetails && !spec.thread_details) continue;
+    if (d.index == idx::kImage && spec.images_per_process == 0) continue;
+    cat.objects.push_back({std::move(d), nullptr, {}});
+  }
+  if (Status s = add_custom(spec, cat, used); !s.ok()) return s;
+  for (const CatalogObject& o : cat.objects) {
+    if (!o.custom) continue;
+    auto put = [&](uint32_t index, const std::string& name, const std::string& help) -> Status {
+      auto [it, fresh] = text.try_emplace(index, name, help.empty() ? name : help);
+      if (!fresh && it->second.first != name)
+        return Status::InvalidArgument("spec: index " + std::to_string(index) + " names both \"" + it->second.first +
+                                       "\" and \"" + name + "\"");
+      return Status::Ok();
+    };
+    if (Status s = put(o.desc.index, o.custom->name, o.custom->help); !s.ok()) return s;
+    for (size_t i = 0; i < o.desc.counters.size(); ++i)
+      if (Status s = put(o.desc.counters[i].index, o.spec_of[i]->name, o.spec_of[i]->help); !s.ok()) return s;
+  }
+  for (const auto& [index, nh] : text) {
+    cat.names.emplace_back(index, nh.first);
+    cat.helps.emplace_back(index + 1, nh.second);
+    cat.last_counter = std::max(cat.last_counter, index);
+  }
+  out = std::move(cat);
+  return Status::Ok();
+}
+
+captures::Capture build_header(const Spec& spec, const Profile& p, const Catalog& cat) {
+  captures::Capture cap;
+  cap.host.name = spec.host_name;
+  cap.host.profile = p.name;
+  cap.host.product_name = p.product_name;
+  cap.host.current_version = p.current_version;
+  cap.host.build_number = p.build_number;
+  cap.host.csd_version = p.csd_version;
+  cap.host.perf_freq = p.perf_freq;
+  cap.host.processors = spec.processors;
+  cap.host.start_time_100ns = spec.start_100ns;
+  cap.host.interval_ms = spec.interval_ms;
+
+  std::vector<std::pair<uint32_t, std::string>> counter_pairs{{1, std::to_string(cat.last_counter)}};
+  counter_pairs.insert(counter_pairs.end(), cat.names.begin(), cat.names.end());
+  captures::NameTable names;
+  names.lang = "009";
+  names.counter = perfdata::build_names(perfdata::make_names(counter_pairs));
+  names.help = perfdata::build_names(perfdata::make_names(cat.helps));
+
+  cap.registry.push_back({kCurrentVersion, "CurrentVersion", REG_SZ, reg_sz(p.current_version)});
+  cap.registry.push_back({kCurrentVersion, "CurrentBuildNumber", REG_SZ, reg_sz(p.build_number)});
+  cap.registry.push_back({kCurrentVersion, "ProductName", REG_SZ, reg_sz(p.product_name)});
+  if (!p.csd_version.empty()) cap.registry.push_back({kCurrentVersion, "CSDVersion", REG_SZ, reg_sz(p.csd_version)});
+  cap.registry.push_back({kPerflib, "Last Counter", REG_DWORD, reg_dword(cat.last_counter)});
+  cap.registry.push_back({kPerflib, "Last Help", REG_DWORD, reg_dword(cat.last_counter + 1)});
+  cap.registry.push_back({kPerflib, "Version", REG_DWORD, reg_dword(p.perflib_version)});
+  cap.registry.push_back({kPerflib, "Base Index", REG_DWORD, reg_dword(p.base_index)});
+  cap.registry.push_back({std::string(kPerflib) + "\\009", "Counter", REG_MULTI_SZ, names.counter});
+  cap.registry.push_back({std::string(kPerflib) + "\\009", "Help", REG_MULTI_SZ, names.help});
+  add_provider_keys(cap, cat);
+  cap.names.push_back(std::move(names));
+
+  for (const CatalogObject& o : cat.objects) cap.catalog.push_back({o.desc.index, o.desc.provider, o.desc.costly});
+  cap.fingerprint_json = fingerprint(spec, p, cat);
+  return cap;
+}
+
+}  // namespace perfsim::synth

@@ -1,0 +1,1008 @@
+// The simulated host. Dynamics are kept consistent the way Windows' own counters are: process CPU
+// time is the processors' busy time split among threads (Idle gets the idle time), System's rates
+// are sums of the processes', physical disks and _Total instances are sums of their parts.
+#include "synth/model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/utf16.h"
+#include "perfdata/winperf.h"
+
+namespace perfsim::synth {
+namespace {
+
+using namespace winperf;
+using perfdata::Instance;
+constexpr int64_t k100ns = 10000000;
+constexpr uint64_t kMiB = 1024 * 1024;
+
+// ---- object templates ----------------------------------------------------------------------
+
+struct ObjState {
+  const CatalogObject* cat = nullptr;
+  perfdata::Object obj;
+  std::vector<int32_t> pos;  // title index -> position of its first non-base counter, -1 if none
+  uint32_t data_bytes = 0;   // counter data after the block's ByteLength
+  bool enabled = true;
+
+  uint32_t index() const { return cat->desc.index; }
+  bool has(uint32_t i) const { return i < pos.size() && pos[i] >= 0; }
+  void set(Bytes& block, uint32_t i, uint64_t v, int nth = 0) const {
+    if (has(i)) perfdata::write_counter(block, obj.counters[size_t(pos[i] + nth)], v);
+  }
+  void set_base(Bytes& block, uint32_t i, uint64_t v) const { set(block, i, v, 1); }
+  void set_pair(Bytes& block, uint32_t i, uint64_t v, uint64_t base) const {
+    set(block, i, v);
+    set_base(block, i, base);
+  }
+  Bytes& block(size_t instance) { return obj.instances[instance].counter_block; }
+  void add_instance(std::string_view name, uint32_t parent_index = 0, uint32_t parent_instance = 0) {
+    obj.instances.push_back(perfdata::make_instance(utf8_to_utf16(name), data_bytes, parent_index, parent_instance));
+  }
+};
+
+ObjState make_state(const CatalogObject& co) {
+  ObjState s;
+  s.cat = &co;
+  perfdata::Object& o = s.obj;
+  o.name_index = co.desc.index;
+  o.help_index = co.desc.index + 1;
+  o.detail_level = co.desc.detail;
+  o.default_counter = co.desc.default_counter;
+  o.num_instances = co.desc.multi ? 0 : PERF_NO_INSTANCES;
+  uint32_t off = kCounterBlockSize;
+  for (const CounterDesc& c : co.desc.counters) {
+    perfdata::CounterDef d;
+    d.name_index = c.index;
+    d.help_index = c.index + 1;
+    d.default_scale = c.scale;
+    d.detail_level = c.detail;
+    d.type = c.type;
+    d.size = c.size;
+    if (c.size == 8) off = align_up(off, 8);  // 64-bit counters sit on 8-byte boundaries
+    d.offset = off;
+    off += c.size;
+    if (c.index >= s.pos.size()) s.pos.resize(c.index + 1, -1);
+    if (s.pos[c.index] < 0 && !is_base_type(c.type)) s.pos[c.index] = int32_t(o.counters.size());
+    o.counters.push_back(d);
+  }
+  s.data_bytes = off - kCounterBlockSize;
+  if (!co.desc.multi) o.counter_block = perfdata::make_counter_block(s.data_bytes);
+  o.num_counters = uint32_t(o.counters.size());
+  return s;
+}
+
+// ---- entities ------------------------------------------------------------------------------
+
+struct Cpu {
+  uint64_t idle = 0, user = 0, priv = 0, intr = 0, dpc = 0, c1 = 0, c2 = 0, c3 = 0;
+  uint64_t interrupts = 0, dpcs = 0, c1t = 0, c2t = 0, c3t = 0;
+  uint32_t dpc_rate = 0;
+  uint64_t busy_now = 0, idle_now = 0;  // this tick's share, for the processes
+};
+
+struct Thread {
+  uint32_t tid = 0;
+  int64_t start = 0;
+  uint64_t user = 0, priv = 0, cswitch = 0, start_addr = 0, user_pc = 0;
+  uint32_t prio = 8, state = 5, wait = 6;
+  double weight = 1;
+};
+
+struct Process {
+  std::string name;
+  uint32_t pid = 0, ppid = 0, prio = 8;
+  int64_t start = 0;
+  bool idle = false, pinned = false;
+  double weight = 1, user_ratio = 0.7, io_rate = 1;
+  std::vector<Thread> threads;
+  uint64_t user = 0, priv = 0, faults = 0;
+  uint64_t io_ops[3] = {}, io_bytes[3] = {};  // read, write, other
+  double ws = 0, ws_init = 0, vb = 0, pool_p = 0, pool_np = 0, handles = 0;
+  uint64_t ws_peak = 0, vb_peak = 0, pf_peak = 0;
+  std::vector<std::string> images;
+};
+
+struct Volume {
+  std::string name;
+  uint32_t disk = 0;
+  double share = 1, size_mb = 0, free_mb = 0, read_ms = 4, write_ms = 2;
+  uint64_t reads = 0, writes = 0, rbytes = 0, wbytes = 0, rticks = 0, wticks = 0;
+  uint64_t busy = 0, rbusy = 0, wbusy = 0, queue = 0, rqueue = 0, wqueue = 0, idle = 0, split = 0;
+  uint32_t cur_queue = 0;
+  double carry = 0;
+};
+
+struct DiskSums {  // one PhysicalDisk/LogicalDisk instance's values
+  uint64_t reads = 0, writes = 0, rbytes = 0, wbytes = 0, rticks = 0, wticks = 0, busy = 0, rbusy = 0, wbusy = 0,
+           queue = 0, rqueue = 0, wqueue = 0, idle = 0, split = 0, stamp = 0;
+  uint32_t cur_queue = 0;
+  double size_mb = 0, free_mb = 0;
+  template <typename T>  // a Volume or another DiskSums
+  void add(const T& v) {
+    reads += v.reads, writes += v.writes, rbytes += v.rbytes, wbytes += v.wbytes, rticks += v.rticks;
+    wticks += v.wticks, busy += v.busy, rbusy += v.rbusy, wbusy += v.wbusy, queue += v.queue, rqueue += v.rqueue;
+    wqueue += v.wqueue, idle += v.idle, split += v.split, cur_queue += v.cur_queue, size_mb += v.size_mb;
+    free_mb += v.free_mb;
+  }
+};
+
+struct Nic {
+  std::string name;
+  double share = 1;
+  uint64_t rbytes = 0, sbytes = 0, rucast = 0, rnucast = 0, sucast = 0, snucast = 0;
+  uint32_t rdiscard = 0, rerrors = 0;
+};
+
+struct CustomInstance {
+  std::string name;
+  std::vector<Signal> signals;  // one per spec counter
+  std::vector<double> acc;      // per desc counter: cumulative raw value (exact in double up to 2^53)
+};
+
+struct Custom {
+  size_t state = 0;  // index into State::objects
+  std::vector<CustomInstance> instances;
+  uint32_t serial = 0;
+  double churn_carry = 0;
+};
+
+const char* const kProcessNames[] = {
+    "smss", "csrss", "wininit", "services", "lsass", "svchost", "svchost", "svchost", "svchost", "svchost",
+    "spoolsv", "explorer", "MsMpEng", "WmiPrvSE", "dllhost", "conhost", "taskhostw", "sqlservr", "w3wp",
+    "vmtoolsd", "msdtc", "dwm", "winlogon", "LogonUI", "SearchIndexer", "java", "node", "powershell", "cmd",
+    "TrustedInstaller"};
+const char* const kImageNames[] = {"ntdll", "kernel32", "KERNELBASE", "user32", "advapi32", "msvcrt",
+                                   "rpcrt4", "sechost", "combase", "ws2_32", "ole32", "shell32"};
+
+}  // namespace
+
+struct Model::State {
+  Spec spec;
+  const Profile* profile = nullptr;
+  Rng rng{1};
+  Signal cpu_sig, mem_sig, disk_sig, net_sig;
+  std::vector<ObjState> objects;
+  std::vector<Custom> customs;
+  int64_t boot = 0, last = 0, now = 0;
+  uint32_t next_cid = 8;
+  bool procs_dirty = true;
+
+  std::vector<Cpu> cpus;
+  std::vector<Process> procs;  // Idle, System, then the others in creation order
+  std::vector<Volume> volumes;
+  std::vector<Nic> nics;
+  // System and Memory accumulators.
+  uint64_t file_ops[3] = {}, file_bytes[3] = {}, cswitch = 0, syscalls = 0, exceptions = 0, faults = 0;
+  uint64_t write_copies = 0, transition = 0, cache_faults = 0, demand_zero = 0, page_reads = 0, pages_input = 0,
+           page_writes = 0, pages_output = 0;
+  double pagefile_mb = 0, pagefile_used = 0, pagefile_peak = 0;
+  uint64_t cache_peak = 0;
+
+  ObjState* find(uint32_t index) {
+    for (ObjState& o : objects)
+      if (o.index() == index && o.enabled) return &o;
+    return nullptr;
+  }
+  uint32_t new_cid() { return next_cid += 4 * uint32_t(1 + rng.below(6)); }
+  uint64_t cap(uint64_t v, const ObjState& o, uint32_t index) const {
+    // DWORD sizes on 32-bit profiles: clamp rather than wrap (a gauge never wraps).
+    return o.has(index) && o.obj.counters[size_t(o.pos[index])].size == 4 ? std::min<uint64_t>(v, 0xFFFFFFFFu) : v;
+  }
+
+  void init();
+  Process make_process(const std::string& name, int64_t start, uint32_t threads);
+  void step(int64_t dt);
+  void step_cpu(int64_t dt, double t);
+  void step_processes(int64_t dt);
+  void step_disks(int64_t dt, double t);
+  void step_network(int64_t dt, double t);
+  void churn(int64_t dt);
+  void step_custom(Custom& c, int64_t dt, double t);
+  void rebuild_process_instances();
+  void write_all();
+  void write_system(ObjState& o);
+  void write_memory(ObjState& o);
+  void write_processor(ObjState& o);
+  void write_process(ObjState& o);
+  void write_thread(ObjState& o);
+  void write_disks(ObjState& o, bool logical);
+  void write_network(ObjState& o);
+  void write_paging(ObjState& o);
+  void write_costly(ObjState* pas, ObjState* image, ObjState* details);
+  void write_custom(Custom& c, int64_t dt);
+};
+
+// ---- construction --------------------------------------------------------------------------
+
+Model::Model(const Spec& spec, const Profile& profile, const Catalog& catalog) : s_(std::make_unique<State>()) {
+  State& s = *s_;
+  s.spec = spec;
+  s.profile = &profile;
+  s.rng = Rng(mix_seed(spec.seed, 0x686f7374));
+  s.cpu_sig = Signal(spec.cpu, mix_seed(spec.seed, 1));
+  s.mem_sig = Signal(spec.memory, mix_seed(spec.seed, 2));
+  s.disk_sig = Signal(spec.disk_iops, mix_seed(spec.seed, 3));
+  s.net_sig = Signal(spec.network, mix_seed(spec.seed, 4));
+  for (const CatalogObject& co : catalog.objects) {
+    s.objects.push_back(make_state(co));
+    ObjState& o = s.objects.back();
+    if (co.desc.provider == "PerfProc" && catalog.process_v1_disabled) o.enabled = false;
+    if (co.custom) s.customs.push_back(Custom{s.objects.size() - 1, {}, 0, 0});
+  }
+  s.init();
+}
+
+Model::~Model() = default;
+
+Process Model::State::make_process(const std::string& name, int64_t start, uint32_t nthreads) {
+  Process p;
+  p.name = name;
+  p.pid = new_cid();
+  p.ppid = procs.size() > 4 ? procs[1 + rng.below(std::min<size_t>(procs.size() - 1, 5))].pid : 4;
+  p.start = start;
+  p.weight = std::exp(rng.normal() * 1.2);
+  p.user_ratio = rng.uniform(0.4, 0.9);
+  p.io_rate = std::exp(rng.normal()) * 5;
+  p.prio = rng.chance(0.8) ? 8 : (rng.chance(0.5) ? 13 : 4);
+  p.ws_init = p.ws = std::exp(rng.uniform(std::log(2e6), std::log(4e8)));
+  p.vb = p.ws * rng.uniform(3, 12);
+  p.pool_p = rng.uniform(5e4, 5e5);
+  p.pool_np = rng.uniform(5e3, 5e4);
+  p.handles = rng.uniform(50, 1500);
+  const bool large = profile->large_counters;
+  for (uint32_t k = 0; k < nthreads; ++k) {
+    Thread t;
+    t.tid = new_cid();
+    t.start = k == 0 ? start : start + int64_t(rng.below(uint64_t(std::max<int64_t>(now - start, 1))));
+    t.weight = std::exp(rng.normal());
+    t.prio = p.prio + uint32_t(rng.below(3));
+    t.start_addr = large ? 0x7FF800000000ull + rng.below(1ull << 32) : 0x77000000ull + rng.below(0x800000);
+    t.user_pc = t.start_addr + rng.below(0x10000);
+    p.threads.push_back(t);
+  }
+  const uint32_t nimages = spec.images_per_process;
+  if (nimages) p.images.push_back(name);
+  for (uint32_t k = 1; k < nimages; ++k) p.images.push_back(kImageNames[(k - 1) % std::size(kImageNames)]);
+  // A process that was already running has done work before the capture: seed its totals.
+  const double age_s = double(std::max<int64_t>(now - start, 0)) / k100ns;
+  const double share = p.weight / (spec.process_count + 1.0) * spec.processors * 0.3;
+  p.user = uint64_t(age_s * share * p.user_ratio * k100ns);
+  p.priv = uint64_t(age_s * share * (1 - p.user_ratio) * k100ns);
+  if (!p.threads.empty()) p.threads[0].user = p.user, p.threads[0].priv = p.priv;
+  p.faults = uint64_t(std::min(age_s * 5, 1e8));
+  return p;
+}
+
+void Model::State::init() {
+  const int64_t interval = int64_t(spec.interval_ms) * 10000;
+  now = spec.start_100ns - interval;
+  last = now;
+  boot = spec.start_100ns - int64_t(spec.uptime_s) * k100ns;
+  const double up_s = double(spec.uptime_s);
+  cpus.resize(spec.processors);
+  for (Cpu& c : cpus) {
+    c.idle = uint64_t(up_s * 0.8 * k100ns);
+    c.user = uint64_t(up_s * 0.13 * k100ns);
+    c.priv = uint64_t(up_s * 0.07 * k100ns);
+    c.intr = c.priv / 20, c.dpc = c.priv / 30;
+    c.c1 = c.idle / 2, c.c2 = c.idle / 4, c.c3 = c.idle / 8;
+    c.interrupts = uint64_t(std::min(up_s * 800, 1e9));
+    c.dpcs = uint64_t(std::min(up_s * 80, 1e9));
+  }
+  Process idle;
+  idle.name = "Idle";
+  idle.idle = idle.pinned = true;
+  idle.start = boot;
+  idle.prio = 0;
+  idle.ws = idle.ws_init = 8192;
+  for (uint32_t k = 0; k < spec.processors; ++k) {
+    Thread t;
+    t.tid = 0;
+    t.start = boot;
+    t.prio = 0;
+    t.state = 2;
+    t.wait = 0;
+    idle.threads.push_back(t);
+  }
+  procs.push_back(idle);
+  procs.push_back(make_process("System", boot, std::max<uint32_t>(spec.threads_min, 4) + uint32_t(rng.below(60))));
+  procs.back().pid = 4, procs.back().ppid = 0, procs.back().pinned = true;
+  for (uint32_t i = 0; i < spec.process_count; ++i) {
+    const std::string name = i < spec.process_names.size() ? spec.process_names[i]
+                             : spec.process_names.empty()
+                                 ? kProcessNames[i % std::size(kProcessNames)]
+                                 : spec.process_names[i % spec.process_names.size()];
+    const int64_t start = boot + int64_t(rng.below(uint64_t(spec.start_100ns - boot - 60 * k100ns) + 1));
+    const uint32_t n = spec.threads_min + uint32_t(rng.below(spec.threads_max - spec.threads_min + 1));
+    procs.push_back(make_process(name, i < 8 ? boot + int64_t(i + 1) * 30 * k100ns : start, n));
+  }
+  double total_share = 0;
+  for (size_t i = 0; i < spec.volumes.size(); ++i) {
+    Volume v;
+    v.name = spec.volumes[i];
+    v.disk = uint32_t(i % spec.physical_disks);
+    v.share = i == 0 ? 1.0 : 0.5 / double(i);
+    total_share += v.share;
+    v.size_mb = spec.volume_size_gb * 1024;
+    v.free_mb = v.size_mb * rng.uniform(0.2, 0.8);
+    v.read_ms = rng.uniform(2, 8);
+    v.write_ms = rng.uniform(0.5, 4);
+    volumes.push_back(v);
+  }
+  for (Volume& v : volumes) v.share /= total_share;
+  for (size_t i = 0; i < spec.adapters.size(); ++i) nics.push_back(Nic{spec.adapters[i], 1.0 / double(spec.adapters.size())});
+  pagefile_mb = std::clamp<double>(double(spec.memory_mb), 1024, 32768);
+  if (!profile->large_counters) pagefile_mb = std::min(pagefile_mb, 4095.0);
+  for (Custom& c : customs) {
+    const ObjectSpec& os = *objects[c.state].cat->custom;
+    const uint32_t n = std::max<uint32_t>(os.instances.count, 1);
+    for (uint32_t i = 0; i < n; ++i) {
+      CustomInstance ci;
+      ci.name = i < os.instances.names.size() ? os.instances.names[i] : os.instances.prefix + std::to_string(c.serial);
+      ++c.serial;
+      for (size_t k = 0; k < os.counters.size(); ++k)
+        ci.signals.emplace_back(os.counters[k].value, mix_seed(spec.seed, objects[c.state].index(), k * 100003 + c.serial));
+      ci.acc.assign(objects[c.state].cat->desc.counters.size(), 0.0);
+      c.instances.push_back(std::move(ci));
+    }
+  }
+}
+
+// ---- dynamics ------------------------------------------------------------------------------
+
+ModelClock Model::advance(int64_t now_100ns) {
+  State& s = *s_;
+  const int64_t dt = std::max<int64_t>(now_100ns - s.now, 1);
+  s.last = s.now;
+  s.now = now_100ns;
+  s.step(dt);
+  s.write_all();
+  ModelClock clock;
+  clock.perf_freq = s.profile->perf_freq;
+  const int64_t span = s.now - s.boot;
+  clock.perf_time = span / k100ns * clock.perf_freq + span % k100ns * clock.perf_freq / k100ns;
+  for (ObjState& o : s.objects) {
+    if (o.cat->desc.object_timer) {
+      o.obj.perf_time = s.now;  // object timer: the 100 ns clock, as Windows' Process/Thread/System
+      o.obj.perf_freq = k100ns;
+    } else {
+      o.obj.perf_time = clock.perf_time;
+      o.obj.perf_freq = clock.perf_freq;
+    }
+  }
+  return clock;
+}
+
+void Model::State::step(int64_t dt) {
+  const double t = double(now - spec.start_100ns) / k100ns;
+  if (now > spec.start_100ns) churn(dt);
+  step_cpu(dt, t);
+  step_processes(dt);
+  step_disks(dt, t);
+  step_network(dt, t);
+  for (Custom& c : customs) step_custom(c, dt, t);
+}
+
+void Model::State::step_cpu(int64_t dt, double t) {
+  const double load = std::clamp(cpu_sig.at(t) / 100.0, 0.0, 1.0);
+  const double dt_s = double(dt) / k100ns;
+  for (Cpu& c : cpus) {
+    const double f = std::clamp(load + 0.08 * rng.normal(), 0.0, 1.0);
+    const uint64_t busy = uint64_t(std::llround(f * double(dt)));
+    const uint64_t idle = uint64_t(dt) - busy;
+    const uint64_t user = uint64_t(double(busy) * rng.uniform(0.55, 0.8));
+    const uint64_t priv = busy - user;
+    c.busy_now = busy, c.idle_now = idle;
+    c.idle += idle, c.user += user, c.priv += priv;
+    c.intr += priv / 25, c.dpc += priv / 30;
+    const uint64_t c1 = idle / 2, c2 = idle / 3;
+    c.c1 += c1, c.c2 += c2, c.c3 += idle - c1 - c2;
+    c.interrupts += uint64_t((400 + 3000 * f) * dt_s * rng.uniform(0.9, 1.1));
+    c.dpcs += uint64_t((40 + 400 * f) * dt_s);
+    c.c1t += uint64_t((200 + 800 * (1 - f)) * dt_s), c.c2t += uint64_t(100 * dt_s), c.c3t += uint64_t(50 * dt_s);
+    c.dpc_rate = uint32_t(rng.below(2 + uint64_t(20 * f)));
+  }
+}
+
+// Splits `total` among weights with integer parts that add up exactly (the rest to the first).
+void split(uint64_t total, const std::vector<double>& w, std::vector<uint64_t>& out) {
+  double sum = 0;
+  for (double x : w) sum += x;
+  out.assign(w.size(), 0);
+  if (w.empty()) return;
+  uint64_t given = 0;
+  for (size_t i = 0; i < w.size(); ++i) given += out[i] = sum > 0 ? uint64_t(double(total) * w[i] / sum) : 0;
+  out[0] += total - std::min(given, total);
+}
+
+void Model::State::step_processes(int64_t dt) {
+  const double dt_s = double(dt) / k100ns;
+  uint64_t busy = 0;
+  for (const Cpu& c : cpus) busy += c.busy_now;
+  // Processor time: busy time among the processes, idle time to Idle (thread k = processor k).
+  std::vector<double> w(procs.size() - 1);
+  for (size_t i = 1; i < procs.size(); ++i) w[i - 1] = procs[i].weight * rng.uniform(0.3, 1.7);
+  std::vector<uint64_t> share, tshare;
+  split(busy, w, share);
+  Process& idle = procs[0];
+  for (size_t k = 0; k < idle.threads.size(); ++k) {
+    idle.threads[k].priv += cpus[k].idle_now;
+    idle.priv += cpus[k].idle_now;
+  }
+  const double cpu_total = double(dt) * double(cpus.size());
+  uint64_t cs_tick = 0;
+  for (size_t i = 1; i < procs.size(); ++i) {
+    Process& p = procs[i];
+    std::vector<double> tw(p.threads.size());
+    for (size_t k = 0; k < tw.size(); ++k) tw[k] = p.threads[k].weight * rng.uniform(0.5, 1.5);
+    split(share[i - 1], tw, tshare);
+    for (size_t k = 0; k < p.threads.size(); ++k) {
+      Thread& th = p.threads[k];
+      const uint64_t user = uint64_t(double(tshare[k]) * p.user_ratio);
+      th.user += user, th.priv += tshare[k] - user;
+      p.user += user, p.priv += tshare[k] - user;
+      const double frac = double(tshare[k]) / double(dt);
+      const uint64_t cs = uint64_t((1 + 3000 * frac) * dt_s * rng.uniform(0.5, 1.5));
+      th.cswitch += cs;
+      cs_tick += cs;
+      th.state = rng.chance(std::min(frac, 1.0)) ? 2 : 5;
+      th.wait = th.state == 5 ? uint32_t(rng.chance(0.7) ? 6 : 15) : 0;
+      th.user_pc = th.start_addr + rng.below(0x10000);
+    }
+    const double cpu_frac = double(share[i - 1]) / cpu_total;
+    const uint64_t faults = uint64_t((0.5 + 2000 * cpu_frac) * dt_s * rng.uniform(0.5, 1.5));
+    p.faults += faults;
+    this->faults += faults;
+    const double ops = p.io_rate * dt_s * rng.uniform(0.3, 1.7);
+    const uint64_t r = uint64_t(ops * 0.5), wr = uint64_t(ops * 0.3), other = uint64_t(ops * 0.2 + 1);
+    const uint64_t rb = r * (4096 + rng.below(60000)), wb = wr * (4096 + rng.below(30000)), ob = other * 120;
+    p.io_ops[0] += r, p.io_ops[1] += wr, p.io_ops[2] += other;
+    p.io_bytes[0] += rb, p.io_bytes[1] += wb, p.io_bytes[2] += ob;
+    file_ops[0] += r, file_ops[1] += wr, file_ops[2] += other;
+    file_bytes[0] += rb, file_bytes[1] += wb, file_bytes[2] += ob;
+    p.ws = std::clamp(p.ws * std::exp(0.02 * rng.normal()), p.ws_init * 0.5, p.ws_init * 2);
+    p.vb = std::max(p.vb * std::exp(0.005 * rng.normal()), p.ws * 2);
+    p.handles = std::clamp(p.handles + rng.normal() * 3, 20.0, 100000.0);
+    p.ws_peak = std::max(p.ws_peak, uint64_t(p.ws));
+    p.vb_peak = std::max(p.vb_peak, uint64_t(p.vb));
+    p.pf_peak = std::max(p.pf_peak, uint64_t(p.ws * 0.8));
+  }
+  cswitch += cs_tick;
+  syscalls += cs_tick * 3 + uint64_t(busy / 1000);
+  exceptions += uint64_t(dt_s * rng.uniform(0, 5));
+}
+
+void Model::State::churn(int64_t dt) {
+  double expected = spec.process_churn_per_hour * double(dt) / (3600.0 * k100ns);
+  uint32_t n = uint32_t(expected) + (rng.chance(expected - std::floor(expected)) ? 1 : 0);
+  for (; n > 0; --n) {
+    std::vector<size_t> candidates;
+    for (size_t i = 0; i < procs.size(); ++i)
+      if (!procs[i].pinned && i >= 10) candidates.push_back(i);
+    if (!candidates.empty()) procs.erase(procs.begin() + long(candidates[rng.below(candidates.size())]));
+    const std::string name = spec.process_names.empty() ? kProcessNames[rng.below(std::size(kProcessNames))]
+                                                        : spec.process_names[rng.below(spec.process_names.size())];
+    const uint32_t threads = spec.threads_min + uint32_t(rng.below(spec.threads_max - spec.threads_min + 1));
+    procs.push_back(make_process(name, now - int64_t(rng.below(uint64_t(dt))), threads));
+    procs_dirty = true;
+  }
+  for (Custom& c : customs) {
+    const ObjectSpec& os = *objects[c.state].cat->custom;
+    if (c.instances.empty() || os.instances.churn_per_hour <= 0) continue;
+    c.churn_carry += os.instances.churn_per_hour * double(dt) / (3600.0 * k100ns);
+    for (; c.churn_carry >= 1; c.churn_carry -= 1) {
+      CustomInstance& ci = c.instances[rng.below(c.instances.size())];
+      ci.name = os.instances.prefix + std::to_string(c.serial++);
+      for (size_t k = 0; k < ci.signals.size(); ++k)
+        ci.signals[k] = Signal(os.counters[k].value, mix_seed(spec.seed, objects[c.state].index(), k * 100003 + c.serial));
+      std::fill(ci.acc.begin(), ci.acc.end(), 0.0);
+      ObjState& o = objects[c.state];
+      o.obj.instances.clear();  // rebuilt by write_custom
+    }
+  }
+}
+
+void Model::State::step_disks(int64_t dt, double t) {
+  const double dt_s = double(dt) / k100ns;
+  const double iops = std::max(0.0, disk_sig.at(t));
+  const int64_t freq = profile->perf_freq;
+  for (Volume& v : volumes) {
+    const double ops = iops * v.share * dt_s * rng.uniform(0.8, 1.2) + v.carry;
+    const uint64_t n = uint64_t(ops);
+    v.carry = ops - double(n);
+    const uint64_t reads = uint64_t(double(n) * rng.uniform(0.4, 0.8)), writes = n - reads;
+    const double rlat = v.read_ms / 1000 * rng.uniform(0.7, 1.5), wlat = v.write_ms / 1000 * rng.uniform(0.7, 1.5);
+    v.reads += reads, v.writes += writes;
+    v.rbytes += reads * (4096 + rng.below(60000)), v.wbytes += writes * (4096 + rng.below(28000));
+    v.rticks += uint64_t(double(reads) * rlat * double(freq)), v.wticks += uint64_t(double(writes) * wlat * double(freq));
+    const double rbusy = double(reads) * rlat * k100ns, wbusy = double(writes) * wlat * k100ns;
+    const uint64_t busy = std::min<uint64_t>(uint64_t(rbusy + wbusy), uint64_t(dt));
+    const double rpart = rbusy + wbusy > 0 ? rbusy / (rbusy + wbusy) : 0;
+    v.busy += busy, v.rbusy += uint64_t(double(busy) * rpart), v.wbusy += busy - uint64_t(double(busy) * rpart);
+    v.queue += uint64_t(rbusy + wbusy), v.rqueue += uint64_t(rbusy), v.wqueue += uint64_t(wbusy);
+    v.idle += uint64_t(dt) - busy;
+    v.split += n / 100;
+    v.cur_queue = uint32_t(rng.below(1 + uint64_t(2 * (rbusy + wbusy) / double(dt))));
+    v.free_mb = std::clamp(v.free_mb - double(writes) * 1e-5 + rng.normal() * 0.5, 0.0, v.size_mb);
+  }
+}
+
+void Model::State::step_network(int64_t dt, double t) {
+  const double dt_s = double(dt) / k100ns;
+  const double rate = std::max(0.0, net_sig.at(t));
+  for (Nic& n : nics) {
+    const uint64_t rb = uint64_t(rate * n.share * 0.65 * dt_s), sb = uint64_t(rate * n.share * 0.35 * dt_s);
+    n.rbytes += rb, n.sbytes += sb;
+    const uint64_t rp = rb / 900, sp = sb / 600;
+    n.rnucast += rp / 50, n.rucast += rp - rp / 50;
+    n.snucast += sp / 100, n.sucast += sp - sp / 100;
+    if (rng.chance(0.01)) ++n.rdiscard;
+  }
+}
+
+void Model::State::step_custom(Custom& c, int64_t dt, double t) {
+  ObjState& o = objects[c.state];
+  const CatalogObject& co = *o.cat;
+  const double dt_s = double(dt) / k100ns;
+  const int64_t freq = profile->perf_freq;
+  for (CustomInstance& ci : c.instances) {
+    size_t k = 0;  // spec counter
+    for (size_t i = 0; i < co.desc.counters.size(); ++i) {
+      const CounterDesc& d = co.desc.counters[i];
+      if (is_base_type(d.type)) continue;
+      const CounterSpec& cs = *co.spec_of[i];
+      const double v = ci.signals[k++].at(t);
+      double& acc = ci.acc[i];
+      switch (d.type) {
+        case PERF_COUNTER_COUNTER:
+        case PERF_COUNTER_BULK_COUNT: acc += std::max(v, 0.0) * dt_s; break;
+        case PERF_100NSEC_TIMER: acc += std::clamp(v / 100, 0.0, 1.0) * double(dt); break;
+        case PERF_100NSEC_TIMER_INV: acc += (1 - std::clamp(v / 100, 0.0, 1.0)) * double(dt); break;
+        case PERF_COUNTER_TIMER: acc += std::clamp(v / 100, 0.0, 1.0) * dt_s * double(freq); break;
+        case PERF_COUNTER_TIMER_INV: acc += (1 - std::clamp(v / 100, 0.0, 1.0)) * dt_s * double(freq); break;
+        case PERF_RAW_FRACTION:
+        case PERF_LARGE_RAW_FRACTION:
+          acc = std::clamp(v, 0.0, 100.0) / 100 * cs.base;
+          ci.acc[i + 1] = cs.base;
+          break;
+        case PERF_AVERAGE_TIMER:
+        case PERF_AVERAGE_BULK: {
+          const double ops = std::floor(cs.ops_per_second * dt_s);
+          ci.acc[i + 1] += ops;
+          acc += std::max(v, 0.0) * ops * (d.type == PERF_AVERAGE_TIMER ? double(freq) : 1.0);
+          break;
+        }
+        case PERF_ELAPSED_TIME:
+          if (acc == 0) acc = double(now) - std::max(v, 0.0) * k100ns;  // started v seconds before the first sample
+          break;
+        default: acc = std::max(v, 0.0); break;  // raw counts: the value itself
+      }
+    }
+  }
+}
+
+// ---- writing counters ----------------------------------------------------------------------
+
+void Model::State::rebuild_process_instances() {
+  ObjState* proc = find(idx::kProcess);
+  ObjState* thread = find(idx::kThread);
+  ObjState* pas = find(idx::kProcessAddressSpace);
+  ObjState* image = find(idx::kImage);
+  ObjState* details = find(idx::kThreadDetails);
+  for (ObjState* o : {proc, thread, pas, image, details})
+    if (o) o->obj.instances.clear();
+  const uint32_t total_index = uint32_t(procs.size());
+  for (size_t i = 0; i < procs.size(); ++i) {
+    const Process& p = procs[i];
+    if (proc) proc->add_instance(p.name);
+    if (pas) pas->add_instance(p.name);
+    for (size_t k = 0; k < p.threads.size(); ++k) {
+      if (thread) thread->add_instance(std::to_string(k), idx::kProcess, uint32_t(i));
+      if (details) details->add_instance(std::to_string(k), idx::kProcessAddressSpace, uint32_t(i));
+    }
+    if (image)
+      for (const std::string& im : p.images) image->add_instance(im, idx::kProcessAddressSpace, uint32_t(i));
+  }
+  if (proc) proc->add_instance("_Total");
+  if (pas) pas->add_instance("_Total");
+  if (thread) thread->add_instance("_Total", idx::kProcess, total_index);
+  procs_dirty = false;
+}
+
+void Model::State::write_all() {
+  if (procs_dirty) rebuild_process_instances();
+  for (ObjState& o : objects) {
+    if (o.cat->custom || !o.enabled) continue;
+    switch (o.index()) {
+      case idx::kSystem: write_system(o); break;
+      case idx::kMemory: write_memory(o); break;
+      case idx::kProcessor: write_processor(o); break;
+      case idx::kProcess: write_process(o); break;
+      case idx::kThread: write_thread(o); break;
+      case idx::kPhysicalDisk: write_disks(o, false); break;
+      case idx::kLogicalDisk: write_disks(o, true); break;
+      case idx::kNetworkInterface: write_network(o); break;
+      case idx::kPagingFile: write_paging(o); break;
+      default: break;
+    }
+  }
+  write_costly(find(idx::kProcessAddressSpace), find(idx::kImage), find(idx::kThreadDetails));
+  for (Custom& c : customs) write_custom(c, now - last);
+}
+
+size_t thread_total(const std::vector<Process>& procs) {
+  size_t n = 0;
+  for (const Process& p : procs) n += p.threads.size();
+  return n;
+}
+
+void Model::State::write_system(ObjState& o) {
+  Bytes& b = o.obj.counter_block;
+  o.set(b, idx::kFileReadOps, file_ops[0]);
+  o.set(b, idx::kFileWriteOps, file_ops[1]);
+  o.set(b, idx::kFileControlOps, file_ops[2]);
+  o.set(b, idx::kFileReadBytes, file_bytes[0]);
+  o.set(b, idx::kFileWriteBytes, file_bytes[1]);
+  o.set(b, idx::kFileControlBytes, file_bytes[2]);
+  o.set(b, idx::kContextSwitches, cswitch);
+  o.set(b, idx::kSystemCalls, syscalls);
+  o.set(b, idx::kFileDataOps, file_ops[0] + file_ops[1]);
+  o.set(b, idx::kSystemUpTime, uint64_t(boot));
+  double busy = 0;
+  for (const Cpu& c : cpus) busy += double(c.busy_now);
+  const double load = busy / (double(now - last) * double(cpus.size()));
+  o.set(b, idx::kQueueLength, rng.below(1 + uint64_t(load > 0.8 ? cpus.size() * 4 : 2)));
+  o.set(b, idx::kProcesses, procs.size());
+  o.set(b, idx::kThreads, thread_total(procs));
+  o.set(b, idx::kExceptions, exceptions);
+  o.set_pair(b, idx::kRegistryQuota, 12000 + rng.below(200), 100000);
+}
+
+void Model::State::write_memory(ObjState& o) {
+  Bytes& b = o.obj.counter_block;
+  const double dt_s = double(now - last) / k100ns;
+  const double used = std::clamp(mem_sig.at(double(now - spec.start_100ns) / k100ns) / 100, 0.0, 1.0);
+  const uint64_t total = spec.memory_mb * kMiB;
+  const uint64_t avail = uint64_t(double(total) * (1 - used));
+  pagefile_used = pagefile_mb * std::clamp(0.05 + 0.4 * std::max(0.0, used - 0.5) + 0.01 * rng.normal(), 0.01, 1.0);
+  pagefile_peak = std::max(pagefile_peak, pagefile_used);
+  const uint64_t limit = total + uint64_t(pagefile_mb * kMiB);
+  const uint64_t committed = std::min<uint64_t>(uint64_t(double(total) * used * 1.1) + uint64_t(pagefile_used * kMiB), limit);
+  const double hard = (2 + 400 * std::max(0.0, used - 0.75)) * dt_s;
+  page_reads += uint64_t(hard), pages_input += uint64_t(hard * 4);
+  page_writes += uint64_t(hard / 2), pages_output += uint64_t(hard * 2);
+  write_copies += uint64_t(dt_s * rng.uniform(5, 50)), transition += uint64_t(dt_s * rng.uniform(50, 500));
+  cache_faults += uint64_t(dt_s * rng.uniform(10, 200)), demand_zero += uint64_t(dt_s * rng.uniform(100, 1000));
+  const uint64_t cache = uint64_t(double(avail) * 0.2);
+  cache_peak = std::max(cache_peak, cache);
+  double pool_p = 0, pool_np = 0;
+  for (const Process& p : procs) pool_p += p.pool_p, pool_np += p.pool_np;
+  o.set(b, idx::kPageFaults, faults);
+  o.set(b, idx::kAvailableBytes, cap(avail, o, idx::kAvailableBytes));
+  o.set(b, idx::kCommittedBytes, cap(committed, o, idx::kCommittedBytes));
+  o.set(b, idx::kCommitLimit, cap(limit, o, idx::kCommitLimit));
+  o.set(b, idx::kWriteCopies, write_copies);
+  o.set(b, idx::kTransitionFaults, transition);
+  o.set(b, idx::kCacheFaults, cache_faults);
+  o.set(b, idx::kDemandZeroFaults, demand_zero);
+  o.set(b, idx::kPages, pages_input + pages_output);
+  o.set(b, idx::kPagesInput, pages_input);
+  o.set(b, idx::kPageReads, page_reads);
+  o.set(b, idx::kPagesOutput, pages_output);
+  o.set(b, idx::kPageWrites, page_writes);
+  o.set(b, idx::kPoolPaged, cap(uint64_t(pool_p * 3), o, idx::kPoolPaged));
+  o.set(b, idx::kPoolNonpaged, cap(uint64_t(pool_np * 3), o, idx::kPoolNonpaged));
+  o.set(b, idx::kPoolPagedAllocs, uint64_t(pool_p / 200));
+  o.set(b, idx::kPoolNonpagedAllocs, uint64_t(pool_np / 150));
+  o.set(b, idx::kFreePtes, 33000000 + rng.below(10000));
+  o.set(b, idx::kCacheBytes, cap(cache, o, idx::kCacheBytes));
+  o.set(b, idx::kCacheBytesPeak, cap(cache_peak, o, idx::kCacheBytesPeak));
+  o.set(b, idx::kCommittedInUse, committed / 4096);  // pages, so the ratio fits DWORDs
+  o.set_base(b, idx::kCommittedInUse, limit / 4096);
+  o.set(b, idx::kAvailableKBytes, cap(avail / 1024, o, idx::kAvailableKBytes));
+  o.set(b, idx::kAvailableMBytes, avail / kMiB);
+}
+
+void Model::State::write_processor(ObjState& o) {
+  if (o.obj.instances.size() != cpus.size() + 1) {
+    o.obj.instances.clear();
+    for (size_t i = 0; i < cpus.size(); ++i) o.add_instance(std::to_string(i));
+    o.add_instance("_Total");
+  }
+  // _Total holds the average over processors, so the same formula applies to it.
+  Cpu total;
+  const uint64_t n = cpus.size();
+  for (size_t i = 0; i <= cpus.size(); ++i) {
+    const Cpu& c = i < cpus.size() ? cpus[i] : total;
+    Bytes& b = o.block(i);
+    const uint64_t div = i < cpus.size() ? 1 : n;
+    o.set(b, idx::kProcessorTime, c.idle / div);
+    o.set(b, idx::kUserTime, c.user / div);
+    o.set(b, idx::kPrivilegedTime, c.priv / div);
+    o.set(b, idx::kInterrupts, c.interrupts);
+    o.set(b, idx::kDpcTime, c.dpc / div);
+    o.set(b, idx::kInterruptTime, c.intr / div);
+    o.set(b, idx::kDpcsQueued, c.dpcs);
+    o.set(b, idx::kDpcRate, c.dpc_rate);
+    o.set(b, idx::kIdleTime, c.idle / div);
+    o.set(b, idx::kC1Time, c.c1 / div);
+    o.set(b, idx::kC2Time, c.c2 / div);
+    o.set(b, idx::kC3Time, c.c3 / div);
+    o.set(b, idx::kC1Transitions, c.c1t);
+    o.set(b, idx::kC2Transitions, c.c2t);
+    o.set(b, idx::kC3Transitions, c.c3t);
+    if (i < cpus.size()) {
+      total.idle += c.idle, total.user += c.user, total.priv += c.priv, total.interrupts += c.interrupts;
+      total.dpc += c.dpc, total.intr += c.intr, total.dpcs += c.dpcs, total.dpc_rate += c.dpc_rate;
+      total.c1 += c.c1, total.c2 += c.c2, total.c3 += c.c3, total.c1t += c.c1t, total.c2t += c.c2t, total.c3t += c.c3t;
+    }
+  }
+}
+
+void Model::State::write_process(ObjState& o) {
+  Process total;
+  total.name = "_Total";
+  total.start = boot;
+  double ws = 0, vb = 0, pool_p = 0, pool_np = 0, handles = 0;
+  size_t threads = 0;
+  for (size_t i = 0; i <= procs.size(); ++i) {
+    const bool is_total = i == procs.size();
+    const Process& p = is_total ? total : procs[i];
+    const double pws = is_total ? ws : p.ws, pvb = is_total ? vb : p.vb;
+    Bytes& b = o.block(i);
+    o.set(b, idx::kProcessorTime, p.user + p.priv);
+    o.set(b, idx::kUserTime, p.user);
+    o.set(b, idx::kPrivilegedTime, p.priv);
+    o.set(b, idx::kVirtualBytesPeak, cap(std::max(uint64_t(pvb), is_total ? total.vb_peak : p.vb_peak), o, idx::kVirtualBytesPeak));
+    o.set(b, idx::kVirtualBytes, cap(uint64_t(pvb), o, idx::kVirtualBytes));
+    o.set(b, idx::kPageFaults, p.faults);
+    o.set(b, idx::kWorkingSetPeak, cap(std::max(uint64_t(pws), is_total ? total.ws_peak : p.ws_peak), o, idx::kWorkingSetPeak));
+    o.set(b, idx::kWorkingSet, cap(uint64_t(pws), o, idx::kWorkingSet));
+    o.set(b, idx::kPageFileBytesPeak, cap(std::max(uint64_t(pws * 0.8), is_total ? total.pf_peak : p.pf_peak), o, idx::kPageFileBytesPeak));
+    o.set(b, idx::kPageFileBytes, cap(uint64_t(pws * 0.8), o, idx::kPageFileBytes));
+    o.set(b, idx::kPrivateBytes, cap(uint64_t(pws * 0.8), o, idx::kPrivateBytes));
+    o.set(b, idx::kThreadCount, is_total ? threads : p.threads.size());
+    o.set(b, idx::kPriorityBase, p.prio);
+    o.set(b, idx::kElapsedTime, uint64_t(p.start));
+    o.set(b, idx::kIdProcess, p.pid);
+    o.set(b, idx::kCreatingProcessId, p.ppid);
+    o.set(b, idx::kPoolPaged, uint64_t(is_total ? pool_p : p.pool_p));
+    o.set(b, idx::kPoolNonpaged, uint64_t(is_total ? pool_np : p.pool_np));
+    o.set(b, idx::kHandleCount, uint64_t(is_total ? handles : p.handles));
+    o.set(b, idx::kIoReadOps, p.io_ops[0]);
+    o.set(b, idx::kIoWriteOps, p.io_ops[1]);
+    o.set(b, idx::kIoDataOps, p.io_ops[0] + p.io_ops[1]);
+    o.set(b, idx::kIoOtherOps, p.io_ops[2]);
+    o.set(b, idx::kIoReadBytes, p.io_bytes[0]);
+    o.set(b, idx::kIoWriteBytes, p.io_bytes[1]);
+    o.set(b, idx::kIoDataBytes, p.io_bytes[0] + p.io_bytes[1]);
+    o.set(b, idx::kIoOtherBytes, p.io_bytes[2]);
+    o.set(b, idx::kWorkingSetPrivate, uint64_t(pws * 0.6));
+    if (is_total) break;
+    total.user += p.user, total.priv += p.priv, total.faults += p.faults;
+    total.vb_peak += p.vb_peak, total.ws_peak += p.ws_peak, total.pf_peak += p.pf_peak;
+    for (int k = 0; k < 3; ++k) total.io_ops[k] += p.io_ops[k], total.io_bytes[k] += p.io_bytes[k];
+    ws += p.ws, vb += p.vb, pool_p += p.pool_p, pool_np += p.pool_np, handles += p.handles;
+    threads += p.threads.size();
+  }
+}
+
+void Model::State::write_thread(ObjState& o) {
+  size_t at = 0;
+  Thread total;
+  for (const Process& p : procs) {
+    for (const Thread& t : p.threads) {
+      Bytes& b = o.block(at++);
+      o.set(b, idx::kContextSwitches, t.cswitch);
+      o.set(b, idx::kProcessorTime, t.user + t.priv);
+      o.set(b, idx::kUserTime, t.user);
+      o.set(b, idx::kPrivilegedTime, t.priv);
+      o.set(b, idx::kElapsedTime, uint64_t(t.start));
+      o.set(b, idx::kPriorityCurrent, t.prio);
+      o.set(b, idx::kPriorityBase, p.prio);
+      o.set(b, idx::kStartAddress, t.start_addr);
+      o.set(b, idx::kThreadState, t.state);
+      o.set(b, idx::kWaitReason, t.wait);
+      o.set(b, idx::kIdProcess, p.pid);
+      o.set(b, idx::kIdThread, t.tid);
+      total.cswitch += t.cswitch, total.user += t.user, total.priv += t.priv;
+    }
+  }
+  Bytes& b = o.block(at);
+  o.set(b, idx::kContextSwitches, total.cswitch);
+  o.set(b, idx::kProcessorTime, total.user + total.priv);
+  o.set(b, idx::kUserTime, total.user);
+  o.set(b, idx::kPrivilegedTime, total.priv);
+  o.set(b, idx::kElapsedTime, uint64_t(boot));
+}
+
+void write_disk(const ObjState& o, Bytes& b, const DiskSums& d, uint64_t stamp) {
+  o.set_pair(b, idx::kFreeSpace, uint64_t(d.free_mb), uint64_t(d.size_mb));
+  o.set(b, idx::kFreeMegabytes, uint64_t(d.free_mb));
+  o.set(b, idx::kCurrentDiskQueue, d.cur_queue);
+  o.set_pair(b, idx::kDiskTime, d.busy, stamp);
+  o.set(b, idx::kAvgDiskQueue, d.queue);
+  o.set_pair(b, idx::kDiskReadTime, d.rbusy, stamp);
+  o.set(b, idx::kAvgDiskReadQueue, d.rqueue);
+  o.set_pair(b, idx::kDiskWriteTime, d.wbusy, stamp);
+  o.set(b, idx::kAvgDiskWriteQueue, d.wqueue);
+  o.set_pair(b, idx::kAvgSecTransfer, d.rticks + d.wticks, d.reads + d.writes);
+  o.set_pair(b, idx::kAvgSecRead, d.rticks, d.reads);
+  o.set_pair(b, idx::kAvgSecWrite, d.wticks, d.writes);
+  o.set(b, idx::kTransfers, d.reads + d.writes);
+  o.set(b, idx::kReads, d.reads);
+  o.set(b, idx::kWrites, d.writes);
+  o.set(b, idx::kDiskBytes, d.rbytes + d.wbytes);
+  o.set(b, idx::kDiskReadBytes, d.rbytes);
+  o.set(b, idx::kDiskWriteBytes, d.wbytes);
+  o.set_pair(b, idx::kAvgBytesTransfer, d.rbytes + d.wbytes, d.reads + d.writes);
+  o.set_pair(b, idx::kAvgBytesRead, d.rbytes, d.reads);
+  o.set_pair(b, idx::kAvgBytesWrite, d.wbytes, d.writes);
+  o.set_pair(b, idx::kDiskIdleTime, d.idle, stamp);
+  o.set(b, idx::kSplitIo, d.split);
+}
+
+void Model::State::write_disks(ObjState& o, bool logical) {
+  // Instances: one per volume (LogicalDisk) or per physical disk "N C: D:" (PhysicalDisk), then _Total.
+  std::vector<DiskSums> sums;
+  std::vector<std::string> names;
+  if (logical) {
+    for (const Volume& v : volumes) {
+      sums.emplace_back().add(v);
+      names.push_back(v.name);
+    }
+  } else {
+    for (uint32_t d = 0; d < spec.physical_disks; ++d) {
+      DiskSums s;
+      std::string name = std::to_string(d);
+      for (const Volume& v : volumes)
+        if (v.disk == d) s.add(v), name += " " + v.name;
+      if (s.busy == 0 && s.idle == 0) s.idle = uint64_t(now - boot);  // a disk without volumes idles
+      sums.push_back(s);
+      names.push_back(name);
+    }
+  }
+  DiskSums total;
+  for (const DiskSums& s : sums) total.add(s);
+  // _Total's busy and idle times are averages, so its percentages stay within 0..100.
+  const uint64_t n = std::max<size_t>(sums.size(), 1);
+  total.busy /= n, total.rbusy /= n, total.wbusy /= n, total.idle /= n;
+  sums.push_back(total);
+  names.push_back("_Total");
+  if (o.obj.instances.size() != names.size()) {
+    o.obj.instances.clear();
+    for (const std::string& name : names) o.add_instance(name);
+  }
+  for (size_t i = 0; i < sums.size(); ++i) write_disk(o, o.block(i), sums[i], uint64_t(now));
+}
+
+void Model::State::write_network(ObjState& o) {
+  if (o.obj.instances.size() != nics.size()) {
+    o.obj.instances.clear();
+    for (const Nic& n : nics) o.add_instance(n.name);
+  }
+  for (size_t i = 0; i < nics.size(); ++i) {
+    const Nic& n = nics[i];
+    Bytes& b = o.block(i);
+    o.set(b, idx::kBytesTotal, n.rbytes + n.sbytes);
+    o.set(b, idx::kPackets, n.rucast + n.rnucast + n.sucast + n.snucast);
+    o.set(b, idx::kPacketsReceived, n.rucast + n.rnucast);
+    o.set(b, idx::kPacketsSent, n.sucast + n.snucast);
+    o.set(b, idx::kBandwidth, spec.bandwidth_bps);
+    o.set(b, idx::kBytesReceived, n.rbytes);
+    o.set(b, idx::kRecvUnicast, n.rucast);
+    o.set(b, idx::kRecvNonUnicast, n.rnucast);
+    o.set(b, idx::kRecvDiscarded, n.rdiscard);
+    o.set(b, idx::kRecvErrors, n.rerrors);
+    o.set(b, idx::kRecvUnknown, 0);
+    o.set(b, idx::kBytesSent, n.sbytes);
+    o.set(b, idx::kSentUnicast, n.sucast);
+    o.set(b, idx::kSentNonUnicast, n.snucast);
+    o.set(b, idx::kOutDiscarded, 0);
+    o.set(b, idx::kOutErrors, 0);
+    o.set(b, idx::kOutputQueue, 0);
+  }
+}
+
+void Model::State::write_paging(ObjState& o) {
+  if (o.obj.instances.empty()) {
+    o.add_instance("\\??\\" + (volumes.empty() ? std::string("C:") : volumes[0].name) + "\\pagefile.sys");
+    o.add_instance("_Total");
+  }
+  const uint64_t pages = uint64_t(pagefile_mb * 256);  // 4 KB pages
+  for (size_t i = 0; i < 2; ++i) {
+    Bytes& b = o.block(i);
+    o.set_pair(b, idx::kUsage, uint64_t(pagefile_used * 256), pages);
+    o.set_pair(b, idx::kUsagePeak, uint64_t(pagefile_peak * 256), pages);
+  }
+}
+
+void Model::State::write_costly(ObjState* pas, ObjState* image, ObjState* details) {
+  const bool large = profile->large_counters;
+  const uint64_t space = large ? (128ull << 40) : (2ull << 30);  // user address space
+  uint64_t at_image = 0, at_detail = 0;
+  uint64_t tot[4] = {};
+  for (size_t i = 0; i <= procs.size(); ++i) {
+    const bool is_total = i == procs.size();
+    if (pas) {
+      Bytes& b = pas->block(i);
+      uint64_t v[4];
+      if (is_total) {
+        std::copy(std::begin(tot), std::end(tot), v);
+      } else {
+        const Process& p = procs[i];
+        const uint64_t reserved = std::min<uint64_t>(uint64_t(p.vb), space - 1);
+        const uint64_t image_reserved = std::min<uint64_t>(uint64_t(p.images.size()) * 0x200000, reserved);
+        v[0] = space - reserved, v[1] = reserved, v[2] = 0x10000, v[3] = image_reserved;
+        for (int k = 0; k < 4; ++k) tot[k] += v[k];
+      }
+      pas->set(b, idx::kBytesFree, cap(v[0], *pas, idx::kBytesFree));
+      pas->set(b, idx::kBytesReserved, cap(v[1], *pas, idx::kBytesReserved));
+      pas->set(b, idx::kBytesImageFree, v[2]);
+      pas->set(b, idx::kBytesImageReserved, cap(v[3], *pas, idx::kBytesImageReserved));
+      pas->set(b, idx::kIdProcess, is_total ? 0 : procs[i].pid);
+    }
+    if (is_total) break;
+    const Process& p = procs[i];
+    if (image)
+      for (size_t k = 0; k < p.images.size(); ++k) {
+        Bytes& b = image->block(at_image++);
+        const uint64_t sz = 0x20000ull << (k % 5);
+        for (uint32_t c = idx::kImageSpaceNoAccess; c <= idx::kImageSpaceExecWriteCopy; c += 2) image->set(b, c, 0);
+        image->set(b, idx::kImageSpaceReadOnly, sz / 2);
+        image->set(b, idx::kImageSpaceReadWrite, sz / 8);
+        image->set(b, idx::kImageSpaceWriteCopy, sz / 16);
+        image->set(b, idx::kImageSpaceExecReadOnly, sz / 4);
+      }
+    if (details)
+      for (const Thread& t : p.threads) details->set(details->block(at_detail++), idx::kUserPc, t.user_pc);
+  }
+}
+
+void Model::State::write_custom(Custom& c, int64_t) {
+  ObjState& o = objects[c.state];
+  const CatalogObject& co = *o.cat;
+  const InstancesSpec& is = co.custom->instances;
+  const bool multi = co.desc.multi;
+  if (multi && o.obj.instances.size() != c.instances.size() + (is.total ? 1 : 0)) {
+    o.obj.instances.clear();
+    for (const CustomInstance& ci : c.instances) o.add_instance(ci.name);
+    if (is.total) o.add_instance("_Total");
+  }
+  std::vector<double> total(co.desc.counters.size(), 0.0);
+  auto write = [&](Bytes& b, const std::vector<double>& acc) {
+    for (size_t i = 0; i < co.desc.counters.size(); ++i) {
+      double v = acc[i];
+      if (co.desc.counters[i].size == 4) v = std::fmod(std::max(v, 0.0), 4294967296.0);  // DWORDs wrap
+      perfdata::write_counter(b, o.obj.counters[i], uint64_t(std::max(v, 0.0)));
+    }
+  };
+  for (size_t k = 0; k < c.instances.size(); ++k) {
+    write(multi ? o.block(k) : o.obj.counter_block, c.instances[k].acc);
+    for (size_t i = 0; i < total.size(); ++i) total[i] += c.instances[k].acc[i];
+    if (!multi) break;
+  }
+  if (multi && is.total) {
+    for (size_t i = 0; i < total.size(); ++i)
+      if (co.desc.counters[i].type == PERF_ELAPSED_TIME) total[i] = c.instances.empty() ? double(now) : c.instances[0].acc[i];
+    write(o.block(c.instances.size()), total);
+  }
+}
+
+// ---- lending objects to a query ------------------------------------------------------------
+
+void Model::emit(bool costly, perfdata::DataBlock& block) {
+  for (ObjState& o : s_->objects)
+    if (o.enabled && o.cat->desc.costly == costly) block.objects.push_back(std::move(o.obj));
+}
+
+void Model::restore(bool costly, perfdata::DataBlock& block) {
+  size_t k = 0;
+  for (ObjState& o : s_->objects)
+    if (o.enabled && o.cat->desc.costly == costly && k < block.objects.size()) o.obj = std::move(block.objects[k++]);
+  block.objects.clear();
+}
+
+}  // namespace perfsim::synth

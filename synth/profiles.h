@@ -1,0 +1,112 @@
+// Built-in OS profiles and the standard perf objects collectors read, as Windows defines them:
+// real title indices from the English (009) table, counter types and sizes per OS, providers.
+//
+// Contract: builtin_objects() lists only indices that builtin_names() names; every counter's
+// CounterSize matches the size bits of its type; a counter that needs a base is directly followed
+// by its base. Values are not generated here (synth.h does that).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfsim::synth {
+
+struct Profile {
+  std::string name;             // "win2000", "2003", "2008r2", "2012r2", "2016", "2019", "2022"
+  std::string product_name;
+  std::string current_version;  // CurrentVersion\CurrentVersion
+  std::string build_number;
+  std::string csd_version;      // service pack, empty when the OS has none
+  int64_t perf_freq = 10000000; // QueryPerformanceFrequency typical for the OS (quirks.md perffreq)
+  bool large_counters = true;   // 64-bit memory sizes (PERF_COUNTER_LARGE_RAWCOUNT) vs 32-bit
+  bool xp_counters = true;      // counters added in XP/2003 (% Idle Time, C-states, Split IO)
+  bool vista_counters = true;   // counters added in Vista/2008 (Working Set - Private)
+  bool process_v1_disabled = false;  // PerfProc disabled by default (Server 2022)
+  uint32_t perflib_version = 0x00010001;
+  uint32_t base_index = 1847;
+  std::string more_data;        // quirks.md ERROR_MORE_DATA behaviour of the OS
+  bool pipe_not_available_first = false;
+};
+
+const Profile* find_profile(std::string_view name);
+std::vector<std::string> profile_names();
+
+struct CounterDesc {
+  uint32_t index = 0;  // name title index (help = index + 1)
+  uint32_t type = 0;
+  uint32_t size = 4;
+  uint32_t detail = 100;
+  int32_t scale = 0;
+};
+
+struct ObjectDesc {
+  uint32_t index = 0;
+  std::string provider;  // service name owning the object
+  bool costly = false;
+  bool multi = true;
+  bool object_timer = false;  // object PerfTime/PerfFreq = 100 ns clock (Elapsed Time etc.)
+  uint32_t detail = 100;
+  int32_t default_counter = 0;
+  std::vector<CounterDesc> counters;
+};
+
+struct ProviderDesc {
+  std::string service, library, open, collect, close;
+};
+
+struct NameDef {
+  uint32_t index;
+  const char* name;
+  const char* help;
+};
+
+// The standard objects of the profile, in the order Windows returns them in Global/Costly.
+std::vector<ObjectDesc> builtin_objects(const Profile& p);
+const std::vector<NameDef>& builtin_names();
+const std::vector<ProviderDesc>& builtin_providers();
+
+// CounterSize the type's size bits ask for (4, 8, or 0 for PERF_SIZE_ZERO).
+uint32_t size_for(uint32_t type);
+
+// Title indices the generator refers to by name.
+namespace idx {
+constexpr uint32_t kSystem = 2, kMemory = 4, kProcessorTime = 6, kFileReadOps = 10, kFileWriteOps = 12,
+                   kFileControlOps = 14, kFileReadBytes = 16, kFileWriteBytes = 18, kFileControlBytes = 20,
+                   kAvailableBytes = 24, kCommittedBytes = 26, kPageFaults = 28, kCommitLimit = 30,
+                   kWriteCopies = 32, kTransitionFaults = 34, kCacheFaults = 36, kDemandZeroFaults = 38,
+                   kPages = 40, kPageReads = 42, kQueueLength = 44, kThreadState = 46, kPagesOutput = 48,
+                   kPageWrites = 50, kPoolPaged = 56, kPoolNonpaged = 58, kPoolPagedAllocs = 60,
+                   kPoolNonpagedAllocs = 64, kUserTime = 142, kPrivilegedTime = 144, kContextSwitches = 146,
+                   kInterrupts = 148, kSystemCalls = 150, kVirtualBytesPeak = 172, kVirtualBytes = 174,
+                   kWorkingSetPeak = 178, kWorkingSet = 180, kPageFileBytesPeak = 182, kPageFileBytes = 184,
+                   kPrivateBytes = 186, kCurrentDiskQueue = 198, kDiskTime = 200, kDiskReadTime = 202,
+                   kDiskWriteTime = 204, kAvgSecTransfer = 206, kAvgSecRead = 208, kAvgSecWrite = 210,
+                   kTransfers = 212, kReads = 214, kWrites = 216, kDiskBytes = 218, kDiskReadBytes = 220,
+                   kDiskWriteBytes = 222, kAvgBytesTransfer = 224, kAvgBytesRead = 226, kAvgBytesWrite = 228,
+                   kProcess = 230, kThread = 232, kPhysicalDisk = 234, kLogicalDisk = 236, kProcessor = 238,
+                   kProcesses = 248, kThreads = 250, kBytesReceived = 264, kPacketsReceived = 266,
+                   kWaitReason = 336, kBytesTotal = 388, kPackets = 400, kFileDataOps = 406, kFreeSpace = 408,
+                   kFreeMegabytes = 410, kPacketsSent = 452, kBytesSent = 506, kNetworkInterface = 510,
+                   kBandwidth = 520, kRecvUnicast = 524, kRecvNonUnicast = 526, kRecvDiscarded = 528,
+                   kRecvErrors = 530, kRecvUnknown = 532, kSentUnicast = 536, kSentNonUnicast = 538,
+                   kOutDiscarded = 540, kOutErrors = 542, kOutputQueue = 544, kFreePtes = 678,
+                   kThreadCount = 680, kPriorityBase = 682, kElapsedTime = 684, kExceptions = 688,
+                   kPriorityCurrent = 694, kDpcTime = 696, kInterruptTime = 698, kPagingFile = 700,
+                   kUsage = 702, kUsagePeak = 704, kStartAddress = 706, kUserPc = 708, kImage = 740,
+                   kImageSpaceNoAccess = 760, kImageSpaceReadOnly = 762, kImageSpaceReadWrite = 764,
+                   kImageSpaceWriteCopy = 766, kImageSpaceExec = 768, kImageSpaceExecReadOnly = 770,
+                   kImageSpaceExecReadWrite = 772, kImageSpaceExecWriteCopy = 774, kBytesImageReserved = 776,
+                   kBytesImageFree = 778, kBytesReserved = 780, kBytesFree = 782, kIdProcess = 784,
+                   kProcessAddressSpace = 786, kIdThread = 804, kThreadDetails = 816, kCacheBytes = 818,
+                   kCacheBytesPeak = 820, kPagesInput = 822, kHandleCount = 952, kDpcsQueued = 1334,
+                   kDpcRate = 1336, kRegistryQuota = 1350, kAvailableKBytes = 1380, kAvailableMBytes = 1382,
+                   kAvgDiskQueue = 1400, kAvgDiskReadQueue = 1402, kAvgDiskWriteQueue = 1404,
+                   kCommittedInUse = 1406, kCreatingProcessId = 1410, kIoReadOps = 1412, kIoWriteOps = 1414,
+                   kIoDataOps = 1416, kIoOtherOps = 1418, kIoReadBytes = 1420, kIoWriteBytes = 1422,
+                   kIoDataBytes = 1424, kIoOtherBytes = 1426, kWorkingSetPrivate = 1478, kDiskIdleTime = 1482,
+                   kSplitIo = 1484, kIdleTime = 1746, kC1Time = 1748, kC2Time = 1750, kC3Time = 1752,
+                   kC1Transitions = 1754, kC2Transitions = 1756, kC3Transitions = 1758, kSystemUpTime = 674;
+}  // namespace idx
+
+}  // namespace perfsim::synth

@@ -1,0 +1,106 @@
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "helpers.h"
+#include "synth/synth.h"
+
+using namespace perfsim;
+using namespace perfsim::synth;
+
+namespace {
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+TEST_CASE("an empty spec is a valid 2016 host") {
+  Spec s;
+  REQUIRE(parse_spec_toml("", s).ok());
+  CHECK(s.profile == "2016");
+  CHECK(s.interval_ms == 15000);
+}
+
+TEST_CASE("TOML errors name the key and its line") {
+  Spec s;
+  Status st = parse_spec_toml("[host]\nname = \"X\"\n\n[processes]\ncount = \"many\"\n", s);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.message(), Catch::Contains("processes.count") && Catch::Contains("line 5"));
+
+  st = parse_spec_toml("[host]\nprofil = \"2016\"\n", s);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.message(), Catch::Contains("host.profil") && Catch::Contains("line 2") && Catch::Contains("unknown key"));
+
+  st = parse_spec_toml("[host]\nprofile = \"win95\"\n", s);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.message(), Catch::Contains("host.profile") && Catch::Contains("line 2") && Catch::Contains("2016"));
+
+  st = parse_spec_toml("[[objects]]\nname = \"A\"\n[[objects.counters]]\nname = \"c\"\ntype = \"PERF_BOGUS\"\n", s);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.message(), Catch::Contains("objects[0].counters[0].type") && Catch::Contains("line 5"));
+
+  st = parse_spec_toml("[load]\ncpu = { kind = \"square\" }\n", s);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.message(), Catch::Contains("load.cpu.kind") && Catch::Contains("line 2"));
+
+  st = parse_spec_toml("[host\nname = 1\n", s);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.message(), Catch::Contains("line 1"));
+}
+
+TEST_CASE("JSON errors name the key, syntax errors the line") {
+  Spec s;
+  Status st = parse_spec_json(R"({"host": {"interval": "fast"}})", s);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.message(), Catch::Contains("host.interval"));
+  st = parse_spec_json("{\n\"host\": {\n\"name\": \"A\",,\n}}", s);
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.message(), Catch::Contains("line 3"));
+}
+
+TEST_CASE("durations, times and generators are read") {
+  Spec s;
+  REQUIRE(parse_spec_toml("[host]\nduration = \"1h30m\"\ninterval = \"500ms\"\nstart = 2024-01-02T03:04:05Z\n"
+                          "[load]\ncpu = 12.5\n",
+                          s)
+              .ok());
+  CHECK(s.duration_s == 5400);
+  CHECK(s.interval_ms == 500);
+  // 2024-01-02T03:04:05Z = 2024-01-01 (133485408000000000) + 1 day 3h 4m 5s.
+  CHECK(s.start_100ns == 133485408000000000 + (86400 + 3 * 3600 + 4 * 60 + 5) * 10000000LL);
+  CHECK(s.cpu.kind == GeneratorSpec::Kind::kConstant);
+  CHECK(s.cpu.value == 12.5);
+}
+
+TEST_CASE("TOML and JSON forms of the same spec give identical captures") {
+  Spec a, b;
+  Status sa = parse_spec_toml(read_text(test::example("web-2016.toml")), a);
+  Status sb = parse_spec_json(read_text(test::example("web-2016.json")), b);
+  REQUIRE(sa.ok());
+  REQUIRE(sb.ok());
+  a.duration_s = b.duration_s = 120;  // 8 ticks are enough to compare
+  captures::Capture ca, cb;
+  REQUIRE(synthesize(a, ca).ok());
+  REQUIRE(synthesize(b, cb).ok());
+  REQUIRE(ca.records.size() == cb.records.size());
+  for (size_t i = 0; i < ca.records.size(); ++i) CHECK(ca.records[i].payload == cb.records[i].payload);
+  CHECK(ca.fingerprint_json == cb.fingerprint_json);
+  REQUIRE(ca.registry.size() == cb.registry.size());
+  for (size_t i = 0; i < ca.registry.size(); ++i) CHECK(ca.registry[i].data == cb.registry[i].data);
+}
+
+TEST_CASE("every example spec loads and synthesizes") {
+  for (const char* name : {"web-2016.toml", "web-2016.json", "win2000-small.toml", "custom-app.toml"}) {
+    INFO(name);
+    Spec s;
+    Status st = load_spec(test::example(name), s);
+    REQUIRE(st.ok());
+    s.duration_s = std::min<uint32_t>(s.duration_s, 3 * s.interval_ms / 1000);
+    captures::Capture c;
+    REQUIRE(synthesize(s, c).ok());
+    CHECK(c.records.size() >= 2);
+  }
+}
