@@ -1,0 +1,257 @@
+#include "captures/reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <unordered_map>
+
+#include "captures/codec.h"
+
+namespace perfsim::captures {
+
+Status Reader::open(const std::string& path, std::unique_ptr<Reader>& out, const ReaderOptions& opt) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("cannot open " + path + ": " + std::strerror(errno));
+  struct stat sb {};
+  const bool stat_ok = ::fstat(fd, &sb) == 0;
+  const size_t size = stat_ok ? size_t(sb.st_size) : 0;
+  void* map = size ? ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
+  ::close(fd);
+  if (!stat_ok || map == MAP_FAILED) return Status::IOError("cannot map " + path + ": " + std::strerror(errno));
+
+  std::unique_ptr<Reader> r(new Reader());
+  r->data_ = static_cast<const uint8_t*>(map);
+  r->size_ = size;
+  const size_t have = std::min(size, sizeof(kFileMagic));
+  if (have == 0 || std::memcmp(r->data_, kFileMagic, have) != 0)
+    return corruption_at(0, path + " is not a perfsim capture");
+  if (size < kFileHeaderSize) return corruption_at(0, "file header cut off (" + std::to_string(size) + " bytes)");
+  const uint32_t version = load_le32(r->data_ + 8);
+  if (version != kFormatVersion) return Status::Unsupported("capture format version " + std::to_string(version));
+
+  std::string why;
+  if (opt.use_index && r->load_index(why)) {
+    r->used_index_ = true;
+  } else {
+    if (why.empty() && opt.use_index)
+      r->warnings_.push_back("no index trailer (the writer did not close the file); index rebuilt by scanning");
+    else if (!why.empty())
+      r->note(Status::Corruption("index trailer unusable, " + why + "; index rebuilt by scanning"));
+    r->scan();
+  }
+  r->cache_.resize(r->index_.queries.size());
+  out = std::move(r);
+  return Status::Ok();
+}
+
+Reader::~Reader() {
+  if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+void Reader::note(const Status& st) {
+  if (damage_.ok()) damage_ = st;
+  warnings_.push_back(st.message());
+}
+
+// Uses the trailer written by close(). Any inconsistency makes the caller scan instead: the
+// trailer is an optimisation, never the only way to the records.
+bool Reader::load_index(std::string& why) {
+  uint64_t at = 0;
+  if (size_ < kFileHeaderSize + kFooterSize || !decode_footer(file().subspan(size_ - kFooterSize), at)) {
+    return false;  // no trailer at all (why stays empty): a capture whose writer did not close it
+  }
+  RecordView rec;
+  if (at >= size_ || check_record(file(), size_t(at), rec, why) != Check::kOk || rec.type != RecordType::kIndex ||
+      rec.end != size_ - kFooterSize) {
+    why = "index record at offset " + std::to_string(at) + (why.empty() ? "" : ": " + why);
+    return false;
+  }
+  IndexData ix;
+  if (Status st = decode_index(rec.body, ix); !st.ok()) {
+    why = st.message();
+    return false;
+  }
+  for (size_t i = 0; i < ix.records.size(); ++i) {
+    if (ix.records[i].offset + kRecordHeaderSize > at || (i && ix.records[i].tick < ix.records[i - 1].tick)) {
+      why = "index entry " + std::to_string(i) + " out of range or order";
+      return false;
+    }
+  }
+  for (uint64_t m : ix.metadata_offsets) {
+    RecordView mr;
+    std::string w;
+    if (m >= at || check_record(file(), size_t(m), mr, w) != Check::kOk || !is_metadata(mr.type)) {
+      why = "metadata record at offset " + std::to_string(m) + (w.empty() ? "" : ": " + w);
+      meta_ = Capture{};
+      return false;
+    }
+    if (Status st = decode_metadata(mr.type, mr.body, meta_); !st.ok()) note(corruption_at(size_t(m), st.message()));
+  }
+  index_ = std::move(ix);
+  seqs_.resize(index_.records.size());
+  for (size_t i = 0; i < seqs_.size(); ++i) seqs_[i] = uint32_t(i);
+  return true;
+}
+
+void Reader::scan() {
+  struct Last {
+    uint32_t id = 0;
+    size_t entry = SIZE_MAX;
+  };
+  std::unordered_map<std::string, Last> last;
+  size_t pos = kFileHeaderSize;
+  while (pos < size_) {
+    uint64_t ignored;
+    if (size_ - pos == kFooterSize && decode_footer(file().subspan(pos), ignored)) break;
+    RecordView rec;
+    std::string why;
+    const Check c = check_record(file(), pos, rec, why);
+    if (c != Check::kOk) {
+      // Resynchronise: the next offset holding a sync marker and a record that checks out.
+      size_t next = find_sync(file(), pos + 1);
+      std::string ignore;
+      while (next < size_ && check_record(file(), next, rec, ignore) != Check::kOk) next = find_sync(file(), next + 1);
+      if (next >= size_) {
+        note(corruption_at(pos, std::string(c == Check::kTorn ? "torn" : "corrupt") + " tail, " +
+                                    std::to_string(size_ - pos) + " bytes ignored: " + why));
+        break;
+      }
+      note(corruption_at(pos, why + "; skipped " + std::to_string(next - pos) + " bytes to the record at offset " +
+                                  std::to_string(next)));
+      pos = next;
+    }
+    pos = rec.end;
+    if (is_metadata(rec.type)) {
+      if (Status st = decode_metadata(rec.type, rec.body, meta_); !st.ok()) note(corruption_at(rec.offset, st.message()));
+      continue;
+    }
+    if (rec.type != RecordType::kQuery) continue;  // an old index, or a type from a later version
+    ByteReader br(rec.body);
+    QueryHeader h;
+    if (!decode_query_header(br, h)) {
+      note(corruption_at(rec.offset, "query record header cut short"));
+      continue;
+    }
+    auto [it, fresh] = last.try_emplace(h.value_name);
+    if (fresh) {
+      it->second.id = uint32_t(index_.queries.size());
+      index_.queries.push_back(h.value_name);
+    }
+    uint32_t base = kNoBase;
+    if (h.base_seq != kNoBase)
+      base = it->second.entry != SIZE_MAX && seqs_[it->second.entry] == h.base_seq ? uint32_t(it->second.entry) : kLostBase;
+    it->second.entry = index_.records.size();
+    index_.records.push_back(RecordInfo{rec.offset, h.time_100ns, h.tick, it->second.id, base, h.raw_size});
+    seqs_.push_back(h.seq);
+  }
+}
+
+Status Reader::read_header(size_t i, QueryHeader& h, ByteView& coded) const {
+  const RecordInfo& e = index_.records[i];
+  RecordView rec;
+  std::string why;
+  if (check_record(file(), size_t(e.offset), rec, why) != Check::kOk || rec.type != RecordType::kQuery)
+    return corruption_at(size_t(e.offset), "query record " + std::to_string(i) + ": " + (why.empty() ? "not a query" : why));
+  ByteReader br(rec.body);
+  if (!decode_query_header(br, h)) return corruption_at(size_t(e.offset), "query record header cut short");
+  const uint32_t want_base = e.base == kNoBase ? kNoBase : seqs_[e.base];
+  if (h.seq != seqs_[i] || h.base_seq != want_base || h.raw_size != e.raw_size)
+    return corruption_at(size_t(e.offset), "query record " + std::to_string(i) + " does not match the index");
+  br.bytes(br.remaining(), coded);
+  return Status::Ok();
+}
+
+Status Reader::decode_one(size_t i, QueryCache& c) {
+  QueryHeader h;
+  ByteView coded;
+  Status st = read_header(i, h, coded);
+  if (st.ok()) {
+    st = decode_payload(h.codec, coded, c.cur, h.raw_size, c.tmp);
+    if (!st.ok()) st = corruption_at(size_t(index_.records[i].offset), st.message());
+  }
+  if (!st.ok()) {
+    c.decoded = SIZE_MAX;
+    return st;
+  }
+  std::swap(c.cur, c.tmp);
+  c.decoded = i;
+  return Status::Ok();
+}
+
+Status Reader::payload(size_t i, ByteView& out) {
+  if (i >= index_.records.size()) return Status::InvalidArgument("record " + std::to_string(i) + " does not exist");
+  QueryCache& c = cache_[index_.records[i].query];
+  // Walk back to the keyframe (or to the payload already cached), then decode forward.
+  std::vector<size_t> chain{i};
+  while (chain.back() != c.decoded && index_.records[chain.back()].base != kNoBase) {
+    const uint32_t base = index_.records[chain.back()].base;
+    if (base == kLostBase)
+      return corruption_at(size_t(index_.records[chain.back()].offset),
+                           "delta record " + std::to_string(chain.back()) + " lost its base record");
+    chain.push_back(base);
+  }
+  if (chain.back() == c.decoded) chain.pop_back();
+  for (auto k = chain.rbegin(); k != chain.rend(); ++k)
+    if (Status st = decode_one(*k, c); !st.ok()) return st;
+  out = c.cur;
+  return Status::Ok();
+}
+
+Status Reader::read_record(size_t i, QueryRecord& out) {
+  ByteView p;
+  if (Status st = payload(i, p); !st.ok()) return st;
+  QueryHeader h;
+  ByteView coded;
+  if (Status st = read_header(i, h, coded); !st.ok()) return st;
+  out.tick = h.tick;
+  out.time_100ns = h.time_100ns;
+  out.latency_us = h.latency_us;
+  out.value_name = std::move(h.value_name);
+  out.status = h.status;
+  out.reg_type = h.reg_type;
+  out.size = h.size;
+  out.payload.assign(p.begin(), p.end());
+  return Status::Ok();
+}
+
+std::pair<size_t, size_t> Reader::tick_range(uint32_t tick) const {
+  const auto& r = index_.records;
+  auto lo = std::lower_bound(r.begin(), r.end(), tick, [](const RecordInfo& e, uint32_t t) { return e.tick < t; });
+  auto hi = std::upper_bound(lo, r.end(), tick, [](uint32_t t, const RecordInfo& e) { return t < e.tick; });
+  return {size_t(lo - r.begin()), size_t(hi - r.begin())};
+}
+
+Status Reader::read_tick(uint32_t tick, std::vector<QueryRecord>& out) {
+  const auto [first, last] = tick_range(tick);
+  out.resize(last - first);
+  for (size_t i = first; i < last; ++i)
+    if (Status st = read_record(i, out[i - first]); !st.ok()) return st;
+  return Status::Ok();
+}
+
+Status read_capture(const std::string& path, Capture& out, std::vector<std::string>* warnings) {
+  std::unique_ptr<Reader> r;
+  if (Status st = Reader::open(path, r); !st.ok()) return st;
+  out = r->metadata();
+  out.records.clear();
+  Status first = r->damage();
+  std::vector<std::string> problems = r->warnings();
+  for (size_t i = 0; i < r->records().size(); ++i) {
+    QueryRecord rec;
+    if (Status st = r->read_record(i, rec); !st.ok()) {
+      if (first.ok()) first = st;
+      problems.push_back(st.message());
+      continue;
+    }
+    out.records.push_back(std::move(rec));
+  }
+  if (warnings) *warnings = std::move(problems);
+  return first;
+}
+
+}  // namespace perfsim::captures

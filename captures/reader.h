@@ -1,0 +1,84 @@
+// Capture reader (format: FORMAT.md). open() maps the file, reads the metadata and the index
+// trailer; when the trailer is missing or damaged it rebuilds the index by scanning the records.
+//
+// Guarantees:
+//  - Nothing outside the file is read; every problem found names its byte offset.
+//  - Damage does not stop reading: a torn or corrupt tail is reported and every record before it
+//    is kept; corruption in the middle is skipped by resynchronising on the next record's sync
+//    marker, and the records after it are kept (deltas whose base was lost are reported when read,
+//    until the next keyframe of their query).
+//  - payload(i) decodes at most keyframe_interval - 1 deltas (fewer when reading in order: the
+//    last payload of each query is cached).
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "captures/capture.h"
+#include "captures/records.h"
+
+namespace perfsim::captures {
+
+inline constexpr uint32_t kLostBase = 0xFFFFFFFE;  // RecordInfo::base of a delta whose base is damaged
+
+struct ReaderOptions {
+  bool use_index = true;  // false: always scan (verifies every record's checksum on open)
+};
+
+class Reader {
+ public:
+  static Status open(const std::string& path, std::unique_ptr<Reader>& out, const ReaderOptions& opt = {});
+  ~Reader();
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+
+  // Host, registry, names, catalog, fingerprint; records left empty.
+  const Capture& metadata() const { return meta_; }
+  const std::vector<std::string>& queries() const { return index_.queries; }
+  const std::vector<RecordInfo>& records() const { return index_.records; }
+  bool used_index() const { return used_index_; }
+  uint64_t file_size() const { return size_; }
+
+  // Damage found so far (open, then reads), one line each with its offset; damage() is the first
+  // as a Corruption status (ok when the file is intact).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  Status damage() const { return damage_; }
+
+  // Decoded payload of record i; the view is valid until the next decode of the same query.
+  Status payload(size_t i, ByteView& out);
+  Status read_record(size_t i, QueryRecord& out);
+  // Record numbers [first, last) of a tick (empty when it has none).
+  std::pair<size_t, size_t> tick_range(uint32_t tick) const;
+  Status read_tick(uint32_t tick, std::vector<QueryRecord>& out);
+
+ private:
+  struct QueryCache {
+    size_t decoded = SIZE_MAX;  // record whose payload `cur` holds
+    Bytes cur, tmp;
+  };
+
+  Reader() = default;
+  ByteView file() const { return {data_, size_}; }
+  bool load_index(std::string& why);
+  void scan();
+  void note(const Status& st);
+  Status decode_one(size_t i, QueryCache& c);
+  Status read_header(size_t i, QueryHeader& h, ByteView& coded) const;
+
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  Capture meta_;
+  IndexData index_;
+  std::vector<uint32_t> seqs_;  // seq written in each record (equals its number unless records were lost)
+  std::vector<QueryCache> cache_;
+  std::vector<std::string> warnings_;
+  Status damage_;
+  bool used_index_ = false;
+};
+
+// Reads a whole capture. On damage returns the first Corruption (with its offset) and still fills
+// `out` with every intact record; `warnings` (optional) receives every problem found.
+Status read_capture(const std::string& path, Capture& out, std::vector<std::string>* warnings = nullptr);
+
+}  // namespace perfsim::captures

@@ -1,0 +1,167 @@
+#include "captures/writer.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace perfsim::captures {
+namespace {
+
+Status io_error(const std::string& what) { return Status::IOError(what + ": " + std::strerror(errno)); }
+
+}  // namespace
+
+Status Writer::create(const std::string& path, const HostInfo& host, const WriterOptions& opt,
+                      std::unique_ptr<Writer>& out) {
+  if (opt.keyframe_interval == 0) return Status::InvalidArgument("keyframe_interval must be at least 1");
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return io_error("cannot create " + path);
+  std::unique_ptr<Writer> w(new Writer(fd, opt));
+  Bytes header(std::begin(kFileMagic), std::end(kFileMagic));
+  put_le32(header, kFormatVersion);
+  put_le32(header, 0);
+  Status st = w->write_all(header);
+  if (st.ok()) st = w->write_metadata(RecordType::kHost, encode_host(host));
+  if (!st.ok()) return st;
+  out = std::move(w);
+  return Status::Ok();
+}
+
+Writer::~Writer() {
+  if (fd_ >= 0) close();
+}
+
+Status Writer::write_all(ByteView data) {
+  if (!error_.ok()) return error_;
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return error_ = io_error("write at offset " + std::to_string(offset_ + done));
+    done += size_t(n);
+  }
+  offset_ += data.size();
+  return Status::Ok();
+}
+
+Status Writer::write_frame(RecordType type, ByteView body) {
+  if (fd_ < 0) return Status::InvalidArgument("capture writer is closed");
+  frame_.clear();
+  frame_record(frame_, type, body);
+  Status st = write_all(frame_);
+  if (st.ok() && opt_.sync == SyncPolicy::kEveryRecord) st = sync();
+  return st;
+}
+
+Status Writer::write_metadata(RecordType type, const Bytes& body) {
+  const uint64_t at = offset_;
+  Status st = write_frame(type, body);
+  if (st.ok()) index_.metadata_offsets.push_back(at);
+  return st;
+}
+
+Status Writer::add_registry(const RegistryValue& v) { return write_metadata(RecordType::kRegistry, encode_registry(v)); }
+Status Writer::add_names(const NameTable& t) { return write_metadata(RecordType::kNames, encode_names(t)); }
+Status Writer::add_object(const ObjectInfo& o) { return write_metadata(RecordType::kObject, encode_object(o)); }
+Status Writer::set_fingerprint(const std::string& json) {
+  return write_metadata(RecordType::kFingerprint, encode_fingerprint(json));
+}
+
+Codec Writer::encode_delta(ByteView payload, ByteView base) {
+  switch (opt_.delta) {
+    case DeltaCodec::kXor:
+      return encode_payload(payload, base, Codec::kXorLz4, coded_, scratch_);
+    case DeltaCodec::kDict:
+      return encode_payload(payload, base, Codec::kDictLz4, coded_, scratch_);
+    case DeltaCodec::kSmallest: {
+      const Codec a = encode_payload(payload, base, Codec::kXorLz4, coded_, scratch_);
+      coded_alt_.clear();
+      const Codec b = encode_payload(payload, base, Codec::kDictLz4, coded_alt_, scratch_);
+      if (coded_alt_.size() >= coded_.size()) return a;
+      std::swap(coded_, coded_alt_);
+      return b;
+    }
+    case DeltaCodec::kNone:
+      break;
+  }
+  return encode_payload(payload, base, Codec::kLz4, coded_, scratch_);
+}
+
+Status Writer::append(const QueryRecord& r) {
+  if (!index_.records.empty() && r.tick < last_tick_)
+    return Status::InvalidArgument("tick " + std::to_string(r.tick) + " after tick " + std::to_string(last_tick_));
+  if (!index_.records.empty() && r.tick != last_tick_ && opt_.sync == SyncPolicy::kEveryTick) {
+    if (Status st = sync(); !st.ok()) return st;
+  }
+  auto [it, fresh] = queries_.try_emplace(r.value_name);
+  QueryState& q = it->second;
+  if (fresh) {
+    q.id = uint32_t(index_.queries.size());
+    index_.queries.push_back(r.value_name);
+  }
+  const bool keyframe = q.last_entry == kNoBase || q.since_keyframe + 1 >= opt_.keyframe_interval ||
+                        opt_.delta == DeltaCodec::kNone;
+  coded_.clear();
+  QueryHeader h;
+  h.seq = uint32_t(index_.records.size());
+  h.base_seq = keyframe ? kNoBase : q.last_entry;
+  h.tick = r.tick;
+  h.time_100ns = r.time_100ns;
+  h.latency_us = r.latency_us;
+  h.status = r.status;
+  h.reg_type = r.reg_type;
+  h.size = r.size;
+  h.raw_size = uint32_t(r.payload.size());
+  h.codec = keyframe ? encode_payload(r.payload, {}, Codec::kLz4, coded_, scratch_) : encode_delta(r.payload, q.prev);
+  h.value_name = r.value_name;
+  body_.clear();
+  encode_query_header(body_, h);
+  put_bytes(body_, coded_);
+
+  const uint64_t at = offset_;
+  if (Status st = write_frame(RecordType::kQuery, body_); !st.ok()) return st;
+  index_.records.push_back(RecordInfo{at, r.time_100ns, r.tick, q.id, h.base_seq, h.raw_size});
+  q.last_entry = h.seq;
+  q.since_keyframe = keyframe ? 0 : q.since_keyframe + 1;
+  q.prev.assign(r.payload.begin(), r.payload.end());
+  last_tick_ = r.tick;
+  raw_bytes_ += r.payload.size();
+  return Status::Ok();
+}
+
+Status Writer::sync() {
+  if (!error_.ok()) return error_;
+  if (::fdatasync(fd_) != 0) return error_ = io_error("fdatasync");
+  return Status::Ok();
+}
+
+Status Writer::close() {
+  if (fd_ < 0) return error_;
+  const uint64_t index_at = offset_;
+  Status st = write_frame(RecordType::kIndex, encode_index(index_));
+  if (st.ok()) st = write_all(encode_footer(index_at));
+  if (st.ok()) st = sync();
+  if (::close(fd_) != 0 && st.ok()) st = error_ = io_error("close");
+  fd_ = -1;
+  return st;
+}
+
+Status write_capture(const std::string& path, const Capture& c, const WriterOptions& opt) {
+  std::unique_ptr<Writer> w;
+  Status st = Writer::create(path, c.host, opt, w);
+  for (const RegistryValue& v : c.registry)
+    if (st.ok()) st = w->add_registry(v);
+  for (const NameTable& t : c.names)
+    if (st.ok()) st = w->add_names(t);
+  for (const ObjectInfo& o : c.catalog)
+    if (st.ok()) st = w->add_object(o);
+  if (st.ok() && !c.fingerprint_json.empty()) st = w->set_fingerprint(c.fingerprint_json);
+  for (const QueryRecord& r : c.records)
+    if (st.ok()) st = w->append(r);
+  if (st.ok()) st = w->close();
+  return st;
+}
+
+}  // namespace perfsim::captures

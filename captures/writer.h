@@ -1,0 +1,91 @@
+// Streaming capture writer (format: FORMAT.md). create() writes the file header and the host
+// record; metadata and query records follow in any order; close() appends the index and footer.
+//
+// Guarantees:
+//  - Every record reaches the file with one write(2) of its complete frame before the call
+//    returns, so a writer killed at any point (SIGKILL included) leaves a file whose records up to
+//    the last complete one read back; the torn remainder is reported by the reader.
+//  - SyncPolicy decides what survives a power loss: nothing is fsynced before close() unless asked.
+//  - Payload i of a query is a keyframe when i % keyframe_interval == 0, so decoding any record
+//    needs at most keyframe_interval - 1 deltas.
+//  - Query records must come in non-decreasing tick order (InvalidArgument otherwise).
+//  - After the first I/O error every call returns that error.
+#pragma once
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "captures/capture.h"
+#include "captures/codec.h"
+#include "captures/records.h"
+
+namespace perfsim::captures {
+
+enum class DeltaCodec {
+  kNone,      // every payload a keyframe
+  kXor,       // XOR against the previous payload, then LZ4 (default: smallest and fastest, see FORMAT.md)
+  kDict,      // LZ4 with the previous payload as dictionary, per 32 KiB chunk
+  kSmallest,  // both, keep the smaller (twice the encoding work)
+};
+
+enum class SyncPolicy {
+  kOnClose,      // fdatasync at close only; records survive a killed process, not a power loss
+  kEveryTick,    // fdatasync when a record of a new tick arrives (the previous tick is then safe)
+  kEveryRecord,  // fdatasync after every record
+};
+
+struct WriterOptions {
+  uint32_t keyframe_interval = 32;
+  DeltaCodec delta = DeltaCodec::kXor;
+  SyncPolicy sync = SyncPolicy::kOnClose;
+};
+
+class Writer {
+ public:
+  static Status create(const std::string& path, const HostInfo& host, const WriterOptions& opt,
+                       std::unique_ptr<Writer>& out);
+  ~Writer();  // close()s if the caller did not; an error there is lost, so call close()
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  Status add_registry(const RegistryValue& v);
+  Status add_names(const NameTable& t);
+  Status add_object(const ObjectInfo& o);
+  Status set_fingerprint(const std::string& json);  // the reader keeps the last one written
+  Status append(const QueryRecord& r);
+  Status sync();
+  Status close();
+
+  uint64_t file_bytes() const { return offset_; }
+  uint64_t raw_payload_bytes() const { return raw_bytes_; }
+
+ private:
+  struct QueryState {
+    uint32_t id = 0;
+    uint32_t last_entry = kNoBase;
+    uint32_t since_keyframe = 0;
+    Bytes prev;  // last payload, the base of the next delta
+  };
+
+  Writer(int fd, const WriterOptions& opt) : fd_(fd), opt_(opt) {}
+  Status write_frame(RecordType type, ByteView body);
+  Status write_metadata(RecordType type, const Bytes& body);
+  Codec encode_delta(ByteView payload, ByteView base);
+  Status write_all(ByteView data);
+
+  int fd_ = -1;
+  WriterOptions opt_;
+  Status error_;
+  uint64_t offset_ = 0;
+  uint64_t raw_bytes_ = 0;
+  uint32_t last_tick_ = 0;
+  IndexData index_;
+  std::unordered_map<std::string, QueryState> queries_;
+  EncodeScratch scratch_;
+  Bytes coded_, coded_alt_, body_, frame_;
+};
+
+// Writes a whole capture (host, registry, names, catalog, fingerprint, records) and closes it.
+Status write_capture(const std::string& path, const Capture& c, const WriterOptions& opt = {});
+
+}  // namespace perfsim::captures
