@@ -1,0 +1,81 @@
+// The work behind each `perfsim` subcommand. main.cpp only parses arguments into these option
+// structs and calls run_*; every run_* prints its own output and returns the process exit code:
+// 0 ok, 1 failure (the message says what failed and what to check), 2 usage.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace perfsim::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+struct InspectOptions {
+  std::string path;
+  bool json = false;
+};
+int run_inspect(const InspectOptions& o);
+
+struct DumpOptions {
+  std::string path;
+  uint32_t sample = 1;            // values between sample-1 and sample (raw only for sample 0)
+  std::string query = "Global";   // which recorded value to show
+  std::string object;             // name or index; empty = all
+  std::string lang = "009";
+  bool json = false;
+};
+int run_dump(const DumpOptions& o);
+
+struct ValidateOptions {
+  std::string path;  // a capture, or a raw PERF_DATA_BLOCK blob
+  bool json = false;
+  bool strict = false;  // warnings fail too
+};
+int run_validate(const ValidateOptions& o);
+
+struct SynthOptions {
+  std::string spec;      // TOML/JSON spec file, or empty with `profile`
+  std::string profile;   // build from a built-in profile without a spec
+  std::string out;
+  std::optional<uint64_t> seed;
+  std::string host_name;  // overrides the spec's
+  std::optional<double> duration_s;
+  std::optional<double> interval_s;
+  bool json = false;
+};
+int run_synth(const SynthOptions& o);
+
+struct ServeOptions {
+  std::vector<std::string> listen;  // "ADDR:PORT" or "ADDR:PORT=SOURCE" (SOURCE: FILE.perfcap)
+  std::string capture;              // default source for listeners without one
+  std::string fleet;                // TOML fleet file: [[host]] listen/capture/timeline
+  std::string timeline = "realtime";  // realtime | step | frozen:K
+  unsigned threads = 0;
+  size_t max_connections = 4096;
+  double idle_timeout_s = 300;
+  bool allow_remote = false;
+  bool json = false;                // the start-up lines as JSON
+};
+int run_serve(const ServeOptions& o);
+
+struct QueryOptions {
+  std::string endpoint;               // ADDR:PORT
+  std::vector<std::string> values;    // default: Global
+  std::string growth = "returned";    // returned | double | add:N
+  uint32_t initial = 64 * 1024;
+  uint32_t max_tries = 16;
+  uint32_t count = 1;                 // polls; from the second on, values are formatted
+  double interval_s = 1;
+  std::string object;
+  double timeout_s = 10;
+  bool json = false;
+};
+int run_query(const QueryOptions& o);
+
+// The capture `perfsim serve` uses when given none.
+std::string bundled_default_capture();
+
+}  // namespace perfsim::cli

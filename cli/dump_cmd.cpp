@@ -1,0 +1,57 @@
+#include <fmt/core.h>
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "captures/reader.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/values.h"
+#include "core/utf16.h"
+#include "perfdata/names.h"
+
+namespace perfsim::cli {
+namespace {
+
+Status read_sample(captures::Reader& r, uint32_t tick, const std::string& query, perfdata::DataBlock& out) {
+  std::vector<captures::QueryRecord> recs;
+  if (Status s = r.read_tick(tick, recs); !s.ok()) return s;
+  for (const auto& q : recs) {
+    if (!iequals(q.value_name, query)) continue;
+    if (q.status != 0) return Status::NotFound(fmt::format("tick {}: '{}' was answered with error {}", tick, query, q.status));
+    return perfdata::parse(q.payload, out);
+  }
+  return Status::NotFound(fmt::format("tick {} holds no '{}' record", tick, query));
+}
+
+}  // namespace
+
+int run_dump(const DumpOptions& o) {
+  std::unique_ptr<captures::Reader> r;
+  if (Status s = captures::Reader::open(o.path, r); !s.ok()) return fail("dump", o.path + ": " + s.ToString());
+  for (const auto& w : r->warnings()) fmt::print(stderr, "warning: {}\n", w);
+  std::map<uint32_t, std::string> names;
+  for (const auto& t : r->metadata().names) {
+    if (!iequals(t.lang, o.lang)) continue;
+    perfdata::NameTable nt;
+    if (perfdata::parse_names(t.counter, nt).ok()) names = nt.to_map();
+  }
+  perfdata::DataBlock cur, prev;
+  if (Status s = read_sample(*r, o.sample, o.query, cur); !s.ok())
+    return fail("dump", fmt::format("{}: sample {}: {} (see `perfsim inspect` for the ticks and queries held)", o.path, o.sample, s.ToString()));
+  const bool have_prev = o.sample > 0 && read_sample(*r, o.sample - 1, o.query, prev).ok();
+  nlohmann::json jobjects = nlohmann::json::array();
+  size_t shown = 0;
+  ValuesView view{have_prev ? &prev : nullptr, &cur, &names, o.object};
+  if (Status s = print_values(view, o.json ? &jobjects : nullptr, shown); !s.ok()) return fail("dump", s.ToString());
+  if (shown == 0 && !o.object.empty())
+    return fail("dump", fmt::format("no object '{}' in sample {} of '{}'", o.object, o.sample, o.query));
+  if (o.json) {
+    nlohmann::json j = {{"host", utf16_to_utf8(cur.system_name())}, {"sample", o.sample}, {"query", o.query}, {"formatted", have_prev}, {"objects", jobjects}};
+    fmt::print("{}\n", j.dump(2));
+  }
+  return kExitOk;
+}
+
+}  // namespace perfsim::cli

@@ -1,0 +1,98 @@
+// perfsim: argument parsing only. Each subcommand fills an options struct and calls run_* from
+// cli/commands.h, which does the work and picks the exit code (0 ok, 1 failure, 2 usage).
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+using namespace perfsim::cli;
+
+int main(int argc, char** argv) {
+  CLI::App app{"perfsim: record, store and replay what Windows hosts answer over Remote Registry (winreg) perf-data queries"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "perfsim 0.1.0");
+  int rc = kExitOk;
+
+  SynthOptions synth;
+  auto* c_synth = app.add_subcommand("synth", "Build a capture of a synthetic host from a TOML/JSON spec or a built-in OS profile");
+  c_synth->add_option("spec", synth.spec, "Spec file (.toml or .json); see synth/README.md")->check(CLI::ExistingFile);
+  c_synth->add_option("--profile,-p", synth.profile, "OS profile (win2000, 2003, 2008r2, 2012r2, 2016, 2019, 2022); overrides the spec's");
+  c_synth->add_option("--out,-o", synth.out, "Capture file to write")->required();
+  c_synth->add_option("--seed", synth.seed, "Seed for the value generators (same seed, same bytes)");
+  c_synth->add_option("--host-name", synth.host_name, "System name the host reports (default: the spec's, SYNTH01)");
+  c_synth->add_option("--duration", synth.duration_s, "Seconds of samples");
+  c_synth->add_option("--interval", synth.interval_s, "Seconds between samples");
+  c_synth->add_flag("--json", synth.json, "Machine-readable summary");
+  c_synth->callback([&] {
+    if (synth.spec.empty() && synth.profile.empty()) {
+      std::fprintf(stderr, "perfsim synth: give a spec file or --profile NAME (e.g. perfsim synth --profile 2016 --out host.perfcap)\n");
+      rc = kExitUsage;
+      return;
+    }
+    rc = run_synth(synth);
+  });
+
+  InspectOptions inspect;
+  auto* c_inspect = app.add_subcommand("inspect", "Summarise a capture: host, queries, ticks, sizes");
+  c_inspect->add_option("file", inspect.path, "Capture file (.perfcap)")->required()->check(CLI::ExistingFile);
+  c_inspect->add_flag("--json", inspect.json, "Machine-readable output");
+  c_inspect->callback([&] { rc = run_inspect(inspect); });
+
+  DumpOptions dump;
+  auto* c_dump = app.add_subcommand("dump", "Print objects, instances and formatted counter values (as typeperf shows them) between two samples");
+  c_dump->add_option("file", dump.path, "Capture file (.perfcap)")->required()->check(CLI::ExistingFile);
+  c_dump->add_option("--sample,-k", dump.sample, "Show values between sample K-1 and K (0: raw values of the first sample)")->capture_default_str();
+  c_dump->add_option("--query", dump.query, "Recorded value to show: Global, Costly, or a recorded index list")->capture_default_str();
+  c_dump->add_option("--object", dump.object, "Only this object (name like Processor, or index like 238)");
+  c_dump->add_option("--lang", dump.lang, "Language of the name table used for names")->capture_default_str();
+  c_dump->add_flag("--json", dump.json, "Machine-readable output");
+  c_dump->callback([&] { rc = run_dump(dump); });
+
+  ValidateOptions validate;
+  auto* c_validate = app.add_subcommand("validate", "Check a capture's perf-data payloads, or a raw PERF_DATA_BLOCK blob, with perflib's checks and more");
+  c_validate->add_option("file", validate.path, "Capture file or raw blob")->required()->check(CLI::ExistingFile);
+  c_validate->add_flag("--strict", validate.strict, "Fail on warnings too");
+  c_validate->add_flag("--json", validate.json, "Machine-readable output");
+  c_validate->callback([&] { rc = run_validate(validate); });
+
+  ServeOptions serve;
+  auto* c_serve = app.add_subcommand("serve", "Serve simulated hosts over winreg/DCE-RPC (ncacn_ip_tcp); with no arguments the bundled default host on 127.0.0.1");
+  c_serve->add_option("--listen,-l", serve.listen, "ADDR:PORT or ADDR:PORT=CAPTURE (repeatable; port 0 picks a free port)");
+  c_serve->add_option("--capture,-c", serve.capture, "Capture served by listeners that name none (default: the bundled default host)")->check(CLI::ExistingFile);
+  c_serve->add_option("--fleet", serve.fleet, "TOML fleet file: [[host]] tables with listen, capture, timeline")->check(CLI::ExistingFile);
+  c_serve->add_option("--timeline", serve.timeline, "realtime (loop the capture at its own pace), step (one sample per answer) or frozen:K")->capture_default_str();
+  c_serve->add_option("--threads", serve.threads, "Worker threads (0: one per core)")->capture_default_str();
+  c_serve->add_option("--max-connections", serve.max_connections, "Further connections are closed at accept")->capture_default_str();
+  c_serve->add_option("--idle-timeout", serve.idle_timeout_s, "Seconds without a complete PDU before a connection is closed (0: never)")->capture_default_str();
+  c_serve->add_flag("--allow-remote", serve.allow_remote, "Allow listening on non-loopback addresses");
+  c_serve->add_flag("--json", serve.json, "Print the listening endpoints as JSON lines");
+  c_serve->callback([&] { rc = run_serve(serve); });
+
+  QueryOptions query;
+  auto* c_query = app.add_subcommand("query", "A small collector: OpenHKPD, QueryValue with a growing buffer, decode and print");
+  c_query->add_option("endpoint", query.endpoint, "ADDR:PORT of a winreg server (ncacn_ip_tcp)")->required();
+  c_query->add_option("values", query.values, "Value names: Global (default), Costly, \"238 230\", \"Counter 009\", ...");
+  c_query->add_option("--growth", query.growth, "Buffer growth after ERROR_MORE_DATA: returned (use the size the host says), double, add:N")->capture_default_str();
+  c_query->add_option("--initial", query.initial, "First buffer size in bytes")->capture_default_str();
+  c_query->add_option("--max-tries", query.max_tries, "Give up after this many QueryValue calls per value")->capture_default_str();
+  c_query->add_option("--count,-n", query.count, "Polls; values are formatted between consecutive polls")->capture_default_str();
+  c_query->add_option("--interval", query.interval_s, "Seconds between polls")->capture_default_str();
+  c_query->add_option("--object", query.object, "Only this object (name or index)");
+  c_query->add_option("--timeout", query.timeout_s, "Seconds to wait for the host on each step")->capture_default_str();
+  c_query->add_flag("--json", query.json, "Machine-readable output");
+  c_query->callback([&] { rc = run_query(query); });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    std::fprintf(stderr, "Run 'perfsim --help' or 'perfsim <command> --help' for usage.\n");
+    return kExitUsage;
+  }
+  return rc;
+}

@@ -1,0 +1,110 @@
+#include <fmt/core.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/values.h"
+#include "perfdata/names.h"
+#include "perfdata/select.h"
+#include "recorder/client.h"
+
+namespace perfsim::cli {
+namespace {
+
+Status parse_growth(const QueryOptions& o, recorder::Growth& g) {
+  g.initial = o.initial;
+  g.max_tries = o.max_tries;
+  if (o.growth == "returned") g.kind = recorder::Growth::Kind::kReturned;
+  else if (o.growth == "double") g.kind = recorder::Growth::Kind::kDouble;
+  else if (o.growth.rfind("add:", 0) == 0) {
+    g.kind = recorder::Growth::Kind::kAdd;
+    try { g.step = uint32_t(std::stoul(o.growth.substr(4))); } catch (...) { g.step = 0; }
+    if (g.step == 0) return Status::InvalidArgument("--growth add:N needs a positive byte count N, e.g. add:4096");
+  } else {
+    return Status::InvalidArgument("--growth '" + o.growth + "' is not one of returned, double, add:N");
+  }
+  return Status::Ok();
+}
+
+bool is_name_table(const std::string& v) {
+  auto k = perfdata::parse_query(v).kind;
+  return k == perfdata::QueryKind::kCounter || k == perfdata::QueryKind::kHelp || k == perfdata::QueryKind::kExplain;
+}
+
+}  // namespace
+
+int run_query(const QueryOptions& o) {
+  const size_t colon = o.endpoint.rfind(':');
+  if (colon == std::string::npos || colon == 0) return fail("query", "endpoint '" + o.endpoint + "' must be ADDR:PORT, e.g. 127.0.0.1:4135", kExitUsage);
+  std::string host = o.endpoint.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  uint16_t port = 0;
+  try {
+    const unsigned long p = std::stoul(o.endpoint.substr(colon + 1));
+    if (p == 0 || p > 65535) throw std::out_of_range("port");
+    port = uint16_t(p);
+  } catch (...) {
+    return fail("query", "port in '" + o.endpoint + "' must be 1..65535", kExitUsage);
+  }
+  recorder::Growth growth;
+  if (Status s = parse_growth(o, growth); !s.ok()) return fail("query", s.message(), kExitUsage);
+  const std::vector<std::string> values = o.values.empty() ? std::vector<std::string>{"Global"} : o.values;
+
+  std::unique_ptr<recorder::WinregClient> c;
+  if (Status s = recorder::WinregClient::connect(host, port, std::chrono::milliseconds(int64_t(o.timeout_s * 1000)), c); !s.ok())
+    return fail("query", s.message());
+  winreg::PolicyHandle hkpd;
+  if (Status s = c->open_hive(winreg::kOpenHKPD, hkpd); !s.ok()) return fail("query", "OpenHKPD: " + s.message());
+
+  // Names for objects and counters, as a collector reads them first.
+  std::map<uint32_t, std::string> names;
+  recorder::ValueResult nv;
+  if (c->query_value_growing(hkpd, "Counter 009", growth, nv).ok() && nv.status == 0) {
+    perfdata::NameTable t;
+    if (perfdata::parse_names(nv.data, t).ok()) names = t.to_map();
+  }
+
+  nlohmann::json jout = nlohmann::json::array();
+  std::map<std::string, perfdata::DataBlock> prev;
+  for (uint32_t poll = 0; poll < std::max<uint32_t>(o.count, 1); ++poll) {
+    if (poll) std::this_thread::sleep_for(std::chrono::milliseconds(int64_t(o.interval_s * 1000)));
+    for (const std::string& v : values) {
+      recorder::ValueResult r;
+      if (Status s = c->query_value_growing(hkpd, v, growth, r); !s.ok()) return fail("query", s.message());
+      nlohmann::json jv = {{"value", v}, {"poll", poll}, {"status", r.status}, {"status_name", recorder::werror_name(r.status)},
+                           {"type", r.type}, {"bytes", r.data.size()}, {"tries", r.tries}, {"buffer", r.last_offered}};
+      if (r.status != 0) {
+        if (o.json) jout.push_back(jv);
+        else fmt::print("{}: {} after {} tries\n", v, recorder::werror_name(r.status), r.tries);
+        continue;
+      }
+      if (is_name_table(v)) {
+        perfdata::NameTable t;
+        const bool ok = perfdata::parse_names(r.data, t).ok();
+        jv["entries"] = ok ? t.entries.size() : 0;
+        if (o.json) jout.push_back(jv);
+        else fmt::print("{}: {} bytes, {} entries, last index {}\n", v, r.data.size(), t.entries.size(), t.declared_last());
+        continue;
+      }
+      perfdata::DataBlock cur;
+      if (Status s = perfdata::parse(r.data, cur); !s.ok()) return fail("query", v + ": the host's answer does not parse: " + s.ToString());
+      if (!o.json) fmt::print("# {}: {} bytes, {} objects, {} tries (final buffer {} bytes)\n", v, r.data.size(), cur.objects.size(), r.tries, r.last_offered);
+      auto it = prev.find(v);
+      nlohmann::json jobjects = nlohmann::json::array();
+      size_t shown = 0;
+      ValuesView view{it == prev.end() ? nullptr : &it->second, &cur, &names, o.object};
+      if (Status s = print_values(view, o.json ? &jobjects : nullptr, shown); !s.ok()) return fail("query", s.ToString());
+      if (o.json) { jv["objects"] = jobjects; jout.push_back(jv); }
+      prev[v] = std::move(cur);
+    }
+  }
+  uint32_t werr = 0;
+  c->close_key(hkpd, werr);
+  if (o.json) fmt::print("{}\n", jout.dump(2));
+  return kExitOk;
+}
+
+}  // namespace perfsim::cli

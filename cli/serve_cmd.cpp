@@ -1,0 +1,128 @@
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "captures/reader.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "replayer/host.h"
+#include "server/server.h"
+#include "server/winreg_handler.h"
+
+namespace perfsim::cli {
+namespace {
+
+struct HostSpec {
+  std::string listen;
+  std::string capture;
+  std::string timeline;
+};
+
+Status parse_timeline(const std::string& s, replayer::HostOptions& opt) {
+  if (s == "realtime") { opt.mode = replayer::TimelineMode::kRealtime; return Status::Ok(); }
+  if (s == "step") { opt.mode = replayer::TimelineMode::kStep; return Status::Ok(); }
+  if (s.rfind("frozen:", 0) == 0) {
+    try {
+      opt.mode = replayer::TimelineMode::kFrozen;
+      opt.frozen_tick = uint32_t(std::stoul(s.substr(7)));
+      return Status::Ok();
+    } catch (...) {
+    }
+  }
+  return Status::InvalidArgument("timeline '" + s + "' is not one of realtime, step, frozen:K (K a sample number)");
+}
+
+Status read_fleet(const std::string& path, std::vector<HostSpec>& out) {
+  toml::table t;
+  try {
+    t = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", path, e.source().begin.line, e.source().begin.column, e.description()));
+  }
+  const toml::array* hosts = t["host"].as_array();
+  if (!hosts || hosts->empty()) return Status::InvalidArgument(path + ": no [[host]] tables (each needs listen = \"ADDR:PORT\")");
+  for (const auto& node : *hosts) {
+    const toml::table* h = node.as_table();
+    if (!h) return Status::InvalidArgument(path + ": [[host]] entries must be tables");
+    HostSpec s;
+    s.listen = (*h)["listen"].value_or(std::string());
+    s.capture = (*h)["capture"].value_or(std::string());
+    s.timeline = (*h)["timeline"].value_or(std::string());
+    if (s.listen.empty()) return Status::InvalidArgument(fmt::format("{}: line {}: [[host]] without listen = \"ADDR:PORT\"", path, h->source().begin.line));
+    if (!s.capture.empty() && std::filesystem::path(s.capture).is_relative())
+      s.capture = (std::filesystem::path(path).parent_path() / s.capture).string();
+    out.push_back(std::move(s));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string bundled_default_capture() {
+  return std::string(PERFSIM_BUNDLED_CAPTURES_DIR) + "/default-2016.perfcap";
+}
+
+int run_serve(const ServeOptions& o) {
+  std::vector<HostSpec> specs;
+  if (!o.fleet.empty()) {
+    if (Status s = read_fleet(o.fleet, specs); !s.ok()) return fail("serve", s.message(), kExitUsage);
+  }
+  for (const std::string& l : o.listen) {
+    const size_t eq = l.find('=');
+    specs.push_back({l.substr(0, eq), eq == std::string::npos ? std::string() : l.substr(eq + 1), std::string()});
+  }
+  if (specs.empty()) specs.push_back({"127.0.0.1:0", std::string(), std::string()});
+
+  server::ServerConfig cfg;
+  cfg.threads = o.threads;
+  cfg.allow_non_loopback = o.allow_remote;
+  cfg.max_connections = o.max_connections;
+  cfg.idle_timeout = std::chrono::milliseconds(int64_t(o.idle_timeout_s * 1000));
+  // Hosts are loaded once per capture file and timeline, and shared by the listeners naming them.
+  std::map<std::string, std::shared_ptr<server::WinregHandlerFactory>> factories;
+  for (HostSpec& s : specs) {
+    std::string addr;
+    uint16_t port = 0;
+    if (Status st = server::parse_listen_address(s.listen, o.allow_remote, addr, port); !st.ok())
+      return fail("serve", fmt::format("--listen {}: {}", s.listen, st.message()), kExitUsage);
+    if (s.capture.empty()) s.capture = o.capture.empty() ? bundled_default_capture() : o.capture;
+    if (s.timeline.empty()) s.timeline = o.timeline;
+    replayer::HostOptions hopt;
+    if (Status st = parse_timeline(s.timeline, hopt); !st.ok()) return fail("serve", st.message(), kExitUsage);
+    const std::string key = s.capture + "|" + s.timeline;
+    if (!factories.count(key)) {
+      captures::Capture cap;
+      std::vector<std::string> warnings;
+      if (Status st = captures::read_capture(s.capture, cap, &warnings); !st.ok())
+        return fail("serve", fmt::format("{}: {} (make one with `perfsim synth`, or check the path)", s.capture, st.ToString()));
+      for (const auto& w : warnings) fmt::print(stderr, "perfsim serve: {}: {}\n", s.capture, w);
+      std::shared_ptr<replayer::SimulatedHost> host;
+      if (Status st = replayer::SimulatedHost::load(cap, hopt, host); !st.ok()) return fail("serve", s.capture + ": " + st.ToString());
+      factories[key] = std::make_shared<server::WinregHandlerFactory>(host);
+    }
+    cfg.listeners.push_back({s.listen, std::string(), factories[key]});
+  }
+
+  server::Server srv(cfg);
+  if (Status st = srv.start(); !st.ok()) return fail("serve", st.message() + " (is the port in use? try another --listen port)");
+  for (size_t i = 0; i < srv.bound().size(); ++i) {
+    const server::BoundListener& b = srv.bound()[i];
+    const auto& f = static_cast<server::WinregHandlerFactory&>(*cfg.listeners[i].factory);
+    const std::string ep = b.address.find(':') != std::string::npos ? fmt::format("[{}]:{}", b.address, b.port) : fmt::format("{}:{}", b.address, b.port);
+    if (o.json) {
+      fmt::print("{}\n", nlohmann::json({{"event", "listening"}, {"address", b.address}, {"port", b.port}, {"endpoint", ep},
+                                         {"host", f.host()->name()}, {"capture", specs[i].capture}, {"timeline", specs[i].timeline}}).dump());
+    } else {
+      fmt::print("perfsim serve: host {} listening on {} (ncacn_ip_tcp:{}[{}]) from {}\n", f.host()->name(), ep, b.address, b.port, specs[i].capture);
+    }
+  }
+  std::fflush(stdout);
+  if (Status st = srv.run(); !st.ok()) return fail("serve", st.message());
+  return kExitOk;
+}
+
+}  // namespace perfsim::cli

@@ -1,0 +1,86 @@
+#include <fmt/core.h>
+
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "captures/reader.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "perfdata/validate.h"
+
+namespace perfsim::cli {
+namespace {
+
+bool is_perf_blob(const Bytes& b) {
+  static const uint8_t sig[8] = {'P', 0, 'E', 0, 'R', 0, 'F', 0};
+  return b.size() >= 8 && std::equal(sig, sig + 8, b.begin());
+}
+
+nlohmann::json finding_json(const perfdata::Finding& f) {
+  return {{"severity", perfdata::severity_name(f.severity)}, {"check", f.check}, {"message", f.message}, {"offset", f.offset}};
+}
+
+struct Report {
+  nlohmann::json items = nlohmann::json::array();
+  size_t errors = 0, warnings = 0, blobs = 0;
+
+  void add(const std::string& where, const std::vector<perfdata::Finding>& fs, bool json) {
+    ++blobs;
+    for (const auto& f : fs) {
+      if (f.severity == perfdata::Severity::kError) ++errors;
+      if (f.severity == perfdata::Severity::kWarning) ++warnings;
+      if (json) {
+        nlohmann::json j = finding_json(f);
+        j["where"] = where;
+        items.push_back(j);
+      } else {
+        fmt::print("{}: {}\n", where, perfdata::to_string(f));
+      }
+    }
+  }
+};
+
+}  // namespace
+
+int run_validate(const ValidateOptions& o) {
+  std::ifstream in(o.path, std::ios::binary);
+  if (!in) return fail("validate", o.path + ": cannot open (check the path and permissions)");
+  Bytes head(8);
+  in.read(reinterpret_cast<char*>(head.data()), 8);
+  head.resize(size_t(in.gcount()));
+  Report rep;
+  if (is_perf_blob(head)) {
+    in.seekg(0);
+    Bytes blob((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    rep.add(o.path, perfdata::validate(blob), o.json);
+  } else {
+    std::unique_ptr<captures::Reader> r;
+    if (Status s = captures::Reader::open(o.path, r); !s.ok())
+      return fail("validate", o.path + ": neither a PERF_DATA_BLOCK blob nor a readable capture: " + s.ToString());
+    for (const auto& w : r->warnings()) fmt::print(stderr, "warning: {}\n", w);
+    for (size_t i = 0; i < r->records().size(); ++i) {
+      captures::QueryRecord q;
+      const std::string where = fmt::format("record {} (tick {}, {})", i, r->records()[i].tick,
+                                            r->queries()[r->records()[i].query]);
+      if (Status s = r->read_record(i, q); !s.ok()) {
+        rep.add(where, {{perfdata::Severity::kError, "capture.record", s.ToString(), size_t(r->records()[i].offset)}}, o.json);
+        continue;
+      }
+      if (q.status != 0 || !is_perf_blob(q.payload)) continue;  // name tables, errors: not perf data
+      rep.add(where, perfdata::validate(q.payload), o.json);
+    }
+  }
+  const bool failed = rep.errors > 0 || (o.strict && rep.warnings > 0);
+  if (o.json) {
+    nlohmann::json j = {{"path", o.path}, {"blobs", rep.blobs}, {"errors", rep.errors}, {"warnings", rep.warnings},
+                        {"ok", !failed}, {"findings", rep.items}};
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("{}: {} blob(s) checked, {} error(s), {} warning(s)\n", o.path, rep.blobs, rep.errors, rep.warnings);
+  }
+  return failed ? kExitFailure : kExitOk;
+}
+
+}  // namespace perfsim::cli

@@ -1,0 +1,210 @@
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "captures/reader.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs perfsim with `args` (a shell-quoted string), bounded by `timeout 60`.
+Run run_perfsim(const std::string& args) {
+  const fs::path err = fs::temp_directory_path() / ("perfsim-cli-err-" + std::to_string(getpid()));
+  const std::string cmd = "timeout 60 " + std::string(PERFSIM_EXE) + " " + args + " 2>" + err.string();
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p);
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream e(err);
+  r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
+  fs::remove(err);
+  return r;
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("perfsim-cli-" + std::to_string(getpid()) + "-" + std::to_string(rand()));
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+// A background `perfsim serve`; the first stdout line (--json) tells the port.
+struct Server {
+  pid_t pid = -1;
+  uint16_t port = 0;
+  std::string host;
+  explicit Server(const std::string& args) {
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      dup2(fds[1], 1);
+      close(fds[0]);
+      close(fds[1]);
+      execl("/bin/sh", "sh", "-c", ("exec " + std::string(PERFSIM_EXE) + " serve --json " + args + " 2>/dev/null").c_str(), nullptr);
+      _exit(127);
+    }
+    close(fds[1]);
+    std::string line;
+    char c;
+    while (read(fds[0], &c, 1) == 1 && c != '\n') line.push_back(c);
+    close(fds[0]);
+    REQUIRE_FALSE(line.empty());
+    auto j = nlohmann::json::parse(line);
+    port = j.at("port").get<uint16_t>();
+    host = j.at("host").get<std::string>();
+  }
+  int stop() {
+    kill(pid, SIGTERM);
+    int st = 0;
+    for (int i = 0; i < 100; ++i) {  // bounded: 10 s
+      if (waitpid(pid, &st, WNOHANG) == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return -1;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("usage errors exit 2 and say how to fix them") {
+  Run r = run_perfsim("");
+  CHECK(r.code == 2);
+  r = run_perfsim("frobnicate");
+  CHECK(r.code == 2);
+  r = run_perfsim("synth --out /tmp/x.perfcap");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--profile") != std::string::npos);
+  r = run_perfsim("synth --profile win95 --out /tmp/x.perfcap");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("win2000") != std::string::npos);  // lists the valid profiles
+  r = run_perfsim("serve --listen 192.0.2.1:0");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("loopback") != std::string::npos);
+  r = run_perfsim("serve --timeline sometimes");
+  CHECK(r.code == 2);
+  r = run_perfsim("query localhost");
+  CHECK(r.code == 2);
+  r = run_perfsim("dump /nonexistent.perfcap");
+  CHECK(r.code == 2);
+}
+
+TEST_CASE("every subcommand has --help") {
+  for (const char* c : {"synth", "inspect", "dump", "validate", "serve", "query"}) {
+    Run r = run_perfsim(std::string(c) + " --help");
+    CHECK(r.code == 0);
+    CHECK(r.out.find("Usage") != std::string::npos);
+  }
+}
+
+TEST_CASE("synth, inspect, dump and validate agree on one capture") {
+  TempDir d;
+  const std::string cap = (d.path / "h.perfcap").string();
+  Run s = run_perfsim("synth --profile 2008r2 --host-name TESTBOX --duration 60 --interval 15 --seed 7 --json --out " + cap);
+  REQUIRE(s.code == 0);
+  auto sj = nlohmann::json::parse(s.out);
+  CHECK(sj["ticks"] == 4);
+  CHECK(sj["host"] == "TESTBOX");
+
+  Run i = run_perfsim("inspect --json " + cap);
+  REQUIRE(i.code == 0);
+  auto ij = nlohmann::json::parse(i.out);
+  std::unique_ptr<perfsim::captures::Reader> reader;
+  REQUIRE(perfsim::captures::Reader::open(cap, reader).ok());
+  CHECK(ij.dump().find("TESTBOX") != std::string::npos);
+  CHECK(ij.dump().find(std::to_string(reader->records().size())) != std::string::npos);
+
+  Run dmp = run_perfsim("dump --json --sample 2 --object Processor " + cap);
+  REQUIRE(dmp.code == 0);
+  auto dj = nlohmann::json::parse(dmp.out);
+  REQUIRE(dj["objects"].size() == 1);
+  int checked = 0;
+  for (auto& inst : dj["objects"][0]["instances"])
+    for (auto& c : inst["counters"])
+      if (c["counter"] == "% Processor Time") {
+        REQUIRE(c.contains("value"));
+        CHECK(c["value"].get<double>() >= 0.0);
+        CHECK(c["value"].get<double>() <= 100.0);
+        ++checked;
+      }
+  CHECK(checked >= 2);  // each CPU and _Total
+  CHECK(run_perfsim("dump --object NoSuchObject " + cap).code == 1);
+  CHECK(run_perfsim("dump --sample 99 " + cap).code == 1);
+
+  Run v = run_perfsim("validate --json " + cap);
+  CHECK(v.code == 0);
+  CHECK(nlohmann::json::parse(v.out)["errors"] == 0);
+}
+
+TEST_CASE("validate fails on a damaged PERF_DATA_BLOCK and names the offset") {
+  TempDir d;
+  const std::string cap = (d.path / "h.perfcap").string();
+  REQUIRE(run_perfsim("synth --profile 2016 --duration 15 --interval 15 --out " + cap).code == 0);
+  std::unique_ptr<perfsim::captures::Reader> reader;
+  REQUIRE(perfsim::captures::Reader::open(cap, reader).ok());
+  perfsim::captures::QueryRecord rec;
+  REQUIRE(reader->read_record(0, rec).ok());
+  perfsim::Bytes blob = rec.payload;
+  const std::string good = (d.path / "good.blob").string(), bad = (d.path / "bad.blob").string();
+  std::ofstream(good, std::ios::binary).write(reinterpret_cast<const char*>(blob.data()), std::streamsize(blob.size()));
+  CHECK(run_perfsim("validate " + good).code == 0);
+  const uint32_t hdr = perfsim::load_le32(&blob[24]);
+  perfsim::store_le32(&blob[hdr], 0xFFFFFF00);  // first object's TotalByteLength far past the end
+  std::ofstream(bad, std::ios::binary).write(reinterpret_cast<const char*>(blob.data()), std::streamsize(blob.size()));
+  Run r = run_perfsim("validate --json " + bad);
+  CHECK(r.code == 1);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["errors"].get<int>() >= 1);
+  bool at_offset = false;
+  for (auto& f : j["findings"]) at_offset |= f["offset"] == hdr;
+  CHECK(at_offset);
+}
+
+TEST_CASE("serve with no capture serves the bundled default host; query reads it; SIGTERM stops cleanly") {
+  Server srv("--timeline frozen:0");
+  CHECK(srv.host == "PERFSIM-2016");
+  const std::string ep = "127.0.0.1:" + std::to_string(srv.port);
+  Run q = run_perfsim("query --json --initial 1024 " + ep + " Global \"238\" \"Counter 009\" NoSuchValue");
+  REQUIRE(q.code == 0);
+  auto j = nlohmann::json::parse(q.out);
+  REQUIRE(j.size() == 4);
+  // The Global answer is the capture's first Global record, byte count for byte count, after growing.
+  std::unique_ptr<perfsim::captures::Reader> reader;
+  REQUIRE(perfsim::captures::Reader::open(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", reader).ok());
+  perfsim::captures::QueryRecord rec;
+  REQUIRE(reader->read_record(0, rec).ok());
+  REQUIRE(rec.value_name == "Global");
+  CHECK(j[0]["bytes"] == rec.payload.size());
+  CHECK(j[0]["tries"].get<int>() >= 2);  // 1 KiB first, then the size the host said
+  CHECK(j[1]["objects"][0]["object"] == "System");  // 238 comes with the rest of PerfOS
+  CHECK(j[2]["entries"].get<int>() > 100);
+  CHECK(j[3]["objects"].empty());                    // unknown name: an empty block
+  CHECK(srv.stop() == 0);
+}
