@@ -22,7 +22,7 @@ void frame_record(Bytes& out, RecordType type, ByteView body) {
   store_le32(&out[start + 4], crc32c(ByteView(out).subspan(start + 8)));
 }
 
-Check check_record(ByteView file, size_t offset, RecordView& out, std::string& why) {
+Check check_record(ByteView file, size_t offset, RecordView& out, std::string& why, bool verify_crc) {
   const size_t avail = offset <= file.size() ? file.size() - offset : 0;
   if (avail < 4) {
     why = "record header cut off";
@@ -38,7 +38,7 @@ Check check_record(ByteView file, size_t offset, RecordView& out, std::string& w
           " present";
     return Check::kTorn;
   }
-  if (crc32c(file.subspan(offset + 8, 5 + size_t(len))) != crc) { why = "checksum mismatch"; return Check::kBad; }
+  if (verify_crc && crc32c(file.subspan(offset + 8, 5 + size_t(len))) != crc) { why = "checksum mismatch"; return Check::kBad; }
   out.type = RecordType(file[offset + 12]);
   out.body = file.subspan(offset + kRecordHeaderSize, len);
   out.offset = offset;

@@ -45,6 +45,7 @@ Status Reader::open(const std::string& path, std::unique_ptr<Reader>& out, const
     r->scan();
   }
   r->cache_.resize(r->index_.queries.size());
+  r->verified_.resize(r->index_.records.size(), r->used_index_ ? 0 : 1);
   out = std::move(r);
   return Status::Ok();
 }
@@ -151,11 +152,11 @@ void Reader::scan() {
   }
 }
 
-Status Reader::read_header(size_t i, QueryHeader& h, ByteView& coded) const {
+Status Reader::read_header(size_t i, QueryHeader& h, ByteView& coded) {
   const RecordInfo& e = index_.records[i];
   RecordView rec;
   std::string why;
-  if (check_record(file(), size_t(e.offset), rec, why) != Check::kOk || rec.type != RecordType::kQuery)
+  if (check_record(file(), size_t(e.offset), rec, why, !verified_[i]) != Check::kOk || rec.type != RecordType::kQuery)
     return corruption_at(size_t(e.offset), "query record " + std::to_string(i) + ": " + (why.empty() ? "not a query" : why));
   ByteReader br(rec.body);
   if (!decode_query_header(br, h)) return corruption_at(size_t(e.offset), "query record header cut short");
@@ -163,6 +164,7 @@ Status Reader::read_header(size_t i, QueryHeader& h, ByteView& coded) const {
   if (h.seq != seqs_[i] || h.base_seq != want_base || h.raw_size != e.raw_size)
     return corruption_at(size_t(e.offset), "query record " + std::to_string(i) + " does not match the index");
   br.bytes(br.remaining(), coded);
+  verified_[i] = 1;
   return Status::Ok();
 }
 

@@ -7,6 +7,8 @@
 //    is kept; corruption in the middle is skipped by resynchronising on the next record's sync
 //    marker, and the records after it are kept (deltas whose base was lost are reported when read,
 //    until the next keyframe of their query).
+//  - Each record's checksum is verified the first time it is read (or at open when scanning); the
+//    file must not change while it is open.
 //  - payload(i) decodes at most keyframe_interval - 1 deltas (fewer when reading in order: the
 //    last payload of each query is cached).
 #pragma once
@@ -64,13 +66,14 @@ class Reader {
   void scan();
   void note(const Status& st);
   Status decode_one(size_t i, QueryCache& c);
-  Status read_header(size_t i, QueryHeader& h, ByteView& coded) const;
+  Status read_header(size_t i, QueryHeader& h, ByteView& coded);
 
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   Capture meta_;
   IndexData index_;
   std::vector<uint32_t> seqs_;  // seq written in each record (equals its number unless records were lost)
+  std::vector<uint8_t> verified_;  // record i's checksum already checked (scan, or an earlier read)
   std::vector<QueryCache> cache_;
   std::vector<std::string> warnings_;
   Status damage_;
