@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+"""Reads performance data from a perfsim server with impacket over ncacn_ip_tcp, through
+impacket's own rrp helpers (hBaseRegQueryValue does its own ERROR_MORE_DATA retry loop).
+The helpers return decoded values, so the raw bytes are re-encoded (UTF-16LE for strings,
+little-endian for DWORDs); impacket does not return data_size, so "size" is null.
+Usage: collector_impacket.py --port P --out DIR."""
+import struct
+
+import collector_common as common
+
+try:
+    from impacket.dcerpc.v5 import rrp, transport
+    from impacket.dcerpc.v5.rpcrt import DCERPCException
+except ImportError as e:
+    common.missing_library("python3-impacket", e)
+
+
+def raw_bytes(vtype, value):
+    if vtype == common.REG_DWORD:
+        return struct.pack("<L", value)
+    if isinstance(value, str):
+        return value.encode("utf-16-le")
+    return bytes(value)
+
+
+def error_code(e):
+    return e.get_error_code() if hasattr(e, "get_error_code") else -1
+
+
+class ImpacketSession:
+    def __init__(self, port):
+        t = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:127.0.0.1[{port}]")
+        t.set_connect_timeout(10)
+        self.dce = t.get_dce_rpc()
+        self.dce.connect()
+        self.dce.bind(rrp.MSRPC_UUID_RRP)
+
+    def open_hkpd(self):
+        return rrp.hOpenPerformanceData(self.dce)["phKey"]
+
+    def open_hklm(self):
+        return rrp.hOpenLocalMachine(self.dce)["phKey"]
+
+    def open_key(self, parent, path):
+        return rrp.hBaseRegOpenKey(self.dce, parent, path)["phkResult"]
+
+    def query_value(self, rec, key, handle, name):
+        try:
+            vtype, value = rrp.hBaseRegQueryValue(self.dce, handle, name)
+        except DCERPCException as e:
+            return rec.add_value(key, name, error_code(e), None, None, None, []), None
+        data = raw_bytes(vtype, value)
+        return rec.add_value(key, name, 0, vtype, None, data, []), data
+
+    def query_info_key(self, handle):
+        r = rrp.hBaseRegQueryInfoKey(self.dce, handle)
+        self.last_info = {"classname": str(r["lpClassOut"]).rstrip("\0"),
+                "num_subkeys": r["lpcSubKeys"], "max_subkeylen": r["lpcbMaxSubKeyLen"],
+                "max_classlen": r["lpcbMaxClassLen"], "num_values": r["lpcValues"],
+                "max_valnamelen": r["lpcbMaxValueNameLen"], "max_valbufsize": r["lpcbMaxValueLen"],
+                "secdescsize": r["lpcbSecurityDescriptor"],
+                "last_changed_time": r["lpftLastWriteTime"]["dwLowDateTime"]
+                + (r["lpftLastWriteTime"]["dwHighDateTime"] << 32)}
+        return self.last_info
+
+    def enum_value(self, rec, handle, index):
+        # The data buffer sized from QueryInfoKey, as a collector does; hBaseRegEnumValue also
+        # offers 2 * dataLen bytes for the name, so dataLen must cover the longest name too.
+        info = self.last_info
+        size = max(info["max_valbufsize"], info["max_valnamelen"] + 1, 256)
+        via = "hBaseRegEnumValue"
+        try:
+            r = rrp.hBaseRegEnumValue(self.dce, handle, index, dataLen=size)
+        except DCERPCException as e:
+            if error_code(e) != common.ERROR_MORE_DATA or 2 * size <= 0xFFFF:
+                return {"index": index, "status": error_code(e)}
+            # impacket limitation: hBaseRegEnumValue sets the name buffer's USHORT MaximumLength
+            # to 2 * dataLen; past 32 KiB its packer falls back to 0, so any server must refuse
+            # the name. Send the same request with a name buffer sized from QueryInfoKey.
+            via = "BaseRegEnumValue"
+            try:
+                r = self._enum_value_request(handle, index, size)
+            except DCERPCException as e2:
+                return {"index": index, "status": error_code(e2), "via": via}
+        data = b"".join(r["lpData"])[: r["lpcbLen"]]
+        return {"index": index, "status": 0, "name": r["lpValueNameOut"].rstrip("\0"),
+                "type": r["lpType"], "size": r["lpcbData"], "via": via, "file": rec.save_bytes(data)}
+
+    def _enum_value_request(self, handle, index, size):
+        req = rrp.BaseRegEnumValue()
+        req["hKey"] = handle
+        req["dwIndex"] = index
+        chars = self.last_info["max_valnamelen"] + 1
+        req.fields["lpValueNameIn"].fields["MaximumLength"] = 2 * chars
+        req.fields["lpValueNameIn"].fields["Data"].fields["Data"].fields["MaximumCount"] = chars
+        req["lpData"] = b" " * size
+        req["lpcbData"] = size
+        req["lpcbLen"] = size
+        return self.dce.request(req)
+
+    def get_version(self, handle):
+        return rrp.hBaseRegGetVersion(self.dce, handle)["lpdwVersion"]
+
+    def close_key(self, handle):
+        try:
+            rrp.hBaseRegCloseKey(self.dce, handle)
+            return 0
+        except DCERPCException as e:
+            return error_code(e)
+
+    def disconnect(self):
+        self.dce.disconnect()
+
+
+if __name__ == "__main__":
+    common.run("impacket", ImpacketSession)

@@ -1,0 +1,224 @@
+#include "support.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+
+#include "captures/reader.h"
+
+namespace perfsim::interop {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+uintmax_t file_size_or_zero(const std::string& path) {
+  std::error_code ec;
+  const uintmax_t n = fs::file_size(path, ec);
+  return ec ? 0 : n;
+}
+
+// Polls `ready` every 20 ms for at most `limit`.
+template <class Pred>
+bool wait_until(Pred ready, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) out.push_back(cur);
+  if (!s.empty() && s.back() == sep) out.push_back("");
+  return out;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// Wireshark's expert severities and the TCP flow group (epan/proto.h PI_WARN, PI_ERROR, PI_SEQUENCE).
+constexpr unsigned long kSeverityWarn = 0x00600000, kSeverityError = 0x00800000, kGroupSequence = 0x02000000;
+
+}  // namespace
+
+void send_and_close(uint16_t port, const std::string& data) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0 && !data.empty())
+    (void)::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+  ::close(fd);
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+CommandResult run_command(const std::string& command) {
+  CommandResult r;
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  if (!p) {
+    r.output = "popen failed for: " + command;
+    return r;
+  }
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int st = ::pclose(p);
+  r.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+Status PacketRecorder::start(uint16_t port, const std::string& file) {
+  file_ = file;
+  log_file_ = file + ".dumpcap.log";
+  const std::string filter = "tcp port " + std::to_string(port);
+  std::vector<std::string> args = {"dumpcap", "-i", "lo", "-f", filter, "-w", file, "-q"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const int log_fd = ::open(log_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (log_fd < 0) return Status::IOError("cannot create " + log_file_);
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    // Only async-signal-safe calls between fork and exec (the server's threads are running).
+    ::prctl(PR_SET_PDEATHSIG, SIGINT);  // a crashed test must not leave dumpcap behind
+    ::dup2(log_fd, 1);
+    ::dup2(log_fd, 2);
+    ::execvp("dumpcap", argv.data());
+    ::_exit(127);
+  }
+  ::close(log_fd);
+  if (pid_ < 0) return Status::IOError("fork failed");
+
+  auto failed = [&](const std::string& why) {
+    stop();
+    return Status::IOError(why + "; dumpcap said: " + log_);
+  };
+  // The file header is written once the interface is open and the filter compiled.
+  if (!wait_until([&] { return file_size_or_zero(file) > 0 || ::waitpid(pid_, nullptr, WNOHANG) != 0; }, 10s) ||
+      file_size_or_zero(file) == 0)
+    return failed("dumpcap did not start capturing on lo within 10 s (needs root or the wireshark group)");
+  // Proof that packets of this port reach the file: a probe connection makes it grow.
+  const uintmax_t header = file_size_or_zero(file);
+  for (int i = 0; i < 20; ++i) {
+    send_and_close(port, "");
+    if (wait_until([&] { return file_size_or_zero(file) > header; }, 500ms)) return Status::Ok();
+  }
+  return failed("dumpcap wrote no packet of a probe connection to port " + std::to_string(port) + " within 10 s");
+}
+
+void PacketRecorder::stop() {
+  if (pid_ <= 0) return;
+  // dumpcap flushes its file every 100 ms or so: wait until the size stops changing (<= 3 s).
+  uintmax_t last = file_size_or_zero(file_);
+  for (int i = 0; i < 10; ++i) {
+    std::this_thread::sleep_for(300ms);
+    const uintmax_t now = file_size_or_zero(file_);
+    if (now == last) break;
+    last = now;
+  }
+  ::kill(pid_, SIGINT);
+  if (!wait_until([&] { return ::waitpid(pid_, nullptr, WNOHANG) != 0; }, 10s)) {
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  pid_ = -1;
+  log_ = read_text(log_file_);
+}
+
+WireReport check_wire(const std::string& pcap, uint16_t port) {
+  WireReport w;
+  const std::string fields[] = {"frame.number", "tcp.len", "frame.protocols", "dcerpc.pkt_type", "winreg.opnum",
+                                "tcp.reassembled_in", "dcerpc.reassembled_in", "_ws.expert.severity",
+                                "_ws.expert.message", "_ws.malformed", "_ws.expert.group",
+                                "tcp.analysis.retransmission", "tcp.analysis.fast_retransmission"};
+  std::string cmd = "(timeout 120 tshark -2 -n -r " + shell_quote(pcap) + " -d tcp.port==" + std::to_string(port) +
+                    ",dcerpc -T fields -E separator=/t -E occurrence=a -E aggregator=,";
+  for (const std::string& f : fields) cmd += " -e " + f;
+  cmd += " 2>" + shell_quote(pcap + ".tshark.err") + ")";
+  const CommandResult r = run_command(cmd);
+  w.table = r.output;
+  if (r.exit_status != 0) {
+    w.problems.push_back("tshark exited with " + std::to_string(r.exit_status) + ": " + read_text(pcap + ".tshark.err"));
+    return w;
+  }
+  for (const std::string& line : split(r.output, '\n')) {
+    if (line.empty()) continue;
+    std::vector<std::string> f = split(line, '\t');
+    f.resize(std::size(fields));
+    ++w.frames;
+    const std::string& frame = f[0];
+    const std::string& protocols = f[2];
+    const bool payload = !f[1].empty() && f[1] != "0";
+    const bool dcerpc = contains(protocols, ":dcerpc");
+    // Sub-dissectors of DCE/RPC do not show in frame.protocols; a WINREG field does.
+    const bool winreg = !f[4].empty();
+    // The kernel may resend a segment (tail loss probe on a busy machine); tshark does not
+    // dissect resent bytes again, and they were judged in their first transmission.
+    const bool resent = !f[11].empty() || !f[12].empty();
+    if (payload) ++w.payload_frames;
+    if (winreg) ++w.winreg_frames;
+    if (resent) ++w.retransmissions;
+    if (payload && !dcerpc && f[5].empty() && !resent)
+      w.problems.push_back("frame " + frame + ": TCP payload not decoded as DCE/RPC (" + protocols + ")");
+    // A request (0) or response (2) must decode as WINREG, unless it is a fragment reassembled later.
+    for (const std::string& t : split(f[3], ','))
+      if ((t == "0" || t == "2") && !winreg && f[6].empty())
+        w.problems.push_back("frame " + frame + ": DCE/RPC " + (t == "0" ? "request" : "response") + " not decoded as WINREG (" + protocols + ")");
+    if (winreg)
+      for (const std::string& op : split(f[4], ','))
+        if (!op.empty()) w.opnums.insert(unsigned(std::stoul(op)));
+    if (contains(protocols, "_ws.malformed") || !f[9].empty())
+      w.problems.push_back("frame " + frame + ": malformed packet (" + protocols + ")");
+    const std::vector<std::string> severities = split(f[7], ','), messages = split(f[8], ','), groups = split(f[10], ',');
+    for (size_t i = 0; i < severities.size(); ++i) {
+      if (severities[i].empty()) continue;
+      const unsigned long sev = std::stoul(severities[i], nullptr, 0);
+      // TCP flow warnings (zero window, retransmission) say nothing about our PDUs: not judged.
+      const bool tcp_flow = i < groups.size() && !groups[i].empty() && std::stoul(groups[i], nullptr, 0) == kGroupSequence;
+      if (sev >= kSeverityError || (sev >= kSeverityWarn && !tcp_flow))
+        w.problems.push_back("frame " + frame + ": expert info " + (sev >= kSeverityError ? "error" : "warning") + ": " +
+                             (i < messages.size() ? messages[i] : std::string("?")));
+    }
+  }
+  if (w.frames == 0) w.problems.push_back("the recording holds no frame");
+  return w;
+}
+
+Status load_capture(captures::Capture& cap, std::string& path) {
+  path = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
+  if (!fs::exists(path)) return Status::NotFound(path + " is missing (scripts/make-bundled-captures.sh makes it)");
+  return captures::read_capture(path, cap);
+}
+
+}  // namespace perfsim::interop
