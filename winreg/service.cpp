@@ -137,7 +137,10 @@ uint32_t Service::enum_value(ByteView stub, Bytes& out) {
   resp.type = req.type;
   if (req.value) resp.value = Bytes();
   resp.size = req.size;
-  resp.length = req.length;
+  // length_is of the (empty) value array: echoing a caller's non-zero in-length (impacket sends
+  // its whole buffer) would make the error answers below undecodable for strict NDR (Samba:
+  // NT_STATUS_ARRAY_BOUNDS_EXCEEDED instead of the WERROR).
+  if (req.length) resp.length = 0;
   const Entry* e = find(req.handle);
   if (!e) { resp.result = kWerrInvalidHandle; return reply(resp, out); }
   std::string name;

@@ -155,6 +155,34 @@ TEST_CASE("EnumKey, EnumValue and QueryInfoKey walk the key") {
   CHECK(*p0.value == testing::test_capture().records[0].payload);
 }
 
+TEST_CASE("EnumValue answers without data say length 0 whatever length the caller sent") {
+  // length_is must match the value bytes sent: Samba's NDR rejects the response otherwise.
+  Fixture f;
+  EnumValueRequest ev;
+  ev.handle = f.open(kOpenHKLM);
+  ev.name.size = 512;
+  ev.name.text = std::u16string();
+  ev.type = 0;
+  ev.value = Bytes(256, ' ');  // as impacket sends it: the whole buffer, length == size
+  ev.size = 256;
+  ev.length = 256;
+  OpenKeyRequest ok;
+  ok.parent_handle = ev.handle;
+  ok.keyname = kPerflib;
+  const PolicyHandle perflib = f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).handle;
+  uint32_t want = kWerrOk;
+  SECTION("name buffer too small") { ev.handle = perflib; ev.name.size = 2; want = kWerrMoreData; }
+  SECTION("index past the last value") { ev.handle = perflib; ev.enum_index = 7; want = kWerrNoMoreItems; }
+  SECTION("unknown handle") { ev.handle.uuid[15] ^= 0xff; want = kWerrInvalidHandle; }
+  SECTION("data buffer too small") { ev.handle = perflib; ev.size = ev.length = 2; ev.value = Bytes(2, ' '); want = kWerrMoreData; }
+  auto r = f.call<EnumValueRequest, EnumValueResponse>(kEnumValue, ev);
+  CHECK(r.result == want);
+  REQUIRE(r.value.has_value());
+  REQUIRE(r.length.has_value());
+  CHECK(*r.length == r.value->size());
+  CHECK(*r.length == 0);
+}
+
 TEST_CASE("GetKeySecurity answers a valid self-relative descriptor, or the size needed") {
   Fixture f;
   GetKeySecurityRequest r;
