@@ -293,8 +293,9 @@ uint32_t Service::query_multiple_values(ByteView stub, Bytes& out) {
   uint32_t needed = 0;
   resp.result = multiple_values(req.key_handle, resp.values, packed, needed);
   if (resp.result == kWerrOk && needed > req.buffer_size) {
+    // The array is sized and measured by buffer_size, now the needed size: send no array at all.
     resp.result = kWerrMoreData;
-    resp.buffer = Bytes();
+    resp.buffer.reset();
     resp.buffer_size = needed;
   } else if (resp.result == kWerrOk) {
     resp.buffer = std::move(packed);
@@ -312,7 +313,10 @@ uint32_t Service::query_multiple_values2(ByteView stub, Bytes& out) {
   Bytes packed;
   resp.result = multiple_values(req.key_handle, resp.values, packed, resp.needed);
   if (resp.result == kWerrOk && resp.needed > req.offered) resp.result = kWerrMoreData;
-  else if (resp.result == kWerrOk) resp.buffer = std::move(packed);
+  else if (resp.result == kWerrOk && req.buffer) {
+    packed.resize(req.offered);  // the IDL sizes the array by the caller's `offered`
+    resp.buffer = std::move(packed);
+  }
   return reply(resp, out);
 }
 

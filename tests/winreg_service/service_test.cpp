@@ -1,6 +1,12 @@
 // winreg semantics driven through the codec, as the PDU layer drives them.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
 #include "tests/common/test_capture.h"
 #include "winreg/service.h"
 
@@ -40,6 +46,21 @@ struct Fixture {
     return call<QueryValueRequest, QueryValueResponse>(kQueryValue, q);
   }
 };
+
+// Samba's own NDR must accept our response stub (python3-samba, via the codec tests' bridge).
+bool samba_accepts_out(const char* op, const Bytes& stub, const std::string& preset) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("perfsim-svc-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "stub.bin", std::ios::binary).write(reinterpret_cast<const char*>(stub.data()), std::streamsize(stub.size()));
+  std::ofstream(dir / "preset.json") << preset;
+  const std::string cmd = "timeout 60 /usr/bin/python3 " PERFSIM_SOURCE_DIR "/tests/winreg_codec/samba_ndr.py unpack-out " +
+                          std::string(op) + " " + (dir / "stub.bin").string() + " " + (dir / "preset.json").string() + " " +
+                          (dir / "out.json").string();
+  const int rc = std::system(cmd.c_str());
+  fs::remove_all(dir);
+  return rc == 0;
+}
 
 const char16_t* kPerflib = u"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
 
@@ -228,12 +249,15 @@ TEST_CASE("GetVersion and QueryMultipleValues") {
   auto small = f.call<QueryMultipleValuesRequest, QueryMultipleValuesResponse>(kQueryMultipleValues, q);
   CHECK(small.result == kWerrMoreData);
   CHECK(small.buffer_size == 4);
+  CHECK_FALSE(small.buffer.has_value());  // sized by buffer_size: an empty array would lie
+  CHECK(samba_accepts_out("QueryMultipleValues", encode(small), R"({"in_num_values": 1})"));
   q.buffer_size = 4;
   auto full = f.call<QueryMultipleValuesRequest, QueryMultipleValuesResponse>(kQueryMultipleValues, q);
   REQUIRE(full.result == kWerrOk);
   CHECK(full.values[0].type == kRegDword);
   CHECK(full.values[0].valuelen == 4);
   CHECK(load_le32(full.buffer->data()) == 740);
+  CHECK(samba_accepts_out("QueryMultipleValues", encode(full), R"({"in_num_values": 1})"));
 }
 
 TEST_CASE("unknown opnums and undecodable stubs get faults, not responses") {
@@ -243,4 +267,34 @@ TEST_CASE("unknown opnums and undecodable stubs get faults, not responses") {
   CHECK(f.svc->call(0x40, Bytes(), out) == kFaultOpRangeError);
   CHECK(f.svc->call(kQueryValue, Bytes(7, 0), out) == kFaultBadStubData);
   CHECK(f.svc->call(kOpenKey, Bytes(3, 0xff), out) == kFaultBadStubData);
+}
+
+TEST_CASE("QueryMultipleValues2 sizes its buffer by the caller's offer and reports what it needs") {
+  Fixture f;
+  OpenKeyRequest ok;
+  ok.parent_handle = f.open(kOpenHKLM);
+  ok.keyname = kPerflib;
+  QueryMultipleValues2Request q;
+  q.key_handle = f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).handle;
+  ValueEntry e;
+  StringBuf n;
+  n.text = u"Last Counter";
+  n.size = n.length = uint16_t((n.text->size() + 1) * 2);
+  e.name = n;
+  q.values = {e};
+  q.offered = 2;
+  q.buffer = Bytes(2, 0);
+  auto small = f.call<QueryMultipleValues2Request, QueryMultipleValues2Response>(kQueryMultipleValues2, q);
+  CHECK(small.result == kWerrMoreData);
+  CHECK(small.needed == 4);
+  q.offered = 16;
+  q.buffer = Bytes(16, 0);
+  auto full = f.call<QueryMultipleValues2Request, QueryMultipleValues2Response>(kQueryMultipleValues2, q);
+  REQUIRE(full.result == kWerrOk);
+  CHECK(full.needed == 4);
+  REQUIRE(full.buffer->size() == 16);
+  CHECK(load_le32(full.buffer->data()) == 740);
+  CHECK(full.values[0].valuelen == 4);
+  CHECK(samba_accepts_out("QueryMultipleValues2", encode(full), R"({"in_num_values": 1, "in_offered": 16})"));
+  CHECK(samba_accepts_out("QueryMultipleValues2", encode(small), R"({"in_num_values": 1, "in_offered": 2})"));
 }
