@@ -62,6 +62,21 @@ std::u16string load_utf16le(const uint8_t* p, size_t units) {
   return s;
 }
 
+std::vector<std::string> split_nonempty(std::string_view s, std::string_view separators) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (separators.find(c) == std::string_view::npos) {
+      cur.push_back(c);
+    } else if (!cur.empty()) {
+      out.push_back(std::move(cur));
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 #include "core/bytes.h"
 
 namespace perfsim {
@@ -13,6 +14,8 @@ std::string utf16_to_utf8(std::u16string_view s);
 void put_utf16le(Bytes& out, std::u16string_view s);
 // Reads n code units of UTF-16LE from p (caller has checked bounds).
 std::u16string load_utf16le(const uint8_t* p, size_t units);
+// Splits at any of `separators`, dropping empty pieces ("a\\\\b" -> {"a","b"}).
+std::vector<std::string> split_nonempty(std::string_view s, std::string_view separators);
 // Case-insensitive ASCII compare, for value names (Windows compares them case-insensitively).
 bool iequals(std::string_view a, std::string_view b);
 

@@ -9,21 +9,6 @@
 namespace perfsim::perfdata {
 namespace {
 
-std::vector<std::string> tokens(std::string_view s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == ' ' || c == '\t') {
-      if (!cur.empty()) out.push_back(std::move(cur));
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  if (!cur.empty()) out.push_back(std::move(cur));
-  return out;
-}
-
 bool to_index(const std::string& t, uint32_t& v) {
   if (t.empty() || t.size() > 10 || !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return false;
@@ -41,7 +26,7 @@ bool is_lang(const std::string& t) {
 
 Query parse_query(std::string_view name) {
   Query q;
-  std::vector<std::string> t = tokens(name);
+  std::vector<std::string> t = split_nonempty(name, " \t");
   if (t.empty()) return q;
   if (t.size() == 1 && (iequals(t[0], "Global") || iequals(t[0], "OLD_Global"))) { q.kind = QueryKind::kGlobal; return q; }
   if (t.size() == 1 && iequals(t[0], "Costly")) { q.kind = QueryKind::kCostly; return q; }

@@ -4,20 +4,7 @@
 
 namespace perfsim::replayer {
 
-std::vector<std::string> split_path(std::string_view path) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : path) {
-    if (c == '\\') {
-      if (!cur.empty()) out.push_back(std::move(cur));
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  if (!cur.empty()) out.push_back(std::move(cur));
-  return out;
-}
+std::vector<std::string> split_path(std::string_view path) { return split_nonempty(path, "\\"); }
 
 const RegKey* RegKey::child(std::string_view n) const {
   for (const auto& k : subkeys)
