@@ -53,6 +53,12 @@ const Service::Entry* Service::find(const PolicyHandle& h) const {
   return it == handles_.end() ? nullptr : &it->second;
 }
 
+uint32_t Service::note(const replayer::ValueAnswer& a) {
+  effects_.delay_ms += a.delay_ms;
+  effects_.drop_connection = effects_.drop_connection || a.drop_connection;
+  return a.rpc_fault;
+}
+
 uint32_t Service::call(uint16_t opnum, ByteView stub, Bytes& out) {
   switch (opnum) {
     case kOpenHKLM: return open_hive(stub, out, Entry{&host_->registry().root(), false, PerfKey::kData});
@@ -77,6 +83,10 @@ uint32_t Service::open_hive(ByteView stub, Bytes& out, Entry e) {
   OpenHiveRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   OpenHiveResponse resp;
+  if (e.perf && host_->refuses_open(e.perf_key)) {  // access-denied quirk: not a Performance Monitor User
+    resp.result = kWerrAccessDenied;
+    return reply(resp, out);
+  }
   resp.handle = add(e);  // samDesired is ignored, as MS-RRP requires for the perf keys
   return reply(resp, out);
 }
@@ -152,6 +162,7 @@ uint32_t Service::enum_value(ByteView stub, Bytes& out) {
     if (req.enum_index >= names.size()) { resp.result = kWerrNoMoreItems; return reply(resp, out); }
     name = names[req.enum_index];
     replayer::ValueAnswer a = host_->query(e->perf_key, name, {req.value.has_value(), req.size.value_or(0)});
+    if (uint32_t fault = note(a)) return fault;
     type = a.type; status = a.status; needed = a.size; data = std::move(a.data);
   } else {
     if (req.enum_index >= e->key->values.size()) { resp.result = kWerrNoMoreItems; return reply(resp, out); }
@@ -209,6 +220,7 @@ uint32_t Service::query_value(ByteView stub, Bytes& out) {
     a.status = kWerrInvalidHandle;
   } else if (e->perf) {
     a = host_->query(e->perf_key, name, offer);
+    if (uint32_t fault = note(a)) return fault;
   } else if (const RegValue* v = e->key->value(name)) {
     a = replayer::rrp_exact(replayer::ValueContent{kWerrOk, v->type, v->data}, offer);
   } else {
@@ -310,6 +322,11 @@ uint32_t Service::query_multiple_values2(ByteView stub, Bytes& out) {
   QueryMultipleValues2Response resp;
   resp.values = req.values;
   resp.buffer = req.buffer;
+  if (req.offered > kMaxMultipleValuesOffer) {
+    resp.result = kWerrInvalidParameter;
+    resp.buffer.reset();
+    return reply(resp, out);
+  }
   Bytes packed;
   resp.result = multiple_values(req.key_handle, resp.values, packed, resp.needed);
   if (resp.result == kWerrOk && resp.needed > req.offered) resp.result = kWerrMoreData;

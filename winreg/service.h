@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "core/bytes.h"
 #include "replayer/host.h"
@@ -22,11 +23,22 @@ inline constexpr uint32_t kFaultOpRangeError = 0x1C010002;   // nca_op_rng_error
 inline constexpr uint32_t kFaultBadStubData = 0x000006F7;    // RPC_X_BAD_STUB_DATA: undecodable request
 inline constexpr uint32_t kFaultContextMismatch = 0x1C00001A; // nca_s_fault_context_mismatch
 
+// QueryMultipleValues2 answers with an array of the caller's `offered` bytes; larger offers are
+// refused (WERR_INVALID_PARAMETER) so a client cannot make the server build a huge reply.
+inline constexpr uint32_t kMaxMultipleValuesOffer = 4u << 20;
+
 class Service {
  public:
   explicit Service(std::shared_ptr<replayer::SimulatedHost> host);
   // Executes one request. Returns 0 with the response stub in `out`, or a DCE/RPC fault code.
   uint32_t call(uint16_t opnum, ByteView stub, Bytes& out);
+  // What the host asked for besides the answers since the last take: a delay before the replies
+  // leave, or closing the connection instead of answering.
+  struct Effects {
+    uint32_t delay_ms = 0;
+    bool drop_connection = false;
+  };
+  Effects take_effects() { return std::exchange(effects_, Effects{}); }
   size_t open_handles() const { return handles_.size(); }
 
  private:
@@ -57,6 +69,8 @@ class Service {
   std::shared_ptr<replayer::SimulatedHost> host_;
   std::map<Uuid, Entry> handles_;
   uint64_t next_handle_ = 1;
+  Effects effects_;
+  uint32_t note(const replayer::ValueAnswer& a);  // collects a's effects; returns its rpc fault
 };
 
 // The self-relative security descriptor GetKeySecurity returns (owner Administrators, group

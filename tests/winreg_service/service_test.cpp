@@ -297,4 +297,13 @@ TEST_CASE("QueryMultipleValues2 sizes its buffer by the caller's offer and repor
   CHECK(full.values[0].valuelen == 4);
   CHECK(samba_accepts_out("QueryMultipleValues2", encode(full), R"({"in_num_values": 1, "in_offered": 16})"));
   CHECK(samba_accepts_out("QueryMultipleValues2", encode(small), R"({"in_num_values": 1, "in_offered": 2})"));
+  q.offered = 0xFFFFFF00;  // a reply sized by this offer would be 4 GiB
+  q.buffer.reset();
+  Bytes out;
+  REQUIRE(f.svc->call(kQueryMultipleValues2, encode(q), out) == 0);
+  QueryMultipleValues2Response huge;
+  REQUIRE(decode(out, huge).ok());
+  CHECK(huge.result == kWerrInvalidParameter);
+  CHECK(out.size() < 256);
+  CHECK(samba_accepts_out("QueryMultipleValues2", out, R"({"in_num_values": 1, "in_offered": 4294967040})"));
 }
