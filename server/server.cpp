@@ -11,6 +11,7 @@
 
 #include "server/connection.h"
 #include "server/framer.h"
+#include "server/listener_host.h"
 
 namespace perfsim::server {
 
@@ -98,6 +99,7 @@ struct Server::Impl {
   void on_accept(Listener& l, Worker& w, boost::system::error_code ec, tcp::socket s);
   void start_connection(Worker& w, tcp::socket s, std::unique_ptr<ConnectionHandler> h, PeerInfo peer,
                         uint64_t id);
+  Status abandon_start(size_t extras_opened, Status why);
   void request_stop();
   void shutdown_and_join();
   bool on_worker_thread() const;
@@ -118,6 +120,8 @@ struct Server::Impl {
 
   size_t next_worker = 0;  // accept thread only
   uint64_t next_id = 1;    // accept thread only
+  struct Host;
+  std::unique_ptr<Host> host;  // lent to extra_listeners
 
   enum class State { kIdle, kRunning, kDone };
   std::mutex mu;  // guards state and stop_requested (never taken on the data path)
@@ -125,6 +129,28 @@ struct Server::Impl {
   State state = State::kIdle;
   bool stop_requested = false;
   std::mutex shutdown_mu;  // one shutdown at a time; later callers wait for it to finish
+};
+
+// What extra_listeners get to see of the server.
+struct Server::Impl::Host final : ListenerHost {
+  explicit Host(Impl& s) : s(s) {}
+  asio::io_context& accept_context() override { return s.workers[0]->ctx; }
+  WorkerSlot next_worker() override {
+    Worker& w = *s.workers[s.next_worker++ % s.workers.size()];
+    return {&w.ctx, &w.conns};
+  }
+  uint64_t next_connection_id() override { return s.next_id++; }
+  bool try_reserve() override {
+    if (s.active.fetch_add(1, std::memory_order_relaxed) < s.cfg.max_connections) return true;
+    s.active.fetch_sub(1, std::memory_order_relaxed);
+    return false;
+  }
+  void release() override { s.active.fetch_sub(1, std::memory_order_relaxed); }
+  bool stopping() const override { return s.stopping; }
+  const ConnectionLimits& limits() const override { return s.limits; }
+  const LogSink& log() const override { return s.log; }
+  size_t max_pdu_size() const override { return s.cfg.max_pdu_size; }
+  Impl& s;
 };
 
 Status Server::Impl::bind(const ListenerConfig& lc) {
@@ -151,20 +177,29 @@ Status Server::Impl::bind(const ListenerConfig& lc) {
   return Status::Ok();
 }
 
+// Closes what start() bound so far: all or nothing.
+Status Server::Impl::abandon_start(size_t extras_opened, Status why) {
+  for (size_t i = 0; i < extras_opened; ++i) cfg.extra_listeners[i]->close();
+  listeners.clear();
+  bound.clear();
+  workers.clear();
+  return why;
+}
+
 Status Server::Impl::start() {
   std::lock_guard lk(mu);
   if (state != State::kIdle) return Status::InvalidArgument("server already started");
-  if (cfg.listeners.empty()) return Status::InvalidArgument("no listener configured");
+  if (cfg.listeners.empty() && cfg.extra_listeners.empty()) return Status::InvalidArgument("no listener configured");
   unsigned n = cfg.threads ? cfg.threads : std::max(1u, std::thread::hardware_concurrency());
   for (unsigned i = 0; i < n; ++i) workers.push_back(std::make_unique<Worker>(&active));
+  host = std::make_unique<Host>(*this);
   for (const ListenerConfig& lc : cfg.listeners) {
     Status st = bind(lc);
-    if (!st.ok()) {
-      listeners.clear();  // closes what was bound: all or nothing
-      bound.clear();
-      workers.clear();
-      return st;
-    }
+    if (!st.ok()) return abandon_start(0, st);
+  }
+  for (size_t i = 0; i < cfg.extra_listeners.size(); ++i) {
+    Status st = cfg.extra_listeners[i]->open(*host);
+    if (!st.ok()) return abandon_start(i, st);
   }
   if (cfg.handle_signals) {
     signals = std::make_unique<asio::signal_set>(workers[0]->ctx, SIGINT, SIGTERM);
@@ -262,6 +297,7 @@ void Server::Impl::shutdown_and_join() {
       l->acceptor.close(ignored);
       l->retry.cancel();
     }
+    for (auto& x : cfg.extra_listeners) x->close();
     if (signals) signals->cancel();
   });
   for (auto& w : workers) asio::post(w->ctx, [w = w.get()] { w->conns.close_all("shutdown"); });

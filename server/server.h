@@ -28,8 +28,11 @@ struct ListenerConfig {
   std::shared_ptr<HandlerFactory> factory;   // decides which simulated host serves this listener
 };
 
+class ExtraListener;  // listener_host.h: another transport on the same workers (e.g. smbd pipes)
+
 struct ServerConfig {
   std::vector<ListenerConfig> listeners;
+  std::vector<std::shared_ptr<ExtraListener>> extra_listeners;  // opened after the TCP listeners
   unsigned threads = 0;                      // 0 = one per core
   bool allow_non_loopback = false;           // serve addresses beyond this machine
   size_t max_connections = 4096;             // further connections are closed at accept (logged)

@@ -2,12 +2,25 @@
 
 namespace perfsim::server {
 
-WinregHandler::WinregHandler(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host)
-    : assoc_(cfg), service_(std::move(host)) {}
+WinregHandler::WinregHandler(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host,
+                             bool perf_data_allowed)
+    : assoc_(cfg), service_(std::move(host)), perf_data_allowed_(perf_data_allowed) {}
+
+uint32_t WinregHandler::call(uint16_t opnum, ByteView in, Bytes& out) {
+  if (opnum == winreg::kOpenHKPD && !perf_data_allowed_) {
+    winreg::OpenHiveRequest req;
+    if (!winreg::decode(in, req).ok()) return winreg::kFaultBadStubData;
+    winreg::OpenHiveResponse resp;  // a zero handle, as Windows returns with an error
+    resp.result = winreg::kWerrAccessDenied;
+    out = winreg::encode(resp);
+    return 0;
+  }
+  return service_.call(opnum, in, out);
+}
 
 Verdict WinregHandler::on_pdu(ByteView pdu, std::vector<Bytes>& out) {
   rpc::Step step = assoc_.process(pdu, [this](uint16_t opnum, ByteView in, Bytes& stub_out) {
-    return service_.call(opnum, in, stub_out);
+    return call(opnum, in, stub_out);
   });
   for (Bytes& b : step.replies) out.push_back(std::move(b));
   return step.close ? Verdict::kClose : Verdict::kContinue;
@@ -19,7 +32,7 @@ std::unique_ptr<ConnectionHandler> WinregHandlerFactory::create(const PeerInfo& 
     const size_t colon = peer.local.rfind(':');
     cfg.secondary_address = colon == std::string::npos ? std::string() : peer.local.substr(colon + 1);
   }
-  return std::make_unique<WinregHandler>(cfg, host_);
+  return std::make_unique<WinregHandler>(cfg, host_, perf_data_allowed_);
 }
 
 }  // namespace perfsim::server

@@ -12,28 +12,36 @@
 
 namespace perfsim::server {
 
+// perf_data_allowed false: OpenHKPD answers WERR_ACCESS_DENIED, as Windows does for accounts
+// outside Administrators / Performance Monitor Users (the SMB transport decides per account).
 class WinregHandler final : public ConnectionHandler {
  public:
-  WinregHandler(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host);
+  WinregHandler(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host,
+                bool perf_data_allowed = true);
   Verdict on_pdu(ByteView pdu, std::vector<Bytes>& out) override;
 
  private:
+  uint32_t call(uint16_t opnum, ByteView in, Bytes& out);
+
   rpc::Association assoc_;
   winreg::Service service_;
+  bool perf_data_allowed_;
 };
 
 class WinregHandlerFactory final : public HandlerFactory {
  public:
   // secondary_address: what BIND_ACK names (the port over TCP, "\\PIPE\\winreg" over SMB); empty
   // means "the local port of the connection".
-  WinregHandlerFactory(std::shared_ptr<replayer::SimulatedHost> host, rpc::AssociationConfig cfg = {})
-      : host_(std::move(host)), cfg_(std::move(cfg)) {}
+  WinregHandlerFactory(std::shared_ptr<replayer::SimulatedHost> host, rpc::AssociationConfig cfg = {},
+                       bool perf_data_allowed = true)
+      : host_(std::move(host)), cfg_(std::move(cfg)), perf_data_allowed_(perf_data_allowed) {}
   std::unique_ptr<ConnectionHandler> create(const PeerInfo& peer) override;
   const std::shared_ptr<replayer::SimulatedHost>& host() const { return host_; }
 
  private:
   std::shared_ptr<replayer::SimulatedHost> host_;
   rpc::AssociationConfig cfg_;
+  bool perf_data_allowed_;
 };
 
 }  // namespace perfsim::server
