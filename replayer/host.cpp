@@ -1,6 +1,8 @@
 #include "replayer/host.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "core/utf16.h"
 #include "perfdata/names.h"
@@ -10,13 +12,48 @@
 namespace perfsim::replayer {
 namespace {
 
-const char* kPerflib = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+namespace wp = perfsim::winperf;
+constexpr int64_t kFiletimeUnixEpoch = 116444736000000000;  // 1970-01-01 as FILETIME
 
 int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+int64_t wall_filetime() {
+  const auto since = std::chrono::system_clock::now().time_since_epoch();
+  return kFiletimeUnixEpoch + std::chrono::duration_cast<std::chrono::microseconds>(since).count() * 10;
+}
+
+// Ticks of a `freq` Hz clock in `t100` units of 100 ns (double: freq * t overflows int64).
+int64_t ticks_of(int64_t t100, uint64_t freq) { return int64_t(double(t100) * double(freq) / 1e7); }
+
+uint64_t splitmix(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
 }  // namespace
+
+void store_systemtime(uint8_t* out, int64_t ft) {
+  const int64_t ms_total = ft / 10000;
+  int64_t days = ms_total / 86400000;  // since 1601-01-01, a Monday
+  const int64_t ms = ms_total % 86400000;
+  const int dow = int((days + 1) % 7);
+  // Civil date from days (Howard Hinnant's algorithm), shifted to the 0000-03-01 era base.
+  days += 584694;  // 1601-01-01 -> days since 0000-03-01
+  const int64_t era = days / 146097, doe = days - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  const int64_t d = doy - (153 * mp + 2) / 5 + 1;
+  const int64_t m = mp < 10 ? mp + 3 : mp - 9;
+  const int64_t y = yoe + era * 400 + (m <= 2);
+  const uint16_t f[8] = {uint16_t(y), uint16_t(m), uint16_t(dow), uint16_t(d), uint16_t(ms / 3600000),
+                         uint16_t(ms / 60000 % 60), uint16_t(ms / 1000 % 60), uint16_t(ms % 1000)};
+  for (int i = 0; i < 8; ++i) store_le16(out + 2 * i, f[i]);
+}
 
 ValueAnswer rrp_exact(ValueContent c, BufferOffer offer) {
   ValueAnswer a;
@@ -34,85 +71,154 @@ ValueAnswer rrp_exact(ValueContent c, BufferOffer offer) {
 }
 
 Status SimulatedHost::load(const captures::Capture& cap, const HostOptions& opt, std::shared_ptr<SimulatedHost>& out) {
-  auto h = std::shared_ptr<SimulatedHost>(new SimulatedHost());
-  h->cap_ = cap;
-  h->opt_ = opt;
-  for (const captures::RegistryValue& v : h->cap_.registry) h->registry_.set(v.key, RegValue{v.name, v.type, v.data});
-  for (const captures::NameTable& t : h->cap_.names) {
-    const std::string key = std::string(kPerflib) + "\\" + t.lang;
-    const RegKey* k = h->registry_.open(h->registry_.root(), key);
-    if (!k || !k->value("Counter")) h->registry_.set(key, RegValue{"Counter", regtype::kMultiSz, t.counter});
-    k = h->registry_.open(h->registry_.root(), key);
-    if (!k->value("Help")) h->registry_.set(key, RegValue{"Help", regtype::kMultiSz, t.help});
-  }
-  h->registry_.set_last_write(h->cap_.host.start_time_100ns);
+  std::shared_ptr<const Recording> rec;
+  if (Status s = build_recording(cap, rec); !s.ok()) return s;
+  return create(std::move(rec), opt, out);
+}
 
-  for (const captures::QueryRecord& r : h->cap_.records) {
-    if (r.tick >= h->ticks_.size()) h->ticks_.resize(r.tick + 1);
-    Tick& t = h->ticks_[r.tick];
-    SampleView* view = nullptr;
-    if (iequals(r.value_name, "Global")) view = &t.global;
-    else if (iequals(r.value_name, "Costly")) view = &t.costly;
-    else { t.others.push_back(&r); continue; }
-    view->record = &r;
-    if (r.status != werr::kOk || r.payload.size() < winperf::kDataBlockSize) continue;
-    // Object slices, bounded by TotalByteLength and the payload: a damaged sample serves no slices.
-    const Bytes& p = r.payload;
-    const size_t total = std::min<size_t>(load_le32(&p[20]), p.size());
-    const uint32_t count = load_le32(&p[28]);
-    size_t pos = load_le32(&p[24]);
-    view->header_length = pos;
-    for (uint32_t i = 0; i < count && pos + winperf::kObjectTypeSize <= total; ++i) {
-      const uint32_t len = load_le32(&p[pos]);
-      if (len < winperf::kObjectTypeSize || pos + len > total) break;
-      view->objects.push_back({load_le32(&p[pos + 12]), pos, len});
-      pos += len;
-    }
+Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOptions& opt, std::shared_ptr<SimulatedHost>& out) {
+  if (!rec || rec->ticks.empty()) return Status::InvalidArgument("recording holds no samples");
+  if (!(opt.speed > 0)) return Status::InvalidArgument("timeline speed must be > 0");
+  auto h = std::shared_ptr<SimulatedHost>(new SimulatedHost());
+  h->rec_ = std::move(rec);
+  h->opt_ = opt;
+  h->name_ = opt.identity.system_name.empty() ? h->rec_->cap.host.name : opt.identity.system_name;
+  if (!opt.identity.system_name.empty()) {
+    for (char16_t c : utf8_to_utf16(opt.identity.system_name)) put_le16(h->name_region_, c);
+    put_le16(h->name_region_, 0);
+    pad_to(h->name_region_, 8);
   }
-  if (h->ticks_.empty()) return Status::InvalidArgument("capture of host '" + cap.host.name + "' holds no samples");
+  if (opt.identity.variation > 0) {
+    const double u = double(splitmix(opt.identity.seed) >> 11) / double(1ull << 53);
+    h->scale_ppm_ = uint64_t(1e6 * (1.0 - std::min(opt.identity.variation, 1.0) * u));
+  }
+  h->wall_shift_100ns_ = wall_filetime() + opt.identity.clock_offset_100ns - h->rec_->start_100ns;
   h->epoch_ns_ = steady_ns();
   out = std::move(h);
   return Status::Ok();
 }
 
-uint32_t SimulatedHost::current_tick() const {
+Moment SimulatedHost::now() const {
   const uint32_t n = ticks();
   switch (opt_.mode) {
-    case TimelineMode::kFrozen: return std::min(opt_.frozen_tick, n - 1);
-    case TimelineMode::kStep: return step_.load(std::memory_order_relaxed) % n;
-    case TimelineMode::kRealtime: {
-      const int64_t interval_ns = int64_t(std::max<uint32_t>(cap_.host.interval_ms, 1)) * 1000000;
-      return uint32_t(((steady_ns() - epoch_ns_) / interval_ns) % n);
+    case TimelineMode::kFrozen: return Moment{std::min(opt_.frozen_tick, n - 1), 0, 0, true};
+    case TimelineMode::kStep: {
+      const uint64_t s = step_.load(std::memory_order_relaxed);
+      return Moment{uint32_t(s % n), s / n, 0, false};
     }
+    case TimelineMode::kRealtime: break;
   }
-  return 0;
+  const int64_t v = int64_t(double(steady_ns() - epoch_ns_) / 100.0 * opt_.speed);
+  const std::vector<RecordedTick>& t = rec_->ticks;
+  if (!opt_.loop && v >= t.back().offset_100ns) return Moment{n - 1, 0, v - t.back().offset_100ns, false};
+  const int64_t loop_len = std::max<int64_t>(rec_->loop_100ns, 1);
+  const int64_t r = v % loop_len;
+  uint32_t k = 0;
+  while (k + 1 < n && t[k + 1].offset_100ns <= r) ++k;
+  return Moment{k, uint64_t(v / loop_len), r - t[k].offset_100ns, false};
+}
+
+bool SimulatedHost::fires(const Chance& c, uint64_t call, uint64_t salt) const {
+  if (c.every && (call + 1) % c.every == 0) return true;
+  if (c.probability <= 0) return false;
+  const double u = double(splitmix(opt_.identity.seed ^ salt ^ (call * 0x2545F4914F6CDD1Dull)) >> 11) / double(1ull << 53);
+  return u < c.probability;
+}
+
+bool SimulatedHost::served(uint32_t index) const {
+  const Quirks& q = opt_.quirks;
+  if (!q.process_v1_disabled && q.timed_out_providers.empty()) return true;
+  for (const perfdata::ObjectInfo& o : rec_->cap.catalog) {
+    if (o.index != index) continue;
+    if (q.process_v1_disabled && iequals(o.provider, "PerfProc")) return false;
+    for (const std::string& p : q.timed_out_providers)
+      if (iequals(o.provider, p)) return false;
+  }
+  return true;
+}
+
+// The objects a Global answer holds when quirks change it: the recorded ones (plus the costly
+// sample's when the costly quirk is off), minus hidden providers.
+std::vector<uint32_t> SimulatedHost::sample_objects(const RecordedTick& t) const {
+  std::vector<uint32_t> out;
+  for (const ObjectSlice& s : t.global.objects) out.push_back(s.index);
+  if (!opt_.quirks.costly)
+    for (const ObjectSlice& s : t.costly.objects) out.push_back(s.index);
+  std::erase_if(out, [&](uint32_t i) { return !served(i); });
+  return out;
 }
 
 const captures::NameTable* SimulatedHost::names(const std::string& lang) const {
-  for (const captures::NameTable& t : cap_.names)
+  for (const captures::NameTable& t : rec_->cap.names)
     if (iequals(t.lang, lang)) return &t;
   return nullptr;
 }
 
-Bytes SimulatedHost::assemble(const Tick& t, const std::vector<uint32_t>& indices) const {
-  const SampleView& base = t.global.record ? t.global : t.costly;
+Bytes SimulatedHost::header(const SampleView& base, const SeriesClock& c, const Moment& m) const {
+  const Bytes& p = base.record->payload;
   Bytes out;
-  if (!base.record || base.header_length == 0) return out;
-  const Bytes& hp = base.record->payload;
-  out.assign(hp.begin(), hp.begin() + base.header_length);
+  if (name_region_.empty()) {
+    out.assign(p.begin(), p.begin() + base.header_length);
+  } else {
+    out.assign(p.begin(), p.begin() + wp::kDataBlockSize);
+    out.insert(out.end(), name_region_.begin(), name_region_.end());
+    size_t name_bytes = 0;
+    while (name_bytes + 2 <= name_region_.size() && load_le16(&name_region_[name_bytes])) name_bytes += 2;
+    store_le32(&out[80], uint32_t(name_bytes + 2));
+    store_le32(&out[84], wp::kDataBlockSize);
+    store_le32(&out[24], uint32_t(out.size()));
+  }
+  if (m.recorded) return out;
+  uint8_t* h = out.data();
+  const uint64_t freq = load_le64(h + 64);
+  store_le64(h + 56, load_le64(h + 56) + m.loop * c.perf_time_span + ticks_of(m.extra_100ns, freq));
+  const int64_t t100 = int64_t(load_le64(h + 72)) + wall_shift_100ns_ + int64_t(m.loop) * c.time100_span + m.extra_100ns;
+  store_le64(h + 72, uint64_t(t100));
+  store_systemtime(h + 36, t100);
+  return out;
+}
+
+void SimulatedHost::patch_object(uint8_t* o, const ObjectSlice& s, const Moment& m) const {
+  if (m.recorded) return;
+  const uint64_t freq = load_le64(o + 56);
+  if (freq) store_le64(o + 48, load_le64(o + 48) + m.loop * uint64_t(s.time_span) + ticks_of(m.extra_100ns, freq));
+  if (m.loop == 0 && scale_ppm_ == 1000000) return;
+  for (const CounterPatch& c : s.counters) {
+    uint8_t* p = o + c.offset;
+    uint64_t v = (c.size == 8 ? load_le64(p) : load_le32(p)) + m.loop * c.per_loop;
+    if (scale_ppm_ != 1000000) v = uint64_t((unsigned __int128)v * scale_ppm_ / 1000000);
+    if (c.size == 8) store_le64(p, v);
+    else store_le32(p, uint32_t(v));
+  }
+}
+
+Bytes SimulatedHost::serve_sample(const SampleView& v, const SeriesClock& clock, const Moment& m) const {
+  const Bytes& p = v.record->payload;
+  if (!v.header_length || (m.recorded && name_region_.empty())) return p;
+  Bytes out = header(v, clock, m);
+  const size_t shift = out.size();
+  out.insert(out.end(), p.begin() + v.header_length, p.end());
+  const int64_t delta = int64_t(shift) - int64_t(v.header_length);
+  store_le32(&out[20], uint32_t(int64_t(load_le32(&p[20])) + delta));
+  for (const ObjectSlice& s : v.objects) patch_object(&out[size_t(int64_t(s.offset) + delta)], s, m);
+  return out;
+}
+
+Bytes SimulatedHost::assemble(const RecordedTick& t, const std::vector<uint32_t>& indices, const Moment& m) const {
+  const SampleView& base = t.global.record ? t.global : t.costly;
+  if (!base.record || base.header_length == 0) return {};
+  Bytes out = header(base, t.global.record ? rec_->global_clock : rec_->costly_clock, m);
   uint32_t count = 0;
   for (uint32_t idx : indices) {
     for (const SampleView* v : {&t.global, &t.costly}) {
       if (!v->record) continue;
-      bool found = false;
-      for (const ObjectSlice& s : v->objects) {
-        if (s.index != idx) continue;
-        out.insert(out.end(), v->record->payload.begin() + s.offset, v->record->payload.begin() + s.offset + s.length);
-        ++count;
-        found = true;
-        break;
-      }
-      if (found) break;
+      auto s = std::find_if(v->objects.begin(), v->objects.end(), [&](const ObjectSlice& o) { return o.index == idx; });
+      if (s == v->objects.end()) continue;
+      const size_t at = out.size();
+      out.insert(out.end(), v->record->payload.begin() + s->offset, v->record->payload.begin() + s->offset + s->length);
+      patch_object(&out[at], *s, m);
+      ++count;
+      break;
     }
   }
   store_le32(&out[20], uint32_t(out.size()));
@@ -120,9 +226,16 @@ Bytes SimulatedHost::assemble(const Tick& t, const std::vector<uint32_t>& indice
   return out;
 }
 
-ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, uint32_t tick) const {
+// object-count-lies: NumObjectTypes claims more objects than the answer holds.
+ValueContent SimulatedHost::count_lies(ValueContent& c) const {
+  if (opt_.quirks.object_count_extra && c.status == werr::kOk && c.data.size() >= winperf::kDataBlockSize)
+    store_le32(&c.data[28], load_le32(&c.data[28]) + opt_.quirks.object_count_extra);
+  return std::move(c);
+}
+
+ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, const Moment& m) const {
   ValueContent c;
-  const Tick& t = ticks_[std::min<size_t>(tick, ticks_.size() - 1)];
+  const RecordedTick& t = rec_->ticks[std::min<size_t>(m.tick, rec_->ticks.size() - 1)];
   // A value recorded under exactly this name is answered as recorded (real hosts' oddities).
   for (const captures::QueryRecord* r : t.others) {
     if (iequals(r->value_name, value_name)) {
@@ -150,18 +263,99 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, ui
       break;
   }
   if (key != PerfKey::kData) { c.status = werr::kFileNotFound; return c; }
-  if (q.kind == perfdata::QueryKind::kGlobal && t.global.record) { c.status = t.global.record->status; c.type = t.global.record->reg_type; c.data = t.global.record->payload; return c; }
-  if (q.kind == perfdata::QueryKind::kCostly && t.costly.record) { c.status = t.costly.record->status; c.type = t.costly.record->reg_type; c.data = t.costly.record->payload; return c; }
+  const Quirks& qk = opt_.quirks;
+  const bool reshaped = !qk.costly || qk.process_v1_disabled || !qk.timed_out_providers.empty();
+  if (q.kind == perfdata::QueryKind::kGlobal && reshaped && t.global.header_length) {
+    c.data = assemble(t, sample_objects(t), m);
+    return count_lies(c);
+  }
+  for (auto [kind, view, clock] : {std::tuple{perfdata::QueryKind::kGlobal, &t.global, &rec_->global_clock},
+                                   std::tuple{perfdata::QueryKind::kCostly, &t.costly, &rec_->costly_clock}}) {
+    if (q.kind != kind || !view->record) continue;
+    c.status = view->record->status;
+    c.type = view->record->reg_type;
+    c.data = c.status == werr::kOk ? serve_sample(*view, *clock, m) : view->record->payload;
+    return count_lies(c);
+  }
   std::vector<uint32_t> indices;
-  const bool foreign_self = q.kind == perfdata::QueryKind::kForeign && iequals(q.foreign_host, cap_.host.name);
-  if (q.kind != perfdata::QueryKind::kForeign || foreign_self) indices = perfdata::select_objects(q, cap_.catalog);
-  c.data = assemble(t, indices);
-  return c;
+  const bool foreign_self = q.kind == perfdata::QueryKind::kForeign && iequals(q.foreign_host, name_);
+  if (q.kind != perfdata::QueryKind::kForeign || foreign_self) indices = perfdata::select_objects(q, rec_->cap.catalog);
+  // Without extra-objects only the named objects come back, not their provider's others.
+  if (!qk.extra_objects && (q.kind == perfdata::QueryKind::kIndexList || q.kind == perfdata::QueryKind::kForeign))
+    std::erase_if(indices, [&](uint32_t i) { return std::find(q.indices.begin(), q.indices.end(), i) == q.indices.end(); });
+  std::erase_if(indices, [&](uint32_t i) { return !served(i); });
+  c.data = assemble(t, indices, m);
+  return count_lies(c);
+}
+
+ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, const Moment& m, uint64_t call) const {
+  const Quirks& q = opt_.quirks;
+  const bool perf_data = c.status == werr::kOk && c.type == regtype::kBinary;
+  if (!perf_data || (q.buffer == BufferPolicy::kRrpExact && !q.growth_bytes)) return rrp_exact(std::move(c), offer);
+  ValueAnswer a;
+  a.type = c.type;
+  const uint32_t size = uint32_t(c.data.size());
+  switch (q.buffer) {
+    case BufferPolicy::kRrpExact: {  // growth-between-calls: the data outgrows the size just said
+      a.size = size;
+      if (offer.has_buffer && offer.size < uint64_t(size) + q.growth_bytes) a.status = werr::kMoreData;
+      else if (offer.has_buffer) a.data = std::move(c.data);
+      return a;
+    }
+    case BufferPolicy::kWin32Undefined:
+      if (!offer.has_buffer || offer.size < size) { a.status = werr::kMoreData; return a; }
+      break;
+    case BufferPolicy::kWin2000Echo: {
+      // Needs about the whole Global answer plus overhead, whatever was asked; echoes the offer.
+      const RecordedTick& t = rec_->ticks[std::min<size_t>(m.tick, rec_->ticks.size() - 1)];
+      const uint64_t global = t.global.record ? t.global.record->payload.size() : size;
+      if (!offer.has_buffer || offer.size < std::max<uint64_t>(global, size) + q.win2000_overhead) {
+        a.status = werr::kMoreData;
+        a.size = offer.has_buffer ? offer.size : 0;
+        return a;
+      }
+      break;
+    }
+    case BufferPolicy::kNt4Unsettled: {
+      const uint32_t needed = size + uint32_t(splitmix(opt_.identity.seed ^ call) % (uint64_t(q.nt4_jitter) + 1));
+      a.size = needed;
+      if (offer.has_buffer && offer.size < needed) { a.status = werr::kMoreData; return a; }
+      if (!offer.has_buffer) return a;
+      break;
+    }
+    case BufferPolicy::kSambaTruncate: {
+      a.size = size;
+      if (!offer.has_buffer) return a;
+      // A short buffer (the exact size counts as short) gets the PERF_DATA_BLOCK header alone.
+      if (offer.size <= size && size >= winperf::kDataBlockSize) {
+        const uint32_t header = std::min(load_le32(&c.data[24]), size);
+        a.data.assign(c.data.begin(), c.data.begin() + header);
+        store_le32(&a.data[20], header);
+        store_le32(&a.data[28], 0);
+        a.size = header;
+        return a;
+      }
+      break;
+    }
+  }
+  a.size = size;
+  a.data = std::move(c.data);
+  return a;
 }
 
 ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, BufferOffer offer) {
-  uint32_t tick = current_tick();
-  ValueAnswer a = rrp_exact(content(key, value_name, tick), offer);
+  const Quirks& q = opt_.quirks;
+  const uint64_t call = calls_.fetch_add(1, std::memory_order_relaxed);
+  ValueAnswer a;
+  if (key == PerfKey::kData && q.access_denied_query) { a.status = werr::kAccessDenied; return a; }
+  if (fires(q.busy, call, 0xB057)) { a.status = werr::kBusy; return a; }
+  const Moment m = now();
+  ValueContent c = content(key, value_name, m);
+  if (c.type == regtype::kMultiSz && fires(q.empty_names, call, 0xE111)) c.data.assign(4, 0);
+  a = buffer_policy(std::move(c), offer, m, call);
+  const perfdata::QueryKind kind = perfdata::parse_query(value_name).kind;
+  if (q.slow_global_ms && (kind == perfdata::QueryKind::kGlobal || kind == perfdata::QueryKind::kCostly)) a.delay_ms += q.slow_global_ms;
+  if (fires(q.hang, call, 0x4A46)) a.delay_ms += q.hang_ms;
   // A stepping timeline moves on after each completed data answer.
   if (opt_.mode == TimelineMode::kStep && a.status == werr::kOk && offer.has_buffer && a.type == regtype::kBinary)
     step_.fetch_add(1, std::memory_order_relaxed);

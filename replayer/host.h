@@ -2,16 +2,23 @@
 //
 // The winreg service (winreg/service.h) asks the host for values; the host decides what to answer
 // for a value name and a caller's buffer. Two steps keep the seam the quirk engine plugs into:
-//   content(): what the value holds now (status, type, bytes) — timeline and query selection;
-//   answer():  what the caller gets for the buffer it offered — the buffer policy
-//              (rrp-exact by default; quirks replace it).
-// A host is immutable after load except for its timeline position, which is atomic, so any
-// number of connections on any threads may share one host without locks.
+//   content(): what the value holds at a moment of the timeline (selection, live clocks/counters);
+//   query():   what the caller gets now for the buffer it offered (buffer policy: rrp-exact unless
+//              the host's quirks say otherwise).
+// Everything that depends only on the capture lives in a shared, immutable Recording
+// (replayer/recording.h); a host adds its identity (system name, clock offset, value variation)
+// and its timeline position. Timeline rules (README.md):
+//  - realtime: the serving moment's clock (optionally sped up) picks the sample; after the last one
+//    the timeline loops (or stops at the last sample, clocks still running);
+//  - step: each completed data answer advances one sample, looping;
+//  - frozen:K: sample K exactly as recorded (clocks and counters untouched).
+// In the live modes every answer carries the serving moment's SystemTime/PerfTime/PerfTime100nSec
+// and object PerfTime, and cumulative counters keep growing across loops at the recorded rates.
+// A host is safe to share across connections and threads without locks.
 #pragma once
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +26,8 @@
 #include "captures/capture.h"
 #include "core/bytes.h"
 #include "core/status.h"
+#include "replayer/quirks.h"
+#include "replayer/recording.h"
 #include "replayer/registry.h"
 
 namespace perfsim::replayer {
@@ -60,6 +69,9 @@ struct ValueAnswer {
   uint32_t type = regtype::kBinary;
   uint32_t size = 0;  // data_size reported back
   Bytes data;         // bytes returned (status kOk with a buffer only)
+  uint32_t delay_ms = 0;  // how long the host takes before this answer leaves (slow-global, hang)
+  uint32_t rpc_fault = 0; // non-zero: answer with this DCE/RPC fault instead (faults)
+  bool drop_connection = false;  // close the connection without answering (faults)
 };
 
 // MS-RRP 3.1.5.17 (rrp-exact): NULL data -> success + needed size; short buffer -> ERROR_MORE_DATA
@@ -67,44 +79,88 @@ struct ValueAnswer {
 ValueAnswer rrp_exact(ValueContent content, BufferOffer offer);
 
 enum class TimelineMode { kRealtime, kStep, kFrozen };
+
+// How one host of a fleet differs from the capture.
+struct HostIdentity {
+  std::string system_name;         // PERF_DATA_BLOCK system name; empty = the recorded one
+  int64_t clock_offset_100ns = 0;  // added to the host's wall clock (SystemTime, PerfTime100nSec)
+  uint64_t seed = 0;               // picks the per-host factor below
+  double variation = 0;            // cumulative counters scaled by a factor in [1 - variation, 1]
+};
+
 struct HostOptions {
+  // `{mode, tick}` stays the short form callers use.
+  HostOptions(TimelineMode m = TimelineMode::kRealtime, uint32_t tick = 0) : mode(m), frozen_tick(tick) {}
   TimelineMode mode = TimelineMode::kRealtime;
   uint32_t frozen_tick = 0;
+  bool loop = true;    // realtime: loop at the end, or stay on the last sample
+  double speed = 1.0;  // realtime: recorded seconds per real second
+  HostIdentity identity;
+  Quirks quirks;       // the defaults behave as MS-RRP says
+};
+
+// A point of the timeline. `recorded` serves the sample's bytes as they were (frozen mode).
+struct Moment {
+  uint32_t tick = 0;
+  uint64_t loop = 0;         // completed loops
+  int64_t extra_100ns = 0;   // time past the sample's own time (realtime between samples)
+  bool recorded = true;
 };
 
 class SimulatedHost {
  public:
+  // Builds a Recording from `cap` (copied) and a host over it.
   static Status load(const captures::Capture& cap, const HostOptions& opt, std::shared_ptr<SimulatedHost>& out);
+  // A host over a shared recording: what a fleet does, one recording for all its hosts.
+  static Status create(std::shared_ptr<const Recording> rec, const HostOptions& opt, std::shared_ptr<SimulatedHost>& out);
 
-  const std::string& name() const { return cap_.host.name; }
-  const captures::Capture& capture() const { return cap_; }
-  const Registry& registry() const { return registry_; }
-  uint32_t ticks() const { return uint32_t(ticks_.size()); }
+  const std::string& name() const { return name_; }
+  const captures::Capture& capture() const { return rec_->cap; }
+  const Recording& recording() const { return *rec_; }
+  const Registry& registry() const { return rec_->registry; }
+  const HostOptions& options() const { return opt_; }
+  uint32_t ticks() const { return rec_->tick_count(); }
 
-  // The tick a query made now would be served from.
-  uint32_t current_tick() const;
-  // What `value_name` under HKPD/HKPT/HKPN holds at `tick`.
-  ValueContent content(PerfKey key, std::string_view value_name, uint32_t tick) const;
+  // The moment a query made now is served at (does not advance a stepping timeline).
+  Moment now() const;
+  uint32_t current_tick() const { return now().tick; }
+  // What `value_name` under HKPD/HKPT/HKPN holds at `m` (at `tick`: as recorded).
+  ValueContent content(PerfKey key, std::string_view value_name, const Moment& m) const;
+  ValueContent content(PerfKey key, std::string_view value_name, uint32_t tick) const {
+    return content(key, value_name, Moment{tick, 0, 0, true});
+  }
   // The full answer a caller gets now, buffer policy applied. Advances a stepping timeline.
   ValueAnswer query(PerfKey key, std::string_view value_name, BufferOffer offer);
+  // True when OpenHKPD must be refused (access-denied on = open).
+  bool refuses_open(PerfKey key) const { return key == PerfKey::kData && opt_.quirks.access_denied_open; }
   // The value names EnumValue lists on HKPD (index order).
   std::vector<std::string> perf_value_names() const { return {"Global", "Costly"}; }
 
  private:
-  // Byte ranges of one recorded sample, so an index query is answered by copying slices.
-  struct ObjectSlice { uint32_t index; size_t offset; size_t length; };
-  struct SampleView { const captures::QueryRecord* record = nullptr; size_t header_length = 0; std::vector<ObjectSlice> objects; };
-  struct Tick { SampleView global, costly; std::vector<const captures::QueryRecord*> others; };
-
-  Bytes assemble(const Tick& t, const std::vector<uint32_t>& indices) const;
+  SimulatedHost() = default;
+  Bytes serve_sample(const SampleView& v, const SeriesClock& clock, const Moment& m) const;
+  Bytes assemble(const RecordedTick& t, const std::vector<uint32_t>& indices, const Moment& m) const;
+  Bytes header(const SampleView& base, const SeriesClock& clock, const Moment& m) const;
+  void patch_object(uint8_t* obj, const ObjectSlice& s, const Moment& m) const;
   const captures::NameTable* names(const std::string& lang) const;
+  bool served(uint32_t object_index) const;
+  ValueContent count_lies(ValueContent& c) const;  // false for objects a quirk hides
+  std::vector<uint32_t> sample_objects(const RecordedTick& t) const;
+  ValueAnswer buffer_policy(ValueContent c, BufferOffer offer, const Moment& m, uint64_t call) const;
+  bool fires(const Chance& c, uint64_t call, uint64_t salt) const;
 
-  captures::Capture cap_;
+  std::shared_ptr<const Recording> rec_;
   HostOptions opt_;
-  Registry registry_;
-  std::vector<Tick> ticks_;
-  int64_t epoch_ns_ = 0;  // steady clock when the host started serving
-  mutable std::atomic<uint32_t> step_{0};
+  std::string name_;
+  Bytes name_region_;          // UTF-16 system name + NUL + padding; empty = keep the recorded header
+  int64_t wall_shift_100ns_ = 0;  // served FILETIME minus recorded FILETIME
+  uint64_t scale_ppm_ = 1000000;  // per-host factor of cumulative counters
+  int64_t epoch_ns_ = 0;          // steady clock when the host started serving
+  mutable std::atomic<uint64_t> step_{0};
+  std::atomic<uint64_t> calls_{0};  // perf queries so far: drives the quirks' chances
 };
+
+// SYSTEMTIME (16 bytes, UTC) of a FILETIME, as PERF_DATA_BLOCK carries it.
+void store_systemtime(uint8_t* out, int64_t filetime_100ns);
 
 }  // namespace perfsim::replayer

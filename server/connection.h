@@ -9,6 +9,8 @@
 // - When the queued reply bytes reach `write_queue_limit`, the connection stops handling PDUs and
 //   stops reading until the queue drains below the limit; a client that never reads therefore
 //   holds at most one handler batch beyond the limit (and the idle timeout still applies).
+// - A handler's reply_delay() holds that PDU's replies (and everything after it) on a timer; the
+//   connection reads nothing meanwhile and then goes on in order.
 // - The read buffer only grows while a large frame is in flight (see ReadBuffer).
 //
 // Stream is any Asio stream socket (tcp::socket, local::stream_protocol::socket); Framer is a value
@@ -82,6 +84,7 @@ class Connection final : public ConnectionBase,
              const ConnectionLimits& limits, const LogSink* log, ConnectionSet* set, uint64_t id)
       : stream_(std::move(stream)),
         timer_(stream_.get_executor()),
+        delay_timer_(stream_.get_executor()),
         framer_(std::move(framer)),
         handler_(std::move(handler)),
         peer_(std::move(peer)),
@@ -114,6 +117,7 @@ class Connection final : public ConnectionBase,
     line.emit(*log_);  // before the close, so the line exists once the peer sees the close
     boost::system::error_code ignored;
     timer_.cancel();
+    delay_timer_.cancel();
     stream_.shutdown(Stream::shutdown_both, ignored);
     stream_.close(ignored);
     auto keep_alive = this->shared_from_this();  // the set may hold the last owning reference
@@ -161,7 +165,7 @@ class Connection final : public ConnectionBase,
 
   // Handles every complete frame in the buffer unless paused, then reads again.
   void process() {
-    while (!closed_ && !closing_ && !paused_) {
+    while (!closed_ && !closing_ && !paused_ && !delayed_) {
       FrameResult f = framer_.next(rbuf_.data());
       if (f.kind == FrameResult::Kind::kError) return fail(f.reason, f.detail);
       if (f.kind == FrameResult::Kind::kNeedMore) {
@@ -173,6 +177,7 @@ class Connection final : public ConnectionBase,
       need_ = 0;
     }
     if (closed_) return;
+    if (delayed_) return;    // the delay timer writes and goes on
     if (!writing_) write();  // one gathered write for all replies of this batch
     if (closing_) {
       if (!writing_) close("handler_close");
@@ -195,6 +200,7 @@ class Connection final : public ConnectionBase,
     for (Bytes& r : replies_) enqueue(std::move(r));
     replies_.clear();
     if (verdict == Verdict::kClose) closing_ = true;
+    if (const auto delay = handler_->reply_delay(); delay.count() > 0) hold_replies(delay);
     if (queued_bytes_ >= limits_.write_queue_limit) paused_ = true;
     return true;
   }
@@ -207,8 +213,18 @@ class Connection final : public ConnectionBase,
     pending_.push_back(std::move(o));
   }
 
+  void hold_replies(std::chrono::milliseconds delay) {
+    delayed_ = true;
+    delay_timer_.expires_after(delay);
+    delay_timer_.async_wait([self = this->shared_from_this()](boost::system::error_code ec) {
+      if (ec || self->closed_) return;
+      self->delayed_ = false;
+      self->process();  // writes the held replies, then handles what arrived meanwhile
+    });
+  }
+
   void write() {
-    if (pending_.empty() || closed_) return;
+    if (pending_.empty() || closed_ || delayed_) return;
     writing_ = true;
     inflight_.swap(pending_);
     gather_.clear();
@@ -255,6 +271,7 @@ class Connection final : public ConnectionBase,
 
   Stream stream_;
   boost::asio::steady_timer timer_;
+  boost::asio::steady_timer delay_timer_;  // holds replies a handler asked to delay
   Framer framer_;
   std::unique_ptr<ConnectionHandler> handler_;
   PeerInfo peer_;
@@ -270,7 +287,7 @@ class Connection final : public ConnectionBase,
   std::vector<Outgoing> inflight_;  // being written by the current async_write
   std::vector<boost::asio::const_buffer> gather_;
   size_t queued_bytes_ = 0;         // pending_ + inflight_
-  bool reading_ = false, writing_ = false, paused_ = false, closing_ = false, closed_ = false;
+  bool reading_ = false, writing_ = false, paused_ = false, closing_ = false, closed_ = false, delayed_ = false;
 
   Clock::time_point opened_, last_pdu_;
   uint64_t bytes_in_ = 0, bytes_out_ = 0, pdus_in_ = 0, pdus_out_ = 0;

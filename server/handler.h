@@ -4,6 +4,7 @@
 // A handler is created per connection and is only ever called from that connection's strand,
 // so it needs no locking.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,6 +27,10 @@ class ConnectionHandler {
   virtual ~ConnectionHandler() = default;
   // One complete PDU (header included). Replies are appended to `out` in order.
   virtual Verdict on_pdu(ByteView pdu, std::vector<Bytes>& out) = 0;
+  // How long the replies of the last on_pdu wait before they are written (a slow or stalled
+  // host); zero = at once. The connection holds them, and handles no further PDU, on a timer:
+  // no thread blocks.
+  virtual std::chrono::milliseconds reply_delay() { return std::chrono::milliseconds(0); }
 };
 
 // Creates the handler for a new connection accepted on a listener.

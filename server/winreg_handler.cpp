@@ -22,6 +22,9 @@ Verdict WinregHandler::on_pdu(ByteView pdu, std::vector<Bytes>& out) {
   rpc::Step step = assoc_.process(pdu, [this](uint16_t opnum, ByteView in, Bytes& stub_out) {
     return call(opnum, in, stub_out);
   });
+  const winreg::Service::Effects fx = service_.take_effects();
+  if (fx.drop_connection) return Verdict::kClose;  // the host vanished mid-call: no answer
+  delay_ = std::chrono::milliseconds(fx.delay_ms);
   for (Bytes& b : step.replies) out.push_back(std::move(b));
   return step.close ? Verdict::kClose : Verdict::kContinue;
 }

@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "replayer/host.h"
 #include "rpc/association.h"
@@ -19,12 +20,14 @@ class WinregHandler final : public ConnectionHandler {
   WinregHandler(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host,
                 bool perf_data_allowed = true);
   Verdict on_pdu(ByteView pdu, std::vector<Bytes>& out) override;
+  std::chrono::milliseconds reply_delay() override { return std::exchange(delay_, std::chrono::milliseconds(0)); }
 
  private:
   uint32_t call(uint16_t opnum, ByteView in, Bytes& out);
 
   rpc::Association assoc_;
   winreg::Service service_;
+  std::chrono::milliseconds delay_{0};  // the host's latency for the last PDU's answers
   bool perf_data_allowed_;
 };
 

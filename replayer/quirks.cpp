@@ -1,0 +1,171 @@
+#include "replayer/quirks.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/utf16.h"
+
+namespace perfsim::replayer {
+namespace {
+
+using Params = std::map<std::string, std::string>;
+
+Status bad(const QuirkSetting& s, const std::string& why) { return Status::InvalidArgument("quirk " + s.name + ": " + why); }
+
+// Reads parameter `key` of `s` into `out` when present; parameters not read are reported by check_known.
+template <class T>
+Status read_param(const QuirkSetting& s, const char* key, T& out) {
+  auto it = s.params.find(key);
+  if (it == s.params.end()) return Status::Ok();
+  try {
+    size_t used = 0;
+    if constexpr (std::is_same_v<T, double>) out = std::stod(it->second, &used);
+    else out = T(std::stoull(it->second, &used));
+    if (used == it->second.size()) return Status::Ok();
+  } catch (...) {
+  }
+  return bad(s, std::string("parameter ") + key + " = '" + it->second + "' is not a number");
+}
+
+Status check_known(const QuirkSetting& s, std::initializer_list<const char*> known) {
+  for (const auto& [k, v] : s.params) {
+    bool ok = false;
+    for (const char* n : known) ok = ok || k == n;
+    if (!ok) return bad(s, "unknown parameter '" + k + "'");
+  }
+  return Status::Ok();
+}
+
+Status read_chance(const QuirkSetting& s, Chance& c, double default_probability) {
+  if (Status st = check_known(s, {"probability", "every", "ms"}); !st.ok()) return st;
+  c = Chance{};
+  if (!s.on) return Status::Ok();
+  if (!s.params.count("probability") && !s.params.count("every")) c.probability = default_probability;
+  if (Status st = read_param(s, "probability", c.probability); !st.ok()) return st;
+  if (c.probability < 0 || c.probability > 1) return bad(s, "probability must be within 0..1");
+  return read_param(s, "every", c.every);
+}
+
+Status set_buffer(Quirks& q, const QuirkSetting& s, BufferPolicy p) {
+  q.buffer = s.on ? p : BufferPolicy::kRrpExact;
+  return Status::Ok();
+}
+
+// Quirks that live in the recorded content: accepted, served as the capture holds them.
+const char* const kContentQuirks[] = {"duplicate-counter-defs", "duplicate-instances", "name-table-gaps",
+                                      "counter-type-change", "perffreq", "localized-partial"};
+
+}  // namespace
+
+std::vector<std::string> quirk_names() {
+  std::vector<std::string> n = {"rrp-exact", "win32-undefined", "win2000-echo-oversize", "nt4-unsettled",
+                                "samba-truncate", "growth-between-calls", "busy", "slow-global",
+                                "provider-timeout", "hang", "empty-names-under-stress",
+                                "pipe-not-available-first", "access-denied", "extra-objects", "costly",
+                                "object-count-lies", "process-v1-disabled"};
+  for (const char* c : kContentQuirks) n.push_back(c);
+  return n;
+}
+
+Status apply_setting(Quirks& q, const QuirkSetting& s) {
+  const std::string& n = s.name;
+  if (n == "rrp-exact") {
+    if (Status st = check_known(s, {}); !st.ok()) return st;
+    return set_buffer(q, s, BufferPolicy::kRrpExact);
+  }
+  if (n == "win32-undefined") {
+    if (Status st = check_known(s, {}); !st.ok()) return st;
+    return set_buffer(q, s, BufferPolicy::kWin32Undefined);
+  }
+  if (n == "win2000-echo-oversize") {
+    if (Status st = check_known(s, {"overhead"}); !st.ok()) return st;
+    if (Status st = read_param(s, "overhead", q.win2000_overhead); !st.ok()) return st;
+    return set_buffer(q, s, BufferPolicy::kWin2000Echo);
+  }
+  if (n == "nt4-unsettled") {
+    if (Status st = check_known(s, {"jitter"}); !st.ok()) return st;
+    if (Status st = read_param(s, "jitter", q.nt4_jitter); !st.ok()) return st;
+    return set_buffer(q, s, BufferPolicy::kNt4Unsettled);
+  }
+  if (n == "samba-truncate") {
+    if (Status st = check_known(s, {}); !st.ok()) return st;
+    return set_buffer(q, s, BufferPolicy::kSambaTruncate);
+  }
+  if (n == "growth-between-calls") {
+    if (Status st = check_known(s, {"bytes"}); !st.ok()) return st;
+    q.growth_bytes = s.on ? 4096 : 0;
+    return s.on ? read_param(s, "bytes", q.growth_bytes) : Status::Ok();
+  }
+  if (n == "busy") return read_chance(s, q.busy, 0.1);
+  if (n == "slow-global") {
+    if (Status st = check_known(s, {"ms"}); !st.ok()) return st;
+    q.slow_global_ms = s.on ? 800 : 0;
+    return s.on ? read_param(s, "ms", q.slow_global_ms) : Status::Ok();
+  }
+  if (n == "hang") {
+    if (Status st = read_chance(s, q.hang, 0.01); !st.ok()) return st;
+    return read_param(s, "ms", q.hang_ms);
+  }
+  if (n == "empty-names-under-stress") return read_chance(s, q.empty_names, 0.5);
+  if (n == "provider-timeout") {
+    if (Status st = check_known(s, {"provider"}); !st.ok()) return st;
+    q.timed_out_providers.clear();
+    if (!s.on) return Status::Ok();
+    auto it = s.params.find("provider");
+    if (it == s.params.end() || it->second.empty()) return bad(s, "needs provider = \"<service name>\"");
+    q.timed_out_providers = split_nonempty(it->second, ",");
+    return Status::Ok();
+  }
+  if (n == "pipe-not-available-first") { q.pipe_not_available_first = s.on; return check_known(s, {}); }
+  if (n == "access-denied") {
+    if (Status st = check_known(s, {"on"}); !st.ok()) return st;
+    const std::string where = s.params.count("on") ? s.params.at("on") : "query";
+    if (where != "query" && where != "open") return bad(s, "on must be query or open");
+    q.access_denied_open = s.on && where == "open";
+    q.access_denied_query = s.on && where == "query";
+    return Status::Ok();
+  }
+  if (n == "extra-objects") { q.extra_objects = s.on; return check_known(s, {}); }
+  if (n == "costly") { q.costly = s.on; return check_known(s, {}); }
+  if (n == "object-count-lies") {
+    if (Status st = check_known(s, {"extra"}); !st.ok()) return st;
+    q.object_count_extra = s.on ? 2 : 0;
+    return s.on ? read_param(s, "extra", q.object_count_extra) : Status::Ok();
+  }
+  if (n == "process-v1-disabled") { q.process_v1_disabled = s.on; return check_known(s, {}); }
+  for (const char* c : kContentQuirks)
+    if (n == c) return Status::Ok();
+  return Status::InvalidArgument("unknown quirk '" + n + "' (known: see replayer/README.md)");
+}
+
+Status profile_quirks(std::string_view profile, Quirks& q) {
+  auto on = [&](const char* name, Params p = {}) { apply_setting(q, QuirkSetting{name, true, std::move(p)}); };
+  const std::string p(profile);
+  if (p == "rrp-exact") return Status::Ok();
+  if (p == "nt4") { on("nt4-unsettled"); return Status::Ok(); }
+  if (p == "win2000") { on("win2000-echo-oversize"); return Status::Ok(); }
+  if (p == "xp") { on("win32-undefined"); return Status::Ok(); }
+  if (p == "2003" || p == "2008" || p == "2008r2") { on("rrp-exact"); return Status::Ok(); }
+  if (p == "2012r2" || p == "2016" || p == "2019") { on("rrp-exact"); on("pipe-not-available-first"); return Status::Ok(); }
+  if (p == "2022") { on("rrp-exact"); on("pipe-not-available-first"); on("process-v1-disabled"); return Status::Ok(); }
+  if (p == "samba") { on("samba-truncate"); return Status::Ok(); }
+  return Status::NotFound("unknown profile '" + p + "' (nt4, win2000, xp, 2003, 2008, 2008r2, 2012r2, 2016, 2019, 2022, samba, rrp-exact)");
+}
+
+Status fingerprint_quirks(const std::string& json, Quirks& q) {
+  if (json.empty()) return Status::Ok();
+  nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("fingerprint is not a JSON object");
+  if (j.contains("profile") && j["profile"].is_string()) profile_quirks(j["profile"].get<std::string>(), q);
+  if (j.contains("more_data") && j["more_data"].is_string()) {
+    if (Status s = apply_setting(q, QuirkSetting{j["more_data"].get<std::string>(), true, {}}); !s.ok()) return s;
+  }
+  for (const char* flag : {"process_v1_disabled", "pipe_not_available_first"}) {
+    if (!j.contains(flag) || !j[flag].is_boolean()) continue;
+    std::string name = flag;
+    for (char& c : name) c = c == '_' ? '-' : c;
+    apply_setting(q, QuirkSetting{name, j[flag].get<bool>(), {}});
+  }
+  return Status::Ok();
+}
+
+}  // namespace perfsim::replayer

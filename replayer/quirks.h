@@ -1,0 +1,68 @@
+// The quirk engine: how a simulated host misbehaves like a real one (shared/docs/quirks.md).
+//
+// Each quirk is switched on or off alone and has parameters. A host's quirks come, in this order
+// (later wins, quirk by quirk): the defaults (rrp-exact, extra-objects, costly), a named OS profile
+// (`profile_quirks`), the capture's recorded fingerprint (`fingerprint_quirks`), explicit settings
+// (`apply_setting`). The buffer policies are one choice: enabling one replaces the previous.
+// Quirks that are properties of the recorded content (duplicate-counter-defs, duplicate-instances,
+// name-table-gaps, counter-type-change, perffreq, localized-partial) are served as the capture
+// holds them (synth profiles produce them); naming them here is accepted and changes nothing.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace perfsim::replayer {
+
+enum class BufferPolicy { kRrpExact, kWin32Undefined, kWin2000Echo, kNt4Unsettled, kSambaTruncate };
+
+// A chance that fires with `probability`, and/or on every `every`-th eligible call.
+struct Chance {
+  double probability = 0;
+  uint32_t every = 0;
+  bool active() const { return probability > 0 || every > 0; }
+};
+
+struct Quirks {
+  BufferPolicy buffer = BufferPolicy::kRrpExact;
+  uint32_t win2000_overhead = 65536;  // win2000-echo-oversize: bytes beyond Global the buffer needs
+  uint32_t nt4_jitter = 16384;        // nt4-unsettled: the needed size wanders by up to this
+  uint32_t growth_bytes = 0;          // growth-between-calls: data grows by this after a size answer
+  Chance busy;                        // busy: ERROR_BUSY on QueryValue
+  uint32_t slow_global_ms = 0;        // slow-global: added latency of Global/Costly
+  std::vector<std::string> timed_out_providers;  // provider-timeout: their objects vanish
+  Chance hang;                        // hang: the call blocks for hang_ms
+  uint32_t hang_ms = 120000;
+  Chance empty_names;                 // empty-names-under-stress: Counter/Help come back empty
+  bool pipe_not_available_first = false;  // SMB transport only
+  bool access_denied_open = false;    // access-denied (on = open): OpenHKPD refused
+  bool access_denied_query = false;   // access-denied (on = query): QueryValue on HKPD refused
+  bool extra_objects = true;          // a query returns every object of the asked objects' providers
+  bool costly = true;                 // costly objects only with Costly or explicit indices
+  uint32_t object_count_extra = 0;    // object-count-lies: NumObjectTypes says this many more
+  bool process_v1_disabled = false;   // the PerfProc provider's objects vanish
+};
+
+// One explicit setting: `name` (a quirks.md quirk), on/off, parameters as text.
+struct QuirkSetting {
+  std::string name;
+  bool on = true;
+  std::map<std::string, std::string> params;
+};
+
+// Applies one setting. InvalidArgument names an unknown quirk or parameter, or a bad value.
+Status apply_setting(Quirks& q, const QuirkSetting& s);
+// A named OS profile's bundle (nt4, win2000, xp, 2003, 2008, 2008r2, 2012r2, 2016, 2019, 2022,
+// samba, rrp-exact). NotFound for another name.
+Status profile_quirks(std::string_view profile, Quirks& q);
+// What a capture's fingerprint JSON says (more_data, process_v1_disabled, pipe_not_available_first;
+// or its profile). Unknown keys are ignored; unparsable JSON is InvalidArgument.
+Status fingerprint_quirks(const std::string& json, Quirks& q);
+// The quirk names apply_setting knows, for help texts.
+std::vector<std::string> quirk_names();
+
+}  // namespace perfsim::replayer

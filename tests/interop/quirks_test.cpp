@@ -1,0 +1,233 @@
+// Acceptance of the quirk engine: each quirk as a real client (impacket) meets it through the
+// real TCP server, shown by what came back on the wire (status, data_size, data_length, objects).
+// Hosts are frozen at one tick so sizes are known in advance.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "captures/reader.h"
+#include "perfdata/select.h"
+#include "replayer/host.h"
+#include "server/server.h"
+#include "server/winreg_handler.h"
+#include "support.h"
+
+namespace perfsim::interop {
+namespace {
+
+using nlohmann::json;
+using replayer::Quirks;
+constexpr uint32_t kTick = 10;
+constexpr unsigned kMoreData = 234, kBusy = 170, kAccessDenied = 5;
+
+const captures::Capture& bundled(const std::string& file) {
+  static std::map<std::string, captures::Capture> loaded;
+  auto it = loaded.find(file);
+  if (it == loaded.end()) {
+    captures::Capture cap;
+    REQUIRE(captures::read_capture(std::string(PERFSIM_SOURCE_DIR) + "/captures/" + file, cap).ok());
+    it = loaded.emplace(file, std::move(cap)).first;
+  }
+  return it->second;
+}
+
+Quirks profile(const std::string& name) {
+  Quirks q;
+  REQUIRE(replayer::profile_quirks(name, q).ok());
+  return q;
+}
+
+Quirks with(Quirks q, const std::string& name, bool on, std::map<std::string, std::string> params = {}) {
+  const Status s = replayer::apply_setting(q, {name, on, std::move(params)});
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  return q;
+}
+
+// A server for one host with `quirks`, alive for the scope.
+struct Served {
+  std::shared_ptr<replayer::SimulatedHost> host;
+  std::unique_ptr<server::Server> srv;
+  uint16_t port = 0;
+
+  Served(const std::string& capture, const Quirks& quirks) {
+    replayer::HostOptions opt{replayer::TimelineMode::kFrozen, kTick};
+    opt.quirks = quirks;
+    REQUIRE(replayer::SimulatedHost::load(bundled(capture), opt, host).ok());
+    server::ServerConfig cfg;
+    cfg.threads = 1;
+    cfg.handle_signals = false;
+    cfg.log = [](std::string_view) {};
+    cfg.listeners.push_back({"127.0.0.1:0", "quirks", std::make_shared<server::WinregHandlerFactory>(host)});
+    srv = std::make_unique<server::Server>(cfg);
+    REQUIRE(srv->start().ok());
+    port = srv->bound().at(0).port;
+  }
+  size_t size_of(const std::string& name) const {
+    return host->content(replayer::PerfKey::kData, name, kTick).data.size();
+  }
+};
+
+struct ClientRun {
+  int exit_status = -1;
+  json out;
+  std::string text;
+};
+
+ClientRun client(const Served& s, const std::string& args, int timeout_s = 60) {
+  ClientRun r;
+  const CommandResult c = run_command("timeout " + std::to_string(timeout_s) + " " + std::string(PERFSIM_PYTHON) + " -B " +
+                                      shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/quirk_client.py") +
+                                      " --port " + std::to_string(s.port) + " " + args);
+  r.exit_status = c.exit_status;
+  r.text = c.output;
+  const size_t brace = c.output.rfind("\n{");
+  r.out = json::parse(brace == std::string::npos ? c.output : c.output.substr(brace + 1), nullptr, false);
+  return r;
+}
+
+ClientRun probe(const Served& s, const std::string& name, const std::string& offers) {
+  ClientRun r = client(s, "--op probe --name " + shell_quote(name) + " --offers " + offers);
+  INFO(r.text);
+  REQUIRE(r.exit_status == 0);
+  REQUIRE(r.out.contains("calls"));
+  return r;
+}
+
+std::set<uint32_t> costly_indices(const captures::Capture& cap) {
+  std::set<uint32_t> out;
+  for (const auto& o : cap.catalog)
+    if (o.costly) out.insert(o.index);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("win2000: growing by 64 KB succeeds with fewer bytes than offered; impacket's retry loop never ends", "[interop][quirks]") {
+  Served s("default-win2000.perfcap", profile("win2000"));
+  const size_t global = s.size_of("Global"), asked = s.size_of("238");
+  REQUIRE(asked < global);
+  const ClientRun g = client(s, "--op grow --name 238 --start 65536 --step 65536");
+  INFO(g.text);
+  REQUIRE(g.exit_status == 0);
+  CHECK(g.out["status"] == 0);
+  const size_t offered = g.out["offered"].get<size_t>();
+  CHECK(offered >= global + 65536);                          // needs about Global + 64 KB...
+  CHECK(g.out["data_len"].get<size_t>() == asked);           // ...and gets only what was asked
+  CHECK(g.out["data_len"].get<size_t>() < offered);
+  for (size_t i = 0; i + 1 < g.out["attempts"].size(); ++i) {
+    const json& a = g.out["attempts"][i];
+    CHECK(a["status"] == kMoreData);
+    CHECK(a["size"] == a["offered"]);  // the caller's own size echoed back
+  }
+  // hBaseRegQueryValue retries with the echoed size forever: only the timeout ends it.
+  const ClientRun h = client(s, "--op hquery --name Global", 8);
+  INFO(h.text);
+  CHECK(h.exit_status == 124);
+}
+
+TEST_CASE("rrp-exact: the size-aware collector and impacket succeed at the first retry", "[interop][quirks]") {
+  Served s("default-win2000.perfcap", profile("rrp-exact"));
+  const ClientRun g = client(s, "--op grow --name 238 --start 65536 --step 65536");
+  INFO(g.text);
+  REQUIRE(g.exit_status == 0);
+  CHECK(g.out["status"] == 0);
+  CHECK(g.out["data_len"].get<size_t>() == s.size_of("238"));
+  CHECK(g.out["attempts"].size() <= 2);
+  const ClientRun p = probe(s, "Global", "512");
+  CHECK(p.out["calls"][0]["status"] == kMoreData);
+  CHECK(p.out["calls"][0]["size"] == s.size_of("Global"));
+  const ClientRun h = client(s, "--op hquery --name Global", 60);
+  INFO(h.text);
+  CHECK(h.exit_status == 0);
+  CHECK(h.out["status"] == 0);
+  CHECK(h.out["data_len"].get<size_t>() == s.size_of("Global"));
+}
+
+TEST_CASE("win32-undefined: NULL and short buffers get ERROR_MORE_DATA with size 0", "[interop][quirks]") {
+  Served exact("default-2016.perfcap", profile("rrp-exact"));
+  Served undefined("default-2016.perfcap", with({}, "win32-undefined", true));
+  const json e = probe(exact, "Global", "null,512").out["calls"];
+  const json u = probe(undefined, "Global", "null,512").out["calls"];
+  CHECK(e[0]["status"] == 0);
+  CHECK(e[0]["size"] == exact.size_of("Global"));
+  CHECK(u[0]["status"] == kMoreData);
+  CHECK(u[0]["size"] == 0);
+  CHECK(u[1]["status"] == kMoreData);
+  CHECK(u[1]["size"] == 0);
+}
+
+TEST_CASE("samba-truncate: a short buffer, the exact size included, gets WERR_OK and the header alone", "[interop][quirks]") {
+  Served s("default-2016.perfcap", profile("samba"));
+  const size_t n = s.size_of("Global");
+  const json c = probe(s, "Global", "null,4096," + std::to_string(n) + "," + std::to_string(n + 1)).out["calls"];
+  CHECK(c[0]["status"] == 0);
+  CHECK(c[0]["size"] == n);
+  for (int i : {1, 2}) {
+    INFO("call " << i);
+    CHECK(c[i]["status"] == 0);
+    CHECK(c[i]["data_len"] == c[i]["header"]);
+    CHECK(c[i]["declared_objects"] == 0);
+    CHECK(c[i]["data_len"].get<size_t>() < 200);
+  }
+  CHECK(c[3]["status"] == 0);
+  CHECK(c[3]["data_len"] == n);
+}
+
+TEST_CASE("busy: every second QueryValue gets ERROR_BUSY", "[interop][quirks]") {
+  Served s("default-2016.perfcap", with({}, "busy", true, {{"every", "2"}}));
+  const std::string big = std::to_string(1 << 22);
+  const json c = probe(s, "Global", big + "," + big + "," + big + "," + big).out["calls"];
+  CHECK(c[0]["status"] == 0);
+  CHECK(c[1]["status"] == kBusy);
+  CHECK(c[2]["status"] == 0);
+  CHECK(c[3]["status"] == kBusy);
+}
+
+TEST_CASE("extra-objects: asking for Processor brings its provider's other objects only with the quirk on", "[interop][quirks]") {
+  Served on("default-2016.perfcap", {});
+  Served off("default-2016.perfcap", with({}, "extra-objects", false));
+  const std::string big = std::to_string(1 << 22);
+  const json a = probe(on, "238", big).out["calls"][0];
+  const json b = probe(off, "238", big).out["calls"][0];
+  CHECK(b["objects"] == json::array({238}));
+  CHECK(a["objects"].size() > 1);
+  CHECK(std::find(a["objects"].begin(), a["objects"].end(), 238) != a["objects"].end());
+}
+
+TEST_CASE("costly: costly objects stay out of Global only with the quirk on", "[interop][quirks]") {
+  const std::set<uint32_t> costly = costly_indices(bundled("default-2016.perfcap"));
+  REQUIRE(!costly.empty());
+  Served on("default-2016.perfcap", {});
+  Served off("default-2016.perfcap", with({}, "costly", false));
+  const std::string big = std::to_string(1 << 23);
+  auto count_costly = [&](const json& objects) {
+    size_t n = 0;
+    for (const json& o : objects) n += costly.count(o.get<uint32_t>());
+    return n;
+  };
+  CHECK(count_costly(probe(on, "Global", big).out["calls"][0]["objects"]) == 0);
+  CHECK(count_costly(probe(off, "Global", big).out["calls"][0]["objects"]) > 0);
+}
+
+TEST_CASE("object-count-lies: NumObjectTypes says more objects than the answer holds", "[interop][quirks]") {
+  Served s("default-2016.perfcap", with({}, "object-count-lies", true, {{"extra", "2"}}));
+  const json c = probe(s, "238", std::to_string(1 << 22)).out["calls"][0];
+  CHECK(c["status"] == 0);
+  CHECK(c["declared_objects"].get<size_t>() == c["objects"].size() + 2);
+  CHECK(c["total"] == c["data_len"]);  // TotalByteLength still tells the truth
+}
+
+TEST_CASE("access-denied and slow-global as a collector meets them", "[interop][quirks]") {
+  Served denied("default-2016.perfcap", with({}, "access-denied", true, {{"on", "open"}}));
+  const ClientRun d = client(denied, "--op probe --name Global --offers null");
+  INFO(d.text);
+  CHECK(d.out["open_status"] == kAccessDenied);
+  Served slow("default-2016.perfcap", with({}, "slow-global", true, {{"ms", "400"}}));
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(probe(slow, "Global", "null,null").out["calls"][1]["status"] == 0);
+  CHECK(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(800));  // two delayed answers
+}
+
+}  // namespace perfsim::interop
