@@ -1,0 +1,204 @@
+#include "lodctr/ini.h"
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "core/utf16.h"
+
+namespace perfsim::lodctr {
+namespace {
+
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && blank(s[b])) ++b;
+  while (e > b && blank(s[e - 1])) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = char(std::toupper(uint8_t(c)));
+  return s;
+}
+
+bool valid_utf8(ByteView b) {
+  for (size_t i = 0; i < b.size();) {
+    const uint8_t c = b[i];
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > b.size()) return false;
+    for (size_t k = 1; k < n; ++k)
+      if ((b[i + k] & 0xC0) != 0x80) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string decode(ByteView f) {
+  if (f.size() >= 2 && (f[0] == 0xFF && f[1] == 0xFE)) {  // UTF-16LE
+    std::u16string s = load_utf16le(f.data() + 2, (f.size() - 2) / 2);
+    return utf16_to_utf8(s);
+  }
+  if (f.size() >= 2 && f[0] == 0xFE && f[1] == 0xFF) {  // UTF-16BE
+    std::u16string s;
+    for (size_t i = 2; i + 1 < f.size(); i += 2) s.push_back(char16_t((f[i] << 8) | f[i + 1]));
+    return utf16_to_utf8(s);
+  }
+  if (f.size() >= 3 && f[0] == 0xEF && f[1] == 0xBB && f[2] == 0xBF) f = f.subspan(3);
+  if (valid_utf8(f)) return std::string(f.begin(), f.end());
+  std::u16string latin1(f.begin(), f.end());  // ANSI code page: read as Latin-1
+  return utf16_to_utf8(latin1);
+}
+
+bool comment(const std::string& line) {
+  return line.empty() || line[0] == ';' || line.rfind("//", 0) == 0 || line.rfind("/*", 0) == 0 || line[0] == '*';
+}
+
+bool lang_id(const std::string& s) {
+  if (s.size() < 3 || s.size() > 4) return false;
+  for (char c : s)
+    if (!std::isxdigit(uint8_t(c))) return false;
+  return true;
+}
+
+// "SYMBOL_LANGID_NAME" -> parts; false when the key has another shape.
+bool split_text_key(const std::string& key, IniText& t) {
+  const size_t kind = key.rfind('_');
+  if (kind == std::string::npos || kind == 0) return false;
+  const std::string suffix = upper(key.substr(kind + 1));
+  if (suffix != "NAME" && suffix != "HELP") return false;
+  const size_t lang = key.rfind('_', kind - 1);
+  if (lang == std::string::npos || lang == 0) return false;
+  t.lang = key.substr(lang + 1, kind - lang - 1);
+  t.symbol = key.substr(0, lang);
+  t.help = suffix == "HELP";
+  return lang_id(t.lang);
+}
+
+std::string unquote(std::string v) {
+  if (v.size() >= 2 && v.front() == '"' && v.back() == '"') return v.substr(1, v.size() - 2);
+  return v;
+}
+
+Status read_file(const std::string& path, Bytes& out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::NotFound(path + ": cannot open");
+  out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<std::string> text_lines(ByteView file) {
+  std::string text = decode(file);
+  if (size_t eof = text.find('\x1A'); eof != std::string::npos) text.resize(eof);  // DOS end of file
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+Status parse_ini(ByteView file, CounterIni& out) {
+  CounterIni ini;
+  std::string section;
+  const std::vector<std::string> lines = text_lines(file);
+  for (size_t n = 0; n < lines.size(); ++n) {
+    const std::string line = trim(lines[n]);
+    const std::string where = "ini line " + std::to_string(n + 1);
+    if (!line.empty() && line[0] == '[') {
+      const size_t close = line.find(']');
+      if (close == std::string::npos) return Status::InvalidArgument(where + ": section name without ']'");
+      section = upper(trim(line.substr(1, close - 1)));
+      continue;
+    }
+    if (section.empty() || comment(line)) continue;  // before [info]: comments, anything
+    const size_t eq = line.find('=');
+    const std::string key = trim(line.substr(0, eq));
+    const std::string value = eq == std::string::npos ? "" : unquote(trim(line.substr(eq + 1)));
+    if (section == "INFO") {
+      if (iequals(key, "drivername")) ini.driver = value;
+      else if (iequals(key, "symbolfile")) ini.symbol_file = value;
+    } else if (section == "LANGUAGES") {
+      if (!lang_id(key)) return Status::InvalidArgument(where + ": language id '" + key + "' is not 3 or 4 hex digits");
+      ini.languages.push_back(key);
+    } else if (section == "TEXT" || section == "OBJECTS") {
+      if (eq == std::string::npos) continue;  // LodCtr skips lines without a value
+      IniText t;
+      if (!split_text_key(key, t))
+        return Status::InvalidArgument(where + ": key '" + key + "' is not SYMBOL_LANGID_NAME or SYMBOL_LANGID_HELP");
+      t.text = value;
+      t.line = n + 1;
+      (section == "TEXT" ? ini.texts : ini.objects).push_back(std::move(t));
+    }
+  }
+  if (ini.driver.empty()) return Status::InvalidArgument("ini: [info] has no drivername");
+  if (ini.symbol_file.empty()) return Status::InvalidArgument("ini: [info] has no symbolfile");
+  if (ini.languages.empty()) return Status::InvalidArgument("ini: [languages] lists no language");
+  if (ini.texts.empty()) return Status::InvalidArgument("ini: [text] holds no names");
+  out = std::move(ini);
+  return Status::Ok();
+}
+
+Status parse_symbols(ByteView file, Symbols& out) {
+  Symbols syms;
+  for (const std::string& raw : text_lines(file)) {
+    std::string line = trim(raw);
+    if (line.empty() || line[0] != '#') continue;
+    line = trim(line.substr(1));
+    if (line.rfind("define", 0) != 0 || line.size() < 7 || !blank(line[6])) continue;
+    line = trim(line.substr(6));
+    size_t name_end = 0;
+    while (name_end < line.size() && !blank(line[name_end])) ++name_end;
+    const std::string name = line.substr(0, name_end);
+    std::string value = trim(line.substr(name_end));
+    if (size_t c = value.find("//"); c != std::string::npos) value = trim(value.substr(0, c));
+    if (size_t c = value.find("/*"); c != std::string::npos) value = trim(value.substr(0, c));
+    if (value.size() >= 2 && value.front() == '(' && value.back() == ')') value = trim(value.substr(1, value.size() - 2));
+    if (value.empty()) continue;
+    const bool hex = value.size() > 2 && value[0] == '0' && (value[1] == 'x' || value[1] == 'X');
+    const std::string digits = hex ? value.substr(2) : value;
+    if (digits.empty() || digits.size() > 9) continue;
+    bool numeric = true;
+    for (char c : digits) numeric &= hex ? std::isxdigit(uint8_t(c)) != 0 : std::isdigit(uint8_t(c)) != 0;
+    if (!numeric) continue;  // a define of something else: not an offset
+    syms[upper(name)] = uint32_t(std::stoul(digits, nullptr, hex ? 16 : 10));
+  }
+  out = std::move(syms);
+  return Status::Ok();
+}
+
+bool find_symbol(const Symbols& symbols, const std::string& symbol, uint32_t& offset) {
+  auto it = symbols.find(upper(symbol));
+  if (it == symbols.end()) return false;
+  offset = it->second;
+  return true;
+}
+
+Status load_ini(const std::string& path, CounterIni& ini, Symbols& symbols) {
+  namespace fs = std::filesystem;
+  Bytes data;
+  if (Status s = read_file(path, data); !s.ok()) return s;
+  if (Status s = parse_ini(data, ini); !s.ok()) return Status::InvalidArgument(path + ": " + s.message());
+  // The symbol file's name, compared case-insensitively in the directory it names.
+  std::string symbol_file = ini.symbol_file;
+  for (char& c : symbol_file) if (c == '\\') c = '/';  // written for Windows
+  const fs::path named = fs::path(path).parent_path() / fs::path(symbol_file).relative_path();
+  fs::path found;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(named.parent_path().empty() ? "." : named.parent_path(), ec))
+    if (iequals(e.path().filename().string(), named.filename().string())) found = e.path();
+  if (found.empty())
+    return Status::NotFound(path + ": symbol file '" + ini.symbol_file + "' not found next to the INI (looked in " +
+                            (named.parent_path().empty() ? std::string(".") : named.parent_path().string()) + ")");
+  if (Status s = read_file(found.string(), data); !s.ok()) return s;
+  return parse_symbols(data, symbols);
+}
+
+}  // namespace perfsim::lodctr

@@ -1,0 +1,123 @@
+// INI and symbol file parsing with LodCtr's tolerance (fixtures/lodctr/README.md).
+#include <catch2/catch.hpp>
+
+#include "helpers.h"
+#include "lodctr/ini.h"
+
+namespace perfsim::lodctr {
+namespace {
+
+using namespace test;
+
+Bytes ascii(const std::string& s) { return Bytes(s.begin(), s.end()); }
+
+Bytes utf16_with_bom(const Bytes& utf8) {
+  Bytes out{0xFF, 0xFE};
+  put_utf16le(out, utf8_to_utf16(std::string(utf8.begin(), utf8.end())));
+  return out;
+}
+
+TEST_CASE("the seed INI parses: driver, symbol file, languages, texts") {
+  CounterIni ini;
+  REQUIRE(parse_ini(read_file(data("devdef.ini")), ini).ok());
+  CHECK(ini.driver == "DevDriver");
+  CHECK(ini.symbol_file == "devdef.h");
+  CHECK(ini.languages == std::vector<std::string>{"009", "00C"});
+  REQUIRE(ini.texts.size() == 12);
+  CHECK(ini.texts[0].symbol == "OBJECT_1");
+  CHECK(ini.texts[0].lang == "009");
+  CHECK(!ini.texts[0].help);
+  CHECK(ini.texts[0].text == "Device");
+  CHECK(ini.texts[2].text == "Periphérique");  // UTF-8 kept
+}
+
+TEST_CASE("symbol files: #define NAME offset, other lines ignored, names case-insensitive") {
+  Symbols s;
+  REQUIRE(parse_symbols(read_file(data("devdef.h")), s).ok());
+  uint32_t off = 99;
+  CHECK((find_symbol(s, "OBJECT_1", off) && off == 0));
+  CHECK((find_symbol(s, "device_counter_1", off) && off == 2));
+  CHECK((find_symbol(s, "DEVICE_COUNTER_2", off) && off == 4));
+  CHECK(!find_symbol(s, "DEVICE_COUNTER_3", off));
+  REQUIRE(parse_symbols(ascii("#  define A 0x10 // hex\n#define B (6)\n#define STR \"x\"\nint x;\n#define\tC\t8\x1a#define D 10\n"), s).ok());
+  CHECK((find_symbol(s, "A", off) && off == 16));
+  CHECK((find_symbol(s, "B", off) && off == 6));
+  CHECK((find_symbol(s, "C", off) && off == 8));
+  CHECK(!find_symbol(s, "STR", off));
+  CHECK(!find_symbol(s, "D", off));  // after the DOS end-of-file byte
+}
+
+TEST_CASE("a messy INI reads like the clean one: comments, case, blanks, quotes, order, 000, EOF byte, CRLF") {
+  CounterIni clean, messy;
+  REQUIRE(parse_ini(read_file(data("devdef.ini")), clean).ok());
+  const Status s = parse_ini(read_file(data("messy.ini")), messy);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(messy.driver == "DevDriver");
+  CHECK(messy.symbol_file == "DEVDEF.H");
+  CHECK(messy.languages == std::vector<std::string>{"000", "009", "00c"});
+  REQUIRE(messy.texts.size() == clean.texts.size());  // the line after 0x1A is not read
+  for (const IniText& t : messy.texts) {
+    INFO(t.symbol << "_" << t.lang);
+    bool found = false;
+    for (const IniText& c : clean.texts)
+      if (iequals(c.symbol, t.symbol) && iequals(c.lang, t.lang) && c.help == t.help) found = c.text == t.text;
+    CHECK(found);
+  }
+}
+
+TEST_CASE("UTF-16 files with a BOM read like their UTF-8 text") {
+  const Bytes utf8 = read_file(data("messy.ini"));
+  CounterIni a, b;
+  REQUIRE(parse_ini(utf8, a).ok());
+  REQUIRE(parse_ini(utf16_with_bom(utf8), b).ok());
+  REQUIRE(a.texts.size() == b.texts.size());
+  for (size_t i = 0; i < a.texts.size(); ++i) CHECK(a.texts[i].text == b.texts[i].text);
+  CHECK(b.texts[1].text == "Débit du périphérique B");
+  Symbols s;
+  REQUIRE(parse_symbols(utf16_with_bom(read_file(data("devdef.h"))), s).ok());
+  CHECK(s.size() == 3);
+}
+
+TEST_CASE("INI errors say what is missing or malformed") {
+  CounterIni ini;
+  CHECK(parse_ini(ascii("[languages]\n009=English\n[text]\nA_009_NAME=x\n[info]\nsymbolfile=a.h\n"), ini).message().find("drivername") != std::string::npos);
+  CHECK(parse_ini(ascii("[info]\ndrivername=D\n[languages]\n009=x\n[text]\nA_009_NAME=x\n"), ini).message().find("symbolfile") != std::string::npos);
+  CHECK(parse_ini(ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[text]\nA_009_NAME=x\n"), ini).message().find("[languages]") != std::string::npos);
+  const Status bad = parse_ini(ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[languages]\n009=x\n[text]\nA_009_TITLE=x\n"), ini);
+  CHECK(bad.message().find("line 7") != std::string::npos);
+}
+
+TEST_CASE("the real PerfGen and AppMem files load, symbol file found whatever its case") {
+  CounterIni ini;
+  Symbols syms;
+  Status s = load_ini(fixture("Perfgen.Ini"), ini, syms);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(ini.driver == "PERFGEN");
+  CHECK(ini.objects.size() == 1);
+  CHECK(ini.texts.size() == 10);
+  uint32_t off = 0;
+  CHECK((find_symbol(syms, "CONSTANT_VALUE", off) && off == 8));
+  s = load_ini(fixture("AppMem.Ini"), ini, syms);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(ini.driver == "APPMEM");
+  CHECK(ini.objects.empty());
+  REQUIRE(ini.texts.size() == 16);
+  CHECK(ini.texts[6].text == "Memory Allocs/Sec");  // trailing blanks trimmed
+  CHECK((find_symbol(syms, "APPFREESSEC", off) && off == 14));
+}
+
+TEST_CASE("load_ini says where it looked for a missing symbol file") {
+  const std::string dir = scratch("nosym");
+  write_file(dir + "/a.ini", read_file(data("devdef.ini")));
+  CounterIni ini;
+  Symbols syms;
+  const Status s = load_ini(dir + "/a.ini", ini, syms);
+  CHECK(s.code() == Status::Code::kNotFound);
+  CHECK(s.message().find("devdef.h") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace perfsim::lodctr

@@ -1,0 +1,191 @@
+// lodctr/unlodctr on a capture: indices, every language's tables, Services and Perflib values,
+// and errors that change nothing.
+#include <catch2/catch.hpp>
+
+#include "helpers.h"
+#include "captures/reader.h"
+#include "lodctr/install.h"
+
+namespace perfsim::lodctr {
+namespace {
+
+using namespace test;
+
+struct Loaded {
+  CounterIni ini;
+  Symbols symbols;
+};
+
+Loaded load(const std::string& path) {
+  Loaded l;
+  const Status s = load_ini(path, l.ini, l.symbols);
+  INFO(path << ": " << s.ToString());
+  REQUIRE(s.ok());
+  return l;
+}
+
+const std::string kDevKey = "SYSTEM\\CurrentControlSet\\Services\\DevDriver\\Performance";
+
+TEST_CASE("seed example: names at even indices after Last Counter, help at odd, in 009 and 00C") {
+  captures::Capture cap = host();
+  const uint32_t last = dword(cap, kPerflibKey, "Last Counter");
+  const uint32_t last_help = dword(cap, kPerflibKey, "Last Help");
+  const Loaded l = load(data("devdef.ini"));
+  InstallReport rep;
+  REQUIRE(install(cap, l.ini, l.symbols, &rep).ok());
+  const uint32_t fc = last + 2, fh = last_help + 2;
+  CHECK(rep.range.first_counter == fc);
+  CHECK(rep.languages == std::vector<std::string>{"009", "00C"});
+  CHECK(rep.entries == 12);
+
+  for (auto get : {served, registry_table}) {
+    const perfdata::NameTable c9 = get(cap, "009", false), h9 = get(cap, "009", true);
+    const perfdata::NameTable cf = get(cap, "00C", false), hf = get(cap, "00C", true);
+    CHECK(text_at(c9, fc) == "Device");
+    CHECK(text_at(c9, fc + 2) == "Counter A");
+    CHECK(text_at(c9, fc + 4) == "Counter B");
+    CHECK(text_at(h9, fh) == "Device statistics");
+    CHECK(text_at(h9, fh + 4) == "Rate of device B");
+    CHECK(text_at(cf, fc) == "Periphérique");
+    CHECK(text_at(cf, fc + 2) == "Compteur A");
+    CHECK(text_at(hf, fh + 4) == "Débit du périphérique B");
+    CHECK(c9.declared_last() == fc + 4);
+    CHECK(cf.declared_last() == fc + 4);
+    CHECK(c9.highest_index() == fc + 4);
+  }
+  CHECK(dword(cap, kDevKey, "First Counter") == fc);
+  CHECK(dword(cap, kDevKey, "Last Counter") == fc + 4);
+  CHECK(dword(cap, kDevKey, "First Help") == fh);
+  CHECK(dword(cap, kDevKey, "Last Help") == fh + 4);
+  CHECK(dword(cap, kPerflibKey, "Last Counter") == fc + 4);
+  CHECK(dword(cap, kPerflibKey, "Last Help") == fh + 4);
+  CHECK(find_value(cap, kDevKey, "Object List") == nullptr);  // no [objects] section
+}
+
+TEST_CASE("the messy twin installs exactly what the clean file does (symbol file DEVDEF.H on disk as devdef.h)") {
+  captures::Capture a = host(), b = host();
+  const Loaded clean = load(data("devdef.ini")), messy = load(data("messy.ini"));
+  REQUIRE(install(a, clean.ini, clean.symbols).ok());
+  InstallReport rep;
+  REQUIRE(install(b, messy.ini, messy.symbols, &rep).ok());
+  CHECK(rep.skipped_languages == std::vector<std::string>{"000"});  // the host has no neutral table
+  CHECK(same_names_and_registry(a, b));
+}
+
+TEST_CASE("unlodctr removes the texts and values and lowers Perflib's Last Counter/Help") {
+  const captures::Capture before = host();
+  captures::Capture cap = before;
+  const Loaded l = load(data("devdef.ini"));
+  REQUIRE(install(cap, l.ini, l.symbols).ok());
+  InstallReport rep;
+  REQUIRE(uninstall(cap, "devdriver", &rep).ok());  // driver names are case-insensitive
+  CHECK(rep.entries == 12);
+  CHECK(rep.perflib_last_counter == dword(before, kPerflibKey, "Last Counter"));
+  CHECK(find_value(cap, kDevKey, "First Counter") == nullptr);
+  CHECK(find_value(cap, kDevKey, "Last Help") == nullptr);
+  CHECK(dword(cap, kPerflibKey, "Last Counter") == dword(before, kPerflibKey, "Last Counter"));
+  CHECK(dword(cap, kPerflibKey, "Last Help") == dword(before, kPerflibKey, "Last Help"));
+  for (size_t i = 0; i < before.names.size(); ++i) {
+    CHECK(cap.names[i].counter == before.names[i].counter);  // byte for byte, "1" entry included
+    CHECK(cap.names[i].help == before.names[i].help);
+  }
+}
+
+TEST_CASE("unlodctr of a driver below another keeps Perflib's Last Counter") {
+  captures::Capture cap = host();
+  const Loaded dev = load(data("devdef.ini")), gen = load(fixture("Perfgen.Ini"));
+  REQUIRE(install(cap, dev.ini, dev.symbols).ok());
+  InstallReport g;
+  REQUIRE(install(cap, gen.ini, gen.symbols, &g).ok());
+  REQUIRE(uninstall(cap, "DevDriver").ok());
+  CHECK(dword(cap, kPerflibKey, "Last Counter") == g.range.last_counter);
+  CHECK(dword(cap, kPerflibKey, "Last Help") == g.range.last_help);
+  CHECK(text_at(served(cap, "009", false), g.range.first_counter) == "Signal Generator");
+  // And removing the top one now lowers past the gap DevDriver left.
+  REQUIRE(uninstall(cap, "PERFGEN").ok());
+  CHECK(dword(cap, kPerflibKey, "Last Counter") == dword(host(), kPerflibKey, "Last Counter"));
+}
+
+TEST_CASE("the real PerfGen and AppMem INIs install with their texts") {
+  captures::Capture cap = host();
+  const Loaded gen = load(fixture("Perfgen.Ini")), mem = load(fixture("AppMem.Ini"));
+  InstallReport g, m;
+  REQUIRE(install(cap, gen.ini, gen.symbols, &g).ok());
+  REQUIRE(install(cap, mem.ini, mem.symbols, &m).ok());
+  CHECK(m.range.first_counter == g.range.last_counter + 2);
+  CHECK(m.range.first_help == g.range.last_help + 2);
+  const perfdata::NameTable c = served(cap, "009", false), h = served(cap, "009", true);
+  CHECK(text_at(c, g.range.first_counter) == "Signal Generator");
+  CHECK(text_at(c, g.range.first_counter + 8) == "Constant Value");
+  CHECK(text_at(h, g.range.first_help + 2) == "Value varies as a sine function of the system time.");
+  CHECK(text_at(c, m.range.first_counter) == "Application Memory");
+  CHECK(text_at(c, m.range.first_counter + 6) == "Memory Allocs/Sec");
+  CHECK(text_at(c, m.range.first_counter + 14) == "Memory Frees/Sec");
+  CHECK(m.range.last_counter == m.range.first_counter + 14);
+  // [objects] becomes the Performance key's Object List.
+  const captures::RegistryValue* list = find_value(cap, performance_key("PERFGEN"), "Object List");
+  REQUIRE(list != nullptr);
+  CHECK(utf16_to_utf8(load_utf16le(list->data.data(), list->data.size() / 2 - 1)) == std::to_string(g.range.first_counter));
+  CHECK(g.languages == std::vector<std::string>{"009"});
+}
+
+Loaded parsed(const std::string& ini, const std::string& symbols) {
+  Loaded l;
+  REQUIRE(parse_ini(Bytes(ini.begin(), ini.end()), l.ini).ok());
+  REQUIRE(parse_symbols(Bytes(symbols.begin(), symbols.end()), l.symbols).ok());
+  return l;
+}
+
+const char* const kHead = "[info]\ndrivername=Bad\nsymbolfile=bad.h\n[languages]\n009=English\n[text]\n";
+
+void check_refused(const captures::Capture& before, captures::Capture& cap, const Status& s, const std::string& says) {
+  INFO(s.ToString());
+  CHECK(!s.ok());
+  CHECK(s.message().find(says) != std::string::npos);
+  CHECK(same_names_and_registry(before, cap));
+}
+
+TEST_CASE("lodctr errors change nothing: odd offset, undefined symbol, unlisted language, loaded twice") {
+  const captures::Capture before = host();
+  captures::Capture cap = before;
+  const std::string syms = "#define OBJ 0\n#define ODD 3\n#define CTR 2\n";
+  Loaded l = parsed(std::string(kHead) + "OBJ_009_NAME=Obj\nODD_009_NAME=Odd\n", syms);
+  check_refused(before, cap, install(cap, l.ini, l.symbols), "odd offset 3");
+  l = parsed(std::string(kHead) + "OBJ_009_NAME=Obj\nNOPE_009_NAME=Nope\n", syms);
+  check_refused(before, cap, install(cap, l.ini, l.symbols), "NOPE is not defined");
+  l = parsed(std::string(kHead) + "OBJ_009_NAME=Obj\nCTR_007_NAME=Ctr\n", syms);
+  check_refused(before, cap, install(cap, l.ini, l.symbols), "language 007 is not in [languages]");
+  // [objects] symbols are checked too.
+  l = parsed("[objects]\nGONE_009_NAME=x\n" + std::string(kHead) + "OBJ_009_NAME=Obj\n", syms);
+  check_refused(before, cap, install(cap, l.ini, l.symbols), "GONE is not defined");
+
+  l = parsed(std::string(kHead) + "OBJ_009_NAME=Obj\nCTR_009_NAME=Ctr\n", syms);
+  REQUIRE(install(cap, l.ini, l.symbols).ok());
+  const captures::Capture installed = cap;
+  check_refused(installed, cap, install(cap, l.ini, l.symbols), "already loaded");
+}
+
+TEST_CASE("unlodctr of a driver that is not loaded changes nothing") {
+  const captures::Capture before = host();
+  captures::Capture cap = before;
+  const Status s = uninstall(cap, "NotThere");
+  CHECK(s.code() == Status::Code::kNotFound);
+  check_refused(before, cap, s, "not loaded");
+}
+
+TEST_CASE("save_capture replaces the file atomically and the result reads back") {
+  const std::string dir = scratch("save");
+  captures::Capture cap = host();
+  const Loaded l = load(data("devdef.ini"));
+  REQUIRE(install(cap, l.ini, l.symbols).ok());
+  REQUIRE(save_capture(dir + "/h.perfcap", cap).ok());
+  captures::Capture back;
+  REQUIRE(captures::read_capture(dir + "/h.perfcap", back).ok());
+  CHECK(same_names_and_registry(cap, back));
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
+  CHECK(files == 1);  // no temporary left behind
+}
+
+}  // namespace
+}  // namespace perfsim::lodctr
