@@ -58,6 +58,13 @@ struct ServeOptions {
   double idle_timeout_s = 300;
   bool allow_remote = false;
   bool json = false;                // the start-up lines as JSON
+  // --smb[=PORT]: every host also as \\ADDR\PIPE\winreg through a private smbd ("" = off,
+  // "default" = 445). Root only.
+  std::string smb;
+  std::vector<std::string> smb_users;  // NAME:PASSWORD (pdbedit; a unix account is made if missing)
+  std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD on hosts without smb_allow (empty: all)
+  bool smb_no_anonymous = false;
+  std::string smb_dir;                 // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
 };
 int run_serve(const ServeOptions& o);
 

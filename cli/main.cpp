@@ -65,6 +65,11 @@ int main(int argc, char** argv) {
   c_serve->add_option("--idle-timeout", serve.idle_timeout_s, "Seconds without a complete PDU before a connection is closed (0: never)")->capture_default_str();
   c_serve->add_flag("--allow-remote", serve.allow_remote, "Allow listening on non-loopback addresses");
   c_serve->add_flag("--json", serve.json, "Print the listening endpoints as JSON lines");
+  c_serve->add_option("--smb", serve.smb, "Also serve every host as \\\\ADDR\\PIPE\\winreg through a private smbd on PORT (445 without a value; root only)")->expected(0, 1)->default_str("default");
+  c_serve->add_option("--smb-user", serve.smb_users, "NAME:PASSWORD of an SMB account (repeatable)");
+  c_serve->add_option("--smb-allow", serve.smb_allow, "Accounts allowed to open HKEY_PERFORMANCE_DATA over SMB (repeatable; default: all); others get WERR_ACCESS_DENIED");
+  c_serve->add_flag("--smb-no-anonymous", serve.smb_no_anonymous, "Refuse anonymous and guest SMB sessions");
+  c_serve->add_option("--smb-dir", serve.smb_dir, "Directory for smbd's private config and state (must not exist or be empty)");
   c_serve->callback([&] { rc = run_serve(serve); });
 
   QueryOptions query;

@@ -9,6 +9,7 @@
 #include "captures/reader.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/serve_smb.h"
 #include "replayer/host.h"
 #include "server/server.h"
 #include "server/winreg_handler.h"
@@ -20,6 +21,8 @@ struct HostSpec {
   std::string listen;
   std::string capture;
   std::string timeline;
+  std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD over SMB (empty: all)
+  std::string smb_dialects;            // "MIN-MAX"; empty: from the capture's OS profile
 };
 
 Status parse_timeline(const std::string& s, replayer::HostOptions& opt) {
@@ -52,6 +55,9 @@ Status read_fleet(const std::string& path, std::vector<HostSpec>& out) {
     s.listen = (*h)["listen"].value_or(std::string());
     s.capture = (*h)["capture"].value_or(std::string());
     s.timeline = (*h)["timeline"].value_or(std::string());
+    s.smb_dialects = (*h)["smb_dialects"].value_or(std::string());
+    if (const toml::array* allow = (*h)["smb_allow"].as_array())
+      for (const auto& a : *allow) s.smb_allow.push_back(a.value_or(std::string()));
     if (s.listen.empty()) return Status::InvalidArgument(fmt::format("{}: line {}: [[host]] without listen = \"ADDR:PORT\"", path, h->source().begin.line));
     if (!s.capture.empty() && std::filesystem::path(s.capture).is_relative())
       s.capture = (std::filesystem::path(path).parent_path() / s.capture).string();
@@ -73,9 +79,12 @@ int run_serve(const ServeOptions& o) {
   }
   for (const std::string& l : o.listen) {
     const size_t eq = l.find('=');
-    specs.push_back({l.substr(0, eq), eq == std::string::npos ? std::string() : l.substr(eq + 1), std::string()});
+    HostSpec s;
+    s.listen = l.substr(0, eq);
+    if (eq != std::string::npos) s.capture = l.substr(eq + 1);
+    specs.push_back(std::move(s));
   }
-  if (specs.empty()) specs.push_back({"127.0.0.1:0", std::string(), std::string()});
+  if (specs.empty()) specs.emplace_back().listen = "127.0.0.1:0";
 
   server::ServerConfig cfg;
   cfg.threads = o.threads;
@@ -84,6 +93,7 @@ int run_serve(const ServeOptions& o) {
   cfg.idle_timeout = std::chrono::milliseconds(int64_t(o.idle_timeout_s * 1000));
   // Hosts are loaded once per capture file and timeline, and shared by the listeners naming them.
   std::map<std::string, std::shared_ptr<server::WinregHandlerFactory>> factories;
+  std::vector<SmbHost> smb_hosts;
   for (HostSpec& s : specs) {
     std::string addr;
     uint16_t port = 0;
@@ -105,6 +115,11 @@ int run_serve(const ServeOptions& o) {
       factories[key] = std::make_shared<server::WinregHandlerFactory>(host);
     }
     cfg.listeners.push_back({s.listen, std::string(), factories[key]});
+    smb_hosts.push_back({addr, factories[key]->host(), s.smb_allow, s.smb_dialects});
+  }
+  SmbSetup smb;
+  if (!o.smb.empty()) {
+    if (Status st = prepare_smb(o, smb_hosts, cfg, smb); !st.ok()) return fail("serve", "--smb: " + st.message());
   }
 
   server::Server srv(cfg);
@@ -118,6 +133,18 @@ int run_serve(const ServeOptions& o) {
                                          {"host", f.host()->name()}, {"capture", specs[i].capture}, {"timeline", specs[i].timeline}}).dump());
     } else {
       fmt::print("perfsim serve: host {} listening on {} (ncacn_ip_tcp:{}[{}]) from {}\n", f.host()->name(), ep, b.address, b.port, specs[i].capture);
+    }
+  }
+  if (smb.smbd) {
+    if (Status st = smb.smbd->start(); !st.ok()) return fail("serve", "--smb: " + st.message());
+    for (const SmbHost& h : smb.hosts) {
+      if (o.json) {
+        fmt::print("{}\n", nlohmann::json({{"event", "smb"}, {"address", h.address}, {"port", smb.port},
+                                           {"pipe", fmt::format("\\\\{}\\PIPE\\winreg", h.address)}, {"host", h.host->name()}}).dump());
+      } else {
+        fmt::print("perfsim serve: host {} on SMB {}:{} (ncacn_np:{}[\\pipe\\winreg]) through smbd pid {}\n", h.host->name(),
+                   h.address, smb.port, h.address, smb.smbd->smbd_pid());
+      }
     }
   }
   std::fflush(stdout);

@@ -36,6 +36,14 @@ def parse_args():
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--out", required=True)
+    # Over SMB (ncacn_np, \\PIPE\\winreg through smbd) instead of ncacn_ip_tcp.
+    p.add_argument("--smb", action="store_true")
+    p.add_argument("--address", default="127.0.0.1")
+    p.add_argument("--user", default="", help="SMB account; empty = anonymous")
+    p.add_argument("--password", default="")
+    p.add_argument("--smb1", action="store_true", help="offer only SMB1 (NT LM 0.12)")
+    p.add_argument("--open-only", action="store_true",
+                   help="stop after OpenHKPD; result.json says its status (access checks)")
     return p.parse_args()
 
 
@@ -159,11 +167,17 @@ def check_session(rec):
 
 
 def run(client, session_factory):
-    """session_factory(port) -> Session with the methods used below."""
+    """session_factory(args) -> Session with the methods used below."""
     args = parse_args()
     rec = Recorder(client, args.out, args.port)
+    rec.result.update({"address": args.address, "transport": "smb" if args.smb else "tcp"})
     try:
-        s = session_factory(args.port)
+        s = session_factory(args)
+        rec.result["dialect"] = s.dialect() if hasattr(s, "dialect") else None
+        if args.open_only:
+            rec.result["open_hkpd"] = s.open_hkpd_status()
+            rec.write()
+            sys.exit(0)
         hkpd = s.open_hkpd()
         for name in PERF_VALUES:
             entry, data = s.query_value(rec, "HKPD", hkpd, name)

@@ -9,8 +9,10 @@ import struct
 import collector_common as common
 
 try:
+    from impacket import smb
     from impacket.dcerpc.v5 import rrp, transport
     from impacket.dcerpc.v5.rpcrt import DCERPCException
+    from impacket.smbconnection import SMBConnection
 except ImportError as e:
     common.missing_library("python3-impacket", e)
 
@@ -28,15 +30,36 @@ def error_code(e):
 
 
 class ImpacketSession:
-    def __init__(self, port):
-        t = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:127.0.0.1[{port}]")
+    def __init__(self, args):
+        self.smb = None
+        if args.smb:
+            # An SMB connection of our own, so the dialect can be chosen and reported.
+            dialect = smb.SMB_DIALECT if args.smb1 else None
+            self.smb = SMBConnection(args.address, args.address, sess_port=args.port, preferredDialect=dialect, timeout=10)
+            self.smb.login(args.user, args.password)
+            t = transport.SMBTransport(args.address, args.port, r"\winreg", smb_connection=self.smb)
+        else:
+            t = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:{args.address}[{args.port}]")
         t.set_connect_timeout(10)
         self.dce = t.get_dce_rpc()
         self.dce.connect()
         self.dce.bind(rrp.MSRPC_UUID_RRP)
 
+    def dialect(self):
+        if self.smb is None:
+            return None
+        d = self.smb.getDialect()
+        return "NT1" if d == smb.SMB_DIALECT else f"0x{d:04x}"
+
     def open_hkpd(self):
         return rrp.hOpenPerformanceData(self.dce)["phKey"]
+
+    def open_hkpd_status(self):
+        try:
+            self.close_key(self.open_hkpd())
+            return 0
+        except DCERPCException as e:
+            return error_code(e)
 
     def open_hklm(self):
         return rrp.hOpenLocalMachine(self.dce)["phKey"]

@@ -20,15 +20,35 @@ def werror(e):
 
 
 class SambaSession:
-    def __init__(self, port):
+    def __init__(self, args):
         lp = param.LoadParm()
         creds = credentials.Credentials()
         creds.guess(lp)
-        creds.set_anonymous()
-        self.conn = winreg.winreg(f"ncacn_ip_tcp:127.0.0.1[{port}]", lp, creds)
+        if args.user:
+            creds.set_username(args.user)
+            creds.set_password(args.password)
+        else:
+            creds.set_anonymous()
+        if args.smb:
+            # The SMB port comes from smb.conf's "smb ports"; a port= binding option is ignored.
+            lp.set("smb ports", str(args.port))
+            if args.smb1:
+                lp.set("client max protocol", "NT1")
+                lp.set("client min protocol", "NT1")
+            binding = f"ncacn_np:{args.address}[\\pipe\\winreg]"
+        else:
+            binding = f"ncacn_ip_tcp:{args.address}[{args.port}]"
+        self.conn = winreg.winreg(binding, lp, creds)
 
     def open_hkpd(self):
         return self.conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)
+
+    def open_hkpd_status(self):
+        try:
+            self.conn.CloseKey(self.open_hkpd())
+            return 0
+        except WERRORError as e:
+            return werror(e)
 
     def open_hklm(self):
         return self.conn.OpenHKLM(None, security.SEC_FLAG_MAXIMUM_ALLOWED)

@@ -1,0 +1,468 @@
+#include "server/smbd.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <thread>
+
+namespace perfsim::server {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+struct Argv {
+  explicit Argv(std::vector<std::string> a) : args(std::move(a)) {
+    for (std::string& s : args) ptrs.push_back(s.data());
+    ptrs.push_back(nullptr);
+  }
+  std::vector<std::string> args;
+  std::vector<char*> ptrs;
+};
+
+// Runs a short command to completion; `input` goes to its stdin. Output (both streams) returned.
+int run_tool(const std::vector<std::string>& args, const std::string& input, std::string& output) {
+  Argv argv(args);
+  int in[2], out[2];
+  if (::pipe2(in, O_CLOEXEC) != 0) return -1;
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    ::close(in[0]);
+    ::close(in[1]);
+    return -1;
+  }
+  const pid_t pid = ::fork();
+  if (pid == 0) {  // async-signal-safe calls only: the server's threads may be running
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(out[1], 2);
+    ::execv(argv.ptrs[0], argv.ptrs.data());
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  if (pid > 0 && !input.empty()) (void)!::write(in[1], input.data(), input.size());
+  ::close(in[1]);
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(out[0], buf, sizeof buf)) > 0) output.append(buf, size_t(n));
+  ::close(out[0]);
+  if (pid < 0) return -1;
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// Starts a daemon in its own session (smbd kills its whole process group when it exits), with
+// stdout/stderr into `log_path`; it gets SIGTERM if this thread's process dies.
+pid_t spawn_daemon(const std::vector<std::string>& args, const std::string& log_path) {
+  Argv argv(args);
+  const int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (log_fd < 0) return -1;
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setsid();
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(1);  // the parent died before prctl
+    const int null_fd = ::open("/dev/null", O_RDONLY);
+    ::dup2(null_fd, 0);
+    ::dup2(log_fd, 1);
+    ::dup2(log_fd, 2);
+    ::execv(argv.ptrs[0], argv.ptrs.data());
+    ::_exit(127);
+  }
+  ::close(log_fd);
+  return pid;
+}
+
+// Kills a daemon's process group (itself and the children it forked per client).
+void kill_group(pid_t pid) {
+  if (pid <= 0) return;
+  ::kill(-pid, SIGTERM);
+  const auto deadline = Clock::now() + 10s;
+  while (::waitpid(pid, nullptr, WNOHANG) == 0) {
+    if (Clock::now() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+      break;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  ::kill(-pid, SIGKILL);  // children that outlived their parent (a group is gone only when empty)
+}
+
+bool ipv4(const std::string& text, in_addr& out) { return ::inet_pton(AF_INET, text.c_str(), &out) == 1; }
+
+bool address_on_this_machine(const std::string& address) {
+  in_addr want{};
+  if (!ipv4(address, want)) return false;
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return false;
+  bool found = false;
+  for (ifaddrs* i = list; i && !found; i = i->ifa_next)
+    if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET)
+      found = reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr == want.s_addr;
+  ::freeifaddrs(list);
+  return found;
+}
+
+sockaddr_in endpoint(const std::string& address, uint16_t port) {
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  ipv4(address, a.sin_addr);
+  return a;
+}
+
+// errno of binding address:port, 0 when free.
+int bind_error(const std::string& address, uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  const sockaddr_in a = endpoint(address, port);
+  const int err = ::bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0 ? 0 : errno;
+  ::close(fd);
+  return err;
+}
+
+bool accepts(const std::string& address, uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const sockaddr_in a = endpoint(address, port);
+  const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+std::string tail(const std::string& path, size_t lines) {
+  std::ifstream f(path);
+  std::vector<std::string> all;
+  for (std::string l; std::getline(f, l);) all.push_back(l);
+  std::string out;
+  for (size_t i = all.size() > lines ? all.size() - lines : 0; i < all.size(); ++i) out += "\n  " + all[i];
+  return out;
+}
+
+bool write_file(const fs::path& p, const std::string& text) {
+  std::ofstream f(p, std::ios::trunc);
+  f << text;
+  return bool(f);
+}
+
+}  // namespace
+
+SmbDialects smb_dialects_for_profile(const std::string& profile) {
+  std::string p = profile;
+  std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (p.rfind("win", 0) == 0) p = p.substr(3);
+  if (p == "2000" || p == "nt4" || p == "xp" || p == "2003" || p == "2003r2") return {"NT1", "NT1"};
+  if (p == "vista" || p == "2008") return {"SMB2_02", "SMB2_02"};
+  if (p == "7" || p == "2008r2") return {"SMB2_02", "SMB2_10"};
+  if (p == "8" || p == "2012") return {"SMB2_02", "SMB3_00"};
+  if (p == "8.1" || p == "2012r2") return {"SMB2_02", "SMB3_02"};
+  return {"SMB2_02", "SMB3_11"};  // 10 / 2016 and later
+}
+
+struct Smbd::Impl {
+  explicit Impl(SmbdConfig c) : cfg(std::move(c)) {
+    root = fs::absolute(cfg.dir);
+    ncalrpc = root / "ncalrpc";
+    pipes = root / "pipes";
+  }
+
+  void log(std::string_view event, std::initializer_list<std::pair<std::string_view, std::string>> kv) {
+    if (!cfg.log) return;
+    LogLine line(event);
+    for (const auto& [k, v] : kv) line.kv(k, v);
+    line.emit(cfg.log);
+  }
+
+  std::string conf_path() const { return (root / "smb.conf").string(); }
+
+  std::string smb_conf() const {
+    std::string interfaces;
+    for (const SmbHostAddress& h : cfg.hosts) interfaces += (interfaces.empty() ? "" : " ") + h.address;
+    const std::string r = root.string();
+    std::string c = "# written by perfsim serve --smb; removed when it stops\n[global]\n";
+    auto set = [&c](const std::string& k, const std::string& v) { c += "\t" + k + " = " + v + "\n"; };
+    set("server role", "standalone server");
+    set("netbios name", "PERFSIM");
+    set("workgroup", "WORKGROUP");
+    set("smb ports", std::to_string(cfg.port));
+    set("interfaces", interfaces);
+    set("bind interfaces only", "yes");
+    set("disable netbios", "yes");
+    set("private dir", r + "/private");
+    set("state directory", r + "/state");
+    set("lock directory", r + "/lock");
+    set("cache directory", r + "/cache");
+    set("pid directory", r + "/pid");
+    set("ncalrpc dir", ncalrpc.string());
+    set("passdb backend", "tdbsam:" + r + "/private/passdb.tdb");
+    set("log file", r + "/log/%m.log");
+    set("max log size", "1000");
+    // perfsim owns <pipes>/np/winreg; samba-dcerpcd (started by us, without rpcd_winreg) serves
+    // smbd's other pipes (srvsvc for share lists) from the ncalrpc dir.
+    set("rpc start on demand helpers", "no");
+    set("external_rpc_pipe:socket_dir", pipes.string());
+    set("map to guest", cfg.anonymous ? "Bad User" : "Never");
+    set("restrict anonymous", cfg.anonymous ? "0" : "2");
+    set("load printers", "no");
+    set("printcap name", "/dev/null");
+    set("disable spoolss", "yes");
+    set("server min protocol", "NT1");  // the floor; each address narrows it in its include
+    set("include", r + "/hosts/%i.conf");
+    // One read-only, empty share, so a share list (smbclient -L) shows smbd's own services work.
+    c += "[perfsim]\n\tcomment = perfsim simulated host\n\tpath = " + r + "/share\n\tread only = yes\n\tguest ok = yes\n";
+    return c;
+  }
+
+  Status make_tree() {
+    std::error_code ec;
+    for (const char* d : {"private", "state", "lock", "cache", "pid", "log", "hosts", "ncalrpc", "pipes/np", "share"})
+      fs::create_directories(root / d, ec);
+    if (ec) return Status::IOError("cannot create " + root.string() + ": " + ec.message());
+    // smbd refuses an np dir that is not root-only.
+    ::chmod((pipes / "np").c_str(), 0700);
+    ::chmod((root / "private").c_str(), 0700);
+    if (!write_file(conf_path(), smb_conf())) return Status::IOError("cannot write " + conf_path());
+    for (const SmbHostAddress& h : cfg.hosts) {
+      const std::string text = "# " + h.address + "\n\tserver min protocol = " + h.dialects.min +
+                               "\n\tserver max protocol = " + h.dialects.max + "\n";
+      if (!write_file(root / "hosts" / (h.address + ".conf"), text))
+        return Status::IOError("cannot write the include for " + h.address);
+    }
+    return Status::Ok();
+  }
+
+  Status add_addresses() {
+    for (const SmbHostAddress& h : cfg.hosts) {
+      in_addr a{};
+      if (!ipv4(h.address, a)) return Status::InvalidArgument("SMB host address '" + h.address + "' is not IPv4");
+      if (address_on_this_machine(h.address)) continue;
+      if (!cfg.add_addresses)
+        return Status::InvalidArgument(h.address + " is on no interface and adding addresses is off; run `ip addr add " +
+                                       h.address + "/32 dev lo`");
+      std::string out;
+      if (run_tool({"/usr/sbin/ip", "addr", "add", h.address + "/32", "dev", "lo"}, "", out) != 0)
+        return Status::IOError("ip addr add " + h.address + "/32 dev lo failed: " + out);
+      added_addresses.push_back(h.address);
+      log("smb_address_added", {{"address", h.address}});
+    }
+    return Status::Ok();
+  }
+
+  Status add_users() {
+    for (const SmbUser& u : cfg.users) {
+      if (u.name.empty() || u.name.find_first_of(":/\\ \t\n") != std::string::npos)
+        return Status::InvalidArgument("user name '" + u.name + "' is not a plain account name");
+      std::string out;
+      if (!::getpwnam(u.name.c_str())) {
+        if (!cfg.create_unix_users) return Status::NotFound("no unix account '" + u.name + "' (Samba needs one)");
+        if (run_tool({"/usr/sbin/useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                      "--comment", "perfsim smb user", u.name},
+                     "", out) != 0)
+          return Status::IOError("useradd " + u.name + " failed: " + out);
+        created_users.push_back(u.name);
+        log("smb_unix_user_added", {{"user", u.name}});
+      }
+      out.clear();
+      if (run_tool({"/usr/bin/pdbedit", "-s", conf_path(), "-a", "-t", "-u", u.name},
+                   u.password + "\n" + u.password + "\n", out) != 0)
+        return Status::IOError("pdbedit -a " + u.name + " failed: " + out);
+    }
+    return Status::Ok();
+  }
+
+  Status check_ports() {
+    for (const SmbHostAddress& h : cfg.hosts)
+      if (const int err = bind_error(h.address, cfg.port); err != 0)
+        return Status::IOError("SMB port " + h.address + ":" + std::to_string(cfg.port) + " is not available: " +
+                               std::strerror(err) + " (another smbd? choose another port with --smb=PORT)");
+    return Status::Ok();
+  }
+
+  pid_t launch_smbd() {
+    return spawn_daemon({cfg.smbd, "-s", conf_path(), "--foreground", "--no-process-group"},
+                        (root / "log" / "smbd.out").string());
+  }
+
+  pid_t launch_dcerpcd() {
+    if (::access(cfg.dcerpcd.c_str(), X_OK) != 0) return 0;
+    const fs::path libexec = fs::path(cfg.dcerpcd).parent_path();
+    std::vector<std::string> args = {cfg.dcerpcd, "-s", conf_path(), "--foreground", "--no-process-group"};
+    for (const char* rpcd : {"rpcd_classic"})
+      if (::access((libexec / rpcd).c_str(), X_OK) == 0) args.push_back((libexec / rpcd).string());
+    return spawn_daemon(args, (root / "log" / "dcerpcd.out").string());
+  }
+
+  // Waits until smbd accepts on every address, or it exits, or the time is up.
+  Status wait_ready(pid_t pid) {
+    const auto deadline = Clock::now() + cfg.ready_timeout;
+    for (const SmbHostAddress& h : cfg.hosts) {
+      while (!accepts(h.address, cfg.port)) {
+        int st = 0;
+        if (::waitpid(pid, &st, WNOHANG) == pid)
+          return Status::IOError("smbd exited (status " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1) +
+                                 ") before accepting on " + h.address + ":" + std::to_string(cfg.port) + "; its log:" +
+                                 tail((root / "log" / "smbd.out").string(), 8) + tail((root / "log" / "smbd.log").string(), 8));
+        if (Clock::now() >= deadline)
+          return Status::IOError("smbd did not accept on " + h.address + ":" + std::to_string(cfg.port) + " within " +
+                                 std::to_string(cfg.ready_timeout.count()) + " ms");
+        std::this_thread::sleep_for(20ms);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Restarts smbd (and samba-dcerpcd) when they die, at most 5 times a minute each.
+  void supervise() {
+    std::vector<Clock::time_point> smbd_restarts, dcerpcd_restarts;
+    auto may_restart = [](std::vector<Clock::time_point>& history) {
+      const auto now = Clock::now();
+      std::erase_if(history, [&](Clock::time_point t) { return now - t > 60s; });
+      if (history.size() >= 5) return false;
+      history.push_back(now);
+      return true;
+    };
+    std::unique_lock lk(mu);
+    while (!stopping) {
+      cv.wait_for(lk, 100ms, [&] { return stopping; });
+      if (stopping) break;
+      int st = 0;
+      if (smbd_pid > 0 && ::waitpid(smbd_pid, &st, WNOHANG) == smbd_pid) {
+        const std::string how = WIFSIGNALED(st) ? "signal " + std::to_string(WTERMSIG(st))
+                                                : "exit " + std::to_string(WEXITSTATUS(st));
+        ::kill(-smbd_pid, SIGKILL);  // its children serve clients of a dead parent
+        smbd_pid = 0;
+        if (cfg.restart && may_restart(smbd_restarts)) {
+          smbd_pid = launch_smbd();
+          ++restart_count;
+          log("smbd_restart", {{"how", how}, {"pid", std::to_string(smbd_pid)}});
+        } else {
+          log("smbd_gone", {{"how", how}, {"detail", "not restarting (5 restarts within a minute, or restart off)"}});
+        }
+      }
+      if (dcerpcd_pid > 0 && ::waitpid(dcerpcd_pid, &st, WNOHANG) == dcerpcd_pid) {
+        ::kill(-dcerpcd_pid, SIGKILL);
+        dcerpcd_pid = 0;
+        if (cfg.restart && may_restart(dcerpcd_restarts)) dcerpcd_pid = launch_dcerpcd();
+      }
+    }
+  }
+
+  void undo() {
+    std::string out;
+    for (const std::string& u : created_users) {
+      out.clear();
+      run_tool({"/usr/sbin/userdel", u}, "", out);
+    }
+    created_users.clear();
+    for (const std::string& a : added_addresses) {
+      out.clear();
+      run_tool({"/usr/sbin/ip", "addr", "del", a + "/32", "dev", "lo"}, "", out);
+      log("smb_address_removed", {{"address", a}});
+    }
+    added_addresses.clear();
+    std::error_code ec;
+    if (prepared) fs::remove_all(root, ec);
+    prepared = false;
+  }
+
+  SmbdConfig cfg;
+  fs::path root, ncalrpc, pipes;
+  std::vector<std::string> added_addresses, created_users;
+  bool prepared = false;
+
+  std::mutex mu;  // guards the pids and stopping against the supervisor
+  std::condition_variable cv;
+  bool stopping = false;
+  pid_t smbd_pid = 0, dcerpcd_pid = 0;
+  std::atomic<int> restart_count{0};
+  std::thread supervisor;
+};
+
+Smbd::Smbd(SmbdConfig cfg) : impl_(std::make_unique<Impl>(std::move(cfg))) {}
+
+Smbd::~Smbd() { stop(); }
+
+std::string Smbd::winreg_socket() const { return (impl_->pipes / "np" / "winreg").string(); }
+
+Status Smbd::prepare() {
+  Impl& m = *impl_;
+  if (m.cfg.hosts.empty()) return Status::InvalidArgument("no SMB host address");
+  if (::access(m.cfg.smbd.c_str(), X_OK) != 0)
+    return Status::NotFound(m.cfg.smbd + " not found: install samba (scripts/install-deps.sh)");
+  if (::geteuid() != 0) return Status::InvalidArgument("serving SMB needs root (smbd, pdbedit and the np socket do)");
+  if (Status st = m.check_ports(); !st.ok()) return st;
+  if (fs::exists(m.root) && !fs::is_empty(m.root))
+    return Status::InvalidArgument(m.root.string() + " exists and is not empty; perfsim wants a fresh directory");
+  m.prepared = true;
+  Status st = m.make_tree();
+  if (st.ok()) st = m.add_addresses();
+  if (st.ok()) st = m.add_users();
+  if (!st.ok()) m.undo();
+  return st;
+}
+
+Status Smbd::start() {
+  Impl& m = *impl_;
+  if (!m.prepared) return Status::InvalidArgument("Smbd::start() before prepare()");
+  {
+    std::lock_guard lk(m.mu);
+    m.stopping = false;
+    m.dcerpcd_pid = m.launch_dcerpcd();
+    m.smbd_pid = m.launch_smbd();
+  }
+  if (m.smbd_pid <= 0) {
+    stop();
+    return Status::IOError("cannot start " + m.cfg.smbd);
+  }
+  if (Status st = m.wait_ready(m.smbd_pid); !st.ok()) {
+    stop();
+    return st;
+  }
+  m.log("smbd_ready", {{"pid", std::to_string(m.smbd_pid)}, {"port", std::to_string(m.cfg.port)}, {"conf", m.conf_path()}});
+  m.supervisor = std::thread([&m] { m.supervise(); });
+  return Status::Ok();
+}
+
+void Smbd::stop() {
+  Impl& m = *impl_;
+  {
+    std::lock_guard lk(m.mu);
+    m.stopping = true;
+  }
+  m.cv.notify_all();
+  if (m.supervisor.joinable()) m.supervisor.join();
+  kill_group(m.smbd_pid);
+  kill_group(m.dcerpcd_pid);
+  if (m.smbd_pid > 0) m.log("smbd_stop", {{"pid", std::to_string(m.smbd_pid)}});
+  m.smbd_pid = m.dcerpcd_pid = 0;
+  m.undo();
+}
+
+int Smbd::restarts() const { return impl_->restart_count; }
+int Smbd::smbd_pid() const {
+  std::lock_guard lk(impl_->mu);
+  return impl_->smbd_pid;
+}
+
+}  // namespace perfsim::server

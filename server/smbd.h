@@ -1,0 +1,80 @@
+// A private smbd in front of perfsim: writes its smb.conf and directory tree, adds loopback
+// addresses and Samba users, starts smbd (its own session, so its exit kills only its own
+// process group), restarts it when it dies, and undoes everything at stop().
+//
+// Guarantees: start() either leaves smbd accepting on every host address within
+// `ready_timeout`, or undoes what it did and says why (smbd missing, port taken, smbd exiting
+// with its last log lines). stop() is idempotent: it kills smbd's process group (SIGTERM, then
+// SIGKILL after 10 s), removes the addresses and unix accounts it added and the directory tree.
+// A perfsim killed outright still takes smbd down (PR_SET_PDEATHSIG). Runs as root only (smbd
+// does; pdbedit, ip and useradd need it).
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "server/log.h"
+
+namespace perfsim::server {
+
+// SMB dialect range smbd offers on one address ("NT1", "SMB2_02", "SMB2_10", "SMB3_00",
+// "SMB3_02", "SMB3_11").
+struct SmbDialects {
+  std::string min = "SMB2_02";
+  std::string max = "SMB3_11";
+};
+// What the Windows version of an OS profile ("win2000", "2003", "2008r2", "2016", ...) spoke.
+SmbDialects smb_dialects_for_profile(const std::string& profile);
+
+struct SmbHostAddress {
+  std::string address;  // IPv4 loopback, e.g. "127.0.0.2"
+  SmbDialects dialects;
+};
+
+struct SmbUser {
+  std::string name;
+  std::string password;
+};
+
+struct SmbdConfig {
+  uint16_t port = 445;
+  std::string dir;                      // private tree; created, removed by stop()
+  std::vector<SmbHostAddress> hosts;    // one per address
+  std::vector<SmbUser> users;
+  bool anonymous = true;                // guest/anonymous sessions and pipe opens
+  bool add_addresses = true;            // `ip addr add ADDR/32 dev lo` for addresses lo lacks
+  bool create_unix_users = true;        // useradd --system for users without a unix account
+  bool restart = true;                  // restart smbd when it dies
+  std::string smbd = "/usr/sbin/smbd";
+  std::string dcerpcd = "/usr/libexec/samba/samba-dcerpcd";  // for smbd's other pipes (srvsvc...)
+  std::chrono::milliseconds ready_timeout{15'000};
+  LogSink log;
+};
+
+class Smbd {
+ public:
+  explicit Smbd(SmbdConfig cfg);
+  ~Smbd();  // stop()
+  Smbd(const Smbd&) = delete;
+  Smbd& operator=(const Smbd&) = delete;
+
+  // Where perfsim must listen for smbd's winreg opens: <external_rpc_pipe:socket_dir>/np/winreg. Valid from
+  // construction; the directory exists after prepare().
+  std::string winreg_socket() const;
+  // Writes the tree, adds addresses and users. Call before binding the socket.
+  Status prepare();
+  // Starts smbd (and samba-dcerpcd for its other pipes) and waits until every address accepts.
+  Status start();
+  void stop();
+  int restarts() const;  // how often the supervisor restarted smbd
+  int smbd_pid() const;  // 0 when not running
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace perfsim::server

@@ -1,0 +1,318 @@
+// Acceptance of `perfsim serve --smb`: the perfsim executable serves five bundled hosts on five
+// loopback addresses behind its own smbd; real clients (python3-samba over ncacn_np, impacket
+// over SMB) run the collector sequence against each and must get that host's own values; SMB
+// dialects follow each host's OS; OpenHKPD is refused to accounts a host does not allow; and
+// stopping perfsim leaves no process, socket, directory, address or account behind.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "captures/reader.h"
+#include "replayer/host.h"
+#include "support.h"
+
+namespace perfsim::interop {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr uint32_t kTick = 3;  // every host is frozen at this sample
+const char* const kUsers[][2] = {{"alice", "Al1ce-pw"}, {"bob", "B0b-pw"}};
+
+struct HostDef {
+  std::string address, capture;
+  bool restricted = false;  // smb_allow = ["alice"]
+};
+// .3-.5 serve data to every client; .2 (NT1 only) is for dialects, .6 (NT1 only, alice only) for
+// access. The data hosts are profiles whose default buffer policy every collector here copes with.
+const HostDef kHosts[] = {{"127.0.0.2", "default-win2000.perfcap"},
+                          {"127.0.0.3", "default-2016.perfcap"},
+                          {"127.0.0.4", "default-2008r2.perfcap"},
+                          {"127.0.0.5", "default-2022.perfcap"},
+                          {"127.0.0.6", "default-2003.perfcap", true}};
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+bool lo_has(const std::string& address) {
+  return run_command("ip -4 addr show dev lo | grep -q 'inet " + address + "/'").exit_status == 0;
+}
+
+// Processes whose command line mentions `needle` (smbd and samba-dcerpcd name their smb.conf).
+std::vector<std::string> processes_mentioning(const std::string& needle) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string cmd = read_text(e.path().string() + "/cmdline");
+    std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+    if (cmd.find(needle) != std::string::npos && cmd.find("smb_tests") == std::string::npos)
+      out.push_back(e.path().filename().string() + ": " + cmd);
+  }
+  return out;
+}
+
+// `perfsim serve --fleet ... --smb=PORT` as a child; stdout/stderr into files.
+struct Served {
+  pid_t pid = -1;
+  std::string dir, out, err, smb_dir;
+  uint16_t port = 0;
+
+  Status start(const std::string& work) {
+    dir = work;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    out = dir + "/serve.out";
+    err = dir + "/serve.err";
+    smb_dir = dir + "/smb";
+    port = free_port();
+    std::string fleet;
+    for (const HostDef& h : kHosts) {
+      fleet += "[[host]]\nlisten = \"" + h.address + ":0\"\ncapture = \"" + std::string(PERFSIM_SOURCE_DIR) +
+               "/captures/" + h.capture + "\"\ntimeline = \"frozen:" + std::to_string(kTick) + "\"\n";
+      if (h.restricted) fleet += "smb_allow = [\"alice\"]\n";
+    }
+    std::ofstream(dir + "/fleet.toml") << fleet;
+    std::vector<std::string> args = {PERFSIM_EXE, "serve", "--fleet", dir + "/fleet.toml", "--smb=" + std::to_string(port),
+                                     "--smb-dir", smb_dir, "--json", "--threads", "2"};
+    for (const auto& u : kUsers) args.push_back(std::string("--smb-user=") + u[0] + ":" + u[1]);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid = ::fork();
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // a crashed test still stops perfsim (and so smbd)
+      FILE* o = std::freopen(out.c_str(), "w", stdout);
+      FILE* e = std::freopen(err.c_str(), "w", stderr);
+      (void)o;
+      (void)e;
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    // Ready once every host has its "smb" line (bounded: 60 s, or perfsim exits).
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (std::chrono::steady_clock::now() < deadline) {
+      const std::string text = read_text(out);
+      size_t n = 0;
+      for (size_t p = 0; (p = text.find("\"event\":\"smb\"", p)) != std::string::npos; ++p) ++n;
+      if (n == std::size(kHosts)) return Status::Ok();
+      int st = 0;
+      if (::waitpid(pid, &st, WNOHANG) == pid) {
+        pid = -1;
+        return Status::IOError("perfsim serve exited: " + read_text(err));
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return Status::IOError("perfsim serve did not report its SMB hosts within 60 s: " + read_text(err));
+  }
+
+  // SIGTERM, then at most 30 s; returns the exit status (-1 when it had to be killed).
+  int stop() {
+    if (pid <= 0) return -1;
+    ::kill(pid, SIGTERM);
+    int st = 0;
+    for (int i = 0; i < 600; ++i) {
+      if (::waitpid(pid, &st, WNOHANG) == pid) {
+        pid = -1;
+        return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    pid = -1;
+    return -1;
+  }
+  ~Served() { stop(); }
+};
+
+struct ClientRun {
+  CommandResult cmd;
+  json result;
+  std::string dir;
+};
+
+ClientRun run_collector(const Served& s, const std::string& tag, const std::string& script, const std::string& address,
+                        const std::string& extra) {
+  ClientRun r;
+  r.dir = s.dir + "/" + tag;
+  fs::remove_all(r.dir);
+  fs::create_directories(r.dir);
+  r.cmd = run_command("timeout 120 " + std::string(PERFSIM_PYTHON) + " -B " +
+                      shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/" + script) + " --smb --port " +
+                      std::to_string(s.port) + " --address " + address + " --out " + shell_quote(r.dir) + " " + extra);
+  std::ifstream f(r.dir + "/result.json");
+  if (f) r.result = json::parse(f, nullptr, false);
+  return r;
+}
+
+std::shared_ptr<replayer::SimulatedHost> load_host(const HostDef& h) {
+  captures::Capture cap;
+  const std::string path = std::string(PERFSIM_SOURCE_DIR) + "/captures/" + h.capture;
+  const Status st = captures::read_capture(path, cap);
+  INFO(path << ": " << st.ToString());
+  REQUIRE(st.ok());
+  replayer::HostOptions opt;
+  opt.mode = replayer::TimelineMode::kFrozen;
+  opt.frozen_tick = kTick;
+  std::shared_ptr<replayer::SimulatedHost> host;
+  REQUIRE(replayer::SimulatedHost::load(cap, opt, host).ok());
+  return host;
+}
+
+// What the collector received is what this host holds at kTick, and Global is the capture's
+// own recorded payload, byte for byte.
+void check_values(const ClientRun& r, const replayer::SimulatedHost& host) {
+  INFO("client output:\n" << r.cmd.output << "\nfiles in " << r.dir);
+  REQUIRE(r.cmd.exit_status == 0);
+  REQUIRE(!r.result.is_discarded());
+  CHECK(r.result["failures"].empty());
+  size_t perf_values = 0;
+  for (const json& v : r.result["values"]) {
+    if (v["key"] != "HKPD") continue;
+    const std::string name = v["name"];
+    INFO("HKPD value '" << name << "'");
+    const replayer::ValueContent want = host.content(replayer::PerfKey::kData, name, kTick);
+    REQUIRE(v["status"].get<uint32_t>() == want.status);
+    const std::string got = read_text(r.dir + "/" + v["file"].get<std::string>());
+    CHECK(Bytes(got.begin(), got.end()) == want.data);
+    if (name == "Global") {
+      bool recorded = false;
+      for (const captures::QueryRecord& q : host.capture().records)
+        if (q.tick == kTick && q.value_name == "Global") recorded = Bytes(got.begin(), got.end()) == q.payload;
+      CHECK(recorded);
+    }
+    ++perf_values;
+  }
+  CHECK(perf_values == 7);
+}
+
+void require_tools() {
+  auto need = [](const std::string& what, const std::string& probe) {
+    const CommandResult r = run_command(probe);
+    INFO(what << " is missing (" << probe << ": " << r.output << "): run scripts/install-deps.sh");
+    REQUIRE(r.exit_status == 0);
+  };
+  need("root (smbd, pdbedit and ip need it)", "test \"$(id -u)\" = 0");
+  need("samba (smbd)", "test -x /usr/sbin/smbd");
+  need("python3-samba", std::string(PERFSIM_PYTHON) + " -c 'from samba.dcerpc import winreg'");
+  need("python3-impacket", std::string(PERFSIM_PYTHON) + " -c 'from impacket.dcerpc.v5 import rrp'");
+}
+
+TEST_CASE("perfsim serve --smb: collectors over SMB, dialects, access, clean stop", "[smb]") {
+  require_tools();
+  std::vector<bool> had_address, had_user;
+  for (const HostDef& h : kHosts) had_address.push_back(lo_has(h.address));
+  for (const auto& u : kUsers) had_user.push_back(::getpwnam(u[0]) != nullptr);
+
+  Served s;
+  {
+    const Status st = s.start(std::string(SMB_WORK_DIR));
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+  }
+  INFO("perfsim serve log: " << s.err);
+
+  SECTION("each client, user and anonymous, reads each host's own data") {
+    for (size_t i = 1; i <= 3; ++i) {  // .3, .4, .5
+      const HostDef& h = kHosts[i];
+      const auto host = load_host(h);
+      for (const char* script : {"collector_samba.py", "collector_impacket.py"}) {
+        for (bool user : {false, true}) {
+          const std::string tag = fs::path(script).stem().string() + "-" + h.address + (user ? "-alice" : "-anonymous");
+          INFO(tag);
+          check_values(run_collector(s, tag, script, h.address,
+                                     user ? std::string("--user alice --password ") + kUsers[0][1] : ""),
+                       *host);
+        }
+      }
+    }
+  }
+
+  SECTION("dialects: Windows 2000 speaks NT1 only, 2016 refuses SMB1") {
+    const ClientRun smb1_2000 = run_collector(s, "smb1-2000", "collector_impacket.py", "127.0.0.2", "--smb1 --open-only");
+    INFO(smb1_2000.cmd.output);
+    CHECK(smb1_2000.cmd.exit_status == 0);
+    CHECK(smb1_2000.result["dialect"] == "NT1");
+    CHECK(smb1_2000.result["open_hkpd"] == 0);
+    const ClientRun any_2000 = run_collector(s, "any-2000", "collector_impacket.py", "127.0.0.2", "--open-only");
+    INFO(any_2000.cmd.output);
+    CHECK(any_2000.result["dialect"] == "NT1");
+    const ClientRun smb1_2016 = run_collector(s, "smb1-2016", "collector_impacket.py", "127.0.0.3", "--smb1 --open-only");
+    INFO(smb1_2016.cmd.output);
+    CHECK(smb1_2016.cmd.exit_status != 0);
+    CHECK_FALSE(smb1_2016.result.contains("open_hkpd"));
+    const ClientRun any_2016 = run_collector(s, "any-2016", "collector_impacket.py", "127.0.0.3", "--open-only");
+    INFO(any_2016.cmd.output);
+    CHECK(any_2016.result["open_hkpd"] == 0);
+    CHECK(any_2016.result["dialect"] != "NT1");
+  }
+
+  SECTION("a host that allows only alice refuses OpenHKPD to bob and anonymous") {  // over SMB1 here
+    const std::string alice = std::string("--open-only --user alice --password ") + kUsers[0][1];
+    const std::string bob = std::string("--open-only --user bob --password ") + kUsers[1][1];
+    for (const char* script : {"collector_samba.py", "collector_impacket.py"}) {
+      INFO(script);
+      CHECK(run_collector(s, "alice", script, "127.0.0.6", alice).result["open_hkpd"] == 0);
+      CHECK(run_collector(s, "bob", script, "127.0.0.6", bob).result["open_hkpd"] == 5);
+      CHECK(run_collector(s, "anonymous", script, "127.0.0.6", "--open-only").result["open_hkpd"] == 5);
+      CHECK(run_collector(s, "bob-elsewhere", script, "127.0.0.3", bob).result["open_hkpd"] == 0);
+    }
+  }
+
+  SECTION("smbd's own services work beside ours: smbclient -L lists the share") {
+    const CommandResult r = run_command("timeout 60 smbclient -L //127.0.0.3 -p " + std::to_string(s.port) + " -N");
+    INFO(r.output);
+    CHECK(r.exit_status == 0);  // a failed srvsvc bind exits 1
+    CHECK(r.output.find("Sharename") != std::string::npos);
+  }
+
+  SECTION("a second serve on the same SMB port fails with a clear error") {
+    const CommandResult r = run_command("timeout 60 " + std::string(PERFSIM_EXE) + " serve --listen 127.0.0.3:0 --smb=" +
+                                        std::to_string(s.port) + " --smb-dir " + shell_quote(s.dir + "/second"));
+    INFO(r.output);
+    CHECK(r.exit_status == 1);
+    CHECK(r.output.find("is not available") != std::string::npos);
+    CHECK_FALSE(fs::exists(s.dir + "/second/smb.conf"));
+  }
+
+  // Every section ends here: stopping perfsim undoes everything.
+  CHECK(s.stop() == 0);
+  CHECK(processes_mentioning(s.smb_dir).empty());
+  CHECK_FALSE(fs::exists(s.smb_dir));
+  for (size_t i = 0; i < std::size(kHosts); ++i) {
+    INFO(kHosts[i].address);
+    CHECK(lo_has(kHosts[i].address) == had_address[i]);
+  }
+  for (size_t i = 0; i < std::size(kUsers); ++i) CHECK((::getpwnam(kUsers[i][0]) != nullptr) == had_user[i]);
+}
+
+}  // namespace
+}  // namespace perfsim::interop
