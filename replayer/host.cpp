@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 
 #include "core/utf16.h"
@@ -356,10 +357,42 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
   const perfdata::QueryKind kind = perfdata::parse_query(value_name).kind;
   if (q.slow_global_ms && (kind == perfdata::QueryKind::kGlobal || kind == perfdata::QueryKind::kCostly)) a.delay_ms += q.slow_global_ms;
   if (fires(q.hang, call, 0x4A46)) a.delay_ms += q.hang_ms;
+  inject_faults(a, value_name, call);
   // A stepping timeline moves on after each completed data answer.
   if (opt_.mode == TimelineMode::kStep && a.status == werr::kOk && offer.has_buffer && a.type == regtype::kBinary)
     step_.fetch_add(1, std::memory_order_relaxed);
   return a;
+}
+
+void SimulatedHost::inject_faults(ValueAnswer& a, std::string_view value_name, uint64_t call) const {
+  const std::shared_ptr<const FaultPlan> plan = faults_.load();
+  if (!plan) return;
+  const double since_s = double(steady_ns() - plan->loaded_ns) / 1e9;
+  for (size_t i = 0; i < plan->rules.size(); ++i) {
+    const FaultRule& r = plan->rules[i];
+    if (since_s < r.from_s || (r.until_s > 0 && since_s >= r.until_s)) continue;
+    if (!glob_match(r.host, name_) || !glob_match(r.value, value_name) || !fires(r.when, call, 0xFA17 + i)) continue;
+    auto unit = [&](uint64_t salt) { return (double(splitmix(opt_.identity.seed ^ (call * 31 + i) ^ salt) >> 11) + 0.5) / double(1ull << 53); };
+    switch (r.kind) {
+      case FaultKind::kLatency: {
+        double ms = r.ms;
+        if (r.shape == LatencyShape::kUniform) ms = r.ms + unit(1) * (r.max_ms - r.ms);
+        if (r.shape == LatencyShape::kLognormal)  // median r.ms; Box-Muller normal from two uniforms
+          ms = r.ms * std::exp(r.sigma * std::sqrt(-2 * std::log(unit(2))) * std::cos(6.283185307179586 * unit(3)));
+        a.delay_ms += uint32_t(std::min(ms, 3.6e6));
+        break;
+      }
+      case FaultKind::kStall: a.delay_ms += uint32_t(std::min(r.seconds * 1000, 3.6e6)); break;
+      case FaultKind::kBusy: a = ValueAnswer{werr::kBusy, 0, 0, {}, a.delay_ms}; break;
+      case FaultKind::kAccessDenied: a = ValueAnswer{werr::kAccessDenied, 0, 0, {}, a.delay_ms}; break;
+      case FaultKind::kRpcFault: a.rpc_fault = r.code; break;
+      case FaultKind::kReset: a.drop_connection = true; break;
+      case FaultKind::kTruncate:
+        if (a.data.size() > r.bytes) a.data.resize(r.bytes);
+        break;
+      case FaultKind::kBandwidth: a.delay_ms += uint32_t(uint64_t(a.data.size()) * 1000 / r.bytes_per_s); break;
+    }
+  }
 }
 
 }  // namespace perfsim::replayer

@@ -26,6 +26,7 @@
 #include "captures/capture.h"
 #include "core/bytes.h"
 #include "core/status.h"
+#include "replayer/faults.h"
 #include "replayer/quirks.h"
 #include "replayer/recording.h"
 #include "replayer/registry.h"
@@ -131,6 +132,9 @@ class SimulatedHost {
   }
   // The full answer a caller gets now, buffer policy applied. Advances a stepping timeline.
   ValueAnswer query(PerfKey key, std::string_view value_name, BufferOffer offer);
+  // Replaces the injected faults (null: none); safe while other threads serve.
+  void set_faults(std::shared_ptr<const FaultPlan> plan) { faults_.store(std::move(plan)); }
+  std::shared_ptr<const FaultPlan> faults() const { return faults_.load(); }
   // True when OpenHKPD must be refused (access-denied on = open).
   bool refuses_open(PerfKey key) const { return key == PerfKey::kData && opt_.quirks.access_denied_open; }
   // The value names EnumValue lists on HKPD (index order).
@@ -148,6 +152,7 @@ class SimulatedHost {
   std::vector<uint32_t> sample_objects(const RecordedTick& t) const;
   ValueAnswer buffer_policy(ValueContent c, BufferOffer offer, const Moment& m, uint64_t call) const;
   bool fires(const Chance& c, uint64_t call, uint64_t salt) const;
+  void inject_faults(ValueAnswer& a, std::string_view value_name, uint64_t call) const;
 
   std::shared_ptr<const Recording> rec_;
   HostOptions opt_;
@@ -157,7 +162,8 @@ class SimulatedHost {
   uint64_t scale_ppm_ = 1000000;  // per-host factor of cumulative counters
   int64_t epoch_ns_ = 0;          // steady clock when the host started serving
   mutable std::atomic<uint64_t> step_{0};
-  std::atomic<uint64_t> calls_{0};  // perf queries so far: drives the quirks' chances
+  std::atomic<uint64_t> calls_{0};
+  std::atomic<std::shared_ptr<const FaultPlan>> faults_;  // perf queries so far: drives the quirks' chances
 };
 
 // SYSTEMTIME (16 bytes, UTC) of a FILETIME, as PERF_DATA_BLOCK carries it.

@@ -1,9 +1,9 @@
 // The quirk engine: how a simulated host misbehaves like a real one (shared/docs/quirks.md).
 //
-// Each quirk is switched on or off alone and has parameters. A host's quirks come, in this order
-// (later wins, quirk by quirk): the defaults (rrp-exact, extra-objects, costly), a named OS profile
-// (`profile_quirks`), the capture's recorded fingerprint (`fingerprint_quirks`), explicit settings
-// (`apply_setting`). The buffer policies are one choice: enabling one replaces the previous.
+// Each quirk is switched on or off alone and has parameters. Sources, applied in order by the
+// caller (later wins, quirk by quirk; `perfsim serve` uses this order): the defaults (rrp-exact,
+// extra-objects, costly), the capture's recorded fingerprint (`fingerprint_quirks`), a named OS
+// profile (`profile_quirks`), explicit settings (`apply_setting`). The buffer policies are one choice: enabling one replaces the previous.
 // Quirks that are properties of the recorded content (duplicate-counter-defs, duplicate-instances,
 // name-table-gaps, counter-type-change, perffreq, localized-partial) are served as the capture
 // holds them (synth profiles produce them); naming them here is accepted and changes nothing.

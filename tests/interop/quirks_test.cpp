@@ -8,6 +8,7 @@
 
 #include "captures/reader.h"
 #include "perfdata/select.h"
+#include "recorder/client.h"
 #include "replayer/host.h"
 #include "server/server.h"
 #include "server/winreg_handler.h"
@@ -228,6 +229,47 @@ TEST_CASE("access-denied and slow-global as a collector meets them", "[interop][
   const auto t0 = std::chrono::steady_clock::now();
   CHECK(probe(slow, "Global", "null,null").out["calls"][1]["status"] == 0);
   CHECK(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(800));  // two delayed answers
+}
+
+}  // namespace perfsim::interop
+
+namespace perfsim::interop {
+
+TEST_CASE("faults change while serving: the same connection meets busy, latency, an RPC fault, then a reset", "[interop][faults]") {
+  Served s("default-2022.perfcap", {});
+  std::unique_ptr<recorder::WinregClient> c;
+  REQUIRE(recorder::WinregClient::connect("127.0.0.1", s.port, std::chrono::seconds(10), c).ok());
+  winreg::PolicyHandle hkpd;
+  REQUIRE(c->open_hive(winreg::kOpenHKPD, hkpd).ok());
+  auto plan = [&](const std::string& text) {
+    std::shared_ptr<const replayer::FaultPlan> p;
+    REQUIRE(replayer::parse_fault_plan(text, "live", p).ok());
+    s.host->set_faults(p);
+  };
+  winreg::QueryValueResponse r;
+  REQUIRE(c->query_value(hkpd, "Global", 1u << 22, r).ok());
+  CHECK(r.result == 0);
+  plan("[[fault]]\nkind = \"busy\"\nvalue = \"Global\"");
+  REQUIRE(c->query_value(hkpd, "Global", 1u << 22, r).ok());
+  CHECK(r.result == kBusy);
+  REQUIRE(c->query_value(hkpd, "238", 1u << 22, r).ok());
+  CHECK(r.result == 0);  // the pattern names Global only
+  plan("[[fault]]\nkind = \"latency\"\nms = 300");
+  const auto t0 = std::chrono::steady_clock::now();
+  REQUIRE(c->query_value(hkpd, "Global", 1u << 22, r).ok());
+  CHECK(r.result == 0);
+  CHECK(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(300));
+  plan("[[fault]]\nkind = \"rpc-fault\"\ncode = 1726");
+  const Status fault = c->query_value(hkpd, "Global", 1u << 22, r);
+  INFO(fault.ToString());
+  CHECK(!fault.ok());
+  plan("[[fault]]\nkind = \"reset\"");
+  CHECK(!c->query_value(hkpd, "Global", 1u << 22, r).ok());
+  s.host->set_faults(nullptr);
+  REQUIRE(recorder::WinregClient::connect("127.0.0.1", s.port, std::chrono::seconds(10), c).ok());
+  REQUIRE(c->open_hive(winreg::kOpenHKPD, hkpd).ok());
+  REQUIRE(c->query_value(hkpd, "Global", 1u << 22, r).ok());
+  CHECK(r.result == 0);
 }
 
 }  // namespace perfsim::interop

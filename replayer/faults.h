@@ -1,0 +1,51 @@
+// Injected faults: what a test or a support engineer makes a host do on purpose, on top of its
+// quirks. A FaultPlan is a list of rules; each rule matches hosts and value names (case-insensitive
+// globs, `*` and `?`), fires on every Nth perf query of the host and/or with a probability, within
+// an optional schedule window, and does one thing: latency (fixed, uniform, lognormal), ERROR_BUSY,
+// access denied, a DCE/RPC fault, a connection reset, a stall, a truncated payload or a bandwidth
+// limit. Plans are immutable; a host swaps its plan atomically (SimulatedHost::set_faults), so a
+// reload while serving neither blocks nor drops a connection.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "replayer/quirks.h"
+
+namespace perfsim::replayer {
+
+enum class FaultKind { kLatency, kBusy, kAccessDenied, kRpcFault, kReset, kStall, kTruncate, kBandwidth };
+enum class LatencyShape { kFixed, kUniform, kLognormal };
+
+struct FaultRule {
+  std::string host = "*";   // host (system) name glob
+  std::string value = "*";  // value name glob ("Global", "2*", "Counter *")
+  FaultKind kind = FaultKind::kLatency;
+  Chance when{1.0, 0};      // default: every matching call
+  double from_s = 0, until_s = 0;  // active from..until seconds after the plan was loaded; until 0 = open
+  LatencyShape shape = LatencyShape::kFixed;
+  double ms = 0, max_ms = 0, sigma = 0.5;  // latency: fixed ms; uniform ms..max_ms; lognormal median ms
+  double seconds = 0;              // stall
+  uint32_t code = 0x000006BE;      // rpc-fault code (default RPC_S_CALL_FAILED)
+  uint32_t bytes = 0;              // truncate: bytes kept
+  uint32_t bytes_per_s = 0;        // bandwidth
+};
+
+struct FaultPlan {
+  std::vector<FaultRule> rules;
+  int64_t loaded_ns = 0;  // steady clock at load: the schedule's zero
+};
+
+// Parses a plan from TOML text: [[fault]] tables with host, value, kind ("latency", "busy",
+// "access-denied", "rpc-fault", "reset", "stall", "truncate", "bandwidth"), every, probability,
+// from_s, until_s and the kind's parameters (replayer/README.md). `origin` names the text in errors.
+Status parse_fault_plan(std::string_view toml_text, const std::string& origin, std::shared_ptr<const FaultPlan>& out);
+Status load_fault_plan(const std::string& path, std::shared_ptr<const FaultPlan>& out);
+
+// Case-insensitive glob match (`*`, `?`).
+bool glob_match(std::string_view pattern, std::string_view text);
+
+}  // namespace perfsim::replayer
