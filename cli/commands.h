@@ -53,6 +53,8 @@ struct ServeOptions {
   std::string capture;              // default source for listeners without one
   std::string fleet;                // TOML fleet file: [[host]] listen/capture/timeline
   std::string timeline = "realtime";  // realtime | step | frozen:K
+  std::string profile;              // quirk bundle for hosts without their own (win2000, 2016, samba, ...)
+  std::string faults;               // TOML fault plan, reloaded on SIGHUP
   unsigned threads = 0;
   size_t max_connections = 4096;
   double idle_timeout_s = 300;

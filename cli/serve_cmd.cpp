@@ -9,6 +9,7 @@
 #include "captures/reader.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/serve_replay.h"
 #include "cli/serve_smb.h"
 #include "replayer/host.h"
 #include "server/server.h"
@@ -21,6 +22,8 @@ struct HostSpec {
   std::string listen;
   std::string capture;
   std::string timeline;
+  HostReplay replay;          // profile, quirks, pace, fleet (serve_replay.h)
+  uint32_t fleet_index = 0;   // which member of a count = N entry
   std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD over SMB (empty: all)
   std::string smb_dialects;            // "MIN-MAX"; empty: from the capture's OS profile
 };
@@ -55,6 +58,7 @@ Status read_fleet(const std::string& path, std::vector<HostSpec>& out) {
     s.listen = (*h)["listen"].value_or(std::string());
     s.capture = (*h)["capture"].value_or(std::string());
     s.timeline = (*h)["timeline"].value_or(std::string());
+    if (Status st = read_host_replay(*h, fmt::format("{}: line {}", path, h->source().begin.line), s.replay); !st.ok()) return st;
     s.smb_dialects = (*h)["smb_dialects"].value_or(std::string());
     if (const toml::array* allow = (*h)["smb_allow"].as_array())
       for (const auto& a : *allow) s.smb_allow.push_back(a.value_or(std::string()));
@@ -86,6 +90,16 @@ int run_serve(const ServeOptions& o) {
   }
   if (specs.empty()) specs.emplace_back().listen = "127.0.0.1:0";
 
+  // A [[host]] with count = N stands for N hosts on consecutive ports (port 0: any port each).
+  for (size_t i = 0, n = specs.size(); i < n; ++i) {
+    for (uint32_t k = 1; k < specs[i].replay.count; ++k) {
+      HostSpec member = specs[i];
+      member.fleet_index = k;
+      member.listen = fleet_listen(specs[i].listen, k);
+      specs.push_back(std::move(member));
+    }
+  }
+
   server::ServerConfig cfg;
   cfg.threads = o.threads;
   cfg.allow_non_loopback = o.allow_remote;
@@ -93,6 +107,7 @@ int run_serve(const ServeOptions& o) {
   cfg.idle_timeout = std::chrono::milliseconds(int64_t(o.idle_timeout_s * 1000));
   // Hosts are loaded once per capture file and timeline, and shared by the listeners naming them.
   std::map<std::string, std::shared_ptr<server::WinregHandlerFactory>> factories;
+  std::vector<std::shared_ptr<replayer::SimulatedHost>> all_hosts;
   std::vector<SmbHost> smb_hosts;
   for (HostSpec& s : specs) {
     std::string addr;
@@ -103,16 +118,13 @@ int run_serve(const ServeOptions& o) {
     if (s.timeline.empty()) s.timeline = o.timeline;
     replayer::HostOptions hopt;
     if (Status st = parse_timeline(s.timeline, hopt); !st.ok()) return fail("serve", st.message(), kExitUsage);
-    const std::string key = s.capture + "|" + s.timeline;
+    const std::string key = s.capture + "|" + s.timeline + "|" + s.replay.key() + "|" + std::to_string(s.fleet_index);
     if (!factories.count(key)) {
-      captures::Capture cap;
-      std::vector<std::string> warnings;
-      if (Status st = captures::read_capture(s.capture, cap, &warnings); !st.ok())
-        return fail("serve", fmt::format("{}: {} (make one with `perfsim synth`, or check the path)", s.capture, st.ToString()));
-      for (const auto& w : warnings) fmt::print(stderr, "perfsim serve: {}: {}\n", s.capture, w);
       std::shared_ptr<replayer::SimulatedHost> host;
-      if (Status st = replayer::SimulatedHost::load(cap, hopt, host); !st.ok()) return fail("serve", s.capture + ": " + st.ToString());
+      if (Status st = make_replayed_host(s.capture, s.replay, s.fleet_index, o.profile, hopt, host); !st.ok())
+        return fail("serve", st.message());
       factories[key] = std::make_shared<server::WinregHandlerFactory>(host);
+      all_hosts.push_back(host);
     }
     cfg.listeners.push_back({s.listen, std::string(), factories[key]});
     smb_hosts.push_back({addr, factories[key]->host(), s.smb_allow, s.smb_dialects});
@@ -122,6 +134,10 @@ int run_serve(const ServeOptions& o) {
     if (Status st = prepare_smb(o, smb_hosts, cfg, smb); !st.ok()) return fail("serve", "--smb: " + st.message());
   }
 
+  FaultReloader faults;  // before the server's threads exist: they must not take SIGHUP
+  if (!o.faults.empty()) {
+    if (Status st = faults.start(o.faults, all_hosts); !st.ok()) return fail("serve", "--faults: " + st.message(), kExitUsage);
+  }
   server::Server srv(cfg);
   if (Status st = srv.start(); !st.ok()) return fail("serve", st.message() + " (is the port in use? try another --listen port)");
   for (size_t i = 0; i < srv.bound().size(); ++i) {

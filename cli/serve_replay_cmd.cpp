@@ -1,0 +1,140 @@
+#include "cli/serve_replay.h"
+
+#include <fmt/core.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <map>
+
+#include "captures/reader.h"
+#include "replayer/fleet.h"
+
+namespace perfsim::cli {
+
+std::string HostReplay::key() const {
+  std::string k = profile + "|" + std::to_string(speed.value_or(1)) + "|" + std::to_string(loop.value_or(true)) + "|" +
+                  std::to_string(count) + "|" + name + "|" + std::to_string(clock_spread_s) + "|" +
+                  std::to_string(variation) + "|" + std::to_string(seed);
+  for (const auto& q : quirks) {
+    k += "|" + q.name + (q.on ? "+" : "-");
+    for (const auto& [p, v] : q.params) k += p + "=" + v + ",";
+  }
+  return k;
+}
+
+Status read_host_replay(const toml::table& h, const std::string& where, HostReplay& out) {
+  out.profile = h["profile"].value_or(std::string());
+  if (auto v = h["speed"].value<double>()) out.speed = *v;
+  if (auto v = h["loop"].value<bool>()) out.loop = *v;
+  out.count = uint32_t(h["count"].value_or(int64_t(1)));
+  out.name = h["name"].value_or(std::string());
+  out.clock_spread_s = h["clock_spread_s"].value_or(0.0);
+  out.variation = h["variation"].value_or(0.0);
+  out.seed = uint64_t(h["seed"].value_or(int64_t(1)));
+  if (out.count == 0 || (out.count > 1 && out.name.empty()))
+    return Status::InvalidArgument(where + ": count >= 1, and count > 1 needs name = \"PATTERN-{n}\"");
+  if (const toml::table* q = h["quirks"].as_table()) {
+    for (const auto& [name, node] : *q) {
+      replayer::QuirkSetting s{std::string(name.str()), true, {}};
+      if (auto b = node.value<bool>()) {
+        s.on = *b;
+      } else if (const toml::table* params = node.as_table()) {
+        for (const auto& [pk, pv] : *params) {
+          if (pk.str() == "on") { s.on = pv.value_or(true); continue; }
+          if (auto str = pv.value<std::string>()) s.params[std::string(pk.str())] = *str;
+          else if (auto d = pv.value<double>()) s.params[std::string(pk.str())] = fmt::format("{}", *d);
+          else return Status::InvalidArgument(where + ": quirks." + s.name + "." + std::string(pk.str()) + " must be a number or a string");
+        }
+      } else {
+        return Status::InvalidArgument(where + ": quirks." + s.name + " must be true, false or a table of parameters");
+      }
+      out.quirks.push_back(std::move(s));
+    }
+  }
+  return Status::Ok();
+}
+
+Status host_options(const HostReplay& r, const std::string& default_profile, const captures::Capture& cap,
+                    replayer::HostOptions& opt) {
+  if (r.speed) opt.speed = *r.speed;
+  if (r.loop) opt.loop = *r.loop;
+  if (!(opt.speed > 0)) return Status::InvalidArgument("speed must be > 0");
+  replayer::Quirks q;
+  if (Status s = replayer::fingerprint_quirks(cap.fingerprint_json, q); !s.ok()) return s;
+  const std::string profile = r.profile.empty() ? default_profile : r.profile;
+  if (!profile.empty()) {
+    if (Status s = replayer::profile_quirks(profile, q); !s.ok()) return s;
+  }
+  for (const replayer::QuirkSetting& s : r.quirks)
+    if (Status st = replayer::apply_setting(q, s); !st.ok()) return st;
+  opt.quirks = q;
+  return Status::Ok();
+}
+
+std::string fleet_listen(const std::string& listen, uint32_t index) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || index == 0) return listen;
+  const unsigned long port = std::strtoul(listen.c_str() + colon + 1, nullptr, 10);
+  return port == 0 ? listen : listen.substr(0, colon + 1) + std::to_string(port + index);
+}
+
+Status make_replayed_host(const std::string& path, const HostReplay& r, uint32_t index, const std::string& default_profile,
+                          replayer::HostOptions opt, std::shared_ptr<replayer::SimulatedHost>& out) {
+  static std::map<std::string, std::shared_ptr<const replayer::Recording>> recordings;  // serve runs once
+  std::shared_ptr<const replayer::Recording>& rec = recordings[path];
+  if (!rec) {
+    captures::Capture cap;
+    std::vector<std::string> warnings;
+    if (Status st = captures::read_capture(path, cap, &warnings); !st.ok())
+      return Status::InvalidArgument(fmt::format("{}: {} (make one with `perfsim synth`, or check the path)", path, st.ToString()));
+    for (const auto& w : warnings) fmt::print(stderr, "perfsim serve: {}: {}\n", path, w);
+    if (Status st = replayer::build_recording(std::move(cap), rec); !st.ok()) return Status::InvalidArgument(path + ": " + st.ToString());
+  }
+  if (Status st = host_options(r, default_profile, rec->cap, opt); !st.ok()) return Status::InvalidArgument(path + ": " + st.message());
+  if (r.count <= 1 && r.name.empty()) return replayer::SimulatedHost::create(rec, opt, out);
+  replayer::FleetSpec spec;
+  spec.count = r.count;
+  spec.name_pattern = r.name;
+  spec.clock_spread_s = r.clock_spread_s;
+  spec.variation = r.variation;
+  spec.seed = r.seed;
+  spec.base = opt;
+  return replayer::make_fleet_member(rec, spec, index + 1, out);
+}
+
+Status FaultReloader::start(const std::string& path, std::vector<std::shared_ptr<replayer::SimulatedHost>> hosts) {
+  path_ = path;
+  hosts_ = std::move(hosts);
+  if (Status s = reload(); !s.ok()) return s;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // inherited by every thread made from now on
+  thread_ = std::thread([this, set] {
+    for (;;) {
+      int sig = 0;
+      sigwait(&set, &sig);
+      if (stopping_) return;
+      if (Status s = reload(); !s.ok()) fmt::print(stderr, "perfsim serve: SIGHUP: {} (previous faults kept)\n", s.message());
+      else fmt::print(stderr, "perfsim serve: SIGHUP: faults reloaded from {}\n", path_);
+    }
+  });
+  return Status::Ok();
+}
+
+void FaultReloader::stop() {
+  if (!thread_.joinable()) return;
+  stopping_ = true;
+  pthread_kill(thread_.native_handle(), SIGHUP);
+  thread_.join();
+}
+
+Status FaultReloader::reload() {
+  std::shared_ptr<const replayer::FaultPlan> plan;
+  if (Status s = replayer::load_fault_plan(path_, plan); !s.ok()) return s;
+  for (const auto& h : hosts_) h->set_faults(plan);
+  return Status::Ok();
+}
+
+}  // namespace perfsim::cli
