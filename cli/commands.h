@@ -84,6 +84,21 @@ struct QueryOptions {
 };
 int run_query(const QueryOptions& o);
 
+struct LodctrOptions {
+  std::string capture;   // HOST.perfcap, rewritten in place (atomically)
+  std::string ini;       // the counter INI; its symbol file is looked up next to it
+  std::string collect;   // optional collect spec: the provider's objects join the host's answers
+  bool json = false;
+};
+int run_lodctr(const LodctrOptions& o);
+
+struct UnlodctrOptions {
+  std::string capture;
+  std::string driver;
+  bool json = false;
+};
+int run_unlodctr(const UnlodctrOptions& o);
+
 // The capture `perfsim serve` uses when given none.
 std::string bundled_default_capture();
 

@@ -88,6 +88,21 @@ int main(int argc, char** argv) {
   c_query->add_flag("--json", query.json, "Machine-readable output");
   c_query->callback([&] { rc = run_query(query); });
 
+  LodctrOptions lodctr;
+  auto* c_lodctr = app.add_subcommand("lodctr", "Install extensible counters (LodCtr INI + symbol file) on a simulated host, optionally with a provider serving them");
+  c_lodctr->add_option("capture", lodctr.capture, "Host capture (.perfcap), rewritten in place")->required()->check(CLI::ExistingFile);
+  c_lodctr->add_option("ini", lodctr.ini, "Counter INI ([info] drivername/symbolfile, [languages], [text])")->required()->check(CLI::ExistingFile);
+  c_lodctr->add_option("--collect", lodctr.collect, "Collect spec (.toml/.json): the provider's objects appear in the host's answers (lodctr/README.md)")->check(CLI::ExistingFile);
+  c_lodctr->add_flag("--json", lodctr.json, "Machine-readable summary");
+  c_lodctr->callback([&] { rc = run_lodctr(lodctr); });
+
+  UnlodctrOptions unlodctr;
+  auto* c_unlodctr = app.add_subcommand("unlodctr", "Remove a driver's extensible counters (names, registry values, provider objects) from a simulated host");
+  c_unlodctr->add_option("capture", unlodctr.capture, "Host capture (.perfcap), rewritten in place")->required()->check(CLI::ExistingFile);
+  c_unlodctr->add_option("driver", unlodctr.driver, "Driver name (the INI's drivername; case-insensitive)")->required();
+  c_unlodctr->add_flag("--json", unlodctr.json, "Machine-readable summary");
+  c_unlodctr->callback([&] { rc = run_unlodctr(unlodctr); });
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
