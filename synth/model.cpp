@@ -3,6 +3,7 @@
 // are sums of the processes', physical disks and _Total instances are sums of their parts.
 #include "synth/model.h"
 
+#include <unordered_map>
 #include <algorithm>
 #include <cmath>
 
@@ -22,14 +23,16 @@ constexpr uint64_t kMiB = 1024 * 1024;
 struct ObjState {
   const CatalogObject* cat = nullptr;
   perfdata::Object obj;
-  std::vector<int32_t> pos;  // title index -> position of its first non-base counter, -1 if none
+  // title index -> position of its first non-base counter. A map, not a vector indexed by title:
+  // providers installed by lodctr carry indices far above the built-in ones.
+  std::unordered_map<uint32_t, int32_t> pos;
   uint32_t data_bytes = 0;   // counter data after the block's ByteLength
   bool enabled = true;
 
   uint32_t index() const { return cat->desc.index; }
-  bool has(uint32_t i) const { return i < pos.size() && pos[i] >= 0; }
+  bool has(uint32_t i) const { return pos.count(i) != 0; }
   void set(Bytes& block, uint32_t i, uint64_t v, int nth = 0) const {
-    if (has(i)) perfdata::write_counter(block, obj.counters[size_t(pos[i] + nth)], v);
+    if (has(i)) perfdata::write_counter(block, obj.counters[size_t(pos.at(i) + nth)], v);
   }
   void set_base(Bytes& block, uint32_t i, uint64_t v) const { set(block, i, v, 1); }
   void set_pair(Bytes& block, uint32_t i, uint64_t v, uint64_t base) const {
@@ -63,8 +66,7 @@ ObjState make_state(const CatalogObject& co) {
     if (c.size == 8) off = align_up(off, 8);  // 64-bit counters sit on 8-byte boundaries
     d.offset = off;
     off += c.size;
-    if (c.index >= s.pos.size()) s.pos.resize(c.index + 1, -1);
-    if (s.pos[c.index] < 0 && !is_base_type(c.type)) s.pos[c.index] = int32_t(o.counters.size());
+    if (!is_base_type(c.type)) s.pos.emplace(c.index, int32_t(o.counters.size()));  // keeps the first
     o.counters.push_back(d);
   }
   s.data_bytes = off - kCounterBlockSize;
@@ -188,7 +190,7 @@ struct Model::State {
   uint32_t new_cid() { return next_cid += 4 * uint32_t(1 + rng.below(6)); }
   uint64_t cap(uint64_t v, const ObjState& o, uint32_t index) const {
     // DWORD sizes on 32-bit profiles: clamp rather than wrap (a gauge never wraps).
-    return o.has(index) && o.obj.counters[size_t(o.pos[index])].size == 4 ? std::min<uint64_t>(v, 0xFFFFFFFFu) : v;
+    return o.has(index) && o.obj.counters[size_t(o.pos.at(index))].size == 4 ? std::min<uint64_t>(v, 0xFFFFFFFFu) : v;
   }
 
   void init();
