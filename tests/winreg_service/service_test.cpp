@@ -35,6 +35,14 @@ struct Fixture {
     REQUIRE(r.result == kWerrOk);
     return r.handle;
   }
+  PolicyHandle open_perflib() {
+    OpenKeyRequest ok;
+    ok.parent_handle = open(kOpenHKLM);
+    ok.keyname = u"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+    auto r = call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok);
+    REQUIRE(r.result == kWerrOk);
+    return r.handle;
+  }
   QueryValueResponse query(const PolicyHandle& h, const std::u16string& name, std::optional<uint32_t> buffer) {
     QueryValueRequest q;
     q.handle = h;
@@ -63,6 +71,16 @@ bool samba_accepts_out(const char* op, const Bytes& stub, const std::string& pre
 }
 
 const char16_t* kPerflib = u"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+
+// A QueryMultipleValues entry naming `name`, as clients send it.
+ValueEntry value_entry(const std::u16string& name) {
+  StringBuf n;
+  n.text = name;
+  n.size = n.length = uint16_t((name.size() + 1) * 2);
+  ValueEntry e;
+  e.name = n;
+  return e;
+}
 
 }  // namespace
 
@@ -233,17 +251,9 @@ TEST_CASE("GetVersion and QueryMultipleValues") {
   CHECK(v.result == kWerrOk);
   CHECK(v.version == 5);
 
-  OpenKeyRequest ok;
-  ok.parent_handle = f.open(kOpenHKLM);
-  ok.keyname = kPerflib;
   QueryMultipleValuesRequest q;
-  q.key_handle = f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).handle;
-  ValueEntry e;
-  StringBuf n;
-  n.text = u"Last Counter";
-  n.size = n.length = uint16_t((n.text->size() + 1) * 2);
-  e.name = n;
-  q.values = {e};
+  q.key_handle = f.open_perflib();
+  q.values = {value_entry(u"Last Counter")};
   q.buffer = Bytes();
   q.buffer_size = 2;
   auto small = f.call<QueryMultipleValuesRequest, QueryMultipleValuesResponse>(kQueryMultipleValues, q);
@@ -271,17 +281,9 @@ TEST_CASE("unknown opnums and undecodable stubs get faults, not responses") {
 
 TEST_CASE("QueryMultipleValues2 sizes its buffer by the caller's offer and reports what it needs") {
   Fixture f;
-  OpenKeyRequest ok;
-  ok.parent_handle = f.open(kOpenHKLM);
-  ok.keyname = kPerflib;
   QueryMultipleValues2Request q;
-  q.key_handle = f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).handle;
-  ValueEntry e;
-  StringBuf n;
-  n.text = u"Last Counter";
-  n.size = n.length = uint16_t((n.text->size() + 1) * 2);
-  e.name = n;
-  q.values = {e};
+  q.key_handle = f.open_perflib();
+  q.values = {value_entry(u"Last Counter")};
   q.offered = 2;
   q.buffer = Bytes(2, 0);
   auto small = f.call<QueryMultipleValues2Request, QueryMultipleValues2Response>(kQueryMultipleValues2, q);
