@@ -1,6 +1,6 @@
-// A small synchronous winreg client over ncacn_ip_tcp, built on our own PDU layer and NDR codec:
-// what `perfsim query` and the recorder use to read a host. Every network wait is bounded by the
-// timeout given at connect; a DCE/RPC fault or a protocol error comes back as a Status naming it.
+// A small synchronous winreg client: the calls a collector makes, encoded with our NDR codec and
+// carried by any Channel (TCP or SMB). What `perfsim query` and the recorder use to read a host. A
+// DCE/RPC fault or a protocol error comes back as a Status naming it.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -10,6 +10,7 @@
 
 #include "core/bytes.h"
 #include "core/status.h"
+#include "recorder/channel.h"
 #include "winreg/codec.h"
 
 namespace perfsim::recorder {
@@ -33,13 +34,14 @@ struct ValueResult {
 
 class WinregClient {
  public:
-  // Connects to host:port and binds winreg + NDR 2.0.
+  explicit WinregClient(std::unique_ptr<Channel> channel) : channel_(std::move(channel)) {}
+  // Connects to host:port over ncacn_ip_tcp and binds winreg + NDR 2.0.
   static Status connect(const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
                         std::unique_ptr<WinregClient>& out);
-  ~WinregClient();
 
   // One raw call: opnum + request stub in, response stub out (reassembled). Faults -> Status.
-  Status call(uint16_t opnum, ByteView stub, Bytes& out);
+  Status call(uint16_t opnum, ByteView stub, Bytes& out) { return channel_->call(opnum, stub, out); }
+  Channel& channel() { return *channel_; }
 
   Status open_hive(uint16_t opnum, winreg::PolicyHandle& h);  // kOpenHKLM, kOpenHKPD, ...
   Status open_key(const winreg::PolicyHandle& parent, const std::string& path, winreg::PolicyHandle& h, uint32_t& werr);
@@ -50,16 +52,8 @@ class WinregClient {
   // QueryValue until it succeeds or fails for good, growing the buffer as `g` says.
   Status query_value_growing(const winreg::PolicyHandle& h, const std::string& name, const Growth& g, ValueResult& out);
 
-  uint16_t max_xmit_frag() const { return max_xmit_; }
-
  private:
-  struct Impl;
-  explicit WinregClient(std::unique_ptr<Impl> impl);
-  Status bind();
-  std::unique_ptr<Impl> impl_;
-  uint32_t next_call_id_ = 1;
-  uint16_t max_xmit_ = 5840;
-  uint16_t max_recv_ = 5840;
+  std::unique_ptr<Channel> channel_;
 };
 
 // "WERR_MORE_DATA (234)" style names for the codes collectors meet.
