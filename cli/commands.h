@@ -99,6 +99,19 @@ struct UnlodctrOptions {
 };
 int run_unlodctr(const UnlodctrOptions& o);
 
+struct RecordOptions {
+  std::string target;                 // ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\HOST (\PIPE\winreg)
+  std::string out;
+  std::vector<std::string> queries;   // default: Global
+  std::vector<std::string> languages; // default: 009
+  double interval_s = 15;
+  uint32_t count = 0;                 // samples; 0 with no duration = until Ctrl-C
+  double duration_s = 0;
+  double timeout_s = 30;
+  bool json = false;
+};
+int run_record(const RecordOptions& o);
+
 // The capture `perfsim serve` uses when given none.
 std::string bundled_default_capture();
 

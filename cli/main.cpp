@@ -88,6 +88,19 @@ int main(int argc, char** argv) {
   c_query->add_flag("--json", query.json, "Machine-readable output");
   c_query->callback([&] { rc = run_query(query); });
 
+  RecordOptions record;
+  auto* c_record = app.add_subcommand("record", "Record a live host (or perfsim serve) into a capture that replays it, quirk fingerprint included");
+  c_record->add_option("target", record.target, "ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\\\HOST (\\PIPE\\winreg over SMB)")->required();
+  c_record->add_option("--out,-o", record.out, "Capture file to write")->required();
+  c_record->add_option("--query,-q", record.queries, "Value to sample each interval (repeatable): Global (default), Costly, \"238 230\"");
+  c_record->add_option("--lang", record.languages, "Language of the Counter/Help tables to record (repeatable; default 009)");
+  c_record->add_option("--interval", record.interval_s, "Seconds between samples")->capture_default_str();
+  c_record->add_option("--count,-n", record.count, "Samples to record (0: until --duration or Ctrl-C)")->capture_default_str();
+  c_record->add_option("--duration", record.duration_s, "Seconds to record (0: until --count or Ctrl-C)")->capture_default_str();
+  c_record->add_option("--timeout", record.timeout_s, "Seconds to wait for the host on each step")->capture_default_str();
+  c_record->add_flag("--json", record.json, "Machine-readable summary");
+  c_record->callback([&] { rc = run_record(record); });
+
   LodctrOptions lodctr;
   auto* c_lodctr = app.add_subcommand("lodctr", "Install extensible counters (LodCtr INI + symbol file) on a simulated host, optionally with a provider serving them");
   c_lodctr->add_option("capture", lodctr.capture, "Host capture (.perfcap), rewritten in place")->required()->check(CLI::ExistingFile);

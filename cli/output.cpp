@@ -25,6 +25,13 @@ void Progress::update(uint64_t done) {
   std::fflush(stderr);
 }
 
+void Progress::text(const std::string& line) {
+  if (!tty_) return;
+  std::fprintf(stderr, "\r%s %s\033[K", label_.c_str(), line.c_str());
+  std::fflush(stderr);
+  last_percent_ = 0;
+}
+
 void Progress::finish() {
   if (tty_ && last_percent_ >= 0) std::fprintf(stderr, "\n");
 }

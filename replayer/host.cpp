@@ -237,13 +237,16 @@ ValueContent SimulatedHost::count_lies(ValueContent& c) const {
 ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, const Moment& m) const {
   ValueContent c;
   const RecordedTick& t = rec_->ticks[std::min<size_t>(m.tick, rec_->ticks.size() - 1)];
-  // A value recorded under exactly this name is answered as recorded (real hosts' oddities).
-  for (const captures::QueryRecord* r : t.others) {
-    if (iequals(r->value_name, value_name)) {
-      c.status = r->status;
-      c.type = r->reg_type;
-      c.data = r->payload;
-      return c;
+  // A value recorded under exactly this name is answered as recorded (real hosts' oddities); one
+  // recorded only with the first sample (an odd name table) answers so at every tick.
+  for (const RecordedTick* in : {&t, &rec_->ticks.front()}) {
+    for (const captures::QueryRecord* r : in->others) {
+      if (iequals(r->value_name, value_name)) {
+        c.status = r->status;
+        c.type = r->reg_type;
+        c.data = r->payload;
+        return c;
+      }
     }
   }
   const perfdata::Query q = perfdata::parse_query(value_name);

@@ -157,7 +157,11 @@ Status fingerprint_quirks(const std::string& json, Quirks& q) {
   if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("fingerprint is not a JSON object");
   if (j.contains("profile") && j["profile"].is_string()) profile_quirks(j["profile"].get<std::string>(), q);
   if (j.contains("more_data") && j["more_data"].is_string()) {
-    if (Status s = apply_setting(q, QuirkSetting{j["more_data"].get<std::string>(), true, {}}); !s.ok()) return s;
+    QuirkSetting s{j["more_data"].get<std::string>(), true, {}};
+    if (j.contains("params") && j["params"].is_object())
+      for (const auto& [k, v] : j["params"].items())
+        if (v.is_string()) s.params[k] = v.get<std::string>();
+    if (Status st = apply_setting(q, s); !st.ok()) return st;
   }
   for (const char* flag : {"process_v1_disabled", "pipe_not_available_first"}) {
     if (!j.contains(flag) || !j[flag].is_boolean()) continue;

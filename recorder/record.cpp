@@ -1,0 +1,304 @@
+#include "recorder/record.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "core/utf16.h"
+#include "perfdata/model.h"
+#include "perfdata/select.h"
+
+namespace perfsim::recorder {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint32_t kMoreData = 234, kAccessDenied = 5;
+constexpr uint32_t kRegMultiSz = 7;
+constexpr uint32_t kMaxBuffer = 0x4000000;  // the IDL's range: 64 MiB
+constexpr int64_t kUnixToFiletime = 116444736000000000LL;
+
+const char* const kCurrentVersion = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion";
+const char* const kPerflib = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+
+int64_t now_filetime() {
+  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  return kUnixToFiletime + std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch).count() / 100;
+}
+
+bool stopped(const RecordOptions& o) { return o.stop && o.stop->load(); }
+
+// One QueryValue as an Exchange, timed.
+Status exchange(WinregClient& c, const winreg::PolicyHandle& h, const std::string& key, const std::string& name,
+                std::optional<uint32_t> buffer, Exchange& e) {
+  e = Exchange{};
+  e.key = key;
+  e.value_name = name;
+  e.null_data = !buffer;
+  e.offered = buffer.value_or(0);
+  const auto t0 = Clock::now();
+  winreg::QueryValueResponse r;
+  if (Status s = c.query_value(h, name, buffer, r); !s.ok()) return Status::IOError("QueryValue '" + name + "': " + s.message());
+  e.latency_us = uint32_t(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count());
+  e.time_100ns = now_filetime();
+  e.status = r.result;
+  e.type = r.type.value_or(0);
+  e.size = r.data_size.value_or(0);
+  if (r.data) e.data = std::move(*r.data);
+  return Status::Ok();
+}
+
+// The next buffer after ERROR_MORE_DATA: what the host said if it helps, else double.
+uint32_t grow(uint32_t offered, uint32_t said) {
+  const uint64_t next = said > offered ? said : uint64_t(std::max<uint32_t>(offered, 512)) * 2;
+  return uint32_t(std::min<uint64_t>(next, kMaxBuffer));
+}
+
+// QueryValue from `buffer` until an answer other than ERROR_MORE_DATA (bounded tries). Every
+// exchange goes to `seen`; the final one is returned in `last`.
+Status query_until_done(WinregClient& c, const winreg::PolicyHandle& h, const std::string& key, const std::string& name,
+                        uint32_t buffer, std::vector<Exchange>& seen, Exchange& last) {
+  for (int tries = 0; tries < 24; ++tries) {
+    if (Status s = exchange(c, h, key, name, buffer, last); !s.ok()) return s;
+    seen.push_back(last);
+    if (last.status != kMoreData) return Status::Ok();
+    if (buffer >= kMaxBuffer) break;
+    buffer = grow(buffer, last.size);
+  }
+  return Status::IOError("'" + name + "' still answered ERROR_MORE_DATA with a " + std::to_string(buffer) + "-byte buffer");
+}
+
+// Fingerprint probes of one perf query (record.h, step 3). Returns the buffer to sample with.
+Status probe(WinregClient& c, const winreg::PolicyHandle& hkpd, const std::string& q, std::vector<Exchange>& seen,
+             uint32_t& sample_buffer) {
+  Exchange null_probe, e;
+  if (Status s = exchange(c, hkpd, "HKPD", q, std::nullopt, null_probe); !s.ok()) return s;
+  seen.push_back(null_probe);
+  uint32_t buf = 1024, failed = 0;
+  // Grow until a full answer: past ERROR_MORE_DATA, and past a header-only success when the size
+  // probe promised more (samba-truncate).
+  for (int tries = 0; tries < 24; ++tries) {
+    if (Status s = exchange(c, hkpd, "HKPD", q, buf, e); !s.ok()) return s;
+    seen.push_back(e);
+    const bool truncated = e.status == 0 && header_only_answer(e.data) && null_probe.size > e.data.size();
+    if ((e.status != kMoreData && !truncated) || buf >= kMaxBuffer) break;
+    failed = buf;
+    buf = grow(buf, truncated ? null_probe.size : e.size);
+  }
+  sample_buffer = buf;
+  if (e.status != 0) return Status::Ok();
+  const uint32_t data = uint32_t(e.data.size());
+  // Success needed far more than the data (win2000-echo-oversize): find the smallest buffer that
+  // works, to a 1 KiB step, in at most 12 calls.
+  uint32_t lo = std::max(failed, data), hi = buf;
+  for (int i = 0; i < 12 && hi > lo + 1024 && hi > data + 4096; ++i) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    Exchange m;
+    if (Status s = exchange(c, hkpd, "HKPD", q, mid, m); !s.ok()) return s;
+    seen.push_back(m);
+    (m.status == 0 && !header_only_answer(m.data) ? hi : lo) = mid;
+  }
+  // A buffer of exactly the data's size: rrp-exact hosts answer it, samba-truncate counts it short.
+  if (data >= winperf::kDataBlockSize && data < buf) {
+    if (Status s = exchange(c, hkpd, "HKPD", q, data, e); !s.ok()) return s;
+    seen.push_back(e);
+  }
+  sample_buffer = hi;
+  return Status::Ok();
+}
+
+// Reads the HKLM values collectors read (record.h, step 1).
+void read_hklm(WinregClient& c, std::vector<captures::RegistryValue>& out, std::vector<Exchange>& seen,
+               std::vector<std::string>& warnings) {
+  winreg::PolicyHandle hklm;
+  if (Status s = c.open_hive(winreg::kOpenHKLM, hklm); !s.ok()) {
+    warnings.push_back("HKLM not readable (" + s.message() + "): the capture has no CurrentVersion/Perflib values");
+    return;
+  }
+  const std::vector<std::pair<const char*, std::vector<const char*>>> keys = {
+      {kCurrentVersion, {"ProductName", "CurrentVersion", "CurrentBuildNumber", "CSDVersion"}},
+      {kPerflib, {"Last Counter", "Last Help", "Version", "Disable Performance Counters"}}};
+  for (const auto& [path, names] : keys) {
+    winreg::PolicyHandle h;
+    uint32_t werr = 0;
+    if (Status s = c.open_key(hklm, path, h, werr); !s.ok() || werr != 0) {
+      warnings.push_back(fmt::format("HKLM\\{} not readable ({})", path, s.ok() ? werror_name(werr) : s.message()));
+      continue;
+    }
+    for (const char* name : names) {
+      Exchange e;
+      if (!query_until_done(c, h, path, name, 1024, seen, e).ok() || e.status != 0) continue;
+      out.push_back({path, name, e.type, e.data});
+    }
+    c.close_key(h, werr);
+  }
+  uint32_t werr = 0;
+  c.close_key(hklm, werr);
+}
+
+std::string registry_string(const std::vector<captures::RegistryValue>& reg, const char* key, const char* name) {
+  for (const captures::RegistryValue& v : reg)
+    if (v.key == key && iequals(v.name, name)) {
+      std::u16string s;
+      for (size_t i = 0; i + 1 < v.data.size(); i += 2) s.push_back(char16_t(v.data[i] | (v.data[i + 1] << 8)));
+      while (!s.empty() && s.back() == 0) s.pop_back();
+      return utf16_to_utf8(s);
+    }
+  return "";
+}
+
+// Catalog from the answers: objects of Global; objects only Costly brought are costly; objects an
+// index query brought unasked share the asked object's provider.
+std::vector<captures::ObjectInfo> catalog_from(const std::vector<Exchange>& seen) {
+  std::map<uint32_t, captures::ObjectInfo> cat;
+  std::map<uint32_t, std::string> provider;
+  for (const Exchange& e : seen) {
+    if (e.status != 0 || e.null_data || e.key != "HKPD") continue;
+    const perfdata::Query q = perfdata::parse_query(e.value_name);
+    const std::vector<uint32_t> objs = object_indices(e.data);
+    for (uint32_t o : objs) {
+      auto [it, fresh] = cat.try_emplace(o, captures::ObjectInfo{o, "object " + std::to_string(o), q.kind == perfdata::QueryKind::kCostly});
+      if (!fresh && q.kind == perfdata::QueryKind::kGlobal) it->second.costly = false;
+    }
+    if (q.kind == perfdata::QueryKind::kIndexList && !q.indices.empty() && cat.count(q.indices[0]))
+      for (uint32_t o : objs) cat[o].provider = cat[q.indices[0]].provider;
+  }
+  std::vector<captures::ObjectInfo> out;
+  for (auto& [i, o] : cat) out.push_back(o);
+  return out;
+}
+
+Status open_hkpd(WinregClient& c, winreg::PolicyHandle& h) {
+  Status s = c.open_hive(winreg::kOpenHKPD, h);
+  if (s.ok()) return s;
+  if (s.message().find(werror_name(kAccessDenied)) != std::string::npos)
+    return Status::IOError("OpenHKPD: access denied — the account must be an administrator or in the host's "
+                           "'Performance Monitor Users' group");
+  return Status::IOError("OpenHKPD: " + s.message());
+}
+
+// Waits until `deadline` in short steps so Ctrl-C is answered promptly.
+void wait_until(Clock::time_point deadline, const RecordOptions& o) {
+  while (!stopped(o) && Clock::now() < deadline)
+    std::this_thread::sleep_for(std::min<Clock::duration>(deadline - Clock::now(), std::chrono::milliseconds(50)));
+}
+
+}  // namespace
+
+std::string profile_for_version(const std::string& v, const std::string& build) {
+  const int b = std::atoi(build.c_str());
+  if (v == "4.0") return "nt4";
+  if (v == "5.0") return "win2000";
+  if (v == "5.1") return "xp";
+  if (v == "5.2") return "2003";
+  if (v == "6.0") return "2008";
+  if (v == "6.1") return "2008r2";
+  if (v == "6.3" && b < 10000) return "2012r2";
+  if (b >= 20348) return "2022";
+  if (b >= 17763) return "2019";
+  if (b >= 14393) return "2016";
+  return "";
+}
+
+Status record(WinregClient& c, const std::string& path, const RecordOptions& o, RecordResult& out) {
+  out = RecordResult{};
+  std::vector<Exchange> seen;  // the exchanges the fingerprint is made of (setup and probes)
+  std::vector<captures::RegistryValue> reg;
+  read_hklm(c, reg, seen, out.warnings);
+
+  winreg::PolicyHandle hkpd;
+  if (Status s = open_hkpd(c, hkpd); !s.ok()) return s;
+  std::vector<captures::NameTable> tables;
+  std::vector<captures::QueryRecord> odd;  // answers kept as they were
+  for (const std::string& lang : o.languages) {
+    captures::NameTable t{lang, {}, {}};
+    for (const char* kind : {"Counter", "Help"}) {
+      Exchange e;
+      if (Status s = query_until_done(c, hkpd, "HKPD", std::string(kind) + " " + lang, 64 * 1024, seen, e); !s.ok()) return s;
+      if (e.status == 0 && e.type == kRegMultiSz) (kind[0] == 'C' ? t.counter : t.help) = std::move(e.data);
+      else odd.push_back({0, e.time_100ns, e.latency_us, e.value_name, e.status, e.type, e.size, e.data});
+    }
+    if (!t.counter.empty() || !t.help.empty()) tables.push_back(std::move(t));
+  }
+
+  std::map<std::string, uint32_t> buffer;
+  std::set<std::string> probed_empty;  // queries whose full answer was a bare header (no such objects)
+  for (const std::string& q : o.queries) {
+    if (stopped(o)) return Status::IOError("stopped before the first sample: no capture written");
+    if (Status s = probe(c, hkpd, q, seen, buffer[q]); !s.ok()) return s;
+    for (auto it = seen.rbegin(); it != seen.rend(); ++it)
+      if (it->value_name == q && it->status == 0 && !it->null_data && it->offered >= buffer[q]) {
+        if (header_only_answer(it->data)) probed_empty.insert(q);
+        break;
+      }
+  }
+
+  // The host as its first answers describe it.
+  captures::HostInfo& host = out.host;
+  host.name = o.host_name;
+  for (char& ch : host.name) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  host.interval_ms = uint32_t(o.interval.count());
+  host.start_time_100ns = now_filetime();
+  host.product_name = registry_string(reg, kCurrentVersion, "ProductName");
+  host.current_version = registry_string(reg, kCurrentVersion, "CurrentVersion");
+  host.build_number = registry_string(reg, kCurrentVersion, "CurrentBuildNumber");
+  host.csd_version = registry_string(reg, kCurrentVersion, "CSDVersion");
+  host.profile = profile_for_version(host.current_version, host.build_number);
+  for (const Exchange& e : seen) {
+    perfdata::DataBlock d;
+    if (e.key != "HKPD" || e.status != 0 || e.data.size() < winperf::kDataBlockSize || !perfdata::parse(e.data, d).ok()) continue;
+    const std::string n = utf16_to_utf8(d.system_name());
+    if (!n.empty()) host.name = n;
+    host.perf_freq = d.perf_freq;
+    break;
+  }
+
+  CallStats stats;
+  out.fingerprint = analyse(seen, stats);
+  std::unique_ptr<captures::Writer> w;
+  if (Status s = captures::Writer::create(path, host, o.writer, w); !s.ok()) return s;
+  for (const captures::RegistryValue& v : reg) if (Status s = w->add_registry(v); !s.ok()) return s;
+  for (const captures::NameTable& t : tables) if (Status s = w->add_names(t); !s.ok()) return s;
+  for (const captures::ObjectInfo& obj : catalog_from(seen)) if (Status s = w->add_object(obj); !s.ok()) return s;
+  if (Status s = w->set_fingerprint(out.fingerprint.json); !s.ok()) return s;
+  for (const captures::QueryRecord& r : odd) if (Status s = w->append(r); !s.ok()) return s;
+
+  RecordProgress prog;
+  prog.target = o.count;
+  Status result;
+  const auto start = Clock::now();
+  for (uint32_t tick = 0; !stopped(o); ++tick) {
+    if (o.count && tick >= o.count) break;
+    if (o.duration.count() && Clock::now() - start >= o.duration) break;
+    wait_until(start + o.interval * tick, o);
+    if (stopped(o)) break;
+    std::vector<Exchange> calls;
+    for (const std::string& q : o.queries) {
+      Exchange e;
+      calls.clear();
+      if (result = query_until_done(c, hkpd, "HKPD", q, buffer[q], calls, e); !result.ok()) break;
+      if (e.status == 0 && header_only_answer(e.data) && !probed_empty.count(q)) {  // outgrew a truncating host's buffer
+        buffer[q] = grow(buffer[q], 0);
+        if (result = query_until_done(c, hkpd, "HKPD", q, buffer[q], calls, e); !result.ok()) break;
+      }
+      for (const Exchange& x : calls) stats.add(x);
+      if (e.status == 0) buffer[q] = std::max(e.offered, buffer[q]);
+      prog.bytes += e.data.size();
+      prog.errors += e.status != 0;
+      if (result = w->append({tick, e.time_100ns, e.latency_us, q, e.status, e.type, e.size, std::move(e.data)}); !result.ok()) break;
+    }
+    if (!result.ok()) break;
+    prog.samples = ++out.samples;
+    if (o.progress) o.progress(prog);
+  }
+  out.fingerprint = analyse(seen, stats);  // now with the sampling's errors and latencies
+  if (Status s = w->set_fingerprint(out.fingerprint.json); result.ok() && !s.ok()) result = s;
+  if (Status s = w->close(); result.ok() && !s.ok()) result = s;
+  out.file_bytes = w->file_bytes();
+  return result;
+}
+
+}  // namespace perfsim::recorder
