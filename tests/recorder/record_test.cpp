@@ -1,0 +1,238 @@
+// Live recording over ncacn_ip_tcp against perfsim's own server on loopback: what is recorded
+// equals what was served, the fingerprint names each buffer policy, the recorded capture replays
+// that policy with no profile named, and a recorder killed with SIGKILL leaves a readable capture.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "captures/reader.h"
+#include "recorder/record.h"
+#include "recorder/tcp_channel.h"
+#include "replayer/host.h"
+#include "replayer/quirks.h"
+#include "server/server.h"
+#include "server/winreg_handler.h"
+#include "synth/synth.h"
+
+using namespace perfsim;
+using namespace std::chrono_literals;
+
+namespace {
+
+captures::Capture small_host() {
+  synth::Spec spec;
+  spec.profile = "2016";
+  spec.process_count = 8;
+  spec.threads_max = 3;
+  spec.duration_s = 60;
+  spec.interval_ms = 15000;
+  captures::Capture cap;
+  REQUIRE(synth::synthesize(spec, cap).ok());
+  return cap;
+}
+
+// A winreg server on 127.0.0.1 (free port) serving `host`, stopped when it goes out of scope.
+struct LiveServer {
+  explicit LiveServer(std::shared_ptr<replayer::SimulatedHost> h) : host(std::move(h)) {
+    server::ServerConfig cfg;
+    cfg.listeners.push_back({"127.0.0.1:0", "rec", std::make_shared<server::WinregHandlerFactory>(host)});
+    cfg.threads = 1;
+    cfg.handle_signals = false;
+    cfg.log = [](std::string_view) {};
+    srv = std::make_unique<server::Server>(cfg);
+    REQUIRE(srv->start().ok());
+    port = srv->bound()[0].port;
+  }
+  ~LiveServer() { srv->stop(); }
+  std::shared_ptr<replayer::SimulatedHost> host;
+  std::unique_ptr<server::Server> srv;
+  uint16_t port = 0;
+};
+
+std::shared_ptr<replayer::SimulatedHost> host_with(const captures::Capture& cap, replayer::Quirks q, uint32_t tick = 1) {
+  replayer::HostOptions opt{replayer::TimelineMode::kFrozen, tick};
+  opt.quirks = q;
+  std::shared_ptr<replayer::SimulatedHost> h;
+  REQUIRE(replayer::SimulatedHost::load(cap, opt, h).ok());
+  return h;
+}
+
+replayer::Quirks policy(const std::string& name) {
+  replayer::Quirks q;
+  REQUIRE(replayer::apply_setting(q, {name, true, {}}).ok());
+  return q;
+}
+
+std::string temp_path(const std::string& stem) {
+  return (std::filesystem::temp_directory_path() / (stem + "_" + std::to_string(::getpid()) + ".perfcap")).string();
+}
+
+// Records `samples` samples of Global and "238" from 127.0.0.1:port into `path`.
+recorder::RecordResult record_from(uint16_t port, const std::string& path, uint32_t samples = 3) {
+  std::unique_ptr<recorder::Channel> ch;
+  REQUIRE(recorder::connect_tcp("127.0.0.1", port, 10s, ch).ok());
+  recorder::WinregClient client(std::move(ch));
+  recorder::RecordOptions o;
+  o.queries = {"Global", "238"};
+  o.interval = 20ms;
+  o.count = samples;
+  o.host_name = "fallback";
+  recorder::RecordResult r;
+  const Status s = recorder::record(client, path, o, r);
+  INFO(s.message());
+  REQUIRE(s.ok());
+  return r;
+}
+
+captures::Capture read_back(const std::string& path) {
+  captures::Capture c;
+  const Status s = captures::read_capture(path, c);
+  INFO(s.message());
+  REQUIRE(s.ok());
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("a recording over TCP holds exactly what the host served", "[recorder]") {
+  const captures::Capture cap = small_host();
+  LiveServer srv(host_with(cap, {}));
+  const std::string path = temp_path("rec_exact");
+  const recorder::RecordResult r = record_from(srv.port, path, 4);
+  CHECK(r.samples == 4);
+  CHECK(r.host.name == cap.host.name);
+  CHECK(r.host.profile == "2016");
+  CHECK(r.host.product_name == cap.host.product_name);
+
+  const captures::Capture got = read_back(path);
+  const Bytes global = srv.host->content(replayer::PerfKey::kData, "Global", 1).data;
+  const Bytes one = srv.host->content(replayer::PerfKey::kData, "238", 1).data;
+  size_t globals = 0, ones = 0;
+  for (const captures::QueryRecord& rec : got.records) {
+    CHECK(rec.status == 0);
+    if (rec.value_name == "Global") { ++globals; CHECK(rec.payload == global); }
+    if (rec.value_name == "238") { ++ones; CHECK(rec.payload == one); }
+    CHECK(rec.latency_us > 0);
+    CHECK(rec.time_100ns > cap.host.start_time_100ns);
+  }
+  CHECK(globals == 4);
+  CHECK(ones == 4);
+  REQUIRE(got.names.size() == 1);
+  CHECK(got.names[0].lang == "009");
+  CHECK(got.names[0].counter == cap.names[0].counter);
+  CHECK(got.names[0].help == cap.names[0].help);
+  bool last_counter = false;
+  for (const captures::RegistryValue& v : got.registry)
+    if (v.name == "Last Counter")
+      for (const captures::RegistryValue& w : cap.registry)
+        if (w.name == "Last Counter" && w.key == v.key) last_counter = v.data == w.data;
+  CHECK(last_counter);
+  // "238" brought its provider's other objects: the catalog groups them.
+  const nlohmann::json fp = nlohmann::json::parse(got.fingerprint_json);
+  CHECK(fp["more_data"] == "rrp-exact");
+  CHECK(fp["queries"]["238"]["objects"].size() > 1);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("the fingerprint names each buffer policy and the recorded capture replays it", "[recorder]") {
+  const captures::Capture cap = small_host();
+  for (const std::string name : {"rrp-exact", "win2000-echo-oversize", "win32-undefined", "samba-truncate"}) {
+    DYNAMIC_SECTION(name) {
+      LiveServer srv(host_with(cap, policy(name)));
+      const std::string path = temp_path("rec_fp");
+      const recorder::RecordResult r = record_from(srv.port, path, 2);
+      CHECK(r.fingerprint.more_data == name);
+      const Bytes global = srv.host->content(replayer::PerfKey::kData, "Global", 1).data;
+      const captures::Capture got = read_back(path);
+      for (const captures::QueryRecord& rec : got.records)
+        if (rec.value_name == "Global") CHECK(rec.payload == global);  // full answers, whatever the policy
+
+      // Replay with only the capture's own fingerprint, and record that.
+      replayer::Quirks q;
+      REQUIRE(replayer::fingerprint_quirks(got.fingerprint_json, q).ok());
+      CHECK(q.buffer == policy(name).buffer);
+      if (name == "win2000-echo-oversize") {
+        CHECK(q.win2000_overhead <= policy(name).win2000_overhead);  // a lower bound, within the search's 1 KiB step
+        CHECK(q.win2000_overhead + 2048 >= policy(name).win2000_overhead);
+      }
+      LiveServer replay(host_with(got, q, 0));
+      const std::string again = temp_path("rec_fp2");
+      const recorder::RecordResult r2 = record_from(replay.port, again, 1);
+      CHECK(r2.fingerprint.more_data == name);
+      const captures::Capture got2 = read_back(again);
+      for (const captures::QueryRecord& rec : got2.records)
+        if (rec.value_name == "Global") CHECK(rec.payload == global);
+      std::filesystem::remove(path);
+      std::filesystem::remove(again);
+    }
+  }
+}
+
+TEST_CASE("recording a host that refuses HKPD says which rights are missing", "[recorder]") {
+  const captures::Capture cap = small_host();
+  replayer::Quirks q;
+  REQUIRE(replayer::apply_setting(q, {"access-denied", true, {{"on", "open"}}}).ok());
+  LiveServer srv(host_with(cap, q));
+  std::unique_ptr<recorder::Channel> ch;
+  REQUIRE(recorder::connect_tcp("127.0.0.1", srv.port, 10s, ch).ok());
+  recorder::WinregClient client(std::move(ch));
+  recorder::RecordOptions o;
+  o.count = 1;
+  recorder::RecordResult r;
+  const std::string path = temp_path("rec_denied");
+  const Status s = recorder::record(client, path, o, r);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.message().find("Performance Monitor Users") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(path));
+}
+
+TEST_CASE("perfsim record killed with SIGKILL mid-sample leaves a capture readable to the last whole sample", "[recorder]") {
+  const captures::Capture cap = small_host();
+  replayer::Quirks q;
+  q.slow_global_ms = 40;  // each sample takes a while, so the kill lands inside one
+  LiveServer srv(host_with(cap, q));
+  const std::string path = temp_path("rec_killed");
+  for (int round = 0; round < 3; ++round) {
+    std::filesystem::remove(path);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      const std::string target = "127.0.0.1:" + std::to_string(srv.port);
+      ::execl(PERFSIM_EXE, PERFSIM_EXE, "record", target.c_str(), "-o", path.c_str(), "--interval", "0.01", "-q", "Global",
+              "-q", "238", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    // Wait (bounded) until a few samples are on disk, then kill at a different moment each round.
+    for (int i = 0; i < 200 && (!std::filesystem::exists(path) || std::filesystem::file_size(path) < 60000u); ++i)
+      std::this_thread::sleep_for(25ms);
+    std::this_thread::sleep_for(std::chrono::milliseconds(7 * round));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    REQUIRE(WIFSIGNALED(status));
+
+    std::unique_ptr<captures::Reader> rd;
+    const Status s = captures::Reader::open(path, rd);
+    INFO(s.message());
+    REQUIRE(s.ok());
+    REQUIRE(rd->records().size() >= 2);
+    CHECK(rd->metadata().names.size() == 1);
+    CHECK_FALSE(rd->metadata().fingerprint_json.empty());
+    // Every record the reader kept decodes to a complete answer, and ticks run without gaps.
+    uint32_t last_tick = 0;
+    for (size_t i = 0; i < rd->records().size(); ++i) {
+      captures::QueryRecord rec;
+      REQUIRE(rd->read_record(i, rec).ok());
+      CHECK(rec.payload == srv.host->content(replayer::PerfKey::kData, rec.value_name, 1).data);
+      CHECK(rec.tick <= last_tick + 1);
+      last_tick = rec.tick;
+    }
+  }
+  std::filesystem::remove(path);
+}
