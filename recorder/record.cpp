@@ -11,18 +11,16 @@
 #include "core/utf16.h"
 #include "perfdata/model.h"
 #include "perfdata/select.h"
+#include "recorder/build.h"
 
 namespace perfsim::recorder {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr uint32_t kMoreData = 234, kAccessDenied = 5;
-constexpr uint32_t kRegMultiSz = 7;
 constexpr uint32_t kMaxBuffer = 0x4000000;  // the IDL's range: 64 MiB
 constexpr int64_t kUnixToFiletime = 116444736000000000LL;
 
-const char* const kCurrentVersion = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion";
-const char* const kPerflib = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
 
 int64_t now_filetime() {
   const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
@@ -119,8 +117,8 @@ void read_hklm(WinregClient& c, std::vector<captures::RegistryValue>& out, std::
     return;
   }
   const std::vector<std::pair<const char*, std::vector<const char*>>> keys = {
-      {kCurrentVersion, {"ProductName", "CurrentVersion", "CurrentBuildNumber", "CSDVersion"}},
-      {kPerflib, {"Last Counter", "Last Help", "Version", "Disable Performance Counters"}}};
+      {kCurrentVersionKey, {"ProductName", "CurrentVersion", "CurrentBuildNumber", "CSDVersion"}},
+      {kPerflibKey, {"Last Counter", "Last Help", "Version", "Disable Performance Counters"}}};
   for (const auto& [path, names] : keys) {
     winreg::PolicyHandle h;
     uint32_t werr = 0;
@@ -137,38 +135,6 @@ void read_hklm(WinregClient& c, std::vector<captures::RegistryValue>& out, std::
   }
   uint32_t werr = 0;
   c.close_key(hklm, werr);
-}
-
-std::string registry_string(const std::vector<captures::RegistryValue>& reg, const char* key, const char* name) {
-  for (const captures::RegistryValue& v : reg)
-    if (v.key == key && iequals(v.name, name)) {
-      std::u16string s;
-      for (size_t i = 0; i + 1 < v.data.size(); i += 2) s.push_back(char16_t(v.data[i] | (v.data[i + 1] << 8)));
-      while (!s.empty() && s.back() == 0) s.pop_back();
-      return utf16_to_utf8(s);
-    }
-  return "";
-}
-
-// Catalog from the answers: objects of Global; objects only Costly brought are costly; objects an
-// index query brought unasked share the asked object's provider.
-std::vector<captures::ObjectInfo> catalog_from(const std::vector<Exchange>& seen) {
-  std::map<uint32_t, captures::ObjectInfo> cat;
-  std::map<uint32_t, std::string> provider;
-  for (const Exchange& e : seen) {
-    if (e.status != 0 || e.null_data || e.key != "HKPD") continue;
-    const perfdata::Query q = perfdata::parse_query(e.value_name);
-    const std::vector<uint32_t> objs = object_indices(e.data);
-    for (uint32_t o : objs) {
-      auto [it, fresh] = cat.try_emplace(o, captures::ObjectInfo{o, "object " + std::to_string(o), q.kind == perfdata::QueryKind::kCostly});
-      if (!fresh && q.kind == perfdata::QueryKind::kGlobal) it->second.costly = false;
-    }
-    if (q.kind == perfdata::QueryKind::kIndexList && !q.indices.empty() && cat.count(q.indices[0]))
-      for (uint32_t o : objs) cat[o].provider = cat[q.indices[0]].provider;
-  }
-  std::vector<captures::ObjectInfo> out;
-  for (auto& [i, o] : cat) out.push_back(o);
-  return out;
 }
 
 Status open_hkpd(WinregClient& c, winreg::PolicyHandle& h) {
@@ -188,21 +154,6 @@ void wait_until(Clock::time_point deadline, const RecordOptions& o) {
 
 }  // namespace
 
-std::string profile_for_version(const std::string& v, const std::string& build) {
-  const int b = std::atoi(build.c_str());
-  if (v == "4.0") return "nt4";
-  if (v == "5.0") return "win2000";
-  if (v == "5.1") return "xp";
-  if (v == "5.2") return "2003";
-  if (v == "6.0") return "2008";
-  if (v == "6.1") return "2008r2";
-  if (v == "6.3" && b < 10000) return "2012r2";
-  if (b >= 20348) return "2022";
-  if (b >= 17763) return "2019";
-  if (b >= 14393) return "2016";
-  return "";
-}
-
 Status record(WinregClient& c, const std::string& path, const RecordOptions& o, RecordResult& out) {
   out = RecordResult{};
   std::vector<Exchange> seen;  // the exchanges the fingerprint is made of (setup and probes)
@@ -214,14 +165,11 @@ Status record(WinregClient& c, const std::string& path, const RecordOptions& o, 
   std::vector<captures::NameTable> tables;
   std::vector<captures::QueryRecord> odd;  // answers kept as they were
   for (const std::string& lang : o.languages) {
-    captures::NameTable t{lang, {}, {}};
-    for (const char* kind : {"Counter", "Help"}) {
+    for (const char* kind : {"Counter ", "Help "}) {
       Exchange e;
-      if (Status s = query_until_done(c, hkpd, "HKPD", std::string(kind) + " " + lang, 64 * 1024, seen, e); !s.ok()) return s;
-      if (e.status == 0 && e.type == kRegMultiSz) (kind[0] == 'C' ? t.counter : t.help) = std::move(e.data);
-      else odd.push_back({0, e.time_100ns, e.latency_us, e.value_name, e.status, e.type, e.size, e.data});
+      if (Status s = query_until_done(c, hkpd, "HKPD", kind + lang, 64 * 1024, seen, e); !s.ok()) return s;
+      take_name_table(e, tables, odd);
     }
-    if (!t.counter.empty() || !t.help.empty()) tables.push_back(std::move(t));
   }
 
   std::map<std::string, uint32_t> buffer;
@@ -238,23 +186,9 @@ Status record(WinregClient& c, const std::string& path, const RecordOptions& o, 
 
   // The host as its first answers describe it.
   captures::HostInfo& host = out.host;
-  host.name = o.host_name;
-  for (char& ch : host.name) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  host = describe_host(seen, reg, o.host_name);
   host.interval_ms = uint32_t(o.interval.count());
   host.start_time_100ns = now_filetime();
-  host.product_name = registry_string(reg, kCurrentVersion, "ProductName");
-  host.current_version = registry_string(reg, kCurrentVersion, "CurrentVersion");
-  host.build_number = registry_string(reg, kCurrentVersion, "CurrentBuildNumber");
-  host.csd_version = registry_string(reg, kCurrentVersion, "CSDVersion");
-  host.profile = profile_for_version(host.current_version, host.build_number);
-  for (const Exchange& e : seen) {
-    perfdata::DataBlock d;
-    if (e.key != "HKPD" || e.status != 0 || e.data.size() < winperf::kDataBlockSize || !perfdata::parse(e.data, d).ok()) continue;
-    const std::string n = utf16_to_utf8(d.system_name());
-    if (!n.empty()) host.name = n;
-    host.perf_freq = d.perf_freq;
-    break;
-  }
 
   CallStats stats;
   out.fingerprint = analyse(seen, stats);

@@ -62,7 +62,4 @@ struct RecordResult {
 
 Status record(WinregClient& client, const std::string& path, const RecordOptions& opt, RecordResult& out);
 
-// The OS profile name (quirks.md) of a CurrentVersion / CurrentBuildNumber pair, "" if unknown.
-std::string profile_for_version(const std::string& current_version, const std::string& build);
-
 }  // namespace perfsim::recorder

@@ -1,0 +1,149 @@
+#include "recorder/build.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "core/utf16.h"
+#include "perfdata/model.h"
+#include "perfdata/select.h"
+
+namespace perfsim::recorder {
+namespace {
+
+constexpr uint32_t kMoreData = 234, kRegMultiSz = 7;
+
+bool is_perf_key(const std::string& key) { return iequals(key, "HKPD") || iequals(key, "HKPT") || iequals(key, "HKPN"); }
+
+std::string registry_string(const std::vector<captures::RegistryValue>& reg, const char* key, const char* name) {
+  for (const captures::RegistryValue& v : reg)
+    if (iequals(v.key, key) && iequals(v.name, name)) {
+      std::u16string s;
+      for (size_t i = 0; i + 1 < v.data.size(); i += 2) s.push_back(char16_t(v.data[i] | (v.data[i + 1] << 8)));
+      while (!s.empty() && s.back() == 0) s.pop_back();
+      return utf16_to_utf8(s);
+    }
+  return "";
+}
+
+}  // namespace
+
+std::string profile_for_version(const std::string& v, const std::string& build) {
+  const int b = std::atoi(build.c_str());
+  if (v == "4.0") return "nt4";
+  if (v == "5.0") return "win2000";
+  if (v == "5.1") return "xp";
+  if (v == "5.2") return "2003";
+  if (v == "6.0") return "2008";
+  if (v == "6.1") return "2008r2";
+  if (v == "6.3" && b < 10000) return "2012r2";
+  if (b >= 20348) return "2022";
+  if (b >= 17763) return "2019";
+  if (b >= 14393) return "2016";
+  return "";
+}
+
+captures::HostInfo describe_host(const std::vector<Exchange>& seen, const std::vector<captures::RegistryValue>& reg,
+                                 const std::string& fallback_name) {
+  captures::HostInfo host;
+  host.name = fallback_name;
+  for (char& ch : host.name) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  host.product_name = registry_string(reg, kCurrentVersionKey, "ProductName");
+  host.current_version = registry_string(reg, kCurrentVersionKey, "CurrentVersion");
+  host.build_number = registry_string(reg, kCurrentVersionKey, "CurrentBuildNumber");
+  host.csd_version = registry_string(reg, kCurrentVersionKey, "CSDVersion");
+  host.profile = profile_for_version(host.current_version, host.build_number);
+  for (const Exchange& e : seen) {
+    perfdata::DataBlock d;
+    if (!iequals(e.key, "HKPD") || e.status != 0 || e.data.size() < winperf::kDataBlockSize || !perfdata::parse(e.data, d).ok()) continue;
+    const std::string n = utf16_to_utf8(d.system_name());
+    if (!n.empty()) host.name = n;
+    host.perf_freq = d.perf_freq;
+    break;
+  }
+  return host;
+}
+
+std::vector<captures::ObjectInfo> catalog_from(const std::vector<Exchange>& seen) {
+  std::map<uint32_t, captures::ObjectInfo> cat;
+  for (const Exchange& e : seen) {
+    if (e.status != 0 || e.null_data || !iequals(e.key, "HKPD")) continue;
+    const perfdata::Query q = perfdata::parse_query(e.value_name);
+    const std::vector<uint32_t> objs = object_indices(e.data);
+    for (uint32_t o : objs) {
+      auto [it, fresh] = cat.try_emplace(o, captures::ObjectInfo{o, "object " + std::to_string(o), q.kind == perfdata::QueryKind::kCostly});
+      if (!fresh && q.kind == perfdata::QueryKind::kGlobal) it->second.costly = false;
+    }
+    if (q.kind == perfdata::QueryKind::kIndexList && !q.indices.empty() && cat.count(q.indices[0]))
+      for (uint32_t o : objs) cat[o].provider = cat[q.indices[0]].provider;
+  }
+  std::vector<captures::ObjectInfo> out;
+  for (auto& [i, o] : cat) out.push_back(o);
+  return out;
+}
+
+bool take_name_table(const Exchange& e, std::vector<captures::NameTable>& tables, std::vector<captures::QueryRecord>& odd) {
+  if (!is_perf_key(e.key) || e.null_data || e.status == kMoreData) return false;
+  const perfdata::Query q = perfdata::parse_query(e.value_name);
+  if (q.kind != perfdata::QueryKind::kCounter && q.kind != perfdata::QueryKind::kHelp) return false;
+  if (q.lang.empty() && !iequals(e.key, "HKPT")) return false;  // HKPN's bare names are in a language we can't tell
+  const std::string lang = q.lang.empty() ? "009" : q.lang;
+  if (e.status != 0 || e.type != kRegMultiSz) {
+    odd.push_back({0, e.time_100ns, e.latency_us, e.value_name, e.status, e.type, e.size, e.data});
+    return true;
+  }
+  auto it = std::find_if(tables.begin(), tables.end(), [&](const captures::NameTable& t) { return t.lang == lang; });
+  if (it == tables.end()) it = tables.insert(tables.end(), captures::NameTable{lang, {}, {}});
+  Bytes& field = q.kind == perfdata::QueryKind::kCounter ? it->counter : it->help;
+  if (field.empty()) field = e.data;
+  return true;
+}
+
+Status build_capture(const Conversation& conv, ImportedCapture& out) {
+  out = ImportedCapture{};
+  captures::Capture& cap = out.capture;
+  std::vector<captures::QueryRecord> odd;
+  std::map<std::pair<std::string, std::string>, size_t> reg_at;  // (key, name) -> registry index: last answer wins
+  std::set<std::string> in_tick;
+  uint32_t tick = 0;
+  std::vector<int64_t> tick_times;
+  for (const Exchange& e : conv.exchanges) {
+    if (!is_perf_key(e.key)) {
+      if (e.status != 0 || e.null_data) continue;
+      auto [it, fresh] = reg_at.try_emplace({e.key, e.value_name}, cap.registry.size());
+      if (fresh) cap.registry.push_back({e.key, e.value_name, e.type, e.data});
+      else cap.registry[it->second] = {e.key, e.value_name, e.type, e.data};
+      continue;
+    }
+    if (take_name_table(e, cap.names, odd)) continue;
+    if (!iequals(e.key, "HKPD") || e.null_data || e.status == kMoreData) continue;
+    if (in_tick.count(e.value_name)) {  // the collector's next poll
+      ++tick;
+      in_tick.clear();
+    }
+    if (in_tick.empty()) tick_times.push_back(e.time_100ns);
+    in_tick.insert(e.value_name);
+    cap.records.push_back({tick, e.time_100ns, e.latency_us, e.value_name, e.status, e.type, e.size, e.data});
+  }
+  if (cap.records.empty())
+    return Status::InvalidArgument("no HKEY_PERFORMANCE_DATA answer from " + conv.server + " to import");
+  for (captures::QueryRecord& r : odd) r.tick = 0;
+  cap.records.insert(cap.records.begin(), odd.begin(), odd.end());
+
+  cap.host = describe_host(conv.exchanges, cap.registry, conv.server);
+  cap.host.start_time_100ns = tick_times.front();
+  if (tick_times.size() > 1) {
+    std::vector<int64_t> gaps;
+    for (size_t i = 1; i < tick_times.size(); ++i) gaps.push_back(tick_times[i] - tick_times[i - 1]);
+    std::nth_element(gaps.begin(), gaps.begin() + ptrdiff_t(gaps.size() / 2), gaps.end());
+    cap.host.interval_ms = uint32_t(std::max<int64_t>(gaps[gaps.size() / 2] / 10000, 1));
+  }
+  cap.catalog = catalog_from(conv.exchanges);
+  out.fingerprint = analyse(conv.exchanges, {});
+  cap.fingerprint_json = out.fingerprint.json;
+  out.ticks = tick + 1;
+  return Status::Ok();
+}
+
+}  // namespace perfsim::recorder
