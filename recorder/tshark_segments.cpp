@@ -1,0 +1,236 @@
+#include "recorder/tshark_segments.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+extern char** environ;
+
+namespace perfsim::recorder {
+namespace {
+
+// The fields asked of tshark, in this order (one tab-separated line per TCP frame).
+const char* const kFields[] = {"frame.number", "frame.time_epoch", "tcp.stream", "ip.src",  "ipv6.src",
+                               "tcp.srcport",  "ip.dst",           "ipv6.dst",   "tcp.dstport", "tcp.seq_raw",
+                               "tcp.flags.syn", "tcp.flags.ack",   "tcp.payload"};
+constexpr size_t kFieldCount = std::size(kFields);
+constexpr size_t kStderrKept = 16 * 1024;  // enough for tshark's messages, bounded against a flood
+
+constexpr int64_t kEpochToFiletimeSeconds = 11644473600;  // 1601-01-01 -> 1970-01-01
+
+bool parse_u64(std::string_view s, uint64_t& v) {
+  if (s.empty() || s.size() > 20) return false;
+  v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + uint64_t(c - '0');
+  }
+  return true;
+}
+
+bool parse_flag(std::string_view s) { return s == "1" || s == "True" || s == "true"; }
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// tshark prints bytes as plain hex; separators (':') are tolerated.
+bool parse_hex(std::string_view s, Bytes& out) {
+  out.clear();
+  out.reserve(s.size() / 2);
+  int hi = -1;
+  for (char c : s) {
+    if (c == ':') continue;
+    const int d = hex_digit(c);
+    if (d < 0) return false;
+    if (hi < 0) {
+      hi = d;
+    } else {
+      out.push_back(uint8_t(hi << 4 | d));
+      hi = -1;
+    }
+  }
+  return hi < 0;
+}
+
+std::vector<std::string_view> split_tabs(std::string_view line) {
+  std::vector<std::string_view> f;
+  size_t start = 0;
+  for (size_t i = 0; i <= line.size(); ++i)
+    if (i == line.size() || line[i] == '\t') {
+      f.push_back(line.substr(start, i - start));
+      start = i + 1;
+    }
+  return f;
+}
+
+Status parse_line(std::string_view line, TcpSegment& s) {
+  const std::vector<std::string_view> f = split_tabs(line);
+  uint64_t sport = 0, dport = 0, seq = 0;
+  if (f.size() != kFieldCount || !parse_u64(f[0], s.frame) || !epoch_text_to_filetime(std::string(f[1]), s.time_100ns) ||
+      !parse_u64(f[2], s.stream) || !parse_u64(f[5], sport) || !parse_u64(f[8], dport) || !parse_u64(f[9], seq) ||
+      sport > 0xffff || dport > 0xffff || seq > 0xffffffff || !parse_hex(f[12], s.payload))
+    return Status::Corruption("tshark printed a line that does not parse: " + std::string(line.substr(0, 200)));
+  s.src = std::string(!f[3].empty() ? f[3] : f[4]);
+  s.dst = std::string(!f[6].empty() ? f[6] : f[7]);
+  s.sport = uint16_t(sport);
+  s.dport = uint16_t(dport);
+  s.seq = uint32_t(seq);
+  s.syn = parse_flag(f[10]);
+  s.ack = parse_flag(f[11]);
+  return Status::Ok();
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// tshark's stderr without the lines every run as root prints.
+std::string tshark_complaint(const std::string& err) {
+  std::string out;
+  size_t start = 0;
+  while (start < err.size()) {
+    size_t end = err.find('\n', start);
+    if (end == std::string::npos) end = err.size();
+    const std::string_view line(err.data() + start, end - start);
+    if (!line.empty() && line.find("Running as user") == std::string_view::npos) out.append(line).append("\n");
+    start = end + 1;
+  }
+  return trimmed(out);
+}
+
+}  // namespace
+
+bool epoch_text_to_filetime(const std::string& text, int64_t& out) {
+  const size_t dot = text.find('.');
+  uint64_t secs = 0;
+  if (!parse_u64(std::string_view(text).substr(0, dot), secs) || secs > (uint64_t(1) << 40)) return false;
+  uint64_t units = 0;  // 100 ns units within the second: the first 7 fraction digits
+  if (dot != std::string::npos) {
+    const std::string_view frac = std::string_view(text).substr(dot + 1);
+    for (size_t i = 0; i < frac.size(); ++i) {
+      if (frac[i] < '0' || frac[i] > '9') return false;
+      if (i < 7) units = units * 10 + uint64_t(frac[i] - '0');
+    }
+    for (size_t i = frac.size(); i < 7; ++i) units *= 10;
+  }
+  out = (int64_t(secs) + kEpochToFiletimeSeconds) * 10000000 + int64_t(units);
+  return true;
+}
+
+Status read_tcp_segments(const std::string& path, const TsharkRun& run, const std::function<void(TcpSegment&)>& segment) {
+  std::vector<std::string> args = {run.tshark, "-n", "-r", path, "-o", "tcp.desegment_tcp_streams:FALSE",
+                                   // Only TCP matters; not dissecting above it keeps tshark fast.
+                                   "--disable-protocol", "nbss", "--disable-protocol", "smb", "--disable-protocol", "smb2",
+                                   "--disable-protocol", "dcerpc", "-Y", "tcp", "-T", "fields", "-E", "separator=/t",
+                                   "-E", "occurrence=f"};
+  for (const char* f : kFields) {
+    args.push_back("-e");
+    args.push_back(f);
+  }
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return Status::IOError(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    return Status::IOError(std::string("pipe: ") + std::strerror(errno));
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, run.tshark.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  if (rc != 0) {
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    return Status::IOError("cannot run " + run.tshark + ": " + std::strerror(rc) +
+                           " (install the Debian package tshark: scripts/install-deps.sh)");
+  }
+
+  const auto deadline = std::chrono::steady_clock::now() + run.timeout;
+  std::string pending, err;
+  Status bad_line;
+  bool timed_out = false;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  int open_fds = 2;
+  std::vector<char> buf(1 << 16);
+  TcpSegment seg;
+  while (open_fds > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    const int n = ::poll(fds, 2, int(std::min<int64_t>(left.count(), 1000)));
+    if (n < 0 && errno != EINTR) break;
+    for (pollfd& p : fds) {
+      if (p.fd < 0 || !(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t got = ::read(p.fd, buf.data(), buf.size());
+      if (got <= 0) {
+        if (got < 0 && errno == EINTR) continue;
+        ::close(p.fd);
+        p.fd = -1;
+        --open_fds;
+        continue;
+      }
+      if (p.fd == err_pipe[0]) {
+        err.append(buf.data(), size_t(std::min<ssize_t>(got, ssize_t(kStderrKept - std::min(err.size(), kStderrKept)))));
+        continue;
+      }
+      pending.append(buf.data(), size_t(got));
+      size_t start = 0;
+      for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+        if (!bad_line.ok()) continue;  // keep draining so tshark can finish
+        const std::string_view line(pending.data() + start, nl - start);
+        if (line.empty()) continue;
+        bad_line = parse_line(line, seg);
+        if (bad_line.ok()) segment(seg);
+      }
+      pending.erase(0, start);
+    }
+  }
+  for (pollfd& p : fds)
+    if (p.fd >= 0) ::close(p.fd);
+  if (!timed_out && bad_line.ok() && !pending.empty()) {  // a last line without its newline
+    bad_line = parse_line(pending, seg);
+    if (bad_line.ok()) segment(seg);
+  }
+  if (timed_out) ::kill(pid, SIGKILL);
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out)
+    return Status::IOError("tshark did not finish reading " + path + " within " + std::to_string(run.timeout.count()) +
+                           " s; stopped it");
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    const std::string said = tshark_complaint(err);
+    return Status::IOError("tshark " + std::string(WIFEXITED(st) ? "exited with status " + std::to_string(WEXITSTATUS(st))
+                                                                   : "was killed by signal " + std::to_string(WTERMSIG(st))) +
+                           " reading " + path + (said.empty() ? std::string() : ": " + said));
+  }
+  if (!bad_line.ok()) return bad_line;
+  return Status::Ok();
+}
+
+}  // namespace perfsim::recorder
