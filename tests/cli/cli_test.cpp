@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "captures/reader.h"
+#include "perfdata/names.h"
 
 namespace fs = std::filesystem;
 
@@ -117,7 +118,7 @@ TEST_CASE("usage errors exit 2 and say how to fix them") {
 }
 
 TEST_CASE("every subcommand has --help") {
-  for (const char* c : {"synth", "inspect", "dump", "validate", "serve", "query"}) {
+  for (const char* c : {"synth", "inspect", "dump", "validate", "serve", "query", "record", "lodctr", "unlodctr"}) {
     Run r = run_perfsim(std::string(c) + " --help");
     CHECK(r.code == 0);
     CHECK(r.out.find("Usage") != std::string::npos);
@@ -206,5 +207,100 @@ TEST_CASE("serve with no capture serves the bundled default host; query reads it
   CHECK(j[1]["objects"][0]["object"] == "System");  // 238 comes with the rest of PerfOS
   CHECK(j[2]["entries"].get<int>() > 100);
   CHECK(j[3]["objects"].empty());                    // unknown name: an empty block
+  CHECK(srv.stop() == 0);
+}
+
+TEST_CASE("lodctr and unlodctr change a capture, refuse what LodCtr refuses and leave it untouched then") {
+  TempDir d;
+  const std::string cap = (d.path / "h.perfcap").string();
+  fs::copy_file(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", cap);
+  const std::string ini = std::string(PERFSIM_FIXTURES_DIR) + "/lodctr/Perfgen.Ini";
+  Run r = run_perfsim("lodctr --json " + cap + " " + ini);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const int first = j.at("first_counter").get<int>();
+  CHECK(first % 2 == 0);
+  CHECK(j.at("last_help").get<int>() > first);
+  CHECK(j.at("perflib_last_counter") == j.at("last_counter"));
+
+  // The installed names are in the capture's Counter table at the indices lodctr printed.
+  perfsim::captures::Capture c;
+  REQUIRE(perfsim::captures::read_capture(cap, c).ok());
+  REQUIRE_FALSE(c.names.empty());
+  perfsim::perfdata::NameTable t;
+  REQUIRE(perfsim::perfdata::parse_names(c.names[0].counter, t).ok());
+  CHECK(t.to_map().count(uint32_t(first)) == 1);
+
+  // Loading it again is refused with the reason, and the file is not touched.
+  const auto before = fs::last_write_time(cap);
+  const auto size = fs::file_size(cap);
+  r = run_perfsim("lodctr " + cap + " " + ini);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("already loaded") != std::string::npos);
+  CHECK(fs::last_write_time(cap) == before);
+  CHECK(fs::file_size(cap) == size);
+
+  r = run_perfsim("unlodctr --json " + cap + " PerfGen");
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out).at("perflib_last_counter").get<int>() < first);
+  r = run_perfsim("unlodctr " + cap + " PerfGen");
+  CHECK(r.code == 1);
+  CHECK(r.err.find("not loaded") != std::string::npos);
+  r = run_perfsim("lodctr " + cap + " /nonexistent.ini");
+  CHECK(r.code == 2);
+}
+
+TEST_CASE("record captures a served host; serve --profile changes what the fingerprint finds") {
+  TempDir d;
+  const std::string out = (d.path / "rec.perfcap").string();
+  {
+    Server srv("--timeline frozen:0");
+    Run r = run_perfsim("record --json -n 2 --interval 0.05 -o " + out + " 127.0.0.1:" + std::to_string(srv.port));
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j.at("samples") == 2);
+    CHECK(j.at("host") == "PERFSIM-2016");
+    CHECK(j.at("fingerprint").at("more_data") == "rrp-exact");
+    CHECK(srv.stop() == 0);
+  }
+  Run i = run_perfsim("inspect --json " + out);
+  REQUIRE(i.code == 0);
+  {
+    Server srv("--timeline frozen:0 --profile win2000");
+    Run r = run_perfsim("record --json -n 1 -o " + out + " 127.0.0.1:" + std::to_string(srv.port));
+    REQUIRE(r.code == 0);
+    CHECK(nlohmann::json::parse(r.out).at("fingerprint").at("more_data") == "win2000-echo-oversize");
+    CHECK(srv.stop() == 0);
+  }
+  // The recording of the win2000 host replays its behaviour with no profile given.
+  {
+    Server srv("--timeline frozen:0 --capture " + out);
+    Run r = run_perfsim("record --json -n 1 -o " + (d.path / "again.perfcap").string() + " 127.0.0.1:" + std::to_string(srv.port));
+    REQUIRE(r.code == 0);
+    CHECK(nlohmann::json::parse(r.out).at("fingerprint").at("more_data") == "win2000-echo-oversize");
+    CHECK(srv.stop() == 0);
+  }
+  Run bad = run_perfsim("record -o " + out + " localhost");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("port") != std::string::npos);
+  bad = run_perfsim("record -o " + out + " 127.0.0.1:1");
+  CHECK(bad.code == 1);
+  CHECK(bad.err.find("cannot reach") != std::string::npos);
+}
+
+TEST_CASE("serve --faults: a fault plan's busy answers reach the collector") {
+  TempDir d;
+  const std::string plan = (d.path / "faults.toml").string();
+  {
+    std::ofstream f(plan);
+    f << "[[fault]]\nvalue = \"Global\"\nkind = \"busy\"\n";
+  }
+  Server srv("--timeline frozen:0 --faults " + plan);
+  Run q = run_perfsim("query --json 127.0.0.1:" + std::to_string(srv.port) + " Global \"238\"");
+  REQUIRE(q.code == 0);
+  const auto j = nlohmann::json::parse(q.out);
+  CHECK(j[0]["status"] == 170);  // WERR_BUSY, every time
+  CHECK(j[1]["status"] == 0);    // the plan names Global only
   CHECK(srv.stop() == 0);
 }
