@@ -98,10 +98,11 @@ CommandResult run_command(const std::string& command) {
   return r;
 }
 
-Status PacketRecorder::start(uint16_t port, const std::string& file) {
+Status PacketRecorder::start(const std::vector<uint16_t>& ports, const std::string& file) {
   file_ = file;
   log_file_ = file + ".dumpcap.log";
-  const std::string filter = "tcp port " + std::to_string(port);
+  std::string filter;
+  for (uint16_t port : ports) filter += (filter.empty() ? "tcp port " : " or tcp port ") + std::to_string(port);
   std::vector<std::string> args = {"dumpcap", "-i", "lo", "-f", filter, "-w", file, "-q"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -128,13 +129,17 @@ Status PacketRecorder::start(uint16_t port, const std::string& file) {
   if (!wait_until([&] { return file_size_or_zero(file) > 0 || ::waitpid(pid_, nullptr, WNOHANG) != 0; }, 10s) ||
       file_size_or_zero(file) == 0)
     return failed("dumpcap did not start capturing on lo within 10 s (needs root or the wireshark group)");
-  // Proof that packets of this port reach the file: a probe connection makes it grow.
-  const uintmax_t header = file_size_or_zero(file);
-  for (int i = 0; i < 20; ++i) {
-    send_and_close(port, "");
-    if (wait_until([&] { return file_size_or_zero(file) > header; }, 500ms)) return Status::Ok();
+  // Proof that packets of each port reach the file: a probe connection makes it grow.
+  for (uint16_t port : ports) {
+    const uintmax_t before = file_size_or_zero(file);
+    bool seen = false;
+    for (int i = 0; i < 20 && !seen; ++i) {
+      send_and_close(port, "");
+      seen = wait_until([&] { return file_size_or_zero(file) > before; }, 500ms);
+    }
+    if (!seen) return failed("dumpcap wrote no packet of a probe connection to port " + std::to_string(port) + " within 10 s");
   }
-  return failed("dumpcap wrote no packet of a probe connection to port " + std::to_string(port) + " within 10 s");
+  return Status::Ok();
 }
 
 void PacketRecorder::stop() {

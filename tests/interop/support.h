@@ -26,7 +26,7 @@ void send_and_close(uint16_t port, const std::string& data);
 // Single-quotes `s` for /bin/sh.
 std::string shell_quote(const std::string& s);
 
-// dumpcap recording TCP port `port` on the loopback interface into a pcapng file.
+// dumpcap recording TCP port `port` (or several) on the loopback interface into a pcapng file.
 class PacketRecorder {
  public:
   PacketRecorder() = default;
@@ -36,7 +36,9 @@ class PacketRecorder {
 
   // Returns once dumpcap provably captures the port: its file header is written and a probe
   // connection to the port shows up in the file (within 10 s, or an error saying why not).
-  Status start(uint16_t port, const std::string& file);
+  Status start(uint16_t port, const std::string& file) { return start(std::vector<uint16_t>{port}, file); }
+  // Every port in `ports` (each one probed the same way).
+  Status start(const std::vector<uint16_t>& ports, const std::string& file);
   // Lets the last packets reach the file, then stops dumpcap with SIGINT (SIGKILL after 10 s).
   void stop();
   const std::string& log() const { return log_; }  // dumpcap's stderr
