@@ -55,6 +55,7 @@ struct ServeOptions {
   std::string timeline = "realtime";  // realtime | step | frozen:K
   std::string profile;              // quirk bundle for hosts without their own (win2000, 2016, samba, ...)
   std::string faults;               // TOML fault plan, reloaded on SIGHUP
+  std::vector<std::string> quirks;  // NAME[=on|off][:PARAM=VALUE,...] for every host, over profile and fingerprint
   unsigned threads = 0;
   size_t max_connections = 4096;
   double idle_timeout_s = 300;

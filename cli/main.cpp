@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   c_serve->add_option("--fleet", serve.fleet, "TOML fleet file: [[host]] tables with listen, capture, timeline")->check(CLI::ExistingFile);
   c_serve->add_option("--timeline", serve.timeline, "realtime (loop the capture at its own pace), step (one sample per answer) or frozen:K")->capture_default_str();
   c_serve->add_option("--profile", serve.profile, "OS quirk profile for hosts without their own: nt4, win2000, xp, 2003, 2008, 2008r2, 2012r2, 2016, 2019, 2022, samba, rrp-exact (default: the capture's fingerprint)");
+  c_serve->add_option("--quirk,-Q", serve.quirks, "Quirk for every host, over profile and fingerprint (repeatable): NAME[=on|off][:PARAM=VALUE,...], e.g. perffreq:hz=3579545, extra-objects=off");
   c_serve->add_option("--faults", serve.faults, "TOML fault plan ([[fault]] tables, replayer/README.md), reloaded on SIGHUP")->check(CLI::ExistingFile);
   c_serve->add_option("--threads", serve.threads, "Worker threads (0: one per core)")->capture_default_str();
   c_serve->add_option("--max-connections", serve.max_connections, "Further connections are closed at accept")->capture_default_str();

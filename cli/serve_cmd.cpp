@@ -89,6 +89,14 @@ int run_serve(const ServeOptions& o) {
     specs.push_back(std::move(s));
   }
   if (specs.empty()) specs.emplace_back().listen = "127.0.0.1:0";
+  // --quirk applies to every host; a fleet host's own [host.quirks] come after it and win.
+  std::vector<replayer::QuirkSetting> cli_quirks;
+  for (const std::string& text : o.quirks) {
+    replayer::QuirkSetting q;
+    if (Status s = parse_quirk_arg(text, q); !s.ok()) return fail("serve", s.message(), kExitUsage);
+    cli_quirks.push_back(std::move(q));
+  }
+  for (HostSpec& s : specs) s.replay.quirks.insert(s.replay.quirks.begin(), cli_quirks.begin(), cli_quirks.end());
 
   // A [[host]] with count = N stands for N hosts on consecutive ports (port 0: any port each).
   for (size_t i = 0, n = specs.size(); i < n; ++i) {

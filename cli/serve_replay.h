@@ -33,6 +33,9 @@ struct HostReplay {
 
 // Reads the replay keys of one [[host]] table (`where` names it in errors).
 Status read_host_replay(const toml::table& host, const std::string& where, HostReplay& out);
+// A quirk given on the command line: NAME[=on|off][:PARAM=VALUE,...]. InvalidArgument says what
+// is wrong (unknown quirk or parameter, bad value) in the terms of replayer/README.md.
+Status parse_quirk_arg(const std::string& text, replayer::QuirkSetting& out);
 // Timeline, pace and quirks of a host of `cap`.
 Status host_options(const HostReplay& r, const std::string& default_profile, const captures::Capture& cap,
                     replayer::HostOptions& opt);

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "captures/reader.h"
+#include "core/utf16.h"
 #include "replayer/fleet.h"
 
 namespace perfsim::cli {
@@ -53,6 +54,28 @@ Status read_host_replay(const toml::table& h, const std::string& where, HostRepl
     }
   }
   return Status::Ok();
+}
+
+Status parse_quirk_arg(const std::string& text, replayer::QuirkSetting& out) {
+  out = replayer::QuirkSetting{};
+  const size_t colon = text.find(':');
+  std::string head = text.substr(0, colon);
+  if (const size_t eq = head.find('='); eq != std::string::npos) {
+    const std::string v = head.substr(eq + 1);
+    if (v != "on" && v != "off") return Status::InvalidArgument("quirk '" + text + "': after '=' comes on or off");
+    out.on = v == "on";
+    head = head.substr(0, eq);
+  }
+  out.name = head;
+  if (colon != std::string::npos) {
+    for (const std::string& kv : split_nonempty(text.substr(colon + 1), ",")) {
+      const size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) return Status::InvalidArgument("quirk '" + text + "': parameters are PARAM=VALUE, comma-separated");
+      out.params[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+  }
+  replayer::Quirks probe;  // checked now, so a typo is a usage error before anything listens
+  return replayer::apply_setting(probe, out);
 }
 
 Status host_options(const HostReplay& r, const std::string& default_profile, const captures::Capture& cap,

@@ -79,6 +79,11 @@ Status SimulatedHost::load(const captures::Capture& cap, const HostOptions& opt,
 
 Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOptions& opt, std::shared_ptr<SimulatedHost>& out) {
   if (!rec || rec->ticks.empty()) return Status::InvalidArgument("recording holds no samples");
+  if (opt.quirks.content.any()) {  // this host's own rewritten copy (content_quirks.h)
+    captures::Capture cap = rec->cap;
+    if (Status s = apply_content_quirks(opt.quirks.content, cap); !s.ok()) return s;
+    if (Status s = build_recording(std::move(cap), rec); !s.ok()) return s;
+  }
   if (!(opt.speed > 0)) return Status::InvalidArgument("timeline speed must be > 0");
   auto h = std::shared_ptr<SimulatedHost>(new SimulatedHost());
   h->rec_ = std::move(rec);

@@ -50,9 +50,67 @@ Status set_buffer(Quirks& q, const QuirkSetting& s, BufferPolicy p) {
   return Status::Ok();
 }
 
-// Quirks that live in the recorded content: accepted, served as the capture holds them.
+// Quirks that rewrite the served content (content_quirks.h).
 const char* const kContentQuirks[] = {"duplicate-counter-defs", "duplicate-instances", "name-table-gaps",
                                       "counter-type-change", "perffreq", "localized-partial"};
+
+bool is_content_quirk(const std::string& n) {
+  for (const char* c : kContentQuirks)
+    if (n == c) return true;
+  return false;
+}
+
+Status apply_content_setting(ContentQuirks& c, const QuirkSetting& s) {
+  const std::string& n = s.name;
+  if (n == "duplicate-counter-defs") {
+    if (Status st = check_known(s, {"object"}); !st.ok()) return st;
+    c.duplicate_counter_object = s.on ? 238 : 0;
+    return s.on ? read_param(s, "object", c.duplicate_counter_object) : Status::Ok();
+  }
+  if (n == "duplicate-instances") {
+    if (Status st = check_known(s, {"object", "count"}); !st.ok()) return st;
+    c.duplicate_instances_object = s.on ? 230 : 0;
+    if (!s.on) return Status::Ok();
+    if (Status st = read_param(s, "object", c.duplicate_instances_object); !st.ok()) return st;
+    if (Status st = read_param(s, "count", c.duplicate_instances_count); !st.ok()) return st;
+    return c.duplicate_instances_count >= 2 ? Status::Ok() : bad(s, "count must be 2 or more");
+  }
+  if (n == "name-table-gaps") {
+    c.name_table_gaps = s.on;
+    return check_known(s, {});
+  }
+  if (n == "counter-type-change") {
+    if (Status st = check_known(s, {"counter", "type"}); !st.ok()) return st;
+    c.type_change_counter = 0;
+    if (!s.on) return Status::Ok();
+    if (!s.params.count("counter") || !s.params.count("type"))
+      return bad(s, "needs counter = <title index> and type = <counter type, e.g. 0x00000100>");
+    if (Status st = read_param(s, "counter", c.type_change_counter); !st.ok()) return st;
+    try {  // winperf.h writes types in hex: accept 0x...
+      size_t used = 0;
+      c.type_change_type = uint32_t(std::stoul(s.params.at("type"), &used, 0));
+      if (used == s.params.at("type").size()) return Status::Ok();
+    } catch (...) {
+    }
+    return bad(s, "type '" + s.params.at("type") + "' is not a number (e.g. 0x00000100)");
+  }
+  if (n == "perffreq") {
+    if (Status st = check_known(s, {"hz"}); !st.ok()) return st;
+    c.perf_freq = 0;
+    if (!s.on) return Status::Ok();
+    uint32_t hz = 3579545;  // the ACPI PM timer
+    if (Status st = read_param(s, "hz", hz); !st.ok()) return st;
+    c.perf_freq = hz;
+    return hz ? Status::Ok() : bad(s, "hz must be more than 0");
+  }
+  // localized-partial
+  if (Status st = check_known(s, {"lang", "share"}); !st.ok()) return st;
+  c.localized_lang.clear();
+  if (!s.on) return Status::Ok();
+  c.localized_lang = s.params.count("lang") ? s.params.at("lang") : "019";
+  if (Status st = read_param(s, "share", c.localized_share); !st.ok()) return st;
+  return c.localized_share > 0 && c.localized_share < 1 ? Status::Ok() : bad(s, "share must be between 0 and 1, e.g. 0.5");
+}
 
 }  // namespace
 
@@ -132,8 +190,7 @@ Status apply_setting(Quirks& q, const QuirkSetting& s) {
     return s.on ? read_param(s, "extra", q.object_count_extra) : Status::Ok();
   }
   if (n == "process-v1-disabled") { q.process_v1_disabled = s.on; return check_known(s, {}); }
-  for (const char* c : kContentQuirks)
-    if (n == c) return Status::Ok();
+  if (is_content_quirk(n)) return apply_content_setting(q.content, s);
   return Status::InvalidArgument("unknown quirk '" + n + "' (known: see replayer/README.md)");
 }
 

@@ -4,9 +4,9 @@
 // caller (later wins, quirk by quirk; `perfsim serve` uses this order): the defaults (rrp-exact,
 // extra-objects, costly), the capture's recorded fingerprint (`fingerprint_quirks`), a named OS
 // profile (`profile_quirks`), explicit settings (`apply_setting`). The buffer policies are one choice: enabling one replaces the previous.
-// Quirks that are properties of the recorded content (duplicate-counter-defs, duplicate-instances,
-// name-table-gaps, counter-type-change, perffreq, localized-partial) are served as the capture
-// holds them (synth profiles produce them); naming them here is accepted and changes nothing.
+// Content quirks (duplicate-counter-defs, duplicate-instances, name-table-gaps,
+// counter-type-change, perffreq, localized-partial) rewrite the host's copy of the capture
+// (content_quirks.h); captures that already hold such content (synth profiles) serve it as is.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "replayer/content_quirks.h"
 
 namespace perfsim::replayer {
 
@@ -45,6 +46,7 @@ struct Quirks {
   bool costly = true;                 // costly objects only with Costly or explicit indices
   uint32_t object_count_extra = 0;    // object-count-lies: NumObjectTypes says this many more
   bool process_v1_disabled = false;   // the PerfProc provider's objects vanish
+  ContentQuirks content;              // rewrites of the served content
 };
 
 // One explicit setting: `name` (a quirks.md quirk), on/off, parameters as text.

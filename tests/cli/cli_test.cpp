@@ -304,3 +304,31 @@ TEST_CASE("serve --faults: a fault plan's busy answers reach the collector") {
   CHECK(j[1]["status"] == 0);    // the plan names Global only
   CHECK(srv.stop() == 0);
 }
+
+TEST_CASE("serve --quirk switches one quirk with its parameters; a bad one is a usage error") {
+  {
+    Server srv("--timeline frozen:0 --quirk localized-partial:lang=019,share=0.5 -Q extra-objects=off");
+    Run q = run_perfsim("query --json 127.0.0.1:" + std::to_string(srv.port) + " \"Counter 019\" \"238\"");
+    REQUIRE(q.code == 0);
+    const auto j = nlohmann::json::parse(q.out);
+    CHECK(j[0]["status"] == 0);
+    CHECK(j[0]["entries"].get<int>() > 50);
+    REQUIRE(j[1]["objects"].size() == 1);  // only the object asked for
+    CHECK(srv.stop() == 0);
+  }
+  {
+    Server srv("--timeline frozen:0");
+    Run q = run_perfsim("query --json 127.0.0.1:" + std::to_string(srv.port) + " \"Counter 019\" \"238\"");
+    REQUIRE(q.code == 0);
+    const auto j = nlohmann::json::parse(q.out);
+    CHECK(j[0]["status"] == 2);  // the bundled host has no 019 table of its own
+    CHECK(j[1]["objects"].size() > 1);
+    CHECK(srv.stop() == 0);
+  }
+  Run r = run_perfsim("serve --quirk perffreq:hz=fast");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("hz") != std::string::npos);
+  r = run_perfsim("serve --quirk no-such-quirk");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("unknown quirk") != std::string::npos);
+}

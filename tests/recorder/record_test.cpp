@@ -18,24 +18,14 @@
 #include "replayer/quirks.h"
 #include "server/server.h"
 #include "server/winreg_handler.h"
-#include "synth/synth.h"
+#include "tests/common/small_synth.h"
 
 using namespace perfsim;
 using namespace std::chrono_literals;
 
 namespace {
 
-captures::Capture small_host() {
-  synth::Spec spec;
-  spec.profile = "2016";
-  spec.process_count = 8;
-  spec.threads_max = 3;
-  spec.duration_s = 60;
-  spec.interval_ms = 15000;
-  captures::Capture cap;
-  REQUIRE(synth::synthesize(spec, cap).ok());
-  return cap;
-}
+captures::Capture small_host() { return testing::small_synth_capture(); }
 
 // A winreg server on 127.0.0.1 (free port) serving `host`, stopped when it goes out of scope.
 struct LiveServer {
