@@ -113,6 +113,13 @@ struct RecordOptions {
 };
 int run_record(const RecordOptions& o);
 
+struct ImportOptions {
+  std::string pcap;     // .pcap or .pcapng
+  std::string out_dir = ".";  // one capture per server address: <dir>/<address>.perfcap
+  bool json = false;
+};
+int run_import(const ImportOptions& o);
+
 // The capture `perfsim serve` uses when given none.
 std::string bundled_default_capture();
 

@@ -102,6 +102,13 @@ int main(int argc, char** argv) {
   c_record->add_flag("--json", record.json, "Machine-readable summary");
   c_record->callback([&] { rc = run_record(record); });
 
+  ImportOptions import;
+  auto* c_import = app.add_subcommand("import", "Make captures from a packet capture of winreg sessions (TCP or SMB2 pipes), one per server address, via tshark");
+  c_import->add_option("pcap", import.pcap, "pcap or pcapng file")->required()->check(CLI::ExistingFile);
+  c_import->add_option("--out-dir,-o", import.out_dir, "Directory for the captures (<address>.perfcap)")->capture_default_str();
+  c_import->add_flag("--json", import.json, "Machine-readable summary");
+  c_import->callback([&] { rc = run_import(import); });
+
   LodctrOptions lodctr;
   auto* c_lodctr = app.add_subcommand("lodctr", "Install extensible counters (LodCtr INI + symbol file) on a simulated host, optionally with a provider serving them");
   c_lodctr->add_option("capture", lodctr.capture, "Host capture (.perfcap), rewritten in place")->required()->check(CLI::ExistingFile);

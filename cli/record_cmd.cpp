@@ -115,7 +115,7 @@ int run_record(const RecordOptions& o) {
   } else {
     fmt::print("recorded {} sample(s) of {} from {} into {} ({})\n", r.samples, r.host.name, source, o.out, megabytes(r.file_bytes));
     fmt::print("buffer behaviour: {}\n", r.fingerprint.more_data.empty() ? "not seen (no ERROR_MORE_DATA answer)" : r.fingerprint.more_data);
-    for (const std::string& f : r.fingerprint.findings) fmt::print("  odd: {}\n", f);
+    for (const std::string& f : r.fingerprint.findings) fmt::print("  noted: {}\n", f);
     for (const std::string& w : r.warnings) fmt::print(stderr, "perfsim record: warning: {}\n", w);
   }
   if (!s.ok()) return fail("record", s.message() + " (the capture holds the " + std::to_string(r.samples) + " sample(s) before it)");

@@ -1,0 +1,111 @@
+// perfsim import: winreg conversations of a pcap (recorder/pcap_import.h) -> one capture per server
+// address (recorder/build.h), with what could not be read said per conversation.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "captures/writer.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "recorder/build.h"
+#include "recorder/pcap_import.h"
+
+namespace perfsim::cli {
+namespace {
+
+// A host read over TCP and over SMB is one server: one capture.
+std::vector<recorder::Conversation> by_server(std::vector<recorder::Conversation> in) {
+  std::map<std::string, recorder::Conversation> merged;
+  std::vector<std::string> order;
+  for (recorder::Conversation& c : in) {
+    auto [it, fresh] = merged.try_emplace(c.server);
+    recorder::Conversation& m = it->second;
+    if (fresh) {
+      order.push_back(c.server);
+      m.server = c.server;
+      m.transport = c.transport;
+    } else if (m.transport != c.transport) {
+      m.transport += "+" + c.transport;
+    }
+    m.exchanges.insert(m.exchanges.end(), std::make_move_iterator(c.exchanges.begin()), std::make_move_iterator(c.exchanges.end()));
+    m.problems.insert(m.problems.end(), c.problems.begin(), c.problems.end());
+  }
+  std::vector<recorder::Conversation> out;
+  for (const std::string& s : order) {
+    recorder::Conversation& c = merged[s];
+    std::stable_sort(c.exchanges.begin(), c.exchanges.end(),
+                     [](const recorder::Exchange& a, const recorder::Exchange& b) { return a.time_100ns < b.time_100ns; });
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string file_name_for(const std::string& server) {
+  std::string n = server;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
+  return n + ".perfcap";
+}
+
+}  // namespace
+
+int run_import(const ImportOptions& o) {
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  if (ec) return fail("import", "cannot create --out-dir " + o.out_dir + ": " + ec.message());
+
+  Progress bar("import", 0);
+  recorder::PcapImportOptions po;
+  po.progress = [&](uint64_t frames) { bar.text(fmt::format("{} frames", frames)); };
+  std::vector<recorder::Conversation> raw;
+  const Status read = recorder::read_pcap(o.pcap, raw, po);
+  bar.finish();
+  if (!read.ok() && raw.empty()) return fail("import", read.message());
+
+  nlohmann::json jcaps = nlohmann::json::array();
+  size_t written = 0;
+  for (const recorder::Conversation& c : by_server(std::move(raw))) {
+    nlohmann::json j = {{"server", c.server}, {"transport", c.transport}, {"exchanges", c.exchanges.size()}, {"problems", c.problems}};
+    recorder::ImportedCapture ic;
+    Status s = recorder::build_capture(c, ic);
+    if (s.ok()) {
+      const std::string path = (std::filesystem::path(o.out_dir) / file_name_for(c.server)).string();
+      s = captures::write_capture(path, ic.capture);
+      if (s.ok()) {
+        ++written;
+        j["capture"] = path;
+        j["host"] = ic.capture.host.name;
+        j["ticks"] = ic.ticks;
+        j["records"] = ic.capture.records.size();
+        j["fingerprint"] = nlohmann::json::parse(ic.fingerprint.json);
+      }
+    }
+    if (!s.ok()) j["error"] = s.message();
+    if (!o.json) {
+      if (s.ok())
+        fmt::print("{} ({}): {} poll(s), {} answer(s) of {} -> {}\n", c.server, c.transport, ic.ticks, ic.capture.records.size(),
+                   ic.capture.host.name, j["capture"].get<std::string>());
+      else
+        fmt::print("{} ({}): not imported: {}\n", c.server, c.transport, s.message());
+      if (s.ok()) {
+        fmt::print("  buffer behaviour: {}\n", ic.fingerprint.more_data.empty() ? "not seen" : ic.fingerprint.more_data);
+        for (const std::string& f : ic.fingerprint.findings) fmt::print("  noted: {}\n", f);
+      }
+      for (const std::string& p : c.problems) fmt::print("  not readable: {}\n", p);
+    }
+    jcaps.push_back(std::move(j));
+  }
+  if (o.json) {
+    nlohmann::json out = {{"pcap", o.pcap}, {"captures", jcaps}, {"written", written}};
+    if (!read.ok()) out["error"] = read.message();
+    fmt::print("{}\n", out.dump(2));
+  }
+  if (!read.ok()) return fail("import", read.message() + " (captures were made of what was read before it)");
+  if (written == 0) return fail("import", jcaps.empty() ? "no winreg conversation found in " + o.pcap : "no conversation held perf data to import");
+  return kExitOk;
+}
+
+}  // namespace perfsim::cli
