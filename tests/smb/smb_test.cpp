@@ -3,33 +3,24 @@
 // over SMB) run the collector sequence against each and must get that host's own values; SMB
 // dialects follow each host's OS; OpenHKPD is refused to accounts a host does not allow; and
 // stopping perfsim leaves no process, socket, directory, address or account behind.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <pwd.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
-#include <thread>
 
-#include "captures/reader.h"
+#include "captures/capture.h"
 #include "replayer/host.h"
 #include "support.h"
+#include "tests/common/host_tools.h"
+#include "tests/common/perfsim_smb_serve.h"
 
 namespace perfsim::interop {
 namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-using namespace std::chrono_literals;
 
 constexpr uint32_t kTick = 3;  // every host is frozen at this sample
 const char* const kUsers[][2] = {{"alice", "Al1ce-pw"}, {"bob", "B0b-pw"}};
@@ -46,112 +37,18 @@ const HostDef kHosts[] = {{"127.0.0.2", "default-win2000.perfcap"},
                           {"127.0.0.5", "default-2022.perfcap"},
                           {"127.0.0.6", "default-2003.perfcap", true}};
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+// `perfsim serve` with every kHosts entry and both kUsers.
+testing::ServeSmbConfig serve_config() {
+  testing::ServeSmbConfig cfg;
+  cfg.perfsim = PERFSIM_EXE;
+  cfg.dir = SMB_WORK_DIR;
+  cfg.frozen_tick = kTick;
+  for (const HostDef& h : kHosts)
+    cfg.hosts.push_back({h.address, std::string(PERFSIM_SOURCE_DIR) + "/captures/" + h.capture,
+                         h.restricted ? std::vector<std::string>{"alice"} : std::vector<std::string>{}});
+  for (const auto& u : kUsers) cfg.users.emplace_back(u[0], u[1]);
+  return cfg;
 }
-
-uint16_t free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-bool lo_has(const std::string& address) {
-  return run_command("ip -4 addr show dev lo | grep -q 'inet " + address + "/'").exit_status == 0;
-}
-
-// Processes whose command line mentions `needle` (smbd and samba-dcerpcd name their smb.conf).
-std::vector<std::string> processes_mentioning(const std::string& needle) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator("/proc")) {
-    std::string cmd = read_text(e.path().string() + "/cmdline");
-    std::replace(cmd.begin(), cmd.end(), '\0', ' ');
-    if (cmd.find(needle) != std::string::npos && cmd.find("smb_tests") == std::string::npos)
-      out.push_back(e.path().filename().string() + ": " + cmd);
-  }
-  return out;
-}
-
-// `perfsim serve --fleet ... --smb=PORT` as a child; stdout/stderr into files.
-struct Served {
-  pid_t pid = -1;
-  std::string dir, out, err, smb_dir;
-  uint16_t port = 0;
-
-  Status start(const std::string& work) {
-    dir = work;
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    out = dir + "/serve.out";
-    err = dir + "/serve.err";
-    smb_dir = dir + "/smb";
-    port = free_port();
-    std::string fleet;
-    for (const HostDef& h : kHosts) {
-      fleet += "[[host]]\nlisten = \"" + h.address + ":0\"\ncapture = \"" + std::string(PERFSIM_SOURCE_DIR) +
-               "/captures/" + h.capture + "\"\ntimeline = \"frozen:" + std::to_string(kTick) + "\"\n";
-      if (h.restricted) fleet += "smb_allow = [\"alice\"]\n";
-    }
-    std::ofstream(dir + "/fleet.toml") << fleet;
-    std::vector<std::string> args = {PERFSIM_EXE, "serve", "--fleet", dir + "/fleet.toml", "--smb=" + std::to_string(port),
-                                     "--smb-dir", smb_dir, "--json", "--threads", "2"};
-    for (const auto& u : kUsers) args.push_back(std::string("--smb-user=") + u[0] + ":" + u[1]);
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid = ::fork();
-    if (pid == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // a crashed test still stops perfsim (and so smbd)
-      FILE* o = std::freopen(out.c_str(), "w", stdout);
-      FILE* e = std::freopen(err.c_str(), "w", stderr);
-      (void)o;
-      (void)e;
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    // Ready once every host has its "smb" line (bounded: 60 s, or perfsim exits).
-    const auto deadline = std::chrono::steady_clock::now() + 60s;
-    while (std::chrono::steady_clock::now() < deadline) {
-      const std::string text = read_text(out);
-      size_t n = 0;
-      for (size_t p = 0; (p = text.find("\"event\":\"smb\"", p)) != std::string::npos; ++p) ++n;
-      if (n == std::size(kHosts)) return Status::Ok();
-      int st = 0;
-      if (::waitpid(pid, &st, WNOHANG) == pid) {
-        pid = -1;
-        return Status::IOError("perfsim serve exited: " + read_text(err));
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-    return Status::IOError("perfsim serve did not report its SMB hosts within 60 s: " + read_text(err));
-  }
-
-  // SIGTERM, then at most 30 s; returns the exit status (-1 when it had to be killed).
-  int stop() {
-    if (pid <= 0) return -1;
-    ::kill(pid, SIGTERM);
-    int st = 0;
-    for (int i = 0; i < 600; ++i) {
-      if (::waitpid(pid, &st, WNOHANG) == pid) {
-        pid = -1;
-        return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    pid = -1;
-    return -1;
-  }
-  ~Served() { stop(); }
-};
 
 struct ClientRun {
   CommandResult cmd;
@@ -159,31 +56,25 @@ struct ClientRun {
   std::string dir;
 };
 
-ClientRun run_collector(const Served& s, const std::string& tag, const std::string& script, const std::string& address,
+ClientRun run_collector(const testing::PerfsimSmbServe& s, const std::string& tag, const std::string& script, const std::string& address,
                         const std::string& extra) {
   ClientRun r;
-  r.dir = s.dir + "/" + tag;
+  r.dir = s.dir() + "/" + tag;
   fs::remove_all(r.dir);
   fs::create_directories(r.dir);
   r.cmd = run_command("timeout 120 " + std::string(PERFSIM_PYTHON) + " -B " +
                       shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/" + script) + " --smb --port " +
-                      std::to_string(s.port) + " --address " + address + " --out " + shell_quote(r.dir) + " " + extra);
+                      std::to_string(s.port()) + " --address " + address + " --out " + shell_quote(r.dir) + " " + extra);
   std::ifstream f(r.dir + "/result.json");
   if (f) r.result = json::parse(f, nullptr, false);
   return r;
 }
 
 std::shared_ptr<replayer::SimulatedHost> load_host(const HostDef& h) {
-  captures::Capture cap;
-  const std::string path = std::string(PERFSIM_SOURCE_DIR) + "/captures/" + h.capture;
-  const Status st = captures::read_capture(path, cap);
-  INFO(path << ": " << st.ToString());
-  REQUIRE(st.ok());
-  replayer::HostOptions opt;
-  opt.mode = replayer::TimelineMode::kFrozen;
-  opt.frozen_tick = kTick;
   std::shared_ptr<replayer::SimulatedHost> host;
-  REQUIRE(replayer::SimulatedHost::load(cap, opt, host).ok());
+  const Status st = testing::load_frozen_host(std::string(PERFSIM_SOURCE_DIR) + "/captures/" + h.capture, kTick, host);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
   return host;
 }
 
@@ -201,7 +92,7 @@ void check_values(const ClientRun& r, const replayer::SimulatedHost& host) {
     INFO("HKPD value '" << name << "'");
     const replayer::ValueContent want = host.content(replayer::PerfKey::kData, name, kTick);
     REQUIRE(v["status"].get<uint32_t>() == want.status);
-    const std::string got = read_text(r.dir + "/" + v["file"].get<std::string>());
+    const std::string got = testing::read_text(r.dir + "/" + v["file"].get<std::string>());
     CHECK(Bytes(got.begin(), got.end()) == want.data);
     if (name == "Global") {
       bool recorded = false;
@@ -229,16 +120,16 @@ void require_tools() {
 TEST_CASE("perfsim serve --smb: collectors over SMB, dialects, access, clean stop", "[smb]") {
   require_tools();
   std::vector<bool> had_address, had_user;
-  for (const HostDef& h : kHosts) had_address.push_back(lo_has(h.address));
+  for (const HostDef& h : kHosts) had_address.push_back(testing::lo_has(h.address));
   for (const auto& u : kUsers) had_user.push_back(::getpwnam(u[0]) != nullptr);
 
-  Served s;
+  testing::PerfsimSmbServe s;
   {
-    const Status st = s.start(std::string(SMB_WORK_DIR));
+    const Status st = s.start(serve_config());
     INFO(st.ToString());
     REQUIRE(st.ok());
   }
-  INFO("perfsim serve log: " << s.err);
+  INFO("perfsim serve log: " << s.err_path());
 
   SECTION("each client, user and anonymous, reads each host's own data") {
     for (size_t i = 1; i <= 3; ++i) {  // .3, .4, .5
@@ -288,7 +179,7 @@ TEST_CASE("perfsim serve --smb: collectors over SMB, dialects, access, clean sto
   }
 
   SECTION("smbd's own services work beside ours: smbclient -L lists the share") {
-    const CommandResult r = run_command("timeout 60 smbclient -L //127.0.0.3 -p " + std::to_string(s.port) + " -N");
+    const CommandResult r = run_command("timeout 60 smbclient -L //127.0.0.3 -p " + std::to_string(s.port()) + " -N");
     INFO(r.output);
     CHECK(r.exit_status == 0);  // a failed srvsvc bind exits 1
     CHECK(r.output.find("Sharename") != std::string::npos);
@@ -296,20 +187,20 @@ TEST_CASE("perfsim serve --smb: collectors over SMB, dialects, access, clean sto
 
   SECTION("a second serve on the same SMB port fails with a clear error") {
     const CommandResult r = run_command("timeout 60 " + std::string(PERFSIM_EXE) + " serve --listen 127.0.0.3:0 --smb=" +
-                                        std::to_string(s.port) + " --smb-dir " + shell_quote(s.dir + "/second"));
+                                        std::to_string(s.port()) + " --smb-dir " + shell_quote(s.dir() + "/second"));
     INFO(r.output);
     CHECK(r.exit_status == 1);
     CHECK(r.output.find("is not available") != std::string::npos);
-    CHECK_FALSE(fs::exists(s.dir + "/second/smb.conf"));
+    CHECK_FALSE(fs::exists(s.dir() + "/second/smb.conf"));
   }
 
   // Every section ends here: stopping perfsim undoes everything.
   CHECK(s.stop() == 0);
-  CHECK(processes_mentioning(s.smb_dir).empty());
-  CHECK_FALSE(fs::exists(s.smb_dir));
+  CHECK(testing::processes_mentioning(s.smb_dir(), "smb_tests").empty());
+  CHECK_FALSE(fs::exists(s.smb_dir()));
   for (size_t i = 0; i < std::size(kHosts); ++i) {
     INFO(kHosts[i].address);
-    CHECK(lo_has(kHosts[i].address) == had_address[i]);
+    CHECK(testing::lo_has(kHosts[i].address) == had_address[i]);
   }
   for (size_t i = 0; i < std::size(kUsers); ++i) CHECK((::getpwnam(kUsers[i][0]) != nullptr) == had_user[i]);
 }

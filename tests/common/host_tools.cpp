@@ -1,0 +1,83 @@
+#include "tests/common/host_tools.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+namespace perfsim::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// (pid, command line with NULs as blanks) of every other process mentioning `needle`.
+std::vector<std::pair<pid_t, std::string>> scan(const std::string& needle) {
+  std::vector<std::pair<pid_t, std::string>> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    const pid_t pid = pid_t(std::stol(name));
+    if (pid == ::getpid()) continue;
+    std::string cmd = read_text(e.path().string() + "/cmdline");
+    std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+    if (cmd.find(needle) != std::string::npos) out.emplace_back(pid, cmd);
+  }
+  return out;
+}
+
+}  // namespace
+
+uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+bool tcp_accepts(const std::string& address, uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  const bool ok = ::inet_pton(AF_INET, address.c_str(), &a.sin_addr) == 1 &&
+                  ::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+bool lo_has(const std::string& address) {
+  const std::string cmd = "ip -4 addr show dev lo 2>/dev/null | grep -q 'inet " + address + "/'";
+  return std::system(cmd.c_str()) == 0;
+}
+
+std::vector<std::string> processes_mentioning(const std::string& needle, const std::string& ignore) {
+  std::vector<std::string> out;
+  for (const auto& [pid, cmd] : scan(needle))
+    if (ignore.empty() || cmd.find(ignore) == std::string::npos) out.push_back(std::to_string(pid) + ": " + cmd);
+  return out;
+}
+
+std::vector<pid_t> pids_mentioning(const std::string& needle) {
+  std::vector<pid_t> out;
+  for (const auto& p : scan(needle)) out.push_back(p.first);
+  return out;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace perfsim::testing

@@ -1,0 +1,103 @@
+#include "tests/common/perfsim_smb_serve.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "captures/reader.h"
+#include "tests/common/host_tools.h"
+
+namespace perfsim::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string fleet_toml(const ServeSmbConfig& c) {
+  std::string fleet;
+  for (const ServedSmbHost& h : c.hosts) {
+    fleet += "[[host]]\nlisten = \"" + h.address + ":0\"\ncapture = \"" + h.capture + "\"\ntimeline = \"frozen:" +
+             std::to_string(c.frozen_tick) + "\"\n";
+    if (!h.allow.empty()) {
+      fleet += "smb_allow = [";
+      for (size_t i = 0; i < h.allow.size(); ++i) fleet += (i ? ", \"" : "\"") + h.allow[i] + "\"";
+      fleet += "]\n";
+    }
+  }
+  return fleet;
+}
+
+}  // namespace
+
+Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
+  stop();
+  cfg_ = cfg;
+  fs::remove_all(cfg_.dir);
+  fs::create_directories(cfg_.dir);
+  const std::string out = cfg_.dir + "/serve.out";
+  port_ = free_port();
+  std::ofstream(cfg_.dir + "/fleet.toml") << fleet_toml(cfg_);
+  std::vector<std::string> args = {cfg_.perfsim, "serve", "--fleet", cfg_.dir + "/fleet.toml", "--smb=" + std::to_string(port_),
+                                   "--smb-dir", smb_dir(), "--json", "--threads", "2"};
+  for (const auto& [user, password] : cfg_.users) args.push_back("--smb-user=" + user + ":" + password);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // a crashed test still stops perfsim (and so smbd)
+    FILE* o = std::freopen(out.c_str(), "w", stdout);
+    FILE* e = std::freopen(err_path().c_str(), "w", stderr);
+    (void)o;
+    (void)e;
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  // Ready once every host has its "smb" line (bounded: 60 s, or perfsim exits).
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string text = read_text(out);
+    size_t n = 0;
+    for (size_t p = 0; (p = text.find("\"event\":\"smb\"", p)) != std::string::npos; ++p) ++n;
+    if (n == cfg_.hosts.size()) return Status::Ok();
+    int st = 0;
+    if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+      pid_ = -1;
+      return Status::IOError("perfsim serve exited: " + read_text(err_path()));
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  return Status::IOError("perfsim serve did not report its SMB hosts within 60 s: " + read_text(err_path()));
+}
+
+int PerfsimSmbServe::stop() {
+  if (pid_ <= 0) return -1;
+  ::kill(pid_, SIGTERM);
+  int st = 0;
+  for (int i = 0; i < 600; ++i) {
+    if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+  return -1;
+}
+
+Status load_frozen_host(const std::string& capture, uint32_t tick, std::shared_ptr<replayer::SimulatedHost>& out) {
+  captures::Capture cap;
+  if (Status st = captures::read_capture(capture, cap); !st.ok()) return Status::IOError(capture + ": " + st.ToString());
+  return replayer::SimulatedHost::load(cap, replayer::HostOptions(replayer::TimelineMode::kFrozen, tick), out);
+}
+
+}  // namespace perfsim::testing

@@ -1,0 +1,61 @@
+// `perfsim serve --fleet ... --smb=PORT` as a child process, for tests that reach perfsim's hosts
+// through a real smbd: one host per loopback address, each frozen at one sample, with SMB users.
+//
+// Guarantees: start() returns once every host has reported its SMB address (bounded: 60 s, or
+// perfsim exiting, whose stderr is then in the error). stop() (also the destructor) sends SIGTERM
+// and waits at most 30 s before SIGKILL; perfsim itself then removes its smbd, addresses and
+// accounts. A crashed test still stops perfsim (PR_SET_PDEATHSIG).
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "replayer/host.h"
+
+namespace perfsim::testing {
+
+struct ServedSmbHost {
+  std::string address;             // 127.0.0.N
+  std::string capture;             // path of the .perfcap to serve
+  std::vector<std::string> allow;  // smb_allow: accounts that may open HKPD (empty: all)
+};
+
+struct ServeSmbConfig {
+  std::string perfsim;  // the perfsim executable
+  std::string dir;      // work directory: emptied, holds fleet.toml, serve.out/err and smbd's tree
+  std::vector<ServedSmbHost> hosts;
+  std::vector<std::pair<std::string, std::string>> users;  // --smb-user NAME:PASSWORD
+  uint32_t frozen_tick = 3;  // every host serves this sample
+};
+
+class PerfsimSmbServe {
+ public:
+  PerfsimSmbServe() = default;
+  ~PerfsimSmbServe() { stop(); }
+  PerfsimSmbServe(const PerfsimSmbServe&) = delete;
+  PerfsimSmbServe& operator=(const PerfsimSmbServe&) = delete;
+
+  Status start(const ServeSmbConfig& cfg);
+  // SIGTERM, then at most 30 s; perfsim's exit status (-1 when it had to be killed or never ran).
+  int stop();
+
+  uint16_t port() const { return port_; }
+  const std::string& dir() const { return cfg_.dir; }
+  std::string smb_dir() const { return cfg_.dir + "/smb"; }
+  std::string err_path() const { return cfg_.dir + "/serve.err"; }
+
+ private:
+  ServeSmbConfig cfg_;
+  pid_t pid_ = -1;
+  uint16_t port_ = 0;
+};
+
+// The host a test expects to reach: `capture` loaded as perfsim serve loads it, frozen at `tick`.
+Status load_frozen_host(const std::string& capture, uint32_t tick, std::shared_ptr<replayer::SimulatedHost>& out);
+
+}  // namespace perfsim::testing
