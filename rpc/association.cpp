@@ -30,31 +30,41 @@ Step bind_nak_step(uint32_t call_id, uint16_t reason, bool close) {
 
 // Cuts stub into chunks that fit max_frag after `header` bytes; every chunk but the last is a
 // multiple of 8 so NDR alignment survives reassembly.
+// emit(flags, pos, n, left) per fragment of a `size`-byte stub.
 template <typename Emit>
-void for_each_fragment(ByteView stub, uint16_t max_frag, size_t header, Emit emit) {
+void for_each_fragment(size_t size, uint16_t max_frag, size_t header, Emit emit) {
   size_t room = max_frag > header + 8 ? (max_frag - header) & ~size_t(7) : 8;
   size_t pos = 0;
   do {
-    size_t n = std::min(room, stub.size() - pos);
-    uint8_t flags = (pos == 0 ? kPfcFirstFrag : 0) | (pos + n == stub.size() ? kPfcLastFrag : 0);
-    emit(flags, stub.subspan(pos, n), uint32_t(stub.size() - pos));
+    size_t n = std::min(room, size - pos);
+    uint8_t flags = (pos == 0 ? kPfcFirstFrag : 0) | (pos + n == size ? kPfcLastFrag : 0);
+    emit(flags, pos, n, uint32_t(size - pos));
     pos += n;
-  } while (pos < stub.size());
+  } while (pos < size);
 }
 
 }  // namespace
 
 void build_response_fragments(uint32_t call_id, uint16_t context_id, ByteView stub, uint16_t max_frag,
                               std::vector<Bytes>& out) {
-  for_each_fragment(stub, max_frag, kResponseHeaderSize, [&](uint8_t flags, ByteView chunk, uint32_t left) {
-    out.push_back(build_response(flags, call_id, {left, context_id, 0, chunk}));
+  for_each_fragment(stub.size(), max_frag, kResponseHeaderSize, [&](uint8_t flags, size_t pos, size_t n, uint32_t left) {
+    out.push_back(build_response(flags, call_id, {left, context_id, 0, stub.subspan(pos, n)}));
+  });
+}
+
+void build_response_fragments(uint32_t call_id, uint16_t context_id, const ByteChain& stub, uint16_t max_frag,
+                              std::vector<ByteChain>& out) {
+  for_each_fragment(stub.size(), max_frag, kResponseHeaderSize, [&](uint8_t flags, size_t pos, size_t n, uint32_t left) {
+    ByteChain f(build_response_header(flags, call_id, {left, context_id, 0, {}}, n));
+    f.append_range(stub, pos, n);
+    out.push_back(std::move(f));
   });
 }
 
 void build_request_fragments(uint32_t call_id, uint16_t context_id, uint16_t opnum, ByteView stub,
                              uint16_t max_frag, std::vector<Bytes>& out) {
-  for_each_fragment(stub, max_frag, kRequestHeaderSize, [&](uint8_t flags, ByteView chunk, uint32_t left) {
-    out.push_back(build_request(flags, call_id, {left, context_id, opnum, std::nullopt, chunk}));
+  for_each_fragment(stub.size(), max_frag, kRequestHeaderSize, [&](uint8_t flags, size_t pos, size_t n, uint32_t left) {
+    out.push_back(build_request(flags, call_id, {left, context_id, opnum, std::nullopt, stub.subspan(pos, n)}));
   });
 }
 
@@ -197,6 +207,18 @@ void Association::respond(const Call& call, uint32_t fault, ByteView stub_out, s
     return;
   }
   build_response_fragments(call.call_id, call.context_id, stub_out, max_xmit_, out);
+}
+
+bool Association::process(ByteView pdu, const GatherCallHandler& handler, std::vector<ByteChain>& out) {
+  Step s = receive(pdu);
+  for (Bytes& b : s.replies) out.emplace_back(std::move(b));
+  if (!s.call) return s.close;
+  ByteChain stub_out;
+  if (uint32_t fault = handler(s.call->opnum, s.call->stub, stub_out))
+    out.emplace_back(fault_pdu(s.call->call_id, s.call->context_id, fault));
+  else
+    build_response_fragments(s.call->call_id, s.call->context_id, stub_out, max_xmit_, out);
+  return s.close;
 }
 
 Step Association::process(ByteView pdu, const CallHandler& handler) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/byte_chain.h"
 #include "core/bytes.h"
 #include "rpc/pdu.h"
 
@@ -51,6 +52,8 @@ struct Step {
 // stub, or returns a fault status (kFaultOpRangeError for unknown opnums, kFaultBadStubData for
 // undecodable input, ...). stub_out may be up to 64 MiB; it is fragmented here.
 using CallHandler = std::function<uint32_t(uint16_t opnum, ByteView stub_in, Bytes& stub_out)>;
+// The same, with a stub that may reference (share) payload buffers instead of holding copies.
+using GatherCallHandler = std::function<uint32_t(uint16_t opnum, ByteView stub_in, ByteChain& stub_out)>;
 
 class Association {
  public:
@@ -62,6 +65,9 @@ class Association {
   void respond(const Call& call, uint32_t fault, ByteView stub_out, std::vector<Bytes>& out) const;
   // receive(), then run `handler` on a completed call and append its response.
   Step process(ByteView pdu, const CallHandler& handler);
+  // The serving path: like process(), but the replies go to `out` and response fragments
+  // reference the handler's stub pieces (byte for byte what process() sends). Returns Step::close.
+  bool process(ByteView pdu, const GatherCallHandler& handler, std::vector<ByteChain>& out);
 
   bool bound() const { return bound_; }
   uint16_t max_xmit_frag() const { return max_xmit_; }  // largest PDU we send
@@ -97,6 +103,10 @@ class Association {
 // by clients for requests.
 void build_response_fragments(uint32_t call_id, uint16_t context_id, ByteView stub, uint16_t max_frag,
                               std::vector<Bytes>& out);
+// The same fragments, gathered: each is its header followed by the stub's pieces for that
+// fragment, sharing (not copying) the stub's shared pieces. Flattened, byte-identical to the above.
+void build_response_fragments(uint32_t call_id, uint16_t context_id, const ByteChain& stub, uint16_t max_frag,
+                              std::vector<ByteChain>& out);
 void build_request_fragments(uint32_t call_id, uint16_t context_id, uint16_t opnum, ByteView stub,
                              uint16_t max_frag, std::vector<Bytes>& out);
 

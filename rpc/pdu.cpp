@@ -372,15 +372,21 @@ Bytes build_request(uint8_t pfc_flags, uint32_t call_id, const Request& r) {
   return finish(std::move(p));
 }
 
-Bytes build_response(uint8_t pfc_flags, uint32_t call_id, const Response& r) {
+Bytes build_response_header(uint8_t pfc_flags, uint32_t call_id, const Response& r, size_t stub_size) {
   Bytes p = start_pdu(PType::kResponse, pfc_flags, call_id);
-  p.reserve(kResponseHeaderSize + r.stub.size());
   put_le32(p, r.alloc_hint);
   put_le16(p, r.context_id);
   p.push_back(r.cancel_count);
   p.push_back(0);
+  store_le16(&p[8], uint16_t(p.size() + stub_size));
+  return p;
+}
+
+Bytes build_response(uint8_t pfc_flags, uint32_t call_id, const Response& r) {
+  Bytes p = build_response_header(pfc_flags, call_id, r, r.stub.size());
+  p.reserve(kResponseHeaderSize + r.stub.size());
   put_bytes(p, r.stub);
-  return finish(std::move(p));
+  return p;
 }
 
 Bytes build_fault(uint8_t pfc_flags, uint32_t call_id, const Fault& f) {

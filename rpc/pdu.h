@@ -199,6 +199,9 @@ Bytes build_bind_ack(PType type, uint32_t call_id, const BindAck& a);
 Bytes build_bind_nak(uint32_t call_id, const BindNak& n);
 Bytes build_request(uint8_t pfc_flags, uint32_t call_id, const Request& r);
 Bytes build_response(uint8_t pfc_flags, uint32_t call_id, const Response& r);
+// The 24-byte header of a response whose stub (r.stub ignored) has `stub_size` bytes and is sent
+// after it: what build_response writes before the stub.
+Bytes build_response_header(uint8_t pfc_flags, uint32_t call_id, const Response& r, size_t stub_size);
 Bytes build_fault(uint8_t pfc_flags, uint32_t call_id, const Fault& f);
 Bytes build_empty(PType type, uint8_t pfc_flags, uint32_t call_id);  // auth3 (4 pad bytes), shutdown, ...
 
