@@ -246,6 +246,16 @@ Bytes encode_any(const T& v) {
   return w.take();
 }
 
+// Every byte array the xfer templates write is a member of `v`, so the writer may reference
+// them while the chain keeps `v` alive.
+template <class T>
+ByteChain encode_shared_any(std::shared_ptr<const T> v) {
+  const T& ref = *v;
+  Writer w(std::move(v));
+  xfer(w, const_cast<T&>(ref));
+  return w.take_chain();
+}
+
 template <class T>
 Status decode_any(ByteView stub, T& out) {
   out = T{};
@@ -278,6 +288,7 @@ const char* opnum_name(uint16_t opnum) {
 
 #define PERFSIM_WINREG_DEFINE_CODEC(T)                              \
   Bytes encode(const T& v) { return encode_any(v); }                 \
+  ByteChain encode_shared(std::shared_ptr<const T> v) { return encode_shared_any(std::move(v)); } \
   Status decode(ByteView stub, T& out) { return decode_any(stub, out); }
 PERFSIM_WINREG_MESSAGES(PERFSIM_WINREG_DEFINE_CODEC)
 #undef PERFSIM_WINREG_DEFINE_CODEC

@@ -9,10 +9,12 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/byte_chain.h"
 #include "core/bytes.h"
 #include "core/status.h"
 
@@ -247,8 +249,11 @@ struct QueryMultipleValues2Response {
   X(QueryMultipleValues2Request) \
   X(QueryMultipleValues2Response)
 
+// encode_shared(v): the bytes of encode(*v), with large byte arrays (data buffers) referenced in
+// *v instead of copied; the chain keeps v alive. For answers whose payload goes to the socket as is.
 #define PERFSIM_WINREG_DECLARE_CODEC(T) \
   Bytes encode(const T& v);            \
+  ByteChain encode_shared(std::shared_ptr<const T> v); \
   Status decode(ByteView stub, T& out);
 PERFSIM_WINREG_MESSAGES(PERFSIM_WINREG_DECLARE_CODEC)
 #undef PERFSIM_WINREG_DECLARE_CODEC

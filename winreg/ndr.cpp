@@ -18,9 +18,25 @@ bool Writer::array_header(uint32_t& max_count, uint32_t& offset, uint32_t& actua
 }
 
 bool Writer::bytes(Bytes& data, uint32_t count) {
+  const size_t n = std::min<size_t>(count, data.size());
+  if (owner_ && n >= kShareMin) {
+    chain_.append(out_);
+    chain_.append_shared(owner_, ByteView(data).first(n));
+    out_.clear();
+    shared_ = chain_.size();
+    if (count > n) out_.insert(out_.end(), count - n, 0);
+    return true;
+  }
   out_.insert(out_.end(), data.begin(), data.begin() + std::min<size_t>(count, data.size()));
   if (count > data.size()) out_.insert(out_.end(), count - data.size(), 0);
   return true;
+}
+
+ByteChain Writer::take_chain() {
+  chain_.append(out_);
+  out_.clear();
+  shared_ = 0;
+  return std::move(chain_);
 }
 
 bool Writer::utf16(std::u16string& text, uint32_t units) {

@@ -7,9 +7,11 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "core/byte_chain.h"
 #include "core/bytes.h"
 #include "core/status.h"
 
@@ -19,7 +21,13 @@ class Writer {
  public:
   static constexpr bool kReading = false;
 
-  bool align(size_t n) { pad_to(out_, n); return true; }
+  Writer() = default;
+  // Gathering writer: byte arrays of at least kShareMin bytes that lie inside memory `owner` keeps
+  // alive are referenced, not copied; take_chain() then returns the stub.
+  explicit Writer(std::shared_ptr<const void> owner) : owner_(std::move(owner)) {}
+  static constexpr size_t kShareMin = 1024;  // below this a copy is cheaper than a piece
+
+  bool align(size_t n) { while (pos() % n) out_.push_back(0); return true; }
   bool u8(uint8_t& v) { out_.push_back(v); return true; }
   bool u16(uint16_t& v) { align(2); put_le16(out_, v); return true; }
   bool u32(uint32_t& v) { align(4); put_le32(out_, v); return true; }
@@ -32,12 +40,18 @@ class Writer {
   bool utf16(std::u16string& text, uint32_t units);     // writes `units` code units (text, then NULs)
   bool fail(const char*) { return false; }
 
-  Bytes& data() { return out_; }
-  Bytes take() { return std::move(out_); }
+  Bytes& data() { return out_; }            // a non-gathering writer's stub so far
+  Bytes take() { return std::move(out_); }  // a non-gathering writer's stub
+  ByteChain take_chain();
 
  private:
-  Bytes out_;
+  size_t pos() const { return shared_ + out_.size(); }  // stub offset, for alignment
+
+  Bytes out_;  // bytes since the last shared piece
   uint32_t next_referent_ = 0x00020000;
+  std::shared_ptr<const void> owner_;
+  ByteChain chain_;    // stub up to out_, when gathering
+  size_t shared_ = 0;  // == chain_.size()
 };
 
 class Reader {

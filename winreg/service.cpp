@@ -18,9 +18,10 @@ constexpr uint32_t kRegVersion = 5;  // what Windows (and Samba) answer to GetVe
 template <class Req>
 bool decode_ok(ByteView stub, Req& r) { return decode(stub, r).ok(); }
 
+// Consumes r: its data buffers move into the stub's shared pieces instead of being copied.
 template <class Resp>
-uint32_t reply(const Resp& r, Bytes& out) {
-  out = encode(r);
+uint32_t reply(Resp& r, ByteChain& out) {
+  out = encode_shared(std::make_shared<const Resp>(std::move(r)));
   return 0;
 }
 
@@ -59,7 +60,7 @@ uint32_t Service::note(const replayer::ValueAnswer& a) {
   return a.rpc_fault;
 }
 
-uint32_t Service::call(uint16_t opnum, ByteView stub, Bytes& out) {
+uint32_t Service::call(uint16_t opnum, ByteView stub, ByteChain& out) {
   switch (opnum) {
     case kOpenHKLM: return open_hive(stub, out, Entry{&host_->registry().root(), false, PerfKey::kData});
     case kOpenHKPD: return open_hive(stub, out, Entry{nullptr, true, PerfKey::kData});
@@ -79,7 +80,14 @@ uint32_t Service::call(uint16_t opnum, ByteView stub, Bytes& out) {
   }
 }
 
-uint32_t Service::open_hive(ByteView stub, Bytes& out, Entry e) {
+uint32_t Service::call(uint16_t opnum, ByteView stub, Bytes& out) {
+  ByteChain chain;
+  const uint32_t fault = call(opnum, stub, chain);
+  out = chain.flatten();
+  return fault;
+}
+
+uint32_t Service::open_hive(ByteView stub, ByteChain& out, Entry e) {
   OpenHiveRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   OpenHiveResponse resp;
@@ -91,7 +99,7 @@ uint32_t Service::open_hive(ByteView stub, Bytes& out, Entry e) {
   return reply(resp, out);
 }
 
-uint32_t Service::close_key(ByteView stub, Bytes& out) {
+uint32_t Service::close_key(ByteView stub, ByteChain& out) {
   CloseKeyRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   CloseKeyResponse resp;
@@ -102,7 +110,7 @@ uint32_t Service::close_key(ByteView stub, Bytes& out) {
   return reply(resp, out);
 }
 
-uint32_t Service::open_key(ByteView stub, Bytes& out) {
+uint32_t Service::open_key(ByteView stub, ByteChain& out) {
   OpenKeyRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   OpenKeyResponse resp;
@@ -115,7 +123,7 @@ uint32_t Service::open_key(ByteView stub, Bytes& out) {
   return reply(resp, out);
 }
 
-uint32_t Service::enum_key(ByteView stub, Bytes& out) {
+uint32_t Service::enum_key(ByteView stub, ByteChain& out) {
   EnumKeyRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   EnumKeyResponse resp;
@@ -139,7 +147,7 @@ uint32_t Service::enum_key(ByteView stub, Bytes& out) {
   return reply(resp, out);
 }
 
-uint32_t Service::enum_value(ByteView stub, Bytes& out) {
+uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
   EnumValueRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   EnumValueResponse resp;
@@ -181,7 +189,7 @@ uint32_t Service::enum_value(ByteView stub, Bytes& out) {
   return reply(resp, out);
 }
 
-uint32_t Service::query_info_key(ByteView stub, Bytes& out) {
+uint32_t Service::query_info_key(ByteView stub, ByteChain& out) {
   QueryInfoKeyRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   QueryInfoKeyResponse resp;
@@ -208,7 +216,7 @@ uint32_t Service::query_info_key(ByteView stub, Bytes& out) {
   return reply(resp, out);
 }
 
-uint32_t Service::query_value(ByteView stub, Bytes& out) {
+uint32_t Service::query_value(ByteView stub, ByteChain& out) {
   QueryValueRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   QueryValueResponse resp;
@@ -235,7 +243,7 @@ uint32_t Service::query_value(ByteView stub, Bytes& out) {
   return reply(resp, out);
 }
 
-uint32_t Service::get_key_security(ByteView stub, Bytes& out) {
+uint32_t Service::get_key_security(ByteView stub, ByteChain& out) {
   GetKeySecurityRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   GetKeySecurityResponse resp;
@@ -254,7 +262,7 @@ uint32_t Service::get_key_security(ByteView stub, Bytes& out) {
   return reply(resp, out);
 }
 
-uint32_t Service::get_version(ByteView stub, Bytes& out) {
+uint32_t Service::get_version(ByteView stub, ByteChain& out) {
   GetVersionRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   GetVersionResponse resp;
@@ -294,7 +302,7 @@ uint32_t Service::multiple_values(const PolicyHandle& h, std::vector<ValueEntry>
   return status;
 }
 
-uint32_t Service::query_multiple_values(ByteView stub, Bytes& out) {
+uint32_t Service::query_multiple_values(ByteView stub, ByteChain& out) {
   QueryMultipleValuesRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   QueryMultipleValuesResponse resp;
@@ -316,7 +324,7 @@ uint32_t Service::query_multiple_values(ByteView stub, Bytes& out) {
   return reply(resp, out);
 }
 
-uint32_t Service::query_multiple_values2(ByteView stub, Bytes& out) {
+uint32_t Service::query_multiple_values2(ByteView stub, ByteChain& out) {
   QueryMultipleValues2Request req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   QueryMultipleValues2Response resp;

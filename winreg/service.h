@@ -31,6 +31,9 @@ class Service {
  public:
   explicit Service(std::shared_ptr<replayer::SimulatedHost> host);
   // Executes one request. Returns 0 with the response stub in `out`, or a DCE/RPC fault code.
+  // Value data in the stub is shared with the answer, not copied (see encode_shared).
+  uint32_t call(uint16_t opnum, ByteView stub, ByteChain& out);
+  // The same stub in one buffer.
   uint32_t call(uint16_t opnum, ByteView stub, Bytes& out);
   // What the host asked for besides the answers since the last take: a delay before the replies
   // leave, or closing the connection instead of answering.
@@ -52,17 +55,17 @@ class Service {
   PolicyHandle add(Entry e);
   const Entry* find(const PolicyHandle& h) const;
 
-  uint32_t open_hive(ByteView stub, Bytes& out, Entry e);
-  uint32_t close_key(ByteView stub, Bytes& out);
-  uint32_t open_key(ByteView stub, Bytes& out);
-  uint32_t enum_key(ByteView stub, Bytes& out);
-  uint32_t enum_value(ByteView stub, Bytes& out);
-  uint32_t query_info_key(ByteView stub, Bytes& out);
-  uint32_t query_value(ByteView stub, Bytes& out);
-  uint32_t get_key_security(ByteView stub, Bytes& out);
-  uint32_t get_version(ByteView stub, Bytes& out);
-  uint32_t query_multiple_values(ByteView stub, Bytes& out);
-  uint32_t query_multiple_values2(ByteView stub, Bytes& out);
+  uint32_t open_hive(ByteView stub, ByteChain& out, Entry e);
+  uint32_t close_key(ByteView stub, ByteChain& out);
+  uint32_t open_key(ByteView stub, ByteChain& out);
+  uint32_t enum_key(ByteView stub, ByteChain& out);
+  uint32_t enum_value(ByteView stub, ByteChain& out);
+  uint32_t query_info_key(ByteView stub, ByteChain& out);
+  uint32_t query_value(ByteView stub, ByteChain& out);
+  uint32_t get_key_security(ByteView stub, ByteChain& out);
+  uint32_t get_version(ByteView stub, ByteChain& out);
+  uint32_t query_multiple_values(ByteView stub, ByteChain& out);
+  uint32_t query_multiple_values2(ByteView stub, ByteChain& out);
   uint32_t multiple_values(const PolicyHandle& h, std::vector<ValueEntry>& values, Bytes& packed,
                            uint32_t& needed) const;
 

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "tests/common/test_capture.h"
+#include "tests/common/winreg_requests.h"
 #include "winreg/service.h"
 
 using namespace perfsim;
@@ -44,14 +45,7 @@ struct Fixture {
     return r.handle;
   }
   QueryValueResponse query(const PolicyHandle& h, const std::u16string& name, std::optional<uint32_t> buffer) {
-    QueryValueRequest q;
-    q.handle = h;
-    q.value_name = name;
-    q.type = 0;
-    if (buffer) q.data = Bytes();
-    q.data_size = buffer.value_or(0);
-    q.data_length = 0;
-    return call<QueryValueRequest, QueryValueResponse>(kQueryValue, q);
+    return call<QueryValueRequest, QueryValueResponse>(kQueryValue, testing::query_value_request(h, name, buffer));
   }
 };
 

@@ -1,0 +1,83 @@
+// encode_shared: the same stub bytes as encode(), with large data buffers referenced, not copied.
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+#include "winreg/codec.h"
+#include "winreg/ndr.h"
+
+using namespace perfsim;
+using namespace perfsim::winreg;
+
+namespace {
+
+Bytes pattern(size_t n) {
+  Bytes b(n);
+  for (size_t i = 0; i < n; ++i) b[i] = uint8_t(i * 31 + 5);
+  return b;
+}
+
+// Bytes of the chain that come straight from `buf` (pieces pointing into it).
+size_t referenced_from(const ByteChain& c, const Bytes& buf) {
+  size_t n = 0;
+  c.for_each([&](ByteView v) {
+    if (!buf.empty() && v.data() >= buf.data() && v.data() + v.size() <= buf.data() + buf.size()) n += v.size();
+  });
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("QueryValue response: shared encoding is byte-identical, data referenced from 1 KiB up") {
+  for (size_t n : {size_t(0), size_t(1), size_t(3), size_t(1023), size_t(1024), size_t(1025), size_t(3872),
+                   size_t(5816), size_t(981656), size_t(1) << 20}) {
+    INFO("data bytes " << n);
+    QueryValueResponse r;
+    r.type = kRegBinary;
+    r.data = pattern(n);
+    r.data_size = uint32_t(n);
+    r.data_length = uint32_t(n);
+    const Bytes want = encode(r);
+    auto shared = std::make_shared<const QueryValueResponse>(r);
+    const ByteChain got = encode_shared(shared);
+    CHECK(got.flatten() == want);
+    CHECK(referenced_from(got, *shared->data) == (n >= ndr::Writer::kShareMin ? n : 0));
+  }
+}
+
+TEST_CASE("QueryValue response: shared encoding of error answers and NULL pointers") {
+  QueryValueResponse more;  // ERROR_MORE_DATA: no data returned, the needed size
+  more.type = kRegBinary;
+  more.data = Bytes();
+  more.data_size = 981656;
+  more.data_length = 0;
+  more.result = kWerrMoreData;
+  QueryValueResponse none;  // every out pointer NULL, as for a NULL in-pointer
+  none.result = kWerrFileNotFound;
+  QueryValueResponse big_size_small_data;  // max_count above actual_count
+  big_size_small_data.data = pattern(2000);
+  big_size_small_data.data_size = 5000;
+  big_size_small_data.data_length = 2000;
+  for (const QueryValueResponse* r : {&more, &none, &big_size_small_data}) {
+    CHECK(encode_shared(std::make_shared<const QueryValueResponse>(*r)).flatten() == encode(*r));
+  }
+}
+
+TEST_CASE("other messages: shared encoding is byte-identical") {
+  EnumValueResponse ev;
+  ev.name.text = u"Global";
+  ev.name.size = 512;
+  ev.type = kRegBinary;
+  ev.value = pattern(70000);
+  ev.size = 70000;
+  ev.length = 70000;
+  CHECK(encode_shared(std::make_shared<const EnumValueResponse>(ev)).flatten() == encode(ev));
+  OpenHiveResponse oh;
+  oh.handle.uuid[3] = 9;
+  CHECK(encode_shared(std::make_shared<const OpenHiveResponse>(oh)).flatten() == encode(oh));
+  QueryMultipleValues2Response qm;
+  qm.values.push_back({StringBuf{u"x", 4, 4}, 3, 0, kRegSz});
+  qm.buffer = pattern(4096);
+  qm.needed = 4096;
+  CHECK(encode_shared(std::make_shared<const QueryMultipleValues2Response>(qm)).flatten() == encode(qm));
+}
