@@ -2,7 +2,8 @@
 // and runs entirely on its stream's executor (one io_context thread), so nothing here locks.
 //
 // Guarantees:
-// - Replies go out in the order the handler produced them, gathered into one async_write per batch.
+// - Replies go out in the order the handler produced them, gathered into one async_write per batch;
+//   a reply's shared pieces (a payload referenced by many fragments) go to the socket uncopied.
 // - A frame error, read/write error, idle timeout (no complete PDU for `idle_timeout`) or a
 //   kClose verdict closes only this connection, with one conn_close log line (plus a conn_error
 //   line for errors). A kClose verdict first flushes the replies already queued.
@@ -126,7 +127,7 @@ class Connection final : public ConnectionBase,
 
  private:
   struct Outgoing {
-    Bytes body;
+    ByteChain body;
     std::array<uint8_t, Framer::kOutPrefixSize> prefix{};
   };
 
@@ -197,7 +198,7 @@ class Connection final : public ConnectionBase,
       fail("handler_exception", e.what());
       return false;
     }
-    for (Bytes& r : replies_) enqueue(std::move(r));
+    for (ByteChain& r : replies_) enqueue(std::move(r));
     replies_.clear();
     if (verdict == Verdict::kClose) closing_ = true;
     if (const auto delay = handler_->reply_delay(); delay.count() > 0) hold_replies(delay);
@@ -205,7 +206,7 @@ class Connection final : public ConnectionBase,
     return true;
   }
 
-  void enqueue(Bytes&& body) {
+  void enqueue(ByteChain&& body) {
     Outgoing o{std::move(body)};
     framer_.out_prefix(o.body.size(), o.prefix.data());
     queued_bytes_ += o.prefix.size() + o.body.size();
@@ -230,7 +231,7 @@ class Connection final : public ConnectionBase,
     gather_.clear();
     for (Outgoing& o : inflight_) {
       if constexpr (Framer::kOutPrefixSize > 0) gather_.emplace_back(o.prefix.data(), o.prefix.size());
-      gather_.emplace_back(o.body.data(), o.body.size());
+      o.body.for_each([this](ByteView piece) { gather_.emplace_back(piece.data(), piece.size()); });
     }
     boost::asio::async_write(stream_, gather_,
                              [self = this->shared_from_this()](boost::system::error_code ec, size_t n) {
@@ -282,7 +283,7 @@ class Connection final : public ConnectionBase,
 
   ReadBuffer rbuf_;
   size_t need_ = 0;                 // bytes the framer wants buffered before it can say more
-  std::vector<Bytes> replies_;      // handler output, reused
+  std::vector<ByteChain> replies_;  // handler output, reused
   std::vector<Outgoing> pending_;   // queued, not yet being written
   std::vector<Outgoing> inflight_;  // being written by the current async_write
   std::vector<boost::asio::const_buffer> gather_;

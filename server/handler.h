@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/byte_chain.h"
 #include "core/bytes.h"
 
 namespace perfsim::server {
@@ -25,8 +26,9 @@ enum class Verdict { kContinue, kClose };
 class ConnectionHandler {
  public:
   virtual ~ConnectionHandler() = default;
-  // One complete PDU (header included). Replies are appended to `out` in order.
-  virtual Verdict on_pdu(ByteView pdu, std::vector<Bytes>& out) = 0;
+  // One complete PDU (header included). Replies are appended to `out` in order, one chain per
+  // PDU; their shared pieces stay alive until the write completes.
+  virtual Verdict on_pdu(ByteView pdu, std::vector<ByteChain>& out) = 0;
   // How long the replies of the last on_pdu wait before they are written (a slow or stalled
   // host); zero = at once. The connection holds them, and handles no further PDU, on a timer:
   // no thread blocks.

@@ -4,9 +4,12 @@ namespace perfsim::server {
 
 WinregHandler::WinregHandler(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host,
                              bool perf_data_allowed)
-    : assoc_(cfg), service_(std::move(host)), perf_data_allowed_(perf_data_allowed) {}
+    : assoc_(cfg),
+      service_(std::move(host)),
+      call_([this](uint16_t opnum, ByteView in, ByteChain& out) { return call(opnum, in, out); }),
+      perf_data_allowed_(perf_data_allowed) {}
 
-uint32_t WinregHandler::call(uint16_t opnum, ByteView in, Bytes& out) {
+uint32_t WinregHandler::call(uint16_t opnum, ByteView in, ByteChain& out) {
   if (opnum == winreg::kOpenHKPD && !perf_data_allowed_) {
     winreg::OpenHiveRequest req;
     if (!winreg::decode(in, req).ok()) return winreg::kFaultBadStubData;
@@ -18,15 +21,16 @@ uint32_t WinregHandler::call(uint16_t opnum, ByteView in, Bytes& out) {
   return service_.call(opnum, in, out);
 }
 
-Verdict WinregHandler::on_pdu(ByteView pdu, std::vector<Bytes>& out) {
-  rpc::Step step = assoc_.process(pdu, [this](uint16_t opnum, ByteView in, Bytes& stub_out) {
-    return call(opnum, in, stub_out);
-  });
+Verdict WinregHandler::on_pdu(ByteView pdu, std::vector<ByteChain>& out) {
+  const size_t before = out.size();
+  const bool close = assoc_.process(pdu, call_, out);
   const winreg::Service::Effects fx = service_.take_effects();
-  if (fx.drop_connection) return Verdict::kClose;  // the host vanished mid-call: no answer
+  if (fx.drop_connection) {  // the host vanished mid-call: no answer
+    out.erase(out.begin() + std::ptrdiff_t(before), out.end());
+    return Verdict::kClose;
+  }
   delay_ = std::chrono::milliseconds(fx.delay_ms);
-  for (Bytes& b : step.replies) out.push_back(std::move(b));
-  return step.close ? Verdict::kClose : Verdict::kContinue;
+  return close ? Verdict::kClose : Verdict::kContinue;
 }
 
 std::unique_ptr<ConnectionHandler> WinregHandlerFactory::create(const PeerInfo& peer) {

@@ -19,14 +19,15 @@ class WinregHandler final : public ConnectionHandler {
  public:
   WinregHandler(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host,
                 bool perf_data_allowed = true);
-  Verdict on_pdu(ByteView pdu, std::vector<Bytes>& out) override;
+  Verdict on_pdu(ByteView pdu, std::vector<ByteChain>& out) override;
   std::chrono::milliseconds reply_delay() override { return std::exchange(delay_, std::chrono::milliseconds(0)); }
 
  private:
-  uint32_t call(uint16_t opnum, ByteView in, Bytes& out);
+  uint32_t call(uint16_t opnum, ByteView in, ByteChain& out);
 
   rpc::Association assoc_;
   winreg::Service service_;
+  rpc::GatherCallHandler call_;  // bound to call() once, not per PDU
   std::chrono::milliseconds delay_{0};  // the host's latency for the last PDU's answers
   bool perf_data_allowed_;
 };

@@ -38,7 +38,7 @@ namespace {
 class EchoHandler : public ConnectionHandler {
  public:
   EchoHandler(size_t reply_size, EchoStats& stats) : reply_size_(reply_size), stats_(stats) {}
-  Verdict on_pdu(ByteView pdu, std::vector<Bytes>& out) override {
+  Verdict on_pdu(ByteView pdu, std::vector<ByteChain>& out) override {
     stats_.pdus.fetch_add(1);
     if (pdu[2] == kPtypeThrow) throw std::runtime_error("test handler failure");
     bool le = pdu[4] & 0x10;
