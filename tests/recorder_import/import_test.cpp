@@ -41,7 +41,9 @@ constexpr const char* kTcpHost = "127.0.0.41";
 constexpr const char* kSmbHost = "127.0.0.42";
 constexpr const char* kCapture = "default-2016.perfcap";
 constexpr const char* kPerflibKey = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
-const char* const kUser[2] = {"alice", "Al1ce-pw"};
+// An account no other test creates: perfsim adds and removes the unix account, so sharing a name
+// with a concurrently running test (tests/smb uses alice and bob) would race.
+const char* const kUser[2] = {"pcapimport", "Pc4p-imp0rt"};
 
 std::string read_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -361,6 +363,12 @@ TEST_CASE("import: samba and impacket sessions over TCP and SMB give back what w
   CHECK(std::regex_match(smb->problems[0], line));
 }
 
+size_t total_exchanges(const std::vector<Conversation>& cs) {
+  size_t n = 0;
+  for (const Conversation& c : cs) n += c.exchanges.size();
+  return n;
+}
+
 TEST_CASE("import: a truncated capture fails with tshark's words and keeps what was read", "[recorder_import][interop]") {
   const Recorded& r = recorded();
   const std::string cut = r.dir + "/truncated.pcapng";
@@ -373,15 +381,10 @@ TEST_CASE("import: a truncated capture fails with tshark's words and keeps what 
   CHECK(!st.ok());
   CHECK(st.message().find("tshark") != std::string::npos);
   CHECK(st.message().find("cut short") != std::string::npos);
-  size_t exchanges = 0;
-  for (const Conversation& c : cs) exchanges += c.exchanges.size();
-  CHECK(exchanges > 0);
-
+  CHECK(total_exchanges(cs) > 0);
   std::vector<Conversation> full;
   REQUIRE(read_pcap(r.pcap, full).ok());
-  size_t all = 0;
-  for (const Conversation& c : full) all += c.exchanges.size();
-  CHECK(exchanges < all);
+  CHECK(total_exchanges(cs) < total_exchanges(full));
 
   const std::string junk = r.dir + "/junk.pcap";
   std::ofstream(junk) << "this is not a capture file at all, just text";
@@ -391,6 +394,56 @@ TEST_CASE("import: a truncated capture fails with tshark's words and keeps what 
   CHECK(!bad.ok());
   CHECK(bad.message().find("format TShark understands") != std::string::npos);
   CHECK(none.empty());
+}
+
+TEST_CASE("import: a resent segment changes nothing, a missing one is reported", "[recorder_import][interop]") {
+  const Recorded& r = recorded();
+  std::vector<Conversation> full;
+  REQUIRE(read_pcap(r.pcap, full).ok());
+  // A large segment the TCP server sent in the middle of the recording.
+  const CommandResult frames = run_command("timeout 120 tshark -n -r " + shell_quote(r.pcap) + " -Y 'tcp.srcport == " +
+                                           std::to_string(r.served.tcp_port) + " && tcp.len > 1000' -T fields -e frame.number 2>/dev/null");
+  std::vector<std::string> numbers;
+  std::istringstream lines(frames.output);
+  for (std::string l; std::getline(lines, l);)
+    if (!l.empty()) numbers.push_back(l);
+  REQUIRE(numbers.size() > 2);
+  const std::string victim = numbers[numbers.size() / 2];
+
+  // Resent: that frame again, merged in after the original (mergecap keeps time order).
+  const std::string one = r.dir + "/one-frame.pcapng", resent = r.dir + "/resent.pcapng";
+  REQUIRE(run_command("timeout 120 editcap -r " + shell_quote(r.pcap) + " " + shell_quote(one) + " " + victim).exit_status == 0);
+  REQUIRE(run_command("timeout 120 mergecap -w " + shell_quote(resent) + " " + shell_quote(r.pcap) + " " + shell_quote(one)).exit_status == 0);
+  std::vector<Conversation> again;
+  REQUIRE(read_pcap(resent, again).ok());
+  REQUIRE(again.size() == full.size());
+  for (size_t i = 0; i < full.size(); ++i) {
+    CHECK(again[i].problems == full[i].problems);
+    REQUIRE(again[i].exchanges.size() == full[i].exchanges.size());
+    for (size_t j = 0; j < full[i].exchanges.size(); ++j) CHECK(again[i].exchanges[j].data == full[i].exchanges[j].data);
+  }
+
+  // Missing: the frame deleted. Its connection stops there and says so; the others are whole.
+  const std::string holed = r.dir + "/missing.pcapng";
+  REQUIRE(run_command("timeout 120 editcap " + shell_quote(r.pcap) + " " + shell_quote(holed) + " " + victim).exit_status == 0);
+  std::vector<Conversation> cut;
+  REQUIRE(read_pcap(holed, cut).ok());
+  const Conversation* tcp = find_conversation(cut, kTcpHost, "ncacn_ip_tcp");
+  REQUIRE(tcp != nullptr);
+  // The gap, and the requests of that connection left without answers after it.
+  size_t gaps = 0;
+  for (const std::string& p : tcp->problems) {
+    INFO(p);
+    const bool gap = p.find(":" + std::to_string(r.served.tcp_port) +
+                            ": frames missing from the capture (server -> client after byte ") != std::string::npos;
+    gaps += gap;
+    CHECK((gap || p.find("QueryValue call(s) without a complete answer in the capture") != std::string::npos));
+  }
+  CHECK(gaps == 1);
+  CHECK(total_exchanges(cut) < total_exchanges(full));
+  const Conversation* smb = find_conversation(cut, kSmbHost, "ncacn_np");
+  REQUIRE(smb != nullptr);
+  CHECK(smb->exchanges.size() == find_conversation(full, kSmbHost, "ncacn_np")->exchanges.size());
 }
 
 }  // namespace
