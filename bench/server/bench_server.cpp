@@ -5,7 +5,7 @@
 //   (b) small calls per second over 64 concurrent connections, p50/p99 latency, vs a plain TCP
 //       server answering the same request with a canned reply of the same size (same load generator);
 //   (c) resident memory per idle bound connection (after bind + OpenHKPD), vs the plain server.
-// Prints a table and one JSON line. Usage: bench_server [--quick]
+// Prints a table and one JSON line. Usage: bench_server [--quick | --profile-global [calls]]
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <malloc.h>
@@ -52,8 +52,8 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 // ---- fixtures -------------------------------------------------------------------------------
 
-// A synthetic 2016 host whose Global is about 1 MB (520 processes, 1-30 threads each).
-std::shared_ptr<replayer::SimulatedHost> make_host() {
+// A synthetic 2016 capture whose Global is about 1 MB (520 processes, 1-30 threads each).
+captures::Capture make_capture() {
   synth::Spec spec;
   spec.profile = "2016";
   spec.process_count = 520;
@@ -63,8 +63,17 @@ std::shared_ptr<replayer::SimulatedHost> make_host() {
   spec.interval_ms = 15000;
   captures::Capture cap;
   check(synth::synthesize(spec, cap), "synthesize");
+  return cap;
+}
+
+// frozen: sample 0 as recorded; realtime: every answer is a fresh copy with the serving moment's
+// clocks patched in, as `perfsim serve` runs by default (slowed down so it stays on sample 0,
+// whose size the baseline's wire has).
+std::shared_ptr<replayer::SimulatedHost> make_host(const captures::Capture& cap, replayer::TimelineMode mode) {
+  replayer::HostOptions opt{mode, 0};
+  opt.speed = 1e-6;
   std::shared_ptr<replayer::SimulatedHost> host;
-  check(replayer::SimulatedHost::load(cap, {replayer::TimelineMode::kFrozen, 0}, host), "load host");
+  check(replayer::SimulatedHost::load(cap, opt, host), "load host");
   return host;
 }
 
@@ -192,7 +201,11 @@ Bytes response_wire(const Bytes& value, size_t& fragments) {
 struct Throughput {
   size_t value_bytes = 0, wire_bytes = 0, fragments = 0;
   int reps = 0;
-  double winreg_client = 0, lean_client = 0, baseline = 0;  // MB/s of value bytes
+  // MB/s of value bytes. same_reads: the baseline's own client against perfsim (frozen or live host).
+  double same_reads = 0, same_reads_live = 0, winreg_client = 0, lean_client = 0, baseline = 0;
+  double handler_us = 0, handler_us_live = 0;  // server CPU per call, in-process
+  int rounds = 0;
+  std::vector<double> ratio_rounds, ratio_rounds_live;  // same-reads / baseline, per round
 };
 
 double mbps(size_t bytes, int reps, double secs) { return double(bytes) * reps / secs / 1e6; }
@@ -235,6 +248,62 @@ double measure_lean_client(uint16_t port, const Bytes& expected, int reps) {
   return mbps(expected.size(), reps, secs);
 }
 
+// The baseline's client against perfsim: the same request, the same reads (header, then the rest
+// of each PDU into one reused buffer) until the last fragment, nothing else; so the ratio to the
+// baseline is the server's alone. The first answer is checked whole (reassembled and decoded);
+// every timed one must have the same PDU count and sizes as the baseline's wire.
+double measure_same_reads(uint16_t port, const Bytes& expected, size_t fragments, size_t wire_bytes, int reps,
+                          bool exact) {
+  int fd = connect_loopback(port);
+  const winreg::PolicyHandle h = bind_and_open(fd);
+  const Bytes req = query_value_pdu(3, h, "Global", uint32_t(expected.size()));
+  Bytes pdu, stub;
+  send_all(fd, req);
+  read_response(fd, pdu, stub);
+  winreg::QueryValueResponse r;
+  if (!winreg::decode(stub, r).ok() || !r.data || r.data->size() != expected.size() || (exact && *r.data != expected))
+    die("same-reads client got the wrong Global");
+  auto once = [&] {
+    send_all(fd, req);
+    size_t n = 0, bytes = 0;
+    do {
+      if (!read_pdu(fd, pdu)) die("same-reads read");
+      ++n;
+      bytes += pdu.size();
+    } while (!(pdu[3] & rpc::kPfcLastFrag));
+    if (n != fragments || bytes != wire_bytes) die("same-reads client: answer shaped unlike the baseline's");
+  };
+  const auto t0 = Clock::now();
+  for (int i = 0; i < reps; ++i) once();
+  const double secs = seconds_since(t0);
+  ::close(fd);
+  return mbps(expected.size(), reps, secs);
+}
+
+// Server CPU per Global call without sockets: WinregHandler::on_pdu from request PDU to the
+// gathered reply fragments, averaged over `reps` calls (microseconds).
+double handler_us_per_call(const std::shared_ptr<replayer::SimulatedHost>& host, uint32_t size, int reps) {
+  server::WinregHandler h(rpc::AssociationConfig{}, host);
+  std::vector<ByteChain> out;
+  h.on_pdu(bind_pdu(), out);
+  winreg::OpenHiveRequest open;
+  open.access_mask = 0x02000000;
+  out.clear();
+  h.on_pdu(request_pdu(2, winreg::kOpenHKPD, winreg::encode(open)), out);
+  winreg::OpenHiveResponse opened;
+  const Bytes opened_pdu = out.size() == 1 ? out[0].flatten() : Bytes();
+  if (opened_pdu.size() < rpc::kResponseHeaderSize ||
+      !winreg::decode(ByteView(opened_pdu).subspan(rpc::kResponseHeaderSize), opened).ok())
+    die("in-process OpenHKPD");
+  const Bytes req = query_value_pdu(3, opened.handle, "Global", size);
+  const auto t0 = Clock::now();
+  for (int i = 0; i < reps; ++i) {
+    out.clear();
+    h.on_pdu(req, out);
+  }
+  return seconds_since(t0) * 1e6 / reps;
+}
+
 // Plain TCP: a thread answers each request with the precomputed response bytes (same fragments,
 // one write per response as our server gathers them); the client reads header + rest per PDU
 // into one reused buffer.
@@ -272,20 +341,42 @@ double measure_plain(const Bytes& request, const Bytes& wire, size_t value_bytes
   return mbps(value_bytes, reps, secs);
 }
 
-Throughput bench_throughput(const std::shared_ptr<replayer::SimulatedHost>& host, int reps) {
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+Throughput bench_throughput(const std::shared_ptr<replayer::SimulatedHost>& host,
+                            const std::shared_ptr<replayer::SimulatedHost>& live, int reps, int rounds) {
   Throughput t;
   t.reps = reps;
+  t.rounds = rounds;
   const Bytes global = host->content(replayer::PerfKey::kData, "Global", host->current_tick()).data;
   t.value_bytes = global.size();
   const Bytes wire = response_wire(global, t.fragments);
   t.wire_bytes = wire.size();
+  const Bytes plain_request = query_value_pdu(3, {}, "Global", uint32_t(global.size()));
+  t.handler_us = handler_us_per_call(host, uint32_t(global.size()), reps / 4);
+  t.handler_us_live = handler_us_per_call(live, uint32_t(global.size()), reps / 4);
 
-  uint16_t port = 0;
+  uint16_t port = 0, live_port = 0;
   auto srv = start_server(host, 2, port);
-  t.winreg_client = measure_winreg_client(port, global, reps);
-  t.lean_client = measure_lean_client(port, global, reps);
-  srv.reset();
-  t.baseline = measure_plain(query_value_pdu(3, {}, "Global", uint32_t(global.size())), wire, global.size(), reps);
+  auto live_srv = start_server(live, 2, live_port);
+  // Others share this machine: baseline and perfsim alternate in short rounds so that each ratio
+  // compares runs made under the same load; the figures are medians over the rounds.
+  std::vector<double> base, frozen, lv;
+  for (int r = 0; r < rounds; ++r) {
+    base.push_back(measure_plain(plain_request, wire, global.size(), reps / rounds));
+    frozen.push_back(measure_same_reads(port, global, t.fragments, t.wire_bytes, reps / rounds, true));
+    lv.push_back(measure_same_reads(live_port, global, t.fragments, t.wire_bytes, reps / rounds, false));
+    t.ratio_rounds.push_back(frozen.back() / base.back());
+    t.ratio_rounds_live.push_back(lv.back() / base.back());
+  }
+  t.baseline = median(base);
+  t.same_reads = median(frozen);
+  t.same_reads_live = median(lv);
+  t.winreg_client = measure_winreg_client(port, global, reps / rounds);
+  t.lean_client = measure_lean_client(port, global, reps / rounds);
   return t;
 }
 
@@ -483,13 +574,20 @@ size_t rss_bytes() {
 
 struct Memory {
   int conns = 0;
-  double perfsim_per_conn = 0, plain_per_conn = 0;  // bytes
+  double perfsim_per_conn = 0, plain_per_conn = 0;  // bytes of RSS growth
+  double perfsim_heap = 0, plain_heap = 0;          // bytes of malloc'd memory in use
+};
+
+struct PerConnection {
+  double rss = 0, heap = 0;
 };
 
 // Opens `n` connections that each bind and open HKPD (or, for the plain server, send one PDU and
 // read the reply), then reports the RSS growth per connection. Client sockets are bare fds, so
 // the growth is the server's.
-double rss_per_connection(uint16_t port, int n, const std::function<void(int)>& setup,
+// RSS growth depends on the heap's history (freed memory of earlier benchmarks gets reused, and
+// untouched pages of a read buffer do not count), so the bytes malloc holds are reported too.
+PerConnection rss_per_connection(uint16_t port, int n, const std::function<void(int)>& setup,
                           const std::function<size_t()>& server_conns) {
   std::vector<int> warm;  // first touches of pools and arenas are not per-connection costs
   for (int i = 0; i < 50; ++i) {
@@ -498,6 +596,7 @@ double rss_per_connection(uint16_t port, int n, const std::function<void(int)>& 
   }
   ::malloc_trim(0);  // earlier benchmarks' freed memory would otherwise be reused without showing up
   const size_t before = rss_bytes();
+  const size_t heap_before = mallinfo2().uordblks;
   std::vector<int> fds;
   for (int i = 0; i < n; ++i) {
     fds.push_back(connect_loopback(port));
@@ -505,9 +604,10 @@ double rss_per_connection(uint16_t port, int n, const std::function<void(int)>& 
   }
   for (int i = 0; i < 200 && server_conns() < size_t(n + 50); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   const size_t after = rss_bytes();
+  const size_t heap_after = mallinfo2().uordblks;
   for (int fd : fds) ::close(fd);
   for (int fd : warm) ::close(fd);
-  return double(after - before) / n;
+  return {double(after) / n - double(before) / n, double(heap_after) / n - double(heap_before) / n};
 }
 
 Memory bench_memory(const std::shared_ptr<replayer::SimulatedHost>& host, int n) {
@@ -515,16 +615,20 @@ Memory bench_memory(const std::shared_ptr<replayer::SimulatedHost>& host, int n)
   m.conns = n;
   uint16_t port = 0;
   auto srv = start_server(host, 2, port);
-  m.perfsim_per_conn = rss_per_connection(port, n, [](int fd) { bind_and_open(fd); },
-                                          [&] { return srv->active_connections(); });
+  const PerConnection p = rss_per_connection(port, n, [](int fd) { bind_and_open(fd); },
+                                             [&] { return srv->active_connections(); });
+  m.perfsim_per_conn = p.rss;
+  m.perfsim_heap = p.heap;
   srv.reset();
   // The plain server answers the bind with a canned PDU; it counts as bound.
   PlainServer plain(rpc::build_bind_ack(rpc::PType::kBindAck, 1, {5840, 5840, 1, "0", {}}), 2);
-  m.plain_per_conn = rss_per_connection(plain.port(), n, [](int fd) {
+  const PerConnection q = rss_per_connection(plain.port(), n, [](int fd) {
     Bytes pdu;
     send_all(fd, bind_pdu());
     if (!read_pdu(fd, pdu)) die("plain bind");
   }, [&] { return size_t(n + 50); });
+  m.plain_per_conn = q.rss;
+  m.plain_heap = q.heap;
   return m;
 }
 
@@ -532,26 +636,47 @@ Memory bench_memory(const std::shared_ptr<replayer::SimulatedHost>& host, int n)
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  // --profile-global: only the in-process Global path, long enough for perf/callgrind.
+  if (argc > 1 && std::string(argv[1]) == "--profile-global") {
+    const captures::Capture cap = make_capture();
+    auto live = make_host(cap, replayer::TimelineMode::kRealtime);
+    const size_t size = live->content(replayer::PerfKey::kData, "Global", 0).data.size();
+    std::printf("%.0f us per call\n", handler_us_per_call(live, uint32_t(size), argc > 2 ? std::atoi(argv[2]) : 2000));
+    return 0;
+  }
   rlimit lim{};
   if (::getrlimit(RLIMIT_NOFILE, &lim) == 0) {
     lim.rlim_cur = lim.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &lim);
   }
   const auto t0 = Clock::now();
-  auto host = make_host();
+  const captures::Capture cap = make_capture();
+  auto host = make_host(cap, replayer::TimelineMode::kFrozen);
+  auto live = make_host(cap, replayer::TimelineMode::kRealtime);
   std::printf("host: synth 2016, 520 processes, 1-30 threads each; Global %zu bytes\n",
               host->content(replayer::PerfKey::kData, "Global", 0).data.size());
 
-  const Throughput t = bench_throughput(host, quick ? 20 : 200);
+  const Throughput t = bench_throughput(host, live, quick ? 40 : 400, quick ? 2 : 5);
   const SmallCalls s = bench_small_calls(host, 64, quick ? 0.3 : 1.0, quick ? 1.0 : 5.0);
   const Memory m = bench_memory(host, quick ? 500 : 2000);
 
-  std::printf("\n(a) QueryValue Global: %zu value bytes, %zu bytes on the wire in %zu fragments, %d calls\n",
-              t.value_bytes, t.wire_bytes, t.fragments, t.reps);
-  std::printf("  %-44s %10s %8s\n", "client", "MB/s", "ratio");
-  std::printf("  %-44s %10.0f %8s\n", "plain TCP, same PDU and read sizes (baseline)", t.baseline, "1.00");
-  std::printf("  %-44s %10.0f %8.2f\n", "recorder::WinregClient", t.winreg_client, t.winreg_client / t.baseline);
-  std::printf("  %-44s %10.0f %8.2f\n", "lean blocking client", t.lean_client, t.lean_client / t.baseline);
+  auto range = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f (%.2f-%.2f)", v[v.size() / 2], v.front(), v.back());
+    return std::string(buf);
+  };
+  std::printf("\n(a) QueryValue Global: %zu value bytes, %zu bytes on the wire in %zu fragments, %d calls in %d rounds\n",
+              t.value_bytes, t.wire_bytes, t.fragments, t.reps, t.rounds);
+  std::printf("  %-44s %10s  %s\n", "client", "MB/s", "ratio: median of rounds (min-max)");
+  std::printf("  %-44s %10.0f  %s\n", "plain TCP, same PDU and read sizes (baseline)", t.baseline, "1.00");
+  std::printf("  %-44s %10.0f  %s\n", "same reads as baseline, frozen host", t.same_reads, range(t.ratio_rounds).c_str());
+  std::printf("  %-44s %10.0f  %s\n", "same reads as baseline, live host", t.same_reads_live,
+              range(t.ratio_rounds_live).c_str());
+  std::printf("  %-44s %10.0f  %.2f\n", "recorder::WinregClient (one round)", t.winreg_client, t.winreg_client / t.baseline);
+  std::printf("  %-44s %10.0f  %.2f\n", "lean blocking client (one round)", t.lean_client, t.lean_client / t.baseline);
+  std::printf("  server CPU per call without sockets (WinregHandler::on_pdu): frozen %.0f us, live %.0f us\n",
+              t.handler_us, t.handler_us_live);
 
   std::printf("\n(b) QueryValue \"%s\" (%zu value bytes, %zu-byte reply), 64 connections, 1 load thread\n",
               s.value.c_str(), s.value_bytes, s.reply_bytes);
@@ -565,22 +690,24 @@ int main(int argc, char** argv) {
   }
 
   std::printf("\n(c) memory per idle bound connection (%d connections, server RSS growth)\n", m.conns);
-  std::printf("  %-34s %10.1f KiB\n", "plain asio server (baseline)", m.plain_per_conn / 1024);
-  std::printf("  %-34s %10.1f KiB  ratio %.2f\n", "perfsim server (bind + OpenHKPD)", m.perfsim_per_conn / 1024,
-              m.perfsim_per_conn / std::max(m.plain_per_conn, 1.0));
+  std::printf("  %-34s %10s %14s\n", "server", "RSS", "malloc in use");
+  std::printf("  %-34s %6.1f KiB %10.1f KiB\n", "plain asio server (baseline)", m.plain_per_conn / 1024, m.plain_heap / 1024);
+  std::printf("  %-34s %6.1f KiB %10.1f KiB\n", "perfsim server (bind + OpenHKPD)", m.perfsim_per_conn / 1024,
+              m.perfsim_heap / 1024);
 
   // The best of the configurations tried, for the goals.
   const LoadResult* best = &s.perfsim[0];
   size_t best_i = 0;
   for (size_t i = 0; i < s.perfsim.size(); ++i)
     if (s.perfsim[i].calls_per_s > best->calls_per_s) best = &s.perfsim[(best_i = i)];
-  std::printf("\nJSON {\"global_bytes\":%zu,\"global_mbps_winreg_client\":%.1f,\"global_mbps_lean_client\":%.1f,"
+  std::printf("\nJSON {\"global_bytes\":%zu,\"global_ratio_same_reads\":%.3f,\"global_ratio_same_reads_live\":%.3f,"
+              "\"global_mbps_winreg_client\":%.1f,\"global_mbps_lean_client\":%.1f,"
               "\"global_mbps_plain\":%.1f,\"global_ratio_winreg_client\":%.3f,\"global_ratio_lean_client\":%.3f,"
               "\"small_calls_per_s\":%.0f,\"small_p50_us\":%.1f,\"small_p99_us\":%.1f,\"small_config\":\"%s\","
-              "\"small_ratio\":%.3f,\"idle_conn_bytes\":%.0f,\"idle_conn_bytes_plain\":%.0f,\"runtime_s\":%.1f}\n",
-              t.value_bytes, t.winreg_client, t.lean_client, t.baseline, t.winreg_client / t.baseline,
+              "\"small_ratio\":%.3f,\"idle_conn_bytes\":%.0f,\"idle_conn_bytes_plain\":%.0f,\"idle_conn_heap\":%.0f,\"runtime_s\":%.1f}\n",
+              t.value_bytes, median(t.ratio_rounds), median(t.ratio_rounds_live), t.winreg_client, t.lean_client, t.baseline, t.winreg_client / t.baseline,
               t.lean_client / t.baseline, best->calls_per_s, best->p50_us, best->p99_us, best->config.c_str(),
-              best->calls_per_s / s.plain[best_i].calls_per_s, m.perfsim_per_conn, m.plain_per_conn,
+              best->calls_per_s / s.plain[best_i].calls_per_s, m.perfsim_per_conn, m.plain_per_conn, m.perfsim_heap,
               seconds_since(t0));
   return 0;
 }
