@@ -110,6 +110,11 @@ struct RecordOptions {
   double duration_s = 0;
   double timeout_s = 30;
   bool json = false;
+  // SMB only (recorder/README.md, Credentials): unset options fall back to --auth-file, then PERFSIM_* variables.
+  std::optional<std::string> user, domain, password, auth_file, kerberos;
+  bool anonymous = false;
+  std::string smb_protocols;          // "MIN-MAX" dialects, e.g. SMB2_02-SMB3_11 or NT1-NT1
+  bool sign = false, encrypt = false;
 };
 int run_record(const RecordOptions& o);
 

@@ -99,6 +99,15 @@ int main(int argc, char** argv) {
   c_record->add_option("--count,-n", record.count, "Samples to record (0: until --duration or Ctrl-C)")->capture_default_str();
   c_record->add_option("--duration", record.duration_s, "Seconds to record (0: until --count or Ctrl-C)")->capture_default_str();
   c_record->add_option("--timeout", record.timeout_s, "Seconds to wait for the host on each step")->capture_default_str();
+  c_record->add_option("--user,-U", record.user, "SMB: account, as USER, DOMAIN\\USER or USER@REALM (else --auth-file, then $PERFSIM_USER; none: anonymous)");
+  c_record->add_option("--domain", record.domain, "SMB: the account's domain (default: the host's own accounts)");
+  c_record->add_option("--password", record.password, "SMB: password (visible to other local users: prefer --auth-file or $PERFSIM_PASSWORD)");
+  c_record->add_option("--auth-file,-A", record.auth_file, "SMB: Samba-style authentication file (username =, password =, domain =)");
+  c_record->add_flag("--anonymous", record.anonymous, "SMB: log on anonymously, ignoring every other credential source");
+  c_record->add_option("--kerberos", record.kerberos, "SMB: auto (default), off (NTLM only) or required");
+  c_record->add_option("--smb-protocols", record.smb_protocols, "SMB: dialect range MIN-MAX (NT1, SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11)");
+  c_record->add_flag("--sign", record.sign, "SMB: require signing");
+  c_record->add_flag("--encrypt", record.encrypt, "SMB: require SMB3 encryption");
   c_record->add_flag("--json", record.json, "Machine-readable summary");
   c_record->callback([&] { rc = run_record(record); });
 

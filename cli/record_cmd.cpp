@@ -7,7 +7,9 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "recorder/credentials.h"
 #include "recorder/record.h"
+#include "recorder/smb_channel.h"
 #include "recorder/tcp_channel.h"
 
 namespace perfsim::cli {
@@ -63,9 +65,34 @@ Status parse_target(const std::string& t, Target& out) {
   return Status::Ok();
 }
 
-Status connect(const Target& t, std::chrono::milliseconds timeout, std::unique_ptr<recorder::Channel>& ch) {
-  if (t.smb) return Status::Unsupported("SMB recording is not in this build yet; record over ncacn_ip_tcp (ADDR:PORT)");
-  return recorder::connect_tcp(t.host, t.port, timeout, ch);
+// The SMB side of the options: target settings and who logs on.
+Status smb_settings(const RecordOptions& o, const Target& t, recorder::SmbTarget& target, recorder::Credentials& creds) {
+  target.host = t.host;
+  target.port = t.port;
+  target.require_signing = o.sign;
+  target.require_encryption = o.encrypt;
+  if (!o.smb_protocols.empty()) {
+    const size_t dash = o.smb_protocols.find('-');
+    if (dash == std::string::npos) return Status::InvalidArgument("--smb-protocols wants MIN-MAX, e.g. SMB2_02-SMB3_11");
+    target.min_protocol = o.smb_protocols.substr(0, dash);
+    target.max_protocol = o.smb_protocols.substr(dash + 1);
+  }
+  recorder::CredentialOptions co;
+  co.user = o.user;
+  co.domain = o.domain;
+  co.password = o.password;
+  co.auth_file = o.auth_file;
+  co.anonymous = o.anonymous;
+  if (o.kerberos) {
+    recorder::Credentials::Kerberos k;
+    if (Status s = recorder::parse_kerberos(*o.kerberos, k); !s.ok()) return s;
+    co.kerberos = k;
+  }
+  return recorder::resolve_credentials(co, recorder::process_environment(), creds);
+}
+
+bool smb_only_options(const RecordOptions& o) {
+  return o.user || o.domain || o.password || o.auth_file || o.kerberos || o.anonymous || !o.smb_protocols.empty() || o.sign || o.encrypt;
 }
 
 std::string megabytes(uint64_t b) { return fmt::format("{:.1f} MB", double(b) / 1e6); }
@@ -92,8 +119,18 @@ int run_record(const RecordOptions& o) {
     bar.text(fmt::format("{}{} samples, {}, {} errors", p.samples, p.target ? fmt::format("/{}", p.target) : "", megabytes(p.bytes), p.errors));
   };
 
+  const std::chrono::milliseconds timeout(int64_t(o.timeout_s * 1000));
   std::unique_ptr<recorder::Channel> ch;
-  if (Status s = connect(target, std::chrono::milliseconds(int64_t(o.timeout_s * 1000)), ch); !s.ok()) return fail("record", s.message());
+  if (target.smb) {
+    recorder::SmbTarget st;
+    recorder::Credentials creds;
+    if (Status s = smb_settings(o, target, st, creds); !s.ok()) return fail("record", s.message(), kExitUsage);
+    if (!recorder::smb_supported()) return fail("record", "this perfsim was built without Samba's client libraries (samba-dev): record over ncacn_ip_tcp");
+    if (Status s = recorder::connect_smb(st, creds, timeout, ch); !s.ok()) return fail("record", s.message());
+  } else {
+    if (smb_only_options(o)) return fail("record", "credentials and --smb-protocols/--sign/--encrypt apply to SMB targets (smb:HOST or \\\\HOST); ncacn_ip_tcp here is unauthenticated", kExitUsage);
+    if (Status s = recorder::connect_tcp(target.host, target.port, timeout, ch); !s.ok()) return fail("record", s.message());
+  }
   const std::string source = ch->describe();
   recorder::WinregClient client(std::move(ch));
 

@@ -89,6 +89,9 @@ Status host_options(const HostReplay& r, const std::string& default_profile, con
   if (!profile.empty()) {
     if (Status s = replayer::profile_quirks(profile, q); !s.ok()) return s;
   }
+  // smbd can only approximate pipe-not-available-first (server/README.md, SMB), so profiles and
+  // fingerprints do not imply it; an explicit setting (--quirk, [host.quirks]) does.
+  q.pipe_not_available_first = false;
   for (const replayer::QuirkSetting& s : r.quirks)
     if (Status st = replayer::apply_setting(q, s); !st.ok()) return st;
   opt.quirks = q;

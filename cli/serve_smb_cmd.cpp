@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <filesystem>
 #include <map>
@@ -53,6 +54,7 @@ struct Route {
   std::string name;
   std::shared_ptr<server::HandlerFactory> allowed, denied;
   std::vector<std::string> allow;  // lower case
+  std::shared_ptr<std::atomic<bool>> refuse_next;  // pipe-not-available-first: the next client open fails
 };
 
 server::PipeRouter make_router(const std::vector<SmbHost>& hosts) {
@@ -61,7 +63,8 @@ server::PipeRouter make_router(const std::vector<SmbHost>& hosts) {
   auto routes = std::make_shared<std::map<std::string, Route>>();
   for (const SmbHost& h : hosts) {
     Route r{h.host->name(), std::make_shared<server::WinregHandlerFactory>(h.host, ac, true),
-            std::make_shared<server::WinregHandlerFactory>(h.host, ac, false), {}};
+            std::make_shared<server::WinregHandlerFactory>(h.host, ac, false), {},
+            std::make_shared<std::atomic<bool>>(h.host->options().quirks.pipe_not_available_first)};
     for (const std::string& a : h.allow) r.allow.push_back(lower(a));
     routes->emplace(h.address, std::move(r));
   }
@@ -73,6 +76,13 @@ server::PipeRouter make_router(const std::vector<SmbHost>& hosts) {
     if (it == routes->end()) return out;  // refused: STATUS_OBJECT_NAME_NOT_FOUND
     const Route& r = it->second;
     out.name = r.name;
+    // pipe-not-available-first: Windows fails the first open with STATUS_PIPE_NOT_AVAILABLE.
+    // smbd does not pass an NPA refusal on: the client's open succeeds and its bind then fails
+    // with STATUS_CONNECTION_DISCONNECTED, the closest smbd allows (server/README.md).
+    if (req.transport != server::npa::kTransportNcalrpc && r.refuse_next->exchange(false)) {
+      out.status = 0xC00000AC;
+      return out;
+    }
     const bool allowed = r.allow.empty() || std::find(r.allow.begin(), r.allow.end(), lower(req.account_name)) != r.allow.end();
     out.factory = allowed ? r.allowed : r.denied;
     return out;
