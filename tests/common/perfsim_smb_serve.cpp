@@ -47,6 +47,7 @@ Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
   std::vector<std::string> args = {cfg_.perfsim, "serve", "--fleet", cfg_.dir + "/fleet.toml", "--smb=" + std::to_string(port_),
                                    "--smb-dir", smb_dir(), "--json", "--threads", "2"};
   for (const auto& [user, password] : cfg_.users) args.push_back("--smb-user=" + user + ":" + password);
+  args.insert(args.end(), cfg_.extra_args.begin(), cfg_.extra_args.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

@@ -31,6 +31,7 @@ struct ServeSmbConfig {
   std::vector<ServedSmbHost> hosts;
   std::vector<std::pair<std::string, std::string>> users;  // --smb-user NAME:PASSWORD
   uint32_t frozen_tick = 3;  // every host serves this sample
+  std::vector<std::string> extra_args;  // more `perfsim serve` arguments, e.g. {"--quirk", "pipe-not-available-first"}
 };
 
 class PerfsimSmbServe {
