@@ -118,7 +118,7 @@ TEST_CASE("usage errors exit 2 and say how to fix them") {
 }
 
 TEST_CASE("every subcommand has --help") {
-  for (const char* c : {"synth", "inspect", "dump", "validate", "serve", "query", "record", "lodctr", "unlodctr"}) {
+  for (const char* c : {"synth", "inspect", "dump", "validate", "serve", "query", "record", "import", "lodctr", "unlodctr"}) {
     Run r = run_perfsim(std::string(c) + " --help");
     CHECK(r.code == 0);
     CHECK(r.out.find("Usage") != std::string::npos);

@@ -448,3 +448,43 @@ TEST_CASE("import: a resent segment changes nothing, a missing one is reported",
 
 }  // namespace
 }  // namespace perfsim::recorder
+
+namespace perfsim::recorder {
+namespace {
+
+TEST_CASE("perfsim import: one capture per server, served again as it was answered", "[recorder_import][interop]") {
+  const Recorded& r = recorded();
+  const std::string out = r.dir + "/imported";
+  fs::remove_all(out);
+  const CommandResult run = run_command("timeout 300 " + std::string(PERFSIM_EXE) + " import --json -o " + shell_quote(out) + " " +
+                                        shell_quote(r.pcap) + " 2>" + shell_quote(r.dir + "/import.err"));
+  INFO(run.output << read_text(r.dir + "/import.err"));
+  REQUIRE(run.exit_status == 0);
+  const json j = json::parse(run.output);
+  REQUIRE(j.at("captures").size() == 2);
+  CHECK(j.at("written") == 2);
+  const auto host = load_host();
+  for (const json& c : j.at("captures")) {
+    const std::string server = c.at("server");
+    INFO(server);
+    CHECK((server == kTcpHost || server == kSmbHost));
+    CHECK(c.at("host") == host->name());
+    CHECK(c.at("fingerprint").at("more_data") == "rrp-exact");
+    // The encrypted session is named on the SMB server's entry, and only there.
+    CHECK(c.at("problems").size() == (server == kSmbHost ? 1u : 0u));
+    captures::Capture cap;
+    REQUIRE(captures::read_capture(c.at("capture").get<std::string>(), cap).ok());
+    size_t globals = 0;
+    for (const captures::QueryRecord& rec : cap.records) {
+      if (rec.value_name != "Global" || rec.status != 0) continue;
+      ++globals;
+      CHECK(rec.payload == host->content(replayer::PerfKey::kData, "Global", kTick).data);
+    }
+    CHECK(globals >= 2);  // both collectors' polls of that server
+    REQUIRE_FALSE(cap.names.empty());
+    CHECK(cap.names[0].counter == host->capture().names[0].counter);
+  }
+}
+
+}  // namespace
+}  // namespace perfsim::recorder
