@@ -25,6 +25,7 @@
 #include "recorder/pcap_import.h"
 #include "replayer/host.h"
 #include "support.h"
+#include "tests/common/host_tools.h"
 
 namespace perfsim::recorder {
 namespace {
@@ -35,6 +36,8 @@ using namespace std::chrono_literals;
 using interop::CommandResult;
 using interop::run_command;
 using interop::shell_quote;
+using testing::free_port;
+using testing::read_text;
 
 constexpr uint32_t kTick = 3;  // both hosts are frozen at this sample
 constexpr const char* kTcpHost = "127.0.0.41";
@@ -44,23 +47,6 @@ constexpr const char* kPerflibKey = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVer
 // An account no other test creates: perfsim adds and removes the unix account, so sharing a name
 // with a concurrently running test (tests/smb uses alice and bob) would race.
 const char* const kUser[2] = {"pcapimport", "Pc4p-imp0rt"};
-
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-uint16_t free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 // `perfsim serve --fleet (two hosts) --smb=PORT --json` as a child process.
 struct Served {
