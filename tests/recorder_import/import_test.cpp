@@ -9,6 +9,8 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <sys/file.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -254,7 +256,20 @@ struct Recorded {
 };
 
 // Serves, records and runs every client once per test process.
+// ctest runs each test case of this file as its own process, maybe two at once (-j): they share
+// the recording's directory, loopback addresses and SMB account, so each process holds this lock
+// from its first use of the recording until it exits (ctest's time-out bounds the wait).
+void hold_recording_lock() {
+  static const int fd = [] {
+    const int f = ::open((std::string(IMPORT_WORK_DIR) + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    if (f >= 0) ::flock(f, LOCK_EX);
+    return f;
+  }();
+  REQUIRE(fd >= 0);
+}
+
 const Recorded& recorded() {
+  hold_recording_lock();
   static Recorded* rec = [] {
     require_tools();
     auto* r = new Recorded;
