@@ -67,6 +67,7 @@ struct ServeOptions {
   std::vector<std::string> smb_users;  // NAME:PASSWORD (pdbedit; a unix account is made if missing)
   std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD on hosts without smb_allow (empty: all)
   bool smb_no_anonymous = false;
+  bool smb_encrypt = false;           // require SMB3 encryption of every SMB session
   std::string smb_dir;                 // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
 };
 int run_serve(const ServeOptions& o);

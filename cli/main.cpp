@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
   c_serve->add_option("--smb-user", serve.smb_users, "NAME:PASSWORD of an SMB account (repeatable)");
   c_serve->add_option("--smb-allow", serve.smb_allow, "Accounts allowed to open HKEY_PERFORMANCE_DATA over SMB (repeatable; default: all); others get WERR_ACCESS_DENIED");
   c_serve->add_flag("--smb-no-anonymous", serve.smb_no_anonymous, "Refuse anonymous and guest SMB sessions");
+  c_serve->add_flag("--smb-encrypt", serve.smb_encrypt, "Require SMB3 encryption of every SMB session (anonymous sessions then fail: they have no key)");
   c_serve->add_option("--smb-dir", serve.smb_dir, "Directory for smbd's private config and state (must not exist or be empty)");
   c_serve->callback([&] { rc = run_serve(serve); });
 

@@ -113,6 +113,7 @@ Status prepare_smb(const ServeOptions& o, std::vector<SmbHost> hosts, server::Se
     sc.users.push_back({u.substr(0, colon), u.substr(colon + 1)});
   }
   sc.anonymous = !o.smb_no_anonymous;
+  sc.require_encryption = o.smb_encrypt;
   sc.dir = o.smb_dir.empty()
                ? (std::filesystem::temp_directory_path() / ("perfsim-smb-" + std::to_string(::getpid()))).string()
                : o.smb_dir;

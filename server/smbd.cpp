@@ -224,6 +224,7 @@ struct Smbd::Impl {
     set("external_rpc_pipe:socket_dir", pipes.string());
     set("map to guest", cfg.anonymous ? "Bad User" : "Never");
     set("restrict anonymous", cfg.anonymous ? "0" : "2");
+    if (cfg.require_encryption) set("server smb encrypt", "required");
     set("load printers", "no");
     set("printcap name", "/dev/null");
     set("disable spoolss", "yes");

@@ -45,6 +45,7 @@ struct SmbdConfig {
   std::vector<SmbHostAddress> hosts;    // one per address
   std::vector<SmbUser> users;
   bool anonymous = true;                // guest/anonymous sessions and pipe opens
+  bool require_encryption = false;      // SMB3 encryption required of every session (anonymous ones then fail)
   bool add_addresses = true;            // `ip addr add ADDR/32 dev lo` for addresses lo lacks
   bool create_unix_users = true;        // useradd --system for users without a unix account
   bool restart = true;                  // restart smbd when it dies

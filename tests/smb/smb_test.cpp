@@ -205,5 +205,44 @@ TEST_CASE("perfsim serve --smb: collectors over SMB, dialects, access, clean sto
   for (size_t i = 0; i < std::size(kUsers); ++i) CHECK((::getpwnam(kUsers[i][0]) != nullptr) == had_user[i]);
 }
 
+TEST_CASE("perfsim serve --smb-encrypt: impacket reads a host over an SMB3-encrypted session", "[smb]") {
+  require_tools();
+  testing::ServeSmbConfig cfg;
+  cfg.perfsim = PERFSIM_EXE;
+  cfg.dir = std::string(SMB_WORK_DIR) + "-encrypted";
+  cfg.frozen_tick = kTick;
+  const HostDef h{"127.0.0.82", "default-2016.perfcap"};
+  cfg.hosts.push_back({h.address, std::string(PERFSIM_SOURCE_DIR) + "/captures/" + h.capture, {}});
+  cfg.users = {{"smbcrypt", "Crypt-pw1"}};  // an account no concurrently running test adds or removes
+  cfg.extra_args = {"--smb-encrypt"};
+  testing::PerfsimSmbServe s;
+  {
+    const Status st = s.start(cfg);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+  }
+  const std::string pcap = s.dir() + "/encrypted.pcapng";
+  PacketRecorder wire;
+  {
+    const Status st = wire.start({s.port()}, pcap);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+  }
+  const ClientRun user = run_collector(s, "impacket-encrypted", "collector_impacket.py", h.address, "--user smbcrypt --password Crypt-pw1");
+  const ClientRun anonymous = run_collector(s, "impacket-encrypted-anonymous", "collector_impacket.py", h.address, "--open-only");
+  wire.stop();
+  check_values(user, *load_host(h));
+  CHECK(anonymous.cmd.exit_status != 0);  // no session key, nothing to encrypt with: refused
+
+  // On the wire: SMB3 transform headers (0xFD 'SMB'), and none of the winreg data in clear.
+  const std::string bytes = testing::read_text(pcap);
+  size_t transforms = 0;
+  for (size_t at = bytes.find("\xfdSMB"); at != std::string::npos; at = bytes.find("\xfdSMB", at + 4)) ++transforms;
+  CHECK(transforms > 10);
+  const std::u16string name = u"PERFSIM-2016";
+  CHECK(bytes.find(std::string(reinterpret_cast<const char*>(name.data()), name.size() * 2)) == std::string::npos);
+  CHECK(s.stop() == 0);
+}
+
 }  // namespace
 }  // namespace perfsim::interop
