@@ -48,7 +48,15 @@ constexpr auto kCallTimeout = 20s;  // every connect and call ends within this
 constexpr uint32_t kProcesses = 150;
 
 // Static, so std::exit (die) and a normal return both stop them: their destructors end the
-// processes each started (and only those).
+// processes each started (and only those); then the work directory goes (declared first, so
+// destroyed last).
+struct WorkDir {
+  std::string path;
+  ~WorkDir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+} g_work_dir;
 std::unique_ptr<testing::PerfsimSmbServe> g_perfsim;
 std::unique_ptr<testing::SambaWinregServer> g_samba;
 volatile sig_atomic_t g_interrupted = 0;
@@ -56,6 +64,14 @@ volatile sig_atomic_t g_interrupted = 0;
 [[noreturn]] void die(const std::string& what) {
   std::fprintf(stderr, "bench_smb: %s\n", what.c_str());
   std::exit(1);  // static destructors stop both servers
+}
+// SIGINT/SIGTERM end the rounds at the next call (and so stop the servers). Installed again after
+// connecting: Samba's client libraries leave SIGINT ignored (seen in /proc/PID/status).
+void on_signals() {
+  struct sigaction sa{};
+  sa.sa_handler = [](int) { g_interrupted = 1; };
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
 }
 void check(const Status& s, const std::string& what) {
   if (!s.ok()) die(what + ": " + s.ToString());
@@ -175,7 +191,8 @@ int calibrate(Side& s, const Call& c, double seconds) {
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  const size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
@@ -222,14 +239,12 @@ int main(int argc, char** argv) {
   if (quick) rounds = 2, round_seconds = 0.3;
   check(testing::samba_server_available(), "Samba's server");
   if (!recorder::smb_supported()) die("this build has no SMB transport (samba-dev missing at configure time)");
-  struct sigaction sa{};
-  sa.sa_handler = [](int) { g_interrupted = 1; };
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
+  on_signals();
   const auto t_start = Clock::now();
   const std::string load_start = load_average();
 
   std::filesystem::create_directories(dir);
+  g_work_dir.path = dir;
   const std::string capture = dir + "/synth-2016-" + std::to_string(kProcesses) + ".perfcap";
   const size_t global_bytes = make_capture_file(capture);
   std::fprintf(stderr, "bench_smb: synth 2016, %u processes: Global %zu bytes; starting the servers\n", kProcesses,
@@ -259,6 +274,7 @@ int main(int argc, char** argv) {
   sides[1].name = "samba";
   connect_side(sides[0], kPerfsimAddress, g_perfsim->port());
   connect_side(sides[1], kSambaAddress, g_samba->port());
+  on_signals();
   const std::string sessions_perfsim = smbstatus_sessions(g_perfsim->smb_dir() + "/smb.conf");
   const std::string sessions_samba = smbstatus_sessions(g_samba->conf());
 
@@ -347,8 +363,6 @@ int main(int argc, char** argv) {
   g_samba.reset();
   const int exit_status = g_perfsim->stop();
   g_perfsim.reset();
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
   if (exit_status != 0) die("perfsim serve exited with " + std::to_string(exit_status));
   return 0;
 }
