@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/target.h"
+
 namespace perfsim::cli {
 
 constexpr int kExitOk = 0;
@@ -73,7 +75,8 @@ struct ServeOptions {
 int run_serve(const ServeOptions& o);
 
 struct QueryOptions {
-  std::string endpoint;               // ADDR:PORT
+  std::string endpoint;               // ADDR:PORT (ncacn_ip_tcp) or smb:HOST[:PORT] (cli/target.h)
+  SmbOptions smb;
   std::vector<std::string> values;    // default: Global
   std::string growth = "returned";    // returned | double | add:N
   uint32_t initial = 64 * 1024;
@@ -111,11 +114,7 @@ struct RecordOptions {
   double duration_s = 0;
   double timeout_s = 30;
   bool json = false;
-  // SMB only (recorder/README.md, Credentials): unset options fall back to --auth-file, then PERFSIM_* variables.
-  std::optional<std::string> user, domain, password, auth_file, kerberos;
-  bool anonymous = false;
-  std::string smb_protocols;          // "MIN-MAX" dialects, e.g. SMB2_02-SMB3_11 or NT1-NT1
-  bool sign = false, encrypt = false;
+  SmbOptions smb;                     // SMB targets only (cli/target.h)
 };
 int run_record(const RecordOptions& o);
 

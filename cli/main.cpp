@@ -6,6 +6,23 @@
 
 using namespace perfsim::cli;
 
+namespace {
+
+// Who logs on and how, for subcommands that reach a host over SMB.
+void add_smb_options(CLI::App* c, SmbOptions& o) {
+  c->add_option("--user,-U", o.user, "SMB: account, as USER, DOMAIN\\USER or USER@REALM (else --auth-file, then $PERFSIM_USER; none: anonymous)");
+  c->add_option("--domain", o.domain, "SMB: the account's domain (default: the host's own accounts)");
+  c->add_option("--password", o.password, "SMB: password (visible to other local users: prefer --auth-file or $PERFSIM_PASSWORD)");
+  c->add_option("--auth-file,-A", o.auth_file, "SMB: Samba-style authentication file (username =, password =, domain =)");
+  c->add_flag("--anonymous", o.anonymous, "SMB: log on anonymously, ignoring every other credential source");
+  c->add_option("--kerberos", o.kerberos, "SMB: auto (default), off (NTLM only) or required");
+  c->add_option("--smb-protocols", o.protocols, "SMB: dialect range MIN-MAX (NT1, SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11)");
+  c->add_flag("--sign", o.sign, "SMB: require signing");
+  c->add_flag("--encrypt", o.encrypt, "SMB: require SMB3 encryption");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"perfsim: record, store and replay what Windows hosts answer over Remote Registry (winreg) perf-data queries"};
   app.require_subcommand(1);
@@ -78,7 +95,7 @@ int main(int argc, char** argv) {
 
   QueryOptions query;
   auto* c_query = app.add_subcommand("query", "A small collector: OpenHKPD, QueryValue with a growing buffer, decode and print");
-  c_query->add_option("endpoint", query.endpoint, "ADDR:PORT of a winreg server (ncacn_ip_tcp)")->required();
+  c_query->add_option("endpoint", query.endpoint, "ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\\\HOST (\\PIPE\\winreg over SMB)")->required();
   c_query->add_option("values", query.values, "Value names: Global (default), Costly, \"238 230\", \"Counter 009\", ...");
   c_query->add_option("--growth", query.growth, "Buffer growth after ERROR_MORE_DATA: returned (use the size the host says), double, add:N")->capture_default_str();
   c_query->add_option("--initial", query.initial, "First buffer size in bytes")->capture_default_str();
@@ -87,6 +104,7 @@ int main(int argc, char** argv) {
   c_query->add_option("--interval", query.interval_s, "Seconds between polls")->capture_default_str();
   c_query->add_option("--object", query.object, "Only this object (name or index)");
   c_query->add_option("--timeout", query.timeout_s, "Seconds to wait for the host on each step")->capture_default_str();
+  add_smb_options(c_query, query.smb);
   c_query->add_flag("--json", query.json, "Machine-readable output");
   c_query->callback([&] { rc = run_query(query); });
 
@@ -100,15 +118,7 @@ int main(int argc, char** argv) {
   c_record->add_option("--count,-n", record.count, "Samples to record (0: until --duration or Ctrl-C)")->capture_default_str();
   c_record->add_option("--duration", record.duration_s, "Seconds to record (0: until --count or Ctrl-C)")->capture_default_str();
   c_record->add_option("--timeout", record.timeout_s, "Seconds to wait for the host on each step")->capture_default_str();
-  c_record->add_option("--user,-U", record.user, "SMB: account, as USER, DOMAIN\\USER or USER@REALM (else --auth-file, then $PERFSIM_USER; none: anonymous)");
-  c_record->add_option("--domain", record.domain, "SMB: the account's domain (default: the host's own accounts)");
-  c_record->add_option("--password", record.password, "SMB: password (visible to other local users: prefer --auth-file or $PERFSIM_PASSWORD)");
-  c_record->add_option("--auth-file,-A", record.auth_file, "SMB: Samba-style authentication file (username =, password =, domain =)");
-  c_record->add_flag("--anonymous", record.anonymous, "SMB: log on anonymously, ignoring every other credential source");
-  c_record->add_option("--kerberos", record.kerberos, "SMB: auto (default), off (NTLM only) or required");
-  c_record->add_option("--smb-protocols", record.smb_protocols, "SMB: dialect range MIN-MAX (NT1, SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11)");
-  c_record->add_flag("--sign", record.sign, "SMB: require signing");
-  c_record->add_flag("--encrypt", record.encrypt, "SMB: require SMB3 encryption");
+  add_smb_options(c_record, record.smb);
   c_record->add_flag("--json", record.json, "Machine-readable summary");
   c_record->callback([&] { rc = run_record(record); });
 

@@ -37,25 +37,16 @@ bool is_name_table(const std::string& v) {
 }  // namespace
 
 int run_query(const QueryOptions& o) {
-  const size_t colon = o.endpoint.rfind(':');
-  if (colon == std::string::npos || colon == 0) return fail("query", "endpoint '" + o.endpoint + "' must be ADDR:PORT, e.g. 127.0.0.1:4135", kExitUsage);
-  std::string host = o.endpoint.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  uint16_t port = 0;
-  try {
-    const unsigned long p = std::stoul(o.endpoint.substr(colon + 1));
-    if (p == 0 || p > 65535) throw std::out_of_range("port");
-    port = uint16_t(p);
-  } catch (...) {
-    return fail("query", "port in '" + o.endpoint + "' must be 1..65535", kExitUsage);
-  }
+  Target target;
+  if (Status s = parse_target(o.endpoint, target); !s.ok()) return fail("query", s.message(), kExitUsage);
   recorder::Growth growth;
   if (Status s = parse_growth(o, growth); !s.ok()) return fail("query", s.message(), kExitUsage);
   const std::vector<std::string> values = o.values.empty() ? std::vector<std::string>{"Global"} : o.values;
 
-  std::unique_ptr<recorder::WinregClient> c;
-  if (Status s = recorder::WinregClient::connect(host, port, std::chrono::milliseconds(int64_t(o.timeout_s * 1000)), c); !s.ok())
-    return fail("query", s.message());
+  std::unique_ptr<recorder::Channel> ch;
+  if (Status s = connect_target(target, o.smb, std::chrono::milliseconds(int64_t(o.timeout_s * 1000)), ch); !s.ok())
+    return fail("query", s.message(), s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
+  auto c = std::make_unique<recorder::WinregClient>(std::move(ch));
   winreg::PolicyHandle hkpd;
   if (Status s = c->open_hive(winreg::kOpenHKPD, hkpd); !s.ok()) return fail("query", "OpenHKPD: " + s.message());
 

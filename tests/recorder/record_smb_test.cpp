@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "captures/reader.h"
 #include "recorder/record.h"
@@ -16,6 +17,7 @@
 #include "server/winreg_handler.h"
 #include "tests/common/perfsim_smb_serve.h"
 #include "tests/common/samba_winreg.h"
+#include "tests/interop/support.h"
 
 using namespace perfsim;
 using namespace std::chrono_literals;
@@ -115,6 +117,16 @@ TEST_CASE("record over SMB through perfsim serve --smb: the samples are the serv
   CHECK(compared == 4);
   REQUIRE(got.names.size() == 1);
   CHECK(got.names[0].counter == served->capture().names[0].counter);
+
+  // perfsim query reaches the same host over SMB with the same options.
+  const interop::CommandResult q = interop::run_command(
+      "timeout 60 " + std::string(PERFSIM_EXE) + " query --json smb:127.0.0.71:" + std::to_string(serve.port()) +
+      " -U recorder --password " + kPassword + " --kerberos off Global 2>&1");
+  INFO(q.output);
+  REQUIRE(q.exit_status == 0);
+  const nlohmann::json j = nlohmann::json::parse(q.output.substr(q.output.find('[')));
+  CHECK(j[0]["status"] == 0);
+  CHECK(j[0]["bytes"] == served->content(replayer::PerfKey::kData, "Global", cfg.frozen_tick).data.size());
   serve.stop();
   std::filesystem::remove_all(dir);
 }

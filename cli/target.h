@@ -1,0 +1,39 @@
+// Where `perfsim query` and `perfsim record` connect, and how: the target text
+// (ADDR:PORT / tcp:ADDR:PORT for ncacn_ip_tcp, smb:HOST[:PORT] / \\HOST for \PIPE\winreg over SMB)
+// and the SMB options, turned into a bound winreg Channel.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/status.h"
+#include "recorder/channel.h"
+
+namespace perfsim::cli {
+
+struct Target {
+  bool smb = false;
+  std::string host;
+  uint16_t port = 0;
+};
+
+// SMB-only options; unset credentials fall back to --auth-file, then PERFSIM_* variables.
+struct SmbOptions {
+  std::optional<std::string> user, domain, password, auth_file, kerberos;
+  bool anonymous = false;
+  std::string protocols;  // "MIN-MAX" dialects, e.g. SMB2_02-SMB3_11
+  bool sign = false, encrypt = false;
+  bool any() const { return user || domain || password || auth_file || kerberos || anonymous || !protocols.empty() || sign || encrypt; }
+};
+
+// InvalidArgument says what is wrong with the text and what is expected.
+Status parse_target(const std::string& text, Target& out);
+
+// Connects and binds winreg. InvalidArgument: the options do not fit (a usage error); anything
+// else: the host could not be reached or refused us, with what to check.
+Status connect_target(const Target& t, const SmbOptions& smb, std::chrono::milliseconds timeout,
+                      std::unique_ptr<recorder::Channel>& out);
+
+}  // namespace perfsim::cli
