@@ -14,8 +14,6 @@ namespace {
 
 constexpr uint32_t kMoreData = 234, kRegMultiSz = 7;
 
-bool is_perf_key(const std::string& key) { return iequals(key, "HKPD") || iequals(key, "HKPT") || iequals(key, "HKPN"); }
-
 std::string registry_string(const std::vector<captures::RegistryValue>& reg, const char* key, const char* name) {
   for (const captures::RegistryValue& v : reg)
     if (iequals(v.key, key) && iequals(v.name, name)) {
@@ -28,6 +26,8 @@ std::string registry_string(const std::vector<captures::RegistryValue>& reg, con
 }
 
 }  // namespace
+
+bool on_perf_key(const Exchange& e) { return iequals(e.key, "HKPD") || iequals(e.key, "HKPT") || iequals(e.key, "HKPN"); }
 
 std::string profile_for_version(const std::string& v, const std::string& build) {
   const int b = std::atoi(build.c_str());
@@ -84,7 +84,7 @@ std::vector<captures::ObjectInfo> catalog_from(const std::vector<Exchange>& seen
 }
 
 bool take_name_table(const Exchange& e, std::vector<captures::NameTable>& tables, std::vector<captures::QueryRecord>& odd) {
-  if (!is_perf_key(e.key) || e.null_data || e.status == kMoreData) return false;
+  if (!on_perf_key(e) || e.null_data || e.status == kMoreData) return false;
   const perfdata::Query q = perfdata::parse_query(e.value_name);
   if (q.kind != perfdata::QueryKind::kCounter && q.kind != perfdata::QueryKind::kHelp) return false;
   if (q.lang.empty() && !iequals(e.key, "HKPT")) return false;  // HKPN's bare names are in a language we can't tell
@@ -109,7 +109,7 @@ Status build_capture(const Conversation& conv, ImportedCapture& out) {
   uint32_t tick = 0;
   std::vector<int64_t> tick_times;
   for (const Exchange& e : conv.exchanges) {
-    if (!is_perf_key(e.key)) {
+    if (!on_perf_key(e)) {
       if (e.status != 0 || e.null_data) continue;
       auto [it, fresh] = reg_at.try_emplace({e.key, e.value_name}, cap.registry.size());
       if (fresh) cap.registry.push_back({e.key, e.value_name, e.type, e.data});

@@ -24,6 +24,9 @@ struct Exchange {
   Bytes data;                // bytes answered
 };
 
+// True for exchanges on HKEY_PERFORMANCE_DATA/_TEXT/_NLSTEXT (the others are on HKLM paths).
+bool on_perf_key(const Exchange& e);
+
 // The exchanges of one server seen from one or more client connections, in time order.
 struct Conversation {
   std::string server;     // address (pcap) or host name (live)

@@ -83,7 +83,7 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
 
   for (const Exchange& e : exchanges) {
     all.add(e);
-    if (!is_perf_value(e) && !(is_name_table(e) && !iequals(e.key, "HKLM"))) continue;
+    if (!is_perf_value(e) && !(is_name_table(e) && on_perf_key(e))) continue;
     ValueSummary& v = values[e.value_name];
     ++v.calls;
     v.last_status = e.status;
@@ -194,7 +194,7 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
     fp.findings.push_back("a NULL-buffer size probe gets ERROR_MORE_DATA with size 0, not the size needed");
 
   for (const Exchange& e : exchanges)
-    if (!iequals(e.key, "HKPD") && !iequals(e.key, "HKPT") && !iequals(e.key, "HKPN") && iequals(e.value_name, "Last Counter") &&
+    if (!on_perf_key(e) && iequals(e.value_name, "Last Counter") &&
         e.status == 0 && e.type == kRegDword && e.data.size() >= 4 && load_le32(e.data.data()) == 0) {
       fp.findings.push_back("Perflib's 'Last Counter' is 0: no counter names are registered");
       break;

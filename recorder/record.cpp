@@ -3,14 +3,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
-#include <set>
 #include <thread>
 
-#include "core/utf16.h"
 #include "perfdata/model.h"
-#include "perfdata/select.h"
 #include "recorder/build.h"
 
 namespace perfsim::recorder {
@@ -20,7 +16,6 @@ using Clock = std::chrono::steady_clock;
 constexpr uint32_t kMoreData = 234, kAccessDenied = 5;
 constexpr uint32_t kMaxBuffer = 0x4000000;  // the IDL's range: 64 MiB
 constexpr int64_t kUnixToFiletime = 116444736000000000LL;
-
 
 int64_t now_filetime() {
   const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
@@ -69,9 +64,15 @@ Status query_until_done(WinregClient& c, const winreg::PolicyHandle& h, const st
   return Status::IOError("'" + name + "' still answered ERROR_MORE_DATA with a " + std::to_string(buffer) + "-byte buffer");
 }
 
-// Fingerprint probes of one perf query (record.h, step 3). Returns the buffer to sample with.
+// What the probes of one query leave for sampling.
+struct Probed {
+  uint32_t buffer = 1024;     // the buffer to sample with
+  bool header_only = false;   // its full answer was a bare header (the host has no such objects)
+};
+
+// Fingerprint probes of one perf query (record.h, step 3).
 Status probe(WinregClient& c, const winreg::PolicyHandle& hkpd, const std::string& q, std::vector<Exchange>& seen,
-             uint32_t& sample_buffer) {
+             Probed& out) {
   Exchange null_probe, e;
   if (Status s = exchange(c, hkpd, "HKPD", q, std::nullopt, null_probe); !s.ok()) return s;
   seen.push_back(null_probe);
@@ -86,8 +87,9 @@ Status probe(WinregClient& c, const winreg::PolicyHandle& hkpd, const std::strin
     failed = buf;
     buf = grow(buf, truncated ? null_probe.size : e.size);
   }
-  sample_buffer = buf;
+  out.buffer = buf;
   if (e.status != 0) return Status::Ok();
+  out.header_only = header_only_answer(e.data);
   const uint32_t data = uint32_t(e.data.size());
   // Success needed far more than the data (win2000-echo-oversize): find the smallest buffer that
   // works, to a 1 KiB step, in at most 12 calls.
@@ -104,7 +106,7 @@ Status probe(WinregClient& c, const winreg::PolicyHandle& hkpd, const std::strin
     if (Status s = exchange(c, hkpd, "HKPD", q, data, e); !s.ok()) return s;
     seen.push_back(e);
   }
-  sample_buffer = hi;
+  out.buffer = hi;
   return Status::Ok();
 }
 
@@ -172,16 +174,10 @@ Status record(WinregClient& c, const std::string& path, const RecordOptions& o, 
     }
   }
 
-  std::map<std::string, uint32_t> buffer;
-  std::set<std::string> probed_empty;  // queries whose full answer was a bare header (no such objects)
+  std::map<std::string, Probed> probed;
   for (const std::string& q : o.queries) {
     if (stopped(o)) return Status::IOError("stopped before the first sample: no capture written");
-    if (Status s = probe(c, hkpd, q, seen, buffer[q]); !s.ok()) return s;
-    for (auto it = seen.rbegin(); it != seen.rend(); ++it)
-      if (it->value_name == q && it->status == 0 && !it->null_data && it->offered >= buffer[q]) {
-        if (header_only_answer(it->data)) probed_empty.insert(q);
-        break;
-      }
+    if (Status s = probe(c, hkpd, q, seen, probed[q]); !s.ok()) return s;
   }
 
   // The host as its first answers describe it.
@@ -213,13 +209,14 @@ Status record(WinregClient& c, const std::string& path, const RecordOptions& o, 
     for (const std::string& q : o.queries) {
       Exchange e;
       calls.clear();
-      if (result = query_until_done(c, hkpd, "HKPD", q, buffer[q], calls, e); !result.ok()) break;
-      if (e.status == 0 && header_only_answer(e.data) && !probed_empty.count(q)) {  // outgrew a truncating host's buffer
-        buffer[q] = grow(buffer[q], 0);
-        if (result = query_until_done(c, hkpd, "HKPD", q, buffer[q], calls, e); !result.ok()) break;
+      uint32_t& buffer = probed[q].buffer;
+      if (result = query_until_done(c, hkpd, "HKPD", q, buffer, calls, e); !result.ok()) break;
+      if (e.status == 0 && header_only_answer(e.data) && !probed[q].header_only) {  // outgrew a truncating host's buffer
+        buffer = grow(buffer, 0);
+        if (result = query_until_done(c, hkpd, "HKPD", q, buffer, calls, e); !result.ok()) break;
       }
       for (const Exchange& x : calls) stats.add(x);
-      if (e.status == 0) buffer[q] = std::max(e.offered, buffer[q]);
+      if (e.status == 0) buffer = std::max(e.offered, buffer);
       prog.bytes += e.data.size();
       prog.errors += e.status != 0;
       if (result = w->append({tick, e.time_100ns, e.latency_us, q, e.status, e.type, e.size, std::move(e.data)}); !result.ok()) break;
