@@ -198,9 +198,9 @@ void SimulatedHost::patch_object(uint8_t* o, const ObjectSlice& s, const Moment&
   }
 }
 
-Bytes SimulatedHost::serve_sample(const SampleView& v, const SeriesClock& clock, const Moment& m) const {
+SharedBytes SimulatedHost::serve_sample(const SampleView& v, const SeriesClock& clock, const Moment& m) const {
   const Bytes& p = v.record->payload;
-  if (!v.header_length || (m.recorded && name_region_.empty())) return p;
+  if (!v.header_length || (m.recorded && name_region_.empty())) return share(p);
   Bytes out = header(v, clock, m);
   const size_t shift = out.size();
   out.insert(out.end(), p.begin() + v.header_length, p.end());
@@ -234,8 +234,11 @@ Bytes SimulatedHost::assemble(const RecordedTick& t, const std::vector<uint32_t>
 
 // object-count-lies: NumObjectTypes claims more objects than the answer holds.
 ValueContent SimulatedHost::count_lies(ValueContent& c) const {
-  if (opt_.quirks.object_count_extra && c.status == werr::kOk && c.data.size() >= winperf::kDataBlockSize)
-    store_le32(&c.data[28], load_le32(&c.data[28]) + opt_.quirks.object_count_extra);
+  if (opt_.quirks.object_count_extra && c.status == werr::kOk && c.data.size() >= winperf::kDataBlockSize) {
+    Bytes b = c.data.to_bytes();  // the shared bytes stay as recorded
+    store_le32(&b[28], load_le32(&b[28]) + opt_.quirks.object_count_extra);
+    c.data = std::move(b);
+  }
   return std::move(c);
 }
 
@@ -249,7 +252,7 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
       if (iequals(r->value_name, value_name)) {
         c.status = r->status;
         c.type = r->reg_type;
-        c.data = r->payload;
+        c.data = share(r->payload);
         return c;
       }
     }
@@ -262,7 +265,7 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
       const captures::NameTable* nt = names(q.lang.empty() ? "009" : q.lang);
       if (!nt) { c.status = werr::kFileNotFound; return c; }
       c.type = regtype::kMultiSz;
-      c.data = q.kind == perfdata::QueryKind::kCounter ? nt->counter : nt->help;
+      c.data = share(q.kind == perfdata::QueryKind::kCounter ? nt->counter : nt->help);
       return c;
     }
     case perfdata::QueryKind::kExplain:
@@ -283,7 +286,7 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
     if (q.kind != kind || !view->record) continue;
     c.status = view->record->status;
     c.type = view->record->reg_type;
-    c.data = c.status == werr::kOk ? serve_sample(*view, *clock, m) : view->record->payload;
+    c.data = c.status == werr::kOk ? serve_sample(*view, *clock, m) : share(view->record->payload);
     return count_lies(c);
   }
   std::vector<uint32_t> indices;
@@ -338,9 +341,10 @@ ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, cons
       // A short buffer (the exact size counts as short) gets the PERF_DATA_BLOCK header alone.
       if (offer.size <= size && size >= winperf::kDataBlockSize) {
         const uint32_t header = std::min(load_le32(&c.data[24]), size);
-        a.data.assign(c.data.begin(), c.data.begin() + header);
-        store_le32(&a.data[20], header);
-        store_le32(&a.data[28], 0);
+        Bytes h(c.data.begin(), c.data.begin() + header);
+        store_le32(&h[20], header);
+        store_le32(&h[28], 0);
+        a.data = std::move(h);
         a.size = header;
         return a;
       }
@@ -360,7 +364,7 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
   if (fires(q.busy, call, 0xB057)) { a.status = werr::kBusy; return a; }
   const Moment m = now();
   ValueContent c = content(key, value_name, m);
-  if (c.type == regtype::kMultiSz && fires(q.empty_names, call, 0xE111)) c.data.assign(4, 0);
+  if (c.type == regtype::kMultiSz && fires(q.empty_names, call, 0xE111)) c.data = Bytes(4, 0);
   a = buffer_policy(std::move(c), offer, m, call);
   const perfdata::QueryKind kind = perfdata::parse_query(value_name).kind;
   if (q.slow_global_ms && (kind == perfdata::QueryKind::kGlobal || kind == perfdata::QueryKind::kCostly)) a.delay_ms += q.slow_global_ms;
@@ -396,7 +400,7 @@ void SimulatedHost::inject_faults(ValueAnswer& a, std::string_view value_name, u
       case FaultKind::kRpcFault: a.rpc_fault = r.code; break;
       case FaultKind::kReset: a.drop_connection = true; break;
       case FaultKind::kTruncate:
-        if (a.data.size() > r.bytes) a.data.resize(r.bytes);
+        a.data = a.data.first(r.bytes);
         break;
       case FaultKind::kBandwidth: a.delay_ms += uint32_t(uint64_t(a.data.size()) * 1000 / r.bytes_per_s); break;
     }

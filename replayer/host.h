@@ -25,6 +25,7 @@
 
 #include "captures/capture.h"
 #include "core/bytes.h"
+#include "core/shared_bytes.h"
 #include "core/status.h"
 #include "replayer/faults.h"
 #include "replayer/quirks.h"
@@ -56,7 +57,7 @@ enum class PerfKey { kData, kText, kNlsText };  // HKPD, HKPT, HKPN
 struct ValueContent {
   uint32_t status = werr::kOk;  // kFileNotFound for a missing value
   uint32_t type = regtype::kBinary;
-  Bytes data;
+  SharedBytes data;  // recorded bytes are shared with the Recording, not copied
 };
 
 // The caller's buffer: data pointer NULL (has_buffer false) or a buffer of `size` bytes.
@@ -69,7 +70,7 @@ struct ValueAnswer {
   uint32_t status = werr::kOk;
   uint32_t type = regtype::kBinary;
   uint32_t size = 0;  // data_size reported back
-  Bytes data;         // bytes returned (status kOk with a buffer only)
+  SharedBytes data;   // bytes returned (status kOk with a buffer only)
   uint32_t delay_ms = 0;  // how long the host takes before this answer leaves (slow-global, hang)
   uint32_t rpc_fault = 0; // non-zero: answer with this DCE/RPC fault instead (faults)
   bool drop_connection = false;  // close the connection without answering (faults)
@@ -142,7 +143,8 @@ class SimulatedHost {
 
  private:
   SimulatedHost() = default;
-  Bytes serve_sample(const SampleView& v, const SeriesClock& clock, const Moment& m) const;
+  SharedBytes serve_sample(const SampleView& v, const SeriesClock& clock, const Moment& m) const;
+  SharedBytes share(const Bytes& recorded) const { return SharedBytes(rec_, recorded); }  // no copy
   Bytes assemble(const RecordedTick& t, const std::vector<uint32_t>& indices, const Moment& m) const;
   Bytes header(const SampleView& base, const SeriesClock& clock, const Moment& m) const;
   void patch_object(uint8_t* obj, const ObjectSlice& s, const Moment& m) const;

@@ -76,9 +76,9 @@ bool xfer_strbuf_ptr(Io& io, std::optional<StringBuf>& s, EmptyName empty) {
 }
 
 // A unique pointer to a conformant-varying byte array whose max_count comes from `size_is`.
-template <class Io>
-bool xfer_data(Io& io, std::optional<Bytes>& data, const std::optional<uint32_t>& size_is) {
-  return ndr::unique(io, data, [&](Bytes& d) { return ndr::cv_bytes(io, d, size_is.value_or(0)); });
+template <class Io, class Data>
+bool xfer_data(Io& io, std::optional<Data>& data, const std::optional<uint32_t>& size_is) {
+  return ndr::unique(io, data, [&](Data& d) { return ndr::cv_bytes(io, d, size_is.value_or(0)); });
 }
 
 template <class Io>

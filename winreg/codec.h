@@ -16,6 +16,7 @@
 
 #include "core/byte_chain.h"
 #include "core/bytes.h"
+#include "core/shared_bytes.h"
 #include "core/status.h"
 
 namespace perfsim::winreg {
@@ -117,7 +118,7 @@ struct EnumValueRequest {
 struct EnumValueResponse {
   StringBuf name;
   std::optional<uint32_t> type;
-  std::optional<Bytes> value;
+  std::optional<SharedBytes> value;  // shared: a recorded answer is marshalled without a copy
   std::optional<uint32_t> size;
   std::optional<uint32_t> length;
   uint32_t result = 0;
@@ -177,7 +178,7 @@ struct QueryValueRequest {
 };
 struct QueryValueResponse {
   std::optional<uint32_t> type;
-  std::optional<Bytes> data;  // up to 64 MiB (idl range 0..0x4000000)
+  std::optional<SharedBytes> data;  // up to 64 MiB (idl range 0..0x4000000); shared, as above
   std::optional<uint32_t> data_size;
   std::optional<uint32_t> data_length;
   uint32_t result = 0;

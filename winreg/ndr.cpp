@@ -17,18 +17,18 @@ bool Writer::array_header(uint32_t& max_count, uint32_t& offset, uint32_t& actua
   return u32(max_count) && u32(offset) && u32(actual);
 }
 
-bool Writer::bytes(Bytes& data, uint32_t count) {
+// Shares when gathering (a gathering writer has an owner_) and `owner` keeps `data` alive.
+bool Writer::put(ByteView data, uint32_t count, const std::shared_ptr<const void>& owner) {
   const size_t n = std::min<size_t>(count, data.size());
-  if (owner_ && n >= kShareMin) {
+  if (owner_ && owner && n >= kShareMin) {
     chain_.append(out_);
-    chain_.append_shared(owner_, ByteView(data).first(n));
+    chain_.append_shared(owner, data.first(n));
     out_.clear();
     shared_ = chain_.size();
-    if (count > n) out_.insert(out_.end(), count - n, 0);
-    return true;
+  } else {
+    out_.insert(out_.end(), data.begin(), data.begin() + n);
   }
-  out_.insert(out_.end(), data.begin(), data.begin() + std::min<size_t>(count, data.size()));
-  if (count > data.size()) out_.insert(out_.end(), count - data.size(), 0);
+  if (count > n) out_.insert(out_.end(), count - n, 0);
   return true;
 }
 
@@ -75,6 +75,13 @@ bool Reader::bytes(Bytes& data, uint32_t count) {
   ByteView v;
   if (!r_.bytes(count, v)) return fail("array longer than the stub");
   data.assign(v.begin(), v.end());
+  return true;
+}
+
+bool Reader::bytes(SharedBytes& data, uint32_t count) {
+  Bytes b;
+  if (!bytes(b, count)) return false;
+  data = SharedBytes(std::move(b));
   return true;
 }
 

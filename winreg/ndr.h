@@ -13,6 +13,7 @@
 
 #include "core/byte_chain.h"
 #include "core/bytes.h"
+#include "core/shared_bytes.h"
 #include "core/status.h"
 
 namespace perfsim::ndr {
@@ -23,7 +24,8 @@ class Writer {
 
   Writer() = default;
   // Gathering writer: byte arrays of at least kShareMin bytes that lie inside memory `owner` keeps
-  // alive are referenced, not copied; take_chain() then returns the stub.
+  // alive, and SharedBytes arrays (kept alive by their own owner), are referenced, not copied;
+  // take_chain() then returns the stub.
   explicit Writer(std::shared_ptr<const void> owner) : owner_(std::move(owner)) {}
   static constexpr size_t kShareMin = 1024;  // below this a copy is cheaper than a piece
 
@@ -36,7 +38,9 @@ class Writer {
   bool pointer(bool& present);
   // Conformant-varying array header: max_count, offset, actual_count.
   bool array_header(uint32_t& max_count, uint32_t& offset, uint32_t& actual);
-  bool bytes(Bytes& data, uint32_t count);              // writes exactly `count` bytes of data
+  // Write exactly `count` bytes: the data's first bytes, then NULs.
+  bool bytes(Bytes& data, uint32_t count) { return put(data, count, owner_); }
+  bool bytes(SharedBytes& data, uint32_t count) { return put(data, count, data.owner()); }
   bool utf16(std::u16string& text, uint32_t units);     // writes `units` code units (text, then NULs)
   bool fail(const char*) { return false; }
 
@@ -46,6 +50,7 @@ class Writer {
 
  private:
   size_t pos() const { return shared_ + out_.size(); }  // stub offset, for alignment
+  bool put(ByteView data, uint32_t count, const std::shared_ptr<const void>& owner);
 
   Bytes out_;  // bytes since the last shared piece
   uint32_t next_referent_ = 0x00020000;
@@ -68,6 +73,7 @@ class Reader {
   // Checks offset == 0 and actual <= max_count.
   bool array_header(uint32_t& max_count, uint32_t& offset, uint32_t& actual);
   bool bytes(Bytes& data, uint32_t count);
+  bool bytes(SharedBytes& data, uint32_t count);
   bool utf16(std::u16string& text, uint32_t units);
   // Records the first failure with the current offset; always returns false.
   bool fail(const char* what);
@@ -105,9 +111,9 @@ bool cv_string(Io& io, std::u16string& text) {
 }
 
 // Conformant-varying byte array whose counts live elsewhere (size_is / length_is).
-// Writing: max_count = max(size_is, data.size()), actual = data.size().
-template <class Io>
-bool cv_bytes(Io& io, Bytes& data, uint32_t size_is) {
+// Writing: max_count = max(size_is, data.size()), actual = data.size(). Data: Bytes or SharedBytes.
+template <class Io, class Data>
+bool cv_bytes(Io& io, Data& data, uint32_t size_is) {
   uint32_t max = std::max<uint32_t>(size_is, uint32_t(data.size())), offset = 0, actual = uint32_t(data.size());
   return io.array_header(max, offset, actual) && io.bytes(data, actual);
 }

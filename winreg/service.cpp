@@ -163,7 +163,7 @@ uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
   if (!e) { resp.result = kWerrInvalidHandle; return reply(resp, out); }
   std::string name;
   uint32_t type = 0, status = kWerrOk;
-  Bytes data;
+  SharedBytes data;
   uint32_t needed = 0;
   if (e->perf) {
     std::vector<std::string> names = e->perf_key == PerfKey::kData ? host_->perf_value_names() : std::vector<std::string>{"Counter", "Help"};

@@ -43,7 +43,7 @@ size_t rss_bytes() {
 }
 
 // The system name of the PERF_DATA_BLOCK in `b` (empty when the answer is not one).
-std::string system_name(const Bytes& b) {
+std::string system_name(ByteView b) {
   if (b.size() < 88) return {};
   const uint32_t len = load_le32(&b[80]), off = load_le32(&b[84]);
   if (off + len > b.size() || len < 2) return {};

@@ -351,7 +351,7 @@ Throughput bench_throughput(const std::shared_ptr<replayer::SimulatedHost>& host
   Throughput t;
   t.reps = reps;
   t.rounds = rounds;
-  const Bytes global = host->content(replayer::PerfKey::kData, "Global", host->current_tick()).data;
+  const Bytes global = host->content(replayer::PerfKey::kData, "Global", host->current_tick()).data.to_bytes();
   t.value_bytes = global.size();
   const Bytes wire = response_wire(global, t.fragments);
   t.wire_bytes = wire.size();
@@ -538,7 +538,7 @@ SmallCalls bench_small_calls(const std::shared_ptr<replayer::SimulatedHost>& hos
                              double window_s) {
   SmallCalls s;
   s.value = "238";
-  const Bytes value = host->content(replayer::PerfKey::kData, s.value, host->current_tick()).data;
+  const Bytes value = host->content(replayer::PerfKey::kData, s.value, host->current_tick()).data.to_bytes();
   s.value_bytes = value.size();
   size_t fragments = 0;
   const Bytes canned = response_wire(value, fragments);

@@ -42,7 +42,7 @@ Installed install_transfer(const CollectSpec& cs) {
   return x;
 }
 
-perfdata::DataBlock decode(const Bytes& b) {
+perfdata::DataBlock decode(ByteView b) {
   perfdata::DataBlock d;
   REQUIRE(perfdata::parse(b, d, {.tolerant = false}).ok());
   return d;

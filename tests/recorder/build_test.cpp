@@ -25,7 +25,7 @@ recorder::Exchange ask(replayer::SimulatedHost& h, const std::string& key, const
   e.status = a.status;
   e.type = a.type;
   e.size = a.size;
-  e.data = a.data;
+  e.data = a.data.to_bytes();
   return e;
 }
 
@@ -60,7 +60,7 @@ TEST_CASE("build_capture: a collector's polls become ticks, probes and retries a
   help.status = 2;  // ... it answers WERR_FILE_NOT_FOUND
   help.data.clear();
   conv.exchanges.push_back(help);
-  const Bytes global = host->content(replayer::PerfKey::kData, "Global", 0).data;
+  const Bytes global = host->content(replayer::PerfKey::kData, "Global", 0).data.to_bytes();
   for (int poll = 0; poll < 3; ++poll) {
     const int64_t t = 10'000'000LL * (poll + 1) * 15;  // every 15 s
     conv.exchanges.push_back(ask(*host, "HKPD", "Global", std::nullopt, t));

@@ -69,7 +69,7 @@ std::vector<Answer> answers(recorder::WinregClient& c, const std::vector<std::st
     for (std::optional<uint32_t> buffer : {std::optional<uint32_t>(), std::optional<uint32_t>(65536)}) {
       winreg::QueryValueResponse r;
       REQUIRE(c.query_value(hkpd, n, buffer, r).ok());
-      out.push_back({r.result, r.type.value_or(0), r.data_size.value_or(0), r.data.value_or(Bytes())});
+      out.push_back({r.result, r.type.value_or(0), r.data_size.value_or(0), r.data ? r.data->to_bytes() : Bytes()});
     }
   return out;
 }

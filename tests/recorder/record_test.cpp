@@ -101,8 +101,8 @@ TEST_CASE("a recording over TCP holds exactly what the host served", "[recorder]
   CHECK(r.host.product_name == cap.host.product_name);
 
   const captures::Capture got = read_back(path);
-  const Bytes global = srv.host->content(replayer::PerfKey::kData, "Global", 1).data;
-  const Bytes one = srv.host->content(replayer::PerfKey::kData, "238", 1).data;
+  const Bytes global = srv.host->content(replayer::PerfKey::kData, "Global", 1).data.to_bytes();
+  const Bytes one = srv.host->content(replayer::PerfKey::kData, "238", 1).data.to_bytes();
   size_t globals = 0, ones = 0;
   for (const captures::QueryRecord& rec : got.records) {
     CHECK(rec.status == 0);
@@ -138,7 +138,7 @@ TEST_CASE("the fingerprint names each buffer policy and the recorded capture rep
       const std::string path = temp_path("rec_fp");
       const recorder::RecordResult r = record_from(srv.port, path, 2);
       CHECK(r.fingerprint.more_data == name);
-      const Bytes global = srv.host->content(replayer::PerfKey::kData, "Global", 1).data;
+      const Bytes global = srv.host->content(replayer::PerfKey::kData, "Global", 1).data.to_bytes();
       const captures::Capture got = read_back(path);
       for (const captures::QueryRecord& rec : got.records)
         if (rec.value_name == "Global") CHECK(rec.payload == global);  // full answers, whatever the policy

@@ -17,7 +17,7 @@ std::shared_ptr<SimulatedHost> load(TimelineMode mode = TimelineMode::kFrozen, u
   return h;
 }
 
-std::vector<uint32_t> object_indices(const Bytes& b) {
+std::vector<uint32_t> object_indices(ByteView b) {
   pd::DataBlock d;
   REQUIRE(pd::parse(b, d, pd::ParseOptions{false}).ok());
   std::vector<uint32_t> out;
@@ -36,7 +36,7 @@ TEST_CASE("Global and Costly are served as recorded at the frozen tick") {
 
 TEST_CASE("index queries return the provider's objects, assembled from the recorded bytes") {
   auto h = load();
-  Bytes b = h->content(PerfKey::kData, "232", 1).data;
+  Bytes b = h->content(PerfKey::kData, "232", 1).data.to_bytes();
   CHECK(object_indices(b) == std::vector<uint32_t>{230, 232});
   pd::DataBlock d;
   REQUIRE(pd::parse(b, d, pd::ParseOptions{false}).ok());
@@ -50,7 +50,7 @@ TEST_CASE("index queries return the provider's objects, assembled from the recor
 
 TEST_CASE("an unknown name gives an empty PERF_DATA_BLOCK as Windows does") {
   auto h = load();
-  Bytes b = h->content(PerfKey::kData, "NoSuchValue", 1).data;
+  Bytes b = h->content(PerfKey::kData, "NoSuchValue", 1).data.to_bytes();
   pd::DataBlock d;
   REQUIRE(pd::parse(b, d, pd::ParseOptions{false}).ok());
   CHECK(d.objects.empty());
@@ -109,4 +109,66 @@ TEST_CASE("HKLM registry resolves paths case-insensitively and holds the name ta
   CHECK(lang->value("Counter")->type == regtype::kMultiSz);
   CHECK(r.open(r.root(), "SOFTWARE\\Nope") == nullptr);
   CHECK(r.open(*perflib, "") == perflib);
+}
+
+namespace {
+
+// True when [v.data(), v.data() + v.size()) lies inside a recorded payload or name table.
+bool inside_recording(const SimulatedHost& h, ByteView v) {
+  auto in = [&](const Bytes& b) { return !b.empty() && v.data() >= b.data() && v.data() + v.size() <= b.data() + b.size(); };
+  for (const captures::QueryRecord& r : h.capture().records)
+    if (in(r.payload)) return true;
+  for (const captures::NameTable& t : h.capture().names)
+    if (in(t.counter) || in(t.help)) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("frozen answers share the recorded bytes instead of copying them, and outlive their host") {
+  auto h = load();
+  const Bytes want = test_capture().records[2].payload;
+  ValueAnswer a = h->query(PerfKey::kData, "Global", {true, 1u << 20});
+  REQUIRE(a.status == werr::kOk);
+  CHECK(a.data == want);
+  CHECK(inside_recording(*h, a.data));
+  const ValueAnswer names = h->query(PerfKey::kData, "Counter 009", {true, 1u << 20});
+  REQUIRE(names.status == werr::kOk);
+  CHECK(inside_recording(*h, names.data));
+  h.reset();  // the answer keeps the recording alive
+  CHECK(a.data == want);
+}
+
+TEST_CASE("live answers and quirks that edit an answer edit their own copy, never the shared recording") {
+  std::shared_ptr<const Recording> rec;
+  REQUIRE(build_recording(test_capture(), rec).ok());
+  std::shared_ptr<SimulatedHost> frozen;
+  REQUIRE(SimulatedHost::create(rec, HostOptions{TimelineMode::kFrozen, 1}, frozen).ok());
+  const Bytes want = test_capture().records[2].payload;
+  auto live = load(TimelineMode::kRealtime);
+  const ValueAnswer la = live->query(PerfKey::kData, "Global", {true, 1u << 20});
+  REQUIRE(la.status == werr::kOk);
+  CHECK_FALSE(inside_recording(*live, la.data));
+  CHECK(la.data.size() == want.size());
+
+  HostOptions lying{TimelineMode::kFrozen, 1};
+  lying.quirks.object_count_extra = 3;
+  std::shared_ptr<SimulatedHost> liar;
+  REQUIRE(SimulatedHost::create(rec, lying, liar).ok());
+  const ValueAnswer lie = liar->query(PerfKey::kData, "Global", {true, 1u << 20});
+  REQUIRE(lie.status == werr::kOk);
+  CHECK(load_le32(&lie.data[28]) == load_le32(&want[28]) + 3);
+  CHECK_FALSE(inside_recording(*liar, lie.data));
+
+  HostOptions samba{TimelineMode::kFrozen, 1};
+  samba.quirks.buffer = BufferPolicy::kSambaTruncate;
+  std::shared_ptr<SimulatedHost> trunc;
+  REQUIRE(SimulatedHost::create(rec, samba, trunc).ok());
+  const ValueAnswer header = trunc->query(PerfKey::kData, "Global", {true, uint32_t(want.size())});
+  REQUIRE(header.data.size() == load_le32(&want[24]));
+  CHECK(load_le32(&header.data[28]) == 0);  // NumObjectTypes 0 in the copy...
+
+  // ...while the recording every host shares still holds what was recorded.
+  CHECK(frozen->query(PerfKey::kData, "Global", {true, 1u << 20}).data == want);
+  CHECK(frozen->capture().records[2].payload == want);
 }

@@ -24,7 +24,7 @@ captures::Capture bundled(const std::string& name) {
   return cap;
 }
 
-pd::DataBlock parsed(const Bytes& b) {
+pd::DataBlock parsed(ByteView b) {
   pd::DataBlock d;
   REQUIRE(pd::parse(b, d, pd::ParseOptions{false}).ok());
   return d;
@@ -158,7 +158,7 @@ TEST_CASE("frozen serves the recorded bytes; a fleet identity renames the host a
   CHECK(plain->query(PerfKey::kData, "Global", {true, 1u << 26}).data == cap.records[6].payload);
   opt.identity.system_name = "FLEET-HOST-0042-WITH-A-LONG-NAME";
   REQUIRE(SimulatedHost::create(rec, opt, renamed).ok());
-  const Bytes b = renamed->query(PerfKey::kData, "Global", {true, 1u << 26}).data;
+  const Bytes b = renamed->query(PerfKey::kData, "Global", {true, 1u << 26}).data.to_bytes();
   pd::DataBlock d = parsed(b);
   CHECK(d.system_name() == u"FLEET-HOST-0042-WITH-A-LONG-NAME");
   CHECK(d.objects.size() == parsed(cap.records[6].payload).objects.size());

@@ -115,7 +115,7 @@ TEST_CASE("the server keeps serving a collector correctly while attackers throw 
     replayer::ValueContent c = host->content(replayer::PerfKey::kData, name, tick);
     REQUIRE(c.status == 0);
     REQUIRE(!c.data.empty());
-    expected.push_back({name, c.data, c.type});
+    expected.push_back({name, c.data.to_bytes(), c.type});
   }
   REQUIRE(expected[0].data.size() > 3 * 5840);  // several response fragments
 

@@ -64,8 +64,9 @@ TEST_CASE("reader rejects truncation, huge counts and offsets with the stub offs
 TEST_CASE("QueryValue response with 64 MiB of data round-trips") {
   QueryValueResponse r;
   r.type = kRegBinary;
-  r.data = Bytes(64u << 20, 0x5a);
-  (*r.data)[12345] = 1;
+  Bytes data(64u << 20, 0x5a);
+  data[12345] = 1;
+  r.data = std::move(data);
   r.data_size = r.data_length = 64u << 20;
   Bytes stub = encode(r);
   CHECK(stub.size() == 4 + 8 + 12 + (64u << 20) + 8 + 8 + 4);

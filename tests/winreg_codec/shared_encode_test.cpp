@@ -18,7 +18,7 @@ Bytes pattern(size_t n) {
 }
 
 // Bytes of the chain that come straight from `buf` (pieces pointing into it).
-size_t referenced_from(const ByteChain& c, const Bytes& buf) {
+size_t referenced_from(const ByteChain& c, ByteView buf) {
   size_t n = 0;
   c.for_each([&](ByteView v) {
     if (!buf.empty() && v.data() >= buf.data() && v.data() + v.size() <= buf.data() + buf.size()) n += v.size();
@@ -80,4 +80,43 @@ TEST_CASE("other messages: shared encoding is byte-identical") {
   qm.buffer = pattern(4096);
   qm.needed = 4096;
   CHECK(encode_shared(std::make_shared<const QueryMultipleValues2Response>(qm)).flatten() == encode(qm));
+}
+
+TEST_CASE("SharedBytes data is referenced from its own buffer, and the stub keeps that buffer alive") {
+  const Bytes want = pattern(70000);
+  auto buffer = std::make_shared<const Bytes>(want);
+  const ByteView whole(*buffer);
+  ByteChain stub;
+  Bytes flat;
+  {
+    QueryValueResponse r;
+    r.type = kRegBinary;
+    r.data = SharedBytes(buffer, whole).first(60000);  // a slice, as a truncated answer is
+    r.data_size = 70000;
+    r.data_length = 60000;
+    flat = encode(r);
+    stub = encode_shared(std::make_shared<const QueryValueResponse>(std::move(r)));
+  }
+  buffer.reset();  // only the stub holds the buffer now
+  CHECK(referenced_from(stub, whole) == 60000);
+  CHECK(stub.flatten() == flat);
+  QueryValueResponse back;
+  REQUIRE(decode(flat, back).ok());
+  CHECK(*back.data == ByteView(want).first(60000));
+}
+
+TEST_CASE("SharedBytes: owning, slicing, comparing") {
+  SharedBytes none;
+  CHECK(none.empty());
+  CHECK(none.first(10).empty());
+  const SharedBytes s(pattern(100));
+  CHECK(s.size() == 100);
+  CHECK(s == pattern(100));
+  CHECK_FALSE(s == pattern(99));
+  const SharedBytes head = s.first(10);
+  CHECK(head.data() == s.data());  // same buffer, no copy
+  const Bytes p = pattern(100);
+  CHECK(head.to_bytes() == Bytes(p.begin(), p.begin() + 10));
+  CHECK(s.first(1000).size() == 100);
+  CHECK(&s[7] == s.data() + 7);
 }

@@ -7,8 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/common/small_synth.h"
 #include "tests/common/test_capture.h"
 #include "tests/common/winreg_requests.h"
+#include "winreg/ndr.h"
 #include "winreg/service.h"
 
 using namespace perfsim;
@@ -302,4 +304,28 @@ TEST_CASE("QueryMultipleValues2 sizes its buffer by the caller's offer and repor
   CHECK(huge.result == kWerrInvalidParameter);
   CHECK(out.size() < 256);
   CHECK(samba_accepts_out("QueryMultipleValues2", out, R"({"in_num_values": 1, "in_offered": 4294967040})"));
+}
+
+TEST_CASE("a recorded answer reaches the response stub without a copy: the stub references the recording") {
+  Fixture f;  // a synthetic 2016 host instead of the tiny test capture: its Global is large
+  REQUIRE(replayer::SimulatedHost::load(testing::small_synth_capture(), {replayer::TimelineMode::kFrozen, 0}, f.host).ok());
+  f.svc = std::make_unique<Service>(f.host);
+  const PolicyHandle h = f.open(kOpenHKPD);
+  const Bytes* found = nullptr;  // the Global record of the frozen tick, as the host keeps it
+  for (const captures::QueryRecord& r : f.host->capture().records)
+    if (r.value_name == "Global" && r.payload == f.host->content(replayer::PerfKey::kData, "Global", 0).data) found = &r.payload;
+  REQUIRE(found);
+  const Bytes& recorded = *found;
+  REQUIRE(recorded.size() >= ndr::Writer::kShareMin);
+  ByteChain stub;
+  REQUIRE(f.svc->call(kQueryValue, encode(testing::query_value_request(h, u"Global", 1u << 20)), stub) == 0);
+  size_t referenced = 0;
+  stub.for_each([&](ByteView v) {
+    if (v.data() >= recorded.data() && v.data() + v.size() <= recorded.data() + recorded.size()) referenced += v.size();
+  });
+  CHECK(referenced == recorded.size());
+  QueryValueResponse r;
+  REQUIRE(decode(stub.flatten(), r).ok());
+  CHECK(r.result == kWerrOk);
+  CHECK(*r.data == recorded);
 }
