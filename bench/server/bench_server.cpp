@@ -1,7 +1,9 @@
 // bench_server: the winreg server's figures of issue 3, on loopback, each against a baseline
 // measured in the same run:
 //   (a) QueryValue Global (~1 MB) throughput, vs a plain TCP sender/receiver moving the same bytes
-//       in the same PDU sizes with the same read sizes;
+//       in the same PDU sizes with the same read sizes (one flat write per response; and, as a
+//       second baseline, the same bytes written gathered, a header and a body piece per PDU, as a
+//       sender that does not copy the data writes them);
 //   (b) small calls per second over 64 concurrent connections, p50/p99 latency, vs a plain TCP
 //       server answering the same request with a canned reply of the same size (same load generator);
 //   (c) resident memory per idle bound connection (after bind + OpenHKPD), vs the plain server.
@@ -11,6 +13,7 @@
 #include <malloc.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -102,6 +105,38 @@ int connect_loopback(uint16_t port) {
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
+}
+
+// Each PDU of `wire` as two pieces, its 24-byte header and its body: how a zero-copy sender
+// (perfsim's connection) hands a fragmented answer to the kernel.
+std::vector<iovec> pdu_pieces(const Bytes& wire) {
+  std::vector<iovec> iov;
+  for (size_t at = 0; at + rpc::kHeaderSize <= wire.size();) {
+    const size_t len = load_le16(&wire[at + 8]);
+    if (len < rpc::kHeaderSize || at + len > wire.size()) die("pdu_pieces: bad wire");
+    iov.push_back({const_cast<uint8_t*>(&wire[at]), rpc::kHeaderSize});
+    iov.push_back({const_cast<uint8_t*>(&wire[at + rpc::kHeaderSize]), len - rpc::kHeaderSize});
+    at += len;
+  }
+  return iov;
+}
+
+// Blocking gathered send, 64 pieces per sendmsg as Asio's gathered writes do.
+void send_pieces(int fd, std::vector<iovec> iov) {
+  for (size_t i = 0; i < iov.size();) {
+    msghdr m{};
+    m.msg_iov = &iov[i];
+    m.msg_iovlen = std::min<size_t>(64, iov.size() - i);
+    ssize_t n = ::sendmsg(fd, &m, MSG_NOSIGNAL);
+    if (n <= 0) die("sendmsg failed");
+    for (size_t left = size_t(n); left && i < iov.size();) {  // a blocking socket may still send less
+      const size_t take = std::min(left, iov[i].iov_len);
+      iov[i].iov_base = static_cast<uint8_t*>(iov[i].iov_base) + take;
+      iov[i].iov_len -= take;
+      left -= take;
+      if (iov[i].iov_len == 0) ++i;
+    }
+  }
 }
 
 void send_all(int fd, ByteView b) {
@@ -202,10 +237,11 @@ struct Throughput {
   size_t value_bytes = 0, wire_bytes = 0, fragments = 0;
   int reps = 0;
   // MB/s of value bytes. same_reads: the baseline's own client against perfsim (frozen or live host).
-  double same_reads = 0, same_reads_live = 0, winreg_client = 0, lean_client = 0, baseline = 0;
+  double same_reads = 0, same_reads_live = 0, winreg_client = 0, lean_client = 0, baseline = 0, baseline_gathered = 0;
   double handler_us = 0, handler_us_live = 0;  // server CPU per call, in-process
   int rounds = 0;
   std::vector<double> ratio_rounds, ratio_rounds_live;  // same-reads / baseline, per round
+  std::vector<double> gathered_rounds, ratio_rounds_gathered;  // gathered baseline / baseline; frozen / gathered
 };
 
 double mbps(size_t bytes, int reps, double secs) { return double(bytes) * reps / secs / 1e6; }
@@ -304,10 +340,11 @@ double handler_us_per_call(const std::shared_ptr<replayer::SimulatedHost>& host,
   return seconds_since(t0) * 1e6 / reps;
 }
 
-// Plain TCP: a thread answers each request with the precomputed response bytes (same fragments,
-// one write per response as our server gathers them); the client reads header + rest per PDU
+// Plain TCP: a thread answers each request with the precomputed response bytes (same fragments):
+// one flat write per response, or (`gathered`) the PDUs' headers and bodies as separate pieces of
+// gathered writes, as perfsim's connection writes them. The client reads header + rest per PDU
 // into one reused buffer.
-double measure_plain(const Bytes& request, const Bytes& wire, size_t value_bytes, int reps) {
+double measure_plain(const Bytes& request, const Bytes& wire, size_t value_bytes, int reps, bool gathered) {
   int lfd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -321,7 +358,11 @@ double measure_plain(const Bytes& request, const Bytes& wire, size_t value_bytes
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     Bytes req;
-    while (read_pdu(fd, req)) send_all(fd, wire);
+    const std::vector<iovec> pieces = pdu_pieces(wire);
+    while (read_pdu(fd, req)) {
+      if (gathered) send_pieces(fd, pieces);
+      else send_all(fd, wire);
+    }
     ::close(fd);
   });
   int fd = connect_loopback(ntohs(a.sin_port));
@@ -364,15 +405,19 @@ Throughput bench_throughput(const std::shared_ptr<replayer::SimulatedHost>& host
   auto live_srv = start_server(live, 2, live_port);
   // Others share this machine: baseline and perfsim alternate in short rounds so that each ratio
   // compares runs made under the same load; the figures are medians over the rounds.
-  std::vector<double> base, frozen, lv;
+  std::vector<double> base, gathered, frozen, lv;
   for (int r = 0; r < rounds; ++r) {
-    base.push_back(measure_plain(plain_request, wire, global.size(), reps / rounds));
+    base.push_back(measure_plain(plain_request, wire, global.size(), reps / rounds, false));
+    gathered.push_back(measure_plain(plain_request, wire, global.size(), reps / rounds, true));
     frozen.push_back(measure_same_reads(port, global, t.fragments, t.wire_bytes, reps / rounds, true));
     lv.push_back(measure_same_reads(live_port, global, t.fragments, t.wire_bytes, reps / rounds, false));
     t.ratio_rounds.push_back(frozen.back() / base.back());
     t.ratio_rounds_live.push_back(lv.back() / base.back());
+    t.gathered_rounds.push_back(gathered.back() / base.back());
+    t.ratio_rounds_gathered.push_back(frozen.back() / gathered.back());
   }
   t.baseline = median(base);
+  t.baseline_gathered = median(gathered);
   t.same_reads = median(frozen);
   t.same_reads_live = median(lv);
   t.winreg_client = measure_winreg_client(port, global, reps / rounds);
@@ -656,7 +701,7 @@ int main(int argc, char** argv) {
   std::printf("host: synth 2016, 520 processes, 1-30 threads each; Global %zu bytes\n",
               host->content(replayer::PerfKey::kData, "Global", 0).data.size());
 
-  const Throughput t = bench_throughput(host, live, quick ? 40 : 400, quick ? 2 : 5);
+  const Throughput t = bench_throughput(host, live, quick ? 60 : 1000, quick ? 3 : 25);
   const SmallCalls s = bench_small_calls(host, 64, quick ? 0.3 : 1.0, quick ? 1.0 : 5.0);
   const Memory m = bench_memory(host, quick ? 500 : 2000);
 
@@ -670,9 +715,12 @@ int main(int argc, char** argv) {
               t.value_bytes, t.wire_bytes, t.fragments, t.reps, t.rounds);
   std::printf("  %-44s %10s  %s\n", "client", "MB/s", "ratio: median of rounds (min-max)");
   std::printf("  %-44s %10.0f  %s\n", "plain TCP, same PDU and read sizes (baseline)", t.baseline, "1.00");
+  std::printf("  %-44s %10.0f  %s\n", "plain TCP, same bytes written gathered", t.baseline_gathered,
+              range(t.gathered_rounds).c_str());
   std::printf("  %-44s %10.0f  %s\n", "same reads as baseline, frozen host", t.same_reads, range(t.ratio_rounds).c_str());
   std::printf("  %-44s %10.0f  %s\n", "same reads as baseline, live host", t.same_reads_live,
               range(t.ratio_rounds_live).c_str());
+  std::printf("  %-44s %10s  %s\n", "  frozen host vs the gathered plain sender", "", range(t.ratio_rounds_gathered).c_str());
   std::printf("  %-44s %10.0f  %.2f\n", "recorder::WinregClient (one round)", t.winreg_client, t.winreg_client / t.baseline);
   std::printf("  %-44s %10.0f  %.2f\n", "lean blocking client (one round)", t.lean_client, t.lean_client / t.baseline);
   std::printf("  server CPU per call without sockets (WinregHandler::on_pdu): frozen %.0f us, live %.0f us\n",
@@ -701,11 +749,13 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < s.perfsim.size(); ++i)
     if (s.perfsim[i].calls_per_s > best->calls_per_s) best = &s.perfsim[(best_i = i)];
   std::printf("\nJSON {\"global_bytes\":%zu,\"global_ratio_same_reads\":%.3f,\"global_ratio_same_reads_live\":%.3f,"
+              "\"global_ratio_gathered_plain\":%.3f,\"global_ratio_same_reads_vs_gathered\":%.3f,"
               "\"global_mbps_winreg_client\":%.1f,\"global_mbps_lean_client\":%.1f,"
               "\"global_mbps_plain\":%.1f,\"global_ratio_winreg_client\":%.3f,\"global_ratio_lean_client\":%.3f,"
               "\"small_calls_per_s\":%.0f,\"small_p50_us\":%.1f,\"small_p99_us\":%.1f,\"small_config\":\"%s\","
               "\"small_ratio\":%.3f,\"idle_conn_bytes\":%.0f,\"idle_conn_bytes_plain\":%.0f,\"idle_conn_heap\":%.0f,\"runtime_s\":%.1f}\n",
-              t.value_bytes, median(t.ratio_rounds), median(t.ratio_rounds_live), t.winreg_client, t.lean_client, t.baseline, t.winreg_client / t.baseline,
+              t.value_bytes, median(t.ratio_rounds), median(t.ratio_rounds_live),
+              median(t.gathered_rounds), median(t.ratio_rounds_gathered), t.winreg_client, t.lean_client, t.baseline, t.winreg_client / t.baseline,
               t.lean_client / t.baseline, best->calls_per_s, best->p50_us, best->p99_us, best->config.c_str(),
               best->calls_per_s / s.plain[best_i].calls_per_s, m.perfsim_per_conn, m.plain_per_conn, m.perfsim_heap,
               seconds_since(t0));
