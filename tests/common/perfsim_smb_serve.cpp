@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -75,7 +76,19 @@ Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
     }
     std::this_thread::sleep_for(50ms);
   }
-  return Status::IOError("perfsim serve did not report its SMB hosts within 60 s: " + read_text(err_path()));
+  return Status::IOError("perfsim serve did not report its SMB hosts within 60 s: " + read_text(err_path()) + stuck_state());
+}
+
+// Where a child that never got ready is: whether it reached exec (its command line), its state and
+// the kernel function it waits in, and what it printed on stdout.
+std::string PerfsimSmbServe::stuck_state() const {
+  const std::string proc = "/proc/" + std::to_string(pid_);
+  std::string cmdline = read_text(proc + "/cmdline");
+  std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+  std::string state = read_text(proc + "/stat");
+  if (const size_t paren = state.rfind(')'); paren != std::string::npos) state = state.substr(paren + 2, 1);
+  return "\n[pid " + std::to_string(pid_) + ", cmdline: " + cmdline + ", state: " + state + ", wchan: " +
+         read_text(proc + "/wchan") + "]\n[stdout: " + read_text(cfg_.dir + "/serve.out") + "]";
 }
 
 int PerfsimSmbServe::stop() {

@@ -49,6 +49,7 @@ class PerfsimSmbServe {
   const std::string& dir() const { return cfg_.dir; }
   std::string smb_dir() const { return cfg_.dir + "/smb"; }
   std::string err_path() const { return cfg_.dir + "/serve.err"; }
+  std::string stuck_state() const;
 
  private:
   ServeSmbConfig cfg_;
