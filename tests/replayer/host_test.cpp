@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "replayer/host.h"
+#include "tests/common/byte_views.h"
 #include "tests/common/test_capture.h"
 
 using namespace perfsim;
@@ -115,7 +116,7 @@ namespace {
 
 // True when [v.data(), v.data() + v.size()) lies inside a recorded payload or name table.
 bool inside_recording(const SimulatedHost& h, ByteView v) {
-  auto in = [&](const Bytes& b) { return !b.empty() && v.data() >= b.data() && v.data() + v.size() <= b.data() + b.size(); };
+  auto in = [&](const Bytes& b) { return testing::lies_within(v, b); };
   for (const captures::QueryRecord& r : h.capture().records)
     if (in(r.payload)) return true;
   for (const captures::NameTable& t : h.capture().names)

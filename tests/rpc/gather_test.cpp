@@ -6,6 +6,7 @@
 
 #include "core/byte_chain.h"
 #include "rpc/association.h"
+#include "tests/common/byte_views.h"
 
 using namespace perfsim;
 using namespace perfsim::rpc;
@@ -36,10 +37,6 @@ GatheredStub make_stub(size_t prefix, size_t payload, size_t suffix) {
   put_bytes(s.flat, *s.payload);
   put_bytes(s.flat, post);
   return s;
-}
-
-bool inside(ByteView piece, const Bytes& buf) {
-  return !piece.empty() && piece.data() >= buf.data() && piece.data() + piece.size() <= buf.data() + buf.size();
 }
 
 uint32_t echo_flat(uint16_t, ByteView in, Bytes& out) {
@@ -75,7 +72,7 @@ TEST_CASE("ByteChain: owned and shared pieces, ranges, flatten") {
   ByteChain mid;
   mid.append_range(s.chain, 10, 20);
   size_t pieces = 0;
-  mid.for_each([&](ByteView v) { CHECK(inside(v, *s.payload)); ++pieces; });
+  mid.for_each([&](ByteView v) { CHECK(testing::lies_within(v, *s.payload)); ++pieces; });
   CHECK(pieces == 1);  // a range inside the payload is a view of it, not a copy
 
   ByteChain moved = std::move(s.chain);
@@ -102,9 +99,7 @@ TEST_CASE("gathered response fragments are byte-identical to the flat ones") {
         size_t referenced = 0;
         for (size_t i = 0; i < flat.size(); ++i) {
           REQUIRE(gathered[i].flatten() == flat[i]);
-          gathered[i].for_each([&](ByteView v) {
-            if (inside(v, *s.payload)) referenced += v.size();
-          });
+          referenced += testing::referenced_from(gathered[i], *s.payload);
         }
         CHECK(referenced == payload);  // every payload byte goes out from the shared buffer
       }

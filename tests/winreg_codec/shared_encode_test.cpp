@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "tests/common/byte_views.h"
 #include "winreg/codec.h"
 #include "winreg/ndr.h"
 
@@ -17,14 +18,6 @@ Bytes pattern(size_t n) {
   return b;
 }
 
-// Bytes of the chain that come straight from `buf` (pieces pointing into it).
-size_t referenced_from(const ByteChain& c, ByteView buf) {
-  size_t n = 0;
-  c.for_each([&](ByteView v) {
-    if (!buf.empty() && v.data() >= buf.data() && v.data() + v.size() <= buf.data() + buf.size()) n += v.size();
-  });
-  return n;
-}
 
 }  // namespace
 
@@ -41,7 +34,7 @@ TEST_CASE("QueryValue response: shared encoding is byte-identical, data referenc
     auto shared = std::make_shared<const QueryValueResponse>(r);
     const ByteChain got = encode_shared(shared);
     CHECK(got.flatten() == want);
-    CHECK(referenced_from(got, *shared->data) == (n >= ndr::Writer::kShareMin ? n : 0));
+    CHECK(testing::referenced_from(got, *shared->data) == (n >= ndr::Writer::kShareMin ? n : 0));
   }
 }
 
@@ -98,7 +91,7 @@ TEST_CASE("SharedBytes data is referenced from its own buffer, and the stub keep
     stub = encode_shared(std::make_shared<const QueryValueResponse>(std::move(r)));
   }
   buffer.reset();  // only the stub holds the buffer now
-  CHECK(referenced_from(stub, whole) == 60000);
+  CHECK(testing::referenced_from(stub, whole) == 60000);
   CHECK(stub.flatten() == flat);
   QueryValueResponse back;
   REQUIRE(decode(flat, back).ok());

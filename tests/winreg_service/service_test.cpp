@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/common/byte_views.h"
 #include "tests/common/small_synth.h"
 #include "tests/common/test_capture.h"
 #include "tests/common/winreg_requests.h"
@@ -319,11 +320,7 @@ TEST_CASE("a recorded answer reaches the response stub without a copy: the stub 
   REQUIRE(recorded.size() >= ndr::Writer::kShareMin);
   ByteChain stub;
   REQUIRE(f.svc->call(kQueryValue, encode(testing::query_value_request(h, u"Global", 1u << 20)), stub) == 0);
-  size_t referenced = 0;
-  stub.for_each([&](ByteView v) {
-    if (v.data() >= recorded.data() && v.data() + v.size() <= recorded.data() + recorded.size()) referenced += v.size();
-  });
-  CHECK(referenced == recorded.size());
+  CHECK(testing::referenced_from(stub, recorded) == recorded.size());
   QueryValueResponse r;
   REQUIRE(decode(stub.flatten(), r).ok());
   CHECK(r.result == kWerrOk);
