@@ -4,7 +4,8 @@
 //
 // Contract: the bytes never change after construction; the buffer lives as long as any
 // SharedBytes viewing it. Code that must change bytes takes a copy (to_bytes), edits it and wraps
-// the result (SharedBytes(Bytes) takes the vector without copying).
+// the result (SharedBytes(Bytes) takes the vector without copying). A decoded value that nobody
+// else views hands its vector back without a copy (std::move(x).to_bytes()).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -21,7 +22,8 @@ class SharedBytes {
   // Implicit: takes `b` without copying its bytes.
   SharedBytes(Bytes b) {
     if (b.empty()) return;
-    auto own = std::make_shared<const Bytes>(std::move(b));
+    auto own = std::make_shared<Bytes>(std::move(b));
+    mine_ = own.get();
     view_ = ByteView(*own);
     owner_ = std::move(own);
   }
@@ -40,7 +42,16 @@ class SharedBytes {
 
   // The first min(n, size()) bytes, sharing the buffer.
   SharedBytes first(size_t n) const { return SharedBytes(owner_, view_.first(std::min(n, view_.size()))); }
-  Bytes to_bytes() const { return Bytes(view_.begin(), view_.end()); }
+  Bytes to_bytes() const& { return Bytes(view_.begin(), view_.end()); }
+  // Moves the vector out when this SharedBytes made it, views all of it and is its only owner;
+  // copies otherwise. Leaves this empty.
+  Bytes to_bytes() && {
+    Bytes out;
+    if (mine_ && owner_.use_count() == 1 && view_.size() == mine_->size()) out = std::move(*mine_);
+    else out = to_bytes();
+    *this = SharedBytes();
+    return out;
+  }
 
   friend bool operator==(const SharedBytes& a, ByteView b) { return std::ranges::equal(a.view_, b); }
   friend bool operator==(const SharedBytes& a, const SharedBytes& b) { return a == b.view_; }
@@ -49,6 +60,7 @@ class SharedBytes {
  private:
   std::shared_ptr<const void> owner_;
   ByteView view_;
+  Bytes* mine_ = nullptr;  // the vector behind owner_ when built from Bytes (copies share it too)
 };
 
 }  // namespace perfsim

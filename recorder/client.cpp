@@ -75,7 +75,7 @@ Status WinregClient::query_value_growing(const winreg::PolicyHandle& h, const st
     out.last_offered = offer;
     out.last_size = r.data_size.value_or(0);
     if (r.result != winreg::kWerrMoreData) {
-      if (r.data) out.data = r.data->to_bytes();
+      if (r.data) out.data = std::move(*r.data).to_bytes();
       return Status::Ok();
     }
     uint64_t next = offer;

@@ -40,7 +40,7 @@ Status exchange(WinregClient& c, const winreg::PolicyHandle& h, const std::strin
   e.status = r.result;
   e.type = r.type.value_or(0);
   e.size = r.data_size.value_or(0);
-  if (r.data) e.data = r.data->to_bytes();
+  if (r.data) e.data = std::move(*r.data).to_bytes();
   return Status::Ok();
 }
 

@@ -200,7 +200,7 @@ void WinregSniffer::on_query_value(const Call& call, ByteView stub, int64_t time
   e.status = resp.result;
   e.type = resp.type.value_or(0);
   e.size = resp.data_size.value_or(0);
-  if (resp.data) e.data = resp.data->to_bytes();
+  if (resp.data) e.data = std::move(*resp.data).to_bytes();
   exchanges_.push_back(std::move(e));
 }
 

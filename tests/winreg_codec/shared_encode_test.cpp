@@ -113,3 +113,34 @@ TEST_CASE("SharedBytes: owning, slicing, comparing") {
   CHECK(s.first(1000).size() == 100);
   CHECK(&s[7] == s.data() + 7);
 }
+
+TEST_CASE("SharedBytes hands its vector back without a copy only when nobody else views it") {
+  SharedBytes sole(pattern(5000));
+  const uint8_t* where = sole.data();
+  Bytes moved = std::move(sole).to_bytes();
+  CHECK(moved.data() == where);  // the same buffer: no copy
+  CHECK(moved == pattern(5000));
+  CHECK(sole.empty());
+
+  SharedBytes a(pattern(5000));
+  const SharedBytes b = a;  // a second viewer
+  Bytes copied = std::move(a).to_bytes();
+  CHECK(copied.data() != b.data());
+  CHECK(copied == pattern(5000));
+  CHECK(b == pattern(5000));  // the other viewer still sees every byte
+
+  SharedBytes whole(pattern(5000));
+  SharedBytes head = whole.first(100);
+  whole = SharedBytes();  // head alone views the buffer, but only part of it
+  const Bytes part = std::move(head).to_bytes();
+  const Bytes p = pattern(100);
+  CHECK(part == p);
+
+  QueryValueResponse r;  // decoded data comes back to a client without a second copy
+  r.data = pattern(5000);
+  r.data_size = r.data_length = 5000;
+  QueryValueResponse back;
+  REQUIRE(decode(encode(r), back).ok());
+  const uint8_t* decoded = back.data->data();
+  CHECK(std::move(*back.data).to_bytes().data() == decoded);
+}
