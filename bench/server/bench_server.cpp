@@ -28,13 +28,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench/common/synth_host.h"
 #include "recorder/client.h"
 #include "replayer/host.h"
 #include "rpc/association.h"
 #include "rpc/pdu.h"
 #include "server/server.h"
 #include "server/winreg_handler.h"
-#include "synth/synth.h"
 #include "winreg/codec.h"
 
 using namespace perfsim;
@@ -57,15 +57,8 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 // A synthetic 2016 capture whose Global is about 1 MB (520 processes, 1-30 threads each).
 captures::Capture make_capture() {
-  synth::Spec spec;
-  spec.profile = "2016";
-  spec.process_count = 520;
-  spec.threads_min = 1;
-  spec.threads_max = 30;
-  spec.duration_s = 15;
-  spec.interval_ms = 15000;
   captures::Capture cap;
-  check(synth::synthesize(spec, cap), "synthesize");
+  check(bench::synth_bench_host(520, cap), "synthesize");
   return cap;
 }
 

@@ -23,10 +23,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/synth_host.h"
 #include "captures/writer.h"
 #include "recorder/client.h"
 #include "recorder/smb_channel.h"
-#include "synth/synth.h"
 #include "tests/common/perfsim_smb_serve.h"
 #include "tests/common/samba_winreg.h"
 #include "tests/interop/support.h"
@@ -87,15 +87,8 @@ std::string load_average() {
 
 // A synth 2016 capture with one sample; returns the size of its Global.
 size_t make_capture_file(const std::string& path) {
-  synth::Spec spec;
-  spec.profile = "2016";
-  spec.process_count = kProcesses;
-  spec.threads_min = 1;
-  spec.threads_max = 30;
-  spec.duration_s = 15;
-  spec.interval_ms = 15000;
   captures::Capture cap;
-  check(synth::synthesize(spec, cap), "synthesize");
+  check(bench::synth_bench_host(kProcesses, cap), "synthesize");
   check(captures::write_capture(path, cap), "write " + path);
   for (const captures::QueryRecord& r : cap.records)
     if (r.tick == 0 && r.value_name == "Global") return r.payload.size();
