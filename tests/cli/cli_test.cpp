@@ -188,7 +188,7 @@ TEST_CASE("validate fails on a damaged PERF_DATA_BLOCK and names the offset") {
   CHECK(at_offset);
 }
 
-TEST_CASE("serve with no capture serves the bundled default host; query reads it; SIGTERM stops cleanly") {
+TEST_CASE("serve with no capture serves the bundled default host, query reads it, SIGTERM stops cleanly") {
   Server srv("--timeline frozen:0");
   CHECK(srv.host == "PERFSIM-2016");
   const std::string ep = "127.0.0.1:" + std::to_string(srv.port);
@@ -250,7 +250,7 @@ TEST_CASE("lodctr and unlodctr change a capture, refuse what LodCtr refuses and 
   CHECK(r.code == 2);
 }
 
-TEST_CASE("record captures a served host; serve --profile changes what the fingerprint finds") {
+TEST_CASE("record captures a served host, serve --profile changes what the fingerprint finds") {
   TempDir d;
   const std::string out = (d.path / "rec.perfcap").string();
   {
@@ -305,7 +305,7 @@ TEST_CASE("serve --faults: a fault plan's busy answers reach the collector") {
   CHECK(srv.stop() == 0);
 }
 
-TEST_CASE("serve --quirk switches one quirk with its parameters; a bad one is a usage error") {
+TEST_CASE("serve --quirk switches one quirk with its parameters, a bad one is a usage error") {
   {
     Server srv("--timeline frozen:0 --quirk localized-partial:lang=019,share=0.5 -Q extra-objects=off");
     Run q = run_perfsim("query --json 127.0.0.1:" + std::to_string(srv.port) + " \"Counter 019\" \"238\"");

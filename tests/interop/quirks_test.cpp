@@ -105,7 +105,7 @@ std::set<uint32_t> costly_indices(const captures::Capture& cap) {
 
 }  // namespace
 
-TEST_CASE("win2000: growing by 64 KB succeeds with fewer bytes than offered; impacket's retry loop never ends", "[interop][quirks]") {
+TEST_CASE("win2000: growing by 64 KB succeeds with fewer bytes than offered, impacket's retry loop never ends", "[interop][quirks]") {
   Served s("default-win2000.perfcap", profile("win2000"));
   const size_t global = s.size_of("Global"), asked = s.size_of("238");
   REQUIRE(asked < global);

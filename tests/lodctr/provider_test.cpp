@@ -190,7 +190,7 @@ TEST_CASE("unlodctr takes the provider's objects out of every answer") {
   CHECK(x.cap.catalog.size() == host().catalog.size());
 }
 
-TEST_CASE("collect spec errors name the key; symbols must exist") {
+TEST_CASE("collect spec errors name the key, symbols must exist") {
   CollectSpec cs;
   CHECK(parse_collect_spec_json(R"({"objects": [{"symbol": "A", "counters": [{"symbol": "B", "type": "NOPE"}]}]})", cs)
             .message().find("type") != std::string::npos);

@@ -221,7 +221,7 @@ TEST_CASE("a peer that is not the allowed uid is closed before any reply", "[npa
   CHECK(fx.log.contains("reason=peer_not_allowed"));
 }
 
-TEST_CASE("garbage, a truncated request and silence are refused; the listener goes on", "[npa][pipe]") {
+TEST_CASE("garbage, a truncated request and silence are refused, the listener goes on", "[npa][pipe]") {
   Fixture fx;
   auto srv = fx.start(int(::getuid()));
   {

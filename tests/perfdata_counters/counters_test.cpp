@@ -293,7 +293,7 @@ TEST_CASE("zero and negative time deltas give no value") {
   CHECK(two({{PERF_COUNTER_COUNTER, 4}}, {1}, {0, 0, 0, 0, 0}, {2}, {10, 0, 0, 0, 0}).status == ValueStatus::kInvalid);
 }
 
-TEST_CASE("a counter that goes backwards has no value; 32-bit wrap is not unwrapped") {
+TEST_CASE("a counter that goes backwards has no value, 32-bit wrap is not unwrapped") {
   // "Calculating Counter Values" drops the sample when N0 > N1 (overflow or bad provider data).
   CHECK(two({{PERF_COUNTER_COUNTER, 4}}, {0xFFFF'FF00}, kT0, {0x100}, kT1).status == ValueStatus::kInvalid);
   CHECK(two({{PERF_100NSEC_TIMER, 8}}, {500}, kT0, {400}, kT1).status == ValueStatus::kInvalid);

@@ -65,7 +65,7 @@ TEST_CASE("duplicate-counter-defs repeats the object's first definition in the n
   CHECK(after.find(230)->counters.size() == before.find(230)->counters.size());  // other objects untouched
 }
 
-TEST_CASE("duplicate-instances gives several instances one name; PDH-style names tell them apart") {
+TEST_CASE("duplicate-instances gives several instances one name, PDH-style names tell them apart") {
   auto h = host_with({"duplicate-instances", true, {{"object", "230"}, {"count", "3"}}});
   const pd::DataBlock d = global(*h, 1);
   const pd::Object* o = d.find(230);
@@ -168,7 +168,7 @@ TEST_CASE("content quirks: bad parameters and objects the capture lacks are refu
   CHECK(s.message().find("99999") != std::string::npos);
 }
 
-TEST_CASE("a host with content quirks owns its recording; hosts without share theirs") {
+TEST_CASE("a host with content quirks owns its recording, hosts without share theirs") {
   std::shared_ptr<const Recording> rec;
   REQUIRE(build_recording(synth_host(), rec).ok());
   HostOptions with{TimelineMode::kFrozen, 0};

@@ -55,7 +55,7 @@ TEST_CASE("each fault kind changes the answer as it says, only for matching valu
   CHECK(slow.delay_ms == full.data.size());  // 1 ms per byte
 }
 
-TEST_CASE("latency shapes stay within their bounds; lognormal spreads around its median") {
+TEST_CASE("latency shapes stay within their bounds, lognormal spreads around its median") {
   auto u = host_with("[[fault]]\nkind = \"latency\"\nshape = \"uniform\"\nms = 100\nmax_ms = 200");
   auto l = host_with("[[fault]]\nkind = \"latency\"\nshape = \"lognormal\"\nms = 100\nsigma = 0.5");
   std::set<uint32_t> seen;

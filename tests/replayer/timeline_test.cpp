@@ -148,7 +148,7 @@ TEST_CASE("live answers carry the serving moment's wall clock, consistent in Sys
   CHECK(d.system_time.second == tm.tm_sec);
 }
 
-TEST_CASE("frozen serves the recorded bytes; a fleet identity renames the host and keeps the layout valid") {
+TEST_CASE("frozen serves the recorded bytes, a fleet identity renames the host and keeps the layout valid") {
   const captures::Capture cap = bundled("default-2022.perfcap");
   std::shared_ptr<const Recording> rec;
   REQUIRE(build_recording(cap, rec).ok());

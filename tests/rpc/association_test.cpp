@@ -154,7 +154,7 @@ TEST_CASE("request before bind is a protocol error") {
   CHECK(fault_of(s.replies.at(0)).status == kFaultProtoError);
 }
 
-TEST_CASE("fragmented request is reassembled; response fragmented at max_recv_frag") {
+TEST_CASE("fragmented request is reassembled, response fragmented at max_recv_frag") {
   Association a;
   REQUIRE(ack_of(a.receive(bind_pdu({winreg_ctx()}, 160))).max_xmit_frag == 160);
   Bytes stub = pattern(1000);
@@ -224,7 +224,7 @@ TEST_CASE("request larger than the reassembly bound faults with access denied") 
   CHECK(header_of(s.replies.at(0)).h.ptype == PType::kResponse);
 }
 
-TEST_CASE("fragments out of sequence are protocol errors; orphaned discards a call") {
+TEST_CASE("fragments out of sequence are protocol errors, orphaned discards a call") {
   Association a;
   a.receive(bind_pdu({winreg_ctx()}));
   std::vector<Bytes> req;
@@ -251,7 +251,7 @@ TEST_CASE("fragments out of sequence are protocol errors; orphaned discards a ca
   }
 }
 
-TEST_CASE("alter_context adds a context; second bind is refused") {
+TEST_CASE("alter_context adds a context, second bind is refused") {
   Association a;
   a.receive(bind_pdu({winreg_ctx(0)}));
   Bytes alter = build_bind(PType::kAlterContext, 2, {5840, 5840, 0, {winreg_ctx(4)}, {}});

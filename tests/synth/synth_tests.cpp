@@ -221,7 +221,7 @@ TEST_CASE("% Processor Time from two samples lies in [0, 100] and process times 
   }
 }
 
-TEST_CASE("threads point at their process; costly instances at the address space") {
+TEST_CASE("threads point at their process, costly instances at the address space") {
   Spec s = test::small_spec("2016", 30);
   s.process_churn_per_hour = 120;
   const captures::Capture c = make(s);
@@ -296,7 +296,7 @@ TEST_CASE("process churn keeps IDs consistent and never reuses them") {
   CHECK(gone.size() > 20);
 }
 
-TEST_CASE("the same spec and seed give identical bytes; another seed does not") {
+TEST_CASE("the same spec and seed give identical bytes, another seed does not") {
   Spec s = test::small_spec("2008r2", 5);
   const captures::Capture a = make(s), b = make(s);
   REQUIRE(a.records.size() == b.records.size());

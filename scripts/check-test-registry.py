@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Checks that CTest runs every Catch2 test case once and nothing else.
+
+catch_discover_tests turns each test case into a CTest entry that runs `EXE "<name>"`. When that name
+does not survive the trip (CMake splits at ';', Catch2 reads ',' and '[' as syntax), the entry runs no
+test case and, without `-w NoTests`, passes. This script asks each test executable which cases it
+has (with the spec CMake discovered them with, from test-registry.txt), asks Catch2 which case each
+CTest entry's argument selects, and fails unless every entry selects exactly one case and every case
+has exactly one entry.
+
+usage: check-test-registry.py BUILD_DIR
+"""
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+
+def names(exe, spec_args):
+    """Test case names Catch2 selects with spec_args (empty: all of them)."""
+    out = subprocess.run([exe, *spec_args, "--list-test-names-only"], capture_output=True, text=True,
+                         timeout=60, check=False).stdout
+    return [line for line in out.splitlines() if line.strip()]
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    build = Path(sys.argv[1])
+    registry = build / "test-registry.txt"
+    if not registry.exists():
+        print(f"check-test-registry: {registry} missing: configure {build} with PERFSIM_TESTS=ON first",
+              file=sys.stderr)
+        return 2
+    shown = subprocess.run(["ctest", "--test-dir", str(build), "--show-only=json-v1"], capture_output=True,
+                           text=True, check=True).stdout
+    entries = defaultdict(list)  # target -> [(ctest name, args after the executable)]
+    for t in json.loads(shown)["tests"]:
+        target = t["name"].split(":", 1)[0]
+        entries[target].append((t["name"], t["command"][1:]))
+
+    problems, cases_total = [], 0
+    for line in registry.read_text().splitlines():
+        target, exe, spec = (line.split("\t") + ["", ""])[:3]
+        expected = names(exe, [spec] if spec else [])
+        cases_total += len(expected)
+        if not expected:
+            problems.append(f"{target}: the executable lists no test case")
+        selected = defaultdict(int)
+        for ctest_name, args in entries.get(target, []):
+            # args: the test spec, then the EXTRA_ARGS; only the spec selects.
+            picked = names(exe, args[:1])
+            if len(picked) != 1:
+                problems.append(f"{ctest_name!r}: its argument {args[:1]!r} selects {len(picked)} test cases")
+            for p in picked:
+                selected[p] += 1
+        for case in expected:
+            if selected[case] != 1:
+                problems.append(f"{target}: test case {case!r} is run by {selected[case]} CTest entries")
+    entries_total = sum(len(v) for v in entries.values())
+    for p in problems:
+        print("check-test-registry: " + p, file=sys.stderr)
+    print(f"check-test-registry: {entries_total} CTest entries, {cases_total} test cases"
+          f"{'' if not problems else f', {len(problems)} problems'}")
+    return 1 if problems or entries_total != cases_total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
