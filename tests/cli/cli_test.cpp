@@ -214,7 +214,7 @@ TEST_CASE("lodctr and unlodctr change a capture, refuse what LodCtr refuses and 
   TempDir d;
   const std::string cap = (d.path / "h.perfcap").string();
   fs::copy_file(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", cap);
-  const std::string ini = std::string(PERFSIM_FIXTURES_DIR) + "/lodctr/Perfgen.Ini";
+  const std::string ini = std::string(PERFSIM_SOURCE_DIR) + "/tests/lodctr/data/wavegen.ini";
   Run r = run_perfsim("lodctr --json " + cap + " " + ini);
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -240,10 +240,10 @@ TEST_CASE("lodctr and unlodctr change a capture, refuse what LodCtr refuses and 
   CHECK(fs::last_write_time(cap) == before);
   CHECK(fs::file_size(cap) == size);
 
-  r = run_perfsim("unlodctr --json " + cap + " PerfGen");
+  r = run_perfsim("unlodctr --json " + cap + " WaveGen");
   REQUIRE(r.code == 0);
   CHECK(nlohmann::json::parse(r.out).at("perflib_last_counter").get<int>() < first);
-  r = run_perfsim("unlodctr " + cap + " PerfGen");
+  r = run_perfsim("unlodctr " + cap + " WaveGen");
   CHECK(r.code == 1);
   CHECK(r.err.find("not loaded") != std::string::npos);
   r = run_perfsim("lodctr " + cap + " /nonexistent.ini");

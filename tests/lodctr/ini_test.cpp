@@ -88,7 +88,30 @@ TEST_CASE("INI errors say what is missing or malformed") {
   CHECK(bad.message().find("line 7") != std::string::npos);
 }
 
-TEST_CASE("the real PerfGen and AppMem files load, symbol file found whatever its case") {
+TEST_CASE("the project's WaveGen and AppStat files load: DOS EOF byte, symbol file named in another case, no [objects]") {
+  CounterIni ini;
+  Symbols syms;
+  Status s = load_ini(data("wavegen.ini"), ini, syms);  // names "wavectrs.h"; the file is WaveCtrs.h
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(ini.driver == "WAVEGEN");
+  CHECK(ini.objects.size() == 1);
+  CHECK(ini.texts.size() == 10);
+  uint32_t off = 0;
+  CHECK((find_symbol(syms, "FIXED", off) && off == 8));
+  s = load_ini(data("appstat.ini"), ini, syms);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  CHECK(ini.driver == "APPSTAT");
+  CHECK(ini.objects.empty());
+  REQUIRE(ini.texts.size() == 12);
+  CHECK(ini.texts[4].text == "Requests/Sec");  // trailing blanks trimmed
+  CHECK(ini.texts[10].text == "Queue Length");
+  CHECK((find_symbol(syms, "QUEUE", off) && off == 10));
+}
+
+// Microsoft's SDK samples, present only where ../shared/fixtures is (tests/CMakeLists.txt).
+TEST_CASE("the real PerfGen and AppMem files load, symbol file found whatever its case", "[fixtures]") {
   CounterIni ini;
   Symbols syms;
   Status s = load_ini(fixture("Perfgen.Ini"), ini, syms);

@@ -91,42 +91,72 @@ TEST_CASE("unlodctr removes the texts and values and lowers Perflib's Last Count
   }
 }
 
-TEST_CASE("unlodctr of a driver below another keeps Perflib's Last Counter") {
+void check_below_another_keeps_last_counter(const Loaded& dev, const Loaded& top, const std::string& top_driver,
+                                            const std::string& top_object) {
   captures::Capture cap = host();
-  const Loaded dev = load(data("devdef.ini")), gen = load(fixture("Perfgen.Ini"));
   REQUIRE(install(cap, dev.ini, dev.symbols).ok());
   InstallReport g;
-  REQUIRE(install(cap, gen.ini, gen.symbols, &g).ok());
+  REQUIRE(install(cap, top.ini, top.symbols, &g).ok());
   REQUIRE(uninstall(cap, "DevDriver").ok());
   CHECK(dword(cap, kPerflibKey, "Last Counter") == g.range.last_counter);
   CHECK(dword(cap, kPerflibKey, "Last Help") == g.range.last_help);
-  CHECK(text_at(served(cap, "009", false), g.range.first_counter) == "Signal Generator");
+  CHECK(text_at(served(cap, "009", false), g.range.first_counter) == top_object);
   // And removing the top one now lowers past the gap DevDriver left.
-  REQUIRE(uninstall(cap, "PERFGEN").ok());
+  REQUIRE(uninstall(cap, top_driver).ok());
   CHECK(dword(cap, kPerflibKey, "Last Counter") == dword(host(), kPerflibKey, "Last Counter"));
 }
 
-TEST_CASE("the real PerfGen and AppMem INIs install with their texts") {
+TEST_CASE("unlodctr of a driver below another keeps Perflib's Last Counter") {
+  check_below_another_keeps_last_counter(load(data("devdef.ini")), load(data("wavegen.ini")), "WAVEGEN", "Wave Source");
+}
+
+TEST_CASE("unlodctr of a driver below the real PerfGen keeps Perflib's Last Counter", "[fixtures]") {
+  check_below_another_keeps_last_counter(load(data("devdef.ini")), load(fixture("Perfgen.Ini")), "PERFGEN",
+                                         "Signal Generator");
+}
+
+// Two providers installed one after the other: ranges adjacent, texts at their symbols' offsets,
+// [objects] as the Performance key's Object List (none for the second).
+struct TwoProviders {
+  Loaded first, second;
+  std::string first_driver;
+  std::vector<std::pair<uint32_t, std::string>> first_counters, second_counters;  // offset, name
+  std::pair<uint32_t, std::string> first_help;
+  uint32_t second_last_offset;
+};
+
+void check_two_providers(const TwoProviders& t) {
   captures::Capture cap = host();
-  const Loaded gen = load(fixture("Perfgen.Ini")), mem = load(fixture("AppMem.Ini"));
   InstallReport g, m;
-  REQUIRE(install(cap, gen.ini, gen.symbols, &g).ok());
-  REQUIRE(install(cap, mem.ini, mem.symbols, &m).ok());
+  REQUIRE(install(cap, t.first.ini, t.first.symbols, &g).ok());
+  REQUIRE(install(cap, t.second.ini, t.second.symbols, &m).ok());
   CHECK(m.range.first_counter == g.range.last_counter + 2);
   CHECK(m.range.first_help == g.range.last_help + 2);
   const perfdata::NameTable c = served(cap, "009", false), h = served(cap, "009", true);
-  CHECK(text_at(c, g.range.first_counter) == "Signal Generator");
-  CHECK(text_at(c, g.range.first_counter + 8) == "Constant Value");
-  CHECK(text_at(h, g.range.first_help + 2) == "Value varies as a sine function of the system time.");
-  CHECK(text_at(c, m.range.first_counter) == "Application Memory");
-  CHECK(text_at(c, m.range.first_counter + 6) == "Memory Allocs/Sec");
-  CHECK(text_at(c, m.range.first_counter + 14) == "Memory Frees/Sec");
-  CHECK(m.range.last_counter == m.range.first_counter + 14);
-  // [objects] becomes the Performance key's Object List.
-  const captures::RegistryValue* list = find_value(cap, performance_key("PERFGEN"), "Object List");
+  for (const auto& [off, name] : t.first_counters) CHECK(text_at(c, g.range.first_counter + off) == name);
+  CHECK(text_at(h, g.range.first_help + t.first_help.first) == t.first_help.second);
+  for (const auto& [off, name] : t.second_counters) CHECK(text_at(c, m.range.first_counter + off) == name);
+  CHECK(m.range.last_counter == m.range.first_counter + t.second_last_offset);
+  const captures::RegistryValue* list = find_value(cap, performance_key(t.first_driver), "Object List");
   REQUIRE(list != nullptr);
   CHECK(utf16_to_utf8(load_utf16le(list->data.data(), list->data.size() / 2 - 1)) == std::to_string(g.range.first_counter));
   CHECK(g.languages == std::vector<std::string>{"009"});
+}
+
+TEST_CASE("the project's WaveGen and AppStat INIs install with their texts") {
+  check_two_providers({load(data("wavegen.ini")), load(data("appstat.ini")), "WAVEGEN",
+                       {{0, "Wave Source"}, {8, "Fixed Level"}},
+                       {{0, "Application Stats"}, {4, "Requests/Sec"}, {10, "Queue Length"}},
+                       {2, "Rises linearly with the system time and starts again at zero."},
+                       10});
+}
+
+TEST_CASE("the real PerfGen and AppMem INIs install with their texts", "[fixtures]") {
+  check_two_providers({load(fixture("Perfgen.Ini")), load(fixture("AppMem.Ini")), "PERFGEN",
+                       {{0, "Signal Generator"}, {8, "Constant Value"}},
+                       {{0, "Application Memory"}, {6, "Memory Allocs/Sec"}, {14, "Memory Frees/Sec"}},
+                       {2, "Value varies as a sine function of the system time."},
+                       14});
 }
 
 Loaded parsed(const std::string& ini, const std::string& symbols) {
