@@ -236,9 +236,10 @@ Status Reader::read_tick(uint32_t tick, std::vector<QueryRecord>& out) {
   return Status::Ok();
 }
 
-Status read_capture(const std::string& path, Capture& out, std::vector<std::string>* warnings) {
+Status read_capture(const std::string& path, Capture& out, std::vector<std::string>* warnings,
+                    const ReaderOptions& opt) {
   std::unique_ptr<Reader> r;
-  if (Status st = Reader::open(path, r); !st.ok()) return st;
+  if (Status st = Reader::open(path, r, opt); !st.ok()) return st;
   out = r->metadata();
   out.records.clear();
   Status first = r->damage();

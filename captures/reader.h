@@ -82,6 +82,7 @@ class Reader {
 
 // Reads a whole capture. On damage returns the first Corruption (with its offset) and still fills
 // `out` with every intact record; `warnings` (optional) receives every problem found.
-Status read_capture(const std::string& path, Capture& out, std::vector<std::string>* warnings = nullptr);
+Status read_capture(const std::string& path, Capture& out, std::vector<std::string>* warnings = nullptr,
+                    const ReaderOptions& opt = {});
 
 }  // namespace perfsim::captures
