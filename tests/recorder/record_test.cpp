@@ -140,8 +140,13 @@ TEST_CASE("the fingerprint names each buffer policy and the recorded capture rep
       CHECK(r.fingerprint.more_data == name);
       const Bytes global = srv.host->content(replayer::PerfKey::kData, "Global", 1).data.to_bytes();
       const captures::Capture got = read_back(path);
+      size_t globals = 0;
       for (const captures::QueryRecord& rec : got.records)
-        if (rec.value_name == "Global") CHECK(rec.payload == global);  // full answers, whatever the policy
+        if (rec.value_name == "Global") {
+          ++globals;
+          CHECK(rec.payload == global);  // full answers, whatever the policy
+        }
+      CHECK(globals == 2);
 
       // Replay with only the capture's own fingerprint, and record that.
       replayer::Quirks q;
@@ -156,8 +161,13 @@ TEST_CASE("the fingerprint names each buffer policy and the recorded capture rep
       const recorder::RecordResult r2 = record_from(replay.port, again, 1);
       CHECK(r2.fingerprint.more_data == name);
       const captures::Capture got2 = read_back(again);
+      globals = 0;
       for (const captures::QueryRecord& rec : got2.records)
-        if (rec.value_name == "Global") CHECK(rec.payload == global);
+        if (rec.value_name == "Global") {
+          ++globals;
+          CHECK(rec.payload == global);
+        }
+      CHECK(globals == 1);
       std::filesystem::remove(path);
       std::filesystem::remove(again);
     }
@@ -185,35 +195,49 @@ TEST_CASE("recording a host that refuses HKPD says which rights are missing", "[
 TEST_CASE("perfsim record killed with SIGKILL mid-sample leaves a capture readable to the last whole sample", "[recorder]") {
   const captures::Capture cap = small_host();
   replayer::Quirks q;
-  q.slow_global_ms = 40;  // each sample takes a while, so the kill lands inside one
+  // Each sample asks 238 first, then a Global that takes 300 ms: while the file ends in a 238
+  // record, the recorder is inside that sample's Global call, so a kill then lands mid-sample.
+  q.slow_global_ms = 300;
   LiveServer srv(host_with(cap, q));
   const std::string path = temp_path("rec_killed");
+  const auto last_record = [&](captures::RecordInfo& out) {
+    std::unique_ptr<captures::Reader> rd;
+    if (!std::filesystem::exists(path) || !captures::Reader::open(path, rd).ok() || rd->records().size() < 3) return false;
+    out = rd->records().back();
+    return rd->queries()[out.query] == "238";
+  };
   for (int round = 0; round < 3; ++round) {
     std::filesystem::remove(path);
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
       const std::string target = "127.0.0.1:" + std::to_string(srv.port);
-      ::execl(PERFSIM_EXE, PERFSIM_EXE, "record", target.c_str(), "-o", path.c_str(), "--interval", "0.01", "-q", "Global",
-              "-q", "238", static_cast<char*>(nullptr));
+      ::execl(PERFSIM_EXE, PERFSIM_EXE, "record", target.c_str(), "-o", path.c_str(), "--interval", "0.01", "-q", "238",
+              "-q", "Global", static_cast<char*>(nullptr));
       ::_exit(127);
     }
-    // Wait (bounded) until a few samples are on disk, then kill at a different moment each round.
-    for (int i = 0; i < 200 && (!std::filesystem::exists(path) || std::filesystem::file_size(path) < 60000u); ++i)
-      std::this_thread::sleep_for(25ms);
-    std::this_thread::sleep_for(std::chrono::milliseconds(7 * round));
+    // Wait (bounded) until a sample is half on disk, then kill, a little later each round.
+    captures::RecordInfo seen;
+    bool mid_sample = false;
+    for (int i = 0; i < 2000 && !(mid_sample = last_record(seen)); ++i) std::this_thread::sleep_for(5ms);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 * round));
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
     REQUIRE(WIFSIGNALED(status));
+    REQUIRE(mid_sample);
 
     std::unique_ptr<captures::Reader> rd;
     const Status s = captures::Reader::open(path, rd);
     INFO(s.message());
     REQUIRE(s.ok());
-    REQUIRE(rd->records().size() >= 2);
+    REQUIRE(rd->records().size() >= 3);
     CHECK(rd->metadata().names.size() == 1);
     CHECK_FALSE(rd->metadata().fingerprint_json.empty());
+    // The sample the kill interrupted kept its 238 answer and has no Global.
+    const captures::RecordInfo& last = rd->records().back();
+    CHECK(rd->queries()[last.query] == "238");
+    CHECK(last.tick == seen.tick);
     // Every record the reader kept decodes to a complete answer, and ticks run without gaps.
     uint32_t last_tick = 0;
     for (size_t i = 0; i < rd->records().size(); ++i) {
