@@ -139,8 +139,13 @@ TEST_CASE("synth, inspect, dump and validate agree on one capture") {
   auto ij = nlohmann::json::parse(i.out);
   std::unique_ptr<perfsim::captures::Reader> reader;
   REQUIRE(perfsim::captures::Reader::open(cap, reader).ok());
-  CHECK(ij.dump().find("TESTBOX") != std::string::npos);
-  CHECK(ij.dump().find(std::to_string(reader->records().size())) != std::string::npos);
+  CHECK(ij.at("host").at("name") == "TESTBOX");
+  CHECK(ij.at("host").at("profile") == "2008r2");
+  CHECK(ij.at("records").get<size_t>() == reader->records().size());
+  CHECK(ij.at("ticks") == 4);
+  size_t per_query = 0;
+  for (const auto& q : ij.at("queries")) per_query += q.at("records").get<size_t>();
+  CHECK(per_query == reader->records().size());
 
   Run dmp = run_perfsim("dump --json --sample 2 --object Processor " + cap);
   REQUIRE(dmp.code == 0);
