@@ -2,9 +2,11 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+#include "core/bytes.h"
 #include "perfdata/model.h"
 #include "replayer/fleet.h"
 #include "replayer/host.h"
+#include "tests/common/small_synth.h"
 #include "tests/common/test_capture.h"
 
 using namespace perfsim;
@@ -129,4 +131,57 @@ TEST_CASE("a fleet: distinct names and clocks, shared payloads, deterministic va
   CHECK(names.size() == 50);
   CHECK(clocks.size() > 10);
   CHECK(names.count(u"WEB-0001"));
+}
+
+TEST_CASE("fleet variation scales each host's cumulative counters by its own factor within [1 - variation, 1]") {
+  std::shared_ptr<const Recording> rec;
+  REQUIRE(build_recording(testing::small_synth_capture(), rec).ok());  // real counter types
+  FleetSpec spec;
+  spec.count = 20;
+  spec.variation = 0.2;
+  spec.base = HostOptions{TimelineMode::kStep};
+  std::vector<std::shared_ptr<SimulatedHost>> fleet, again, plain_fleet;
+  REQUIRE(make_fleet(rec, spec, fleet).ok());
+  REQUIRE(make_fleet(rec, spec, again).ok());
+  spec.variation = 0;
+  REQUIRE(make_fleet(rec, spec, plain_fleet).ok());
+
+  // A live moment (variation applies to live answers; frozen ones are served as recorded).
+  const Moment m{1, 0, 0, false};
+  const SampleView& v = rec->ticks[1].global;
+  REQUIRE(v.header_length > 0);
+  // Each cumulative counter of the sample, as the host serves it at m; the system name may move the objects.
+  const auto counters = [&](SimulatedHost& h) {
+    const Bytes b = h.content(PerfKey::kData, "Global", m).data.to_bytes();
+    const uint32_t header = load_le32(&b[24]);
+    std::vector<uint64_t> out;
+    for (const ObjectSlice& s : v.objects)
+      for (const CounterPatch& c : s.counters) {
+        const uint8_t* p = &b[s.offset - v.header_length + header + c.offset];
+        out.push_back(c.size == 8 ? load_le64(p) : load_le32(p));
+      }
+    return out;
+  };
+  const std::vector<uint64_t> base = counters(*plain_fleet[0]);
+  REQUIRE(base.size() > 10);
+  std::set<int64_t> factors_ppm;
+  for (size_t i = 0; i < fleet.size(); ++i) {
+    CHECK(counters(*plain_fleet[i]) == base);  // variation 0: every host as recorded
+    const std::vector<uint64_t> got = counters(*fleet[i]);
+    CHECK(got == counters(*again[i]));  // deterministic
+    // One factor per host: the largest counter gives it, every counter follows it.
+    size_t big = 0;
+    for (size_t k = 0; k < base.size(); ++k) if (base[k] > base[big]) big = k;
+    REQUIRE(base[big] > 1000000);
+    const double f = double(got[big]) / double(base[big]);
+    CHECK(f >= 0.8 - 1e-6);
+    CHECK(f <= 1.0);
+    factors_ppm.insert(int64_t(f * 1e6));
+    for (size_t k = 0; k < base.size(); ++k) {
+      CAPTURE(i, k, base[k], got[k], f);
+      CHECK(double(got[k]) <= double(base[k]) * f + 1.0 + double(base[k]) * 1e-6);
+      CHECK(double(got[k]) >= double(base[k]) * f - 1.0 - double(base[k]) * 1e-6);
+    }
+  }
+  CHECK(factors_ppm.size() > 10);  // hosts differ
 }
