@@ -98,6 +98,12 @@ TEST_CASE("requests recorded from smbd 4.17.12 decode", "[npa]") {
 
 TEST_CASE("every truncation fails cleanly, never reads past the end", "[npa]") {
   const Bytes full = build_request(RequestSpec{});
+  // The same request without session info ends where the strings end.
+  RequestSpec no_info;
+  no_info.session_info = false;
+  const size_t strings_end = build_request(no_info).size();
+  REQUIRE(strings_end < full.size());
+  size_t with_account = 0, without_account = 0;
   for (size_t n = 0; n < full.size(); ++n) {
     Bytes cut(full.begin(), full.begin() + n);
     // The length field still says the full size: the framer wants more.
@@ -111,8 +117,22 @@ TEST_CASE("every truncation fails cleanly, never reads past the end", "[npa]") {
     const Status st = parse_request(cut, r);
     // Cut inside the fixed part or the strings: an error. Cut inside the session info: the
     // request stands without an account, or (cut after the user info) with the right one.
-    if (st.ok() && r.session_info_decoded) CHECK(r.account_name == "alice");
+    CAPTURE(n, strings_end, st.ToString());
+    if (n < strings_end) {
+      CHECK_FALSE(st.ok());
+      continue;
+    }
+    REQUIRE(st.ok());
+    CHECK(r.remote_client_addr == "127.0.0.1");
+    if (r.session_info_decoded) {
+      CHECK(r.account_name == "alice");
+      ++with_account;
+    } else {
+      ++without_account;
+    }
   }
+  CHECK(without_account > 0);
+  CHECK(with_account > 0);
 }
 
 TEST_CASE("lengths inside the request are checked against it", "[npa]") {
