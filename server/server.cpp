@@ -79,8 +79,8 @@ Status parse_listen_address(std::string_view text, bool allow_non_loopback, std:
   if (ec) return Status::InvalidArgument(quoted + ": '" + host_text + "' is not an IP address");
   if (!is_loopback(a) && !allow_non_loopback)
     return Status::InvalidArgument(quoted + ": " + a.to_string() +
-                                   " is not a loopback address; serving beyond this machine needs "
-                                   "allow_non_loopback (--allow-non-loopback)");
+                                   " is not a loopback address; serving beyond this machine must be asked for "
+                                   "(perfsim serve --allow-remote)");
   address = a.to_string();
   port = uint16_t(value);
   return Status::Ok();

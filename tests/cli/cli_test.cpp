@@ -9,6 +9,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -109,6 +113,7 @@ TEST_CASE("usage errors exit 2 and say how to fix them") {
   r = run_perfsim("serve --listen 192.0.2.1:0");
   CHECK(r.code == 2);
   CHECK(r.err.find("loopback") != std::string::npos);
+  CHECK(r.err.find("--allow-remote") != std::string::npos);  // the flag that allows it
   r = run_perfsim("serve --timeline sometimes");
   CHECK(r.code == 2);
   r = run_perfsim("query localhost");
@@ -123,6 +128,99 @@ TEST_CASE("every subcommand has --help") {
     CHECK(r.code == 0);
     CHECK(r.out.find("Usage") != std::string::npos);
   }
+}
+
+namespace {
+
+// The --flags a help text lists.
+std::set<std::string> flags_in(const std::string& text) {
+  static const std::regex flag(R"((^|[^\w-])(--[a-z0-9][a-z0-9-]*))");
+  std::set<std::string> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), flag); it != std::sregex_iterator(); ++it)
+    out.insert((*it)[2].str());
+  return out;
+}
+
+std::map<std::string, std::set<std::string>> perfsim_flags_by_subcommand() {
+  const Run top = run_perfsim("--help");
+  REQUIRE(top.code == 0);
+  std::map<std::string, std::set<std::string>> out;
+  const std::regex sub(R"(\n  ([a-z]+)  )");
+  const std::string list = top.out.substr(top.out.find("Subcommands:"));
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), sub); it != std::sregex_iterator(); ++it) {
+    const Run r = run_perfsim((*it)[1].str() + " --help");
+    REQUIRE(r.code == 0);
+    out[(*it)[1].str()] = flags_in(r.out);
+  }
+  out[""] = flags_in(top.out);
+  return out;
+}
+
+bool skipped_dir(const fs::path& p) {
+  const std::string n = p.filename().string();
+  return n.rfind("build", 0) == 0 || n == ".git" || n == ".ci";
+}
+
+std::vector<fs::path> files_under(const fs::path& root, const std::vector<std::string>& extensions) {
+  std::vector<fs::path> out;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_directory() && skipped_dir(it->path())) it.disable_recursion_pending();
+    else if (it->is_regular_file() &&
+             std::find(extensions.begin(), extensions.end(), it->path().extension().string()) != extensions.end())
+      out.push_back(it->path());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every --flag perfsim names in its READMEs and messages is a real option") {
+  const auto flags = perfsim_flags_by_subcommand();
+  REQUIRE(flags.size() > 10);
+  REQUIRE(flags.at("serve").count("--allow-remote") == 1);
+  std::set<std::string> any;
+  for (const auto& [sub, f] : flags) any.insert(f.begin(), f.end());
+  const fs::path root(PERFSIM_SOURCE_DIR);
+
+  // READMEs: "perfsim SUB ... --flag" up to the next "perfsim", a comment or the end of a code span.
+  size_t mentions = 0;
+  const std::regex command(R"(perfsim ([a-z]+)([^`|#]*?)(?=perfsim |[`|#]|$))");
+  for (const fs::path& md : files_under(root, {".md"})) {
+    std::ifstream in(md);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n)
+      for (auto it = std::sregex_iterator(line.begin(), line.end(), command); it != std::sregex_iterator(); ++it) {
+        const auto sub = flags.find((*it)[1].str());
+        if (sub == flags.end()) continue;
+        for (const std::string& f : flags_in((*it)[2].str())) {
+          ++mentions;
+          CAPTURE(md.string(), n, line);
+          CHECK(sub->second.count(f) == 1);
+        }
+      }
+  }
+  CHECK(mentions > 20);
+
+  // Messages: string literals with words around a --flag (a lone "--x" is another program's argument).
+  size_t messages = 0;
+  const std::regex literal(R"re("((?:[^"\\]|\\.)*)")re");
+  for (const fs::path& src : files_under(root, {".cpp", ".h"})) {
+    const std::string rel = fs::relative(src, root).string();
+    if (rel.rfind("tests/", 0) == 0 || rel.rfind("bench/", 0) == 0) continue;
+    std::ifstream in(src);
+    std::string line;
+    for (int n = 1; std::getline(in, line); ++n)
+      for (auto it = std::sregex_iterator(line.begin(), line.end(), literal); it != std::sregex_iterator(); ++it) {
+        const std::string text = (*it)[1].str();
+        if (text.find(' ') == std::string::npos) continue;
+        for (const std::string& f : flags_in(text)) {
+          ++messages;
+          CAPTURE(rel, n, text);
+          CHECK(any.count(f) == 1);
+        }
+      }
+  }
+  CHECK(messages > 10);
 }
 
 TEST_CASE("synth, inspect, dump and validate agree on one capture") {
