@@ -2,11 +2,16 @@
 // the recorder reads over SMB is exactly what the served capture holds, as a user and anonymously,
 // with SMB3 encryption, and over SMB1; a wrong password and an account refused HKPD each come back
 // with what to check.
+#include <signal.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cstdlib>
+#include <thread>
 
 #include "recorder/client.h"
 #include "recorder/smb_channel.h"
+#include "tests/common/host_tools.h"
 #include "tests/common/perfsim_smb_serve.h"
 
 namespace perfsim::recorder {
@@ -149,6 +154,42 @@ TEST_CASE("connect_smb reads perfsim serve --smb: the served capture's bytes", "
     const Status s = w->open_hive(winreg::kOpenHKPD, hkpd);
     INFO(s.ToString());
     CHECK(s.message().find("WERR_ACCESS_DENIED (5)") != std::string::npos);
+  }
+
+  // recorder/README.md says the SMB client reads no Samba configuration or state: strace holds it to that.
+  SECTION("perfsim query over SMB opens no file under /etc/samba, /var/lib/samba or /var/cache/samba") {
+    const std::string log = serve.dir() + "/query.strace";
+    const std::string cmd = "strace -f -e trace=%file -o " + log + " " + PERFSIM_EXE + " query smb:" + k2016 + ":" +
+                            std::to_string(serve.port()) + " -U " + kUser + " --password " + kPassword +
+                            " --kerberos off Global >/dev/null 2>&1";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    const std::string trace = testing::read_text(log);
+    REQUIRE(trace.find("libdcerpc") != std::string::npos);  // the trace saw Samba's libraries load
+    CHECK(trace.find("\"/etc/samba") == std::string::npos);
+    CHECK(trace.find("\"/var/lib/samba") == std::string::npos);
+    CHECK(trace.find("\"/var/cache/samba") == std::string::npos);
+  }
+
+  // server/README.md says perfsim restarts a crashed smbd: kill it and read through it again.
+  SECTION("an smbd killed with SIGKILL is restarted and serves again") {
+    // smbd (and its children), not samba-dcerpcd, which reads the same smb.conf.
+    const std::vector<std::string> smbds = testing::processes_mentioning(serve.smb_dir() + "/smb.conf", "dcerpcd");
+    REQUIRE_FALSE(smbds.empty());
+    for (const std::string& p : smbds) ::kill(pid_t(std::stol(p)), SIGKILL);
+    bool restarted = false;
+    for (int i = 0; i < 200 && !restarted; ++i) {
+      std::this_thread::sleep_for(100ms);
+      restarted = testing::read_text(serve.err_path()).find("smbd_restart") != std::string::npos;
+    }
+    REQUIRE(restarted);
+    std::unique_ptr<Channel> ch;
+    Status st;
+    for (int i = 0; i < 60 && !(st = connect_smb(target(serve, k2016), user(), 20s, ch)).ok(); ++i)
+      std::this_thread::sleep_for(250ms);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+    WinregClient w(std::move(ch));
+    check_reads_capture(w, *host2016);
   }
 
   CHECK(serve.stop() == 0);
