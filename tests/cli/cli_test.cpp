@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "captures/reader.h"
+#include "recorder/client.h"
 #include "perfdata/names.h"
 
 namespace fs = std::filesystem;
@@ -221,6 +222,45 @@ TEST_CASE("every --flag perfsim names in its READMEs and messages is a real opti
       }
   }
   CHECK(messages > 10);
+}
+
+TEST_CASE("serve --faults is re-read on SIGHUP while a collector's connection stays open") {
+  TempDir d;
+  const fs::path plan = d.path / "faults.toml";
+  const auto write_plan = [&](const std::string& text) {
+    const fs::path tmp = d.path / "faults.tmp";
+    std::ofstream(tmp) << text;
+    fs::rename(tmp, plan);  // whole, as an editor saves it
+  };
+  write_plan("[[fault]]\nhost = \"NO-SUCH-HOST\"\nkind = \"busy\"\n");
+  Server srv("--timeline frozen:0 --faults " + plan.string());
+  std::unique_ptr<perfsim::recorder::WinregClient> client;
+  REQUIRE(perfsim::recorder::WinregClient::connect("127.0.0.1", srv.port, std::chrono::seconds(10), client).ok());
+  perfsim::winreg::PolicyHandle hkpd;
+  REQUIRE(client->open_hive(perfsim::winreg::kOpenHKPD, hkpd).ok());
+  const auto status_of = [&](const std::string& value) {
+    perfsim::recorder::ValueResult r;
+    REQUIRE(client->query_value_growing(hkpd, value, {}, r).ok());  // the same connection every time
+    return r.status;
+  };
+  CHECK(status_of("Global") == 0);
+
+  write_plan("[[fault]]\nvalue = \"Global\"\nkind = \"busy\"\n");
+  REQUIRE(kill(srv.pid, SIGHUP) == 0);
+  uint32_t global = 0;
+  for (int i = 0; i < 50 && (global = status_of("Global")) == 0; ++i)  // bounded: 5 s
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(global == 170);             // ERROR_BUSY: the new plan is in force
+  CHECK(status_of("238") == 0);     // and only for the value it names
+
+  // A broken plan is refused and the one in force stays; the connection is still served.
+  write_plan("[[fault]]\nkind = \"explode\"\n");
+  REQUIRE(kill(srv.pid, SIGHUP) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(status_of("Global") == 170);
+  CHECK(status_of("238") == 0);
+  client.reset();
+  CHECK(srv.stop() == 0);
 }
 
 TEST_CASE("synth, inspect, dump and validate agree on one capture") {
