@@ -22,6 +22,7 @@
 #include "server/server.h"
 #include "server/winreg_handler.h"
 #include "support.h"
+#include "tests/common/served_host.h"
 
 namespace perfsim::interop {
 namespace {
@@ -107,19 +108,17 @@ void serve_recorded(Session& s, const std::string& name, const std::function<voi
   fs::create_directories(s.dir);
 
   auto log_mu = std::make_shared<std::mutex>();
-  server::ServerConfig cfg;
-  cfg.threads = 2;
-  cfg.handle_signals = false;
-  cfg.log = [&s, log_mu](std::string_view line) {
+  testing::ServeOptions opt;
+  opt.threads = 2;
+  opt.log = [&s, log_mu](std::string_view line) {
     std::lock_guard<std::mutex> lock(*log_mu);
     s.server_log.emplace_back(line);
   };
-  cfg.listeners.push_back({"127.0.0.1:0", "interop", std::make_shared<server::WinregHandlerFactory>(env().host)});
-  server::Server srv(cfg);
+  testing::ServedHost srv(env().host, opt);
   const Status started = srv.start();
   INFO(started.ToString());
   REQUIRE(started.ok());
-  s.port = srv.bound().at(0).port;
+  s.port = srv.port();
 
   const std::string pcap = s.dir + "/session.pcapng";
   {

@@ -13,6 +13,7 @@
 #include "server/server.h"
 #include "server/winreg_handler.h"
 #include "support.h"
+#include "tests/common/served_host.h"
 
 namespace perfsim::interop {
 namespace {
@@ -49,21 +50,16 @@ Quirks with(Quirks q, const std::string& name, bool on, std::map<std::string, st
 // A server for one host with `quirks`, alive for the scope.
 struct Served {
   std::shared_ptr<replayer::SimulatedHost> host;
-  std::unique_ptr<server::Server> srv;
+  std::unique_ptr<testing::ServedHost> srv;
   uint16_t port = 0;
 
   Served(const std::string& capture, const Quirks& quirks) {
     replayer::HostOptions opt{replayer::TimelineMode::kFrozen, kTick};
     opt.quirks = quirks;
     REQUIRE(replayer::SimulatedHost::load(bundled(capture), opt, host).ok());
-    server::ServerConfig cfg;
-    cfg.threads = 1;
-    cfg.handle_signals = false;
-    cfg.log = [](std::string_view) {};
-    cfg.listeners.push_back({"127.0.0.1:0", "quirks", std::make_shared<server::WinregHandlerFactory>(host)});
-    srv = std::make_unique<server::Server>(cfg);
+    srv = std::make_unique<testing::ServedHost>(host);
     REQUIRE(srv->start().ok());
-    port = srv->bound().at(0).port;
+    port = srv->port();
   }
   size_t size_of(const std::string& name) const {
     return host->content(replayer::PerfKey::kData, name, kTick).data.size();

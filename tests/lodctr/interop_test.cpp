@@ -14,6 +14,7 @@
 #include "replayer/host.h"
 #include "server/server.h"
 #include "server/winreg_handler.h"
+#include "tests/common/served_host.h"
 
 namespace perfsim::lodctr {
 namespace {
@@ -52,14 +53,9 @@ json run_collector(const std::string& script) {
   const std::string dir = std::string(LODCTR_INTEROP_WORK_DIR) + "/" + fs::path(script).stem().string();
   fs::remove_all(dir);
   fs::create_directories(dir);
-  server::ServerConfig cfg;
-  cfg.threads = 1;
-  cfg.handle_signals = false;
-  cfg.log = [](std::string_view) {};
-  cfg.listeners.push_back({"127.0.0.1:0", "lodctr", std::make_shared<server::WinregHandlerFactory>(env().host)});
-  server::Server srv(cfg);
+  testing::ServedHost srv(env().host);
   REQUIRE(srv.start().ok());
-  const uint16_t port = srv.bound().at(0).port;
+  const uint16_t port = srv.port();
   const interop::CommandResult r = interop::run_command(
       "timeout 120 " + std::string(PERFSIM_PYTHON) + " -B " + interop::shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/" + script) +
       " --port " + std::to_string(port) + " --out " + interop::shell_quote(dir));

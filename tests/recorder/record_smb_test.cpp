@@ -18,6 +18,7 @@
 #include "tests/common/perfsim_smb_serve.h"
 #include "tests/common/samba_winreg.h"
 #include "tests/interop/support.h"
+#include "tests/common/served_host.h"
 
 using namespace perfsim;
 using namespace std::chrono_literals;
@@ -177,15 +178,10 @@ TEST_CASE("record Samba's own rpcd_winreg: no error, its oddities named, its ans
   REQUIRE(replayer::fingerprint_quirks(got.fingerprint_json, opt.quirks).ok());
   std::shared_ptr<replayer::SimulatedHost> host;
   REQUIRE(replayer::SimulatedHost::load(got, opt, host).ok());
-  server::ServerConfig sc;
-  sc.listeners.push_back({"127.0.0.1:0", "replay", std::make_shared<server::WinregHandlerFactory>(host)});
-  sc.threads = 1;
-  sc.handle_signals = false;
-  sc.log = [](std::string_view) {};
-  server::Server srv(sc);
+  testing::ServedHost srv(host);
   REQUIRE(srv.start().ok());
   std::unique_ptr<recorder::Channel> ch;
-  REQUIRE(recorder::connect_tcp("127.0.0.1", srv.bound()[0].port, 10s, ch).ok());
+  REQUIRE(recorder::connect_tcp("127.0.0.1", srv.port(), 10s, ch).ok());
   recorder::WinregClient c(std::move(ch));
   const std::vector<Answer> replayed = answers(c, names);
   REQUIRE(replayed.size() == original.size());

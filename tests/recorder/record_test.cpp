@@ -19,6 +19,7 @@
 #include "server/server.h"
 #include "server/winreg_handler.h"
 #include "tests/common/small_synth.h"
+#include "tests/common/served_host.h"
 
 using namespace perfsim;
 using namespace std::chrono_literals;
@@ -29,19 +30,12 @@ captures::Capture small_host() { return testing::small_synth_capture(); }
 
 // A winreg server on 127.0.0.1 (free port) serving `host`, stopped when it goes out of scope.
 struct LiveServer {
-  explicit LiveServer(std::shared_ptr<replayer::SimulatedHost> h) : host(std::move(h)) {
-    server::ServerConfig cfg;
-    cfg.listeners.push_back({"127.0.0.1:0", "rec", std::make_shared<server::WinregHandlerFactory>(host)});
-    cfg.threads = 1;
-    cfg.handle_signals = false;
-    cfg.log = [](std::string_view) {};
-    srv = std::make_unique<server::Server>(cfg);
-    REQUIRE(srv->start().ok());
-    port = srv->bound()[0].port;
+  explicit LiveServer(std::shared_ptr<replayer::SimulatedHost> h) : host(h), served(std::move(h)) {
+    REQUIRE(served.start().ok());
+    port = served.port();
   }
-  ~LiveServer() { srv->stop(); }
   std::shared_ptr<replayer::SimulatedHost> host;
-  std::unique_ptr<server::Server> srv;
+  testing::ServedHost served;
   uint16_t port = 0;
 };
 

@@ -17,6 +17,7 @@
 #include "server/winreg_handler.h"
 #include "synth/synth.h"
 #include "tests/server_fuzz/attacker.h"
+#include "tests/common/served_host.h"
 
 using namespace perfsim;
 using namespace std::chrono_literals;
@@ -120,18 +121,15 @@ TEST_CASE("the server keeps serving a collector correctly while attackers throw 
   REQUIRE(expected[0].data.size() > 3 * 5840);  // several response fragments
 
   auto log = std::make_shared<LogCounts>();
-  server::ServerConfig cfg;
-  rpc::AssociationConfig assoc;
-  assoc.max_request_stub = 16 * 1024;  // low enough that attackers reach it in a few fragments
-  cfg.listeners.push_back({"127.0.0.1:0", "fuzz", std::make_shared<server::WinregHandlerFactory>(host, assoc)});
-  cfg.threads = 2;
-  cfg.idle_timeout = kIdleTimeout;
-  cfg.max_pdu_size = kMaxPdu;
-  cfg.handle_signals = false;
-  cfg.log = [log](std::string_view line) { log->add(line); };
-  server::Server srv(cfg);
+  testing::ServeOptions opt;
+  opt.association.max_request_stub = 16 * 1024;  // low enough that attackers reach it in a few fragments
+  opt.threads = 2;
+  opt.idle_timeout = kIdleTimeout;
+  opt.max_pdu_size = kMaxPdu;
+  opt.log = [log](std::string_view line) { log->add(line); };
+  testing::ServedHost srv(host, opt);
   REQUIRE(srv.start().ok());
-  const uint16_t port = srv.bound()[0].port;
+  const uint16_t port = srv.port();
 
   INFO("attacker seeds from " << seed_base());
   std::vector<std::future<fuzz::AttackReport>> attackers;
@@ -197,8 +195,8 @@ TEST_CASE("the server keeps serving a collector correctly while attackers throw 
 
   // Everything the attackers opened is closed by now or soon (EOF, reset or idle timeout).
   const auto deadline = std::chrono::steady_clock::now() + kIdleTimeout + 10s;
-  while (srv.active_connections() > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(20ms);
-  CHECK(srv.active_connections() == 0);
+  while (srv.server().active_connections() > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(20ms);
+  CHECK(srv.server().active_connections() == 0);
 
   // And the server still serves a newcomer.
   std::unique_ptr<recorder::WinregClient> late;
