@@ -8,11 +8,10 @@
 #include "core/utf16.h"
 #include "perfdata/model.h"
 #include "perfdata/select.h"
+#include "windows/constants.h"
 
 namespace perfsim::recorder {
 namespace {
-
-constexpr uint32_t kMoreData = 234, kRegMultiSz = 7;
 
 std::string registry_string(const std::vector<captures::RegistryValue>& reg, const char* key, const char* name) {
   for (const captures::RegistryValue& v : reg)
@@ -84,12 +83,12 @@ std::vector<captures::ObjectInfo> catalog_from(const std::vector<Exchange>& seen
 }
 
 bool take_name_table(const Exchange& e, std::vector<captures::NameTable>& tables, std::vector<captures::QueryRecord>& odd) {
-  if (!on_perf_key(e) || e.null_data || e.status == kMoreData) return false;
+  if (!on_perf_key(e) || e.null_data || e.status == windows::kErrorMoreData) return false;
   const perfdata::Query q = perfdata::parse_query(e.value_name);
   if (q.kind != perfdata::QueryKind::kCounter && q.kind != perfdata::QueryKind::kHelp) return false;
   if (q.lang.empty() && !iequals(e.key, "HKPT")) return false;  // HKPN's bare names are in a language we can't tell
   const std::string lang = q.lang.empty() ? "009" : q.lang;
-  if (e.status != 0 || e.type != kRegMultiSz) {
+  if (e.status != 0 || e.type != windows::kRegMultiSz) {
     odd.push_back({0, e.time_100ns, e.latency_us, e.value_name, e.status, e.type, e.size, e.data});
     return true;
   }
@@ -117,7 +116,7 @@ Status build_capture(const Conversation& conv, ImportedCapture& out) {
       continue;
     }
     if (take_name_table(e, cap.names, odd)) continue;
-    if (!iequals(e.key, "HKPD") || e.null_data || e.status == kMoreData) continue;
+    if (!iequals(e.key, "HKPD") || e.null_data || e.status == windows::kErrorMoreData) continue;
     if (in_tick.count(e.value_name)) {  // the collector's next poll
       ++tick;
       in_tick.clear();

@@ -9,13 +9,13 @@
 #include "core/utf16.h"
 #include "perfdata/names.h"
 #include "perfdata/winperf.h"
+#include "windows/constants.h"
 
 namespace perfsim::synth {
 namespace {
 
 using namespace winperf;
 
-constexpr uint32_t REG_SZ = 1, REG_DWORD = 4, REG_MULTI_SZ = 7;
 const char kCurrentVersion[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion";
 const char kPerflib[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
 
@@ -95,16 +95,16 @@ void add_provider_keys(captures::Capture& cap, const Catalog& cat) {
     for (const ProviderDesc& b : builtin_providers())
       if (b.service == svc) pd = b;
     const std::string key = "SYSTEM\\CurrentControlSet\\Services\\" + svc + "\\Performance";
-    cap.registry.push_back({key, "Library", REG_SZ, reg_sz(pd.library)});
-    cap.registry.push_back({key, "Open", REG_SZ, reg_sz(pd.open)});
-    cap.registry.push_back({key, "Collect", REG_SZ, reg_sz(pd.collect)});
-    cap.registry.push_back({key, "Close", REG_SZ, reg_sz(pd.close)});
-    cap.registry.push_back({key, "First Counter", REG_DWORD, reg_dword(r.first)});
-    cap.registry.push_back({key, "Last Counter", REG_DWORD, reg_dword(r.second)});
-    cap.registry.push_back({key, "First Help", REG_DWORD, reg_dword(r.first + 1)});
-    cap.registry.push_back({key, "Last Help", REG_DWORD, reg_dword(r.second + 1)});
+    cap.registry.push_back({key, "Library", windows::kRegSz, reg_sz(pd.library)});
+    cap.registry.push_back({key, "Open", windows::kRegSz, reg_sz(pd.open)});
+    cap.registry.push_back({key, "Collect", windows::kRegSz, reg_sz(pd.collect)});
+    cap.registry.push_back({key, "Close", windows::kRegSz, reg_sz(pd.close)});
+    cap.registry.push_back({key, "First Counter", windows::kRegDword, reg_dword(r.first)});
+    cap.registry.push_back({key, "Last Counter", windows::kRegDword, reg_dword(r.second)});
+    cap.registry.push_back({key, "First Help", windows::kRegDword, reg_dword(r.first + 1)});
+    cap.registry.push_back({key, "Last Help", windows::kRegDword, reg_dword(r.second + 1)});
     if (svc == "PerfProc" && cat.process_v1_disabled)
-      cap.registry.push_back({key, "Disable Performance Counters", REG_DWORD, reg_dword(1)});
+      cap.registry.push_back({key, "Disable Performance Counters", windows::kRegDword, reg_dword(1)});
   }
 }
 
@@ -184,16 +184,16 @@ captures::Capture build_header(const Spec& spec, const Profile& p, const Catalog
   names.counter = perfdata::build_names(perfdata::make_names(counter_pairs));
   names.help = perfdata::build_names(perfdata::make_names(cat.helps));
 
-  cap.registry.push_back({kCurrentVersion, "CurrentVersion", REG_SZ, reg_sz(p.current_version)});
-  cap.registry.push_back({kCurrentVersion, "CurrentBuildNumber", REG_SZ, reg_sz(p.build_number)});
-  cap.registry.push_back({kCurrentVersion, "ProductName", REG_SZ, reg_sz(p.product_name)});
-  if (!p.csd_version.empty()) cap.registry.push_back({kCurrentVersion, "CSDVersion", REG_SZ, reg_sz(p.csd_version)});
-  cap.registry.push_back({kPerflib, "Last Counter", REG_DWORD, reg_dword(cat.last_counter)});
-  cap.registry.push_back({kPerflib, "Last Help", REG_DWORD, reg_dword(cat.last_counter + 1)});
-  cap.registry.push_back({kPerflib, "Version", REG_DWORD, reg_dword(p.perflib_version)});
-  cap.registry.push_back({kPerflib, "Base Index", REG_DWORD, reg_dword(p.base_index)});
-  cap.registry.push_back({std::string(kPerflib) + "\\009", "Counter", REG_MULTI_SZ, names.counter});
-  cap.registry.push_back({std::string(kPerflib) + "\\009", "Help", REG_MULTI_SZ, names.help});
+  cap.registry.push_back({kCurrentVersion, "CurrentVersion", windows::kRegSz, reg_sz(p.current_version)});
+  cap.registry.push_back({kCurrentVersion, "CurrentBuildNumber", windows::kRegSz, reg_sz(p.build_number)});
+  cap.registry.push_back({kCurrentVersion, "ProductName", windows::kRegSz, reg_sz(p.product_name)});
+  if (!p.csd_version.empty()) cap.registry.push_back({kCurrentVersion, "CSDVersion", windows::kRegSz, reg_sz(p.csd_version)});
+  cap.registry.push_back({kPerflib, "Last Counter", windows::kRegDword, reg_dword(cat.last_counter)});
+  cap.registry.push_back({kPerflib, "Last Help", windows::kRegDword, reg_dword(cat.last_counter + 1)});
+  cap.registry.push_back({kPerflib, "Version", windows::kRegDword, reg_dword(p.perflib_version)});
+  cap.registry.push_back({kPerflib, "Base Index", windows::kRegDword, reg_dword(p.base_index)});
+  cap.registry.push_back({std::string(kPerflib) + "\\009", "Counter", windows::kRegMultiSz, names.counter});
+  cap.registry.push_back({std::string(kPerflib) + "\\009", "Help", windows::kRegMultiSz, names.help});
   add_provider_keys(cap, cat);
   cap.names.push_back(std::move(names));
 
