@@ -9,6 +9,7 @@
 #include "perfdata/model.h"
 #include "perfdata/select.h"
 #include "windows/constants.h"
+#include "windows/os.h"
 
 namespace perfsim::recorder {
 namespace {
@@ -29,18 +30,8 @@ std::string registry_string(const std::vector<captures::RegistryValue>& reg, con
 bool on_perf_key(const Exchange& e) { return iequals(e.key, "HKPD") || iequals(e.key, "HKPT") || iequals(e.key, "HKPN"); }
 
 std::string profile_for_version(const std::string& v, const std::string& build) {
-  const int b = std::atoi(build.c_str());
-  if (v == "4.0") return "nt4";
-  if (v == "5.0") return "win2000";
-  if (v == "5.1") return "xp";
-  if (v == "5.2") return "2003";
-  if (v == "6.0") return "2008";
-  if (v == "6.1") return "2008r2";
-  if (v == "6.3" && b < 10000) return "2012r2";
-  if (b >= 20348) return "2022";
-  if (b >= 17763) return "2019";
-  if (b >= 14393) return "2016";
-  return "";
+  const windows::OsProfile* os = windows::find_os_by_registry(v, build);
+  return os ? std::string(os->name) : "";
 }
 
 captures::HostInfo describe_host(const std::vector<Exchange>& seen, const std::vector<captures::RegistryValue>& reg,
