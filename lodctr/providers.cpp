@@ -179,7 +179,7 @@ std::vector<size_t> wanted(const captures::QueryRecord& r, const std::vector<per
 }
 
 bool perf_payload(const captures::QueryRecord& r) {
-  return r.status == 0 && r.reg_type == 3 && r.payload.size() >= winperf::kDataBlockSize;
+  return r.status == windows::kErrorSuccess && r.reg_type == windows::kRegBinary && r.payload.size() >= winperf::kDataBlockSize;
 }
 
 void replace_payload(captures::QueryRecord& r, const perfdata::DataBlock& block) {

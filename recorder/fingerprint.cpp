@@ -202,7 +202,7 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
   nlohmann::json errors = nlohmann::json::object();
   for (const auto& [code, n] : all.errors) {
     errors[std::to_string(code)] = n;
-    if (code != 2) fp.findings.push_back(fmt::format("{} answered {} times", windows::werror_name(code), n));
+    if (code != windows::kErrorFileNotFound) fp.findings.push_back(fmt::format("{} answered {} times", windows::werror_name(code), n));
   }
   if (!fp.more_data.empty()) j["more_data"] = fp.more_data;
   if (!fp.params.empty()) j["params"] = fp.params;
