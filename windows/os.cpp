@@ -9,8 +9,10 @@
 // - NTLM: Microsoft, "Network security: LAN Manager authentication level": the default level is
 //   0-2 (LM/NTLMv1 still in use) up to XP/2003 and 3 (NTLMv2 only) from Vista/2008 on; Samba's
 //   `ntlm auth` defaults to ntlmv2-only since 4.5 (smb.conf(5)).
-// - Samba's version: source3/include/smb.h SAMBA_{MAJOR,MINOR}_NBT_ANNOUNCE_VERSION = 6.1 ("to
-//   mimic Win2K8R2"), which its srvsvc and CurrentVersion report.
+// - Samba's version: its srvsvc/wkssvc and CurrentVersion value
+//   (source3/registry/reg_backend_current_version.c) report lp_{major,minor}_announce_version(),
+//   which source3/include/smb.h's SAMBA_{MAJOR,MINOR}_NBT_ANNOUNCE_VERSION set to 6.1 "to mimic
+//   Win2K8R2"; that registry key has no CurrentBuildNumber.
 #include "windows/os.h"
 
 #include <algorithm>
@@ -59,7 +61,7 @@ std::vector<OsProfile> make_rows() {
                {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), false});
   v.push_back({"2022", {}, "Windows Server 2022 Standard", "6.3", 10, 0, 10, "20348", 20348, "", true,
                {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst, "process-v1-disabled"}, modern(10000000), false});
-  // Samba's winreg (reg_perfcount.c) says 6.1 with no build; it is no Windows version of its own.
+  // Samba says 6.1 with no build, like no Windows of its own: found by name only.
   v.push_back({"samba", {}, "Samba", "6.1", 6, 1, 0, "", 0, "", false, {"SMB2_02", "SMB3_11"}, "samba-truncate", {},
                modern(10000000), false});
   return v;

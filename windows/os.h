@@ -43,7 +43,7 @@ struct OsProfile {
   std::string_view more_data;             // the quirks.md buffer policy (ERROR_MORE_DATA behaviour)
   std::vector<std::string_view> quirks;   // further quirks.md quirks the OS shows by default
   SynthDefaults synth;
-  bool accepts_ntlmv1_lm = false;         // default policy still lets LM/NTLMv1 through
+  bool accepts_ntlmv1_lm = false;         // default LM authentication level uses LM/NTLMv1 (0-2)
 };
 
 // srvsvc/wkssvc platform_id of every profile: PLATFORM_ID_NT ([MS-SRVS] 2.2.4.41, [MS-WKST] 2.2.5.1).

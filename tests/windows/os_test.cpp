@@ -43,22 +43,32 @@ replayer::BufferPolicy policy_of(std::string_view more_data) {
 
 struct Run {
   int code = -1;
-  std::string err;
+  std::string out, err;
 };
 
-// Runs the built perfsim with `args`, keeping stderr (stdout is not needed here).
-Run run_perfsim(const std::string& args) {
-  const fs::path err = fs::temp_directory_path() / ("perfsim-windows-err-" + std::to_string(getpid()));
-  const std::string cmd = "timeout 60 " + std::string(PERFSIM_EXE) + " " + args + " >/dev/null 2>" + err.string();
+std::string slurp(const fs::path& p) {
+  std::string s;
+  if (FILE* f = std::fopen(p.c_str(), "r")) {
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
+    std::fclose(f);
+  }
+  fs::remove(p);
+  return s;
+}
+
+// Runs the built perfsim with `args`, stopped with SIGTERM after `seconds` (timeout's exit code 124).
+Run run_perfsim(const std::string& args, int seconds = 60) {
+  const std::string tag = std::to_string(getpid());
+  const fs::path out = fs::temp_directory_path() / ("perfsim-windows-out-" + tag);
+  const fs::path err = fs::temp_directory_path() / ("perfsim-windows-err-" + tag);
+  const std::string cmd = "timeout " + std::to_string(seconds) + " " + std::string(PERFSIM_EXE) + " " + args + " >" +
+                          out.string() + " 2>" + err.string();
   const int st = std::system(cmd.c_str());
   Run r;
   r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  if (FILE* f = std::fopen(err.c_str(), "r")) {
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) r.err.append(buf, n);
-    std::fclose(f);
-  }
-  fs::remove(err);
+  r.out = slurp(out);
+  r.err = slurp(err);
   return r;
 }
 
@@ -156,6 +166,20 @@ TEST_CASE("perfsim synth takes every profile name and lists them all for another
   CHECK(bad.code == 2);
   CHECK(bad.err.find(windows::os_name_list()) != std::string::npos);
   fs::remove_all(dir);
+}
+
+TEST_CASE("perfsim serve takes every profile name and lists them all for another") {
+  for (const windows::OsProfile& os : windows::os_profiles()) {
+    INFO(os.name);
+    // Serving until stopped means the profile was taken; a refused one exits at once with 2.
+    const Run r = run_perfsim("serve --json --listen 127.0.0.1:0 --profile " + std::string(os.name), 1);
+    CHECK(r.out.find("127.0.0.1") != std::string::npos);
+    CHECK(r.err.find("unknown profile") == std::string::npos);
+  }
+  const Run bad = run_perfsim("serve --json --listen 127.0.0.1:0 --profile win95", 10);
+  CHECK(bad.code != 0);
+  CHECK(bad.code != 124);
+  CHECK(bad.err.find(windows::os_name_list()) != std::string::npos);
 }
 
 TEST_CASE("werror_name spells the codes collectors meet") {
