@@ -8,6 +8,7 @@
 
 #include "core/bytes.h"
 #include "perfdata/select.h"
+#include "windows/constants.h"
 
 namespace perfsim::captures {
 
@@ -29,7 +30,7 @@ struct HostInfo {
 struct RegistryValue {
   std::string key;
   std::string name;
-  uint32_t type = 0;  // REG_SZ 1, REG_EXPAND_SZ 2, REG_BINARY 3, REG_DWORD 4, REG_MULTI_SZ 7, ...
+  uint32_t type = 0;  // a registry value type (windows/constants.h kRegSz, kRegDword, ...)
   Bytes data;
 };
 
@@ -50,7 +51,7 @@ struct QueryRecord {
   uint32_t latency_us = 0;   // how long the host took
   std::string value_name;    // "Global", "Costly", "238 232", "Counter 009", ...
   uint32_t status = 0;       // WERROR the host returned
-  uint32_t reg_type = 3;     // REG_BINARY for perf data, REG_MULTI_SZ for name tables
+  uint32_t reg_type = windows::kRegBinary;  // perf data; kRegMultiSz for name tables
   uint32_t size = 0;         // data_size the host reported (may differ from payload size: quirks)
   Bytes payload;
 };

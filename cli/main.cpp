@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "windows/os.h"
 
 using namespace perfsim::cli;
 
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
   SynthOptions synth;
   auto* c_synth = app.add_subcommand("synth", "Build a capture of a synthetic host from a TOML/JSON spec or a built-in OS profile");
   c_synth->add_option("spec", synth.spec, "Spec file (.toml or .json); see synth/README.md")->check(CLI::ExistingFile);
-  c_synth->add_option("--profile,-p", synth.profile, "OS profile (win2000, 2003, 2008r2, 2012r2, 2016, 2019, 2022); overrides the spec's");
+  c_synth->add_option("--profile,-p", synth.profile, "OS profile (" + perfsim::windows::os_name_list() + "); overrides the spec's");
   c_synth->add_option("--out,-o", synth.out, "Capture file to write")->required();
   c_synth->add_option("--seed", synth.seed, "Seed for the value generators (same seed, same bytes)");
   c_synth->add_option("--host-name", synth.host_name, "System name the host reports (default: the spec's, SYNTH01)");
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
   c_serve->add_option("--capture,-c", serve.capture, "Capture served by listeners that name none (default: the bundled default host)")->check(CLI::ExistingFile);
   c_serve->add_option("--fleet", serve.fleet, "TOML fleet file: [[host]] tables with listen, capture, timeline")->check(CLI::ExistingFile);
   c_serve->add_option("--timeline", serve.timeline, "realtime (loop the capture at its own pace), step (one sample per answer) or frozen:K")->capture_default_str();
-  c_serve->add_option("--profile", serve.profile, "OS quirk profile for hosts without their own: nt4, win2000, xp, 2003, 2008, 2008r2, 2012r2, 2016, 2019, 2022, samba, rrp-exact (default: the capture's fingerprint)");
+  c_serve->add_option("--profile", serve.profile, "OS quirk profile for hosts without their own: " + perfsim::windows::os_name_list() + ", or rrp-exact (default: the capture's fingerprint)");
   c_serve->add_option("--quirk,-Q", serve.quirks, "Quirk for every host, over profile and fingerprint (repeatable): NAME[=on|off][:PARAM=VALUE,...], e.g. perffreq:hz=3579545, extra-objects=off");
   c_serve->add_option("--faults", serve.faults, "TOML fault plan ([[fault]] tables, replayer/README.md), reloaded on SIGHUP")->check(CLI::ExistingFile);
   c_serve->add_option("--threads", serve.threads, "Worker threads (0: one per core)")->capture_default_str();

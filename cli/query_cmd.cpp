@@ -10,6 +10,7 @@
 #include "perfdata/names.h"
 #include "perfdata/select.h"
 #include "recorder/client.h"
+#include "windows/constants.h"
 
 namespace perfsim::cli {
 namespace {
@@ -65,11 +66,11 @@ int run_query(const QueryOptions& o) {
     for (const std::string& v : values) {
       recorder::ValueResult r;
       if (Status s = c->query_value_growing(hkpd, v, growth, r); !s.ok()) return fail("query", s.message());
-      nlohmann::json jv = {{"value", v}, {"poll", poll}, {"status", r.status}, {"status_name", recorder::werror_name(r.status)},
+      nlohmann::json jv = {{"value", v}, {"poll", poll}, {"status", r.status}, {"status_name", windows::werror_name(r.status)},
                            {"type", r.type}, {"bytes", r.data.size()}, {"tries", r.tries}, {"buffer", r.last_offered}};
       if (r.status != 0) {
         if (o.json) jout.push_back(jv);
-        else fmt::print("{}: {} after {} tries\n", v, recorder::werror_name(r.status), r.tries);
+        else fmt::print("{}: {} after {} tries\n", v, windows::werror_name(r.status), r.tries);
         continue;
       }
       if (is_name_table(v)) {

@@ -8,17 +8,9 @@
 #include "synth/profiles.h"
 #include "synth/spec.h"
 #include "synth/synth.h"
+#include "windows/os.h"
 
 namespace perfsim::cli {
-namespace {
-
-std::string profile_list() {
-  std::string s;
-  for (const auto& n : synth::profile_names()) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
-}  // namespace
 
 int run_synth(const SynthOptions& o) {
   synth::Spec spec;
@@ -26,7 +18,7 @@ int run_synth(const SynthOptions& o) {
     if (Status s = synth::load_spec(o.spec, spec); !s.ok()) return fail("synth", s.message(), kExitUsage);
   }
   if (!o.profile.empty()) {
-    if (!synth::find_profile(o.profile)) return fail("synth", "unknown profile '" + o.profile + "' (one of: " + profile_list() + ")", kExitUsage);
+    if (!synth::find_profile(o.profile)) return fail("synth", windows::check_os_name(o.profile).message(), kExitUsage);
     spec.profile = o.profile;
   }
   if (o.seed) spec.seed = *o.seed;

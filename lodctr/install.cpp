@@ -12,11 +12,11 @@
 #include "core/utf16.h"
 #include "lodctr/providers.h"
 #include "perfdata/names.h"
+#include "windows/constants.h"
 
 namespace perfsim::lodctr {
 namespace {
 
-constexpr uint32_t REG_SZ = 1, REG_DWORD = 4;
 const char* const kRangeValues[] = {"First Counter", "Last Counter", "First Help", "Last Help"};
 
 uint32_t lang_number(const std::string& lang) {
@@ -233,7 +233,7 @@ Status install(captures::Capture& cap_in, const CounterIni& ini, const Symbols& 
   }
   const std::string key = performance_key(ini.driver);
   const uint32_t values[] = {r.first_counter, r.last_counter, r.first_help, r.last_help};
-  for (size_t i = 0; i < 4; ++i) set_value(cap, key, kRangeValues[i], REG_DWORD, reg_dword(values[i]));
+  for (size_t i = 0; i < 4; ++i) set_value(cap, key, kRangeValues[i], windows::kRegDword, reg_dword(values[i]));
   std::string object_list;
   for (const IniText& o : ini.objects) {
     uint32_t off = 0;
@@ -242,9 +242,9 @@ Status install(captures::Capture& cap_in, const CounterIni& ini, const Symbols& 
     rep.objects.push_back(r.first_counter + off);
     object_list += (object_list.empty() ? "" : " ") + std::to_string(r.first_counter + off);
   }
-  if (!object_list.empty()) set_value(cap, key, "Object List", REG_SZ, reg_sz(object_list));
-  set_value(cap, kPerflibKey, "Last Counter", REG_DWORD, reg_dword(r.last_counter));
-  set_value(cap, kPerflibKey, "Last Help", REG_DWORD, reg_dword(r.last_help));
+  if (!object_list.empty()) set_value(cap, key, "Object List", windows::kRegSz, reg_sz(object_list));
+  set_value(cap, kPerflibKey, "Last Counter", windows::kRegDword, reg_dword(r.last_counter));
+  set_value(cap, kPerflibKey, "Last Help", windows::kRegDword, reg_dword(r.last_help));
   rep.perflib_last_counter = r.last_counter;
   rep.perflib_last_help = r.last_help;
   cap_in = std::move(cap);
@@ -291,8 +291,8 @@ Status uninstall(captures::Capture& cap_in, const std::string& driver, InstallRe
   const std::string key = performance_key(driver);
   for (const char* name : kRangeValues) remove_value(cap, key, name);
   remove_value(cap, key, "Object List");
-  if (find_value(cap, kPerflibKey, "Last Counter")) set_value(cap, kPerflibKey, "Last Counter", REG_DWORD, reg_dword(last_counter));
-  if (find_value(cap, kPerflibKey, "Last Help")) set_value(cap, kPerflibKey, "Last Help", REG_DWORD, reg_dword(last_help));
+  if (find_value(cap, kPerflibKey, "Last Counter")) set_value(cap, kPerflibKey, "Last Counter", windows::kRegDword, reg_dword(last_counter));
+  if (find_value(cap, kPerflibKey, "Last Help")) set_value(cap, kPerflibKey, "Last Help", windows::kRegDword, reg_dword(last_help));
   rep.perflib_last_counter = last_counter;
   rep.perflib_last_help = last_help;
   cap_in = std::move(cap);

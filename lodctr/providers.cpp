@@ -17,12 +17,12 @@
 #include "perfdata/select.h"
 #include "perfdata/winperf.h"
 #include "synth/objects.h"
+#include "windows/constants.h"
 
 namespace perfsim::lodctr {
 namespace {
 
 using nlohmann::json;
-constexpr uint32_t REG_SZ = 1, REG_DWORD = 4;
 
 Status fail(const std::string& path, const std::string& what) {
   return Status::InvalidArgument("collect spec: " + path + ": " + what);
@@ -179,7 +179,7 @@ std::vector<size_t> wanted(const captures::QueryRecord& r, const std::vector<per
 }
 
 bool perf_payload(const captures::QueryRecord& r) {
-  return r.status == 0 && r.reg_type == 3 && r.payload.size() >= winperf::kDataBlockSize;
+  return r.status == windows::kErrorSuccess && r.reg_type == windows::kRegBinary && r.payload.size() >= winperf::kDataBlockSize;
 }
 
 void replace_payload(captures::QueryRecord& r, const perfdata::DataBlock& block) {
@@ -277,12 +277,12 @@ Status add_provider(captures::Capture& cap_in, const std::string& driver, const 
   captures::Capture cap = cap_in;
   ProviderReport rep;
   const std::string key = performance_key(driver);
-  set_value(cap, key, "Library", REG_SZ, reg_sz(cs.library.empty() ? driver + ".dll" : cs.library));
-  set_value(cap, key, "Open", REG_SZ, reg_sz(cs.open.empty() ? "Open" + driver + "PerformanceData" : cs.open));
-  set_value(cap, key, "Collect", REG_SZ, reg_sz(cs.collect.empty() ? "Collect" + driver + "PerformanceData" : cs.collect));
-  set_value(cap, key, "Close", REG_SZ, reg_sz(cs.close.empty() ? "Close" + driver + "PerformanceData" : cs.close));
+  set_value(cap, key, "Library", windows::kRegSz, reg_sz(cs.library.empty() ? driver + ".dll" : cs.library));
+  set_value(cap, key, "Open", windows::kRegSz, reg_sz(cs.open.empty() ? "Open" + driver + "PerformanceData" : cs.open));
+  set_value(cap, key, "Collect", windows::kRegSz, reg_sz(cs.collect.empty() ? "Collect" + driver + "PerformanceData" : cs.collect));
+  set_value(cap, key, "Close", windows::kRegSz, reg_sz(cs.close.empty() ? "Close" + driver + "PerformanceData" : cs.close));
   if (cs.disabled) {  // perflib never loads it: nothing in any answer
-    set_value(cap, key, "Disable Performance Counters", REG_DWORD, reg_dword(1));
+    set_value(cap, key, "Disable Performance Counters", windows::kRegDword, reg_dword(1));
     cap_in = std::move(cap);
     if (report) *report = std::move(rep);
     return Status::Ok();

@@ -8,11 +8,11 @@
 #include "core/utf16.h"
 #include "perfdata/model.h"
 #include "perfdata/select.h"
+#include "windows/constants.h"
+#include "windows/os.h"
 
 namespace perfsim::recorder {
 namespace {
-
-constexpr uint32_t kMoreData = 234, kRegMultiSz = 7;
 
 std::string registry_string(const std::vector<captures::RegistryValue>& reg, const char* key, const char* name) {
   for (const captures::RegistryValue& v : reg)
@@ -30,18 +30,8 @@ std::string registry_string(const std::vector<captures::RegistryValue>& reg, con
 bool on_perf_key(const Exchange& e) { return iequals(e.key, "HKPD") || iequals(e.key, "HKPT") || iequals(e.key, "HKPN"); }
 
 std::string profile_for_version(const std::string& v, const std::string& build) {
-  const int b = std::atoi(build.c_str());
-  if (v == "4.0") return "nt4";
-  if (v == "5.0") return "win2000";
-  if (v == "5.1") return "xp";
-  if (v == "5.2") return "2003";
-  if (v == "6.0") return "2008";
-  if (v == "6.1") return "2008r2";
-  if (v == "6.3" && b < 10000) return "2012r2";
-  if (b >= 20348) return "2022";
-  if (b >= 17763) return "2019";
-  if (b >= 14393) return "2016";
-  return "";
+  const windows::OsProfile* os = windows::find_os_by_registry(v, build);
+  return os ? std::string(os->name) : "";
 }
 
 captures::HostInfo describe_host(const std::vector<Exchange>& seen, const std::vector<captures::RegistryValue>& reg,
@@ -84,12 +74,12 @@ std::vector<captures::ObjectInfo> catalog_from(const std::vector<Exchange>& seen
 }
 
 bool take_name_table(const Exchange& e, std::vector<captures::NameTable>& tables, std::vector<captures::QueryRecord>& odd) {
-  if (!on_perf_key(e) || e.null_data || e.status == kMoreData) return false;
+  if (!on_perf_key(e) || e.null_data || e.status == windows::kErrorMoreData) return false;
   const perfdata::Query q = perfdata::parse_query(e.value_name);
   if (q.kind != perfdata::QueryKind::kCounter && q.kind != perfdata::QueryKind::kHelp) return false;
   if (q.lang.empty() && !iequals(e.key, "HKPT")) return false;  // HKPN's bare names are in a language we can't tell
   const std::string lang = q.lang.empty() ? "009" : q.lang;
-  if (e.status != 0 || e.type != kRegMultiSz) {
+  if (e.status != 0 || e.type != windows::kRegMultiSz) {
     odd.push_back({0, e.time_100ns, e.latency_us, e.value_name, e.status, e.type, e.size, e.data});
     return true;
   }
@@ -117,7 +107,7 @@ Status build_capture(const Conversation& conv, ImportedCapture& out) {
       continue;
     }
     if (take_name_table(e, cap.names, odd)) continue;
-    if (!iequals(e.key, "HKPD") || e.null_data || e.status == kMoreData) continue;
+    if (!iequals(e.key, "HKPD") || e.null_data || e.status == windows::kErrorMoreData) continue;
     if (in_tick.count(e.value_name)) {  // the collector's next poll
       ++tick;
       in_tick.clear();

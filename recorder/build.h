@@ -27,7 +27,7 @@ std::vector<captures::ObjectInfo> catalog_from(const std::vector<Exchange>& seen
 // was (a tick-0 record the replayer serves at every tick). Returns false for other value names.
 bool take_name_table(const Exchange& e, std::vector<captures::NameTable>& tables, std::vector<captures::QueryRecord>& odd);
 
-// The OS profile name (quirks.md) of a CurrentVersion / CurrentBuildNumber pair, "" if unknown.
+// The OS profile name (windows/os.h row) of a CurrentVersion / CurrentBuildNumber pair, "" if unknown.
 std::string profile_for_version(const std::string& current_version, const std::string& build);
 
 struct ImportedCapture {

@@ -2,6 +2,7 @@
 
 #include "core/utf16.h"
 #include "recorder/tcp_channel.h"
+#include "windows/constants.h"
 
 namespace perfsim::recorder {
 
@@ -20,7 +21,7 @@ Status WinregClient::open_hive(uint16_t opnum, winreg::PolicyHandle& h) {
   if (Status s = call(opnum, winreg::encode(req), out); !s.ok()) return s;
   winreg::OpenHiveResponse resp;
   if (Status s = winreg::decode(out, resp); !s.ok()) return s;
-  if (resp.result != 0) return Status::IOError("open hive failed: " + werror_name(resp.result));
+  if (resp.result != 0) return Status::IOError("open hive failed: " + windows::werror_name(resp.result));
   h = resp.handle;
   return Status::Ok();
 }
@@ -74,7 +75,7 @@ Status WinregClient::query_value_growing(const winreg::PolicyHandle& h, const st
     out.type = r.type.value_or(0);
     out.last_offered = offer;
     out.last_size = r.data_size.value_or(0);
-    if (r.result != winreg::kWerrMoreData) {
+    if (r.result != windows::kErrorMoreData) {
       if (r.data) out.data = std::move(*r.data).to_bytes();
       return Status::Ok();
     }
@@ -87,23 +88,8 @@ Status WinregClient::query_value_growing(const winreg::PolicyHandle& h, const st
     offer = uint32_t(std::min<uint64_t>(next, 0x4000000));  // 64 MiB: the IDL's range
   }
   --out.tries;
-  return Status::IOError("'" + name + "' still answered " + werror_name(out.status) + " after " + std::to_string(out.tries) +
+  return Status::IOError("'" + name + "' still answered " + windows::werror_name(out.status) + " after " + std::to_string(out.tries) +
                          " tries (last buffer " + std::to_string(out.last_offered) + " bytes)");
-}
-
-std::string werror_name(uint32_t code) {
-  switch (code) {
-    case 0: return "WERR_OK (0)";
-    case 2: return "WERR_FILE_NOT_FOUND (2)";
-    case 5: return "WERR_ACCESS_DENIED (5)";
-    case 6: return "WERR_INVALID_HANDLE (6)";
-    case 87: return "WERR_INVALID_PARAMETER (87)";
-    case 122: return "WERR_INSUFFICIENT_BUFFER (122)";
-    case 170: return "WERR_BUSY (170)";
-    case 234: return "WERR_MORE_DATA (234)";
-    case 259: return "WERR_NO_MORE_ITEMS (259)";
-    default: return "WERROR " + std::to_string(code);
-  }
 }
 
 }  // namespace perfsim::recorder

@@ -56,7 +56,4 @@ class WinregClient {
   std::unique_ptr<Channel> channel_;
 };
 
-// "WERR_MORE_DATA (234)" style names for the codes collectors meet.
-std::string werror_name(uint32_t code);
-
 }  // namespace perfsim::recorder

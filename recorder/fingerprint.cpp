@@ -10,12 +10,11 @@
 #include "perfdata/model.h"
 #include "perfdata/select.h"
 #include "recorder/client.h"
+#include "windows/constants.h"
 
 namespace perfsim::recorder {
 namespace {
 
-constexpr uint32_t kMoreData = 234;
-constexpr uint32_t kRegDword = 4, kRegMultiSz = 7;
 
 bool is_perf_value(const Exchange& e) {
   if (!iequals(e.key, "HKPD")) return false;
@@ -55,7 +54,7 @@ std::string join(const std::vector<uint32_t>& v) {
 }  // namespace
 
 void CallStats::add(const Exchange& e) {
-  if (e.status != 0 && e.status != kMoreData) ++errors[e.status];
+  if (e.status != 0 && e.status != windows::kErrorMoreData) ++errors[e.status];
   if (is_perf_value(e)) latency_us.push_back(e.latency_us);
 }
 
@@ -96,7 +95,7 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
       if (!j.contains("null_probe")) j["null_probe"] = {{"status", e.status}, {"size", e.size}};
       continue;
     }
-    if (e.status == kMoreData) {
+    if (e.status == windows::kErrorMoreData) {
       if (!j.contains("short_probe")) j["short_probe"] = {{"offered", e.offered}, {"status", e.status}, {"size", e.size}};
       if (e.offered > 0 && e.size == e.offered) echo = true;
       else if (e.size == 0) undefined = true;
@@ -170,8 +169,8 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
                                           "(Samba's rpcd_winreg does this)", name, v.last_ok->type));
     } else if (v.last_ok) {
       if (v.last_ok->status != 0)
-        fp.findings.push_back(fmt::format("'{}' answered {}", name, werror_name(v.last_ok->status)));
-      else if (v.last_ok->type != kRegMultiSz)
+        fp.findings.push_back(fmt::format("'{}' answered {}", name, windows::werror_name(v.last_ok->status)));
+      else if (v.last_ok->type != windows::kRegMultiSz)
         fp.findings.push_back(fmt::format("'{}' answered type {} with {} bytes, not REG_MULTI_SZ name texts", name,
                                           v.last_ok->type, v.last_ok->data.size()));
     }
@@ -190,12 +189,12 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
     fp.findings.push_back("a short buffer gets WERR_OK with only the PERF_DATA_BLOCK header (samba-truncate)");
   else if (fp.more_data == "nt4-unsettled")
     fp.findings.push_back(fmt::format("the size needed changed between calls {} times (nt4-unsettled)", unsettled));
-  if (j.contains("null_probe") && j["null_probe"]["status"] == kMoreData)
+  if (j.contains("null_probe") && j["null_probe"]["status"] == windows::kErrorMoreData)
     fp.findings.push_back("a NULL-buffer size probe gets ERROR_MORE_DATA with size 0, not the size needed");
 
   for (const Exchange& e : exchanges)
     if (!on_perf_key(e) && iequals(e.value_name, "Last Counter") &&
-        e.status == 0 && e.type == kRegDword && e.data.size() >= 4 && load_le32(e.data.data()) == 0) {
+        e.status == 0 && e.type == windows::kRegDword && e.data.size() >= 4 && load_le32(e.data.data()) == 0) {
       fp.findings.push_back("Perflib's 'Last Counter' is 0: no counter names are registered");
       break;
     }
@@ -203,7 +202,7 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
   nlohmann::json errors = nlohmann::json::object();
   for (const auto& [code, n] : all.errors) {
     errors[std::to_string(code)] = n;
-    if (code != 2) fp.findings.push_back(fmt::format("{} answered {} times", werror_name(code), n));
+    if (code != windows::kErrorFileNotFound) fp.findings.push_back(fmt::format("{} answered {} times", windows::werror_name(code), n));
   }
   if (!fp.more_data.empty()) j["more_data"] = fp.more_data;
   if (!fp.params.empty()) j["params"] = fp.params;

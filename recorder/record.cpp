@@ -8,12 +8,12 @@
 
 #include "perfdata/model.h"
 #include "recorder/build.h"
+#include "windows/constants.h"
 
 namespace perfsim::recorder {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr uint32_t kMoreData = 234, kAccessDenied = 5;
 constexpr uint32_t kMaxBuffer = 0x4000000;  // the IDL's range: 64 MiB
 constexpr int64_t kUnixToFiletime = 116444736000000000LL;
 
@@ -57,7 +57,7 @@ Status query_until_done(WinregClient& c, const winreg::PolicyHandle& h, const st
   for (int tries = 0; tries < 24; ++tries) {
     if (Status s = exchange(c, h, key, name, buffer, last); !s.ok()) return s;
     seen.push_back(last);
-    if (last.status != kMoreData) return Status::Ok();
+    if (last.status != windows::kErrorMoreData) return Status::Ok();
     if (buffer >= kMaxBuffer) break;
     buffer = grow(buffer, last.size);
   }
@@ -83,7 +83,7 @@ Status probe(WinregClient& c, const winreg::PolicyHandle& hkpd, const std::strin
     if (Status s = exchange(c, hkpd, "HKPD", q, buf, e); !s.ok()) return s;
     seen.push_back(e);
     const bool truncated = e.status == 0 && header_only_answer(e.data) && null_probe.size > e.data.size();
-    if ((e.status != kMoreData && !truncated) || buf >= kMaxBuffer) break;
+    if ((e.status != windows::kErrorMoreData && !truncated) || buf >= kMaxBuffer) break;
     failed = buf;
     buf = grow(buf, truncated ? null_probe.size : e.size);
   }
@@ -125,7 +125,7 @@ void read_hklm(WinregClient& c, std::vector<captures::RegistryValue>& out, std::
     winreg::PolicyHandle h;
     uint32_t werr = 0;
     if (Status s = c.open_key(hklm, path, h, werr); !s.ok() || werr != 0) {
-      warnings.push_back(fmt::format("HKLM\\{} not readable ({})", path, s.ok() ? werror_name(werr) : s.message()));
+      warnings.push_back(fmt::format("HKLM\\{} not readable ({})", path, s.ok() ? windows::werror_name(werr) : s.message()));
       continue;
     }
     for (const char* name : names) {
@@ -142,7 +142,7 @@ void read_hklm(WinregClient& c, std::vector<captures::RegistryValue>& out, std::
 Status open_hkpd(WinregClient& c, winreg::PolicyHandle& h) {
   Status s = c.open_hive(winreg::kOpenHKPD, h);
   if (s.ok()) return s;
-  if (s.message().find(werror_name(kAccessDenied)) != std::string::npos)
+  if (s.message().find(windows::werror_name(windows::kErrorAccessDenied)) != std::string::npos)
     return Status::IOError("OpenHKPD: access denied — the account must be an administrator or in the host's "
                            "'Performance Monitor Users' group");
   return Status::IOError("OpenHKPD: " + s.message());

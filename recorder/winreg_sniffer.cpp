@@ -5,6 +5,7 @@
 #include "core/utf16.h"
 #include "rpc/frame.h"
 #include "rpc/pdu.h"
+#include "windows/constants.h"
 
 namespace perfsim::recorder {
 namespace {
@@ -151,7 +152,7 @@ void WinregSniffer::answered(const Call& call, ByteView stub, int64_t time) {
   if (const char* hive = hive_key(call.opnum)) {
     winreg::OpenHiveResponse resp;
     if (Status s = winreg::decode(stub, resp); !s.ok()) return undecodable("response", s);
-    if (resp.result == winreg::kWerrOk) handles_[handle_key(resp.handle)] = hive;
+    if (resp.result == windows::kErrorSuccess) handles_[handle_key(resp.handle)] = hive;
     return;
   }
   switch (call.opnum) {
@@ -161,7 +162,7 @@ void WinregSniffer::answered(const Call& call, ByteView stub, int64_t time) {
       if (Status s = winreg::decode(call.stub, req); !s.ok()) return undecodable("request", s);
       if (Status s = winreg::decode(stub, resp); !s.ok()) return undecodable("response", s);
       auto parent = handles_.find(handle_key(req.parent_handle));
-      if (resp.result != winreg::kWerrOk || parent == handles_.end()) return;
+      if (resp.result != windows::kErrorSuccess || parent == handles_.end()) return;
       const std::string name = text(req.keyname);
       handles_[handle_key(resp.handle)] = parent->second.empty() ? name : name.empty() ? parent->second
                                                                                        : parent->second + "\\" + name;
@@ -172,7 +173,7 @@ void WinregSniffer::answered(const Call& call, ByteView stub, int64_t time) {
       winreg::CloseKeyResponse resp;
       if (Status s = winreg::decode(call.stub, req); !s.ok()) return undecodable("request", s);
       if (Status s = winreg::decode(stub, resp); !s.ok()) return undecodable("response", s);
-      if (resp.result == winreg::kWerrOk) handles_.erase(handle_key(req.handle));
+      if (resp.result == windows::kErrorSuccess) handles_.erase(handle_key(req.handle));
       return;
     }
     case winreg::kQueryValue: return on_query_value(call, stub, time);

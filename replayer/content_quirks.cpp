@@ -6,6 +6,7 @@
 #include "core/utf16.h"
 #include "perfdata/model.h"
 #include "perfdata/names.h"
+#include "windows/constants.h"
 
 namespace perfsim::replayer {
 namespace {
@@ -13,7 +14,6 @@ namespace {
 using perfdata::CounterDef;
 using perfdata::DataBlock;
 using perfdata::Object;
-constexpr uint32_t kRegBinary = 3;
 
 // Counters whose raw value is a count of PerfFreq ticks (winperf.h): they scale with PerfFreq.
 bool in_timer_ticks(uint32_t type) {
@@ -154,7 +154,7 @@ Status apply_content_quirks(const ContentQuirks& q, captures::Capture& cap) {
   if (per_sample) {
     for (captures::QueryRecord& r : cap.records) {
       DataBlock d;
-      if (r.status != 0 || r.reg_type != kRegBinary || !perfdata::parse(r.payload, d).ok()) continue;
+      if (r.status != 0 || r.reg_type != windows::kRegBinary || !perfdata::parse(r.payload, d).ok()) continue;
       rewrite_sample(q, d, seen);
       r.payload = perfdata::build(d);
       r.size = uint32_t(r.payload.size());

@@ -9,6 +9,7 @@
 #include "perfdata/names.h"
 #include "perfdata/select.h"
 #include "perfdata/winperf.h"
+#include "windows/constants.h"
 
 namespace perfsim::replayer {
 namespace {
@@ -60,11 +61,11 @@ ValueAnswer rrp_exact(ValueContent c, BufferOffer offer) {
   ValueAnswer a;
   a.status = c.status;
   a.type = c.type;
-  if (c.status != werr::kOk) return a;
+  if (c.status != windows::kErrorSuccess) return a;
   a.size = uint32_t(c.data.size());
   if (!offer.has_buffer) return a;
   if (offer.size < c.data.size()) {
-    a.status = werr::kMoreData;
+    a.status = windows::kErrorMoreData;
     return a;
   }
   a.data = std::move(c.data);
@@ -234,7 +235,7 @@ Bytes SimulatedHost::assemble(const RecordedTick& t, const std::vector<uint32_t>
 
 // object-count-lies: NumObjectTypes claims more objects than the answer holds.
 ValueContent SimulatedHost::count_lies(ValueContent& c) const {
-  if (opt_.quirks.object_count_extra && c.status == werr::kOk && c.data.size() >= winperf::kDataBlockSize) {
+  if (opt_.quirks.object_count_extra && c.status == windows::kErrorSuccess && c.data.size() >= winperf::kDataBlockSize) {
     Bytes b = c.data.to_bytes();  // the shared bytes stay as recorded
     store_le32(&b[28], load_le32(&b[28]) + opt_.quirks.object_count_extra);
     c.data = std::move(b);
@@ -263,18 +264,18 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
     case perfdata::QueryKind::kHelp: {
       // Bare "Counter"/"Help" (HKPT/HKPN) answer in the host's default language.
       const captures::NameTable* nt = names(q.lang.empty() ? "009" : q.lang);
-      if (!nt) { c.status = werr::kFileNotFound; return c; }
-      c.type = regtype::kMultiSz;
+      if (!nt) { c.status = windows::kErrorFileNotFound; return c; }
+      c.type = windows::kRegMultiSz;
       c.data = share(q.kind == perfdata::QueryKind::kCounter ? nt->counter : nt->help);
       return c;
     }
     case perfdata::QueryKind::kExplain:
-      c.status = werr::kFileNotFound;  // no Explain texts are recorded
+      c.status = windows::kErrorFileNotFound;  // no Explain texts are recorded
       return c;
     default:
       break;
   }
-  if (key != PerfKey::kData) { c.status = werr::kFileNotFound; return c; }
+  if (key != PerfKey::kData) { c.status = windows::kErrorFileNotFound; return c; }
   const Quirks& qk = opt_.quirks;
   const bool reshaped = !qk.costly || qk.process_v1_disabled || !qk.timed_out_providers.empty();
   if (q.kind == perfdata::QueryKind::kGlobal && reshaped && t.global.header_length) {
@@ -286,7 +287,7 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
     if (q.kind != kind || !view->record) continue;
     c.status = view->record->status;
     c.type = view->record->reg_type;
-    c.data = c.status == werr::kOk ? serve_sample(*view, *clock, m) : share(view->record->payload);
+    c.data = c.status == windows::kErrorSuccess ? serve_sample(*view, *clock, m) : share(view->record->payload);
     return count_lies(c);
   }
   std::vector<uint32_t> indices;
@@ -302,7 +303,7 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
 
 ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, const Moment& m, uint64_t call) const {
   const Quirks& q = opt_.quirks;
-  const bool perf_data = c.status == werr::kOk && c.type == regtype::kBinary;
+  const bool perf_data = c.status == windows::kErrorSuccess && c.type == windows::kRegBinary;
   if (!perf_data || (q.buffer == BufferPolicy::kRrpExact && !q.growth_bytes)) return rrp_exact(std::move(c), offer);
   ValueAnswer a;
   a.type = c.type;
@@ -310,19 +311,19 @@ ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, cons
   switch (q.buffer) {
     case BufferPolicy::kRrpExact: {  // growth-between-calls: the data outgrows the size just said
       a.size = size;
-      if (offer.has_buffer && offer.size < uint64_t(size) + q.growth_bytes) a.status = werr::kMoreData;
+      if (offer.has_buffer && offer.size < uint64_t(size) + q.growth_bytes) a.status = windows::kErrorMoreData;
       else if (offer.has_buffer) a.data = std::move(c.data);
       return a;
     }
     case BufferPolicy::kWin32Undefined:
-      if (!offer.has_buffer || offer.size < size) { a.status = werr::kMoreData; return a; }
+      if (!offer.has_buffer || offer.size < size) { a.status = windows::kErrorMoreData; return a; }
       break;
     case BufferPolicy::kWin2000Echo: {
       // Needs about the whole Global answer plus overhead, whatever was asked; echoes the offer.
       const RecordedTick& t = rec_->ticks[std::min<size_t>(m.tick, rec_->ticks.size() - 1)];
       const uint64_t global = t.global.record ? t.global.record->payload.size() : size;
       if (!offer.has_buffer || offer.size < std::max<uint64_t>(global, size) + q.win2000_overhead) {
-        a.status = werr::kMoreData;
+        a.status = windows::kErrorMoreData;
         a.size = offer.has_buffer ? offer.size : 0;
         return a;
       }
@@ -331,7 +332,7 @@ ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, cons
     case BufferPolicy::kNt4Unsettled: {
       const uint32_t needed = size + uint32_t(splitmix(opt_.identity.seed ^ call) % (uint64_t(q.nt4_jitter) + 1));
       a.size = needed;
-      if (offer.has_buffer && offer.size < needed) { a.status = werr::kMoreData; return a; }
+      if (offer.has_buffer && offer.size < needed) { a.status = windows::kErrorMoreData; return a; }
       if (!offer.has_buffer) return a;
       break;
     }
@@ -360,18 +361,18 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
   const Quirks& q = opt_.quirks;
   const uint64_t call = calls_.fetch_add(1, std::memory_order_relaxed);
   ValueAnswer a;
-  if (key == PerfKey::kData && q.access_denied_query) { a.status = werr::kAccessDenied; return a; }
-  if (fires(q.busy, call, 0xB057)) { a.status = werr::kBusy; return a; }
+  if (key == PerfKey::kData && q.access_denied_query) { a.status = windows::kErrorAccessDenied; return a; }
+  if (fires(q.busy, call, 0xB057)) { a.status = windows::kErrorBusy; return a; }
   const Moment m = now();
   ValueContent c = content(key, value_name, m);
-  if (c.type == regtype::kMultiSz && fires(q.empty_names, call, 0xE111)) c.data = Bytes(4, 0);
+  if (c.type == windows::kRegMultiSz && fires(q.empty_names, call, 0xE111)) c.data = Bytes(4, 0);
   a = buffer_policy(std::move(c), offer, m, call);
   const perfdata::QueryKind kind = perfdata::parse_query(value_name).kind;
   if (q.slow_global_ms && (kind == perfdata::QueryKind::kGlobal || kind == perfdata::QueryKind::kCostly)) a.delay_ms += q.slow_global_ms;
   if (fires(q.hang, call, 0x4A46)) a.delay_ms += q.hang_ms;
   inject_faults(a, value_name, call);
   // A stepping timeline moves on after each completed data answer.
-  if (opt_.mode == TimelineMode::kStep && a.status == werr::kOk && offer.has_buffer && a.type == regtype::kBinary)
+  if (opt_.mode == TimelineMode::kStep && a.status == windows::kErrorSuccess && offer.has_buffer && a.type == windows::kRegBinary)
     step_.fetch_add(1, std::memory_order_relaxed);
   return a;
 }
@@ -395,8 +396,8 @@ void SimulatedHost::inject_faults(ValueAnswer& a, std::string_view value_name, u
         break;
       }
       case FaultKind::kStall: a.delay_ms += uint32_t(std::min(r.seconds * 1000, 3.6e6)); break;
-      case FaultKind::kBusy: a = ValueAnswer{werr::kBusy, 0, 0, {}, a.delay_ms}; break;
-      case FaultKind::kAccessDenied: a = ValueAnswer{werr::kAccessDenied, 0, 0, {}, a.delay_ms}; break;
+      case FaultKind::kBusy: a = ValueAnswer{windows::kErrorBusy, 0, 0, {}, a.delay_ms}; break;
+      case FaultKind::kAccessDenied: a = ValueAnswer{windows::kErrorAccessDenied, 0, 0, {}, a.delay_ms}; break;
       case FaultKind::kRpcFault: a.rpc_fault = r.code; break;
       case FaultKind::kReset: a.drop_connection = true; break;
       case FaultKind::kTruncate:

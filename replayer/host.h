@@ -31,32 +31,15 @@
 #include "replayer/quirks.h"
 #include "replayer/recording.h"
 #include "replayer/registry.h"
+#include "windows/constants.h"
 
 namespace perfsim::replayer {
-
-// WERROR codes as Windows returns them.
-namespace werr {
-constexpr uint32_t kOk = 0;
-constexpr uint32_t kFileNotFound = 2;
-constexpr uint32_t kAccessDenied = 5;
-constexpr uint32_t kInvalidHandle = 6;
-constexpr uint32_t kInvalidParameter = 87;
-constexpr uint32_t kCallNotImplemented = 120;
-constexpr uint32_t kBusy = 170;
-constexpr uint32_t kMoreData = 234;
-constexpr uint32_t kNoMoreItems = 259;
-}  // namespace werr
-
-// Registry value types.
-namespace regtype {
-constexpr uint32_t kSz = 1, kExpandSz = 2, kBinary = 3, kDword = 4, kMultiSz = 7;
-}
 
 enum class PerfKey { kData, kText, kNlsText };  // HKPD, HKPT, HKPN
 
 struct ValueContent {
-  uint32_t status = werr::kOk;  // kFileNotFound for a missing value
-  uint32_t type = regtype::kBinary;
+  uint32_t status = windows::kErrorSuccess;  // kFileNotFound for a missing value
+  uint32_t type = windows::kRegBinary;
   SharedBytes data;  // recorded bytes are shared with the Recording, not copied
 };
 
@@ -67,8 +50,8 @@ struct BufferOffer {
 };
 
 struct ValueAnswer {
-  uint32_t status = werr::kOk;
-  uint32_t type = regtype::kBinary;
+  uint32_t status = windows::kErrorSuccess;
+  uint32_t type = windows::kRegBinary;
   uint32_t size = 0;  // data_size reported back
   SharedBytes data;   // bytes returned (status kOk with a buffer only)
   uint32_t delay_ms = 0;  // how long the host takes before this answer leaves (slow-global, hang)

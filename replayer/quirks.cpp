@@ -3,11 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/utf16.h"
+#include "windows/os.h"
 
 namespace perfsim::replayer {
 namespace {
-
-using Params = std::map<std::string, std::string>;
 
 Status bad(const QuirkSetting& s, const std::string& why) { return Status::InvalidArgument("quirk " + s.name + ": " + why); }
 
@@ -195,17 +194,14 @@ Status apply_setting(Quirks& q, const QuirkSetting& s) {
 }
 
 Status profile_quirks(std::string_view profile, Quirks& q) {
-  auto on = [&](const char* name, Params p = {}) { apply_setting(q, QuirkSetting{name, true, std::move(p)}); };
-  const std::string p(profile);
-  if (p == "rrp-exact") return Status::Ok();
-  if (p == "nt4") { on("nt4-unsettled"); return Status::Ok(); }
-  if (p == "win2000") { on("win2000-echo-oversize"); return Status::Ok(); }
-  if (p == "xp") { on("win32-undefined"); return Status::Ok(); }
-  if (p == "2003" || p == "2008" || p == "2008r2") { on("rrp-exact"); return Status::Ok(); }
-  if (p == "2012r2" || p == "2016" || p == "2019") { on("rrp-exact"); on("pipe-not-available-first"); return Status::Ok(); }
-  if (p == "2022") { on("rrp-exact"); on("pipe-not-available-first"); on("process-v1-disabled"); return Status::Ok(); }
-  if (p == "samba") { on("samba-truncate"); return Status::Ok(); }
-  return Status::NotFound("unknown profile '" + p + "' (nt4, win2000, xp, 2003, 2008, 2008r2, 2012r2, 2016, 2019, 2022, samba, rrp-exact)");
+  if (profile == "rrp-exact") return Status::Ok();  // no OS: plain MS-RRP, the defaults
+  const windows::OsProfile* os = windows::find_os(profile);
+  if (!os)
+    return Status::NotFound("unknown profile '" + std::string(profile) + "'; known: " + windows::os_name_list() + ", rrp-exact");
+  if (Status st = apply_setting(q, QuirkSetting{std::string(os->more_data), true, {}}); !st.ok()) return st;
+  for (std::string_view name : os->quirks)
+    if (Status st = apply_setting(q, QuirkSetting{std::string(name), true, {}}); !st.ok()) return st;
+  return Status::Ok();
 }
 
 Status fingerprint_quirks(const std::string& json, Quirks& q) {

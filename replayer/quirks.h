@@ -58,8 +58,8 @@ struct QuirkSetting {
 
 // Applies one setting. InvalidArgument names an unknown quirk or parameter, or a bad value.
 Status apply_setting(Quirks& q, const QuirkSetting& s);
-// A named OS profile's bundle (nt4, win2000, xp, 2003, 2008, 2008r2, 2012r2, 2016, 2019, 2022,
-// samba, rrp-exact). NotFound for another name.
+// A named OS profile's quirk set (a windows/os.h row: any name or alias windows/README.md lists),
+// or none for "rrp-exact" (plain MS-RRP). NotFound for another name.
 Status profile_quirks(std::string_view profile, Quirks& q);
 // What a capture's fingerprint JSON says (more_data, process_v1_disabled, pipe_not_available_first;
 // or its profile). Unknown keys are ignored; unparsable JSON is InvalidArgument.

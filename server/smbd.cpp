@@ -22,6 +22,8 @@
 #include <mutex>
 #include <thread>
 
+#include "windows/os.h"
+
 namespace perfsim::server {
 namespace {
 
@@ -169,15 +171,9 @@ bool write_file(const fs::path& p, const std::string& text) {
 }  // namespace
 
 SmbDialects smb_dialects_for_profile(const std::string& profile) {
-  std::string p = profile;
-  std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (p.rfind("win", 0) == 0) p = p.substr(3);
-  if (p == "2000" || p == "nt4" || p == "xp" || p == "2003" || p == "2003r2") return {"NT1", "NT1"};
-  if (p == "vista" || p == "2008") return {"SMB2_02", "SMB2_02"};
-  if (p == "7" || p == "2008r2") return {"SMB2_02", "SMB2_10"};
-  if (p == "8" || p == "2012") return {"SMB2_02", "SMB3_00"};
-  if (p == "8.1" || p == "2012r2") return {"SMB2_02", "SMB3_02"};
-  return {"SMB2_02", "SMB3_11"};  // 10 / 2016 and later
+  const windows::OsProfile* os = windows::find_os(profile);
+  if (!os) return {};  // a capture of no known OS: what Windows 10/2016 and later speak
+  return {std::string(os->smb.min), std::string(os->smb.max)};
 }
 
 struct Smbd::Impl {

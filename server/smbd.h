@@ -26,7 +26,8 @@ struct SmbDialects {
   std::string min = "SMB2_02";
   std::string max = "SMB3_11";
 };
-// What the Windows version of an OS profile ("win2000", "2003", "2008r2", "2016", ...) spoke.
+// What the OS of a profile spoke (its windows/os.h row; any name or alias windows/README.md lists);
+// the default range for a profile of no known OS (e.g. a capture the recorder could not name).
 SmbDialects smb_dialects_for_profile(const std::string& profile);
 
 struct SmbHostAddress {

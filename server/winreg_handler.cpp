@@ -1,4 +1,5 @@
 #include "server/winreg_handler.h"
+#include "windows/constants.h"
 
 namespace perfsim::server {
 
@@ -14,7 +15,7 @@ uint32_t WinregHandler::call(uint16_t opnum, ByteView in, ByteChain& out) {
     winreg::OpenHiveRequest req;
     if (!winreg::decode(in, req).ok()) return winreg::kFaultBadStubData;
     winreg::OpenHiveResponse resp;  // a zero handle, as Windows returns with an error
-    resp.result = winreg::kWerrAccessDenied;
+    resp.result = windows::kErrorAccessDenied;
     out = winreg::encode(resp);
     return 0;
   }

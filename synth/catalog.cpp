@@ -9,13 +9,13 @@
 #include "core/utf16.h"
 #include "perfdata/names.h"
 #include "perfdata/winperf.h"
+#include "windows/constants.h"
 
 namespace perfsim::synth {
 namespace {
 
 using namespace winperf;
 
-constexpr uint32_t REG_SZ = 1, REG_DWORD = 4, REG_MULTI_SZ = 7;
 const char kCurrentVersion[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion";
 const char kPerflib[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
 
@@ -69,7 +69,7 @@ Status add_custom(const Spec& spec, Catalog& cat, std::set<uint32_t>& used) {
   return Status::Ok();
 }
 
-Bytes reg_sz(const std::string& s) {
+Bytes reg_sz(std::string_view s) {
   Bytes b;
   put_utf16le(b, utf8_to_utf16(s));
   put_le16(b, 0);
@@ -95,30 +95,30 @@ void add_provider_keys(captures::Capture& cap, const Catalog& cat) {
     for (const ProviderDesc& b : builtin_providers())
       if (b.service == svc) pd = b;
     const std::string key = "SYSTEM\\CurrentControlSet\\Services\\" + svc + "\\Performance";
-    cap.registry.push_back({key, "Library", REG_SZ, reg_sz(pd.library)});
-    cap.registry.push_back({key, "Open", REG_SZ, reg_sz(pd.open)});
-    cap.registry.push_back({key, "Collect", REG_SZ, reg_sz(pd.collect)});
-    cap.registry.push_back({key, "Close", REG_SZ, reg_sz(pd.close)});
-    cap.registry.push_back({key, "First Counter", REG_DWORD, reg_dword(r.first)});
-    cap.registry.push_back({key, "Last Counter", REG_DWORD, reg_dword(r.second)});
-    cap.registry.push_back({key, "First Help", REG_DWORD, reg_dword(r.first + 1)});
-    cap.registry.push_back({key, "Last Help", REG_DWORD, reg_dword(r.second + 1)});
+    cap.registry.push_back({key, "Library", windows::kRegSz, reg_sz(pd.library)});
+    cap.registry.push_back({key, "Open", windows::kRegSz, reg_sz(pd.open)});
+    cap.registry.push_back({key, "Collect", windows::kRegSz, reg_sz(pd.collect)});
+    cap.registry.push_back({key, "Close", windows::kRegSz, reg_sz(pd.close)});
+    cap.registry.push_back({key, "First Counter", windows::kRegDword, reg_dword(r.first)});
+    cap.registry.push_back({key, "Last Counter", windows::kRegDword, reg_dword(r.second)});
+    cap.registry.push_back({key, "First Help", windows::kRegDword, reg_dword(r.first + 1)});
+    cap.registry.push_back({key, "Last Help", windows::kRegDword, reg_dword(r.second + 1)});
     if (svc == "PerfProc" && cat.process_v1_disabled)
-      cap.registry.push_back({key, "Disable Performance Counters", REG_DWORD, reg_dword(1)});
+      cap.registry.push_back({key, "Disable Performance Counters", windows::kRegDword, reg_dword(1)});
   }
 }
 
 std::string fingerprint(const Spec& spec, const Profile& p, const Catalog& cat) {
   nlohmann::json j;
   j["source"] = "synth";
-  j["profile"] = p.name;
+  j["profile"] = std::string(p.os->name);
   j["seed"] = spec.seed;
-  j["perf_freq"] = p.perf_freq;
-  j["more_data"] = p.more_data;
-  j["pipe_not_available_first"] = p.pipe_not_available_first;
+  j["perf_freq"] = p.host.perf_freq;
+  j["more_data"] = std::string(p.os->more_data);
+  j["pipe_not_available_first"] = windows::has_quirk(*p.os, "pipe-not-available-first");
   j["process_v1_disabled"] = cat.process_v1_disabled;
-  j["counter_type_change"] = p.xp_counters ? "User PC PERF_COUNTER_LARGE_RAWCOUNT_HEX" : "User PC PERF_COUNTER_RAWCOUNT";
-  j["large_memory_counters"] = p.large_counters;
+  j["counter_type_change"] = p.host.xp_counters ? "User PC PERF_COUNTER_LARGE_RAWCOUNT_HEX" : "User PC PERF_COUNTER_RAWCOUNT";
+  j["large_memory_counters"] = p.host.large_counters;
   j["costly_objects"] = nlohmann::json::array();
   for (const CatalogObject& o : cat.objects)
     if (o.desc.costly) j["costly_objects"].push_back(o.desc.index);
@@ -129,7 +129,7 @@ std::string fingerprint(const Spec& spec, const Profile& p, const Catalog& cat) 
 
 Status build_catalog(const Spec& spec, const Profile& profile, Catalog& out) {
   Catalog cat;
-  cat.process_v1_disabled = spec.process_v1_disabled.value_or(profile.process_v1_disabled);
+  cat.process_v1_disabled = spec.process_v1_disabled.value_or(windows::has_quirk(*profile.os, "process-v1-disabled"));
   std::set<uint32_t> used;
   std::map<uint32_t, std::pair<std::string, std::string>> text;
   for (const NameDef& n : builtin_names()) {
@@ -167,12 +167,12 @@ Status build_catalog(const Spec& spec, const Profile& profile, Catalog& out) {
 captures::Capture build_header(const Spec& spec, const Profile& p, const Catalog& cat) {
   captures::Capture cap;
   cap.host.name = spec.host_name;
-  cap.host.profile = p.name;
-  cap.host.product_name = p.product_name;
-  cap.host.current_version = p.current_version;
-  cap.host.build_number = p.build_number;
-  cap.host.csd_version = p.csd_version;
-  cap.host.perf_freq = p.perf_freq;
+  cap.host.profile = p.os->name;
+  cap.host.product_name = p.os->product_name;
+  cap.host.current_version = p.os->current_version;
+  cap.host.build_number = p.os->build;
+  cap.host.csd_version = p.os->csd_version;
+  cap.host.perf_freq = p.host.perf_freq;
   cap.host.processors = spec.processors;
   cap.host.start_time_100ns = spec.start_100ns;
   cap.host.interval_ms = spec.interval_ms;
@@ -184,16 +184,16 @@ captures::Capture build_header(const Spec& spec, const Profile& p, const Catalog
   names.counter = perfdata::build_names(perfdata::make_names(counter_pairs));
   names.help = perfdata::build_names(perfdata::make_names(cat.helps));
 
-  cap.registry.push_back({kCurrentVersion, "CurrentVersion", REG_SZ, reg_sz(p.current_version)});
-  cap.registry.push_back({kCurrentVersion, "CurrentBuildNumber", REG_SZ, reg_sz(p.build_number)});
-  cap.registry.push_back({kCurrentVersion, "ProductName", REG_SZ, reg_sz(p.product_name)});
-  if (!p.csd_version.empty()) cap.registry.push_back({kCurrentVersion, "CSDVersion", REG_SZ, reg_sz(p.csd_version)});
-  cap.registry.push_back({kPerflib, "Last Counter", REG_DWORD, reg_dword(cat.last_counter)});
-  cap.registry.push_back({kPerflib, "Last Help", REG_DWORD, reg_dword(cat.last_counter + 1)});
-  cap.registry.push_back({kPerflib, "Version", REG_DWORD, reg_dword(p.perflib_version)});
-  cap.registry.push_back({kPerflib, "Base Index", REG_DWORD, reg_dword(p.base_index)});
-  cap.registry.push_back({std::string(kPerflib) + "\\009", "Counter", REG_MULTI_SZ, names.counter});
-  cap.registry.push_back({std::string(kPerflib) + "\\009", "Help", REG_MULTI_SZ, names.help});
+  cap.registry.push_back({kCurrentVersion, "CurrentVersion", windows::kRegSz, reg_sz(p.os->current_version)});
+  cap.registry.push_back({kCurrentVersion, "CurrentBuildNumber", windows::kRegSz, reg_sz(p.os->build)});
+  cap.registry.push_back({kCurrentVersion, "ProductName", windows::kRegSz, reg_sz(p.os->product_name)});
+  if (!p.os->csd_version.empty()) cap.registry.push_back({kCurrentVersion, "CSDVersion", windows::kRegSz, reg_sz(p.os->csd_version)});
+  cap.registry.push_back({kPerflib, "Last Counter", windows::kRegDword, reg_dword(cat.last_counter)});
+  cap.registry.push_back({kPerflib, "Last Help", windows::kRegDword, reg_dword(cat.last_counter + 1)});
+  cap.registry.push_back({kPerflib, "Version", windows::kRegDword, reg_dword(p.host.perflib_version)});
+  cap.registry.push_back({kPerflib, "Base Index", windows::kRegDword, reg_dword(p.host.base_index)});
+  cap.registry.push_back({std::string(kPerflib) + "\\009", "Counter", windows::kRegMultiSz, names.counter});
+  cap.registry.push_back({std::string(kPerflib) + "\\009", "Help", windows::kRegMultiSz, names.help});
   add_provider_keys(cap, cat);
   cap.names.push_back(std::move(names));
 

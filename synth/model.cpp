@@ -253,7 +253,7 @@ Process Model::State::make_process(const std::string& name, int64_t start, uint3
   p.pool_p = rng.uniform(5e4, 5e5);
   p.pool_np = rng.uniform(5e3, 5e4);
   p.handles = rng.uniform(50, 1500);
-  const bool large = profile->large_counters;
+  const bool large = profile->host.large_counters;
   for (uint32_t k = 0; k < nthreads; ++k) {
     Thread t;
     t.tid = new_cid();
@@ -336,7 +336,7 @@ void Model::State::init() {
   for (Volume& v : volumes) v.share /= total_share;
   for (size_t i = 0; i < spec.adapters.size(); ++i) nics.push_back(Nic{spec.adapters[i], 1.0 / double(spec.adapters.size())});
   pagefile_mb = std::clamp<double>(double(spec.memory_mb), 1024, 32768);
-  if (!profile->large_counters) pagefile_mb = std::min(pagefile_mb, 4095.0);
+  if (!profile->host.large_counters) pagefile_mb = std::min(pagefile_mb, 4095.0);
   for (Custom& c : customs) {
     const ObjectSpec& os = *objects[c.state].cat->custom;
     const uint32_t n = std::max<uint32_t>(os.instances.count, 1);
@@ -362,7 +362,7 @@ ModelClock Model::advance(int64_t now_100ns) {
   s.step(dt);
   s.write_all();
   ModelClock clock;
-  clock.perf_freq = s.profile->perf_freq;
+  clock.perf_freq = s.profile->host.perf_freq;
   const int64_t span = s.now - s.boot;
   clock.perf_time = span / k100ns * clock.perf_freq + span % k100ns * clock.perf_freq / k100ns;
   for (ObjState& o : s.objects) {
@@ -509,7 +509,7 @@ void Model::State::churn(int64_t dt) {
 void Model::State::step_disks(int64_t dt, double t) {
   const double dt_s = double(dt) / k100ns;
   const double iops = std::max(0.0, disk_sig.at(t));
-  const int64_t freq = profile->perf_freq;
+  const int64_t freq = profile->host.perf_freq;
   for (Volume& v : volumes) {
     const double ops = iops * v.share * dt_s * rng.uniform(0.8, 1.2) + v.carry;
     const uint64_t n = uint64_t(ops);
@@ -548,7 +548,7 @@ void Model::State::step_custom(Custom& c, int64_t dt, double t) {
   ObjState& o = objects[c.state];
   const CatalogObject& co = *o.cat;
   const double dt_s = double(dt) / k100ns;
-  const int64_t freq = profile->perf_freq;
+  const int64_t freq = profile->host.perf_freq;
   for (CustomInstance& ci : c.instances) {
     size_t k = 0;  // spec counter
     for (size_t i = 0; i < co.desc.counters.size(); ++i) {
@@ -922,7 +922,7 @@ void Model::State::write_paging(ObjState& o) {
 }
 
 void Model::State::write_costly(ObjState* pas, ObjState* image, ObjState* details) {
-  const bool large = profile->large_counters;
+  const bool large = profile->host.large_counters;
   const uint64_t space = large ? (128ull << 40) : (2ull << 30);  // user address space
   uint64_t at_image = 0, at_detail = 0;
   uint64_t tot[4] = {};

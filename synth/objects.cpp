@@ -41,7 +41,7 @@ Status ObjectSource::create(const Spec& spec, int64_t perf_freq, std::unique_ptr
   const Profile* p = find_profile(spec.profile);
   if (!p) return Status::InvalidArgument("spec: unknown profile \"" + spec.profile + "\"");
   m->profile = *p;
-  m->profile.perf_freq = perf_freq > 0 ? perf_freq : p->perf_freq;
+  m->profile.host.perf_freq = perf_freq > 0 ? perf_freq : p->host.perf_freq;
   m->spec = spec;
   // Nothing of the built-in host beyond what the model cannot do without.
   m->spec.process_count = 0;

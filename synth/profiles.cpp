@@ -11,22 +11,7 @@ using namespace winperf;
 
 std::vector<Profile> make_profiles() {
   std::vector<Profile> v;
-  auto add = [&](Profile p) { v.push_back(std::move(p)); };
-  // Windows 2000 and 2003 are 32-bit: memory sizes are DWORD counters. 2000 reads the TSC for QPC.
-  add({"win2000", "Microsoft Windows 2000", "5.0", "2195", "Service Pack 4", 1995190000, false, false, false,
-       false, 0x00010001, 1847, "win2000-echo-oversize", false});
-  add({"2003", "Microsoft Windows Server 2003", "5.2", "3790", "Service Pack 2", 3579545, false, true, false,
-       false, 0x00010001, 1847, "rrp-exact", false});
-  add({"2008r2", "Windows Server 2008 R2 Standard", "6.1", "7601", "Service Pack 1", 14318180, true, true, true,
-       false, 0x00010001, 1847, "rrp-exact", false});
-  add({"2012r2", "Windows Server 2012 R2 Standard", "6.3", "9600", "", 2533203, true, true, true, false,
-       0x00010001, 1847, "rrp-exact", true});
-  add({"2016", "Windows Server 2016 Standard", "6.3", "14393", "", 10000000, true, true, true, false, 0x00010001,
-       1847, "rrp-exact", true});
-  add({"2019", "Windows Server 2019 Standard", "6.3", "17763", "", 10000000, true, true, true, false, 0x00010001,
-       1847, "rrp-exact", true});
-  add({"2022", "Windows Server 2022 Standard", "6.3", "20348", "", 10000000, true, true, true, true, 0x00010001,
-       1847, "rrp-exact", true});
+  for (const windows::OsProfile& os : windows::os_profiles()) v.push_back({&os, os.synth});
   return v;
 }
 
@@ -67,7 +52,7 @@ ObjectDesc system_object(const Profile& p) {
 }
 
 ObjectDesc memory_object(const Profile& p) {
-  const uint32_t size_type = p.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
+  const uint32_t size_type = p.host.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
   ObjectDesc o{idx::kMemory, "PerfOS", false, false, false, PERF_DETAIL_NOVICE, 0, {}};
   auto& v = o.counters;
   v.push_back(c(idx::kPageFaults, PERF_COUNTER_COUNTER));
@@ -101,7 +86,7 @@ ObjectDesc processor_object(const Profile& p) {
   v.push_back(c(idx::kInterruptTime, PERF_100NSEC_TIMER));
   v.push_back(c(idx::kDpcsQueued, PERF_COUNTER_COUNTER));
   v.push_back(c(idx::kDpcRate, PERF_COUNTER_RAWCOUNT));
-  if (p.xp_counters) {
+  if (p.host.xp_counters) {
     for (uint32_t i : {idx::kIdleTime, idx::kC1Time, idx::kC2Time, idx::kC3Time})
       v.push_back(c(i, PERF_100NSEC_TIMER, PERF_DETAIL_ADVANCED));
     for (uint32_t i : {idx::kC1Transitions, idx::kC2Transitions, idx::kC3Transitions})
@@ -111,7 +96,7 @@ ObjectDesc processor_object(const Profile& p) {
 }
 
 ObjectDesc process_object(const Profile& p) {
-  const uint32_t size_type = p.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
+  const uint32_t size_type = p.host.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
   ObjectDesc o{idx::kProcess, "PerfProc", false, true, true, PERF_DETAIL_NOVICE, 0, {}};
   auto& v = o.counters;
   v.push_back(c(idx::kProcessorTime, PERF_100NSEC_TIMER));
@@ -136,7 +121,7 @@ ObjectDesc process_object(const Profile& p) {
   for (uint32_t i : {idx::kIoReadOps, idx::kIoWriteOps, idx::kIoDataOps, idx::kIoOtherOps, idx::kIoReadBytes,
                      idx::kIoWriteBytes, idx::kIoDataBytes, idx::kIoOtherBytes})
     v.push_back(c(i, PERF_COUNTER_BULK_COUNT));
-  if (p.vista_counters) v.push_back(c(idx::kWorkingSetPrivate, PERF_COUNTER_LARGE_RAWCOUNT));
+  if (p.host.vista_counters) v.push_back(c(idx::kWorkingSetPrivate, PERF_COUNTER_LARGE_RAWCOUNT));
   return o;
 }
 
@@ -150,7 +135,7 @@ ObjectDesc thread_object(const Profile& p) {
   v.push_back(c(idx::kElapsedTime, PERF_ELAPSED_TIME));
   v.push_back(c(idx::kPriorityCurrent, PERF_COUNTER_RAWCOUNT));
   v.push_back(c(idx::kPriorityBase, PERF_COUNTER_RAWCOUNT));
-  v.push_back(c(idx::kStartAddress, p.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT_HEX : PERF_COUNTER_RAWCOUNT_HEX));
+  v.push_back(c(idx::kStartAddress, p.host.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT_HEX : PERF_COUNTER_RAWCOUNT_HEX));
   v.push_back(c(idx::kThreadState, PERF_COUNTER_RAWCOUNT));
   v.push_back(c(idx::kWaitReason, PERF_COUNTER_RAWCOUNT));
   v.push_back(c(idx::kIdProcess, PERF_COUNTER_RAWCOUNT));
@@ -168,9 +153,9 @@ ObjectDesc disk_object(const Profile& p, bool logical) {
     v.push_back(c(idx::kFreeMegabytes, PERF_COUNTER_RAWCOUNT));
   }
   v.push_back(c(idx::kCurrentDiskQueue, PERF_COUNTER_RAWCOUNT));
-  const uint32_t busy = p.xp_counters ? PERF_PRECISION_100NS_TIMER : PERF_100NSEC_TIMER;
+  const uint32_t busy = p.host.xp_counters ? PERF_PRECISION_100NS_TIMER : PERF_100NSEC_TIMER;
   auto busy_counter = [&](uint32_t i) {
-    if (p.xp_counters) pair(v, i, busy, PERF_PRECISION_TIMESTAMP);
+    if (p.host.xp_counters) pair(v, i, busy, PERF_PRECISION_TIMESTAMP);
     else v.push_back(c(i, busy));
   };
   busy_counter(idx::kDiskTime);
@@ -188,7 +173,7 @@ ObjectDesc disk_object(const Profile& p, bool logical) {
   pair(v, idx::kAvgBytesTransfer, PERF_AVERAGE_BULK, PERF_AVERAGE_BASE, PERF_DETAIL_ADVANCED);
   pair(v, idx::kAvgBytesRead, PERF_AVERAGE_BULK, PERF_AVERAGE_BASE, PERF_DETAIL_ADVANCED);
   pair(v, idx::kAvgBytesWrite, PERF_AVERAGE_BULK, PERF_AVERAGE_BASE, PERF_DETAIL_ADVANCED);
-  if (p.xp_counters) {
+  if (p.host.xp_counters) {
     pair(v, idx::kDiskIdleTime, PERF_PRECISION_100NS_TIMER, PERF_PRECISION_TIMESTAMP, PERF_DETAIL_ADVANCED);
     v.push_back(c(idx::kSplitIo, PERF_COUNTER_COUNTER, PERF_DETAIL_ADVANCED));
   }
@@ -220,7 +205,7 @@ ObjectDesc paging_file_object(const Profile&) {
 }
 
 ObjectDesc address_space_object(const Profile& p) {
-  const uint32_t t = p.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
+  const uint32_t t = p.host.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
   ObjectDesc o{idx::kProcessAddressSpace, "PerfProc", true, true, false, PERF_DETAIL_WIZARD, 0, {}};
   for (uint32_t i : {idx::kBytesFree, idx::kBytesReserved, idx::kBytesImageFree, idx::kBytesImageReserved})
     o.counters.push_back(c(i, t, PERF_DETAIL_WIZARD));
@@ -229,7 +214,7 @@ ObjectDesc address_space_object(const Profile& p) {
 }
 
 ObjectDesc image_object(const Profile& p) {
-  const uint32_t t = p.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
+  const uint32_t t = p.host.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
   ObjectDesc o{idx::kImage, "PerfProc", true, true, false, PERF_DETAIL_WIZARD, 0, {}};
   for (uint32_t i = idx::kImageSpaceNoAccess; i <= idx::kImageSpaceExecWriteCopy; i += 2)
     o.counters.push_back(c(i, t, PERF_DETAIL_WIZARD));
@@ -239,7 +224,7 @@ ObjectDesc image_object(const Profile& p) {
 ObjectDesc thread_details_object(const Profile& p) {
   // counter-type-change (quirks.md): User PC is a DWORD on 2000, a 64-bit hex value from 2003 on.
   ObjectDesc o{idx::kThreadDetails, "PerfProc", true, true, false, PERF_DETAIL_WIZARD, 0, {}};
-  o.counters.push_back(c(idx::kUserPc, p.xp_counters ? PERF_COUNTER_LARGE_RAWCOUNT_HEX : PERF_COUNTER_RAWCOUNT,
+  o.counters.push_back(c(idx::kUserPc, p.host.xp_counters ? PERF_COUNTER_LARGE_RAWCOUNT_HEX : PERF_COUNTER_RAWCOUNT,
                          PERF_DETAIL_WIZARD));
   return o;
 }
@@ -255,15 +240,11 @@ uint32_t size_for(uint32_t type) {
 }
 
 const Profile* find_profile(std::string_view name) {
+  const windows::OsProfile* os = windows::find_os(name);
+  if (!os) return nullptr;
   for (const Profile& p : profiles())
-    if (p.name == name) return &p;
+    if (p.os == os) return &p;
   return nullptr;
-}
-
-std::vector<std::string> profile_names() {
-  std::vector<std::string> v;
-  for (const Profile& p : profiles()) v.push_back(p.name);
-  return v;
 }
 
 std::vector<ObjectDesc> builtin_objects(const Profile& p) {

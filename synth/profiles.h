@@ -1,4 +1,4 @@
-// Built-in OS profiles and the standard perf objects collectors read, as Windows defines them:
+// Built-in OS profiles (windows/os.h rows) and the standard perf objects collectors read, as Windows defines them:
 // real title indices from the English (009) table, counter types and sizes per OS, providers.
 //
 // Contract: builtin_objects() lists only indices that builtin_names() names; every counter's
@@ -10,27 +10,19 @@
 #include <string_view>
 #include <vector>
 
+#include "windows/os.h"
+
 namespace perfsim::synth {
 
+// A built-in OS profile: its windows/ row (names, versions, quirk set) and the row's synth defaults,
+// which a spec may change (PerfFreq of an object source, objects.cpp).
 struct Profile {
-  std::string name;             // "win2000", "2003", "2008r2", "2012r2", "2016", "2019", "2022"
-  std::string product_name;
-  std::string current_version;  // CurrentVersion\CurrentVersion
-  std::string build_number;
-  std::string csd_version;      // service pack, empty when the OS has none
-  int64_t perf_freq = 10000000; // QueryPerformanceFrequency typical for the OS (quirks.md perffreq)
-  bool large_counters = true;   // 64-bit memory sizes (PERF_COUNTER_LARGE_RAWCOUNT) vs 32-bit
-  bool xp_counters = true;      // counters added in XP/2003 (% Idle Time, C-states, Split IO)
-  bool vista_counters = true;   // counters added in Vista/2008 (Working Set - Private)
-  bool process_v1_disabled = false;  // PerfProc disabled by default (Server 2022)
-  uint32_t perflib_version = 0x00010001;
-  uint32_t base_index = 1847;
-  std::string more_data;        // quirks.md ERROR_MORE_DATA behaviour of the OS
-  bool pipe_not_available_first = false;
+  const windows::OsProfile* os = nullptr;
+  windows::SynthDefaults host;
 };
 
+// Any name or alias of windows/README.md's list; nullptr for another name.
 const Profile* find_profile(std::string_view name);
-std::vector<std::string> profile_names();
 
 struct CounterDesc {
   uint32_t index = 0;  // name title index (help = index + 1)

@@ -14,6 +14,7 @@
 
 #include "perfdata/winperf.h"
 #include "synth/profiles.h"
+#include "windows/os.h"
 
 namespace perfsim::synth {
 namespace {
@@ -387,11 +388,7 @@ Status read_spec(const json& root, const LineMap* lines, Spec& out) {
   if (s.ok()) s = r.string(h, "host", "name", spec.host_name);
   if (s.ok() && (spec.host_name.empty() || spec.host_name.size() > 63)) s = r.fail("host.name", "1 to 63 characters");
   if (s.ok()) s = r.string(h, "host", "profile", spec.profile);
-  if (s.ok() && !find_profile(spec.profile)) {
-    std::string list;
-    for (const std::string& n : profile_names()) list += (list.empty() ? "" : ", ") + n;
-    s = r.fail("host.profile", "unknown profile \"" + spec.profile + "\" (known: " + list + ")");
-  }
+  if (s.ok() && !find_profile(spec.profile)) s = r.fail("host.profile", windows::check_os_name(spec.profile).message());
   if (s.ok()) s = r.integer(h, "host", "seed", spec.seed, 0, 9.2e18);
   if (s.ok() && h.contains("start")) {
     if (!h["start"].is_string() || !parse_time(h["start"].get<std::string>(), spec.start_100ns))

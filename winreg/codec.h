@@ -39,20 +39,6 @@ enum Opnum : uint16_t {
 };
 const char* opnum_name(uint16_t opnum);  // "QueryValue", or nullptr when not covered here
 
-// WERROR values the semantics use.
-inline constexpr uint32_t kWerrOk = 0;
-inline constexpr uint32_t kWerrFileNotFound = 2;
-inline constexpr uint32_t kWerrAccessDenied = 5;
-inline constexpr uint32_t kWerrInvalidHandle = 6;
-inline constexpr uint32_t kWerrInvalidParameter = 87;
-inline constexpr uint32_t kWerrBusy = 170;
-inline constexpr uint32_t kWerrMoreData = 234;
-inline constexpr uint32_t kWerrNoMoreItems = 259;
-
-// Registry value types.
-inline constexpr uint32_t kRegSz = 1, kRegExpandSz = 2, kRegBinary = 3, kRegDword = 4, kRegMultiSz = 7,
-                          kRegQword = 11;
-
 // policy_handle: 4-byte attributes + 16-byte uuid, opaque to clients.
 struct PolicyHandle {
   uint32_t attributes = 0;

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "core/utf16.h"
+#include "windows/constants.h"
 
 namespace perfsim::winreg {
 namespace {
@@ -12,7 +13,6 @@ using replayer::PerfKey;
 using replayer::RegKey;
 using replayer::RegValue;
 
-constexpr uint32_t kWerrInsufficientBuffer = 122;
 constexpr uint32_t kRegVersion = 5;  // what Windows (and Samba) answer to GetVersion
 
 template <class Req>
@@ -92,7 +92,7 @@ uint32_t Service::open_hive(ByteView stub, ByteChain& out, Entry e) {
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   OpenHiveResponse resp;
   if (e.perf && host_->refuses_open(e.perf_key)) {  // access-denied quirk: not a Performance Monitor User
-    resp.result = kWerrAccessDenied;
+    resp.result = windows::kErrorAccessDenied;
     return reply(resp, out);
   }
   resp.handle = add(e);  // samDesired is ignored, as MS-RRP requires for the perf keys
@@ -105,7 +105,7 @@ uint32_t Service::close_key(ByteView stub, ByteChain& out) {
   CloseKeyResponse resp;
   if (handles_.erase(req.handle.uuid) == 0) {
     resp.handle = req.handle;
-    resp.result = kWerrInvalidHandle;
+    resp.result = windows::kErrorInvalidHandle;
   }
   return reply(resp, out);
 }
@@ -115,11 +115,11 @@ uint32_t Service::open_key(ByteView stub, ByteChain& out) {
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   OpenKeyResponse resp;
   const Entry* parent = find(req.parent_handle);
-  if (!parent) resp.result = kWerrInvalidHandle;
-  else if (parent->perf) resp.result = kWerrAccessDenied;  // only 4 methods are valid on perf keys
+  if (!parent) resp.result = windows::kErrorInvalidHandle;
+  else if (parent->perf) resp.result = windows::kErrorAccessDenied;  // only 4 methods are valid on perf keys
   else if (const RegKey* k = host_->registry().open(*parent->key, utf16_to_utf8(req.keyname.value_or(u""))))
     resp.handle = add(Entry{k, false, PerfKey::kData});
-  else resp.result = kWerrFileNotFound;
+  else resp.result = windows::kErrorFileNotFound;
   return reply(resp, out);
 }
 
@@ -131,15 +131,15 @@ uint32_t Service::enum_key(ByteView stub, ByteChain& out) {
   resp.keyclass = req.keyclass;
   resp.last_changed_time = req.last_changed_time;
   const Entry* e = find(req.handle);
-  if (!e) resp.result = kWerrInvalidHandle;
-  else if (e->perf) resp.result = kWerrAccessDenied;
-  else if (req.enum_index >= e->key->subkeys.size()) resp.result = kWerrNoMoreItems;
+  if (!e) resp.result = windows::kErrorInvalidHandle;
+  else if (e->perf) resp.result = windows::kErrorAccessDenied;
+  else if (req.enum_index >= e->key->subkeys.size()) resp.result = windows::kErrorNoMoreItems;
   else {
     const RegKey& sub = *e->key->subkeys[req.enum_index];
     resp.name = name_buf(sub.name, req.name.size);
     if (resp.name.length > req.name.size) {
       resp.name.text.reset();
-      resp.result = kWerrMoreData;
+      resp.result = windows::kErrorMoreData;
     }
     if (resp.keyclass) resp.keyclass = name_buf("", resp.keyclass->size);
     if (resp.last_changed_time) resp.last_changed_time = uint64_t(sub.last_write_100ns);
@@ -160,30 +160,30 @@ uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
   // NT_STATUS_ARRAY_BOUNDS_EXCEEDED instead of the WERROR).
   if (req.length) resp.length = 0;
   const Entry* e = find(req.handle);
-  if (!e) { resp.result = kWerrInvalidHandle; return reply(resp, out); }
+  if (!e) { resp.result = windows::kErrorInvalidHandle; return reply(resp, out); }
   std::string name;
-  uint32_t type = 0, status = kWerrOk;
+  uint32_t type = 0, status = windows::kErrorSuccess;
   SharedBytes data;
   uint32_t needed = 0;
   if (e->perf) {
     std::vector<std::string> names = e->perf_key == PerfKey::kData ? host_->perf_value_names() : std::vector<std::string>{"Counter", "Help"};
-    if (req.enum_index >= names.size()) { resp.result = kWerrNoMoreItems; return reply(resp, out); }
+    if (req.enum_index >= names.size()) { resp.result = windows::kErrorNoMoreItems; return reply(resp, out); }
     name = names[req.enum_index];
     replayer::ValueAnswer a = host_->query(e->perf_key, name, {req.value.has_value(), req.size.value_or(0)});
     if (uint32_t fault = note(a)) return fault;
     type = a.type; status = a.status; needed = a.size; data = std::move(a.data);
   } else {
-    if (req.enum_index >= e->key->values.size()) { resp.result = kWerrNoMoreItems; return reply(resp, out); }
+    if (req.enum_index >= e->key->values.size()) { resp.result = windows::kErrorNoMoreItems; return reply(resp, out); }
     const RegValue& v = e->key->values[req.enum_index];
     name = v.name; type = v.type; needed = uint32_t(v.data.size());
-    if (req.value && req.size.value_or(0) < needed) status = kWerrMoreData;
+    if (req.value && req.size.value_or(0) < needed) status = windows::kErrorMoreData;
     else if (req.value) data = v.data;
   }
   resp.name = name_buf(name, req.name.size);
-  if (resp.name.length > req.name.size) { resp.name.text.reset(); resp.result = kWerrMoreData; return reply(resp, out); }
+  if (resp.name.length > req.name.size) { resp.name.text.reset(); resp.result = windows::kErrorMoreData; return reply(resp, out); }
   if (resp.type) resp.type = type;
   if (resp.size) resp.size = needed;
-  if (resp.length) resp.length = status == kWerrOk && req.value ? needed : 0;
+  if (resp.length) resp.length = status == windows::kErrorSuccess && req.value ? needed : 0;
   if (resp.value) resp.value = std::move(data);
   resp.result = status;
   return reply(resp, out);
@@ -195,7 +195,7 @@ uint32_t Service::query_info_key(ByteView stub, ByteChain& out) {
   QueryInfoKeyResponse resp;
   resp.classname = std::u16string();
   const Entry* e = find(req.handle);
-  if (!e) { resp.result = kWerrInvalidHandle; return reply(resp, out); }
+  if (!e) { resp.result = windows::kErrorInvalidHandle; return reply(resp, out); }
   if (e->perf) {
     const std::vector<std::string> names = host_->perf_value_names();
     resp.num_values = uint32_t(names.size());
@@ -225,19 +225,19 @@ uint32_t Service::query_value(ByteView stub, ByteChain& out) {
   replayer::BufferOffer offer{req.data.has_value(), req.data_size.value_or(0)};
   replayer::ValueAnswer a;
   if (!e) {
-    a.status = kWerrInvalidHandle;
+    a.status = windows::kErrorInvalidHandle;
   } else if (e->perf) {
     a = host_->query(e->perf_key, name, offer);
     if (uint32_t fault = note(a)) return fault;
   } else if (const RegValue* v = e->key->value(name)) {
-    a = replayer::rrp_exact(replayer::ValueContent{kWerrOk, v->type, v->data}, offer);
+    a = replayer::rrp_exact(replayer::ValueContent{windows::kErrorSuccess, v->type, v->data}, offer);
   } else {
-    a.status = kWerrFileNotFound;
+    a.status = windows::kErrorFileNotFound;
   }
   // Out pointers mirror the in pointers: a NULL in-pointer stays NULL.
-  if (req.type) resp.type = a.status == kWerrOk || a.status == kWerrMoreData ? a.type : 0;
+  if (req.type) resp.type = a.status == windows::kErrorSuccess || a.status == windows::kErrorMoreData ? a.type : 0;
   if (req.data) resp.data = std::move(a.data);
-  if (req.data_size) resp.data_size = a.status == kWerrOk || a.status == kWerrMoreData ? a.size : 0;
+  if (req.data_size) resp.data_size = a.status == windows::kErrorSuccess || a.status == windows::kErrorMoreData ? a.size : 0;
   if (req.data_length) resp.data_length = resp.data ? uint32_t(resp.data->size()) : 0;
   resp.result = a.status;
   return reply(resp, out);
@@ -248,13 +248,13 @@ uint32_t Service::get_key_security(ByteView stub, ByteChain& out) {
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   GetKeySecurityResponse resp;
   resp.sd = req.sd;
-  if (!find(req.handle)) { resp.result = kWerrInvalidHandle; return reply(resp, out); }
+  if (!find(req.handle)) { resp.result = windows::kErrorInvalidHandle; return reply(resp, out); }
   Bytes sd = default_key_security(req.sec_info);
   if (req.sd.size < sd.size()) {
     resp.sd.size = uint32_t(sd.size());
     resp.sd.len = 0;
     resp.sd.data = Bytes();
-    resp.result = kWerrInsufficientBuffer;
+    resp.result = windows::kErrorInsufficientBuffer;
   } else {
     resp.sd.len = uint32_t(sd.size());
     resp.sd.data = std::move(sd);
@@ -266,7 +266,7 @@ uint32_t Service::get_version(ByteView stub, ByteChain& out) {
   GetVersionRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   GetVersionResponse resp;
-  if (!find(req.handle)) resp.result = kWerrInvalidHandle;
+  if (!find(req.handle)) resp.result = windows::kErrorInvalidHandle;
   else resp.version = kRegVersion;
   return reply(resp, out);
 }
@@ -275,12 +275,12 @@ namespace {
 
 // Fills `values` and the packed buffer for QueryMultipleValues(2); returns the needed buffer size.
 uint32_t pack_values(const RegKey& key, std::vector<ValueEntry>& values, Bytes& buffer, uint32_t& status) {
-  status = kWerrOk;
+  status = windows::kErrorSuccess;
   buffer.clear();
   for (ValueEntry& v : values) {
     const std::string name = v.name && v.name->text ? utf16_to_utf8(*v.name->text) : std::string();
     const RegValue* rv = key.value(name);
-    if (!rv) { status = kWerrFileNotFound; return 0; }
+    if (!rv) { status = windows::kErrorFileNotFound; return 0; }
     v.valueptr = uint32_t(buffer.size());
     v.valuelen = uint32_t(rv->data.size());
     v.type = rv->type;
@@ -295,9 +295,9 @@ uint32_t pack_values(const RegKey& key, std::vector<ValueEntry>& values, Bytes& 
 uint32_t Service::multiple_values(const PolicyHandle& h, std::vector<ValueEntry>& values, Bytes& packed,
                                   uint32_t& needed) const {
   const Entry* e = find(h);
-  if (!e) return kWerrInvalidHandle;
-  if (e->perf) return kWerrAccessDenied;
-  uint32_t status = kWerrOk;
+  if (!e) return windows::kErrorInvalidHandle;
+  if (e->perf) return windows::kErrorAccessDenied;
+  uint32_t status = windows::kErrorSuccess;
   needed = pack_values(*e->key, values, packed, status);
   return status;
 }
@@ -312,12 +312,12 @@ uint32_t Service::query_multiple_values(ByteView stub, ByteChain& out) {
   Bytes packed;
   uint32_t needed = 0;
   resp.result = multiple_values(req.key_handle, resp.values, packed, needed);
-  if (resp.result == kWerrOk && needed > req.buffer_size) {
+  if (resp.result == windows::kErrorSuccess && needed > req.buffer_size) {
     // The array is sized and measured by buffer_size, now the needed size: send no array at all.
-    resp.result = kWerrMoreData;
+    resp.result = windows::kErrorMoreData;
     resp.buffer.reset();
     resp.buffer_size = needed;
-  } else if (resp.result == kWerrOk) {
+  } else if (resp.result == windows::kErrorSuccess) {
     resp.buffer = std::move(packed);
     resp.buffer_size = needed;
   }
@@ -331,14 +331,14 @@ uint32_t Service::query_multiple_values2(ByteView stub, ByteChain& out) {
   resp.values = req.values;
   resp.buffer = req.buffer;
   if (req.offered > kMaxMultipleValuesOffer) {
-    resp.result = kWerrInvalidParameter;
+    resp.result = windows::kErrorInvalidParameter;
     resp.buffer.reset();
     return reply(resp, out);
   }
   Bytes packed;
   resp.result = multiple_values(req.key_handle, resp.values, packed, resp.needed);
-  if (resp.result == kWerrOk && resp.needed > req.offered) resp.result = kWerrMoreData;
-  else if (resp.result == kWerrOk && req.buffer) {
+  if (resp.result == windows::kErrorSuccess && resp.needed > req.offered) resp.result = windows::kErrorMoreData;
+  else if (resp.result == windows::kErrorSuccess && req.buffer) {
     packed.resize(req.offered);  // the IDL sizes the array by the caller's `offered`
     resp.buffer = std::move(packed);
   }

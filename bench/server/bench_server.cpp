@@ -35,6 +35,7 @@
 #include "rpc/pdu.h"
 #include "server/server.h"
 #include "server/winreg_handler.h"
+#include "windows/constants.h"
 #include "winreg/codec.h"
 
 using namespace perfsim;
@@ -213,7 +214,7 @@ winreg::PolicyHandle bind_and_open(int fd) {
 // of max_xmit_frag (5840), back to back. The plain baselines send exactly these.
 Bytes response_wire(const Bytes& value, size_t& fragments) {
   winreg::QueryValueResponse resp;
-  resp.type = replayer::regtype::kBinary;
+  resp.type = windows::kRegBinary;
   resp.data = value;
   resp.data_size = resp.data_length = uint32_t(value.size());
   std::vector<Bytes> frags;

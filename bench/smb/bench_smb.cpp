@@ -30,6 +30,7 @@
 #include "tests/common/perfsim_smb_serve.h"
 #include "tests/common/samba_winreg.h"
 #include "tests/interop/support.h"
+#include "windows/constants.h"
 
 using namespace perfsim;
 using Clock = std::chrono::steady_clock;
@@ -130,7 +131,7 @@ void connect_side(Side& s, const std::string& address, uint16_t port) {
   check(s.client->open_hive(winreg::kOpenHKLM, hklm), s.name + ": OpenHKLM");
   uint32_t werr = 1;
   check(s.client->open_key(hklm, kCurrentVersion, s.current_version, werr), s.name + ": OpenKey");
-  if (werr) die(s.name + ": OpenKey CurrentVersion: " + recorder::werror_name(werr));
+  if (werr) die(s.name + ": OpenKey CurrentVersion: " + windows::werror_name(werr));
   check(s.client->open_hive(winreg::kOpenHKPD, s.hkpd), s.name + ": OpenHKPD");
 }
 
@@ -140,7 +141,7 @@ size_t query(Side& s, const winreg::PolicyHandle& h, const char* value, uint32_t
   winreg::QueryValueResponse r;
   check(s.client->query_value(h, value, buffer, r), s.name + ": QueryValue " + value);
   const size_t got = r.data ? r.data->size() : 0;
-  if (r.result != 0) die(s.name + ": QueryValue " + value + ": " + recorder::werror_name(r.result));
+  if (r.result != 0) die(s.name + ": QueryValue " + value + ": " + windows::werror_name(r.result));
   if (want_bytes == SIZE_MAX ? got == 0 : got != want_bytes)
     die(s.name + ": QueryValue " + value + " returned " + std::to_string(got) + " bytes");
   return got;

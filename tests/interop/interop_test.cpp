@@ -23,6 +23,7 @@
 #include "server/winreg_handler.h"
 #include "support.h"
 #include "tests/common/served_host.h"
+#include "windows/constants.h"
 
 namespace perfsim::interop {
 namespace {
@@ -235,7 +236,7 @@ void check_names(const Env& e, const Session& s, const std::string& name) {
   REQUIRE(table != nullptr);
   const bool counter = name.rfind("Counter", 0) == 0;
   const Bytes& want = counter ? table->counter : table->help;
-  CHECK((*v)["type"].get<uint32_t>() == replayer::regtype::kMultiSz);
+  CHECK((*v)["type"].get<uint32_t>() == windows::kRegMultiSz);
   CHECK(value_bytes(s, *v) == want);
   perfdata::NameTable parsed;
   REQUIRE(perfdata::parse_names(want, parsed).ok());
@@ -257,8 +258,8 @@ void check_unknown(const Env& e, const Session& s) {
   INFO(s.script << ": unknown value name");
   const json* v = find_value(s, "NoSuchValue");
   REQUIRE(v != nullptr);
-  REQUIRE((*v)["status"].get<uint32_t>() == replayer::werr::kOk);
-  CHECK((*v)["type"].get<uint32_t>() == replayer::regtype::kBinary);
+  REQUIRE((*v)["status"].get<uint32_t>() == windows::kErrorSuccess);
+  CHECK((*v)["type"].get<uint32_t>() == windows::kRegBinary);
   perfdata::DataBlock block;
   const Bytes got = value_bytes(s, *v);
   REQUIRE(perfdata::parse(got, block, {.tolerant = false}).ok());
@@ -275,7 +276,7 @@ void check_hklm(const Env& e, const Session& s) {
   REQUIRE(v != nullptr);
   const captures::RegistryValue* last = registry_value(e, kPerflibKey, "Last Counter");
   REQUIRE(last != nullptr);
-  CHECK((*v)["status"].get<uint32_t>() == replayer::werr::kOk);
+  CHECK((*v)["status"].get<uint32_t>() == windows::kErrorSuccess);
   CHECK((*v)["type"].get<uint32_t>() == last->type);
   CHECK(value_bytes(s, *v) == last->data);
 
@@ -288,7 +289,7 @@ void check_hklm(const Env& e, const Session& s) {
   REQUIRE(listed.size() == perflib->values.size());
   for (size_t i = 0; i < listed.size(); ++i) {
     INFO("Perflib EnumValue " << i << ": " << listed[i].dump());
-    REQUIRE(listed[i]["status"].get<uint32_t>() == replayer::werr::kOk);
+    REQUIRE(listed[i]["status"].get<uint32_t>() == windows::kErrorSuccess);
     CHECK(iequals(listed[i]["name"].get<std::string>(), perflib->values[i].name));
     CHECK(listed[i]["type"].get<uint32_t>() == perflib->values[i].type);
     CHECK(read_bytes(s.dir + "/" + listed[i]["file"].get<std::string>()) == perflib->values[i].data);
@@ -304,7 +305,7 @@ void check_hkpd_enum(const Env& e, const Session& s) {
   REQUIRE(listed.size() == names.size());
   for (size_t i = 0; i < names.size(); ++i) {
     INFO("HKPD EnumValue " << i << ": " << listed[i].dump());
-    REQUIRE(listed[i]["status"].get<uint32_t>() == replayer::werr::kOk);
+    REQUIRE(listed[i]["status"].get<uint32_t>() == windows::kErrorSuccess);
     CHECK(listed[i]["name"].get<std::string>() == names[i]);
     CHECK(read_bytes(s.dir + "/" + listed[i]["file"].get<std::string>()) ==
           e.host->content(replayer::PerfKey::kData, names[i], e.tick).data);
@@ -345,7 +346,7 @@ void check_session(const Session& s) {
   check_hklm(e, s);
   check_hkpd_enum(e, s);
   CHECK(s.result["close"] == json::array({0, 0, 0}));
-  CHECK(s.result["close_again"].get<uint32_t>() == replayer::werr::kInvalidHandle);
+  CHECK(s.result["close_again"].get<uint32_t>() == windows::kErrorInvalidHandle);
   check_wire_report(s);
 }
 
@@ -364,7 +365,7 @@ TEST_CASE("samba-python collector reads the capture's values over ncacn_ip_tcp",
   REQUIRE(a.size() == 3);
   CHECK(a[0]["status"] == 0);
   CHECK(a[0]["size"] == (*global)["length"]);
-  CHECK(a[1]["status"] == replayer::werr::kMoreData);
+  CHECK(a[1]["status"] == windows::kErrorMoreData);
   CHECK(a[2]["offered"] == (*global)["length"]);
   CHECK(a[2]["status"] == 0);
 }

@@ -15,6 +15,7 @@
 #include "server/server.h"
 #include "server/winreg_handler.h"
 #include "tests/common/test_capture.h"
+#include "windows/constants.h"
 #include "winreg/codec.h"
 
 namespace perfsim::server {
@@ -194,7 +195,7 @@ TEST_CASE("the router decides per account: OpenHKPD is refused with WERR_ACCESS_
   REQUIRE(c.recv(npa::kReplySize).size() == npa::kReplySize);
   c.send_message(bind_pdu());
   REQUIRE(!c.recv_message().empty());
-  CHECK(open_hkpd_result(c) == winreg::kWerrAccessDenied);
+  CHECK(open_hkpd_result(c) == windows::kErrorAccessDenied);
 }
 
 TEST_CASE("an address no host owns gets the router's NTSTATUS and a closed socket", "[npa][pipe]") {

@@ -10,6 +10,7 @@
 #include "recorder/winreg_sniffer.h"
 #include "rpc/association.h"
 #include "rpc/pdu.h"
+#include "windows/constants.h"
 #include "winreg/codec.h"
 
 namespace perfsim::recorder {
@@ -83,7 +84,7 @@ struct Dialogue {
     q.data_size = offer.value_or(0);
     q.data_length = 0;
     winreg::QueryValueResponse r;
-    r.type = winreg::kRegBinary;
+    r.type = windows::kRegBinary;
     r.data_size = uint32_t(data.size());
     r.data_length = status == 0 ? uint32_t(data.size()) : 0;
     if (status == 0) r.data = data;
@@ -112,8 +113,8 @@ TEST_CASE("sniffer: QueryValue exchanges with their key, whatever the segmentati
   const Bytes global = pattern(700, 3), counter = pattern(90, 9);
   Dialogue d;
   d.open_hive(winreg::kOpenHKPD, 1);
-  d.query(1, "Global", std::nullopt, winreg::kWerrMoreData, global);
-  d.query(1, "Global", 64, winreg::kWerrMoreData, global);
+  d.query(1, "Global", std::nullopt, windows::kErrorMoreData, global);
+  d.query(1, "Global", 64, windows::kErrorMoreData, global);
   d.query(1, "Global", 800, 0, global);
   d.open_hive(winreg::kOpenHKPT, 2);
   d.query(2, "238", 4096, 0, counter);
@@ -135,14 +136,14 @@ TEST_CASE("sniffer: QueryValue exchanges with their key, whatever the segmentati
     CHECK(ex[0].key == "HKPD");
     CHECK(ex[0].value_name == "Global");
     CHECK(ex[0].null_data);
-    CHECK(ex[0].status == winreg::kWerrMoreData);
+    CHECK(ex[0].status == windows::kErrorMoreData);
     CHECK(ex[0].size == 700);
     CHECK(ex[0].data.empty());
     CHECK(!ex[1].null_data);
     CHECK(ex[1].offered == 64);
     CHECK(ex[2].offered == 800);
     CHECK(ex[2].status == 0);
-    CHECK(ex[2].type == winreg::kRegBinary);
+    CHECK(ex[2].type == windows::kRegBinary);
     CHECK(ex[2].data == global);
     CHECK(ex[3].key == "HKPT");
     CHECK(ex[3].value_name == "238");

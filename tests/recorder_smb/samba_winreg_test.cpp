@@ -16,6 +16,7 @@
 #include "recorder/smb_channel.h"
 #include "tests/common/host_tools.h"
 #include "tests/common/samba_winreg.h"
+#include "windows/constants.h"
 
 namespace perfsim::recorder {
 namespace {
@@ -26,7 +27,6 @@ using testing::SambaWinregServer;
 
 const char* const kPassword = "Samba-Test-pw1";
 constexpr auto kTimeout = 15s;
-constexpr uint32_t kRegSz = 1, kRegBinary = 3, kRegDword = 4;
 
 void require_environment() {
   const Status s = testing::samba_server_available();
@@ -87,7 +87,7 @@ winreg::PolicyHandle open_key(WinregClient& w, const winreg::PolicyHandle& hive,
   winreg::PolicyHandle h;
   uint32_t werr = 1;
   REQUIRE(w.open_key(hive, path, h, werr).ok());
-  INFO(path << ": " << werror_name(werr));
+  INFO(path << ": " << windows::werror_name(werr));
   REQUIRE(werr == 0);
   return h;
 }
@@ -115,18 +115,18 @@ TEST_CASE("Samba's rpcd_winreg over connect_smb: HKLM values and its HKPD", "[re
     const winreg::PolicyHandle cv = open_key(*w, hklm, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion");
     const auto version = query(*w, cv, "CurrentVersion", 512);
     CHECK(version.result == 0);
-    CHECK(version.type == kRegSz);
+    CHECK(version.type == windows::kRegSz);
     REQUIRE(version.data);
     CHECK(version.data->size() == version.data_length.value_or(0));
     CHECK(version.data->size() >= 4);  // at least one UTF-16 character and the terminator
-    CHECK(query(*w, cv, "ProductName", 512).result == winreg::kWerrFileNotFound);
+    CHECK(query(*w, cv, "ProductName", 512).result == windows::kErrorFileNotFound);
 
     const winreg::PolicyHandle perflib = open_key(*w, hklm, "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib");
     for (const char* name : {"Last Counter", "Last Help"}) {
       const auto r = query(*w, perflib, name, 64);
       INFO(name);
       CHECK(r.result == 0);
-      CHECK(r.type == kRegDword);
+      CHECK(r.type == windows::kRegDword);
       CHECK(r.data == Bytes{0, 0, 0, 0});
     }
     uint32_t werr = 1;
@@ -141,11 +141,11 @@ TEST_CASE("Samba's rpcd_winreg over connect_smb: HKLM values and its HKPD", "[re
       INFO(name);
       const auto probe = query(*w, hkpd, name, std::nullopt);  // a size probe, as collectors start
       CHECK(probe.result == 0);
-      CHECK(probe.type == kRegBinary);
+      CHECK(probe.type == windows::kRegBinary);
       CHECK(probe.data_size == 0u);
       const auto full = query(*w, hkpd, name, 65536);
       CHECK(full.result == 0);
-      CHECK(full.type == kRegBinary);
+      CHECK(full.type == windows::kRegBinary);
       CHECK(full.data_size == 0u);
       CHECK(full.data_length == 0u);
       CHECK((full.data && full.data->empty()));
@@ -156,8 +156,8 @@ TEST_CASE("Samba's rpcd_winreg over connect_smb: HKLM values and its HKPD", "[re
     }
     for (const char* name : {"Help 009", "Costly"}) {
       INFO(name);
-      CHECK(query(*w, hkpd, name, std::nullopt).result == winreg::kWerrFileNotFound);
-      CHECK(query(*w, hkpd, name, 65536).result == winreg::kWerrFileNotFound);
+      CHECK(query(*w, hkpd, name, std::nullopt).result == windows::kErrorFileNotFound);
+      CHECK(query(*w, hkpd, name, 65536).result == windows::kErrorFileNotFound);
     }
   }
 
@@ -202,7 +202,7 @@ TEST_CASE("Samba's rpcd_winreg: anonymous, SMB1, signing and SMB3 encryption", "
   CHECK(described.find(kPassword) == std::string::npos);
   winreg::PolicyHandle hkpd;
   REQUIRE(w->open_hive(winreg::kOpenHKPD, hkpd).ok());
-  CHECK(query(*w, hkpd, "Global", 65536).type == kRegBinary);
+  CHECK(query(*w, hkpd, "Global", 65536).type == windows::kRegBinary);
   if (t.require_encryption) {  // smbd itself says the session is encrypted
     const std::string sessions = server.sessions();
     INFO(sessions);

@@ -8,6 +8,7 @@
 #include "replayer/host.h"
 #include "tests/common/small_synth.h"
 #include "tests/common/test_capture.h"
+#include "windows/constants.h"
 
 using namespace perfsim;
 using namespace perfsim::replayer;
@@ -40,17 +41,17 @@ TEST_CASE("glob patterns match case-insensitively with * and ?") {
 }
 
 TEST_CASE("each fault kind changes the answer as it says, only for matching values") {
-  CHECK(ask(*host_with("[[fault]]\nkind = \"busy\"\nvalue = \"Glo*\"")).status == werr::kBusy);
-  CHECK(ask(*host_with("[[fault]]\nkind = \"busy\"\nvalue = \"Costly\"")).status == werr::kOk);
-  CHECK(ask(*host_with("[[fault]]\nkind = \"busy\"\nhost = \"OTHER*\"")).status == werr::kOk);
-  CHECK(ask(*host_with("[[fault]]\nkind = \"access-denied\"")).status == werr::kAccessDenied);
+  CHECK(ask(*host_with("[[fault]]\nkind = \"busy\"\nvalue = \"Glo*\"")).status == windows::kErrorBusy);
+  CHECK(ask(*host_with("[[fault]]\nkind = \"busy\"\nvalue = \"Costly\"")).status == windows::kErrorSuccess);
+  CHECK(ask(*host_with("[[fault]]\nkind = \"busy\"\nhost = \"OTHER*\"")).status == windows::kErrorSuccess);
+  CHECK(ask(*host_with("[[fault]]\nkind = \"access-denied\"")).status == windows::kErrorAccessDenied);
   CHECK(ask(*host_with("[[fault]]\nkind = \"rpc-fault\"\ncode = 1722")).rpc_fault == 1722);
   CHECK(ask(*host_with("[[fault]]\nkind = \"reset\"")).drop_connection);
   CHECK(ask(*host_with("[[fault]]\nkind = \"latency\"\nms = 250")).delay_ms == 250);
   CHECK(ask(*host_with("[[fault]]\nkind = \"stall\"\nseconds = 3")).delay_ms == 3000);
   const ValueAnswer full = ask(*host_with(""));
   const ValueAnswer cut = ask(*host_with("[[fault]]\nkind = \"truncate\"\nbytes = 100"));
-  CHECK(cut.status == werr::kOk);
+  CHECK(cut.status == windows::kErrorSuccess);
   CHECK(cut.data.size() == 100);
   CHECK(cut.size == full.size);  // the size still says the whole value: the payload is short
   const ValueAnswer slow = ask(*host_with("[[fault]]\nkind = \"bandwidth\"\nbytes_per_s = 1000"));
@@ -78,17 +79,17 @@ TEST_CASE("every Nth, probability and the schedule window decide when a fault fi
   auto every3 = host_with("[[fault]]\nkind = \"busy\"\nevery = 3");
   std::vector<uint32_t> st;
   for (int i = 0; i < 6; ++i) st.push_back(ask(*every3).status);
-  CHECK(st == std::vector<uint32_t>{0, 0, werr::kBusy, 0, 0, werr::kBusy});
+  CHECK(st == std::vector<uint32_t>{0, 0, windows::kErrorBusy, 0, 0, windows::kErrorBusy});
   auto never = host_with("[[fault]]\nkind = \"busy\"\nprobability = 0.0");
   auto later = host_with("[[fault]]\nkind = \"busy\"\nfrom_s = 3600");
   auto ended = host_with("[[fault]]\nkind = \"busy\"\nuntil_s = 0.000000001");
   auto half = host_with("[[fault]]\nkind = \"busy\"\nprobability = 0.5");
   size_t busy = 0;
   for (int i = 0; i < 400; ++i) {
-    CHECK(ask(*never).status == werr::kOk);
-    CHECK(ask(*later).status == werr::kOk);
-    CHECK(ask(*ended).status == werr::kOk);
-    busy += ask(*half).status == werr::kBusy;
+    CHECK(ask(*never).status == windows::kErrorSuccess);
+    CHECK(ask(*later).status == windows::kErrorSuccess);
+    CHECK(ask(*ended).status == windows::kErrorSuccess);
+    busy += ask(*half).status == windows::kErrorBusy;
   }
   CHECK(busy > 140);
   CHECK(busy < 260);

@@ -3,6 +3,7 @@
 #include "replayer/host.h"
 #include "tests/common/byte_views.h"
 #include "tests/common/test_capture.h"
+#include "windows/constants.h"
 
 using namespace perfsim;
 using namespace perfsim::replayer;
@@ -64,26 +65,26 @@ TEST_CASE("an unknown name gives an empty PERF_DATA_BLOCK as Windows does") {
 TEST_CASE("name tables answer Counter/Help in any case, bare on HKPT, missing languages not found") {
   auto h = load();
   ValueContent c = h->content(PerfKey::kData, "Counter 009", 0);
-  CHECK(c.type == regtype::kMultiSz);
+  CHECK(c.type == windows::kRegMultiSz);
   CHECK(c.data == test_capture().names[0].counter);
   CHECK(h->content(PerfKey::kText, "Counter", 0).data == c.data);
   CHECK(h->content(PerfKey::kData, "help 009", 0).data == test_capture().names[0].help);
-  CHECK(h->content(PerfKey::kData, "Counter 019", 0).status == werr::kFileNotFound);
-  CHECK(h->content(PerfKey::kText, "Global", 0).status == werr::kFileNotFound);
+  CHECK(h->content(PerfKey::kData, "Counter 019", 0).status == windows::kErrorFileNotFound);
+  CHECK(h->content(PerfKey::kText, "Global", 0).status == windows::kErrorFileNotFound);
 }
 
 TEST_CASE("rrp-exact buffer policy") {
   auto h = load();
   const size_t n = test_capture().records[2].payload.size();
   ValueAnswer probe = h->query(PerfKey::kData, "Global", BufferOffer{false, 0});
-  CHECK(probe.status == werr::kOk);
+  CHECK(probe.status == windows::kErrorSuccess);
   CHECK(probe.size == n);
   CHECK(probe.data.empty());
   ValueAnswer short_ = h->query(PerfKey::kData, "Global", BufferOffer{true, uint32_t(n - 1)});
-  CHECK(short_.status == werr::kMoreData);
+  CHECK(short_.status == windows::kErrorMoreData);
   CHECK(short_.size == n);
   ValueAnswer ok = h->query(PerfKey::kData, "Global", BufferOffer{true, uint32_t(n)});
-  CHECK(ok.status == werr::kOk);
+  CHECK(ok.status == windows::kErrorSuccess);
   CHECK(ok.data.size() == n);
 }
 
@@ -107,7 +108,7 @@ TEST_CASE("HKLM registry resolves paths case-insensitively and holds the name ta
   CHECK(load_le32(perflib->value("Last Counter")->data.data()) == 740);
   const RegKey* lang = r.open(*perflib, "009");
   REQUIRE(lang);
-  CHECK(lang->value("Counter")->type == regtype::kMultiSz);
+  CHECK(lang->value("Counter")->type == windows::kRegMultiSz);
   CHECK(r.open(r.root(), "SOFTWARE\\Nope") == nullptr);
   CHECK(r.open(*perflib, "") == perflib);
 }
@@ -130,11 +131,11 @@ TEST_CASE("frozen answers share the recorded bytes instead of copying them, and 
   auto h = load();
   const Bytes want = test_capture().records[2].payload;
   ValueAnswer a = h->query(PerfKey::kData, "Global", {true, 1u << 20});
-  REQUIRE(a.status == werr::kOk);
+  REQUIRE(a.status == windows::kErrorSuccess);
   CHECK(a.data == want);
   CHECK(inside_recording(*h, a.data));
   const ValueAnswer names = h->query(PerfKey::kData, "Counter 009", {true, 1u << 20});
-  REQUIRE(names.status == werr::kOk);
+  REQUIRE(names.status == windows::kErrorSuccess);
   CHECK(inside_recording(*h, names.data));
   h.reset();  // the answer keeps the recording alive
   CHECK(a.data == want);
@@ -148,7 +149,7 @@ TEST_CASE("live answers and quirks that edit an answer edit their own copy, neve
   const Bytes want = test_capture().records[2].payload;
   auto live = load(TimelineMode::kRealtime);
   const ValueAnswer la = live->query(PerfKey::kData, "Global", {true, 1u << 20});
-  REQUIRE(la.status == werr::kOk);
+  REQUIRE(la.status == windows::kErrorSuccess);
   CHECK_FALSE(inside_recording(*live, la.data));
   CHECK(la.data.size() == want.size());
 
@@ -157,7 +158,7 @@ TEST_CASE("live answers and quirks that edit an answer edit their own copy, neve
   std::shared_ptr<SimulatedHost> liar;
   REQUIRE(SimulatedHost::create(rec, lying, liar).ok());
   const ValueAnswer lie = liar->query(PerfKey::kData, "Global", {true, 1u << 20});
-  REQUIRE(lie.status == werr::kOk);
+  REQUIRE(lie.status == windows::kErrorSuccess);
   CHECK(load_le32(&lie.data[28]) == load_le32(&want[28]) + 3);
   CHECK_FALSE(inside_recording(*liar, lie.data));
 

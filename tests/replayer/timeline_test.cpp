@@ -11,6 +11,7 @@
 #include "perfdata/counters.h"
 #include "perfdata/model.h"
 #include "replayer/host.h"
+#include "windows/constants.h"
 
 using namespace perfsim;
 using namespace perfsim::replayer;
@@ -98,7 +99,7 @@ void poll_three_loops(const std::string& capture_file) {
     REQUIRE(m.tick == poll % n);
     REQUIRE(m.loop == poll / n);
     const ValueAnswer a = host->query(PerfKey::kData, "Global", {true, 1u << 26});
-    REQUIRE(a.status == werr::kOk);
+    REQUIRE(a.status == windows::kErrorSuccess);
     pd::DataBlock cur = parsed(a.data);
     if (poll > 0) {
       INFO("poll " << poll << " (tick " << m.tick << ", loop " << m.loop << ")");

@@ -18,6 +18,7 @@
 #include "synth/synth.h"
 #include "tests/server_fuzz/attacker.h"
 #include "tests/common/served_host.h"
+#include "windows/constants.h"
 
 using namespace perfsim;
 using namespace std::chrono_literals;
@@ -97,7 +98,7 @@ std::string collect_once(recorder::WinregClient& c, const std::vector<Expected>&
     winreg::QueryValueResponse r;
     if (Status s = c.query_value(h, e.name, uint32_t(e.data.size()), r); !s.ok())
       return "QueryValue " + e.name + ": " + s.message();
-    if (r.result != 0) return "QueryValue " + e.name + ": " + recorder::werror_name(r.result);
+    if (r.result != 0) return "QueryValue " + e.name + ": " + windows::werror_name(r.result);
     if (!r.data || *r.data != e.data) return "QueryValue " + e.name + ": wrong bytes";
     if (r.type.value_or(0) != e.type) return "QueryValue " + e.name + ": wrong type";
   }

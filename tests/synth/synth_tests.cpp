@@ -52,7 +52,7 @@ std::string identity(const perfdata::Object& o, const perfdata::Instance& in) {
 }  // namespace
 
 TEST_CASE("every profile's payloads parse strictly and its names resolve every index") {
-  for (const std::string& name : profile_names()) {
+  for (const std::string& name : windows::os_names()) {
     INFO(name);
     const captures::Capture c = make(test::small_spec(name, 2));
     REQUIRE(c.names.size() == 1);

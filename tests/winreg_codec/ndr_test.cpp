@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "windows/constants.h"
 #include "winreg/codec.h"
 #include "winreg/ndr.h"
 
@@ -63,7 +64,7 @@ TEST_CASE("reader rejects truncation, huge counts and offsets with the stub offs
 
 TEST_CASE("QueryValue response with 64 MiB of data round-trips") {
   QueryValueResponse r;
-  r.type = kRegBinary;
+  r.type = windows::kRegBinary;
   Bytes data(64u << 20, 0x5a);
   data[12345] = 1;
   r.data = std::move(data);

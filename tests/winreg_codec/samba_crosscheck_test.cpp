@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "samba_bridge.h"
+#include "windows/constants.h"
 #include "winreg/codec.h"
 
 using namespace perfsim;
@@ -33,7 +34,7 @@ uint32_t werror(const json& result) { return result.at(0).get<uint32_t>(); }
 // ---------------- (a) our responses -> Samba ----------------
 
 TEST_CASE("(a) OpenHive responses unpack in Samba for all four hives") {
-  OpenHiveResponse r{sample_handle(), kWerrOk};
+  OpenHiveResponse r{sample_handle(), windows::kErrorSuccess};
   for (const char* op : {"OpenHKLM", "OpenHKPD", "OpenHKPT", "OpenHKPN"}) {
     json j = samba_unpack_out(op, encode(r));
     CHECK(j["out_handle"]["uuid"] == guid_text(r.handle));
@@ -43,10 +44,10 @@ TEST_CASE("(a) OpenHive responses unpack in Samba for all four hives") {
 }
 
 TEST_CASE("(a) CloseKey and GetVersion responses") {
-  json j = samba_unpack_out("CloseKey", encode(CloseKeyResponse{PolicyHandle{}, kWerrInvalidHandle}));
+  json j = samba_unpack_out("CloseKey", encode(CloseKeyResponse{PolicyHandle{}, windows::kErrorInvalidHandle}));
   CHECK(j["out_handle"]["uuid"] == "00000000-0000-0000-0000-000000000000");
   CHECK(werror(j["result"]) == 6);
-  j = samba_unpack_out("GetVersion", encode(GetVersionResponse{6, kWerrOk}));
+  j = samba_unpack_out("GetVersion", encode(GetVersionResponse{6, windows::kErrorSuccess}));
   CHECK(j["out_version"] == 6);
 }
 
@@ -55,7 +56,7 @@ TEST_CASE("(a) EnumKey response with class and time") {
   r.name = {u16("Perflib"), 512, 0};
   r.keyclass = StringBuf{u16(""), 0, 0};
   r.last_changed_time = 0x01d9c0ffee123456ULL;
-  r.result = kWerrOk;
+  r.result = windows::kErrorSuccess;
   json j = samba_unpack_out("EnumKey", encode(r));
   CHECK(j["out_name"]["name"] == "Perflib");
   CHECK(j["out_name"]["length"] == 16);
@@ -65,7 +66,7 @@ TEST_CASE("(a) EnumKey response with class and time") {
   // End of enumeration: empty name, no class, no time.
   EnumKeyResponse end;
   end.name = {u16(""), 512, 0};
-  end.result = kWerrNoMoreItems;
+  end.result = windows::kErrorNoMoreItems;
   j = samba_unpack_out("EnumKey", encode(end));
   CHECK(werror(j["result"]) == 259);
   CHECK(j["out_keyclass"].is_null());
@@ -74,7 +75,7 @@ TEST_CASE("(a) EnumKey response with class and time") {
 TEST_CASE("(a) EnumValue response") {
   EnumValueResponse r;
   r.name = {u16("Last Counter"), 0x200, 0};
-  r.type = kRegDword;
+  r.type = windows::kRegDword;
   r.value = Bytes{0x9a, 0x0b, 0, 0};
   r.size = 4;
   r.length = 4;
@@ -98,7 +99,7 @@ TEST_CASE("(a) GetKeySecurity response") {
 }
 
 TEST_CASE("(a) OpenKey and QueryInfoKey responses") {
-  json j = samba_unpack_out("OpenKey", encode(OpenKeyResponse{sample_handle(), kWerrFileNotFound}));
+  json j = samba_unpack_out("OpenKey", encode(OpenKeyResponse{sample_handle(), windows::kErrorFileNotFound}));
   CHECK(werror(j["result"]) == 2);
   CHECK(j["out_handle"]["uuid"] == guid_text(sample_handle()));
   QueryInfoKeyResponse q;
@@ -123,7 +124,7 @@ TEST_CASE("(a) OpenKey and QueryInfoKey responses") {
 
 TEST_CASE("(a) QueryValue responses: data, MORE_DATA, 1 MiB") {
   QueryValueResponse r;
-  r.type = kRegBinary;
+  r.type = windows::kRegBinary;
   r.data = pattern(37);
   r.data_size = 37;
   r.data_length = 37;
@@ -134,18 +135,18 @@ TEST_CASE("(a) QueryValue responses: data, MORE_DATA, 1 MiB") {
   CHECK(j["out_data_length"] == 37);
 
   QueryValueResponse more;
-  more.type = kRegBinary;
+  more.type = windows::kRegBinary;
   more.data = Bytes{};
   more.data_size = 300000;
   more.data_length = 0;
-  more.result = kWerrMoreData;
+  more.result = windows::kErrorMoreData;
   j = samba_unpack_out("QueryValue", encode(more));
   CHECK(werror(j["result"]) == 234);
   CHECK(j["out_data_size"] == 300000);
   CHECK(j["out_data"] == json::array());
 
   QueryValueResponse big;
-  big.type = kRegBinary;
+  big.type = windows::kRegBinary;
   big.data = pattern(1 << 20);
   big.data_size = big.data_length = 1 << 20;
   j = samba_unpack_out("QueryValue", encode(big));
@@ -154,9 +155,9 @@ TEST_CASE("(a) QueryValue responses: data, MORE_DATA, 1 MiB") {
 }
 
 TEST_CASE("(a) QueryMultipleValues and QueryMultipleValues2 responses") {
-  std::vector<ValueEntry> values{{StringBuf{u16("Version"), 16, 0}, 4, 0, kRegDword},
-                                 {StringBuf{u16("Base Index"), 22, 0}, 4, 8, kRegDword}};
-  QueryMultipleValuesResponse r{values, pattern(16), 16, kWerrOk};
+  std::vector<ValueEntry> values{{StringBuf{u16("Version"), 16, 0}, 4, 0, windows::kRegDword},
+                                 {StringBuf{u16("Base Index"), 22, 0}, 4, 8, windows::kRegDword}};
+  QueryMultipleValuesResponse r{values, pattern(16), 16, windows::kErrorSuccess};
   json j = samba_unpack_out("QueryMultipleValues", encode(r), {{"in_num_values", 2}});
   REQUIRE(j["out_values_out"].size() == 2);
   CHECK(j["out_values_out"][1]["ve_valuename"]["name"] == "Base Index");
@@ -166,7 +167,7 @@ TEST_CASE("(a) QueryMultipleValues and QueryMultipleValues2 responses") {
   CHECK(j["out_buffer"] == bytes_json(pattern(16)));
   CHECK(j["out_buffer_size"] == 16);
 
-  QueryMultipleValues2Response r2{values, pattern(16), 16, kWerrOk};
+  QueryMultipleValues2Response r2{values, pattern(16), 16, windows::kErrorSuccess};
   j = samba_unpack_out("QueryMultipleValues2", encode(r2), {{"in_num_values", 2}, {"in_offered", 16}});
   CHECK(j["out_values_out"][0]["ve_valuename"]["name"] == "Version");
   CHECK(j["out_needed"] == 16);

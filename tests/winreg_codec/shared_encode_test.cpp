@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "tests/common/byte_views.h"
+#include "windows/constants.h"
 #include "winreg/codec.h"
 #include "winreg/ndr.h"
 
@@ -26,7 +27,7 @@ TEST_CASE("QueryValue response: shared encoding is byte-identical, data referenc
                    size_t(5816), size_t(981656), size_t(1) << 20}) {
     INFO("data bytes " << n);
     QueryValueResponse r;
-    r.type = kRegBinary;
+    r.type = windows::kRegBinary;
     r.data = pattern(n);
     r.data_size = uint32_t(n);
     r.data_length = uint32_t(n);
@@ -40,13 +41,13 @@ TEST_CASE("QueryValue response: shared encoding is byte-identical, data referenc
 
 TEST_CASE("QueryValue response: shared encoding of error answers and NULL pointers") {
   QueryValueResponse more;  // ERROR_MORE_DATA: no data returned, the needed size
-  more.type = kRegBinary;
+  more.type = windows::kRegBinary;
   more.data = Bytes();
   more.data_size = 981656;
   more.data_length = 0;
-  more.result = kWerrMoreData;
+  more.result = windows::kErrorMoreData;
   QueryValueResponse none;  // every out pointer NULL, as for a NULL in-pointer
-  none.result = kWerrFileNotFound;
+  none.result = windows::kErrorFileNotFound;
   QueryValueResponse big_size_small_data;  // max_count above actual_count
   big_size_small_data.data = pattern(2000);
   big_size_small_data.data_size = 5000;
@@ -60,7 +61,7 @@ TEST_CASE("other messages: shared encoding is byte-identical") {
   EnumValueResponse ev;
   ev.name.text = u"Global";
   ev.name.size = 512;
-  ev.type = kRegBinary;
+  ev.type = windows::kRegBinary;
   ev.value = pattern(70000);
   ev.size = 70000;
   ev.length = 70000;
@@ -69,7 +70,7 @@ TEST_CASE("other messages: shared encoding is byte-identical") {
   oh.handle.uuid[3] = 9;
   CHECK(encode_shared(std::make_shared<const OpenHiveResponse>(oh)).flatten() == encode(oh));
   QueryMultipleValues2Response qm;
-  qm.values.push_back({StringBuf{u"x", 4, 4}, 3, 0, kRegSz});
+  qm.values.push_back({StringBuf{u"x", 4, 4}, 3, 0, windows::kRegSz});
   qm.buffer = pattern(4096);
   qm.needed = 4096;
   CHECK(encode_shared(std::make_shared<const QueryMultipleValues2Response>(qm)).flatten() == encode(qm));
@@ -83,7 +84,7 @@ TEST_CASE("SharedBytes data is referenced from its own buffer, and the stub keep
   Bytes flat;
   {
     QueryValueResponse r;
-    r.type = kRegBinary;
+    r.type = windows::kRegBinary;
     r.data = SharedBytes(buffer, whole).first(60000);  // a slice, as a truncated answer is
     r.data_size = 70000;
     r.data_length = 60000;

@@ -11,6 +11,7 @@
 #include "tests/common/small_synth.h"
 #include "tests/common/test_capture.h"
 #include "tests/common/winreg_requests.h"
+#include "windows/constants.h"
 #include "winreg/ndr.h"
 #include "winreg/service.h"
 
@@ -36,7 +37,7 @@ struct Fixture {
   }
   PolicyHandle open(uint16_t opnum) {
     auto r = call<OpenHiveRequest, OpenHiveResponse>(opnum, OpenHiveRequest{});
-    REQUIRE(r.result == kWerrOk);
+    REQUIRE(r.result == windows::kErrorSuccess);
     return r.handle;
   }
   PolicyHandle open_perflib() {
@@ -44,7 +45,7 @@ struct Fixture {
     ok.parent_handle = open(kOpenHKLM);
     ok.keyname = u"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
     auto r = call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok);
-    REQUIRE(r.result == kWerrOk);
+    REQUIRE(r.result == windows::kErrorSuccess);
     return r.handle;
   }
   QueryValueResponse query(const PolicyHandle& h, const std::u16string& name, std::optional<uint32_t> buffer) {
@@ -88,12 +89,12 @@ TEST_CASE("handles are per service, closed handles become invalid") {
   CHECK_FALSE(h == h2);
   CHECK(f.svc->open_handles() == 2);
   auto c = f.call<CloseKeyRequest, CloseKeyResponse>(kCloseKey, CloseKeyRequest{h});
-  CHECK(c.result == kWerrOk);
+  CHECK(c.result == windows::kErrorSuccess);
   CHECK(c.handle == PolicyHandle{});
-  CHECK(f.call<CloseKeyRequest, CloseKeyResponse>(kCloseKey, CloseKeyRequest{h}).result == kWerrInvalidHandle);
-  CHECK(f.query(h, u"Global", 1 << 20).result == kWerrInvalidHandle);
+  CHECK(f.call<CloseKeyRequest, CloseKeyResponse>(kCloseKey, CloseKeyRequest{h}).result == windows::kErrorInvalidHandle);
+  CHECK(f.query(h, u"Global", 1 << 20).result == windows::kErrorInvalidHandle);
   Fixture other;  // another connection does not know this connection's handles
-  CHECK(other.query(h2, u"Last Counter", 16).result == kWerrInvalidHandle);
+  CHECK(other.query(h2, u"Last Counter", 16).result == windows::kErrorInvalidHandle);
 }
 
 TEST_CASE("QueryValue on HKPD follows the host's rrp-exact policy and mirrors NULL pointers") {
@@ -101,20 +102,20 @@ TEST_CASE("QueryValue on HKPD follows the host's rrp-exact policy and mirrors NU
   PolicyHandle h = f.open(kOpenHKPD);
   const Bytes global = testing::test_capture().records[0].payload;
   auto probe = f.query(h, u"Global", std::nullopt);
-  CHECK(probe.result == kWerrOk);
+  CHECK(probe.result == windows::kErrorSuccess);
   CHECK_FALSE(probe.data.has_value());
   CHECK(probe.data_size == global.size());
   auto small = f.query(h, u"Global", 100);
-  CHECK(small.result == kWerrMoreData);
+  CHECK(small.result == windows::kErrorMoreData);
   CHECK(small.data_size == global.size());
   auto ok = f.query(h, u"Global", 1 << 20);
-  CHECK(ok.result == kWerrOk);
+  CHECK(ok.result == windows::kErrorSuccess);
   REQUIRE(ok.data.has_value());
   CHECK(*ok.data == global);
-  CHECK(ok.type == kRegBinary);
+  CHECK(ok.type == windows::kRegBinary);
   CHECK(ok.data_length == global.size());
   auto names = f.query(h, u"Counter 009", 1 << 20);
-  CHECK(names.type == kRegMultiSz);
+  CHECK(names.type == windows::kRegMultiSz);
   CHECK(*names.data == testing::test_capture().names[0].counter);
 }
 
@@ -125,18 +126,18 @@ TEST_CASE("HKLM: OpenKey, QueryValue, missing keys and values, wrong key type") 
   ok.parent_handle = hklm;
   ok.keyname = kPerflib;
   auto opened = f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok);
-  REQUIRE(opened.result == kWerrOk);
+  REQUIRE(opened.result == windows::kErrorSuccess);
   auto v = f.query(opened.handle, u"last counter", 64);
-  CHECK(v.result == kWerrOk);
-  CHECK(v.type == kRegDword);
+  CHECK(v.result == windows::kErrorSuccess);
+  CHECK(v.type == windows::kRegDword);
   CHECK(load_le32(v.data->data()) == 740);
-  CHECK(f.query(opened.handle, u"Last Counter", 2).result == kWerrMoreData);
-  CHECK(f.query(opened.handle, u"No Such Value", 64).result == kWerrFileNotFound);
+  CHECK(f.query(opened.handle, u"Last Counter", 2).result == windows::kErrorMoreData);
+  CHECK(f.query(opened.handle, u"No Such Value", 64).result == windows::kErrorFileNotFound);
   ok.keyname = u"SOFTWARE\\Nope";
-  CHECK(f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).result == kWerrFileNotFound);
+  CHECK(f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).result == windows::kErrorFileNotFound);
   ok.parent_handle = f.open(kOpenHKPD);
   ok.keyname = u"Anything";
-  CHECK(f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).result == kWerrAccessDenied);
+  CHECK(f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).result == windows::kErrorAccessDenied);
 }
 
 TEST_CASE("EnumKey, EnumValue and QueryInfoKey walk the key") {
@@ -151,7 +152,7 @@ TEST_CASE("EnumKey, EnumValue and QueryInfoKey walk the key") {
   qi.handle = perflib;
   qi.classname = std::u16string();
   auto info = f.call<QueryInfoKeyRequest, QueryInfoKeyResponse>(kQueryInfoKey, qi);
-  CHECK(info.result == kWerrOk);
+  CHECK(info.result == windows::kErrorSuccess);
   CHECK(info.num_subkeys == 1);   // 009
   CHECK(info.num_values == 1);    // Last Counter
   CHECK(info.max_valnamelen == 12);
@@ -161,10 +162,10 @@ TEST_CASE("EnumKey, EnumValue and QueryInfoKey walk the key") {
   ek.name.size = 512;
   ek.name.text = std::u16string();
   auto k0 = f.call<EnumKeyRequest, EnumKeyResponse>(kEnumKey, ek);
-  CHECK(k0.result == kWerrOk);
+  CHECK(k0.result == windows::kErrorSuccess);
   CHECK(k0.name.text == u"009");
   ek.enum_index = 1;
-  CHECK(f.call<EnumKeyRequest, EnumKeyResponse>(kEnumKey, ek).result == kWerrNoMoreItems);
+  CHECK(f.call<EnumKeyRequest, EnumKeyResponse>(kEnumKey, ek).result == windows::kErrorNoMoreItems);
 
   EnumValueRequest ev;
   ev.handle = perflib;
@@ -175,12 +176,12 @@ TEST_CASE("EnumKey, EnumValue and QueryInfoKey walk the key") {
   ev.size = 64;
   ev.length = 0;
   auto v0 = f.call<EnumValueRequest, EnumValueResponse>(kEnumValue, ev);
-  CHECK(v0.result == kWerrOk);
+  CHECK(v0.result == windows::kErrorSuccess);
   CHECK(v0.name.text == u"Last Counter");
-  CHECK(v0.type == kRegDword);
+  CHECK(v0.type == windows::kRegDword);
   CHECK(v0.value->size() == 4);
   ev.enum_index = 1;
-  CHECK(f.call<EnumValueRequest, EnumValueResponse>(kEnumValue, ev).result == kWerrNoMoreItems);
+  CHECK(f.call<EnumValueRequest, EnumValueResponse>(kEnumValue, ev).result == windows::kErrorNoMoreItems);
 
   // On HKPD, EnumValue lists Global and Costly with their data.
   ev.handle = f.open(kOpenHKPD);
@@ -206,11 +207,11 @@ TEST_CASE("EnumValue answers without data say length 0 whatever length the calle
   ok.parent_handle = ev.handle;
   ok.keyname = kPerflib;
   const PolicyHandle perflib = f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).handle;
-  uint32_t want = kWerrOk;
-  SECTION("name buffer too small") { ev.handle = perflib; ev.name.size = 2; want = kWerrMoreData; }
-  SECTION("index past the last value") { ev.handle = perflib; ev.enum_index = 7; want = kWerrNoMoreItems; }
-  SECTION("unknown handle") { ev.handle.uuid[15] ^= 0xff; want = kWerrInvalidHandle; }
-  SECTION("data buffer too small") { ev.handle = perflib; ev.size = ev.length = 2; ev.value = Bytes(2, ' '); want = kWerrMoreData; }
+  uint32_t want = windows::kErrorSuccess;
+  SECTION("name buffer too small") { ev.handle = perflib; ev.name.size = 2; want = windows::kErrorMoreData; }
+  SECTION("index past the last value") { ev.handle = perflib; ev.enum_index = 7; want = windows::kErrorNoMoreItems; }
+  SECTION("unknown handle") { ev.handle.uuid[15] ^= 0xff; want = windows::kErrorInvalidHandle; }
+  SECTION("data buffer too small") { ev.handle = perflib; ev.size = ev.length = 2; ev.value = Bytes(2, ' '); want = windows::kErrorMoreData; }
   auto r = f.call<EnumValueRequest, EnumValueResponse>(kEnumValue, ev);
   CHECK(r.result == want);
   REQUIRE(r.value.has_value());
@@ -232,7 +233,7 @@ TEST_CASE("GetKeySecurity answers a valid self-relative descriptor, or the size 
   CHECK(needed > 20);
   r.sd.size = needed;
   auto full = f.call<GetKeySecurityRequest, GetKeySecurityResponse>(kGetKeySecurity, r);
-  REQUIRE(full.result == kWerrOk);
+  REQUIRE(full.result == windows::kErrorSuccess);
   REQUIRE(full.sd.data->size() == needed);
   const Bytes& sd = *full.sd.data;
   CHECK(sd[0] == 1);                                  // revision
@@ -245,7 +246,7 @@ TEST_CASE("GetKeySecurity answers a valid self-relative descriptor, or the size 
 TEST_CASE("GetVersion and QueryMultipleValues") {
   Fixture f;
   auto v = f.call<GetVersionRequest, GetVersionResponse>(kGetVersion, GetVersionRequest{f.open(kOpenHKLM)});
-  CHECK(v.result == kWerrOk);
+  CHECK(v.result == windows::kErrorSuccess);
   CHECK(v.version == 5);
 
   QueryMultipleValuesRequest q;
@@ -254,14 +255,14 @@ TEST_CASE("GetVersion and QueryMultipleValues") {
   q.buffer = Bytes();
   q.buffer_size = 2;
   auto small = f.call<QueryMultipleValuesRequest, QueryMultipleValuesResponse>(kQueryMultipleValues, q);
-  CHECK(small.result == kWerrMoreData);
+  CHECK(small.result == windows::kErrorMoreData);
   CHECK(small.buffer_size == 4);
   CHECK_FALSE(small.buffer.has_value());  // sized by buffer_size: an empty array would lie
   CHECK(samba_accepts_out("QueryMultipleValues", encode(small), R"({"in_num_values": 1})"));
   q.buffer_size = 4;
   auto full = f.call<QueryMultipleValuesRequest, QueryMultipleValuesResponse>(kQueryMultipleValues, q);
-  REQUIRE(full.result == kWerrOk);
-  CHECK(full.values[0].type == kRegDword);
+  REQUIRE(full.result == windows::kErrorSuccess);
+  CHECK(full.values[0].type == windows::kRegDword);
   CHECK(full.values[0].valuelen == 4);
   CHECK(load_le32(full.buffer->data()) == 740);
   CHECK(samba_accepts_out("QueryMultipleValues", encode(full), R"({"in_num_values": 1})"));
@@ -284,12 +285,12 @@ TEST_CASE("QueryMultipleValues2 sizes its buffer by the caller's offer and repor
   q.offered = 2;
   q.buffer = Bytes(2, 0);
   auto small = f.call<QueryMultipleValues2Request, QueryMultipleValues2Response>(kQueryMultipleValues2, q);
-  CHECK(small.result == kWerrMoreData);
+  CHECK(small.result == windows::kErrorMoreData);
   CHECK(small.needed == 4);
   q.offered = 16;
   q.buffer = Bytes(16, 0);
   auto full = f.call<QueryMultipleValues2Request, QueryMultipleValues2Response>(kQueryMultipleValues2, q);
-  REQUIRE(full.result == kWerrOk);
+  REQUIRE(full.result == windows::kErrorSuccess);
   CHECK(full.needed == 4);
   REQUIRE(full.buffer->size() == 16);
   CHECK(load_le32(full.buffer->data()) == 740);
@@ -302,7 +303,7 @@ TEST_CASE("QueryMultipleValues2 sizes its buffer by the caller's offer and repor
   REQUIRE(f.svc->call(kQueryMultipleValues2, encode(q), out) == 0);
   QueryMultipleValues2Response huge;
   REQUIRE(decode(out, huge).ok());
-  CHECK(huge.result == kWerrInvalidParameter);
+  CHECK(huge.result == windows::kErrorInvalidParameter);
   CHECK(out.size() < 256);
   CHECK(samba_accepts_out("QueryMultipleValues2", out, R"({"in_num_values": 1, "in_offered": 4294967040})"));
 }
@@ -323,6 +324,6 @@ TEST_CASE("a recorded answer reaches the response stub without a copy: the stub 
   CHECK(testing::referenced_from(stub, recorded) == recorded.size());
   QueryValueResponse r;
   REQUIRE(decode(stub.flatten(), r).ok());
-  CHECK(r.result == kWerrOk);
+  CHECK(r.result == windows::kErrorSuccess);
   CHECK(*r.data == recorded);
 }

@@ -1,0 +1,189 @@
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "recorder/build.h"
+#include "replayer/quirks.h"
+#include "server/smbd.h"
+#include "synth/profiles.h"
+#include "windows/constants.h"
+#include "windows/os.h"
+
+using namespace perfsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string upper(std::string_view s) {
+  std::string u(s);
+  for (char& c : u) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+// Every name a command must take: canonical names, aliases, and both with a "win" prefix and upper-cased.
+std::vector<std::string> every_spelling(const windows::OsProfile& os) {
+  std::vector<std::string> v{std::string(os.name), upper(os.name), "win" + std::string(os.name)};
+  for (std::string_view a : os.aliases) v.insert(v.end(), {std::string(a), upper(a), "Win" + std::string(a)});
+  return v;
+}
+
+replayer::BufferPolicy policy_of(std::string_view more_data) {
+  if (more_data == "win32-undefined") return replayer::BufferPolicy::kWin32Undefined;
+  if (more_data == "win2000-echo-oversize") return replayer::BufferPolicy::kWin2000Echo;
+  if (more_data == "nt4-unsettled") return replayer::BufferPolicy::kNt4Unsettled;
+  if (more_data == "samba-truncate") return replayer::BufferPolicy::kSambaTruncate;
+  return replayer::BufferPolicy::kRrpExact;
+}
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::string s;
+  if (FILE* f = std::fopen(p.c_str(), "r")) {
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
+    std::fclose(f);
+  }
+  fs::remove(p);
+  return s;
+}
+
+// Runs the built perfsim with `args`, stopped with SIGTERM after `seconds` (timeout's exit code 124).
+Run run_perfsim(const std::string& args, int seconds = 60) {
+  const std::string tag = std::to_string(getpid());
+  const fs::path out = fs::temp_directory_path() / ("perfsim-windows-out-" + tag);
+  const fs::path err = fs::temp_directory_path() / ("perfsim-windows-err-" + tag);
+  const std::string cmd = "timeout " + std::to_string(seconds) + " " + std::string(PERFSIM_EXE) + " " + args + " >" +
+                          out.string() + " 2>" + err.string();
+  const int st = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("every profile name and alias resolves to its row, and nothing else does") {
+  REQUIRE(windows::os_names() == std::vector<std::string>{"nt4", "win2000", "xp", "2003", "2008", "2008r2", "2012",
+                                                          "2012r2", "2016", "2019", "2022", "samba"});
+  for (const windows::OsProfile& os : windows::os_profiles())
+    for (const std::string& name : every_spelling(os)) {
+      INFO(name);
+      CHECK(windows::find_os(name) == &os);
+      CHECK(windows::check_os_name(name).ok());
+    }
+  for (const char* bad : {"", "win", "win95", "2012r3", "rrp-exact", "10.0"}) {
+    INFO(bad);
+    CHECK(windows::find_os(bad) == nullptr);
+    const Status s = windows::check_os_name(bad);
+    CHECK(s.code() == Status::Code::kNotFound);
+    CHECK(s.message() == "unknown profile '" + std::string(bad) + "'; known: " + windows::os_name_list());
+  }
+  CHECK(windows::os_name_list().find("nt4, win2000, xp, 2003") == 0);
+}
+
+TEST_CASE("versions map to profiles and profiles to versions") {
+  for (const windows::OsProfile& os : windows::os_profiles()) {
+    INFO(os.name);
+    CHECK(!os.product_name.empty());
+    if (!os.by_version) continue;
+    const uint32_t build = uint32_t(std::stoul(std::string(os.build)));
+    CHECK(windows::find_os_by_version(os.major, os.minor, build) == &os);
+    CHECK(windows::find_os_by_registry(os.current_version, os.build) == &os);
+    CHECK(recorder::profile_for_version(std::string(os.current_version), std::string(os.build)) == os.name);
+  }
+  // The fix of issue 12: 6.2 was no profile for the recorder.
+  CHECK(recorder::profile_for_version("6.2", "9200") == "2012");
+  // CurrentVersion stays 6.3 on Windows 10-based hosts; the build tells them apart.
+  CHECK(recorder::profile_for_version("6.3", "9600") == "2012r2");
+  CHECK(recorder::profile_for_version("6.3", "14393") == "2016");
+  CHECK(recorder::profile_for_version("6.3", "19045") == "2019");  // later builds: the newest server before them
+  CHECK(recorder::profile_for_version("6.3", "20348") == "2022");
+  CHECK(recorder::profile_for_version("6.3", "10240") == "");  // Windows 10 1507: no server of its own
+  CHECK(recorder::profile_for_version("6.4", "1") == "");
+  CHECK(recorder::profile_for_version("", "") == "");
+  // Samba reports 6.1 like 2008 R2 (its smb.h) and is no Windows version: found by name only.
+  CHECK(recorder::profile_for_version("6.1", "") == "2008r2");
+  const windows::OsProfile* samba = windows::find_os("samba");
+  REQUIRE(samba);
+  CHECK(windows::find_os_by_version(samba->major, samba->minor, 0) != samba);
+}
+
+TEST_CASE("every profile name is accepted by every command that takes one") {
+  for (const windows::OsProfile& os : windows::os_profiles())
+    for (const std::string& name : every_spelling(os)) {
+      INFO(name);
+      // perfsim synth --profile and a spec's host.profile
+      const synth::Profile* sp = synth::find_profile(name);
+      REQUIRE(sp);
+      CHECK(sp->os == &os);
+      // perfsim serve --profile and a fleet host's profile: the row's quirk set, every quirk known
+      replayer::Quirks q;
+      REQUIRE(replayer::profile_quirks(name, q).ok());
+      CHECK(q.buffer == policy_of(os.more_data));
+      CHECK(q.pipe_not_available_first == windows::has_quirk(os, "pipe-not-available-first"));
+      CHECK(q.process_v1_disabled == windows::has_quirk(os, "process-v1-disabled"));
+      for (std::string_view quirk : os.quirks) {
+        replayer::Quirks probe;
+        CHECK(replayer::apply_setting(probe, replayer::QuirkSetting{std::string(quirk), true, {}}).ok());
+      }
+      // perfsim serve --smb: the row's dialects
+      const server::SmbDialects d = server::smb_dialects_for_profile(name);
+      CHECK(d.min == os.smb.min);
+      CHECK(d.max == os.smb.max);
+    }
+  // A name of no row: refused where a person typed it, newest dialects for a capture of no known OS.
+  replayer::Quirks q;
+  CHECK(replayer::profile_quirks("win95", q).code() == Status::Code::kNotFound);
+  CHECK(replayer::profile_quirks("rrp-exact", q).ok());  // plain MS-RRP, no OS
+  CHECK(synth::find_profile("win95") == nullptr);
+  CHECK(server::smb_dialects_for_profile("").max == "SMB3_11");
+}
+
+TEST_CASE("perfsim synth takes every profile name and lists them all for another") {
+  const fs::path dir = fs::temp_directory_path() / ("perfsim-windows-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  for (const windows::OsProfile& os : windows::os_profiles()) {
+    const std::string name = os.aliases.empty() ? std::string(os.name) : std::string(os.aliases[0]);
+    INFO(name);
+    const Run r = run_perfsim("synth --profile " + name + " --duration 15 --interval 15 --out " +
+                              (dir / (std::string(os.name) + ".perfcap")).string());
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+  }
+  const Run bad = run_perfsim("synth --profile win95 --out " + (dir / "x.perfcap").string());
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find(windows::os_name_list()) != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("perfsim serve takes every profile name and lists them all for another") {
+  for (const windows::OsProfile& os : windows::os_profiles()) {
+    INFO(os.name);
+    // Serving until stopped means the profile was taken; a refused one exits at once with 2.
+    const Run r = run_perfsim("serve --json --listen 127.0.0.1:0 --profile " + std::string(os.name), 1);
+    CHECK(r.out.find("127.0.0.1") != std::string::npos);
+    CHECK(r.err.find("unknown profile") == std::string::npos);
+  }
+  const Run bad = run_perfsim("serve --json --listen 127.0.0.1:0 --profile win95", 10);
+  CHECK(bad.code != 0);
+  CHECK(bad.code != 124);
+  CHECK(bad.err.find(windows::os_name_list()) != std::string::npos);
+}
+
+TEST_CASE("werror_name spells the codes collectors meet") {
+  CHECK(windows::werror_name(windows::kErrorMoreData) == "WERR_MORE_DATA (234)");
+  CHECK(windows::werror_name(windows::kErrorSuccess) == "WERR_OK (0)");
+  CHECK(windows::werror_name(1234) == "WERROR 1234");
+}

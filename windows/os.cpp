@@ -1,0 +1,131 @@
+// The rows. Sources:
+// - versions and builds: Microsoft, "Operating System Version" (learn.microsoft.com/windows/win32/
+//   sysinfo/operating-system-version) and "Windows Server release information"; Windows 10-based
+//   servers keep CurrentVersion "6.3" and add CurrentMajorVersionNumber 10 (same page, "version
+//   lie" for programs not manifested for Windows 10).
+// - SMB dialects: [MS-SMB2] 1.7 and Appendix A (2.002 Vista/2008, 2.1 7/2008 R2, 3.0 8/2012,
+//   3.0.2 8.1/2012 R2, 3.1.1 10/2016); older Windows spoke only NT LM 0.12 ([MS-CIFS] 1.7).
+// - quirk sets and PerfFreq: shared/docs/quirks.md (each quirk's own source there).
+// - NTLM: Microsoft, "Network security: LAN Manager authentication level": the default level is
+//   0-2 (LM/NTLMv1 still in use) up to XP/2003 and 3 (NTLMv2 only) from Vista/2008 on; Samba's
+//   `ntlm auth` defaults to ntlmv2-only since 4.5 (smb.conf(5)).
+// - Samba's version: its srvsvc/wkssvc and CurrentVersion value
+//   (source3/registry/reg_backend_current_version.c) report lp_{major,minor}_announce_version(),
+//   which source3/include/smb.h's SAMBA_{MAJOR,MINOR}_NBT_ANNOUNCE_VERSION set to 6.1 "to mimic
+//   Win2K8R2"; that registry key has no CurrentBuildNumber.
+#include "windows/os.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/utf16.h"
+
+namespace perfsim::windows {
+namespace {
+
+constexpr SmbDialectRange kNt1{"NT1", "NT1"};
+constexpr char kPipeFirst[] = "pipe-not-available-first";  // RemoteRegistry trigger-started (8/2012+)
+
+// 32-bit NT before XP: DWORD memory sizes, none of the XP or Vista counters.
+SynthDefaults old_nt(int64_t perf_freq) { return {perf_freq, false, false, false, 0x00010001, 1847}; }
+SynthDefaults modern(int64_t perf_freq) { return {perf_freq, true, true, true, 0x00010001, 1847}; }
+
+std::vector<OsProfile> make_rows() {
+  std::vector<OsProfile> v;
+  // NT 4.0: QPC from the 8254 PIT (1,193,182 Hz) on the usual uniprocessor HAL.
+  v.push_back({"nt4", {}, "Microsoft Windows NT", "4.0", 4, 0, 0, "1381", 0, "Service Pack 6", true, kNt1,
+               "nt4-unsettled", {}, old_nt(1193182), true});
+  // 2000 reads the TSC for QPC (a 2 GHz CPU here).
+  v.push_back({"win2000", {"2000"}, "Microsoft Windows 2000", "5.0", 5, 0, 0, "2195", 0, "Service Pack 4", true,
+               kNt1, "win2000-echo-oversize", {}, old_nt(1995190000), true});
+  // XP is 32-bit with the XP counters; QPC is the TSC as on 2000 (a 2.4 GHz CPU here).
+  v.push_back({"xp", {}, "Microsoft Windows XP", "5.1", 5, 1, 0, "2600", 0, "Service Pack 3", true, kNt1,
+               "win32-undefined", {}, {2394010000, false, true, false, 0x00010001, 1847}, true});
+  // 2003 is 32-bit; QPC is the ACPI PM timer.
+  v.push_back({"2003", {"2003r2"}, "Microsoft Windows Server 2003", "5.2", 5, 2, 0, "3790", 0, "Service Pack 2",
+               true, kNt1, "rrp-exact", {}, {3579545, false, true, false, 0x00010001, 1847}, true});
+  // Vista/2008 and 7/2008 R2 read the HPET.
+  v.push_back({"2008", {"vista"}, "Windows Server (R) 2008 Standard", "6.0", 6, 0, 0, "6002", 0, "Service Pack 2",
+               true, {"SMB2_02", "SMB2_02"}, "rrp-exact", {}, modern(14318180), false});
+  v.push_back({"2008r2", {"7"}, "Windows Server 2008 R2 Standard", "6.1", 6, 1, 0, "7601", 0, "Service Pack 1",
+               true, {"SMB2_02", "SMB2_10"}, "rrp-exact", {}, modern(14318180), false});
+  // 8/2012 and 8.1/2012 R2 read the invariant TSC divided by 1024.
+  v.push_back({"2012", {"8"}, "Windows Server 2012 Standard", "6.2", 6, 2, 0, "9200", 0, "", true,
+               {"SMB2_02", "SMB3_00"}, "rrp-exact", {kPipeFirst}, modern(2533203), false});
+  v.push_back({"2012r2", {"8.1"}, "Windows Server 2012 R2 Standard", "6.3", 6, 3, 0, "9600", 0, "", true,
+               {"SMB2_02", "SMB3_02"}, "rrp-exact", {kPipeFirst}, modern(2533203), false});
+  // Windows 10-based servers share 10.0 and a 10 MHz QPC; the build tells them apart.
+  v.push_back({"2016", {"10"}, "Windows Server 2016 Standard", "6.3", 10, 0, 10, "14393", 14393, "", true,
+               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), false});
+  v.push_back({"2019", {}, "Windows Server 2019 Standard", "6.3", 10, 0, 10, "17763", 17763, "", true,
+               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), false});
+  v.push_back({"2022", {}, "Windows Server 2022 Standard", "6.3", 10, 0, 10, "20348", 20348, "", true,
+               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst, "process-v1-disabled"}, modern(10000000), false});
+  // Samba says 6.1 with no build, like no Windows of its own: found by name only.
+  v.push_back({"samba", {}, "Samba", "6.1", 6, 1, 0, "", 0, "", false, {"SMB2_02", "SMB3_11"}, "samba-truncate", {},
+               modern(10000000), false});
+  return v;
+}
+
+bool named(const OsProfile& os, std::string_view name) {
+  if (iequals(os.name, name)) return true;
+  return std::any_of(os.aliases.begin(), os.aliases.end(), [&](std::string_view a) { return iequals(a, name); });
+}
+
+uint32_t to_number(std::string_view s) { return uint32_t(std::strtoul(std::string(s).c_str(), nullptr, 10)); }
+
+}  // namespace
+
+const std::vector<OsProfile>& os_profiles() {
+  static const std::vector<OsProfile> rows = make_rows();
+  return rows;
+}
+
+const OsProfile* find_os(std::string_view name) {
+  for (const OsProfile& os : os_profiles())
+    if (named(os, name)) return &os;
+  // smbd's lookup always took "win2008", "winxp", "win7" for the bare names; keep that for all.
+  if (name.size() > 3 && iequals(name.substr(0, 3), "win")) return find_os(name.substr(3));
+  return nullptr;
+}
+
+Status check_os_name(std::string_view name) {
+  if (find_os(name)) return Status::Ok();
+  return Status::NotFound("unknown profile '" + std::string(name) + "'; known: " + os_name_list());
+}
+
+const OsProfile* find_os_by_version(uint32_t major, uint32_t minor, uint32_t build) {
+  const OsProfile* best = nullptr;
+  for (const OsProfile& os : os_profiles())
+    if (os.by_version && os.major == major && os.minor == minor && os.first_build <= build &&
+        (!best || os.first_build > best->first_build))
+      best = &os;
+  return best;
+}
+
+const OsProfile* find_os_by_registry(std::string_view current_version, std::string_view build) {
+  const size_t dot = current_version.find('.');
+  if (dot == std::string_view::npos) return nullptr;
+  uint32_t major = to_number(current_version.substr(0, dot)), minor = to_number(current_version.substr(dot + 1));
+  const uint32_t b = to_number(build);
+  if (major == 6 && minor == 3 && b >= 10000) major = 10, minor = 0;
+  return find_os_by_version(major, minor, b);
+}
+
+std::vector<std::string> os_names() {
+  std::vector<std::string> v;
+  for (const OsProfile& os : os_profiles()) v.emplace_back(os.name);
+  return v;
+}
+
+std::string os_name_list() {
+  std::string s;
+  for (const OsProfile& os : os_profiles()) s += (s.empty() ? "" : ", ") + std::string(os.name);
+  return s;
+}
+
+bool has_quirk(const OsProfile& os, std::string_view quirk) {
+  return os.more_data == quirk || std::find(os.quirks.begin(), os.quirks.end(), quirk) != os.quirks.end();
+}
+
+}  // namespace perfsim::windows
