@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/config.h"
 #include "core/utf16.h"
 
 namespace perfsim::replayer {
@@ -16,14 +17,10 @@ template <class T>
 Status read_param(const QuirkSetting& s, const char* key, T& out) {
   auto it = s.params.find(key);
   if (it == s.params.end()) return Status::Ok();
-  try {
-    size_t used = 0;
-    if constexpr (std::is_same_v<T, double>) out = std::stod(it->second, &used);
-    else out = T(std::stoull(it->second, &used));
-    if (used == it->second.size()) return Status::Ok();
-  } catch (...) {
-  }
-  return bad(s, std::string("parameter ") + key + " = '" + it->second + "' is not a number");
+  Status st;
+  if constexpr (std::is_same_v<T, double>) st = config::parse_double(it->second, std::string("parameter ") + key, out);
+  else st = config::parse_uint_as(it->second, std::string("parameter ") + key, out);
+  return st.ok() ? st : bad(s, st.message());
 }
 
 Status check_known(const QuirkSetting& s, std::initializer_list<const char*> known) {
@@ -86,13 +83,9 @@ Status apply_content_setting(ContentQuirks& c, const QuirkSetting& s) {
     if (!s.params.count("counter") || !s.params.count("type"))
       return bad(s, "needs counter = <title index> and type = <counter type, e.g. 0x00000100>");
     if (Status st = read_param(s, "counter", c.type_change_counter); !st.ok()) return st;
-    try {  // winperf.h writes types in hex: accept 0x...
-      size_t used = 0;
-      c.type_change_type = uint32_t(std::stoul(s.params.at("type"), &used, 0));
-      if (used == s.params.at("type").size()) return Status::Ok();
-    } catch (...) {
-    }
-    return bad(s, "type '" + s.params.at("type") + "' is not a number (e.g. 0x00000100)");
+    // winperf.h writes types in hex: accept 0x... as well as decimal.
+    const Status st = config::parse_uint_as(s.params.at("type"), "type (e.g. 0x00000100)", c.type_change_type, 0);
+    return st.ok() ? st : bad(s, st.message());
   }
   if (n == "perffreq") {
     if (Status st = check_known(s, {"hz"}); !st.ok()) return st;
