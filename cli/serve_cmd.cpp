@@ -4,9 +4,9 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <toml++/toml.h>
 
 #include "captures/reader.h"
+#include "core/config.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/serve_replay.h"
@@ -31,38 +31,38 @@ struct HostSpec {
 Status parse_timeline(const std::string& s, replayer::HostOptions& opt) {
   if (s == "realtime") { opt.mode = replayer::TimelineMode::kRealtime; return Status::Ok(); }
   if (s == "step") { opt.mode = replayer::TimelineMode::kStep; return Status::Ok(); }
-  if (s.rfind("frozen:", 0) == 0) {
-    try {
-      opt.mode = replayer::TimelineMode::kFrozen;
-      opt.frozen_tick = uint32_t(std::stoul(s.substr(7)));
-      return Status::Ok();
-    } catch (...) {
-    }
+  if (s.rfind("frozen:", 0) == 0 && config::parse_uint_as(std::string_view(s).substr(7), "frozen:K", opt.frozen_tick).ok()) {
+    opt.mode = replayer::TimelineMode::kFrozen;
+    return Status::Ok();
   }
   return Status::InvalidArgument("timeline '" + s + "' is not one of realtime, step, frozen:K (K a sample number)");
 }
 
+Status read_fleet_host(const config::Reader& r, const config::Json& h, const std::string& path, HostSpec& s) {
+  Status st = r.keys(h, path, {"listen", "capture", "timeline", "profile", "speed", "loop", "count", "name",
+                               "clock_spread_s", "variation", "seed", "quirks", "smb_allow", "smb_dialects"});
+  if (st.ok()) st = r.require(h, path, "listen");
+  if (st.ok()) st = r.string(h, path, "listen", s.listen);
+  if (st.ok() && s.listen.empty()) st = r.fail(config::join(path, "listen"), "expected \"ADDR:PORT\"");
+  if (st.ok()) st = r.string(h, path, "capture", s.capture);
+  if (st.ok()) st = r.string(h, path, "timeline", s.timeline);
+  if (st.ok()) st = read_host_replay(r, h, path, s.replay);
+  if (st.ok()) st = r.string(h, path, "smb_dialects", s.smb_dialects);
+  if (st.ok()) st = r.strings(h, path, "smb_allow", s.smb_allow);
+  return st;
+}
+
 Status read_fleet(const std::string& path, std::vector<HostSpec>& out) {
-  toml::table t;
-  try {
-    t = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", path, e.source().begin.line, e.source().begin.column, e.description()));
-  }
-  const toml::array* hosts = t["host"].as_array();
-  if (!hosts || hosts->empty()) return Status::InvalidArgument(path + ": no [[host]] tables (each needs listen = \"ADDR:PORT\")");
-  for (const auto& node : *hosts) {
-    const toml::table* h = node.as_table();
-    if (!h) return Status::InvalidArgument(path + ": [[host]] entries must be tables");
+  config::Doc doc;
+  if (Status s = config::load_file(path, doc); !s.ok()) return s;
+  const config::Reader r(doc);
+  if (Status s = r.keys(doc.root, "", {"host"}); !s.ok()) return s;
+  const config::Json& hosts = doc.root.contains("host") ? doc.root["host"] : config::Json::array();
+  if (!hosts.is_array() || hosts.empty())
+    return r.fail("host", "no [[host]] tables (each needs listen = \"ADDR:PORT\")");
+  for (size_t i = 0; i < hosts.size(); ++i) {
     HostSpec s;
-    s.listen = (*h)["listen"].value_or(std::string());
-    s.capture = (*h)["capture"].value_or(std::string());
-    s.timeline = (*h)["timeline"].value_or(std::string());
-    if (Status st = read_host_replay(*h, fmt::format("{}: line {}", path, h->source().begin.line), s.replay); !st.ok()) return st;
-    s.smb_dialects = (*h)["smb_dialects"].value_or(std::string());
-    if (const toml::array* allow = (*h)["smb_allow"].as_array())
-      for (const auto& a : *allow) s.smb_allow.push_back(a.value_or(std::string()));
-    if (s.listen.empty()) return Status::InvalidArgument(fmt::format("{}: line {}: [[host]] without listen = \"ADDR:PORT\"", path, h->source().begin.line));
+    if (Status st = read_fleet_host(r, hosts[i], config::index("host", i), s); !st.ok()) return st;
     if (!s.capture.empty() && std::filesystem::path(s.capture).is_relative())
       s.capture = (std::filesystem::path(path).parent_path() / s.capture).string();
     out.push_back(std::move(s));

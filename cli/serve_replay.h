@@ -10,9 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include <toml++/toml.h>
-
 #include "captures/capture.h"
+#include "core/config.h"
 #include "core/status.h"
 #include "replayer/host.h"
 
@@ -31,8 +30,8 @@ struct HostReplay {
   std::string key() const;                     // equal keys share hosts
 };
 
-// Reads the replay keys of one [[host]] table (`where` names it in errors).
-Status read_host_replay(const toml::table& host, const std::string& where, HostReplay& out);
+// Reads the replay keys of the [[host]] table at `path` ("host[0]"); the caller checks its keys.
+Status read_host_replay(const config::Reader& r, const config::Json& host, const std::string& path, HostReplay& out);
 // A quirk given on the command line: NAME[=on|off][:PARAM=VALUE,...]. InvalidArgument says what
 // is wrong (unknown quirk or parameter, bad value) in the terms of replayer/README.md.
 Status parse_quirk_arg(const std::string& text, replayer::QuirkSetting& out);

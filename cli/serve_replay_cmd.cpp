@@ -24,34 +24,51 @@ std::string HostReplay::key() const {
   return k;
 }
 
-Status read_host_replay(const toml::table& h, const std::string& where, HostReplay& out) {
-  out.profile = h["profile"].value_or(std::string());
-  if (auto v = h["speed"].value<double>()) out.speed = *v;
-  if (auto v = h["loop"].value<bool>()) out.loop = *v;
-  out.count = uint32_t(h["count"].value_or(int64_t(1)));
-  out.name = h["name"].value_or(std::string());
-  out.clock_spread_s = h["clock_spread_s"].value_or(0.0);
-  out.variation = h["variation"].value_or(0.0);
-  out.seed = uint64_t(h["seed"].value_or(int64_t(1)));
-  if (out.count == 0 || (out.count > 1 && out.name.empty()))
-    return Status::InvalidArgument(where + ": count >= 1, and count > 1 needs name = \"PATTERN-{n}\"");
-  if (const toml::table* q = h["quirks"].as_table()) {
-    for (const auto& [name, node] : *q) {
-      replayer::QuirkSetting s{std::string(name.str()), true, {}};
-      if (auto b = node.value<bool>()) {
-        s.on = *b;
-      } else if (const toml::table* params = node.as_table()) {
-        for (const auto& [pk, pv] : *params) {
-          if (pk.str() == "on") { s.on = pv.value_or(true); continue; }
-          if (auto str = pv.value<std::string>()) s.params[std::string(pk.str())] = *str;
-          else if (auto d = pv.value<double>()) s.params[std::string(pk.str())] = fmt::format("{}", *d);
-          else return Status::InvalidArgument(where + ": quirks." + s.name + "." + std::string(pk.str()) + " must be a number or a string");
-        }
-      } else {
-        return Status::InvalidArgument(where + ": quirks." + s.name + " must be true, false or a table of parameters");
-      }
-      out.quirks.push_back(std::move(s));
+namespace {
+
+// One [host.quirks] entry: name = true/false, or a table of parameters (numbers or strings) with
+// an optional on = true/false.
+Status read_quirk(const config::Reader& r, const config::Json& v, const std::string& path, replayer::QuirkSetting& q) {
+  if (v.is_boolean()) {
+    q.on = v.get<bool>();
+    return Status::Ok();
+  }
+  if (!v.is_object()) return r.type_error(path, "true, false or a table of parameters", v);
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    const std::string pp = config::join(path, it.key());
+    if (it.key() == "on" && it->is_boolean()) {
+      q.on = it->get<bool>();  // the switch; on = "open" (access-denied) is a parameter
+    } else if (it->is_string()) {
+      q.params[it.key()] = it->get<std::string>();
+    } else if (it->is_number()) {
+      q.params[it.key()] = fmt::format("{}", it->get<double>());
+    } else {
+      return r.type_error(pp, "a number or a string", *it);
     }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status read_host_replay(const config::Reader& r, const config::Json& h, const std::string& path, HostReplay& out) {
+  Status s = r.string(h, path, "profile", out.profile);
+  if (s.ok() && h.contains("speed")) s = r.number(h, path, "speed", out.speed.emplace());
+  if (s.ok() && h.contains("loop")) s = r.boolean(h, path, "loop", out.loop.emplace());
+  if (s.ok()) s = r.integer(h, path, "count", out.count, 1, UINT32_MAX);
+  if (s.ok()) s = r.string(h, path, "name", out.name);
+  if (s.ok()) s = r.number(h, path, "clock_spread_s", out.clock_spread_s);
+  if (s.ok()) s = r.number(h, path, "variation", out.variation);
+  if (s.ok()) s = r.integer(h, path, "seed", out.seed, 0, INT64_MAX);
+  if (!s.ok()) return s;
+  if (out.count > 1 && out.name.empty()) return r.fail(config::join(path, "count"), "count > 1 needs name = \"PATTERN-{n}\"");
+  if (!h.contains("quirks")) return Status::Ok();
+  const config::Json& q = h["quirks"];
+  if (!q.is_object()) return r.type_error(config::join(path, "quirks"), "a table of quirks", q);
+  for (auto it = q.begin(); it != q.end(); ++it) {
+    replayer::QuirkSetting qs{it.key(), true, {}};
+    if (Status st = read_quirk(r, *it, config::join(config::join(path, "quirks"), it.key()), qs); !st.ok()) return st;
+    out.quirks.push_back(std::move(qs));
   }
   return Status::Ok();
 }
