@@ -1,7 +1,5 @@
 #include "replayer/quirks.h"
 
-#include <nlohmann/json.hpp>
-
 #include "core/config.h"
 #include "core/utf16.h"
 
@@ -201,25 +199,20 @@ Status profile_quirks(std::string_view profile, Quirks& q) {
   return Status::NotFound("unknown profile '" + p + "' (nt4, win2000, xp, 2003, 2008, 2008r2, 2012r2, 2016, 2019, 2022, samba, rrp-exact)");
 }
 
-Status fingerprint_quirks(const std::string& json, Quirks& q) {
-  if (json.empty()) return Status::Ok();
-  nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("fingerprint is not a JSON object");
-  if (j.contains("profile") && j["profile"].is_string()) profile_quirks(j["profile"].get<std::string>(), q);
-  if (j.contains("more_data") && j["more_data"].is_string()) {
-    QuirkSetting s{j["more_data"].get<std::string>(), true, {}};
-    if (j.contains("params") && j["params"].is_object())
-      for (const auto& [k, v] : j["params"].items())
-        if (v.is_string()) s.params[k] = v.get<std::string>();
-    if (Status st = apply_setting(q, s); !st.ok()) return st;
+Status fingerprint_quirks(const captures::Fingerprint& fp, Quirks& q) {
+  if (fp.profile) profile_quirks(*fp.profile, q);
+  if (fp.more_data) {
+    if (Status st = apply_setting(q, QuirkSetting{*fp.more_data, true, fp.params}); !st.ok()) return st;
   }
-  for (const char* flag : {"process_v1_disabled", "pipe_not_available_first"}) {
-    if (!j.contains(flag) || !j[flag].is_boolean()) continue;
-    std::string name = flag;
-    for (char& c : name) c = c == '_' ? '-' : c;
-    apply_setting(q, QuirkSetting{name, j[flag].get<bool>(), {}});
-  }
+  if (fp.process_v1_disabled) apply_setting(q, QuirkSetting{"process-v1-disabled", *fp.process_v1_disabled, {}});
+  if (fp.pipe_not_available_first) apply_setting(q, QuirkSetting{"pipe-not-available-first", *fp.pipe_not_available_first, {}});
   return Status::Ok();
+}
+
+Status fingerprint_quirks(const std::string& json, Quirks& q) {
+  captures::Fingerprint fp;
+  if (Status s = captures::from_json(json, fp); !s.ok()) return s;
+  return fingerprint_quirks(fp, q);
 }
 
 }  // namespace perfsim::replayer

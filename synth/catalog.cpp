@@ -4,8 +4,7 @@
 #include <map>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
+#include "captures/fingerprint.h"
 #include "core/utf16.h"
 #include "perfdata/names.h"
 #include "perfdata/winperf.h"
@@ -109,20 +108,20 @@ void add_provider_keys(captures::Capture& cap, const Catalog& cat) {
 }
 
 std::string fingerprint(const Spec& spec, const Profile& p, const Catalog& cat) {
-  nlohmann::json j;
-  j["source"] = "synth";
-  j["profile"] = p.name;
-  j["seed"] = spec.seed;
-  j["perf_freq"] = p.perf_freq;
-  j["more_data"] = p.more_data;
-  j["pipe_not_available_first"] = p.pipe_not_available_first;
-  j["process_v1_disabled"] = cat.process_v1_disabled;
-  j["counter_type_change"] = p.xp_counters ? "User PC PERF_COUNTER_LARGE_RAWCOUNT_HEX" : "User PC PERF_COUNTER_RAWCOUNT";
-  j["large_memory_counters"] = p.large_counters;
-  j["costly_objects"] = nlohmann::json::array();
+  captures::Fingerprint fp;
+  fp.source = "synth";
+  fp.profile = p.name;
+  fp.seed = spec.seed;
+  fp.perf_freq = p.perf_freq;
+  fp.more_data = p.more_data;
+  fp.pipe_not_available_first = p.pipe_not_available_first;
+  fp.process_v1_disabled = cat.process_v1_disabled;
+  fp.counter_type_change = p.xp_counters ? "User PC PERF_COUNTER_LARGE_RAWCOUNT_HEX" : "User PC PERF_COUNTER_RAWCOUNT";
+  fp.large_memory_counters = p.large_counters;
+  fp.costly_objects.emplace();
   for (const CatalogObject& o : cat.objects)
-    if (o.desc.costly) j["costly_objects"].push_back(o.desc.index);
-  return j.dump();
+    if (o.desc.costly) fp.costly_objects->push_back(o.desc.index);
+  return captures::to_json(fp);
 }
 
 }  // namespace
