@@ -107,7 +107,6 @@ Status read_collect_spec(const config::Doc& doc, CollectSpec& out) {
         !s.ok())
       return s;
   }
-  synth.lines.erase("host.seed");  // ours is provider.seed, already checked
   synth::Spec spec;
   if (Status s = synth::read_spec(synth, spec); !s.ok()) return s;
   cs.objects = std::move(spec.objects);
