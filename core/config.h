@@ -41,8 +41,9 @@ Status read_text(const std::string& path, std::string& out);
 Status load_file(const std::string& path, Doc& out);
 
 // Text to number with std::from_chars: the whole text must be digits (base 0: 10, or 16 after
-// 0x/0X), within [lo, hi]. Rejects "", "-1" for unsigned, "+1", " 1", "1x" and overflow. `what`
-// names the value in the message ("port", "--growth add:N").
+// 0x/0X; no octal, 010 is ten), at most `hi` (parse_int: within [lo, hi]). Rejects "", "-1" for
+// unsigned, "+1", " 1", "1x" and overflow. `what` names the value in the message ("port",
+// "--growth add:N").
 Status parse_uint(std::string_view text, const std::string& what, uint64_t& out, uint64_t hi = UINT64_MAX, int base = 10);
 Status parse_int(std::string_view text, const std::string& what, int64_t& out, int64_t lo = INT64_MIN,
                  int64_t hi = INT64_MAX);
@@ -61,8 +62,8 @@ std::string describe(const Json& v);
 std::string join(const std::string& path, const std::string& key);
 std::string index(const std::string& path, size_t i);
 
-// Typed getters over a Doc. Optional getters leave `out` alone when the key is absent; required
-// ones say it is missing. Every getter fails on a wrong type or an out-of-range value.
+// Typed getters over a Doc. A getter leaves `out` alone when the key is absent (its default
+// stands; require() makes a key mandatory) and fails on a wrong type or an out-of-range value.
 class Reader {
  public:
   explicit Reader(const Doc& doc) : doc_(&doc) {}
