@@ -2,8 +2,6 @@
 
 #include <chrono>
 #include <cctype>
-#include <fstream>
-#include <sstream>
 
 #include "core/config.h"
 
@@ -108,11 +106,9 @@ Status parse_fault_plan(std::string_view text, const std::string& origin, std::s
 }
 
 Status load_fault_plan(const std::string& path, std::shared_ptr<const FaultPlan>& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::NotFound(path + ": cannot open the fault plan");
-  std::ostringstream text;
-  text << f.rdbuf();
-  return parse_fault_plan(text.str(), path, out);
+  std::string text;
+  if (!config::read_text(path, text).ok()) return Status::NotFound(path + ": cannot open the fault plan");
+  return parse_fault_plan(text, path, out);
 }
 
 }  // namespace perfsim::replayer
