@@ -80,7 +80,7 @@ int run_import(const ImportOptions& o) {
         j["host"] = ic.capture.host.name;
         j["ticks"] = ic.ticks;
         j["records"] = ic.capture.records.size();
-        j["fingerprint"] = nlohmann::json::parse(ic.fingerprint.json);
+        j["fingerprint"] = nlohmann::json::parse(captures::to_json(ic.fingerprint));
       }
     }
     if (!s.ok()) j["error"] = s.message();
@@ -91,8 +91,8 @@ int run_import(const ImportOptions& o) {
       else
         fmt::print("{} ({}): not imported: {}\n", c.server, c.transport, s.message());
       if (s.ok()) {
-        fmt::print("  buffer behaviour: {}\n", ic.fingerprint.more_data.empty() ? "not seen" : ic.fingerprint.more_data);
-        for (const std::string& f : ic.fingerprint.findings) fmt::print("  noted: {}\n", f);
+        fmt::print("  buffer behaviour: {}\n", ic.fingerprint.more_data.value_or("not seen"));
+        for (const std::string& f : ic.fingerprint.findings.value_or(std::vector<std::string>{})) fmt::print("  noted: {}\n", f);
       }
       for (const std::string& p : c.problems) fmt::print("  not readable: {}\n", p);
     }

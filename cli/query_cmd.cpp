@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/values.h"
+#include "core/config.h"
 #include "perfdata/names.h"
 #include "perfdata/select.h"
 #include "recorder/client.h"
@@ -22,8 +23,9 @@ Status parse_growth(const QueryOptions& o, recorder::Growth& g) {
   else if (o.growth == "double") g.kind = recorder::Growth::Kind::kDouble;
   else if (o.growth.rfind("add:", 0) == 0) {
     g.kind = recorder::Growth::Kind::kAdd;
-    try { g.step = uint32_t(std::stoul(o.growth.substr(4))); } catch (...) { g.step = 0; }
-    if (g.step == 0) return Status::InvalidArgument("--growth add:N needs a positive byte count N, e.g. add:4096");
+    g.step = 0;
+    if (!config::parse_uint_as(std::string_view(o.growth).substr(4), "--growth add:N", g.step).ok() || g.step == 0)
+      return Status::InvalidArgument("--growth add:N needs a positive byte count N, e.g. add:4096");
   } else {
     return Status::InvalidArgument("--growth '" + o.growth + "' is not one of returned, double, add:N");
   }

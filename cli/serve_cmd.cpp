@@ -1,123 +1,67 @@
+// `perfsim serve`: turns the options into host descriptions (replayer/fleet_file.h), makes the
+// hosts (replayer/serve_hosts.h), and runs the server with its listeners (server/).
 #include <fmt/core.h>
 
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <toml++/toml.h>
 
-#include "captures/reader.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/serve_replay.h"
-#include "cli/serve_smb.h"
-#include "replayer/host.h"
+#include "replayer/fleet_file.h"
+#include "replayer/serve_hosts.h"
 #include "server/server.h"
+#include "server/smb_serve.h"
 #include "server/winreg_handler.h"
 
 namespace perfsim::cli {
 namespace {
 
-struct HostSpec {
-  std::string listen;
-  std::string capture;
-  std::string timeline;
-  HostReplay replay;          // profile, quirks, pace, fleet (serve_replay.h)
-  uint32_t fleet_index = 0;   // which member of a count = N entry
-  std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD over SMB (empty: all)
-  std::string smb_dialects;            // "MIN-MAX"; empty: from the capture's OS profile
-};
-
-Status parse_timeline(const std::string& s, replayer::HostOptions& opt) {
-  if (s == "realtime") { opt.mode = replayer::TimelineMode::kRealtime; return Status::Ok(); }
-  if (s == "step") { opt.mode = replayer::TimelineMode::kStep; return Status::Ok(); }
-  if (s.rfind("frozen:", 0) == 0) {
-    try {
-      opt.mode = replayer::TimelineMode::kFrozen;
-      opt.frozen_tick = uint32_t(std::stoul(s.substr(7)));
-      return Status::Ok();
-    } catch (...) {
-    }
+// The fleet file's hosts, then --listen's, each count = N entry expanded; --quirk goes first in
+// every host's quirks, so a fleet host's own [host.quirks] come after it and win.
+Status describe_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& hosts) {
+  if (!o.fleet.empty())
+    if (Status s = replayer::read_fleet(o.fleet, hosts); !s.ok()) return s;
+  for (const std::string& l : o.listen) {
+    const size_t eq = l.find('=');
+    replayer::FleetHost& h = hosts.emplace_back();
+    h.listen = l.substr(0, eq);
+    if (eq != std::string::npos) h.capture = l.substr(eq + 1);
   }
-  return Status::InvalidArgument("timeline '" + s + "' is not one of realtime, step, frozen:K (K a sample number)");
-}
-
-Status read_fleet(const std::string& path, std::vector<HostSpec>& out) {
-  toml::table t;
-  try {
-    t = toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    return Status::InvalidArgument(fmt::format("{}:{}:{}: {}", path, e.source().begin.line, e.source().begin.column, e.description()));
-  }
-  const toml::array* hosts = t["host"].as_array();
-  if (!hosts || hosts->empty()) return Status::InvalidArgument(path + ": no [[host]] tables (each needs listen = \"ADDR:PORT\")");
-  for (const auto& node : *hosts) {
-    const toml::table* h = node.as_table();
-    if (!h) return Status::InvalidArgument(path + ": [[host]] entries must be tables");
-    HostSpec s;
-    s.listen = (*h)["listen"].value_or(std::string());
-    s.capture = (*h)["capture"].value_or(std::string());
-    s.timeline = (*h)["timeline"].value_or(std::string());
-    if (Status st = read_host_replay(*h, fmt::format("{}: line {}", path, h->source().begin.line), s.replay); !st.ok()) return st;
-    s.smb_dialects = (*h)["smb_dialects"].value_or(std::string());
-    if (const toml::array* allow = (*h)["smb_allow"].as_array())
-      for (const auto& a : *allow) s.smb_allow.push_back(a.value_or(std::string()));
-    if (s.listen.empty()) return Status::InvalidArgument(fmt::format("{}: line {}: [[host]] without listen = \"ADDR:PORT\"", path, h->source().begin.line));
-    if (!s.capture.empty() && std::filesystem::path(s.capture).is_relative())
-      s.capture = (std::filesystem::path(path).parent_path() / s.capture).string();
-    out.push_back(std::move(s));
-  }
+  if (hosts.empty()) hosts.emplace_back().listen = "127.0.0.1:0";
+  std::vector<replayer::QuirkSetting> cli_quirks;
+  for (const std::string& text : o.quirks)
+    if (Status s = replayer::parse_quirk_arg(text, cli_quirks.emplace_back()); !s.ok()) return s;
+  for (replayer::FleetHost& h : hosts) h.replay.quirks.insert(h.replay.quirks.begin(), cli_quirks.begin(), cli_quirks.end());
+  replayer::expand_fleet(hosts);
   return Status::Ok();
 }
 
-}  // namespace
-
-std::string bundled_default_capture() {
-  return std::string(PERFSIM_BUNDLED_CAPTURES_DIR) + "/default-2016.perfcap";
-}
-
-int run_serve(const ServeOptions& o) {
-  std::vector<HostSpec> specs;
-  if (!o.fleet.empty()) {
-    if (Status s = read_fleet(o.fleet, specs); !s.ok()) return fail("serve", s.message(), kExitUsage);
-  }
-  for (const std::string& l : o.listen) {
-    const size_t eq = l.find('=');
-    HostSpec s;
-    s.listen = l.substr(0, eq);
-    if (eq != std::string::npos) s.capture = l.substr(eq + 1);
-    specs.push_back(std::move(s));
-  }
-  if (specs.empty()) specs.emplace_back().listen = "127.0.0.1:0";
-  // --quirk applies to every host; a fleet host's own [host.quirks] come after it and win.
-  std::vector<replayer::QuirkSetting> cli_quirks;
-  for (const std::string& text : o.quirks) {
-    replayer::QuirkSetting q;
-    if (Status s = parse_quirk_arg(text, q); !s.ok()) return fail("serve", s.message(), kExitUsage);
-    cli_quirks.push_back(std::move(q));
-  }
-  for (HostSpec& s : specs) s.replay.quirks.insert(s.replay.quirks.begin(), cli_quirks.begin(), cli_quirks.end());
-
-  // A [[host]] with count = N stands for N hosts on consecutive ports (port 0: any port each).
-  for (size_t i = 0, n = specs.size(); i < n; ++i) {
-    for (uint32_t k = 1; k < specs[i].replay.count; ++k) {
-      HostSpec member = specs[i];
-      member.fleet_index = k;
-      member.listen = fleet_listen(specs[i].listen, k);
-      specs.push_back(std::move(member));
-    }
-  }
-
+server::ServerConfig server_config(const ServeOptions& o) {
   server::ServerConfig cfg;
   cfg.threads = o.threads;
   cfg.allow_non_loopback = o.allow_remote;
   cfg.max_connections = o.max_connections;
   cfg.idle_timeout = std::chrono::milliseconds(int64_t(o.idle_timeout_s * 1000));
-  // Hosts are loaded once per capture file and timeline, and shared by the listeners naming them.
+  return cfg;
+}
+
+server::SmbServeOptions smb_options(const ServeOptions& o) {
+  return {o.smb, o.smb_users, o.smb_allow, !o.smb_no_anonymous, o.smb_encrypt, o.smb_dir};
+}
+
+struct Hosts {
+  std::vector<std::shared_ptr<replayer::SimulatedHost>> all;
+  std::vector<server::SmbHost> smb;
+};
+
+// Hosts are made once per capture file, timeline and replay settings, and shared by the listeners
+// naming them. Returns the exit code: usage errors are the options' fault.
+int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, server::ServerConfig& cfg, Hosts& out) {
+  replayer::RecordingCache cache;
+  size_t warned = 0;  // the reader's warnings already printed
   std::map<std::string, std::shared_ptr<server::WinregHandlerFactory>> factories;
-  std::vector<std::shared_ptr<replayer::SimulatedHost>> all_hosts;
-  std::vector<SmbHost> smb_hosts;
-  for (HostSpec& s : specs) {
+  for (replayer::FleetHost& s : specs) {
     std::string addr;
     uint16_t port = 0;
     if (Status st = server::parse_listen_address(s.listen, o.allow_remote, addr, port); !st.ok())
@@ -125,29 +69,24 @@ int run_serve(const ServeOptions& o) {
     if (s.capture.empty()) s.capture = o.capture.empty() ? bundled_default_capture() : o.capture;
     if (s.timeline.empty()) s.timeline = o.timeline;
     replayer::HostOptions hopt;
-    if (Status st = parse_timeline(s.timeline, hopt); !st.ok()) return fail("serve", st.message(), kExitUsage);
+    if (Status st = replayer::parse_timeline(s.timeline, hopt); !st.ok()) return fail("serve", st.message(), kExitUsage);
     const std::string key = s.capture + "|" + s.timeline + "|" + s.replay.key() + "|" + std::to_string(s.fleet_index);
     if (!factories.count(key)) {
       std::shared_ptr<replayer::SimulatedHost> host;
-      if (Status st = make_replayed_host(s.capture, s.replay, s.fleet_index, o.profile, hopt, host); !st.ok())
-        return fail("serve", st.message());
+      Status st = replayer::make_replayed_host(cache, s.capture, s.replay, s.fleet_index, o.profile, hopt, host);
+      for (; warned < cache.warnings().size(); ++warned) fmt::print(stderr, "perfsim serve: {}\n", cache.warnings()[warned]);
+      if (!st.ok()) return fail("serve", st.message());
       factories[key] = std::make_shared<server::WinregHandlerFactory>(host);
-      all_hosts.push_back(host);
+      out.all.push_back(host);
     }
     cfg.listeners.push_back({s.listen, std::string(), factories[key]});
-    smb_hosts.push_back({addr, factories[key]->host(), s.smb_allow, s.smb_dialects});
+    out.smb.push_back({addr, factories[key]->host(), s.smb_allow, s.smb_dialects});
   }
-  SmbSetup smb;
-  if (!o.smb.empty()) {
-    if (Status st = prepare_smb(o, smb_hosts, cfg, smb); !st.ok()) return fail("serve", "--smb: " + st.message());
-  }
+  return kExitOk;
+}
 
-  FaultReloader faults;  // before the server's threads exist: they must not take SIGHUP
-  if (!o.faults.empty()) {
-    if (Status st = faults.start(o.faults, all_hosts); !st.ok()) return fail("serve", "--faults: " + st.message(), kExitUsage);
-  }
-  server::Server srv(cfg);
-  if (Status st = srv.start(); !st.ok()) return fail("serve", st.message() + " (is the port in use? try another --listen port)");
+void print_listening(const ServeOptions& o, const server::Server& srv, const server::ServerConfig& cfg,
+                     const std::vector<replayer::FleetHost>& specs) {
   for (size_t i = 0; i < srv.bound().size(); ++i) {
     const server::BoundListener& b = srv.bound()[i];
     const auto& f = static_cast<server::WinregHandlerFactory&>(*cfg.listeners[i].factory);
@@ -159,17 +98,47 @@ int run_serve(const ServeOptions& o) {
       fmt::print("perfsim serve: host {} listening on {} (ncacn_ip_tcp:{}[{}]) from {}\n", f.host()->name(), ep, b.address, b.port, specs[i].capture);
     }
   }
+}
+
+void print_smb(const ServeOptions& o, const server::SmbSetup& smb) {
+  for (const server::SmbHost& h : smb.hosts) {
+    if (o.json) {
+      fmt::print("{}\n", nlohmann::json({{"event", "smb"}, {"address", h.address}, {"port", smb.port},
+                                         {"pipe", fmt::format("\\\\{}\\PIPE\\winreg", h.address)}, {"host", h.host->name()}}).dump());
+    } else {
+      fmt::print("perfsim serve: host {} on SMB {}:{} (ncacn_np:{}[\\pipe\\winreg]) through smbd pid {}\n", h.host->name(),
+                 h.address, smb.port, h.address, smb.smbd->smbd_pid());
+    }
+  }
+}
+
+}  // namespace
+
+std::string bundled_default_capture() {
+  return std::string(PERFSIM_BUNDLED_CAPTURES_DIR) + "/default-2016.perfcap";
+}
+
+int run_serve(const ServeOptions& o) {
+  std::vector<replayer::FleetHost> specs;
+  if (Status s = describe_hosts(o, specs); !s.ok()) return fail("serve", s.message(), kExitUsage);
+  server::ServerConfig cfg = server_config(o);
+  Hosts hosts;
+  if (int rc = make_hosts(o, specs, cfg, hosts); rc != kExitOk) return rc;
+  server::SmbSetup smb;
+  if (!o.smb.empty()) {
+    if (Status st = server::prepare_smb(smb_options(o), hosts.smb, cfg, smb); !st.ok()) return fail("serve", "--smb: " + st.message());
+  }
+  replayer::FaultReloader faults;  // before the server's threads exist: they must not take SIGHUP
+  if (!o.faults.empty()) {
+    auto report = [](const std::string& m) { fmt::print(stderr, "perfsim serve: {}\n", m); };
+    if (Status st = faults.start(o.faults, hosts.all, report); !st.ok()) return fail("serve", "--faults: " + st.message(), kExitUsage);
+  }
+  server::Server srv(cfg);
+  if (Status st = srv.start(); !st.ok()) return fail("serve", st.message() + " (is the port in use? try another --listen port)");
+  print_listening(o, srv, cfg, specs);
   if (smb.smbd) {
     if (Status st = smb.smbd->start(); !st.ok()) return fail("serve", "--smb: " + st.message());
-    for (const SmbHost& h : smb.hosts) {
-      if (o.json) {
-        fmt::print("{}\n", nlohmann::json({{"event", "smb"}, {"address", h.address}, {"port", smb.port},
-                                           {"pipe", fmt::format("\\\\{}\\PIPE\\winreg", h.address)}, {"host", h.host->name()}}).dump());
-      } else {
-        fmt::print("perfsim serve: host {} on SMB {}:{} (ncacn_np:{}[\\pipe\\winreg]) through smbd pid {}\n", h.host->name(),
-                   h.address, smb.port, h.address, smb.smbd->smbd_pid());
-      }
-    }
+    print_smb(o, smb);
   }
   std::fflush(stdout);
   if (Status st = srv.run(); !st.ok()) return fail("serve", st.message());

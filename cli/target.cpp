@@ -1,5 +1,6 @@
 #include "cli/target.h"
 
+#include "core/config.h"
 #include "recorder/credentials.h"
 #include "recorder/smb_channel.h"
 #include "recorder/tcp_channel.h"
@@ -8,15 +9,7 @@ namespace perfsim::cli {
 namespace {
 
 Status parse_port(const std::string& text, const std::string& whole, uint16_t& port) {
-  try {
-    size_t used = 0;
-    const unsigned long p = std::stoul(text, &used);
-    if (used == text.size() && p > 0 && p <= 65535) {
-      port = uint16_t(p);
-      return Status::Ok();
-    }
-  } catch (...) {
-  }
+  if (config::parse_uint_as(text, "port", port).ok() && port > 0) return Status::Ok();
   return Status::InvalidArgument("port in '" + whole + "' must be 1..65535");
 }
 

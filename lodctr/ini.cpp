@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/config.h"
 #include "core/utf16.h"
 
 namespace perfsim::lodctr {
@@ -162,13 +163,9 @@ Status parse_symbols(ByteView file, Symbols& out) {
     if (size_t c = value.find("/*"); c != std::string::npos) value = trim(value.substr(0, c));
     if (value.size() >= 2 && value.front() == '(' && value.back() == ')') value = trim(value.substr(1, value.size() - 2));
     if (value.empty()) continue;
-    const bool hex = value.size() > 2 && value[0] == '0' && (value[1] == 'x' || value[1] == 'X');
-    const std::string digits = hex ? value.substr(2) : value;
-    if (digits.empty() || digits.size() > 9) continue;
-    bool numeric = true;
-    for (char c : digits) numeric &= hex ? std::isxdigit(uint8_t(c)) != 0 : std::isdigit(uint8_t(c)) != 0;
-    if (!numeric) continue;  // a define of something else: not an offset
-    syms[upper(name)] = uint32_t(std::stoul(digits, nullptr, hex ? 16 : 10));
+    uint32_t offset = 0;  // decimal or 0x hex; a define of anything else is not an offset
+    if (!config::parse_uint_as(value, name, offset, 0).ok()) continue;
+    syms[upper(name)] = offset;
   }
   out = std::move(syms);
   return Status::Ok();

@@ -3,14 +3,9 @@
 #include "lodctr/providers.h"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <set>
-#include <sstream>
 
-#include <nlohmann/json.hpp>
-#include <toml++/toml.h>
-
+#include "core/config.h"
 #include "core/utf16.h"
 #include "lodctr/install.h"
 #include "perfdata/model.h"
@@ -22,88 +17,98 @@
 namespace perfsim::lodctr {
 namespace {
 
-using nlohmann::json;
+using config::Json;
+using config::Reader;
+using config::join;
 
 Status fail(const std::string& path, const std::string& what) {
   return Status::InvalidArgument("collect spec: " + path + ": " + what);
 }
 
-Status check_keys(const json& v, const std::string& path, const std::set<std::string>& allowed) {
-  if (!v.is_object()) return fail(path, "expected a table");
-  for (const auto& [k, _] : v.items())
-    if (!allowed.count(k)) return fail(path + "." + k, "unknown key");
-  return Status::Ok();
+// `symbol` in the collect spec is synth's `name`: the value moves and so does its line, so synth's
+// errors about it point at the line the user wrote.
+void rename_symbol(Json& obj, const std::string& path, config::Doc& synth) {
+  obj["name"] = obj["symbol"];
+  obj.erase("symbol");
+  if (auto it = synth.lines.find(join(path, "symbol")); it != synth.lines.end()) synth.lines[join(path, "name")] = it->second;
 }
 
-// Our keys out, synth's [[objects]] schema in: `symbol` becomes synth's `name`.
-Status to_synth_object(const json& in, const std::string& path, json& out, std::vector<std::string>& bases) {
-  if (Status s = check_keys(in, path, {"symbol", "costly", "instances", "counters"}); !s.ok()) return s;
-  if (!in.contains("symbol") || !in["symbol"].is_string()) return fail(path + ".symbol", "every object needs its symbol");
-  out = in;
-  out.erase("symbol");
-  out["name"] = in["symbol"];
-  if (!in.contains("counters") || !in["counters"].is_array()) return fail(path + ".counters", "expected an array of counters");
+Status check_symbol(const Reader& r, const Json& v, const std::string& path) {
+  std::string symbol;
+  Status s = r.require(v, path, "symbol");
+  if (s.ok()) s = r.string(v, path, "symbol", symbol);
+  return s;
+}
+
+// Our keys out, synth's [[objects]] schema in; the counters' base symbols are kept aside.
+Status to_synth_object(const Reader& r, const Json& in, const std::string& path, config::Doc& synth,
+                       std::vector<std::string>& bases) {
+  Status s = r.keys(in, path, {"symbol", "costly", "instances", "counters"});
+  if (s.ok()) s = check_symbol(r, in, path);
+  if (s.ok()) s = r.require(in, path, "counters");
+  if (s.ok() && !in["counters"].is_array()) s = r.type_error(join(path, "counters"), "an array of counters", in["counters"]);
+  if (!s.ok()) return s;
+  Json out = in;
+  rename_symbol(out, path, synth);
   for (size_t i = 0; i < in["counters"].size(); ++i) {
-    const json& c = in["counters"][i];
-    const std::string cp = path + ".counters[" + std::to_string(i) + "]";
-    if (Status s = check_keys(c, cp, {"symbol", "base_symbol", "type", "detail", "scale", "value", "base", "ops_per_second"});
-        !s.ok())
-      return s;
-    if (!c.contains("symbol") || !c["symbol"].is_string()) return fail(cp + ".symbol", "every counter needs its symbol");
-    json& o = out["counters"][i];
-    o.erase("symbol");
-    o.erase("base_symbol");
-    o["name"] = c["symbol"];
-    bases.push_back(c.contains("base_symbol") && c["base_symbol"].is_string() ? c["base_symbol"].get<std::string>() : "");
+    const Json& c = in["counters"][i];
+    const std::string cp = config::index(join(path, "counters"), i);
+    std::string base;
+    s = r.keys(c, cp, {"symbol", "base_symbol", "type", "detail", "scale", "value", "base", "ops_per_second"});
+    if (s.ok()) s = check_symbol(r, c, cp);
+    if (s.ok()) s = r.string(c, cp, "base_symbol", base);
+    if (!s.ok()) return s;
+    out["counters"][i].erase("base_symbol");
+    rename_symbol(out["counters"][i], cp, synth);
+    bases.push_back(base);
   }
+  synth.root["objects"].push_back(std::move(out));
   return Status::Ok();
 }
 
-Status read_provider(const json& p, CollectSpec& cs) {
-  if (Status s = check_keys(p, "provider", {"library", "open", "collect", "close", "seed", "disabled", "timeout", "bad"}); !s.ok())
-    return s;
-  try {
-    for (auto [key, field] : {std::pair{"library", &cs.library}, {"open", &cs.open}, {"collect", &cs.collect}, {"close", &cs.close}})
-      if (p.contains(key)) *field = p[key].get<std::string>();
-    if (p.contains("seed")) cs.seed = p["seed"].get<uint64_t>();
-    if (p.contains("disabled")) cs.disabled = p["disabled"].get<bool>();
-    if (p.contains("timeout")) {
-      const json& t = p["timeout"];
-      if (Status s = check_keys(t, "provider.timeout", {"ticks", "every"}); !s.ok()) return s;
-      if (t.contains("ticks")) cs.timeout_ticks = t["ticks"].get<std::vector<uint32_t>>();
-      if (t.contains("every")) cs.timeout_every = t["every"].get<uint32_t>();
-    }
-    if (p.contains("bad")) {
-      const std::string b = p["bad"].get<std::string>();
-      cs.bad = BadMode::kNone;
-      for (BadMode m : {BadMode::kNone, BadMode::kCounterOutsideBlock, BadMode::kSizeMismatch, BadMode::kMissingBase})
-        if (b == bad_mode_name(m)) cs.bad = m;
-      if (b != bad_mode_name(cs.bad))
-        return fail("provider.bad", "'" + b + "' is not one of none, counter-outside-block, size-mismatch, missing-base");
-    }
-  } catch (const json::exception& e) {
-    return fail("provider", std::string("wrong value type (") + e.what() + ")");
-  }
-  return Status::Ok();
+Status read_bad(const Reader& r, const Json& p, BadMode& out) {
+  std::string b = bad_mode_name(out);
+  if (Status s = r.string(p, "provider", "bad", b); !s.ok()) return s;
+  for (BadMode m : {BadMode::kNone, BadMode::kCounterOutsideBlock, BadMode::kSizeMismatch, BadMode::kMissingBase})
+    if (b == bad_mode_name(m)) out = m;
+  if (b == bad_mode_name(out)) return Status::Ok();
+  return r.fail("provider.bad", "\"" + b + "\" is not one of none, counter-outside-block, size-mismatch, missing-base");
 }
 
-Status read_collect_spec(const json& root, CollectSpec& out) {
-  if (Status s = check_keys(root, "(top)", {"provider", "objects"}); !s.ok()) return s;
+Status read_provider(const Reader& r, const Json& p, CollectSpec& cs) {
+  Status s = r.keys(p, "provider", {"library", "open", "collect", "close", "seed", "disabled", "timeout", "bad"});
+  for (auto [key, field] : {std::pair{"library", &cs.library}, {"open", &cs.open}, {"collect", &cs.collect}, {"close", &cs.close}})
+    if (s.ok()) s = r.string(p, "provider", key, *field);
+  if (s.ok()) s = r.integer(p, "provider", "seed", cs.seed, 0, INT64_MAX);
+  if (s.ok()) s = r.boolean(p, "provider", "disabled", cs.disabled);
+  if (s.ok() && p.contains("timeout")) {
+    const Json& t = p["timeout"];
+    s = r.keys(t, "provider.timeout", {"ticks", "every"});
+    if (s.ok()) s = r.integers(t, "provider.timeout", "ticks", cs.timeout_ticks);
+    if (s.ok()) s = r.integer(t, "provider.timeout", "every", cs.timeout_every);
+  }
+  if (s.ok()) s = read_bad(r, p, cs.bad);
+  return s;
+}
+
+Status read_collect_spec(const config::Doc& doc, CollectSpec& out) {
+  const Reader r(doc);
+  const Json& root = doc.root;
+  if (Status s = r.keys(root, "", {"provider", "objects"}); !s.ok()) return s;
   CollectSpec cs;
   if (root.contains("provider"))
-    if (Status s = read_provider(root["provider"], cs); !s.ok()) return s;
+    if (Status s = read_provider(r, root["provider"], cs); !s.ok()) return s;
   if (!root.contains("objects") || !root["objects"].is_array() || root["objects"].empty())
-    return fail("objects", "a provider needs at least one [[objects]] entry");
-  json synth_root = {{"host", {{"seed", cs.seed}}}, {"objects", json::array()}};
+    return r.fail("objects", "a provider needs at least one [[objects]] entry");
+  // synth reads the objects from a tree with the same key paths, so its errors keep our lines.
+  config::Doc synth{doc.origin, {{"host", {{"seed", cs.seed}}}, {"objects", Json::array()}}, doc.lines};
   for (size_t i = 0; i < root["objects"].size(); ++i) {
-    json o;
-    cs.base_symbols.emplace_back();
-    if (Status s = to_synth_object(root["objects"][i], "objects[" + std::to_string(i) + "]", o, cs.base_symbols.back()); !s.ok())
+    if (Status s = to_synth_object(r, root["objects"][i], config::index("objects", i), synth, cs.base_symbols.emplace_back());
+        !s.ok())
       return s;
-    synth_root["objects"].push_back(std::move(o));
   }
   synth::Spec spec;
-  if (Status s = synth::parse_spec_json(synth_root.dump(), spec); !s.ok()) return Status::InvalidArgument("collect " + s.message());
+  if (Status s = synth::read_spec(synth, spec); !s.ok()) return s;
   cs.objects = std::move(spec.objects);
   out = std::move(cs);
   return Status::Ok();
@@ -206,31 +211,24 @@ bool CollectSpec::timed_out(uint32_t tick) const {
 }
 
 Status parse_collect_spec_json(std::string_view text, CollectSpec& out) {
-  const json root = json::parse(text, nullptr, false);
-  if (root.is_discarded()) return Status::InvalidArgument("collect spec: not valid JSON");
-  return read_collect_spec(root, out);
+  config::Doc doc;
+  if (Status s = config::parse_json(text, "collect spec", doc); !s.ok()) return s;
+  return read_collect_spec(doc, out);
 }
 
 Status parse_collect_spec_toml(std::string_view text, CollectSpec& out) {
-  toml::table tbl;
-  try {
-    tbl = toml::parse(text);
-  } catch (const toml::parse_error& e) {
-    return Status::InvalidArgument("collect spec: TOML syntax error (line " + std::to_string(e.source().begin.line) + "): " +
-                                   std::string(e.description()));
-  }
-  std::ostringstream js;
-  js << toml::json_formatter{tbl};
-  return parse_collect_spec_json(js.str(), out);
+  config::Doc doc;
+  if (Status s = config::parse_toml(text, "collect spec", doc); !s.ok()) return s;
+  return read_collect_spec(doc, out);
 }
 
 Status load_collect_spec(const std::string& path, CollectSpec& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::NotFound(path + ": cannot open");
-  const std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-  const bool toml_file = path.size() >= 5 && iequals(path.substr(path.size() - 5), ".toml");
-  Status s = toml_file ? parse_collect_spec_toml(text, out) : parse_collect_spec_json(text, out);
-  return s.ok() ? s : Status::InvalidArgument(path + ": " + s.message());
+  std::string text;
+  if (Status s = config::read_text(path, text); !s.ok()) return s;
+  const bool toml_file = path.size() >= 5 && iequals(path.substr(path.size() - 5), ".toml");  // else JSON
+  config::Doc doc;
+  Status s = toml_file ? config::parse_toml(text, path, doc) : config::parse_json(text, path, doc);
+  return s.ok() ? read_collect_spec(doc, out) : s;
 }
 
 Status add_provider(captures::Capture& cap_in, const std::string& driver, const Symbols& symbols, const CollectSpec& cs,

@@ -131,7 +131,7 @@ Status build_capture(const Conversation& conv, ImportedCapture& out) {
   }
   cap.catalog = catalog_from(conv.exchanges);
   out.fingerprint = analyse(conv.exchanges, {});
-  cap.fingerprint_json = out.fingerprint.json;
+  cap.fingerprint_json = captures::to_json(out.fingerprint);
   out.ticks = tick + 1;
   return Status::Ok();
 }

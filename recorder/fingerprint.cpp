@@ -3,7 +3,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "core/utf16.h"
@@ -73,7 +72,8 @@ std::vector<uint32_t> object_indices(ByteView data) {
 
 Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& stats) {
   Fingerprint fp;
-  nlohmann::json j = nlohmann::json::object();
+  std::string more_data;               // the buffer policy found; "" when nothing showed it
+  std::vector<std::string> findings;
   CallStats all = stats;
   std::map<std::string, ValueSummary> values;  // perf values and name tables, by name as sent
   bool echo = false, undefined = false, exact = false, truncate = false;
@@ -92,11 +92,11 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
       continue;
     }
     if (e.null_data) {
-      if (!j.contains("null_probe")) j["null_probe"] = {{"status", e.status}, {"size", e.size}};
+      if (!fp.null_probe) fp.null_probe = captures::FingerprintProbe{e.status, e.size, std::nullopt};
       continue;
     }
     if (e.status == windows::kErrorMoreData) {
-      if (!j.contains("short_probe")) j["short_probe"] = {{"offered", e.offered}, {"status", e.status}, {"size", e.size}};
+      if (!fp.short_probe) fp.short_probe = captures::FingerprintProbe{e.status, e.size, e.offered};
       if (e.offered > 0 && e.size == e.offered) echo = true;
       else if (e.size == 0) undefined = true;
       else exact = true;
@@ -107,7 +107,7 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
       continue;
     }
     if (e.status != 0) continue;
-    if (!j.contains("short_probe") && header_only_answer(e.data)) j["short_probe"] = {{"offered", e.offered}, {"status", e.status}, {"size", e.size}};
+    if (!fp.short_probe && header_only_answer(e.data)) fp.short_probe = captures::FingerprintProbe{e.status, e.size, e.offered};
     if (header_only_answer(e.data)) {
       truncate = true;  // confirmed below only if a larger answer of the same value exists
       v.max_failed = std::max<uint64_t>(v.max_failed, e.offered);
@@ -129,27 +129,27 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
       if (v.last_ok && v.max_failed && v.last_ok->data.size() > winperf::kDataBlockSize) truncate = true;
   }
 
-  if (truncate) fp.more_data = "samba-truncate";
-  else if (echo) fp.more_data = "win2000-echo-oversize";
-  else if (unsettled >= 2) fp.more_data = "nt4-unsettled";
-  else if (undefined) fp.more_data = "win32-undefined";
-  else if (exact) fp.more_data = "rrp-exact";
-  else if (j.contains("null_probe") && j["null_probe"]["status"] == 0 && j["null_probe"]["size"] != 0) fp.more_data = "rrp-exact";
+  if (truncate) more_data = "samba-truncate";
+  else if (echo) more_data = "win2000-echo-oversize";
+  else if (unsettled >= 2) more_data = "nt4-unsettled";
+  else if (undefined) more_data = "win32-undefined";
+  else if (exact) more_data = "rrp-exact";
+  else if (fp.null_probe && fp.null_probe->status == 0 && fp.null_probe->size != 0) more_data = "rrp-exact";
 
-  nlohmann::json queries = nlohmann::json::object();
+  std::map<std::string, captures::FingerprintQuery> queries;
   uint64_t overhead = UINT64_MAX;
   for (const auto& [name, v] : values) {
-    nlohmann::json q = {{"calls", v.calls}, {"status", v.last_status}, {"type", v.last_type}};
+    captures::FingerprintQuery q{v.calls, v.last_status, v.last_type, {}, {}, {}, {}};
     if (v.last_ok) {
-      q["returned"] = v.last_ok->data.size();
-      q["type"] = v.last_ok->type;
-      q["status"] = v.last_ok->status;
+      q.returned = v.last_ok->data.size();
+      q.type = v.last_ok->type;
+      q.status = v.last_ok->status;
     }
-    if (v.min_ok != UINT64_MAX) q["min_buffer"] = v.min_ok;
-    if (v.max_failed) q["max_failed_buffer"] = v.max_failed;
+    if (v.min_ok != UINT64_MAX) q.min_buffer = v.min_ok;
+    if (v.max_failed) q.max_failed_buffer = v.max_failed;
     if (v.last_ok && is_perf_value(*v.last_ok)) {
       const std::vector<uint32_t> objs = object_indices(v.last_ok->data);
-      q["objects"] = objs;
+      q.objects = objs;
       // win2000-echo-oversize needs (Global or this answer) + overhead; the largest buffer that
       // failed bounds it from below, so what failed when recorded fails when replayed.
       if (echo && v.max_failed) {
@@ -162,57 +162,55 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
         for (uint32_t o : objs)
           if (std::find(pq.indices.begin(), pq.indices.end(), o) == pq.indices.end()) extra.push_back(o);
         if (!extra.empty())
-          fp.findings.push_back(fmt::format("'{}' also brought back objects {} (the rest of their providers: extra-objects)", name, join(extra)));
+          findings.push_back(fmt::format("'{}' also brought back objects {} (the rest of their providers: extra-objects)", name, join(extra)));
       }
       if (v.last_ok->data.empty() && v.last_ok->status == 0)
-        fp.findings.push_back(fmt::format("'{}' answered WERR_OK with 0 bytes of type {}: the host serves no performance data "
+        findings.push_back(fmt::format("'{}' answered WERR_OK with 0 bytes of type {}: the host serves no performance data "
                                           "(Samba's rpcd_winreg does this)", name, v.last_ok->type));
     } else if (v.last_ok) {
       if (v.last_ok->status != 0)
-        fp.findings.push_back(fmt::format("'{}' answered {}", name, windows::werror_name(v.last_ok->status)));
+        findings.push_back(fmt::format("'{}' answered {}", name, windows::werror_name(v.last_ok->status)));
       else if (v.last_ok->type != windows::kRegMultiSz)
-        fp.findings.push_back(fmt::format("'{}' answered type {} with {} bytes, not REG_MULTI_SZ name texts", name,
+        findings.push_back(fmt::format("'{}' answered type {} with {} bytes, not REG_MULTI_SZ name texts", name,
                                           v.last_ok->type, v.last_ok->data.size()));
     }
     queries[name] = std::move(q);
   }
-  if (fp.more_data == "win2000-echo-oversize" && overhead != UINT64_MAX) fp.params["overhead"] = std::to_string(overhead);
-  if (fp.more_data == "nt4-unsettled") fp.params["jitter"] = std::to_string(std::max<uint32_t>(jitter, 1));
+  if (more_data == "win2000-echo-oversize" && overhead != UINT64_MAX) fp.params["overhead"] = std::to_string(overhead);
+  if (more_data == "nt4-unsettled") fp.params["jitter"] = std::to_string(std::max<uint32_t>(jitter, 1));
 
   // Findings on the buffer policy, in words a support engineer can compare with the collector's log.
-  if (fp.more_data == "win2000-echo-oversize")
-    fp.findings.push_back(fmt::format("short buffers get ERROR_MORE_DATA echoing the size offered, and success needs about "
+  if (more_data == "win2000-echo-oversize")
+    findings.push_back(fmt::format("short buffers get ERROR_MORE_DATA echoing the size offered, and success needs about "
                                       "{} bytes more than the Global data (win2000-echo-oversize)", fp.params.count("overhead") ? fp.params["overhead"] : "?"));
-  else if (fp.more_data == "win32-undefined")
-    fp.findings.push_back("ERROR_MORE_DATA answers carry no usable size (0): collectors must grow blindly (win32-undefined)");
-  else if (fp.more_data == "samba-truncate")
-    fp.findings.push_back("a short buffer gets WERR_OK with only the PERF_DATA_BLOCK header (samba-truncate)");
-  else if (fp.more_data == "nt4-unsettled")
-    fp.findings.push_back(fmt::format("the size needed changed between calls {} times (nt4-unsettled)", unsettled));
-  if (j.contains("null_probe") && j["null_probe"]["status"] == windows::kErrorMoreData)
-    fp.findings.push_back("a NULL-buffer size probe gets ERROR_MORE_DATA with size 0, not the size needed");
+  else if (more_data == "win32-undefined")
+    findings.push_back("ERROR_MORE_DATA answers carry no usable size (0): collectors must grow blindly (win32-undefined)");
+  else if (more_data == "samba-truncate")
+    findings.push_back("a short buffer gets WERR_OK with only the PERF_DATA_BLOCK header (samba-truncate)");
+  else if (more_data == "nt4-unsettled")
+    findings.push_back(fmt::format("the size needed changed between calls {} times (nt4-unsettled)", unsettled));
+  if (fp.null_probe && fp.null_probe->status == windows::kErrorMoreData)
+    findings.push_back("a NULL-buffer size probe gets ERROR_MORE_DATA with size 0, not the size needed");
 
   for (const Exchange& e : exchanges)
     if (!on_perf_key(e) && iequals(e.value_name, "Last Counter") &&
         e.status == 0 && e.type == windows::kRegDword && e.data.size() >= 4 && load_le32(e.data.data()) == 0) {
-      fp.findings.push_back("Perflib's 'Last Counter' is 0: no counter names are registered");
+      findings.push_back("Perflib's 'Last Counter' is 0: no counter names are registered");
       break;
     }
 
-  nlohmann::json errors = nlohmann::json::object();
+  std::map<std::string, uint64_t> errors;
   for (const auto& [code, n] : all.errors) {
     errors[std::to_string(code)] = n;
-    if (code != windows::kErrorFileNotFound) fp.findings.push_back(fmt::format("{} answered {} times", windows::werror_name(code), n));
+    if (code != windows::kErrorFileNotFound) findings.push_back(fmt::format("{} answered {} times", windows::werror_name(code), n));
   }
-  if (!fp.more_data.empty()) j["more_data"] = fp.more_data;
-  if (!fp.params.empty()) j["params"] = fp.params;
-  j["queries"] = std::move(queries);
-  j["errors"] = std::move(errors);
-  j["latency_us"] = {{"p50", percentile(all.latency_us, 0.5)},
-                     {"p99", percentile(all.latency_us, 0.99)},
-                     {"max", all.latency_us.empty() ? 0u : *std::max_element(all.latency_us.begin(), all.latency_us.end())}};
-  j["findings"] = fp.findings;
-  fp.json = j.dump();
+  if (!more_data.empty()) fp.more_data = more_data;
+  fp.queries = std::move(queries);
+  fp.errors = std::move(errors);
+  fp.latency_us = captures::FingerprintLatency{
+      percentile(all.latency_us, 0.5), percentile(all.latency_us, 0.99),
+      all.latency_us.empty() ? 0u : *std::max_element(all.latency_us.begin(), all.latency_us.end())};
+  fp.findings = std::move(findings);
   return fp;
 }
 

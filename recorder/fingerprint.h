@@ -1,9 +1,9 @@
 // The quirk fingerprint of a host (quirks.md, last section), read from what it answered: the live
 // recorder's probes or a pcap's exchanges. It is stored in the capture as JSON and replaying the
 // capture reproduces the behaviours it names with no profile given (replayer/quirks.h,
-// fingerprint_quirks reads "more_data" and "params").
+// fingerprint_quirks reads more_data and params).
 //
-// What the JSON holds (FORMAT.md documents the keys):
+// What it holds (captures/fingerprint.h types it, FORMAT.md documents the JSON keys):
 //   more_data   the buffer policy the answers fit: rrp-exact, win32-undefined,
 //               win2000-echo-oversize, nt4-unsettled, samba-truncate; absent when nothing showed it
 //   params      its parameters (win2000-echo-oversize: overhead; nt4-unsettled: jitter)
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "captures/fingerprint.h"
 #include "recorder/exchange.h"
 
 namespace perfsim::recorder {
@@ -31,12 +32,9 @@ struct CallStats {
   void add(const Exchange& e);
 };
 
-struct Fingerprint {
-  std::string more_data;                      // quirk name, empty when unknown
-  std::map<std::string, std::string> params;  // its parameters
-  std::vector<std::string> findings;
-  std::string json;                           // the whole fingerprint
-};
+// The typed fingerprint a capture stores (captures/fingerprint.h: to_json gives its JSON). analyse()
+// always sets queries, errors, latency_us and findings; more_data only when something showed it.
+using Fingerprint = captures::Fingerprint;
 
 // Analyses `exchanges` (with their data) plus `stats` of exchanges not kept. `exchanges` in time
 // order; HKLM values are looked at for findings (e.g. a Last Counter of 0).

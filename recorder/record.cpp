@@ -193,7 +193,7 @@ Status record(WinregClient& c, const std::string& path, const RecordOptions& o, 
   for (const captures::RegistryValue& v : reg) if (Status s = w->add_registry(v); !s.ok()) return s;
   for (const captures::NameTable& t : tables) if (Status s = w->add_names(t); !s.ok()) return s;
   for (const captures::ObjectInfo& obj : catalog_from(seen)) if (Status s = w->add_object(obj); !s.ok()) return s;
-  if (Status s = w->set_fingerprint(out.fingerprint.json); !s.ok()) return s;
+  if (Status s = w->set_fingerprint(captures::to_json(out.fingerprint)); !s.ok()) return s;
   for (const captures::QueryRecord& r : odd) if (Status s = w->append(r); !s.ok()) return s;
 
   RecordProgress prog;
@@ -226,7 +226,7 @@ Status record(WinregClient& c, const std::string& path, const RecordOptions& o, 
     if (o.progress) o.progress(prog);
   }
   out.fingerprint = analyse(seen, stats);  // now with the sampling's errors and latencies
-  if (Status s = w->set_fingerprint(out.fingerprint.json); result.ok() && !s.ok()) result = s;
+  if (Status s = w->set_fingerprint(captures::to_json(out.fingerprint)); result.ok() && !s.ok()) result = s;
   if (Status s = w->close(); result.ok() && !s.ok()) result = s;
   out.file_bytes = w->file_bytes();
   return result;

@@ -2,9 +2,8 @@
 
 #include <chrono>
 #include <cctype>
-#include <fstream>
-#include <sstream>
-#include <toml++/toml.h>
+
+#include "core/config.h"
 
 namespace perfsim::replayer {
 namespace {
@@ -23,40 +22,51 @@ bool kind_of(const std::string& s, FaultKind& k) {
   return false;
 }
 
-Status rule_of(const toml::table& t, const std::string& where, FaultRule& r) {
-  static const char* const known[] = {"host", "value", "kind", "every", "probability", "from_s", "until_s", "shape",
-                                      "ms", "max_ms", "sigma", "seconds", "code", "bytes", "bytes_per_s"};
-  for (const auto& [key, node] : t) {
-    bool ok = false;
-    for (const char* k : known) ok = ok || key.str() == k;
-    if (!ok) return Status::InvalidArgument(where + ": unknown key '" + std::string(key.str()) + "'");
-  }
-  r.host = t["host"].value_or(std::string("*"));
-  r.value = t["value"].value_or(std::string("*"));
-  const std::string kind = t["kind"].value_or(std::string());
-  if (!kind_of(kind, r.kind))
-    return Status::InvalidArgument(where + ": kind '" + kind + "' is not one of latency, busy, access-denied, rpc-fault, reset, stall, truncate, bandwidth");
-  const bool has_every = t.contains("every"), has_p = t.contains("probability");
-  r.when.every = uint32_t(t["every"].value_or(int64_t(0)));
-  r.when.probability = t["probability"].value_or(has_every ? 0.0 : 1.0);
-  if (!has_every && !has_p) r.when.probability = 1.0;
-  if (r.when.probability < 0 || r.when.probability > 1) return Status::InvalidArgument(where + ": probability must be within 0..1");
-  r.from_s = t["from_s"].value_or(0.0);
-  r.until_s = t["until_s"].value_or(0.0);
-  const std::string shape = t["shape"].value_or(std::string("fixed"));
-  if (shape == "fixed") r.shape = LatencyShape::kFixed;
-  else if (shape == "uniform") r.shape = LatencyShape::kUniform;
-  else if (shape == "lognormal") r.shape = LatencyShape::kLognormal;
-  else return Status::InvalidArgument(where + ": shape must be fixed, uniform or lognormal");
-  r.ms = t["ms"].value_or(0.0);
-  r.max_ms = t["max_ms"].value_or(r.ms);
-  r.sigma = t["sigma"].value_or(0.5);
-  r.seconds = t["seconds"].value_or(0.0);
-  r.code = uint32_t(t["code"].value_or(int64_t(r.code)));
-  r.bytes = uint32_t(t["bytes"].value_or(int64_t(0)));
-  r.bytes_per_s = uint32_t(t["bytes_per_s"].value_or(int64_t(0)));
-  if (r.kind == FaultKind::kBandwidth && r.bytes_per_s == 0) return Status::InvalidArgument(where + ": bandwidth needs bytes_per_s > 0");
-  if (r.ms < 0 || r.max_ms < r.ms || r.seconds < 0) return Status::InvalidArgument(where + ": negative or inverted time");
+Status read_shape(const config::Reader& rd, const config::Json& t, const std::string& where, LatencyShape& out) {
+  std::string shape = "fixed";
+  if (Status s = rd.string(t, where, "shape", shape); !s.ok()) return s;
+  if (shape == "fixed") out = LatencyShape::kFixed;
+  else if (shape == "uniform") out = LatencyShape::kUniform;
+  else if (shape == "lognormal") out = LatencyShape::kLognormal;
+  else return rd.fail(config::join(where, "shape"), "\"" + shape + "\" is not one of fixed, uniform, lognormal");
+  return Status::Ok();
+}
+
+// When the rule fires: every Nth call and/or with a probability (only `every`: probability 0).
+Status read_when(const config::Reader& rd, const config::Json& t, const std::string& where, Chance& when) {
+  when.probability = t.contains("every") && !t.contains("probability") ? 0.0 : 1.0;
+  Status s = rd.integer(t, where, "every", when.every);
+  if (s.ok()) s = rd.number(t, where, "probability", when.probability);
+  if (s.ok() && (when.probability < 0 || when.probability > 1))
+    s = rd.fail(config::join(where, "probability"), "must be within 0..1");
+  return s;
+}
+
+Status rule_of(const config::Reader& rd, const config::Json& t, const std::string& where, FaultRule& r) {
+  Status s = rd.keys(t, where, {"host", "value", "kind", "every", "probability", "from_s", "until_s", "shape", "ms",
+                                "max_ms", "sigma", "seconds", "code", "bytes", "bytes_per_s"});
+  if (s.ok()) s = rd.string(t, where, "host", r.host);
+  if (s.ok()) s = rd.string(t, where, "value", r.value);
+  std::string kind;
+  if (s.ok()) s = rd.require(t, where, "kind");
+  if (s.ok()) s = rd.string(t, where, "kind", kind);
+  if (s.ok() && !kind_of(kind, r.kind))
+    s = rd.fail(config::join(where, "kind"), "\"" + kind + "\" is not one of latency, busy, access-denied, rpc-fault, reset, stall, truncate, bandwidth");
+  if (s.ok()) s = read_when(rd, t, where, r.when);
+  if (s.ok()) s = rd.number(t, where, "from_s", r.from_s);
+  if (s.ok()) s = rd.number(t, where, "until_s", r.until_s);
+  if (s.ok()) s = read_shape(rd, t, where, r.shape);
+  if (s.ok()) s = rd.number(t, where, "ms", r.ms);
+  r.max_ms = r.ms;
+  if (s.ok()) s = rd.number(t, where, "max_ms", r.max_ms);
+  if (s.ok()) s = rd.number(t, where, "sigma", r.sigma);
+  if (s.ok()) s = rd.number(t, where, "seconds", r.seconds);
+  if (s.ok()) s = rd.integer(t, where, "code", r.code);
+  if (s.ok()) s = rd.integer(t, where, "bytes", r.bytes);
+  if (s.ok()) s = rd.integer(t, where, "bytes_per_s", r.bytes_per_s);
+  if (!s.ok()) return s;
+  if (r.kind == FaultKind::kBandwidth && r.bytes_per_s == 0) return rd.fail(config::join(where, "bytes_per_s"), "bandwidth needs bytes_per_s > 0");
+  if (r.ms < 0 || r.max_ms < r.ms || r.seconds < 0) return rd.fail(where, "negative or inverted time (ms <= max_ms, seconds >= 0)");
   return Status::Ok();
 }
 
@@ -76,20 +86,17 @@ bool glob_match(std::string_view p, std::string_view s) {
 }
 
 Status parse_fault_plan(std::string_view text, const std::string& origin, std::shared_ptr<const FaultPlan>& out) {
-  toml::table t;
-  try {
-    t = toml::parse(text, origin);
-  } catch (const toml::parse_error& e) {
-    return Status::InvalidArgument(origin + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
-  }
+  config::Doc doc;
+  if (Status s = config::parse_toml(text, origin, doc); !s.ok()) return s;
+  const config::Reader rd(doc);
+  if (Status s = rd.keys(doc.root, "", {"fault"}); !s.ok()) return s;
   auto plan = std::make_shared<FaultPlan>();
-  if (const toml::array* faults = t["fault"].as_array()) {
-    for (const auto& node : *faults) {
-      const toml::table* f = node.as_table();
-      const std::string where = origin + ": [[fault]] " + std::to_string(plan->rules.size() + 1);
-      if (!f) return Status::InvalidArgument(where + " is not a table");
+  if (doc.root.contains("fault")) {
+    const config::Json& faults = doc.root["fault"];
+    if (!faults.is_array()) return rd.type_error("fault", "[[fault]] tables", faults);
+    for (size_t i = 0; i < faults.size(); ++i) {
       FaultRule r;
-      if (Status s = rule_of(*f, where, r); !s.ok()) return s;
+      if (Status s = rule_of(rd, faults[i], config::index("fault", i), r); !s.ok()) return s;
       plan->rules.push_back(std::move(r));
     }
   }
@@ -99,11 +106,9 @@ Status parse_fault_plan(std::string_view text, const std::string& origin, std::s
 }
 
 Status load_fault_plan(const std::string& path, std::shared_ptr<const FaultPlan>& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::NotFound(path + ": cannot open the fault plan");
-  std::ostringstream text;
-  text << f.rdbuf();
-  return parse_fault_plan(text.str(), path, out);
+  std::string text;
+  if (!config::read_text(path, text).ok()) return Status::NotFound(path + ": cannot open the fault plan");
+  return parse_fault_plan(text, path, out);
 }
 
 }  // namespace perfsim::replayer

@@ -1,7 +1,6 @@
 #include "replayer/quirks.h"
 
-#include <nlohmann/json.hpp>
-
+#include "core/config.h"
 #include "core/utf16.h"
 #include "windows/os.h"
 
@@ -15,14 +14,10 @@ template <class T>
 Status read_param(const QuirkSetting& s, const char* key, T& out) {
   auto it = s.params.find(key);
   if (it == s.params.end()) return Status::Ok();
-  try {
-    size_t used = 0;
-    if constexpr (std::is_same_v<T, double>) out = std::stod(it->second, &used);
-    else out = T(std::stoull(it->second, &used));
-    if (used == it->second.size()) return Status::Ok();
-  } catch (...) {
-  }
-  return bad(s, std::string("parameter ") + key + " = '" + it->second + "' is not a number");
+  Status st;
+  if constexpr (std::is_same_v<T, double>) st = config::parse_double(it->second, std::string("parameter ") + key, out);
+  else st = config::parse_uint_as(it->second, std::string("parameter ") + key, out);
+  return st.ok() ? st : bad(s, st.message());
 }
 
 Status check_known(const QuirkSetting& s, std::initializer_list<const char*> known) {
@@ -85,13 +80,9 @@ Status apply_content_setting(ContentQuirks& c, const QuirkSetting& s) {
     if (!s.params.count("counter") || !s.params.count("type"))
       return bad(s, "needs counter = <title index> and type = <counter type, e.g. 0x00000100>");
     if (Status st = read_param(s, "counter", c.type_change_counter); !st.ok()) return st;
-    try {  // winperf.h writes types in hex: accept 0x...
-      size_t used = 0;
-      c.type_change_type = uint32_t(std::stoul(s.params.at("type"), &used, 0));
-      if (used == s.params.at("type").size()) return Status::Ok();
-    } catch (...) {
-    }
-    return bad(s, "type '" + s.params.at("type") + "' is not a number (e.g. 0x00000100)");
+    // winperf.h writes types in hex: accept 0x... as well as decimal.
+    const Status st = config::parse_uint_as(s.params.at("type"), "type (e.g. 0x00000100)", c.type_change_type, 0);
+    return st.ok() ? st : bad(s, st.message());
   }
   if (n == "perffreq") {
     if (Status st = check_known(s, {"hz"}); !st.ok()) return st;
@@ -204,25 +195,20 @@ Status profile_quirks(std::string_view profile, Quirks& q) {
   return Status::Ok();
 }
 
-Status fingerprint_quirks(const std::string& json, Quirks& q) {
-  if (json.empty()) return Status::Ok();
-  nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("fingerprint is not a JSON object");
-  if (j.contains("profile") && j["profile"].is_string()) profile_quirks(j["profile"].get<std::string>(), q);
-  if (j.contains("more_data") && j["more_data"].is_string()) {
-    QuirkSetting s{j["more_data"].get<std::string>(), true, {}};
-    if (j.contains("params") && j["params"].is_object())
-      for (const auto& [k, v] : j["params"].items())
-        if (v.is_string()) s.params[k] = v.get<std::string>();
-    if (Status st = apply_setting(q, s); !st.ok()) return st;
+Status fingerprint_quirks(const captures::Fingerprint& fp, Quirks& q) {
+  if (fp.profile) profile_quirks(*fp.profile, q);
+  if (fp.more_data) {
+    if (Status st = apply_setting(q, QuirkSetting{*fp.more_data, true, fp.params}); !st.ok()) return st;
   }
-  for (const char* flag : {"process_v1_disabled", "pipe_not_available_first"}) {
-    if (!j.contains(flag) || !j[flag].is_boolean()) continue;
-    std::string name = flag;
-    for (char& c : name) c = c == '_' ? '-' : c;
-    apply_setting(q, QuirkSetting{name, j[flag].get<bool>(), {}});
-  }
+  if (fp.process_v1_disabled) apply_setting(q, QuirkSetting{"process-v1-disabled", *fp.process_v1_disabled, {}});
+  if (fp.pipe_not_available_first) apply_setting(q, QuirkSetting{"pipe-not-available-first", *fp.pipe_not_available_first, {}});
   return Status::Ok();
+}
+
+Status fingerprint_quirks(const std::string& json, Quirks& q) {
+  captures::Fingerprint fp;
+  if (Status s = captures::from_json(json, fp); !s.ok()) return s;
+  return fingerprint_quirks(fp, q);
 }
 
 }  // namespace perfsim::replayer

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "captures/fingerprint.h"
 #include "core/status.h"
 #include "replayer/content_quirks.h"
 
@@ -61,8 +62,10 @@ Status apply_setting(Quirks& q, const QuirkSetting& s);
 // A named OS profile's quirk set (a windows/os.h row: any name or alias windows/README.md lists),
 // or none for "rrp-exact" (plain MS-RRP). NotFound for another name.
 Status profile_quirks(std::string_view profile, Quirks& q);
-// What a capture's fingerprint JSON says (more_data, process_v1_disabled, pipe_not_available_first;
-// or its profile). Unknown keys are ignored; unparsable JSON is InvalidArgument.
+// What a capture's fingerprint says (its profile, then more_data with params, process_v1_disabled,
+// pipe_not_available_first). The JSON form reads it with captures::from_json: unknown keys are
+// ignored; text that is not a JSON object is InvalidArgument.
+Status fingerprint_quirks(const captures::Fingerprint& fp, Quirks& q);
 Status fingerprint_quirks(const std::string& json, Quirks& q);
 // The quirk names apply_setting knows, for help texts.
 std::vector<std::string> quirk_names();

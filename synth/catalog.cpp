@@ -4,8 +4,7 @@
 #include <map>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
+#include "captures/fingerprint.h"
 #include "core/utf16.h"
 #include "perfdata/names.h"
 #include "perfdata/winperf.h"
@@ -109,20 +108,20 @@ void add_provider_keys(captures::Capture& cap, const Catalog& cat) {
 }
 
 std::string fingerprint(const Spec& spec, const Profile& p, const Catalog& cat) {
-  nlohmann::json j;
-  j["source"] = "synth";
-  j["profile"] = std::string(p.os->name);
-  j["seed"] = spec.seed;
-  j["perf_freq"] = p.host.perf_freq;
-  j["more_data"] = std::string(p.os->more_data);
-  j["pipe_not_available_first"] = windows::has_quirk(*p.os, "pipe-not-available-first");
-  j["process_v1_disabled"] = cat.process_v1_disabled;
-  j["counter_type_change"] = p.host.xp_counters ? "User PC PERF_COUNTER_LARGE_RAWCOUNT_HEX" : "User PC PERF_COUNTER_RAWCOUNT";
-  j["large_memory_counters"] = p.host.large_counters;
-  j["costly_objects"] = nlohmann::json::array();
+  captures::Fingerprint fp;
+  fp.source = "synth";
+  fp.profile = std::string(p.os->name);
+  fp.seed = spec.seed;
+  fp.perf_freq = p.host.perf_freq;
+  fp.more_data = std::string(p.os->more_data);
+  fp.pipe_not_available_first = windows::has_quirk(*p.os, "pipe-not-available-first");
+  fp.process_v1_disabled = cat.process_v1_disabled;
+  fp.counter_type_change = p.host.xp_counters ? "User PC PERF_COUNTER_LARGE_RAWCOUNT_HEX" : "User PC PERF_COUNTER_RAWCOUNT";
+  fp.large_memory_counters = p.host.large_counters;
+  fp.costly_objects.emplace();
   for (const CatalogObject& o : cat.objects)
-    if (o.desc.costly) j["costly_objects"].push_back(o.desc.index);
-  return j.dump();
+    if (o.desc.costly) fp.costly_objects->push_back(o.desc.index);
+  return captures::to_json(fp);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The declarative spec of a synthetic host (README.md documents it with examples), read from TOML
-// or JSON with one schema: TOML is turned into the same JSON tree, then one reader checks it.
+// or JSON with one schema through core/config.h (TOML becomes the same JSON tree; one reader checks it).
 //
 // Contract: parse errors are InvalidArgument and name the offending key path ("processes.count")
 // and, for TOML and for JSON syntax errors, the line. Unknown keys are errors (typos must not pass
@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/config.h"
 #include "core/status.h"
 #include "synth/signal.h"
 
@@ -84,6 +85,8 @@ struct Spec {
   Spec();
 };
 
+// The checked walk itself, for readers whose files embed synth's schema (lodctr's collect spec).
+Status read_spec(const config::Doc& doc, Spec& out);
 Status parse_spec_toml(std::string_view text, Spec& out);
 Status parse_spec_json(std::string_view text, Spec& out);
 // Picks the parser by extension (.toml / .json) and reads the file.

@@ -475,3 +475,40 @@ TEST_CASE("serve --quirk switches one quirk with its parameters, a bad one is a 
   CHECK(r.code == 2);
   CHECK(r.err.find("unknown quirk") != std::string::npos);
 }
+
+TEST_CASE("serve refuses a wrongly typed fleet or fault plan key, naming file, line and key") {
+  TempDir d;
+  const std::string fleet = (d.path / "fleet.toml").string();
+  const std::string plan = (d.path / "faults.toml").string();
+  {
+    std::ofstream f(fleet);
+    f << "[[host]]\nlisten = \"127.0.0.1:0\"\ncount = \"3\"\n";
+    std::ofstream p(plan);
+    p << "[[fault]]\nkind = \"busy\"\nevery = \"5\"\n";
+  }
+  Run r = run_perfsim("serve --fleet " + fleet);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(fleet + ":3: host[0].count: expected an integer, got string \"3\"") != std::string::npos);
+  {
+    std::ofstream f(fleet);
+    f << "[[host]]\nlisten = \"127.0.0.1:0\"\nspeeed = 2\n";
+  }
+  r = run_perfsim("serve --fleet " + fleet);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(fleet + ":3: host[0].speeed: unknown key") != std::string::npos);
+  r = run_perfsim("serve --timeline frozen:0 --faults " + plan);
+  CHECK(r.code == 2);
+  CHECK(r.err.find(plan + ":3: fault[0].every: expected an integer, got string \"5\"") != std::string::npos);
+}
+
+TEST_CASE("numbers on the command line are whole numbers: -1 and junk are usage errors") {
+  Run r = run_perfsim("serve --timeline frozen:-1");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("frozen:K") != std::string::npos);
+  r = run_perfsim("query --growth add:-1 127.0.0.1:1 Global");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("add:N") != std::string::npos);
+  r = run_perfsim("query 127.0.0.1:-1 Global");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("1..65535") != std::string::npos);
+}

@@ -47,6 +47,16 @@ TEST_CASE("symbol files: #define NAME offset, other lines ignored, names case-in
   CHECK(!find_symbol(s, "D", off));  // after the DOS end-of-file byte
 }
 
+TEST_CASE("a symbol value that is not a 32-bit offset is not a symbol, never a truncated one") {
+  Symbols s;
+  REQUIRE(parse_symbols(ascii("#define BIG 0x1FFFFFFFF\n#define NEG -1\n#define JUNK 12abc\n#define OK 0X1e\n"), s).ok());
+  uint32_t off = 99;
+  CHECK(!find_symbol(s, "BIG", off));  // stoul kept its low 32 bits: 0xFFFFFFFF
+  CHECK(!find_symbol(s, "NEG", off));
+  CHECK(!find_symbol(s, "JUNK", off));
+  CHECK((find_symbol(s, "OK", off) && off == 30));
+}
+
 TEST_CASE("a messy INI reads like the clean one: comments, case, blanks, quotes, order, 000, EOF byte, CRLF") {
   CounterIni clean, messy;
   REQUIRE(parse_ini(read_file(data("devdef.ini")), clean).ok());

@@ -190,6 +190,22 @@ TEST_CASE("unlodctr takes the provider's objects out of every answer") {
   CHECK(x.cap.catalog.size() == host().catalog.size());
 }
 
+TEST_CASE("a wrongly typed collect spec value is refused with its key and line") {
+  CollectSpec cs;
+  const std::string objects = "[[objects]]\nsymbol = \"A\"\n[[objects.counters]]\nsymbol = \"B\"\ntype = \"PERF_COUNTER_RAWCOUNT\"\n";
+  CHECK(parse_collect_spec_toml("[provider]\nseed = \"5\"\n" + objects, cs).message() ==
+        "collect spec:2: provider.seed: expected an integer, got string \"5\"");
+  CHECK_THAT(parse_collect_spec_toml("[provider]\ntimeout = { every = -1 }\n" + objects, cs).message(),
+             Catch::StartsWith("collect spec:2: provider.timeout.every: must be between 0 and"));
+  CHECK_THAT(parse_collect_spec_toml("[provider]\ncolour = 1\n" + objects, cs).message(),
+             Catch::StartsWith("collect spec:2: provider.colour: unknown key (allowed: library,"));
+  // Errors synth finds in the objects keep the collect spec's lines.
+  CHECK_THAT(parse_collect_spec_toml(objects + "scale = \"2\"\n", cs).message(),
+             Catch::StartsWith("collect spec:6: objects[0].counters[0].scale: expected an integer"));
+  CHECK_THAT(parse_collect_spec_toml("[[objects]]\nsymbol = 7\n", cs).message(),
+             Catch::StartsWith("collect spec:2: objects[0].symbol: expected a string, got integer 7"));
+}
+
 TEST_CASE("collect spec errors name the key, symbols must exist") {
   CollectSpec cs;
   CHECK(parse_collect_spec_json(R"({"objects": [{"symbol": "A", "counters": [{"symbol": "B", "type": "NOPE"}]}]})", cs)

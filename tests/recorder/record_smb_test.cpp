@@ -151,8 +151,8 @@ TEST_CASE("record Samba's own rpcd_winreg: no error, its oddities named, its ans
   const std::string path = cfg.dir + "-recorded.perfcap";
   const recorder::RecordResult r = record_smb(samba.address(), samba.port(), root(), path, {"Global", "238", "Costly"});
   CHECK(r.samples == 2);
-  const std::vector<std::string>& f = r.fingerprint.findings;
-  INFO(r.fingerprint.json);
+  const std::vector<std::string> f = r.fingerprint.findings.value_or(std::vector<std::string>{});
+  INFO(captures::to_json(r.fingerprint));
   CHECK(mentions(f, "'Global' answered WERR_OK with 0 bytes"));
   CHECK(mentions(f, "'Help 009' answered WERR_FILE_NOT_FOUND"));
   CHECK(mentions(f, "'Counter 009' answered type 3 with 0 bytes"));

@@ -103,6 +103,19 @@ TEST_CASE("a bad fault plan is refused with the place and the reason") {
   CHECK(parse_fault_plan("[[fault]\n", "plan.toml", p).message().find("plan.toml") != std::string::npos);
 }
 
+TEST_CASE("a wrongly typed fault key is refused, not read as 0") {
+  std::shared_ptr<const FaultPlan> p;
+  CHECK(parse_fault_plan("[[fault]]\nkind = \"busy\"\nevery = \"5\"\n", "plan.toml", p).message() ==
+        "plan.toml:3: fault[0].every: expected an integer, got string \"5\"");
+  CHECK_THAT(parse_fault_plan("[[fault]]\nkind = \"busy\"\n[[fault]]\nkind = \"truncate\"\nbytes = -1\n", "plan.toml", p).message(),
+             Catch::StartsWith("plan.toml:5: fault[1].bytes: must be between 0 and 4294967295, got -1"));
+  CHECK_THAT(parse_fault_plan("[[fault]]\nkind = \"latency\"\nms = \"20\"\n", "plan.toml", p).message(),
+             Catch::StartsWith("plan.toml:3: fault[0].ms: expected a number"));
+  CHECK_THAT(parse_fault_plan("[[fault]]\nevery = 2\n", "plan.toml", p).message(), Catch::Contains("fault[0].kind: missing"));
+  CHECK_THAT(parse_fault_plan("[[faults]]\nkind = \"busy\"\n", "plan.toml", p).message(),
+             Catch::StartsWith("plan.toml:1: faults: unknown key (allowed: fault)"));
+}
+
 TEST_CASE("a fleet: distinct names and clocks, shared payloads, deterministic variation") {
   std::shared_ptr<const Recording> rec;
   REQUIRE(build_recording(testing::test_capture(), rec).ok());

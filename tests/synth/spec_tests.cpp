@@ -28,27 +28,27 @@ TEST_CASE("TOML errors name the key and its line") {
   Spec s;
   Status st = parse_spec_toml("[host]\nname = \"X\"\n\n[processes]\ncount = \"many\"\n", s);
   REQUIRE_FALSE(st.ok());
-  CHECK_THAT(st.message(), Catch::Contains("processes.count") && Catch::Contains("line 5"));
+  CHECK_THAT(st.message(), Catch::Contains("processes.count") && Catch::Contains("spec:5:"));
 
   st = parse_spec_toml("[host]\nprofil = \"2016\"\n", s);
   REQUIRE_FALSE(st.ok());
-  CHECK_THAT(st.message(), Catch::Contains("host.profil") && Catch::Contains("line 2") && Catch::Contains("unknown key"));
+  CHECK_THAT(st.message(), Catch::Contains("host.profil") && Catch::Contains("spec:2:") && Catch::Contains("unknown key"));
 
   st = parse_spec_toml("[host]\nprofile = \"win95\"\n", s);
   REQUIRE_FALSE(st.ok());
-  CHECK_THAT(st.message(), Catch::Contains("host.profile") && Catch::Contains("line 2") && Catch::Contains("2016"));
+  CHECK_THAT(st.message(), Catch::Contains("host.profile") && Catch::Contains("spec:2:") && Catch::Contains("2016"));
 
   st = parse_spec_toml("[[objects]]\nname = \"A\"\n[[objects.counters]]\nname = \"c\"\ntype = \"PERF_BOGUS\"\n", s);
   REQUIRE_FALSE(st.ok());
-  CHECK_THAT(st.message(), Catch::Contains("objects[0].counters[0].type") && Catch::Contains("line 5"));
+  CHECK_THAT(st.message(), Catch::Contains("objects[0].counters[0].type") && Catch::Contains("spec:5:"));
 
   st = parse_spec_toml("[load]\ncpu = { kind = \"square\" }\n", s);
   REQUIRE_FALSE(st.ok());
-  CHECK_THAT(st.message(), Catch::Contains("load.cpu.kind") && Catch::Contains("line 2"));
+  CHECK_THAT(st.message(), Catch::Contains("load.cpu.kind") && Catch::Contains("spec:2:"));
 
   st = parse_spec_toml("[host\nname = 1\n", s);
   REQUIRE_FALSE(st.ok());
-  CHECK_THAT(st.message(), Catch::Contains("line 1"));
+  CHECK_THAT(st.message(), Catch::Contains("spec:1:"));
 }
 
 TEST_CASE("JSON errors name the key, syntax errors the line") {
@@ -58,7 +58,17 @@ TEST_CASE("JSON errors name the key, syntax errors the line") {
   CHECK_THAT(st.message(), Catch::Contains("host.interval"));
   st = parse_spec_json("{\n\"host\": {\n\"name\": \"A\",,\n}}", s);
   REQUIRE_FALSE(st.ok());
-  CHECK_THAT(st.message(), Catch::Contains("line 3"));
+  CHECK_THAT(st.message(), Catch::Contains("spec:3:"));
+}
+
+TEST_CASE("a wrongly typed or negative count is refused with its key and line") {
+  Spec s;
+  Status st = parse_spec_toml("[processes]\ncount = \"5\"\n", s);
+  CHECK(st.message() == "spec:2: processes.count: expected an integer, got string \"5\"");
+  st = parse_spec_toml("[processes]\n\ncount = -1\n", s);
+  CHECK_THAT(st.message(), Catch::StartsWith("spec:3: processes.count: must be between 0 and 100000, got -1"));
+  st = parse_spec_toml("[host]\nduration = \"1.2.3s\"\n", s);
+  CHECK_THAT(st.message(), Catch::StartsWith("spec:2: host.duration: bad duration"));
 }
 
 TEST_CASE("durations, times and generators are read") {

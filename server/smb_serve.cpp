@@ -1,18 +1,19 @@
-#include <fmt/core.h>
+// prepare_smb: smbd's configuration from the serve options, and the pipe router by address.
+#include "server/smb_serve.h"
+
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <filesystem>
 #include <map>
 
-#include "cli/serve_smb.h"
+#include "core/config.h"
 #include "core/utf16.h"
 #include "server/pipe_listener.h"
 #include "server/winreg_handler.h"
 
-namespace perfsim::cli {
+namespace perfsim::server {
 namespace {
 
 Status parse_port(const std::string& text, uint16_t& port) {
@@ -20,17 +21,13 @@ Status parse_port(const std::string& text, uint16_t& port) {
     port = 445;
     return Status::Ok();
   }
-  unsigned v = 0;
-  auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (err != std::errc() || end != text.data() + text.size() || v == 0 || v > 65535)
-    return Status::InvalidArgument("--smb=" + text + ": the port must be a number from 1 to 65535");
-  port = uint16_t(v);
-  return Status::Ok();
+  if (config::parse_uint_as(text, "--smb", port).ok() && port != 0) return Status::Ok();
+  return Status::InvalidArgument("--smb=" + text + ": the port must be a number from 1 to 65535");
 }
 
-Status parse_dialects(const SmbHost& h, server::SmbDialects& out) {
+Status parse_dialects(const SmbHost& h, SmbDialects& out) {
   if (h.dialects.empty()) {
-    out = server::smb_dialects_for_profile(h.host->capture().host.profile);
+    out = smb_dialects_for_profile(h.host->capture().host.profile);
     return Status::Ok();
   }
   static const std::vector<std::string> known = {"NT1", "SMB2_02", "SMB2_10", "SMB3_00", "SMB3_02", "SMB3_11"};
@@ -39,8 +36,8 @@ Status parse_dialects(const SmbHost& h, server::SmbDialects& out) {
   out.max = dash == std::string::npos ? out.min : h.dialects.substr(dash + 1);
   auto rank = [&](const std::string& d) { return std::find(known.begin(), known.end(), d) - known.begin(); };
   if (rank(out.min) == ptrdiff_t(known.size()) || rank(out.max) == ptrdiff_t(known.size()) || rank(out.min) > rank(out.max))
-    return Status::InvalidArgument(fmt::format("host {}: smb_dialects '{}' is not MIN-MAX of NT1, SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11",
-                                               h.address, h.dialects));
+    return Status::InvalidArgument("host " + h.address + ": smb_dialects '" + h.dialects +
+                                   "' is not MIN-MAX of NT1, SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11");
   return Status::Ok();
 }
 
@@ -52,34 +49,34 @@ std::string lower(std::string s) {
 // Per address: the factory for allowed accounts and the one refusing OpenHKPD.
 struct Route {
   std::string name;
-  std::shared_ptr<server::HandlerFactory> allowed, denied;
+  std::shared_ptr<HandlerFactory> allowed, denied;
   std::vector<std::string> allow;  // lower case
   std::shared_ptr<std::atomic<bool>> refuse_next;  // pipe-not-available-first: the next client open fails
 };
 
-server::PipeRouter make_router(const std::vector<SmbHost>& hosts) {
+PipeRouter make_router(const std::vector<SmbHost>& hosts) {
   rpc::AssociationConfig ac;
   ac.secondary_address = "\\PIPE\\winreg";
   auto routes = std::make_shared<std::map<std::string, Route>>();
   for (const SmbHost& h : hosts) {
-    Route r{h.host->name(), std::make_shared<server::WinregHandlerFactory>(h.host, ac, true),
-            std::make_shared<server::WinregHandlerFactory>(h.host, ac, false), {},
+    Route r{h.host->name(), std::make_shared<WinregHandlerFactory>(h.host, ac, true),
+            std::make_shared<WinregHandlerFactory>(h.host, ac, false), {},
             std::make_shared<std::atomic<bool>>(h.host->options().quirks.pipe_not_available_first)};
     for (const std::string& a : h.allow) r.allow.push_back(lower(a));
     routes->emplace(h.address, std::move(r));
   }
   const std::string first = hosts.front().address;
-  return [routes, first](const server::npa::Request& req) {
-    server::PipeRoute out;
+  return [routes, first](const npa::Request& req) {
+    PipeRoute out;
     // Samba's own services open winreg over ncalrpc with no client address: the first host.
-    auto it = routes->find(req.transport == server::npa::kTransportNcalrpc ? first : req.local_server_addr);
+    auto it = routes->find(req.transport == npa::kTransportNcalrpc ? first : req.local_server_addr);
     if (it == routes->end()) return out;  // refused: STATUS_OBJECT_NAME_NOT_FOUND
     const Route& r = it->second;
     out.name = r.name;
     // pipe-not-available-first: Windows fails the first open with STATUS_PIPE_NOT_AVAILABLE.
     // smbd does not pass an NPA refusal on: the client's open succeeds and its bind then fails
     // with STATUS_CONNECTION_DISCONNECTED, the closest smbd allows (server/README.md).
-    if (req.transport != server::npa::kTransportNcalrpc && r.refuse_next->exchange(false)) {
+    if (req.transport != npa::kTransportNcalrpc && r.refuse_next->exchange(false)) {
       out.status = 0xC00000AC;
       return out;
     }
@@ -91,45 +88,45 @@ server::PipeRouter make_router(const std::vector<SmbHost>& hosts) {
 
 }  // namespace
 
-Status prepare_smb(const ServeOptions& o, std::vector<SmbHost> hosts, server::ServerConfig& cfg, SmbSetup& smb) {
-  server::SmbdConfig sc;
-  if (Status st = parse_port(o.smb, sc.port); !st.ok()) return st;
+Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerConfig& cfg, SmbSetup& smb) {
+  SmbdConfig sc;
+  if (Status st = parse_port(o.port, sc.port); !st.ok()) return st;
   // One host per address over SMB: smbd tells which address a client reached, not which port.
   std::vector<SmbHost> unique;
   for (SmbHost& h : hosts) {
     if (std::any_of(unique.begin(), unique.end(), [&](const SmbHost& u) { return u.address == h.address; })) continue;
-    if (!o.smb_allow.empty() && h.allow.empty()) h.allow = o.smb_allow;
+    if (!o.allow.empty() && h.allow.empty()) h.allow = o.allow;
     unique.push_back(std::move(h));
   }
   for (const SmbHost& h : unique) {
-    server::SmbHostAddress a{h.address, {}};
+    SmbHostAddress a{h.address, {}};
     if (Status st = parse_dialects(h, a.dialects); !st.ok()) return st;
     sc.hosts.push_back(a);
   }
-  for (const std::string& u : o.smb_users) {
+  for (const std::string& u : o.users) {
     const size_t colon = u.find(':');
     if (colon == std::string::npos || colon == 0)
       return Status::InvalidArgument("--smb-user '" + u + "': expected NAME:PASSWORD");
     sc.users.push_back({u.substr(0, colon), u.substr(colon + 1)});
   }
-  sc.anonymous = !o.smb_no_anonymous;
-  sc.require_encryption = o.smb_encrypt;
-  sc.dir = o.smb_dir.empty()
+  sc.anonymous = o.anonymous;
+  sc.require_encryption = o.require_encryption;
+  sc.dir = o.dir.empty()
                ? (std::filesystem::temp_directory_path() / ("perfsim-smb-" + std::to_string(::getpid()))).string()
-               : o.smb_dir;
-  sc.log = cfg.log ? cfg.log : server::stderr_log_sink();
-  smb.smbd = std::make_unique<server::Smbd>(sc);
+               : o.dir;
+  sc.log = cfg.log ? cfg.log : stderr_log_sink();
+  smb.smbd = std::make_unique<Smbd>(sc);
   if (Status st = smb.smbd->prepare(); !st.ok()) {
     smb.smbd.reset();
     return st;
   }
-  server::PipeListenerConfig pc;
+  PipeListenerConfig pc;
   pc.socket_path = smb.smbd->winreg_socket();
   pc.router = make_router(unique);
-  cfg.extra_listeners.push_back(std::make_shared<server::PipeListener>(pc));
+  cfg.extra_listeners.push_back(std::make_shared<PipeListener>(pc));
   smb.port = sc.port;
   smb.hosts = std::move(unique);
   return Status::Ok();
 }
 
-}  // namespace perfsim::cli
+}  // namespace perfsim::server

@@ -1,0 +1,60 @@
+// The hosts a serve run replays, as a fleet file and the command line describe them: each
+// [[host]]'s listen address, capture, timeline, OS profile, explicit quirks, pace and fleet
+// expansion (README.md, "Fleet file"). Read with core/config.h: unknown keys and wrongly typed
+// values are errors naming the file, line and key.
+// Quirk order of a host: defaults, then the capture's fingerprint, then the named profile, then
+// the host's [host.quirks]: later wins, quirk by quirk (serve_hosts.h applies it).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/config.h"
+#include "core/status.h"
+#include "replayer/host.h"
+
+namespace perfsim::replayer {
+
+struct HostReplay {
+  std::string profile;               // empty: the command line's --profile, if any
+  std::vector<QuirkSetting> quirks;  // [host.quirks]: name = true/false or { param = value }
+  std::optional<double> speed;       // realtime pace
+  std::optional<bool> loop;          // realtime: loop (default) or stop at the end
+  uint32_t count = 1;                // fleet: hosts made from this entry
+  std::string name;                  // fleet: name pattern ("WEB-{n}"); empty: capture's name
+  double clock_spread_s = 0;
+  double variation = 0;
+  uint64_t seed = 1;
+  std::string key() const;           // equal keys share hosts
+};
+
+// One [[host]] of a fleet file (or one --listen).
+struct FleetHost {
+  std::string listen;                  // ADDR:PORT
+  std::string capture;                 // a relative path in a fleet file is resolved against the file's folder
+  std::string timeline;                // empty: the command line's
+  HostReplay replay;
+  uint32_t fleet_index = 0;            // which member of a count = N entry
+  std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD over SMB (empty: all)
+  std::string smb_dialects;            // "MIN-MAX"; empty: from the capture's OS profile
+};
+
+// Reads the replay keys of the [[host]] table at `path` ("host[0]"); the caller checks its keys.
+Status read_host_replay(const config::Reader& r, const config::Json& host, const std::string& path, HostReplay& out);
+// A fleet file's [[host]] tables (TOML, or JSON by extension), with relative captures resolved.
+Status read_fleet(const std::string& path, std::vector<FleetHost>& out);
+Status parse_fleet(const config::Doc& doc, std::vector<FleetHost>& out);
+// Each count = N entry becomes N hosts on consecutive ports (port 0 stays 0), appended to `hosts`.
+void expand_fleet(std::vector<FleetHost>& hosts);
+// The listen address of fleet member `index`: the port plus index (port 0 stays 0).
+std::string fleet_listen(const std::string& listen, uint32_t index);
+
+// A quirk given as text: NAME[=on|off][:PARAM=VALUE,...]. InvalidArgument says what is wrong
+// (unknown quirk or parameter, bad value) in the terms of README.md.
+Status parse_quirk_arg(const std::string& text, QuirkSetting& out);
+// realtime | step | frozen:K (K a sample number).
+Status parse_timeline(const std::string& text, HostOptions& opt);
+
+}  // namespace perfsim::replayer

@@ -1,0 +1,62 @@
+// Making the hosts of a serve run: captures read and prepared once each (RecordingCache), a
+// host's options from its fingerprint, profile and explicit quirks, fleet members, and the
+// reloadable fault plan (README.md).
+#pragma once
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "captures/capture.h"
+#include "core/status.h"
+#include "replayer/fleet_file.h"
+#include "replayer/host.h"
+#include "replayer/recording.h"
+
+namespace perfsim::replayer {
+
+// Captures by path, each read and prepared once and then shared by every host naming it. Owned
+// by the caller (one per serve run), so nothing outlives it and tests start empty.
+class RecordingCache {
+ public:
+  // The recording of the capture at `path`; the reader's warnings go to warnings() the first time.
+  Status get(const std::string& path, std::shared_ptr<const Recording>& out);
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  std::map<std::string, std::shared_ptr<const Recording>> recordings_;
+  std::vector<std::string> warnings_;  // "PATH: warning"
+};
+
+// Timeline pace and quirks of a host of `cap` (defaults, fingerprint, profile, then r.quirks).
+Status host_options(const HostReplay& r, const std::string& default_profile, const captures::Capture& cap,
+                    HostOptions& opt);
+
+// Host `index` (0-based) of entry `r` over the capture at `path`. `opt` carries the timeline
+// already parsed.
+Status make_replayed_host(RecordingCache& cache, const std::string& path, const HostReplay& r, uint32_t index,
+                          const std::string& default_profile, HostOptions opt, std::shared_ptr<SimulatedHost>& out);
+
+// Loads a fault plan into hosts at start() and again on every SIGHUP until stop(); a plan that
+// does not parse is reported through `report` and the previous one stays. Call start() before any
+// other thread is created (it blocks SIGHUP for the threads created after it).
+class FaultReloader {
+ public:
+  using Report = std::function<void(const std::string&)>;
+  ~FaultReloader() { stop(); }
+  Status start(const std::string& path, std::vector<std::shared_ptr<SimulatedHost>> hosts, Report report);
+  void stop();
+
+ private:
+  Status reload();
+  std::string path_;
+  std::vector<std::shared_ptr<SimulatedHost>> hosts_;
+  Report report_;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace perfsim::replayer

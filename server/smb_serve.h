@@ -1,0 +1,43 @@
+// Hosts also reachable as \\ADDR\PIPE\winreg (`perfsim serve --smb`): a private smbd (smbd.h)
+// that hands each pipe to the named-pipe listener (pipe_listener.h) on the same Server as the TCP
+// listeners, routing by the address the client reached.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "replayer/host.h"
+#include "server/server.h"
+#include "server/smbd.h"
+
+namespace perfsim::server {
+
+struct SmbHost {
+  std::string address;                          // the loopback address the host owns
+  std::shared_ptr<replayer::SimulatedHost> host;
+  std::vector<std::string> allow;               // accounts allowed OpenHKPD; empty = everyone
+  std::string dialects;                         // "MIN-MAX" (e.g. "NT1-NT1"); empty = from the OS profile
+};
+
+// What the serve command line says about SMB.
+struct SmbServeOptions {
+  std::string port;                   // "" or "default": 445
+  std::vector<std::string> users;     // NAME:PASSWORD
+  std::vector<std::string> allow;     // accounts allowed OpenHKPD on hosts without their own list
+  bool anonymous = true;
+  bool require_encryption = false;
+  std::string dir;                    // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
+};
+
+struct SmbSetup {
+  std::unique_ptr<Smbd> smbd;
+  uint16_t port = 0;
+  std::vector<SmbHost> hosts;
+};
+
+// Checks the options, writes smbd's tree and users, and adds the pipe listener to `cfg`.
+// Call smb.smbd->start() once the Server is started (the socket must exist first).
+Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerConfig& cfg, SmbSetup& smb);
+
+}  // namespace perfsim::server
