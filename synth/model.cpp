@@ -1,49 +1,21 @@
 // The simulated host. Dynamics are kept consistent the way Windows' own counters are: process CPU
 // time is the processors' busy time split among threads (Idle gets the idle time), System's rates
 // are sums of the processes', physical disks and _Total instances are sums of their parts.
+// The state shared by the pieces below is model_state.h.
 #include "synth/model.h"
 
-#include <unordered_map>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
-#include "core/utf16.h"
 #include "perfdata/winperf.h"
+#include "synth/model_state.h"
 
 namespace perfsim::synth {
-namespace {
 
 using namespace winperf;
-using perfdata::Instance;
-constexpr int64_t k100ns = 10000000;
-constexpr uint64_t kMiB = 1024 * 1024;
 
 // ---- object templates ----------------------------------------------------------------------
-
-struct ObjState {
-  const CatalogObject* cat = nullptr;
-  perfdata::Object obj;
-  // title index -> position of its first non-base counter. A map, not a vector indexed by title:
-  // providers installed by lodctr carry indices far above the built-in ones.
-  std::unordered_map<uint32_t, int32_t> pos;
-  uint32_t data_bytes = 0;   // counter data after the block's ByteLength
-  bool enabled = true;
-
-  uint32_t index() const { return cat->desc.index; }
-  bool has(uint32_t i) const { return pos.count(i) != 0; }
-  void set(Bytes& block, uint32_t i, uint64_t v, int nth = 0) const {
-    if (has(i)) perfdata::write_counter(block, obj.counters[size_t(pos.at(i) + nth)], v);
-  }
-  void set_base(Bytes& block, uint32_t i, uint64_t v) const { set(block, i, v, 1); }
-  void set_pair(Bytes& block, uint32_t i, uint64_t v, uint64_t base) const {
-    set(block, i, v);
-    set_base(block, i, base);
-  }
-  Bytes& block(size_t instance) { return obj.instances[instance].counter_block; }
-  void add_instance(std::string_view name, uint32_t parent_index = 0, uint32_t parent_instance = 0) {
-    obj.instances.push_back(perfdata::make_instance(utf8_to_utf16(name), data_bytes, parent_index, parent_instance));
-  }
-};
 
 ObjState make_state(const CatalogObject& co) {
   ObjState s;
@@ -75,147 +47,6 @@ ObjState make_state(const CatalogObject& co) {
   return s;
 }
 
-// ---- entities ------------------------------------------------------------------------------
-
-struct Cpu {
-  uint64_t idle = 0, user = 0, priv = 0, intr = 0, dpc = 0, c1 = 0, c2 = 0, c3 = 0;
-  uint64_t interrupts = 0, dpcs = 0, c1t = 0, c2t = 0, c3t = 0;
-  uint32_t dpc_rate = 0;
-  uint64_t busy_now = 0, idle_now = 0;  // this tick's share, for the processes
-};
-
-struct Thread {
-  uint32_t tid = 0;
-  int64_t start = 0;
-  uint64_t user = 0, priv = 0, cswitch = 0, start_addr = 0, user_pc = 0;
-  uint32_t prio = 8, state = 5, wait = 6;
-  double weight = 1;
-};
-
-struct Process {
-  std::string name;
-  uint32_t pid = 0, ppid = 0, prio = 8;
-  int64_t start = 0;
-  bool idle = false, pinned = false;
-  double weight = 1, user_ratio = 0.7, io_rate = 1;
-  std::vector<Thread> threads;
-  uint64_t user = 0, priv = 0, faults = 0;
-  uint64_t io_ops[3] = {}, io_bytes[3] = {};  // read, write, other
-  double ws = 0, ws_init = 0, vb = 0, pool_p = 0, pool_np = 0, handles = 0;
-  uint64_t ws_peak = 0, vb_peak = 0, pf_peak = 0;
-  std::vector<std::string> images;
-};
-
-struct Volume {
-  std::string name;
-  uint32_t disk = 0;
-  double share = 1, size_mb = 0, free_mb = 0, read_ms = 4, write_ms = 2;
-  uint64_t reads = 0, writes = 0, rbytes = 0, wbytes = 0, rticks = 0, wticks = 0;
-  uint64_t busy = 0, rbusy = 0, wbusy = 0, queue = 0, rqueue = 0, wqueue = 0, idle = 0, split = 0;
-  uint32_t cur_queue = 0;
-  double carry = 0;
-};
-
-struct DiskSums {  // one PhysicalDisk/LogicalDisk instance's values
-  uint64_t reads = 0, writes = 0, rbytes = 0, wbytes = 0, rticks = 0, wticks = 0, busy = 0, rbusy = 0, wbusy = 0,
-           queue = 0, rqueue = 0, wqueue = 0, idle = 0, split = 0, stamp = 0;
-  uint32_t cur_queue = 0;
-  double size_mb = 0, free_mb = 0;
-  template <typename T>  // a Volume or another DiskSums
-  void add(const T& v) {
-    reads += v.reads, writes += v.writes, rbytes += v.rbytes, wbytes += v.wbytes, rticks += v.rticks;
-    wticks += v.wticks, busy += v.busy, rbusy += v.rbusy, wbusy += v.wbusy, queue += v.queue, rqueue += v.rqueue;
-    wqueue += v.wqueue, idle += v.idle, split += v.split, cur_queue += v.cur_queue, size_mb += v.size_mb;
-    free_mb += v.free_mb;
-  }
-};
-
-struct Nic {
-  std::string name;
-  double share = 1;
-  uint64_t rbytes = 0, sbytes = 0, rucast = 0, rnucast = 0, sucast = 0, snucast = 0;
-  uint32_t rdiscard = 0, rerrors = 0;
-};
-
-struct CustomInstance {
-  std::string name;
-  std::vector<Signal> signals;  // one per spec counter
-  std::vector<double> acc;      // per desc counter: cumulative raw value (exact in double up to 2^53)
-};
-
-struct Custom {
-  size_t state = 0;  // index into State::objects
-  std::vector<CustomInstance> instances;
-  uint32_t serial = 0;
-  double churn_carry = 0;
-};
-
-const char* const kProcessNames[] = {
-    "smss", "csrss", "wininit", "services", "lsass", "svchost", "svchost", "svchost", "svchost", "svchost",
-    "spoolsv", "explorer", "MsMpEng", "WmiPrvSE", "dllhost", "conhost", "taskhostw", "sqlservr", "w3wp",
-    "vmtoolsd", "msdtc", "dwm", "winlogon", "LogonUI", "SearchIndexer", "java", "node", "powershell", "cmd",
-    "TrustedInstaller"};
-const char* const kImageNames[] = {"ntdll", "kernel32", "KERNELBASE", "user32", "advapi32", "msvcrt",
-                                   "rpcrt4", "sechost", "combase", "ws2_32", "ole32", "shell32"};
-
-}  // namespace
-
-struct Model::State {
-  Spec spec;
-  const Profile* profile = nullptr;
-  Rng rng{1};
-  Signal cpu_sig, mem_sig, disk_sig, net_sig;
-  std::vector<ObjState> objects;
-  std::vector<Custom> customs;
-  int64_t boot = 0, last = 0, now = 0;
-  uint32_t next_cid = 8;
-  bool procs_dirty = true;
-
-  std::vector<Cpu> cpus;
-  std::vector<Process> procs;  // Idle, System, then the others in creation order
-  std::vector<Volume> volumes;
-  std::vector<Nic> nics;
-  // System and Memory accumulators.
-  uint64_t file_ops[3] = {}, file_bytes[3] = {}, cswitch = 0, syscalls = 0, exceptions = 0, faults = 0;
-  uint64_t write_copies = 0, transition = 0, cache_faults = 0, demand_zero = 0, page_reads = 0, pages_input = 0,
-           page_writes = 0, pages_output = 0;
-  double pagefile_mb = 0, pagefile_used = 0, pagefile_peak = 0;
-  uint64_t cache_peak = 0;
-
-  ObjState* find(uint32_t index) {
-    for (ObjState& o : objects)
-      if (o.index() == index && o.enabled) return &o;
-    return nullptr;
-  }
-  uint32_t new_cid() { return next_cid += 4 * uint32_t(1 + rng.below(6)); }
-  uint64_t cap(uint64_t v, const ObjState& o, uint32_t index) const {
-    // DWORD sizes on 32-bit profiles: clamp rather than wrap (a gauge never wraps).
-    return o.has(index) && o.obj.counters[size_t(o.pos.at(index))].size == 4 ? std::min<uint64_t>(v, 0xFFFFFFFFu) : v;
-  }
-
-  void init();
-  Process make_process(const std::string& name, int64_t start, uint32_t threads);
-  void step(int64_t dt);
-  void step_cpu(int64_t dt, double t);
-  void step_processes(int64_t dt);
-  void step_disks(int64_t dt, double t);
-  void step_network(int64_t dt, double t);
-  void churn(int64_t dt);
-  void step_custom(Custom& c, int64_t dt, double t);
-  void rebuild_process_instances();
-  void write_all();
-  void write_system(ObjState& o);
-  void write_memory(ObjState& o);
-  void write_processor(ObjState& o);
-  void write_process(ObjState& o);
-  void write_thread(ObjState& o);
-  void write_disks(ObjState& o, bool logical);
-  void write_network(ObjState& o);
-  void write_paging(ObjState& o);
-  void write_costly(ObjState* pas, ObjState* image, ObjState* details);
-  void write_custom(Custom& c, int64_t dt);
-};
-
 // ---- construction --------------------------------------------------------------------------
 
 Model::Model(const Spec& spec, const Profile& profile, const Catalog& catalog) : s_(std::make_unique<State>()) {
@@ -237,45 +68,6 @@ Model::Model(const Spec& spec, const Profile& profile, const Catalog& catalog) :
 }
 
 Model::~Model() = default;
-
-Process Model::State::make_process(const std::string& name, int64_t start, uint32_t nthreads) {
-  Process p;
-  p.name = name;
-  p.pid = new_cid();
-  p.ppid = procs.size() > 4 ? procs[1 + rng.below(std::min<size_t>(procs.size() - 1, 5))].pid : 4;
-  p.start = start;
-  p.weight = std::exp(rng.normal() * 1.2);
-  p.user_ratio = rng.uniform(0.4, 0.9);
-  p.io_rate = std::exp(rng.normal()) * 5;
-  p.prio = rng.chance(0.8) ? 8 : (rng.chance(0.5) ? 13 : 4);
-  p.ws_init = p.ws = std::exp(rng.uniform(std::log(2e6), std::log(4e8)));
-  p.vb = p.ws * rng.uniform(3, 12);
-  p.pool_p = rng.uniform(5e4, 5e5);
-  p.pool_np = rng.uniform(5e3, 5e4);
-  p.handles = rng.uniform(50, 1500);
-  const bool large = profile->host.large_counters;
-  for (uint32_t k = 0; k < nthreads; ++k) {
-    Thread t;
-    t.tid = new_cid();
-    t.start = k == 0 ? start : start + int64_t(rng.below(uint64_t(std::max<int64_t>(now - start, 1))));
-    t.weight = std::exp(rng.normal());
-    t.prio = p.prio + uint32_t(rng.below(3));
-    t.start_addr = large ? 0x7FF800000000ull + rng.below(1ull << 32) : 0x77000000ull + rng.below(0x800000);
-    t.user_pc = t.start_addr + rng.below(0x10000);
-    p.threads.push_back(t);
-  }
-  const uint32_t nimages = spec.images_per_process;
-  if (nimages) p.images.push_back(name);
-  for (uint32_t k = 1; k < nimages; ++k) p.images.push_back(kImageNames[(k - 1) % std::size(kImageNames)]);
-  // A process that was already running has done work before the capture: seed its totals.
-  const double age_s = double(std::max<int64_t>(now - start, 0)) / k100ns;
-  const double share = p.weight / (spec.process_count + 1.0) * spec.processors * 0.3;
-  p.user = uint64_t(age_s * share * p.user_ratio * k100ns);
-  p.priv = uint64_t(age_s * share * (1 - p.user_ratio) * k100ns);
-  if (!p.threads.empty()) p.threads[0].user = p.user, p.threads[0].priv = p.priv;
-  p.faults = uint64_t(std::min(age_s * 5, 1e8));
-  return p;
-}
 
 void Model::State::init() {
   const int64_t interval = int64_t(spec.interval_ms) * 10000;
@@ -352,7 +144,7 @@ void Model::State::init() {
   }
 }
 
-// ---- dynamics ------------------------------------------------------------------------------
+// ---- the tick loop ------------------------------------------------------------------------
 
 ModelClock Model::advance(int64_t now_100ns) {
   State& s = *s_;
@@ -387,6 +179,98 @@ void Model::State::step(int64_t dt) {
   for (Custom& c : customs) step_custom(c, dt, t);
 }
 
+void Model::State::write_all() {
+  if (procs_dirty) rebuild_process_instances();
+  for (ObjState& o : objects) {
+    if (o.cat->custom || !o.enabled) continue;
+    switch (o.index()) {
+      case idx::kSystem: write_system(o); break;
+      case idx::kMemory: write_memory(o); break;
+      case idx::kProcessor: write_processor(o); break;
+      case idx::kProcess: write_process(o); break;
+      case idx::kThread: write_thread(o); break;
+      case idx::kPhysicalDisk: write_disks(o, false); break;
+      case idx::kLogicalDisk: write_disks(o, true); break;
+      case idx::kNetworkInterface: write_network(o); break;
+      case idx::kPagingFile: write_paging(o); break;
+      default: break;
+    }
+  }
+  write_costly(find(idx::kProcessAddressSpace), find(idx::kImage), find(idx::kThreadDetails));
+  for (Custom& c : customs) write_custom(c, now - last);
+}
+
+// ---- lending objects to a query ------------------------------------------------------------
+
+void Model::emit(bool costly, perfdata::DataBlock& block) {
+  for (ObjState& o : s_->objects)
+    if (o.enabled && o.cat->desc.costly == costly) block.objects.push_back(std::move(o.obj));
+}
+
+void Model::restore(bool costly, perfdata::DataBlock& block) {
+  size_t k = 0;
+  for (ObjState& o : s_->objects)
+    if (o.enabled && o.cat->desc.costly == costly && k < block.objects.size()) o.obj = std::move(block.objects[k++]);
+  block.objects.clear();
+}
+
+namespace {
+
+const char* const kImageNames[] = {"ntdll", "kernel32", "KERNELBASE", "user32", "advapi32", "msvcrt",
+                                   "rpcrt4", "sechost", "combase", "ws2_32", "ole32", "shell32"};
+
+// Splits `total` among weights with integer parts that add up exactly (the rest to the first).
+void split(uint64_t total, const std::vector<double>& w, std::vector<uint64_t>& out) {
+  double sum = 0;
+  for (double x : w) sum += x;
+  out.assign(w.size(), 0);
+  if (w.empty()) return;
+  uint64_t given = 0;
+  for (size_t i = 0; i < w.size(); ++i) given += out[i] = sum > 0 ? uint64_t(double(total) * w[i] / sum) : 0;
+  out[0] += total - std::min(given, total);
+}
+
+}  // namespace
+
+Process Model::State::make_process(const std::string& name, int64_t start, uint32_t nthreads) {
+  Process p;
+  p.name = name;
+  p.pid = new_cid();
+  p.ppid = procs.size() > 4 ? procs[1 + rng.below(std::min<size_t>(procs.size() - 1, 5))].pid : 4;
+  p.start = start;
+  p.weight = std::exp(rng.normal() * 1.2);
+  p.user_ratio = rng.uniform(0.4, 0.9);
+  p.io_rate = std::exp(rng.normal()) * 5;
+  p.prio = rng.chance(0.8) ? 8 : (rng.chance(0.5) ? 13 : 4);
+  p.ws_init = p.ws = std::exp(rng.uniform(std::log(2e6), std::log(4e8)));
+  p.vb = p.ws * rng.uniform(3, 12);
+  p.pool_p = rng.uniform(5e4, 5e5);
+  p.pool_np = rng.uniform(5e3, 5e4);
+  p.handles = rng.uniform(50, 1500);
+  const bool large = profile->host.large_counters;
+  for (uint32_t k = 0; k < nthreads; ++k) {
+    Thread t;
+    t.tid = new_cid();
+    t.start = k == 0 ? start : start + int64_t(rng.below(uint64_t(std::max<int64_t>(now - start, 1))));
+    t.weight = std::exp(rng.normal());
+    t.prio = p.prio + uint32_t(rng.below(3));
+    t.start_addr = large ? 0x7FF800000000ull + rng.below(1ull << 32) : 0x77000000ull + rng.below(0x800000);
+    t.user_pc = t.start_addr + rng.below(0x10000);
+    p.threads.push_back(t);
+  }
+  const uint32_t nimages = spec.images_per_process;
+  if (nimages) p.images.push_back(name);
+  for (uint32_t k = 1; k < nimages; ++k) p.images.push_back(kImageNames[(k - 1) % std::size(kImageNames)]);
+  // A process that was already running has done work before the capture: seed its totals.
+  const double age_s = double(std::max<int64_t>(now - start, 0)) / k100ns;
+  const double share = p.weight / (spec.process_count + 1.0) * spec.processors * 0.3;
+  p.user = uint64_t(age_s * share * p.user_ratio * k100ns);
+  p.priv = uint64_t(age_s * share * (1 - p.user_ratio) * k100ns);
+  if (!p.threads.empty()) p.threads[0].user = p.user, p.threads[0].priv = p.priv;
+  p.faults = uint64_t(std::min(age_s * 5, 1e8));
+  return p;
+}
+
 void Model::State::step_cpu(int64_t dt, double t) {
   const double load = std::clamp(cpu_sig.at(t) / 100.0, 0.0, 1.0);
   const double dt_s = double(dt) / k100ns;
@@ -406,17 +290,6 @@ void Model::State::step_cpu(int64_t dt, double t) {
     c.c1t += uint64_t((200 + 800 * (1 - f)) * dt_s), c.c2t += uint64_t(100 * dt_s), c.c3t += uint64_t(50 * dt_s);
     c.dpc_rate = uint32_t(rng.below(2 + uint64_t(20 * f)));
   }
-}
-
-// Splits `total` among weights with integer parts that add up exactly (the rest to the first).
-void split(uint64_t total, const std::vector<double>& w, std::vector<uint64_t>& out) {
-  double sum = 0;
-  for (double x : w) sum += x;
-  out.assign(w.size(), 0);
-  if (w.empty()) return;
-  uint64_t given = 0;
-  for (size_t i = 0; i < w.size(); ++i) given += out[i] = sum > 0 ? uint64_t(double(total) * w[i] / sum) : 0;
-  out[0] += total - std::min(given, total);
 }
 
 void Model::State::step_processes(int64_t dt) {
@@ -585,60 +458,15 @@ void Model::State::step_custom(Custom& c, int64_t dt, double t) {
   }
 }
 
-// ---- writing counters ----------------------------------------------------------------------
-
-void Model::State::rebuild_process_instances() {
-  ObjState* proc = find(idx::kProcess);
-  ObjState* thread = find(idx::kThread);
-  ObjState* pas = find(idx::kProcessAddressSpace);
-  ObjState* image = find(idx::kImage);
-  ObjState* details = find(idx::kThreadDetails);
-  for (ObjState* o : {proc, thread, pas, image, details})
-    if (o) o->obj.instances.clear();
-  const uint32_t total_index = uint32_t(procs.size());
-  for (size_t i = 0; i < procs.size(); ++i) {
-    const Process& p = procs[i];
-    if (proc) proc->add_instance(p.name);
-    if (pas) pas->add_instance(p.name);
-    for (size_t k = 0; k < p.threads.size(); ++k) {
-      if (thread) thread->add_instance(std::to_string(k), idx::kProcess, uint32_t(i));
-      if (details) details->add_instance(std::to_string(k), idx::kProcessAddressSpace, uint32_t(i));
-    }
-    if (image)
-      for (const std::string& im : p.images) image->add_instance(im, idx::kProcessAddressSpace, uint32_t(i));
-  }
-  if (proc) proc->add_instance("_Total");
-  if (pas) pas->add_instance("_Total");
-  if (thread) thread->add_instance("_Total", idx::kProcess, total_index);
-  procs_dirty = false;
-}
-
-void Model::State::write_all() {
-  if (procs_dirty) rebuild_process_instances();
-  for (ObjState& o : objects) {
-    if (o.cat->custom || !o.enabled) continue;
-    switch (o.index()) {
-      case idx::kSystem: write_system(o); break;
-      case idx::kMemory: write_memory(o); break;
-      case idx::kProcessor: write_processor(o); break;
-      case idx::kProcess: write_process(o); break;
-      case idx::kThread: write_thread(o); break;
-      case idx::kPhysicalDisk: write_disks(o, false); break;
-      case idx::kLogicalDisk: write_disks(o, true); break;
-      case idx::kNetworkInterface: write_network(o); break;
-      case idx::kPagingFile: write_paging(o); break;
-      default: break;
-    }
-  }
-  write_costly(find(idx::kProcessAddressSpace), find(idx::kImage), find(idx::kThreadDetails));
-  for (Custom& c : customs) write_custom(c, now - last);
-}
+namespace {
 
 size_t thread_total(const std::vector<Process>& procs) {
   size_t n = 0;
   for (const Process& p : procs) n += p.threads.size();
   return n;
 }
+
+}  // namespace
 
 void Model::State::write_system(ObjState& o) {
   Bytes& b = o.obj.counter_block;
@@ -707,6 +535,19 @@ void Model::State::write_memory(ObjState& o) {
   o.set(b, idx::kAvailableMBytes, avail / kMiB);
 }
 
+void Model::State::write_paging(ObjState& o) {
+  if (o.obj.instances.empty()) {
+    o.add_instance("\\??\\" + (volumes.empty() ? std::string("C:") : volumes[0].name) + "\\pagefile.sys");
+    o.add_instance("_Total");
+  }
+  const uint64_t pages = uint64_t(pagefile_mb * 256);  // 4 KB pages
+  for (size_t i = 0; i < 2; ++i) {
+    Bytes& b = o.block(i);
+    o.set_pair(b, idx::kUsage, uint64_t(pagefile_used * 256), pages);
+    o.set_pair(b, idx::kUsagePeak, uint64_t(pagefile_peak * 256), pages);
+  }
+}
+
 void Model::State::write_processor(ObjState& o) {
   if (o.obj.instances.size() != cpus.size() + 1) {
     o.obj.instances.clear();
@@ -741,6 +582,32 @@ void Model::State::write_processor(ObjState& o) {
       total.c1 += c.c1, total.c2 += c.c2, total.c3 += c.c3, total.c1t += c.c1t, total.c2t += c.c2t, total.c3t += c.c3t;
     }
   }
+}
+
+void Model::State::rebuild_process_instances() {
+  ObjState* proc = find(idx::kProcess);
+  ObjState* thread = find(idx::kThread);
+  ObjState* pas = find(idx::kProcessAddressSpace);
+  ObjState* image = find(idx::kImage);
+  ObjState* details = find(idx::kThreadDetails);
+  for (ObjState* o : {proc, thread, pas, image, details})
+    if (o) o->obj.instances.clear();
+  const uint32_t total_index = uint32_t(procs.size());
+  for (size_t i = 0; i < procs.size(); ++i) {
+    const Process& p = procs[i];
+    if (proc) proc->add_instance(p.name);
+    if (pas) pas->add_instance(p.name);
+    for (size_t k = 0; k < p.threads.size(); ++k) {
+      if (thread) thread->add_instance(std::to_string(k), idx::kProcess, uint32_t(i));
+      if (details) details->add_instance(std::to_string(k), idx::kProcessAddressSpace, uint32_t(i));
+    }
+    if (image)
+      for (const std::string& im : p.images) image->add_instance(im, idx::kProcessAddressSpace, uint32_t(i));
+  }
+  if (proc) proc->add_instance("_Total");
+  if (pas) pas->add_instance("_Total");
+  if (thread) thread->add_instance("_Total", idx::kProcess, total_index);
+  procs_dirty = false;
 }
 
 void Model::State::write_process(ObjState& o) {
@@ -820,6 +687,50 @@ void Model::State::write_thread(ObjState& o) {
   o.set(b, idx::kElapsedTime, uint64_t(boot));
 }
 
+void Model::State::write_costly(ObjState* pas, ObjState* image, ObjState* details) {
+  const bool large = profile->host.large_counters;
+  const uint64_t space = large ? (128ull << 40) : (2ull << 30);  // user address space
+  uint64_t at_image = 0, at_detail = 0;
+  uint64_t tot[4] = {};
+  for (size_t i = 0; i <= procs.size(); ++i) {
+    const bool is_total = i == procs.size();
+    if (pas) {
+      Bytes& b = pas->block(i);
+      uint64_t v[4];
+      if (is_total) {
+        std::copy(std::begin(tot), std::end(tot), v);
+      } else {
+        const Process& p = procs[i];
+        const uint64_t reserved = std::min<uint64_t>(uint64_t(p.vb), space - 1);
+        const uint64_t image_reserved = std::min<uint64_t>(uint64_t(p.images.size()) * 0x200000, reserved);
+        v[0] = space - reserved, v[1] = reserved, v[2] = 0x10000, v[3] = image_reserved;
+        for (int k = 0; k < 4; ++k) tot[k] += v[k];
+      }
+      pas->set(b, idx::kBytesFree, cap(v[0], *pas, idx::kBytesFree));
+      pas->set(b, idx::kBytesReserved, cap(v[1], *pas, idx::kBytesReserved));
+      pas->set(b, idx::kBytesImageFree, v[2]);
+      pas->set(b, idx::kBytesImageReserved, cap(v[3], *pas, idx::kBytesImageReserved));
+      pas->set(b, idx::kIdProcess, is_total ? 0 : procs[i].pid);
+    }
+    if (is_total) break;
+    const Process& p = procs[i];
+    if (image)
+      for (size_t k = 0; k < p.images.size(); ++k) {
+        Bytes& b = image->block(at_image++);
+        const uint64_t sz = 0x20000ull << (k % 5);
+        for (uint32_t c = idx::kImageSpaceNoAccess; c <= idx::kImageSpaceExecWriteCopy; c += 2) image->set(b, c, 0);
+        image->set(b, idx::kImageSpaceReadOnly, sz / 2);
+        image->set(b, idx::kImageSpaceReadWrite, sz / 8);
+        image->set(b, idx::kImageSpaceWriteCopy, sz / 16);
+        image->set(b, idx::kImageSpaceExecReadOnly, sz / 4);
+      }
+    if (details)
+      for (const Thread& t : p.threads) details->set(details->block(at_detail++), idx::kUserPc, t.user_pc);
+  }
+}
+
+namespace {
+
 void write_disk(const ObjState& o, Bytes& b, const DiskSums& d, uint64_t stamp) {
   o.set_pair(b, idx::kFreeSpace, uint64_t(d.free_mb), uint64_t(d.size_mb));
   o.set(b, idx::kFreeMegabytes, uint64_t(d.free_mb));
@@ -845,6 +756,8 @@ void write_disk(const ObjState& o, Bytes& b, const DiskSums& d, uint64_t stamp) 
   o.set_pair(b, idx::kDiskIdleTime, d.idle, stamp);
   o.set(b, idx::kSplitIo, d.split);
 }
+
+}  // namespace
 
 void Model::State::write_disks(ObjState& o, bool logical) {
   // Instances: one per volume (LogicalDisk) or per physical disk "N C: D:" (PhysicalDisk), then _Total.
@@ -908,61 +821,6 @@ void Model::State::write_network(ObjState& o) {
   }
 }
 
-void Model::State::write_paging(ObjState& o) {
-  if (o.obj.instances.empty()) {
-    o.add_instance("\\??\\" + (volumes.empty() ? std::string("C:") : volumes[0].name) + "\\pagefile.sys");
-    o.add_instance("_Total");
-  }
-  const uint64_t pages = uint64_t(pagefile_mb * 256);  // 4 KB pages
-  for (size_t i = 0; i < 2; ++i) {
-    Bytes& b = o.block(i);
-    o.set_pair(b, idx::kUsage, uint64_t(pagefile_used * 256), pages);
-    o.set_pair(b, idx::kUsagePeak, uint64_t(pagefile_peak * 256), pages);
-  }
-}
-
-void Model::State::write_costly(ObjState* pas, ObjState* image, ObjState* details) {
-  const bool large = profile->host.large_counters;
-  const uint64_t space = large ? (128ull << 40) : (2ull << 30);  // user address space
-  uint64_t at_image = 0, at_detail = 0;
-  uint64_t tot[4] = {};
-  for (size_t i = 0; i <= procs.size(); ++i) {
-    const bool is_total = i == procs.size();
-    if (pas) {
-      Bytes& b = pas->block(i);
-      uint64_t v[4];
-      if (is_total) {
-        std::copy(std::begin(tot), std::end(tot), v);
-      } else {
-        const Process& p = procs[i];
-        const uint64_t reserved = std::min<uint64_t>(uint64_t(p.vb), space - 1);
-        const uint64_t image_reserved = std::min<uint64_t>(uint64_t(p.images.size()) * 0x200000, reserved);
-        v[0] = space - reserved, v[1] = reserved, v[2] = 0x10000, v[3] = image_reserved;
-        for (int k = 0; k < 4; ++k) tot[k] += v[k];
-      }
-      pas->set(b, idx::kBytesFree, cap(v[0], *pas, idx::kBytesFree));
-      pas->set(b, idx::kBytesReserved, cap(v[1], *pas, idx::kBytesReserved));
-      pas->set(b, idx::kBytesImageFree, v[2]);
-      pas->set(b, idx::kBytesImageReserved, cap(v[3], *pas, idx::kBytesImageReserved));
-      pas->set(b, idx::kIdProcess, is_total ? 0 : procs[i].pid);
-    }
-    if (is_total) break;
-    const Process& p = procs[i];
-    if (image)
-      for (size_t k = 0; k < p.images.size(); ++k) {
-        Bytes& b = image->block(at_image++);
-        const uint64_t sz = 0x20000ull << (k % 5);
-        for (uint32_t c = idx::kImageSpaceNoAccess; c <= idx::kImageSpaceExecWriteCopy; c += 2) image->set(b, c, 0);
-        image->set(b, idx::kImageSpaceReadOnly, sz / 2);
-        image->set(b, idx::kImageSpaceReadWrite, sz / 8);
-        image->set(b, idx::kImageSpaceWriteCopy, sz / 16);
-        image->set(b, idx::kImageSpaceExecReadOnly, sz / 4);
-      }
-    if (details)
-      for (const Thread& t : p.threads) details->set(details->block(at_detail++), idx::kUserPc, t.user_pc);
-  }
-}
-
 void Model::State::write_custom(Custom& c, int64_t) {
   ObjState& o = objects[c.state];
   const CatalogObject& co = *o.cat;
@@ -991,20 +849,6 @@ void Model::State::write_custom(Custom& c, int64_t) {
       if (co.desc.counters[i].type == PERF_ELAPSED_TIME) total[i] = c.instances.empty() ? double(now) : c.instances[0].acc[i];
     write(o.block(c.instances.size()), total);
   }
-}
-
-// ---- lending objects to a query ------------------------------------------------------------
-
-void Model::emit(bool costly, perfdata::DataBlock& block) {
-  for (ObjState& o : s_->objects)
-    if (o.enabled && o.cat->desc.costly == costly) block.objects.push_back(std::move(o.obj));
-}
-
-void Model::restore(bool costly, perfdata::DataBlock& block) {
-  size_t k = 0;
-  for (ObjState& o : s_->objects)
-    if (o.enabled && o.cat->desc.costly == costly && k < block.objects.size()) o.obj = std::move(block.objects[k++]);
-  block.objects.clear();
 }
 
 }  // namespace perfsim::synth
