@@ -1,5 +1,6 @@
-// Internal to synth (not its public API): the simulated host's state, shared by the files of the
-// model so its dynamics and object writers need not all live in model.cpp.
+// Internal to synth (not its public API): the simulated host's state, shared by the files that
+// build it (model.cpp), move it (dynamics.cpp) and write it into perf objects (write_*.cpp).
+// State's members are declared here, one block per file, so this is the index of who does what.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -161,9 +162,11 @@ struct Model::State {
     return o.has(index) && o.obj.counters[size_t(o.pos.at(index))].size == 4 ? std::min<uint64_t>(v, 0xFFFFFFFFu) : v;
   }
 
+  // model.cpp
   void init();
   void step(int64_t dt);
   void write_all();
+  // dynamics.cpp
   Process make_process(const std::string& name, int64_t start, uint32_t threads);
   void step_cpu(int64_t dt, double t);
   void step_processes(int64_t dt);
@@ -171,16 +174,22 @@ struct Model::State {
   void step_network(int64_t dt, double t);
   void churn(int64_t dt);
   void step_custom(Custom& c, int64_t dt, double t);
+  // write_os.cpp
   void write_system(ObjState& o);
   void write_memory(ObjState& o);
   void write_paging(ObjState& o);
+  // write_cpu.cpp
   void write_processor(ObjState& o);
+  // write_process.cpp
   void rebuild_process_instances();
   void write_process(ObjState& o);
   void write_thread(ObjState& o);
   void write_costly(ObjState* pas, ObjState* image, ObjState* details);
+  // write_storage.cpp
   void write_disks(ObjState& o, bool logical);
+  // write_network.cpp
   void write_network(ObjState& o);
+  // write_custom.cpp
   void write_custom(Custom& c, int64_t dt);
 };
 
