@@ -1,0 +1,259 @@
+// How the entities evolve between ticks. Kept consistent the way Windows' own counters are:
+// processor busy time is split among the processes' threads (Idle gets the idle time), so
+// process times add up to processors x elapsed.
+#include "synth/model_state.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "perfdata/winperf.h"
+
+namespace perfsim::synth {
+
+using namespace winperf;
+
+namespace {
+
+const char* const kImageNames[] = {"ntdll", "kernel32", "KERNELBASE", "user32", "advapi32", "msvcrt",
+                                   "rpcrt4", "sechost", "combase", "ws2_32", "ole32", "shell32"};
+
+// Splits `total` among weights with integer parts that add up exactly (the rest to the first).
+void split(uint64_t total, const std::vector<double>& w, std::vector<uint64_t>& out) {
+  double sum = 0;
+  for (double x : w) sum += x;
+  out.assign(w.size(), 0);
+  if (w.empty()) return;
+  uint64_t given = 0;
+  for (size_t i = 0; i < w.size(); ++i) given += out[i] = sum > 0 ? uint64_t(double(total) * w[i] / sum) : 0;
+  out[0] += total - std::min(given, total);
+}
+
+}  // namespace
+
+Process Model::State::make_process(const std::string& name, int64_t start, uint32_t nthreads) {
+  Process p;
+  p.name = name;
+  p.pid = new_cid();
+  p.ppid = procs.size() > 4 ? procs[1 + rng.below(std::min<size_t>(procs.size() - 1, 5))].pid : 4;
+  p.start = start;
+  p.weight = std::exp(rng.normal() * 1.2);
+  p.user_ratio = rng.uniform(0.4, 0.9);
+  p.io_rate = std::exp(rng.normal()) * 5;
+  p.prio = rng.chance(0.8) ? 8 : (rng.chance(0.5) ? 13 : 4);
+  p.ws_init = p.ws = std::exp(rng.uniform(std::log(2e6), std::log(4e8)));
+  p.vb = p.ws * rng.uniform(3, 12);
+  p.pool_p = rng.uniform(5e4, 5e5);
+  p.pool_np = rng.uniform(5e3, 5e4);
+  p.handles = rng.uniform(50, 1500);
+  const bool large = profile->host.large_counters;
+  for (uint32_t k = 0; k < nthreads; ++k) {
+    Thread t;
+    t.tid = new_cid();
+    t.start = k == 0 ? start : start + int64_t(rng.below(uint64_t(std::max<int64_t>(now - start, 1))));
+    t.weight = std::exp(rng.normal());
+    t.prio = p.prio + uint32_t(rng.below(3));
+    t.start_addr = large ? 0x7FF800000000ull + rng.below(1ull << 32) : 0x77000000ull + rng.below(0x800000);
+    t.user_pc = t.start_addr + rng.below(0x10000);
+    p.threads.push_back(t);
+  }
+  const uint32_t nimages = spec.images_per_process;
+  if (nimages) p.images.push_back(name);
+  for (uint32_t k = 1; k < nimages; ++k) p.images.push_back(kImageNames[(k - 1) % std::size(kImageNames)]);
+  // A process that was already running has done work before the capture: seed its totals.
+  const double age_s = double(std::max<int64_t>(now - start, 0)) / k100ns;
+  const double share = p.weight / (spec.process_count + 1.0) * spec.processors * 0.3;
+  p.user = uint64_t(age_s * share * p.user_ratio * k100ns);
+  p.priv = uint64_t(age_s * share * (1 - p.user_ratio) * k100ns);
+  if (!p.threads.empty()) p.threads[0].user = p.user, p.threads[0].priv = p.priv;
+  p.faults = uint64_t(std::min(age_s * 5, 1e8));
+  return p;
+}
+
+void Model::State::step_cpu(int64_t dt, double t) {
+  const double load = std::clamp(cpu_sig.at(t) / 100.0, 0.0, 1.0);
+  const double dt_s = double(dt) / k100ns;
+  for (Cpu& c : cpus) {
+    const double f = std::clamp(load + 0.08 * rng.normal(), 0.0, 1.0);
+    const uint64_t busy = uint64_t(std::llround(f * double(dt)));
+    const uint64_t idle = uint64_t(dt) - busy;
+    const uint64_t user = uint64_t(double(busy) * rng.uniform(0.55, 0.8));
+    const uint64_t priv = busy - user;
+    c.busy_now = busy, c.idle_now = idle;
+    c.idle += idle, c.user += user, c.priv += priv;
+    c.intr += priv / 25, c.dpc += priv / 30;
+    const uint64_t c1 = idle / 2, c2 = idle / 3;
+    c.c1 += c1, c.c2 += c2, c.c3 += idle - c1 - c2;
+    c.interrupts += uint64_t((400 + 3000 * f) * dt_s * rng.uniform(0.9, 1.1));
+    c.dpcs += uint64_t((40 + 400 * f) * dt_s);
+    c.c1t += uint64_t((200 + 800 * (1 - f)) * dt_s), c.c2t += uint64_t(100 * dt_s), c.c3t += uint64_t(50 * dt_s);
+    c.dpc_rate = uint32_t(rng.below(2 + uint64_t(20 * f)));
+  }
+}
+
+void Model::State::step_processes(int64_t dt) {
+  const double dt_s = double(dt) / k100ns;
+  uint64_t busy = 0;
+  for (const Cpu& c : cpus) busy += c.busy_now;
+  // Processor time: busy time among the processes, idle time to Idle (thread k = processor k).
+  std::vector<double> w(procs.size() - 1);
+  for (size_t i = 1; i < procs.size(); ++i) w[i - 1] = procs[i].weight * rng.uniform(0.3, 1.7);
+  std::vector<uint64_t> share, tshare;
+  split(busy, w, share);
+  Process& idle = procs[0];
+  for (size_t k = 0; k < idle.threads.size(); ++k) {
+    idle.threads[k].priv += cpus[k].idle_now;
+    idle.priv += cpus[k].idle_now;
+  }
+  const double cpu_total = double(dt) * double(cpus.size());
+  uint64_t cs_tick = 0;
+  for (size_t i = 1; i < procs.size(); ++i) {
+    Process& p = procs[i];
+    std::vector<double> tw(p.threads.size());
+    for (size_t k = 0; k < tw.size(); ++k) tw[k] = p.threads[k].weight * rng.uniform(0.5, 1.5);
+    split(share[i - 1], tw, tshare);
+    for (size_t k = 0; k < p.threads.size(); ++k) {
+      Thread& th = p.threads[k];
+      const uint64_t user = uint64_t(double(tshare[k]) * p.user_ratio);
+      th.user += user, th.priv += tshare[k] - user;
+      p.user += user, p.priv += tshare[k] - user;
+      const double frac = double(tshare[k]) / double(dt);
+      const uint64_t cs = uint64_t((1 + 3000 * frac) * dt_s * rng.uniform(0.5, 1.5));
+      th.cswitch += cs;
+      cs_tick += cs;
+      th.state = rng.chance(std::min(frac, 1.0)) ? 2 : 5;
+      th.wait = th.state == 5 ? uint32_t(rng.chance(0.7) ? 6 : 15) : 0;
+      th.user_pc = th.start_addr + rng.below(0x10000);
+    }
+    const double cpu_frac = double(share[i - 1]) / cpu_total;
+    const uint64_t faults = uint64_t((0.5 + 2000 * cpu_frac) * dt_s * rng.uniform(0.5, 1.5));
+    p.faults += faults;
+    this->faults += faults;
+    const double ops = p.io_rate * dt_s * rng.uniform(0.3, 1.7);
+    const uint64_t r = uint64_t(ops * 0.5), wr = uint64_t(ops * 0.3), other = uint64_t(ops * 0.2 + 1);
+    const uint64_t rb = r * (4096 + rng.below(60000)), wb = wr * (4096 + rng.below(30000)), ob = other * 120;
+    p.io_ops[0] += r, p.io_ops[1] += wr, p.io_ops[2] += other;
+    p.io_bytes[0] += rb, p.io_bytes[1] += wb, p.io_bytes[2] += ob;
+    file_ops[0] += r, file_ops[1] += wr, file_ops[2] += other;
+    file_bytes[0] += rb, file_bytes[1] += wb, file_bytes[2] += ob;
+    p.ws = std::clamp(p.ws * std::exp(0.02 * rng.normal()), p.ws_init * 0.5, p.ws_init * 2);
+    p.vb = std::max(p.vb * std::exp(0.005 * rng.normal()), p.ws * 2);
+    p.handles = std::clamp(p.handles + rng.normal() * 3, 20.0, 100000.0);
+    p.ws_peak = std::max(p.ws_peak, uint64_t(p.ws));
+    p.vb_peak = std::max(p.vb_peak, uint64_t(p.vb));
+    p.pf_peak = std::max(p.pf_peak, uint64_t(p.ws * 0.8));
+  }
+  cswitch += cs_tick;
+  syscalls += cs_tick * 3 + uint64_t(busy / 1000);
+  exceptions += uint64_t(dt_s * rng.uniform(0, 5));
+}
+
+void Model::State::churn(int64_t dt) {
+  double expected = spec.process_churn_per_hour * double(dt) / (3600.0 * k100ns);
+  uint32_t n = uint32_t(expected) + (rng.chance(expected - std::floor(expected)) ? 1 : 0);
+  for (; n > 0; --n) {
+    std::vector<size_t> candidates;
+    for (size_t i = 0; i < procs.size(); ++i)
+      if (!procs[i].pinned && i >= 10) candidates.push_back(i);
+    if (!candidates.empty()) procs.erase(procs.begin() + long(candidates[rng.below(candidates.size())]));
+    const std::string name = spec.process_names.empty() ? kProcessNames[rng.below(std::size(kProcessNames))]
+                                                        : spec.process_names[rng.below(spec.process_names.size())];
+    const uint32_t threads = spec.threads_min + uint32_t(rng.below(spec.threads_max - spec.threads_min + 1));
+    procs.push_back(make_process(name, now - int64_t(rng.below(uint64_t(dt))), threads));
+    procs_dirty = true;
+  }
+  for (Custom& c : customs) {
+    const ObjectSpec& os = *objects[c.state].cat->custom;
+    if (c.instances.empty() || os.instances.churn_per_hour <= 0) continue;
+    c.churn_carry += os.instances.churn_per_hour * double(dt) / (3600.0 * k100ns);
+    for (; c.churn_carry >= 1; c.churn_carry -= 1) {
+      CustomInstance& ci = c.instances[rng.below(c.instances.size())];
+      ci.name = os.instances.prefix + std::to_string(c.serial++);
+      for (size_t k = 0; k < ci.signals.size(); ++k)
+        ci.signals[k] = Signal(os.counters[k].value, mix_seed(spec.seed, objects[c.state].index(), k * 100003 + c.serial));
+      std::fill(ci.acc.begin(), ci.acc.end(), 0.0);
+      ObjState& o = objects[c.state];
+      o.obj.instances.clear();  // rebuilt by write_custom
+    }
+  }
+}
+
+void Model::State::step_disks(int64_t dt, double t) {
+  const double dt_s = double(dt) / k100ns;
+  const double iops = std::max(0.0, disk_sig.at(t));
+  const int64_t freq = profile->host.perf_freq;
+  for (Volume& v : volumes) {
+    const double ops = iops * v.share * dt_s * rng.uniform(0.8, 1.2) + v.carry;
+    const uint64_t n = uint64_t(ops);
+    v.carry = ops - double(n);
+    const uint64_t reads = uint64_t(double(n) * rng.uniform(0.4, 0.8)), writes = n - reads;
+    const double rlat = v.read_ms / 1000 * rng.uniform(0.7, 1.5), wlat = v.write_ms / 1000 * rng.uniform(0.7, 1.5);
+    v.reads += reads, v.writes += writes;
+    v.rbytes += reads * (4096 + rng.below(60000)), v.wbytes += writes * (4096 + rng.below(28000));
+    v.rticks += uint64_t(double(reads) * rlat * double(freq)), v.wticks += uint64_t(double(writes) * wlat * double(freq));
+    const double rbusy = double(reads) * rlat * k100ns, wbusy = double(writes) * wlat * k100ns;
+    const uint64_t busy = std::min<uint64_t>(uint64_t(rbusy + wbusy), uint64_t(dt));
+    const double rpart = rbusy + wbusy > 0 ? rbusy / (rbusy + wbusy) : 0;
+    v.busy += busy, v.rbusy += uint64_t(double(busy) * rpart), v.wbusy += busy - uint64_t(double(busy) * rpart);
+    v.queue += uint64_t(rbusy + wbusy), v.rqueue += uint64_t(rbusy), v.wqueue += uint64_t(wbusy);
+    v.idle += uint64_t(dt) - busy;
+    v.split += n / 100;
+    v.cur_queue = uint32_t(rng.below(1 + uint64_t(2 * (rbusy + wbusy) / double(dt))));
+    v.free_mb = std::clamp(v.free_mb - double(writes) * 1e-5 + rng.normal() * 0.5, 0.0, v.size_mb);
+  }
+}
+
+void Model::State::step_network(int64_t dt, double t) {
+  const double dt_s = double(dt) / k100ns;
+  const double rate = std::max(0.0, net_sig.at(t));
+  for (Nic& n : nics) {
+    const uint64_t rb = uint64_t(rate * n.share * 0.65 * dt_s), sb = uint64_t(rate * n.share * 0.35 * dt_s);
+    n.rbytes += rb, n.sbytes += sb;
+    const uint64_t rp = rb / 900, sp = sb / 600;
+    n.rnucast += rp / 50, n.rucast += rp - rp / 50;
+    n.snucast += sp / 100, n.sucast += sp - sp / 100;
+    if (rng.chance(0.01)) ++n.rdiscard;
+  }
+}
+
+void Model::State::step_custom(Custom& c, int64_t dt, double t) {
+  ObjState& o = objects[c.state];
+  const CatalogObject& co = *o.cat;
+  const double dt_s = double(dt) / k100ns;
+  const int64_t freq = profile->host.perf_freq;
+  for (CustomInstance& ci : c.instances) {
+    size_t k = 0;  // spec counter
+    for (size_t i = 0; i < co.desc.counters.size(); ++i) {
+      const CounterDesc& d = co.desc.counters[i];
+      if (is_base_type(d.type)) continue;
+      const CounterSpec& cs = *co.spec_of[i];
+      const double v = ci.signals[k++].at(t);
+      double& acc = ci.acc[i];
+      switch (d.type) {
+        case PERF_COUNTER_COUNTER:
+        case PERF_COUNTER_BULK_COUNT: acc += std::max(v, 0.0) * dt_s; break;
+        case PERF_100NSEC_TIMER: acc += std::clamp(v / 100, 0.0, 1.0) * double(dt); break;
+        case PERF_100NSEC_TIMER_INV: acc += (1 - std::clamp(v / 100, 0.0, 1.0)) * double(dt); break;
+        case PERF_COUNTER_TIMER: acc += std::clamp(v / 100, 0.0, 1.0) * dt_s * double(freq); break;
+        case PERF_COUNTER_TIMER_INV: acc += (1 - std::clamp(v / 100, 0.0, 1.0)) * dt_s * double(freq); break;
+        case PERF_RAW_FRACTION:
+        case PERF_LARGE_RAW_FRACTION:
+          acc = std::clamp(v, 0.0, 100.0) / 100 * cs.base;
+          ci.acc[i + 1] = cs.base;
+          break;
+        case PERF_AVERAGE_TIMER:
+        case PERF_AVERAGE_BULK: {
+          const double ops = std::floor(cs.ops_per_second * dt_s);
+          ci.acc[i + 1] += ops;
+          acc += std::max(v, 0.0) * ops * (d.type == PERF_AVERAGE_TIMER ? double(freq) : 1.0);
+          break;
+        }
+        case PERF_ELAPSED_TIME:
+          if (acc == 0) acc = double(now) - std::max(v, 0.0) * k100ns;  // started v seconds before the first sample
+          break;
+        default: acc = std::max(v, 0.0); break;  // raw counts: the value itself
+      }
+    }
+  }
+}
+
+}  // namespace perfsim::synth

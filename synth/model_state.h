@@ -1,0 +1,196 @@
+// Internal to synth (not its public API): the simulated host's state, shared by the files that
+// build it (model.cpp), move it (dynamics.cpp) and write it into perf objects (write_*.cpp).
+// State's members are declared here, one block per file, so this is the index of who does what.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/utf16.h"
+#include "perfdata/model.h"
+#include "synth/model.h"
+
+namespace perfsim::synth {
+
+inline constexpr int64_t k100ns = 10000000;
+inline constexpr uint64_t kMiB = 1024 * 1024;
+
+// ---- object templates ----------------------------------------------------------------------
+
+struct ObjState {
+  const CatalogObject* cat = nullptr;
+  perfdata::Object obj;
+  // title index -> position of its first non-base counter. A map, not a vector indexed by title:
+  // providers installed by lodctr carry indices far above the built-in ones.
+  std::unordered_map<uint32_t, int32_t> pos;
+  uint32_t data_bytes = 0;   // counter data after the block's ByteLength
+  bool enabled = true;
+
+  uint32_t index() const { return cat->desc.index; }
+  bool has(uint32_t i) const { return pos.count(i) != 0; }
+  void set(Bytes& block, uint32_t i, uint64_t v, int nth = 0) const {
+    if (has(i)) perfdata::write_counter(block, obj.counters[size_t(pos.at(i) + nth)], v);
+  }
+  void set_base(Bytes& block, uint32_t i, uint64_t v) const { set(block, i, v, 1); }
+  void set_pair(Bytes& block, uint32_t i, uint64_t v, uint64_t base) const {
+    set(block, i, v);
+    set_base(block, i, base);
+  }
+  Bytes& block(size_t instance) { return obj.instances[instance].counter_block; }
+  void add_instance(std::string_view name, uint32_t parent_index = 0, uint32_t parent_instance = 0) {
+    obj.instances.push_back(perfdata::make_instance(utf8_to_utf16(name), data_bytes, parent_index, parent_instance));
+  }
+};
+
+ObjState make_state(const CatalogObject& co);
+
+// ---- entities ------------------------------------------------------------------------------
+
+struct Cpu {
+  uint64_t idle = 0, user = 0, priv = 0, intr = 0, dpc = 0, c1 = 0, c2 = 0, c3 = 0;
+  uint64_t interrupts = 0, dpcs = 0, c1t = 0, c2t = 0, c3t = 0;
+  uint32_t dpc_rate = 0;
+  uint64_t busy_now = 0, idle_now = 0;  // this tick's share, for the processes
+};
+
+struct Thread {
+  uint32_t tid = 0;
+  int64_t start = 0;
+  uint64_t user = 0, priv = 0, cswitch = 0, start_addr = 0, user_pc = 0;
+  uint32_t prio = 8, state = 5, wait = 6;
+  double weight = 1;
+};
+
+struct Process {
+  std::string name;
+  uint32_t pid = 0, ppid = 0, prio = 8;
+  int64_t start = 0;
+  bool idle = false, pinned = false;
+  double weight = 1, user_ratio = 0.7, io_rate = 1;
+  std::vector<Thread> threads;
+  uint64_t user = 0, priv = 0, faults = 0;
+  uint64_t io_ops[3] = {}, io_bytes[3] = {};  // read, write, other
+  double ws = 0, ws_init = 0, vb = 0, pool_p = 0, pool_np = 0, handles = 0;
+  uint64_t ws_peak = 0, vb_peak = 0, pf_peak = 0;
+  std::vector<std::string> images;
+};
+
+struct Volume {
+  std::string name;
+  uint32_t disk = 0;
+  double share = 1, size_mb = 0, free_mb = 0, read_ms = 4, write_ms = 2;
+  uint64_t reads = 0, writes = 0, rbytes = 0, wbytes = 0, rticks = 0, wticks = 0;
+  uint64_t busy = 0, rbusy = 0, wbusy = 0, queue = 0, rqueue = 0, wqueue = 0, idle = 0, split = 0;
+  uint32_t cur_queue = 0;
+  double carry = 0;
+};
+
+struct DiskSums {  // one PhysicalDisk/LogicalDisk instance's values
+  uint64_t reads = 0, writes = 0, rbytes = 0, wbytes = 0, rticks = 0, wticks = 0, busy = 0, rbusy = 0, wbusy = 0,
+           queue = 0, rqueue = 0, wqueue = 0, idle = 0, split = 0, stamp = 0;
+  uint32_t cur_queue = 0;
+  double size_mb = 0, free_mb = 0;
+  template <typename T>  // a Volume or another DiskSums
+  void add(const T& v) {
+    reads += v.reads, writes += v.writes, rbytes += v.rbytes, wbytes += v.wbytes, rticks += v.rticks;
+    wticks += v.wticks, busy += v.busy, rbusy += v.rbusy, wbusy += v.wbusy, queue += v.queue, rqueue += v.rqueue;
+    wqueue += v.wqueue, idle += v.idle, split += v.split, cur_queue += v.cur_queue, size_mb += v.size_mb;
+    free_mb += v.free_mb;
+  }
+};
+
+struct Nic {
+  std::string name;
+  double share = 1;
+  uint64_t rbytes = 0, sbytes = 0, rucast = 0, rnucast = 0, sucast = 0, snucast = 0;
+  uint32_t rdiscard = 0, rerrors = 0;
+};
+
+struct CustomInstance {
+  std::string name;
+  std::vector<Signal> signals;  // one per spec counter
+  std::vector<double> acc;      // per desc counter: cumulative raw value (exact in double up to 2^53)
+};
+
+struct Custom {
+  size_t state = 0;  // index into State::objects
+  std::vector<CustomInstance> instances;
+  uint32_t serial = 0;
+  double churn_carry = 0;
+};
+
+// Default process names, for init and for churn.
+inline constexpr const char* kProcessNames[] = {
+    "smss", "csrss", "wininit", "services", "lsass", "svchost", "svchost", "svchost", "svchost", "svchost",
+    "spoolsv", "explorer", "MsMpEng", "WmiPrvSE", "dllhost", "conhost", "taskhostw", "sqlservr", "w3wp",
+    "vmtoolsd", "msdtc", "dwm", "winlogon", "LogonUI", "SearchIndexer", "java", "node", "powershell", "cmd",
+    "TrustedInstaller"};
+
+struct Model::State {
+  Spec spec;
+  const Profile* profile = nullptr;
+  Rng rng{1};
+  Signal cpu_sig, mem_sig, disk_sig, net_sig;
+  std::vector<ObjState> objects;
+  std::vector<Custom> customs;
+  int64_t boot = 0, last = 0, now = 0;
+  uint32_t next_cid = 8;
+  bool procs_dirty = true;
+
+  std::vector<Cpu> cpus;
+  std::vector<Process> procs;  // Idle, System, then the others in creation order
+  std::vector<Volume> volumes;
+  std::vector<Nic> nics;
+  // System and Memory accumulators.
+  uint64_t file_ops[3] = {}, file_bytes[3] = {}, cswitch = 0, syscalls = 0, exceptions = 0, faults = 0;
+  uint64_t write_copies = 0, transition = 0, cache_faults = 0, demand_zero = 0, page_reads = 0, pages_input = 0,
+           page_writes = 0, pages_output = 0;
+  double pagefile_mb = 0, pagefile_used = 0, pagefile_peak = 0;
+  uint64_t cache_peak = 0;
+
+  ObjState* find(uint32_t index) {
+    for (ObjState& o : objects)
+      if (o.index() == index && o.enabled) return &o;
+    return nullptr;
+  }
+  uint32_t new_cid() { return next_cid += 4 * uint32_t(1 + rng.below(6)); }
+  uint64_t cap(uint64_t v, const ObjState& o, uint32_t index) const {
+    // DWORD sizes on 32-bit profiles: clamp rather than wrap (a gauge never wraps).
+    return o.has(index) && o.obj.counters[size_t(o.pos.at(index))].size == 4 ? std::min<uint64_t>(v, 0xFFFFFFFFu) : v;
+  }
+
+  // model.cpp
+  void init();
+  void step(int64_t dt);
+  void write_all();
+  // dynamics.cpp
+  Process make_process(const std::string& name, int64_t start, uint32_t threads);
+  void step_cpu(int64_t dt, double t);
+  void step_processes(int64_t dt);
+  void step_disks(int64_t dt, double t);
+  void step_network(int64_t dt, double t);
+  void churn(int64_t dt);
+  void step_custom(Custom& c, int64_t dt, double t);
+  // write_os.cpp
+  void write_system(ObjState& o);
+  void write_memory(ObjState& o);
+  void write_paging(ObjState& o);
+  // write_cpu.cpp
+  void write_processor(ObjState& o);
+  // write_process.cpp
+  void rebuild_process_instances();
+  void write_process(ObjState& o);
+  void write_thread(ObjState& o);
+  void write_costly(ObjState* pas, ObjState* image, ObjState* details);
+  // write_storage.cpp
+  void write_disks(ObjState& o, bool logical);
+  // write_network.cpp
+  void write_network(ObjState& o);
+  // write_custom.cpp
+  void write_custom(Custom& c, int64_t dt);
+};
+
+}  // namespace perfsim::synth

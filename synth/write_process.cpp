@@ -1,0 +1,155 @@
+// Writers of the PerfProc objects: Process and Thread (Global) and the costly Process Address
+// Space, Image and Thread Details, whose instances all follow the process list.
+#include "synth/model_state.h"
+
+#include <algorithm>
+#include <iterator>
+
+namespace perfsim::synth {
+
+void Model::State::rebuild_process_instances() {
+  ObjState* proc = find(idx::kProcess);
+  ObjState* thread = find(idx::kThread);
+  ObjState* pas = find(idx::kProcessAddressSpace);
+  ObjState* image = find(idx::kImage);
+  ObjState* details = find(idx::kThreadDetails);
+  for (ObjState* o : {proc, thread, pas, image, details})
+    if (o) o->obj.instances.clear();
+  const uint32_t total_index = uint32_t(procs.size());
+  for (size_t i = 0; i < procs.size(); ++i) {
+    const Process& p = procs[i];
+    if (proc) proc->add_instance(p.name);
+    if (pas) pas->add_instance(p.name);
+    for (size_t k = 0; k < p.threads.size(); ++k) {
+      if (thread) thread->add_instance(std::to_string(k), idx::kProcess, uint32_t(i));
+      if (details) details->add_instance(std::to_string(k), idx::kProcessAddressSpace, uint32_t(i));
+    }
+    if (image)
+      for (const std::string& im : p.images) image->add_instance(im, idx::kProcessAddressSpace, uint32_t(i));
+  }
+  if (proc) proc->add_instance("_Total");
+  if (pas) pas->add_instance("_Total");
+  if (thread) thread->add_instance("_Total", idx::kProcess, total_index);
+  procs_dirty = false;
+}
+
+void Model::State::write_process(ObjState& o) {
+  Process total;
+  total.name = "_Total";
+  total.start = boot;
+  double ws = 0, vb = 0, pool_p = 0, pool_np = 0, handles = 0;
+  size_t threads = 0;
+  for (size_t i = 0; i <= procs.size(); ++i) {
+    const bool is_total = i == procs.size();
+    const Process& p = is_total ? total : procs[i];
+    const double pws = is_total ? ws : p.ws, pvb = is_total ? vb : p.vb;
+    Bytes& b = o.block(i);
+    o.set(b, idx::kProcessorTime, p.user + p.priv);
+    o.set(b, idx::kUserTime, p.user);
+    o.set(b, idx::kPrivilegedTime, p.priv);
+    o.set(b, idx::kVirtualBytesPeak, cap(std::max(uint64_t(pvb), is_total ? total.vb_peak : p.vb_peak), o, idx::kVirtualBytesPeak));
+    o.set(b, idx::kVirtualBytes, cap(uint64_t(pvb), o, idx::kVirtualBytes));
+    o.set(b, idx::kPageFaults, p.faults);
+    o.set(b, idx::kWorkingSetPeak, cap(std::max(uint64_t(pws), is_total ? total.ws_peak : p.ws_peak), o, idx::kWorkingSetPeak));
+    o.set(b, idx::kWorkingSet, cap(uint64_t(pws), o, idx::kWorkingSet));
+    o.set(b, idx::kPageFileBytesPeak, cap(std::max(uint64_t(pws * 0.8), is_total ? total.pf_peak : p.pf_peak), o, idx::kPageFileBytesPeak));
+    o.set(b, idx::kPageFileBytes, cap(uint64_t(pws * 0.8), o, idx::kPageFileBytes));
+    o.set(b, idx::kPrivateBytes, cap(uint64_t(pws * 0.8), o, idx::kPrivateBytes));
+    o.set(b, idx::kThreadCount, is_total ? threads : p.threads.size());
+    o.set(b, idx::kPriorityBase, p.prio);
+    o.set(b, idx::kElapsedTime, uint64_t(p.start));
+    o.set(b, idx::kIdProcess, p.pid);
+    o.set(b, idx::kCreatingProcessId, p.ppid);
+    o.set(b, idx::kPoolPaged, uint64_t(is_total ? pool_p : p.pool_p));
+    o.set(b, idx::kPoolNonpaged, uint64_t(is_total ? pool_np : p.pool_np));
+    o.set(b, idx::kHandleCount, uint64_t(is_total ? handles : p.handles));
+    o.set(b, idx::kIoReadOps, p.io_ops[0]);
+    o.set(b, idx::kIoWriteOps, p.io_ops[1]);
+    o.set(b, idx::kIoDataOps, p.io_ops[0] + p.io_ops[1]);
+    o.set(b, idx::kIoOtherOps, p.io_ops[2]);
+    o.set(b, idx::kIoReadBytes, p.io_bytes[0]);
+    o.set(b, idx::kIoWriteBytes, p.io_bytes[1]);
+    o.set(b, idx::kIoDataBytes, p.io_bytes[0] + p.io_bytes[1]);
+    o.set(b, idx::kIoOtherBytes, p.io_bytes[2]);
+    o.set(b, idx::kWorkingSetPrivate, uint64_t(pws * 0.6));
+    if (is_total) break;
+    total.user += p.user, total.priv += p.priv, total.faults += p.faults;
+    total.vb_peak += p.vb_peak, total.ws_peak += p.ws_peak, total.pf_peak += p.pf_peak;
+    for (int k = 0; k < 3; ++k) total.io_ops[k] += p.io_ops[k], total.io_bytes[k] += p.io_bytes[k];
+    ws += p.ws, vb += p.vb, pool_p += p.pool_p, pool_np += p.pool_np, handles += p.handles;
+    threads += p.threads.size();
+  }
+}
+
+void Model::State::write_thread(ObjState& o) {
+  size_t at = 0;
+  Thread total;
+  for (const Process& p : procs) {
+    for (const Thread& t : p.threads) {
+      Bytes& b = o.block(at++);
+      o.set(b, idx::kContextSwitches, t.cswitch);
+      o.set(b, idx::kProcessorTime, t.user + t.priv);
+      o.set(b, idx::kUserTime, t.user);
+      o.set(b, idx::kPrivilegedTime, t.priv);
+      o.set(b, idx::kElapsedTime, uint64_t(t.start));
+      o.set(b, idx::kPriorityCurrent, t.prio);
+      o.set(b, idx::kPriorityBase, p.prio);
+      o.set(b, idx::kStartAddress, t.start_addr);
+      o.set(b, idx::kThreadState, t.state);
+      o.set(b, idx::kWaitReason, t.wait);
+      o.set(b, idx::kIdProcess, p.pid);
+      o.set(b, idx::kIdThread, t.tid);
+      total.cswitch += t.cswitch, total.user += t.user, total.priv += t.priv;
+    }
+  }
+  Bytes& b = o.block(at);
+  o.set(b, idx::kContextSwitches, total.cswitch);
+  o.set(b, idx::kProcessorTime, total.user + total.priv);
+  o.set(b, idx::kUserTime, total.user);
+  o.set(b, idx::kPrivilegedTime, total.priv);
+  o.set(b, idx::kElapsedTime, uint64_t(boot));
+}
+
+void Model::State::write_costly(ObjState* pas, ObjState* image, ObjState* details) {
+  const bool large = profile->host.large_counters;
+  const uint64_t space = large ? (128ull << 40) : (2ull << 30);  // user address space
+  uint64_t at_image = 0, at_detail = 0;
+  uint64_t tot[4] = {};
+  for (size_t i = 0; i <= procs.size(); ++i) {
+    const bool is_total = i == procs.size();
+    if (pas) {
+      Bytes& b = pas->block(i);
+      uint64_t v[4];
+      if (is_total) {
+        std::copy(std::begin(tot), std::end(tot), v);
+      } else {
+        const Process& p = procs[i];
+        const uint64_t reserved = std::min<uint64_t>(uint64_t(p.vb), space - 1);
+        const uint64_t image_reserved = std::min<uint64_t>(uint64_t(p.images.size()) * 0x200000, reserved);
+        v[0] = space - reserved, v[1] = reserved, v[2] = 0x10000, v[3] = image_reserved;
+        for (int k = 0; k < 4; ++k) tot[k] += v[k];
+      }
+      pas->set(b, idx::kBytesFree, cap(v[0], *pas, idx::kBytesFree));
+      pas->set(b, idx::kBytesReserved, cap(v[1], *pas, idx::kBytesReserved));
+      pas->set(b, idx::kBytesImageFree, v[2]);
+      pas->set(b, idx::kBytesImageReserved, cap(v[3], *pas, idx::kBytesImageReserved));
+      pas->set(b, idx::kIdProcess, is_total ? 0 : procs[i].pid);
+    }
+    if (is_total) break;
+    const Process& p = procs[i];
+    if (image)
+      for (size_t k = 0; k < p.images.size(); ++k) {
+        Bytes& b = image->block(at_image++);
+        const uint64_t sz = 0x20000ull << (k % 5);
+        for (uint32_t c = idx::kImageSpaceNoAccess; c <= idx::kImageSpaceExecWriteCopy; c += 2) image->set(b, c, 0);
+        image->set(b, idx::kImageSpaceReadOnly, sz / 2);
+        image->set(b, idx::kImageSpaceReadWrite, sz / 8);
+        image->set(b, idx::kImageSpaceWriteCopy, sz / 16);
+        image->set(b, idx::kImageSpaceExecReadOnly, sz / 4);
+      }
+    if (details)
+      for (const Thread& t : p.threads) details->set(details->block(at_detail++), idx::kUserPc, t.user_pc);
+  }
+}
+
+}  // namespace perfsim::synth
