@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/common/stats.h"
 #include "bench/common/synth_host.h"
 #include "recorder/client.h"
 #include "replayer/host.h"
@@ -42,6 +43,7 @@ using namespace perfsim;
 using Clock = std::chrono::steady_clock;
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
+using bench::median;
 
 namespace {
 
@@ -376,11 +378,6 @@ double measure_plain(const Bytes& request, const Bytes& wire, size_t value_bytes
   return mbps(value_bytes, reps, secs);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 Throughput bench_throughput(const std::shared_ptr<replayer::SimulatedHost>& host,
                             const std::shared_ptr<replayer::SimulatedHost>& live, int reps, int rounds) {
   Throughput t;
@@ -512,11 +509,8 @@ LoadResult run_load(uint16_t port, int conns, double warmup_s, double window_s,
   LoadResult r;
   const double secs = std::chrono::duration<double>(t_end - t_measure).count();
   r.calls_per_s = double(st.calls) / secs;
-  std::sort(st.latency_ns.begin(), st.latency_ns.end());
-  if (!st.latency_ns.empty()) {
-    r.p50_us = st.latency_ns[st.latency_ns.size() / 2] / 1e3;
-    r.p99_us = st.latency_ns[st.latency_ns.size() * 99 / 100] / 1e3;
-  }
+  r.p50_us = bench::percentile(st.latency_ns, 0.5) / 1e3;
+  r.p99_us = bench::percentile(st.latency_ns, 0.99) / 1e3;
   return r;
 }
 
@@ -699,12 +693,7 @@ int main(int argc, char** argv) {
   const SmallCalls s = bench_small_calls(host, 64, quick ? 0.3 : 1.0, quick ? 1.0 : 5.0);
   const Memory m = bench_memory(host, quick ? 500 : 2000);
 
-  auto range = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f (%.2f-%.2f)", v[v.size() / 2], v.front(), v.back());
-    return std::string(buf);
-  };
+  auto range = [](const std::vector<double>& v) { return bench::median_range(v, "%.2f"); };
   std::printf("\n(a) QueryValue Global: %zu value bytes, %zu bytes on the wire in %zu fragments, %d calls in %d rounds\n",
               t.value_bytes, t.wire_bytes, t.fragments, t.reps, t.rounds);
   std::printf("  %-44s %10s  %s\n", "client", "MB/s", "ratio: median of rounds (min-max)");

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/stats.h"
 #include "bench/common/synth_host.h"
 #include "captures/writer.h"
 #include "recorder/client.h"
@@ -35,6 +36,9 @@
 using namespace perfsim;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
+using bench::median;
+using bench::median_range;
+using bench::percentile;
 
 namespace {
 
@@ -182,31 +186,10 @@ int calibrate(Side& s, const Call& c, double seconds) {
   return std::max(10, int(seconds / per_call));
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, size_t(double(v.size()) * p))];
-}
 std::vector<double> ratios(const Series& a, const Series& b) {
   std::vector<double> r;
   for (size_t i = 0; i < a.rate.size() && i < b.rate.size(); ++i) r.push_back(a.rate[i] / b.rate[i]);
   return r;
-}
-std::string with_range(const std::vector<double>& v, const char* fmt) {
-  if (v.empty()) return "-";
-  auto fmt1 = [fmt](double x) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, fmt, x);
-    return std::string(buf);
-  };
-  return fmt1(median(v)) + " (" + fmt1(*std::min_element(v.begin(), v.end())) + "-" +
-         fmt1(*std::max_element(v.begin(), v.end())) + ")";
 }
 
 }  // namespace
@@ -342,13 +325,13 @@ int main(int argc, char** argv) {
       for (int s = 0; s < 2; ++s) {
         const Series& se = c.series[s];
         std::printf("%-52s %-8s %7zu %7d %22s %8.0f %8.0f %20s\n", s ? "" : c.title, sides[s].name.c_str(),
-                    se.value_bytes, se.calls_per_round, with_range(se.rate, "%.0f").c_str(),
+                    se.value_bytes, se.calls_per_round, median_range(se.rate, "%.0f").c_str(),
                     percentile(se.latency_us, 0.5), percentile(se.latency_us, 0.99),
-                    s ? with_range(ratios(c.series[0], c.series[1]), "%.2f").c_str() : "");
+                    s ? median_range(ratios(c.series[0], c.series[1]), "%.2f").c_str() : "");
       }
     std::printf("\n(b) perfsim moves Global (%zu bytes) at %s MB/s; Samba's Global is %zu bytes, so (b)'s ratio compares\n"
                 "    a %zu-byte answer with an empty one.\n",
-                global_bytes, with_range(mbps, "%.1f").c_str(), gs.value_bytes, global_bytes);
+                global_bytes, median_range(mbps, "%.1f").c_str(), gs.value_bytes, global_bytes);
     std::printf("load average: %s at start, %s at end; %.0f s\n", load_start.c_str(), load_end.c_str(), secs);
   }
 
