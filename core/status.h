@@ -7,7 +7,7 @@
 
 namespace perfsim {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code { kOk = 0, kCorruption, kInvalidArgument, kNotFound, kIOError, kUnsupported };
 

@@ -133,10 +133,11 @@ void read_hklm(WinregClient& c, std::vector<captures::RegistryValue>& out, std::
       if (!query_until_done(c, h, path, name, 1024, seen, e).ok() || e.status != 0) continue;
       out.push_back({path, name, e.type, e.data});
     }
-    c.close_key(h, werr);
+    // Closing is courtesy to the host: the values are read, a failed close loses nothing.
+    static_cast<void>(c.close_key(h, werr));
   }
   uint32_t werr = 0;
-  c.close_key(hklm, werr);
+  static_cast<void>(c.close_key(hklm, werr));
 }
 
 Status open_hkpd(WinregClient& c, winreg::PolicyHandle& h) {

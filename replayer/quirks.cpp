@@ -196,12 +196,22 @@ Status profile_quirks(std::string_view profile, Quirks& q) {
 }
 
 Status fingerprint_quirks(const captures::Fingerprint& fp, Quirks& q) {
-  if (fp.profile) profile_quirks(*fp.profile, q);
-  if (fp.more_data) {
-    if (Status st = apply_setting(q, QuirkSetting{*fp.more_data, true, fp.params}); !st.ok()) return st;
+  // A fingerprint that names what perfsim does not know is refused, not half applied.
+  const auto named = [](const Status& s) { return Status::InvalidArgument("capture fingerprint: " + s.message()); };
+  if (fp.profile) {
+    if (Status st = profile_quirks(*fp.profile, q); !st.ok()) return named(st);
   }
-  if (fp.process_v1_disabled) apply_setting(q, QuirkSetting{"process-v1-disabled", *fp.process_v1_disabled, {}});
-  if (fp.pipe_not_available_first) apply_setting(q, QuirkSetting{"pipe-not-available-first", *fp.pipe_not_available_first, {}});
+  if (fp.more_data) {
+    if (Status st = apply_setting(q, QuirkSetting{*fp.more_data, true, fp.params}); !st.ok()) return named(st);
+  }
+  if (fp.process_v1_disabled) {
+    if (Status st = apply_setting(q, QuirkSetting{"process-v1-disabled", *fp.process_v1_disabled, {}}); !st.ok())
+      return named(st);
+  }
+  if (fp.pipe_not_available_first) {
+    if (Status st = apply_setting(q, QuirkSetting{"pipe-not-available-first", *fp.pipe_not_available_first, {}}); !st.ok())
+      return named(st);
+  }
   return Status::Ok();
 }
 

@@ -333,7 +333,11 @@ int main(int argc, char** argv) {
       }
     }
   }
-  for (Variant& v : variants) v.w->close();
+  for (Variant& v : variants)
+    if (Status st = v.w->close(); !st.ok()) {  // a capture not written whole would give false figures
+      std::fprintf(stderr, "%s: %s\n", v.path.c_str(), st.ToString().c_str());
+      return 1;
+    }
 
   std::printf("capture_bench: %u ticks at 15 s (%.1f h), 2 queries per tick (Global, 238)\n", ticks, ticks * 15 / 3600.0);
   std::printf("  Global payload: %.0f KB average; generation took %.1f s\n", double(global_bytes) / ticks / 1024, gen_s);
@@ -360,7 +364,10 @@ int main(int argc, char** argv) {
     double first = 1e9, again = 1e9, cpy = 1e9;
     for (int rep = 0; rep < 2; ++rep) {
       std::unique_ptr<Reader> fresh;
-      Reader::open(variants[i].path, fresh);
+      if (Status st = Reader::open(variants[i].path, fresh); !st.ok()) {
+        std::fprintf(stderr, "%s\n", st.ToString().c_str());
+        return 1;
+      }
       first = std::min(first, decode_all(*fresh, sink));
       again = std::min(again, decode_all(*fresh, sink));
       cpy = std::min(cpy, memcpy_all(*fresh, sink));
@@ -375,7 +382,11 @@ int main(int argc, char** argv) {
       const int samples = 500;
       auto t0 = std::chrono::steady_clock::now();
       std::vector<QueryRecord> recs;
-      for (int s = 0; s < samples; ++s) r->read_tick(uint32_t(rng.below(ticks)), recs);
+      for (int s = 0; s < samples; ++s)
+        if (Status st = r->read_tick(uint32_t(rng.below(ticks)), recs); !st.ok()) {
+          std::fprintf(stderr, "%s\n", st.ToString().c_str());
+          return 1;
+        }
       std::printf("  random access to tick k: %.0f us per tick (at most %u deltas per payload)\n",
                   seconds_since(t0) / samples * 1e6, variants[0].opt.keyframe_interval - 1);
     }
