@@ -5,12 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFSIM_BENCH=ON >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFSIM_WERROR=ON -DPERFSIM_BENCH=ON >/dev/null
 cmake --build build -j "$jobs"
 python3 scripts/check-test-registry.py build
 ctest --test-dir build --output-on-failure -j "$jobs"
 
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPERFSIM_SANITIZE=ON -DPERFSIM_BENCH=OFF >/dev/null
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPERFSIM_WERROR=ON -DPERFSIM_SANITIZE=ON -DPERFSIM_BENCH=OFF >/dev/null
 cmake --build build-asan -j "$jobs"
 python3 scripts/check-test-registry.py build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

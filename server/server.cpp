@@ -133,7 +133,7 @@ struct Server::Impl {
 
 // What extra_listeners get to see of the server.
 struct Server::Impl::Host final : ListenerHost {
-  explicit Host(Impl& s) : s(s) {}
+  explicit Host(Impl& impl) : s(impl) {}
   asio::io_context& accept_context() override { return s.workers[0]->ctx; }
   WorkerSlot next_worker() override {
     Worker& w = *s.workers[s.next_worker++ % s.workers.size()];

@@ -125,9 +125,9 @@ void Model::State::step_processes(int64_t dt) {
       th.user_pc = th.start_addr + rng.below(0x10000);
     }
     const double cpu_frac = double(share[i - 1]) / cpu_total;
-    const uint64_t faults = uint64_t((0.5 + 2000 * cpu_frac) * dt_s * rng.uniform(0.5, 1.5));
-    p.faults += faults;
-    this->faults += faults;
+    const uint64_t new_faults = uint64_t((0.5 + 2000 * cpu_frac) * dt_s * rng.uniform(0.5, 1.5));
+    p.faults += new_faults;
+    faults += new_faults;
     const double ops = p.io_rate * dt_s * rng.uniform(0.3, 1.7);
     const uint64_t r = uint64_t(ops * 0.5), wr = uint64_t(ops * 0.3), other = uint64_t(ops * 0.2 + 1);
     const uint64_t rb = r * (4096 + rng.below(60000)), wb = wr * (4096 + rng.below(30000)), ob = other * 120;

@@ -184,8 +184,8 @@ TEST_CASE("the server keeps serving a collector correctly while attackers throw 
     total.violations.insert(total.violations.end(), r.violations.begin(), r.violations.end());
   }
   for (const std::string& v : total.violations) {
-    const std::string port = v.substr(6, v.find(']') - 6);
-    UNSCOPED_INFO("violation: " << v << log->about_peer(port));
+    const std::string peer_port = v.substr(6, v.find(']') - 6);
+    UNSCOPED_INFO("violation: " << v << log->about_peer(peer_port));
   }
   CHECK(total.violations.empty());
   CHECK(total.pdus_sent == kAttackers * kPdusPerAttacker);
