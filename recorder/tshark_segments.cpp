@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-extern char** environ;
+#include "core/subprocess.h"
 
 namespace perfsim::recorder {
 namespace {
@@ -140,39 +138,20 @@ Status read_tcp_segments(const std::string& path, const TsharkRun& run, const st
     args.push_back("-e");
     args.push_back(f);
   }
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  int out_pipe[2], err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return Status::IOError(std::string("pipe: ") + std::strerror(errno));
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    ::close(out_pipe[0]);
-    ::close(out_pipe[1]);
-    return Status::IOError(std::string("pipe: ") + std::strerror(errno));
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  pid_t pid = -1;
-  const int rc = ::posix_spawnp(&pid, run.tshark.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  if (rc != 0) {
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    return Status::IOError("cannot run " + run.tshark + ": " + std::strerror(rc) +
-                           " (install the Debian package tshark: scripts/install-deps.sh)");
-  }
+  subprocess::Options o;
+  o.out = subprocess::Stream::kPipe;
+  o.err = subprocess::Stream::kPipe;
+  subprocess::Child child;
+  if (Status st = subprocess::start(args, o, child); !st.ok())
+    return Status::IOError(st.message() + " (install the Debian package tshark: scripts/install-deps.sh)");
 
   const auto deadline = std::chrono::steady_clock::now() + run.timeout;
   std::string pending, err;
   Status bad_line;
   bool timed_out = false;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  pollfd fds[2] = {{child.out_fd, POLLIN, 0}, {child.err_fd, POLLIN, 0}};
+  const int err_fd = child.err_fd;
+  child.out_fd = child.err_fd = -1;  // the loop below owns and closes them
   int open_fds = 2;
   std::vector<char> buf(1 << 16);
   TcpSegment seg;
@@ -194,7 +173,7 @@ Status read_tcp_segments(const std::string& path, const TsharkRun& run, const st
         --open_fds;
         continue;
       }
-      if (p.fd == err_pipe[0]) {
+      if (p.fd == err_fd) {
         err.append(buf.data(), size_t(std::min<ssize_t>(got, ssize_t(kStderrKept - std::min(err.size(), kStderrKept)))));
         continue;
       }
@@ -216,17 +195,15 @@ Status read_tcp_segments(const std::string& path, const TsharkRun& run, const st
     bad_line = parse_line(pending, seg);
     if (bad_line.ok()) segment(seg);
   }
-  if (timed_out) ::kill(pid, SIGKILL);
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
+  const subprocess::ExitStatus st =
+      timed_out ? subprocess::stop(child, std::chrono::milliseconds(0), false, SIGKILL) : subprocess::wait(child);
   if (timed_out)
     return Status::IOError("tshark did not finish reading " + path + " within " + std::to_string(run.timeout.count()) +
                            " s; stopped it");
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+  if (st.code != 0) {
     const std::string said = tshark_complaint(err);
-    return Status::IOError("tshark " + std::string(WIFEXITED(st) ? "exited with status " + std::to_string(WEXITSTATUS(st))
-                                                                   : "was killed by signal " + std::to_string(WTERMSIG(st))) +
+    return Status::IOError("tshark " + std::string(st.code > 0 ? "exited with status " + std::to_string(st.code)
+                                                               : "was killed by signal " + std::to_string(st.signal)) +
                            " reading " + path + (said.empty() ? std::string() : ": " + said));
   }
   if (!bad_line.ok()) return bad_line;

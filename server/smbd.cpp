@@ -6,7 +6,6 @@
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -22,6 +21,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/subprocess.h"
 #include "windows/os.h"
 
 namespace perfsim::server {
@@ -31,84 +31,39 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-struct Argv {
-  explicit Argv(std::vector<std::string> a) : args(std::move(a)) {
-    for (std::string& s : args) ptrs.push_back(s.data());
-    ptrs.push_back(nullptr);
-  }
-  std::vector<std::string> args;
-  std::vector<char*> ptrs;
-};
-
-// Runs a short command to completion; `input` goes to its stdin. Output (both streams) returned.
+// Runs a short system tool to completion; `input` goes to its stdin. Output (both streams) returned.
 int run_tool(const std::vector<std::string>& args, const std::string& input, std::string& output) {
-  Argv argv(args);
-  int in[2], out[2];
-  if (::pipe2(in, O_CLOEXEC) != 0) return -1;
-  if (::pipe2(out, O_CLOEXEC) != 0) {
-    ::close(in[0]);
-    ::close(in[1]);
+  subprocess::ExitStatus st;
+  if (Status s = subprocess::run(args, input, output, st); !s.ok()) {
+    output += s.message();
     return -1;
   }
-  const pid_t pid = ::fork();
-  if (pid == 0) {  // async-signal-safe calls only: the server's threads may be running
-    ::dup2(in[0], 0);
-    ::dup2(out[1], 1);
-    ::dup2(out[1], 2);
-    ::execv(argv.ptrs[0], argv.ptrs.data());
-    ::_exit(127);
-  }
-  ::close(in[0]);
-  ::close(out[1]);
-  if (pid > 0 && !input.empty()) (void)!::write(in[1], input.data(), input.size());
-  ::close(in[1]);
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(out[0], buf, sizeof buf)) > 0) output.append(buf, size_t(n));
-  ::close(out[0]);
-  if (pid < 0) return -1;
-  int st = 0;
-  ::waitpid(pid, &st, 0);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return st.code;
 }
 
 // Starts a daemon in its own session (smbd kills its whole process group when it exits), with
-// stdout/stderr into `log_path`; it gets SIGTERM if this thread's process dies.
-pid_t spawn_daemon(const std::vector<std::string>& args, const std::string& log_path) {
-  Argv argv(args);
-  const int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-  if (log_fd < 0) return -1;
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setsid();
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::_exit(1);  // the parent died before prctl
-    const int null_fd = ::open("/dev/null", O_RDONLY);
-    ::dup2(null_fd, 0);
-    ::dup2(log_fd, 1);
-    ::dup2(log_fd, 2);
-    ::execv(argv.ptrs[0], argv.ptrs.data());
-    ::_exit(127);
-  }
-  ::close(log_fd);
-  return pid;
+// stdout/stderr into `log_path`; it gets SIGTERM if this thread's process dies. pid -1 on failure.
+subprocess::Child spawn_daemon(const std::vector<std::string>& args, const std::string& log_path) {
+  subprocess::Options o;
+  o.out = subprocess::Stream::kFile;
+  o.out_path = log_path;
+  o.err = subprocess::Stream::kStdout;
+  o.new_session = true;
+  o.parent_death_signal = SIGTERM;
+  subprocess::Child c;
+  (void)subprocess::start(args, o, c);  // a failure leaves pid -1, which start() reports
+  return c;
 }
 
 // Kills a daemon's process group (itself and the children it forked per client).
-void kill_group(pid_t pid) {
-  if (pid <= 0) return;
-  ::kill(-pid, SIGTERM);
-  const auto deadline = Clock::now() + 10s;
-  while (::waitpid(pid, nullptr, WNOHANG) == 0) {
-    if (Clock::now() >= deadline) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-      break;
-    }
-    std::this_thread::sleep_for(20ms);
-  }
-  ::kill(-pid, SIGKILL);  // children that outlived their parent (a group is gone only when empty)
+void kill_group(subprocess::Child& c) { subprocess::stop(c, 10s, /*group=*/true); }
+
+// Reaps a daemon that died and kills its group: its children serve clients of a dead parent.
+bool reap_dead(subprocess::Child& c, subprocess::ExitStatus& st) {
+  const pid_t pid = c.pid;
+  if (pid <= 0 || !subprocess::poll(c, st)) return false;
+  ::kill(-pid, SIGKILL);
+  return true;
 }
 
 bool ipv4(const std::string& text, in_addr& out) { return ::inet_pton(AF_INET, text.c_str(), &out) == 1; }
@@ -296,13 +251,13 @@ struct Smbd::Impl {
     return Status::Ok();
   }
 
-  pid_t launch_smbd() {
+  subprocess::Child launch_smbd() {
     return spawn_daemon({cfg.smbd, "-s", conf_path(), "--foreground", "--no-process-group"},
                         (root / "log" / "smbd.out").string());
   }
 
-  pid_t launch_dcerpcd() {
-    if (::access(cfg.dcerpcd.c_str(), X_OK) != 0) return 0;
+  subprocess::Child launch_dcerpcd() {
+    if (::access(cfg.dcerpcd.c_str(), X_OK) != 0) return {};
     const fs::path libexec = fs::path(cfg.dcerpcd).parent_path();
     std::vector<std::string> args = {cfg.dcerpcd, "-s", conf_path(), "--foreground", "--no-process-group"};
     for (const char* rpcd : {"rpcd_classic"})
@@ -311,13 +266,12 @@ struct Smbd::Impl {
   }
 
   // Waits until smbd accepts on every address, or it exits, or the time is up.
-  Status wait_ready(pid_t pid) {
+  Status wait_ready(subprocess::Child& smbd) {
     const auto deadline = Clock::now() + cfg.ready_timeout;
     for (const SmbHostAddress& h : cfg.hosts) {
       while (!accepts(h.address, cfg.port)) {
-        int st = 0;
-        if (::waitpid(pid, &st, WNOHANG) == pid)
-          return Status::IOError("smbd exited (status " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1) +
+        if (subprocess::ExitStatus st; subprocess::poll(smbd, st))
+          return Status::IOError("smbd exited (status " + std::to_string(st.code) +
                                  ") before accepting on " + h.address + ":" + std::to_string(cfg.port) + "; its log:" +
                                  tail((root / "log" / "smbd.out").string(), 8) + tail((root / "log" / "smbd.log").string(), 8));
         if (Clock::now() >= deadline)
@@ -343,24 +297,19 @@ struct Smbd::Impl {
     while (!stopping) {
       cv.wait_for(lk, 100ms, [&] { return stopping; });
       if (stopping) break;
-      int st = 0;
-      if (smbd_pid > 0 && ::waitpid(smbd_pid, &st, WNOHANG) == smbd_pid) {
-        const std::string how = WIFSIGNALED(st) ? "signal " + std::to_string(WTERMSIG(st))
-                                                : "exit " + std::to_string(WEXITSTATUS(st));
-        ::kill(-smbd_pid, SIGKILL);  // its children serve clients of a dead parent
-        smbd_pid = 0;
+      subprocess::ExitStatus st;
+      if (reap_dead(smbd, st)) {
+        const std::string how = subprocess::describe(st);
         if (cfg.restart && may_restart(smbd_restarts)) {
-          smbd_pid = launch_smbd();
+          smbd = launch_smbd();
           ++restart_count;
-          log("smbd_restart", {{"how", how}, {"pid", std::to_string(smbd_pid)}});
+          log("smbd_restart", {{"how", how}, {"pid", std::to_string(smbd.pid)}});
         } else {
           log("smbd_gone", {{"how", how}, {"detail", "not restarting (5 restarts within a minute, or restart off)"}});
         }
       }
-      if (dcerpcd_pid > 0 && ::waitpid(dcerpcd_pid, &st, WNOHANG) == dcerpcd_pid) {
-        ::kill(-dcerpcd_pid, SIGKILL);
-        dcerpcd_pid = 0;
-        if (cfg.restart && may_restart(dcerpcd_restarts)) dcerpcd_pid = launch_dcerpcd();
+      if (reap_dead(dcerpcd, st)) {
+        if (cfg.restart && may_restart(dcerpcd_restarts)) dcerpcd = launch_dcerpcd();
       }
     }
   }
@@ -391,7 +340,7 @@ struct Smbd::Impl {
   std::mutex mu;  // guards the pids and stopping against the supervisor
   std::condition_variable cv;
   bool stopping = false;
-  pid_t smbd_pid = 0, dcerpcd_pid = 0;
+  subprocess::Child smbd, dcerpcd;  // pid -1 when not running
   std::atomic<int> restart_count{0};
   std::thread supervisor;
 };
@@ -425,18 +374,18 @@ Status Smbd::start() {
   {
     std::lock_guard lk(m.mu);
     m.stopping = false;
-    m.dcerpcd_pid = m.launch_dcerpcd();
-    m.smbd_pid = m.launch_smbd();
+    m.dcerpcd = m.launch_dcerpcd();
+    m.smbd = m.launch_smbd();
   }
-  if (m.smbd_pid <= 0) {
+  if (m.smbd.pid <= 0) {
     stop();
     return Status::IOError("cannot start " + m.cfg.smbd);
   }
-  if (Status st = m.wait_ready(m.smbd_pid); !st.ok()) {
+  if (Status st = m.wait_ready(m.smbd); !st.ok()) {
     stop();
     return st;
   }
-  m.log("smbd_ready", {{"pid", std::to_string(m.smbd_pid)}, {"port", std::to_string(m.cfg.port)}, {"conf", m.conf_path()}});
+  m.log("smbd_ready", {{"pid", std::to_string(m.smbd.pid)}, {"port", std::to_string(m.cfg.port)}, {"conf", m.conf_path()}});
   m.supervisor = std::thread([&m] { m.supervise(); });
   return Status::Ok();
 }
@@ -449,17 +398,17 @@ void Smbd::stop() {
   }
   m.cv.notify_all();
   if (m.supervisor.joinable()) m.supervisor.join();
-  kill_group(m.smbd_pid);
-  kill_group(m.dcerpcd_pid);
-  if (m.smbd_pid > 0) m.log("smbd_stop", {{"pid", std::to_string(m.smbd_pid)}});
-  m.smbd_pid = m.dcerpcd_pid = 0;
+  const pid_t smbd_pid = m.smbd.pid;
+  kill_group(m.smbd);
+  kill_group(m.dcerpcd);
+  if (smbd_pid > 0) m.log("smbd_stop", {{"pid", std::to_string(smbd_pid)}});
   m.undo();
 }
 
 int Smbd::restarts() const { return impl_->restart_count; }
 int Smbd::smbd_pid() const {
   std::lock_guard lk(impl_->mu);
-  return impl_->smbd_pid;
+  return std::max(impl_->smbd.pid, 0);
 }
 
 }  // namespace perfsim::server

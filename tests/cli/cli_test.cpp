@@ -1,10 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +16,7 @@
 #include <thread>
 
 #include "captures/reader.h"
+#include "core/subprocess.h"
 #include "recorder/client.h"
 #include "perfdata/names.h"
 
@@ -31,18 +30,30 @@ struct Run {
   std::string err;  // stderr
 };
 
+namespace sp = perfsim::subprocess;
+
+// Starts a shell command line (perfsim's arguments are shell-quoted strings) with stdout to a pipe.
+sp::Child start_shell(const std::string& command, sp::Options o) {
+  o.in = sp::Stream::kInherit;  // as popen and the old fork did
+  o.out = sp::Stream::kPipe;
+  sp::Child c;
+  const perfsim::Status st = sp::start({"/bin/sh", "-c", "exec " + command}, o, c);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  return c;
+}
+
 // Runs perfsim with `args` (a shell-quoted string), bounded by `timeout 60`.
 Run run_perfsim(const std::string& args) {
   const fs::path err = fs::temp_directory_path() / ("perfsim-cli-err-" + std::to_string(getpid()));
-  const std::string cmd = "timeout 60 " + std::string(PERFSIM_EXE) + " " + args + " 2>" + err.string();
+  fs::remove(err);  // sp::Stream::kFile appends
+  sp::Options o;
+  o.err = sp::Stream::kFile;
+  o.err_path = err.string();
+  sp::Child c = start_shell("timeout 60 " + std::string(PERFSIM_EXE) + " " + args, o);
   Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  sp::read_all(c.out_fd, r.out);
+  r.code = sp::wait(c).code;
   std::ifstream e(err);
   r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
   fs::remove(err);
@@ -60,42 +71,23 @@ struct TempDir {
 
 // A background `perfsim serve`; the first stdout line (--json) tells the port.
 struct Server {
-  pid_t pid = -1;
+  sp::Child child;
   uint16_t port = 0;
   std::string host;
   explicit Server(const std::string& args) {
-    int fds[2];
-    REQUIRE(pipe(fds) == 0);
-    pid = fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      dup2(fds[1], 1);
-      close(fds[0]);
-      close(fds[1]);
-      execl("/bin/sh", "sh", "-c", ("exec " + std::string(PERFSIM_EXE) + " serve --json " + args + " 2>/dev/null").c_str(), nullptr);
-      _exit(127);
-    }
-    close(fds[1]);
+    sp::Options o;
+    o.err = sp::Stream::kNull;
+    child = start_shell(std::string(PERFSIM_EXE) + " serve --json " + args, o);
     std::string line;
     char c;
-    while (read(fds[0], &c, 1) == 1 && c != '\n') line.push_back(c);
-    close(fds[0]);
+    while (read(child.out_fd, &c, 1) == 1 && c != '\n') line.push_back(c);
+    sp::close_pipes(child);
     REQUIRE_FALSE(line.empty());
     auto j = nlohmann::json::parse(line);
     port = j.at("port").get<uint16_t>();
     host = j.at("host").get<std::string>();
   }
-  int stop() {
-    kill(pid, SIGTERM);
-    int st = 0;
-    for (int i = 0; i < 100; ++i) {  // bounded: 10 s
-      if (waitpid(pid, &st, WNOHANG) == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &st, 0);
-    return -1;
-  }
+  int stop() { return sp::stop(child, std::chrono::seconds(10)).code; }  // bounded: 10 s
 };
 
 }  // namespace
@@ -246,7 +238,7 @@ TEST_CASE("serve --faults is re-read on SIGHUP while a collector's connection st
   CHECK(status_of("Global") == 0);
 
   write_plan("[[fault]]\nvalue = \"Global\"\nkind = \"busy\"\n");
-  REQUIRE(kill(srv.pid, SIGHUP) == 0);
+  REQUIRE(kill(srv.child.pid, SIGHUP) == 0);
   uint32_t global = 0;
   for (int i = 0; i < 50 && (global = status_of("Global")) == 0; ++i)  // bounded: 5 s
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -255,7 +247,7 @@ TEST_CASE("serve --faults is re-read on SIGHUP while a collector's connection st
 
   // A broken plan is refused and the one in force stays; the connection is still served.
   write_plan("[[fault]]\nkind = \"explode\"\n");
-  REQUIRE(kill(srv.pid, SIGHUP) == 0);
+  REQUIRE(kill(srv.child.pid, SIGHUP) == 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(status_of("Global") == 170);
   CHECK(status_of("238") == 0);

@@ -1,9 +1,6 @@
 #include "tests/common/perfsim_smb_serve.h"
 
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -49,19 +46,12 @@ Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
                                    "--smb-dir", smb_dir(), "--json", "--threads", "2"};
   for (const auto& [user, password] : cfg_.users) args.push_back("--smb-user=" + user + ":" + password);
   args.insert(args.end(), cfg_.extra_args.begin(), cfg_.extra_args.end());
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_ = ::fork();
-  if (pid_ == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // a crashed test still stops perfsim (and so smbd)
-    FILE* o = std::freopen(out.c_str(), "w", stdout);
-    FILE* e = std::freopen(err_path().c_str(), "w", stderr);
-    (void)o;
-    (void)e;
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  subprocess::Options o;
+  o.out = o.err = subprocess::Stream::kFile;
+  o.out_path = out;  // fresh: the directory was just emptied
+  o.err_path = err_path();
+  o.parent_death_signal = SIGTERM;  // a crashed test still stops perfsim (and so smbd)
+  if (Status st = subprocess::start(args, o, child_); !st.ok()) return st;
   // Ready once every host has its "smb" line (bounded: 60 s, or perfsim exits).
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (std::chrono::steady_clock::now() < deadline) {
@@ -69,11 +59,8 @@ Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
     size_t n = 0;
     for (size_t p = 0; (p = text.find("\"event\":\"smb\"", p)) != std::string::npos; ++p) ++n;
     if (n == cfg_.hosts.size()) return Status::Ok();
-    int st = 0;
-    if (::waitpid(pid_, &st, WNOHANG) == pid_) {
-      pid_ = -1;
+    if (subprocess::ExitStatus st; subprocess::poll(child_, st))
       return Status::IOError("perfsim serve exited: " + read_text(err_path()));
-    }
     std::this_thread::sleep_for(50ms);
   }
   return Status::IOError("perfsim serve did not report its SMB hosts within 60 s: " + read_text(err_path()) + stuck_state());
@@ -82,31 +69,16 @@ Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
 // Where a child that never got ready is: whether it reached exec (its command line), its state and
 // the kernel function it waits in, and what it printed on stdout.
 std::string PerfsimSmbServe::stuck_state() const {
-  const std::string proc = "/proc/" + std::to_string(pid_);
+  const std::string proc = "/proc/" + std::to_string(child_.pid);
   std::string cmdline = read_text(proc + "/cmdline");
   std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
   std::string state = read_text(proc + "/stat");
   if (const size_t paren = state.rfind(')'); paren != std::string::npos) state = state.substr(paren + 2, 1);
-  return "\n[pid " + std::to_string(pid_) + ", cmdline: " + cmdline + ", state: " + state + ", wchan: " +
+  return "\n[pid " + std::to_string(child_.pid) + ", cmdline: " + cmdline + ", state: " + state + ", wchan: " +
          read_text(proc + "/wchan") + "]\n[stdout: " + read_text(cfg_.dir + "/serve.out") + "]";
 }
 
-int PerfsimSmbServe::stop() {
-  if (pid_ <= 0) return -1;
-  ::kill(pid_, SIGTERM);
-  int st = 0;
-  for (int i = 0; i < 600; ++i) {
-    if (::waitpid(pid_, &st, WNOHANG) == pid_) {
-      pid_ = -1;
-      return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    }
-    std::this_thread::sleep_for(50ms);
-  }
-  ::kill(pid_, SIGKILL);
-  ::waitpid(pid_, nullptr, 0);
-  pid_ = -1;
-  return -1;
-}
+int PerfsimSmbServe::stop() { return subprocess::stop(child_, 30s).code; }
 
 Status load_frozen_host(const std::string& capture, uint32_t tick, std::shared_ptr<replayer::SimulatedHost>& out) {
   captures::Capture cap;

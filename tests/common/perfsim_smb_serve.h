@@ -6,8 +6,6 @@
 // and waits at most 30 s before SIGKILL; perfsim itself then removes its smbd, addresses and
 // accounts. A crashed test still stops perfsim (PR_SET_PDEATHSIG).
 #pragma once
-#include <sys/types.h>
-
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -15,6 +13,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "core/subprocess.h"
 #include "replayer/host.h"
 
 namespace perfsim::testing {
@@ -53,7 +52,7 @@ class PerfsimSmbServe {
 
  private:
   ServeSmbConfig cfg_;
-  pid_t pid_ = -1;
+  subprocess::Child child_;
   uint16_t port_ = 0;
 };
 

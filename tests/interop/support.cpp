@@ -1,12 +1,9 @@
 #include "support.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +15,7 @@
 #include <thread>
 
 #include "captures/reader.h"
+#include "core/subprocess.h"
 
 namespace perfsim::interop {
 namespace {
@@ -83,18 +81,15 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+// Through sh -c, as popen did: callers use pipes and redirections.
 CommandResult run_command(const std::string& command) {
   CommandResult r;
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  if (!p) {
-    r.output = "popen failed for: " + command;
+  subprocess::ExitStatus st;
+  if (Status s = subprocess::run({"/bin/sh", "-c", command}, "", r.output, st); !s.ok()) {
+    r.output = s.message();
     return r;
   }
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  const int st = ::pclose(p);
-  r.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.exit_status = st.code;
   return r;
 }
 
@@ -104,29 +99,22 @@ Status PacketRecorder::start(const std::vector<uint16_t>& ports, const std::stri
   std::string filter;
   for (uint16_t port : ports) filter += (filter.empty() ? "tcp port " : " or tcp port ") + std::to_string(port);
   std::vector<std::string> args = {"dumpcap", "-i", "lo", "-f", filter, "-w", file, "-q"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const int log_fd = ::open(log_file_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (log_fd < 0) return Status::IOError("cannot create " + log_file_);
-  pid_ = ::fork();
-  if (pid_ == 0) {
-    // Only async-signal-safe calls between fork and exec (the server's threads are running).
-    ::prctl(PR_SET_PDEATHSIG, SIGINT);  // a crashed test must not leave dumpcap behind
-    ::dup2(log_fd, 1);
-    ::dup2(log_fd, 2);
-    ::execvp("dumpcap", argv.data());
-    ::_exit(127);
-  }
-  ::close(log_fd);
-  if (pid_ < 0) return Status::IOError("fork failed");
+  fs::remove(log_file_);  // the log is this run's only
+  subprocess::Options o;
+  o.out = subprocess::Stream::kFile;
+  o.out_path = log_file_;
+  o.err = subprocess::Stream::kStdout;
+  o.parent_death_signal = SIGINT;  // a crashed test must not leave dumpcap behind
+  if (Status st = subprocess::start(args, o, child_); !st.ok()) return st;
 
+  subprocess::ExitStatus gone;
   auto failed = [&](const std::string& why) {
     stop();
+    log_ = read_text(log_file_);  // also when dumpcap already exited (and stop() had nothing to do)
     return Status::IOError(why + "; dumpcap said: " + log_);
   };
   // The file header is written once the interface is open and the filter compiled.
-  if (!wait_until([&] { return file_size_or_zero(file) > 0 || ::waitpid(pid_, nullptr, WNOHANG) != 0; }, 10s) ||
+  if (!wait_until([&] { return file_size_or_zero(file) > 0 || subprocess::poll(child_, gone); }, 10s) ||
       file_size_or_zero(file) == 0)
     return failed("dumpcap did not start capturing on lo within 10 s (needs root or the wireshark group)");
   // Proof that packets of each port reach the file: a probe connection makes it grow.
@@ -143,7 +131,7 @@ Status PacketRecorder::start(const std::vector<uint16_t>& ports, const std::stri
 }
 
 void PacketRecorder::stop() {
-  if (pid_ <= 0) return;
+  if (child_.pid <= 0) return;
   // dumpcap flushes its file every 100 ms or so: wait until the size stops changing (<= 3 s).
   uintmax_t last = file_size_or_zero(file_);
   for (int i = 0; i < 10; ++i) {
@@ -152,12 +140,7 @@ void PacketRecorder::stop() {
     if (now == last) break;
     last = now;
   }
-  ::kill(pid_, SIGINT);
-  if (!wait_until([&] { return ::waitpid(pid_, nullptr, WNOHANG) != 0; }, 10s)) {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  pid_ = -1;
+  subprocess::stop(child_, 10s, /*group=*/false, SIGINT);  // SIGINT: dumpcap finishes its file
   log_ = read_text(log_file_);
 }
 

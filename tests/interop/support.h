@@ -12,6 +12,7 @@
 
 #include "captures/capture.h"
 #include "core/status.h"
+#include "core/subprocess.h"
 
 namespace perfsim::interop {
 
@@ -44,7 +45,7 @@ class PacketRecorder {
   const std::string& log() const { return log_; }  // dumpcap's stderr
 
  private:
-  pid_t pid_ = -1;
+  subprocess::Child child_;
   std::string file_, log_file_, log_;
 };
 

@@ -2,7 +2,6 @@
 // equals what was served, the fingerprint names each buffer policy, the recorded capture replays
 // that policy with no profile named, and a recorder killed with SIGKILL leaves a readable capture.
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -12,6 +11,7 @@
 #include <thread>
 
 #include "captures/reader.h"
+#include "core/subprocess.h"
 #include "recorder/record.h"
 #include "recorder/tcp_channel.h"
 #include "replayer/host.h"
@@ -202,23 +202,17 @@ TEST_CASE("perfsim record killed with SIGKILL mid-sample leaves a capture readab
   };
   for (int round = 0; round < 3; ++round) {
     std::filesystem::remove(path);
-    const pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      const std::string target = "127.0.0.1:" + std::to_string(srv.port);
-      ::execl(PERFSIM_EXE, PERFSIM_EXE, "record", target.c_str(), "-o", path.c_str(), "--interval", "0.01", "-q", "238",
-              "-q", "Global", static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
+    subprocess::Child child;
+    REQUIRE(subprocess::start({PERFSIM_EXE, "record", "127.0.0.1:" + std::to_string(srv.port), "-o", path, "--interval",
+                               "0.01", "-q", "238", "-q", "Global"},
+                              subprocess::Options{}, child)
+                .ok());
     // Wait (bounded) until a sample is half on disk, then kill, a little later each round.
     captures::RecordInfo seen;
     bool mid_sample = false;
     for (int i = 0; i < 2000 && !(mid_sample = last_record(seen)); ++i) std::this_thread::sleep_for(5ms);
     std::this_thread::sleep_for(std::chrono::milliseconds(20 * round));
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    REQUIRE(WIFSIGNALED(status));
+    REQUIRE(subprocess::stop(child, std::chrono::milliseconds(0), false, SIGKILL).signal != 0);
     REQUIRE(mid_sample);
 
     std::unique_ptr<captures::Reader> rd;

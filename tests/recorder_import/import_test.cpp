@@ -6,7 +6,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <sys/file.h>
@@ -24,6 +23,7 @@
 #include <thread>
 
 #include "captures/reader.h"
+#include "core/subprocess.h"
 #include "recorder/pcap_import.h"
 #include "replayer/host.h"
 #include "support.h"
@@ -52,7 +52,7 @@ const char* const kUser[2] = {"pcapimport", "Pc4p-imp0rt"};
 
 // `perfsim serve --fleet (two hosts) --smb=PORT --json` as a child process.
 struct Served {
-  pid_t pid = -1;
+  subprocess::Child child;
   std::string out, err;
   uint16_t tcp_port = 0, smb_port = 0;
 
@@ -68,16 +68,12 @@ struct Served {
     std::vector<std::string> args = {PERFSIM_EXE, "serve", "--fleet", dir + "/fleet.toml", "--smb=" + std::to_string(smb_port),
                                      "--smb-dir", dir + "/smb", "--json", "--threads", "2",
                                      std::string("--smb-user=") + kUser[0] + ":" + kUser[1]};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    pid = ::fork();
-    if (pid == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // a crashed test still stops perfsim (and its smbd)
-      if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) ::_exit(126);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
+    subprocess::Options o;
+    o.out = o.err = subprocess::Stream::kFile;
+    o.out_path = out;  // fresh: the directory was just emptied
+    o.err_path = err;
+    o.parent_death_signal = SIGTERM;  // a crashed test still stops perfsim (and its smbd)
+    if (Status st = subprocess::start(args, o, child); !st.ok()) return st;
     // Ready once both hosts have their "smb" line (bounded: 60 s, or perfsim exits).
     for (const auto deadline = std::chrono::steady_clock::now() + 60s; std::chrono::steady_clock::now() < deadline;) {
       size_t smb = 0;
@@ -89,29 +85,14 @@ struct Served {
         if (j.value("event", "") == "listening" && j.value("address", "") == kTcpHost) tcp_port = j.value("port", 0);
       }
       if (smb == 2 && tcp_port) return Status::Ok();
-      if (::waitpid(pid, nullptr, WNOHANG) == pid) {
-        pid = -1;
+      if (subprocess::ExitStatus st; subprocess::poll(child, st))
         return Status::IOError("perfsim serve exited: " + read_text(err));
-      }
       std::this_thread::sleep_for(50ms);
     }
     return Status::IOError("perfsim serve did not report its hosts within 60 s: " + read_text(err));
   }
 
-  void stop() {  // SIGTERM, at most 30 s, then SIGKILL
-    if (pid <= 0) return;
-    ::kill(pid, SIGTERM);
-    for (int i = 0; i < 600; ++i) {
-      if (::waitpid(pid, nullptr, WNOHANG) == pid) {
-        pid = -1;
-        return;
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    pid = -1;
-  }
+  void stop() { subprocess::stop(child, 30s); }  // SIGTERM, at most 30 s, then SIGKILL
   ~Served() { stop(); }
 };
 
