@@ -266,11 +266,11 @@ struct Smbd::Impl {
   }
 
   // Waits until smbd accepts on every address, or it exits, or the time is up.
-  Status wait_ready(subprocess::Child& smbd) {
+  Status wait_ready(subprocess::Child& daemon) {
     const auto deadline = Clock::now() + cfg.ready_timeout;
     for (const SmbHostAddress& h : cfg.hosts) {
       while (!accepts(h.address, cfg.port)) {
-        if (subprocess::ExitStatus st; subprocess::poll(smbd, st))
+        if (subprocess::ExitStatus st; subprocess::poll(daemon, st))
           return Status::IOError("smbd exited (status " + std::to_string(st.code) +
                                  ") before accepting on " + h.address + ":" + std::to_string(cfg.port) + "; its log:" +
                                  tail((root / "log" / "smbd.out").string(), 8) + tail((root / "log" / "smbd.log").string(), 8));
