@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "replayer/fleet_file.h"
+#include "replayer/quirks.h"
 #include "replayer/serve_hosts.h"
 #include "server/server.h"
 #include "server/smb_serve.h"
@@ -120,6 +121,10 @@ std::string bundled_default_capture() {
 
 int run_serve(const ServeOptions& o) {
   std::vector<replayer::FleetHost> specs;
+  if (replayer::Quirks unused; !o.profile.empty()) {
+    if (Status s = replayer::profile_quirks(o.profile, unused); !s.ok())
+      return fail("serve", "--profile " + o.profile + ": " + s.message(), kExitUsage);
+  }
   if (Status s = describe_hosts(o, specs); !s.ok()) return fail("serve", s.message(), kExitUsage);
   server::ServerConfig cfg = server_config(o);
   Hosts hosts;
