@@ -52,9 +52,9 @@ Status decode_dict(ByteView coded, ByteView base, Bytes& out) {
     ByteView src;
     if (!r.u32(len) || !r.bytes(len, src)) return Status::Corruption("dictionary chunk cut off");
     const ByteView dict = dict_window(base, start);
-    const int got = LZ4_decompress_safe_usingDict(
-        reinterpret_cast<const char*>(src.data()), reinterpret_cast<char*>(out.data() + start), int(len), int(n),
-        reinterpret_cast<const char*>(dict.data()), int(dict.size()));
+    const int got = LZ4_decompress_safe_usingDict(reinterpret_cast<const char*>(src.data()),
+                                                  reinterpret_cast<char*>(out.data() + start), int(len), int(n),
+                                                  reinterpret_cast<const char*>(dict.data()), int(dict.size()));
     if (got != int(n)) return Status::Corruption("dictionary chunk does not decode");
   }
   if (r.remaining() != 0) return Status::Corruption("bytes after the last dictionary chunk");

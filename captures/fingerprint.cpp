@@ -28,9 +28,10 @@ bool take(const Json& v, T& out) {
     out = v.get<std::string>();
   } else if constexpr (std::is_integral_v<T>) {
     if (!v.is_number_integer()) return false;
-    if (v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(std::numeric_limits<T>::max())
-                               : v.get<int64_t>() < int64_t(std::numeric_limits<T>::min()) ||
-                                     (v.get<int64_t>() > 0 && uint64_t(v.get<int64_t>()) > uint64_t(std::numeric_limits<T>::max())))
+    if (v.is_number_unsigned()
+            ? v.get<uint64_t>() > uint64_t(std::numeric_limits<T>::max())
+            : v.get<int64_t>() < int64_t(std::numeric_limits<T>::min()) ||
+                  (v.get<int64_t>() > 0 && uint64_t(v.get<int64_t>()) > uint64_t(std::numeric_limits<T>::max())))
       return false;
     out = v.is_number_unsigned() ? T(v.get<uint64_t>()) : T(v.get<int64_t>());
   } else {
@@ -61,7 +62,7 @@ bool take_compound(const Json& v, FingerprintProbe& p) {
   for (auto it = v.begin(); it != v.end(); ++it) {
     const bool ok = it.key() == "status" ? take(*it, p.status)
                     : it.key() == "size" ? take(*it, p.size)
-                    : it.key() == "offered" && take(*it, p.offered.emplace());
+                                         : it.key() == "offered" && take(*it, p.offered.emplace());
     if (!ok) return false;
   }
   return true;
@@ -71,13 +72,13 @@ bool take_compound(const Json& v, FingerprintQuery& q) {
   if (!v.is_object() || !v.contains("calls") || !v.contains("status") || !v.contains("type")) return false;
   for (auto it = v.begin(); it != v.end(); ++it) {
     const std::string& k = it.key();
-    const bool ok = k == "calls" ? take(*it, q.calls)
-                    : k == "status" ? take(*it, q.status)
-                    : k == "type" ? take(*it, q.type)
-                    : k == "returned" ? take(*it, q.returned.emplace())
-                    : k == "min_buffer" ? take(*it, q.min_buffer.emplace())
+    const bool ok = k == "calls"               ? take(*it, q.calls)
+                    : k == "status"            ? take(*it, q.status)
+                    : k == "type"              ? take(*it, q.type)
+                    : k == "returned"          ? take(*it, q.returned.emplace())
+                    : k == "min_buffer"        ? take(*it, q.min_buffer.emplace())
                     : k == "max_failed_buffer" ? take(*it, q.max_failed_buffer.emplace())
-                    : k == "objects" && take(*it, q.objects.emplace());
+                                               : k == "objects" && take(*it, q.objects.emplace());
     if (!ok) return false;
   }
   return true;
@@ -152,7 +153,8 @@ void put_recorded(Json& j, const Fingerprint& fp) {
     j["queries"] = std::move(q);
   }
   if (fp.errors) j["errors"] = Json(*fp.errors);
-  if (fp.latency_us) j["latency_us"] = {{"p50", fp.latency_us->p50}, {"p99", fp.latency_us->p99}, {"max", fp.latency_us->max}};
+  if (fp.latency_us)
+    j["latency_us"] = {{"p50", fp.latency_us->p50}, {"p99", fp.latency_us->p99}, {"max", fp.latency_us->max}};
   put(j, "findings", fp.findings);
 }
 

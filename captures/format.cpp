@@ -28,17 +28,28 @@ Check check_record(ByteView file, size_t offset, RecordView& out, std::string& w
     why = "record header cut off";
     return avail == 0 || std::memcmp(&kSyncMarker, file.data() + offset, avail) != 0 ? Check::kBad : Check::kTorn;
   }
-  if (load_le32(&file[offset]) != kSyncMarker) { why = "no sync marker"; return Check::kBad; }
-  if (avail < kRecordHeaderSize) { why = "record header cut off"; return Check::kTorn; }
-  const uint32_t crc = load_le32(&file[offset + 4]);
-  const uint32_t len = load_le32(&file[offset + 8]);
-  if (len > kMaxRecordBody) { why = "record length " + std::to_string(len) + " too large"; return Check::kBad; }
-  if (len > avail - kRecordHeaderSize) {
-    why = "record needs " + std::to_string(kRecordHeaderSize + len) + " bytes, " + std::to_string(avail) +
-          " present";
+  if (load_le32(&file[offset]) != kSyncMarker) {
+    why = "no sync marker";
+    return Check::kBad;
+  }
+  if (avail < kRecordHeaderSize) {
+    why = "record header cut off";
     return Check::kTorn;
   }
-  if (verify_crc && crc32c(file.subspan(offset + 8, 5 + size_t(len))) != crc) { why = "checksum mismatch"; return Check::kBad; }
+  const uint32_t crc = load_le32(&file[offset + 4]);
+  const uint32_t len = load_le32(&file[offset + 8]);
+  if (len > kMaxRecordBody) {
+    why = "record length " + std::to_string(len) + " too large";
+    return Check::kBad;
+  }
+  if (len > avail - kRecordHeaderSize) {
+    why = "record needs " + std::to_string(kRecordHeaderSize + len) + " bytes, " + std::to_string(avail) + " present";
+    return Check::kTorn;
+  }
+  if (verify_crc && crc32c(file.subspan(offset + 8, 5 + size_t(len))) != crc) {
+    why = "checksum mismatch";
+    return Check::kBad;
+  }
   out.type = RecordType(file[offset + 12]);
   out.body = file.subspan(offset + kRecordHeaderSize, len);
   out.offset = offset;

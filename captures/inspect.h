@@ -27,7 +27,7 @@ struct CaptureSummary {
   uint32_t first_tick = 0, last_tick = 0;
   int64_t first_time_100ns = 0, last_time_100ns = 0;
   double span_seconds = 0;
-  uint64_t raw_bytes = 0;   // sum of decoded payload sizes
+  uint64_t raw_bytes = 0;  // sum of decoded payload sizes
   uint64_t file_bytes = 0;
   double compression_ratio = 0;  // raw_bytes / file_bytes
   bool indexed = false;          // the index trailer was used (false: rebuilt by scanning)

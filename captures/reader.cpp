@@ -128,7 +128,8 @@ void Reader::scan() {
     }
     pos = rec.end;
     if (is_metadata(rec.type)) {
-      if (Status st = decode_metadata(rec.type, rec.body, meta_); !st.ok()) note(corruption_at(rec.offset, st.message()));
+      if (Status st = decode_metadata(rec.type, rec.body, meta_); !st.ok())
+        note(corruption_at(rec.offset, st.message()));
       continue;
     }
     if (rec.type != RecordType::kQuery) continue;  // an old index, or a type from a later version
@@ -145,7 +146,8 @@ void Reader::scan() {
     }
     uint32_t base = kNoBase;
     if (h.base_seq != kNoBase)
-      base = it->second.entry != SIZE_MAX && seqs_[it->second.entry] == h.base_seq ? uint32_t(it->second.entry) : kLostBase;
+      base = it->second.entry != SIZE_MAX && seqs_[it->second.entry] == h.base_seq ? uint32_t(it->second.entry)
+                                                                                   : kLostBase;
     it->second.entry = index_.records.size();
     index_.records.push_back(RecordInfo{rec.offset, h.time_100ns, h.tick, it->second.id, base, h.raw_size});
     seqs_.push_back(h.seq);
@@ -157,7 +159,8 @@ Status Reader::read_header(size_t i, QueryHeader& h, ByteView& coded) {
   RecordView rec;
   std::string why;
   if (check_record(file(), size_t(e.offset), rec, why, !verified_[i]) != Check::kOk || rec.type != RecordType::kQuery)
-    return corruption_at(size_t(e.offset), "query record " + std::to_string(i) + ": " + (why.empty() ? "not a query" : why));
+    return corruption_at(size_t(e.offset),
+                         "query record " + std::to_string(i) + ": " + (why.empty() ? "not a query" : why));
   ByteReader br(rec.body);
   if (!decode_query_header(br, h)) return corruption_at(size_t(e.offset), "query record header cut short");
   const uint32_t want_base = e.base == kNoBase ? kNoBase : seqs_[e.base];

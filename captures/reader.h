@@ -72,7 +72,7 @@ class Reader {
   size_t size_ = 0;
   Capture meta_;
   IndexData index_;
-  std::vector<uint32_t> seqs_;  // seq written in each record (equals its number unless records were lost)
+  std::vector<uint32_t> seqs_;     // seq written in each record (equals its number unless records were lost)
   std::vector<uint8_t> verified_;  // record i's checksum already checked (scan, or an earlier read)
   std::vector<QueryCache> cache_;
   std::vector<std::string> warnings_;

@@ -27,13 +27,16 @@ bool get_packed(ByteReader& r, Bytes& out) {
   return decode_payload(Codec(codec), coded, {}, raw, out).ok();
 }
 
-Status short_body(RecordType t) { return Status::Corruption("record type " + std::to_string(int(t)) + " body cut short"); }
+Status short_body(RecordType t) {
+  return Status::Corruption("record type " + std::to_string(int(t)) + " body cut short");
+}
 
 }  // namespace
 
 Bytes encode_host(const HostInfo& h) {
   Bytes b;
-  for (const std::string* s : {&h.name, &h.profile, &h.product_name, &h.current_version, &h.build_number, &h.csd_version})
+  for (const std::string* s :
+       {&h.name, &h.profile, &h.product_name, &h.current_version, &h.build_number, &h.csd_version})
     put_str(b, *s);
   put_le64(b, uint64_t(h.perf_freq));
   put_le32(b, h.processors);
@@ -81,9 +84,9 @@ Status decode_metadata(RecordType type, ByteView body, Capture& meta) {
   switch (type) {
     case RecordType::kHost: {
       HostInfo h;
-      ok = get_str(r, h.name) && get_str(r, h.profile) && get_str(r, h.product_name) &&
-           get_str(r, h.current_version) && get_str(r, h.build_number) && get_str(r, h.csd_version) &&
-           r.i64(h.perf_freq) && r.u32(h.processors) && r.i64(h.start_time_100ns) && r.u32(h.interval_ms);
+      ok = get_str(r, h.name) && get_str(r, h.profile) && get_str(r, h.product_name) && get_str(r, h.current_version) &&
+           get_str(r, h.build_number) && get_str(r, h.csd_version) && r.i64(h.perf_freq) && r.u32(h.processors) &&
+           r.i64(h.start_time_100ns) && r.u32(h.interval_ms);
       if (ok) meta.host = std::move(h);
       break;
     }

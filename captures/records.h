@@ -23,7 +23,7 @@ bool is_metadata(RecordType type);
 
 // The fixed part of a kQuery body; the coded payload is the rest of the body.
 struct QueryHeader {
-  uint32_t seq = 0;          // 0-based number of this query record in the file
+  uint32_t seq = 0;             // 0-based number of this query record in the file
   uint32_t base_seq = kNoBase;  // seq of the record this one is a delta against
   uint32_t tick = 0;
   int64_t time_100ns = 0;
@@ -31,7 +31,7 @@ struct QueryHeader {
   uint32_t status = 0;
   uint32_t reg_type = 0;
   uint32_t size = 0;
-  uint32_t raw_size = 0;     // decoded payload size
+  uint32_t raw_size = 0;  // decoded payload size
   Codec codec = Codec::kStored;
   std::string value_name;
 };
@@ -40,11 +40,11 @@ bool decode_query_header(ByteReader& r, QueryHeader& h);
 
 // One query record as the index (and a scan) describes it.
 struct RecordInfo {
-  uint64_t offset = 0;       // of the record's sync marker
+  uint64_t offset = 0;  // of the record's sync marker
   int64_t time_100ns = 0;
   uint32_t tick = 0;
-  uint32_t query = 0;        // into IndexData::queries
-  uint32_t base = kNoBase;   // entry number of the base record, kNoBase for a keyframe
+  uint32_t query = 0;       // into IndexData::queries
+  uint32_t base = kNoBase;  // entry number of the base record, kNoBase for a keyframe
   uint32_t raw_size = 0;
 };
 

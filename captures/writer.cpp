@@ -63,7 +63,9 @@ Status Writer::write_metadata(RecordType type, const Bytes& body) {
   return st;
 }
 
-Status Writer::add_registry(const RegistryValue& v) { return write_metadata(RecordType::kRegistry, encode_registry(v)); }
+Status Writer::add_registry(const RegistryValue& v) {
+  return write_metadata(RecordType::kRegistry, encode_registry(v));
+}
 Status Writer::add_names(const NameTable& t) { return write_metadata(RecordType::kNames, encode_names(t)); }
 Status Writer::add_object(const ObjectInfo& o) { return write_metadata(RecordType::kObject, encode_object(o)); }
 Status Writer::set_fingerprint(const std::string& json) {
@@ -102,8 +104,8 @@ Status Writer::append(const QueryRecord& r) {
     q.id = uint32_t(index_.queries.size());
     index_.queries.push_back(r.value_name);
   }
-  const bool keyframe = q.last_entry == kNoBase || q.since_keyframe + 1 >= opt_.keyframe_interval ||
-                        opt_.delta == DeltaCodec::kNone;
+  const bool keyframe =
+      q.last_entry == kNoBase || q.since_keyframe + 1 >= opt_.keyframe_interval || opt_.delta == DeltaCodec::kNone;
   coded_.clear();
   QueryHeader h;
   h.seq = uint32_t(index_.records.size());

@@ -23,9 +23,9 @@ int run_inspect(const InspectOptions& o);
 
 struct DumpOptions {
   std::string path;
-  uint32_t sample = 1;            // values between sample-1 and sample (raw only for sample 0)
-  std::string query = "Global";   // which recorded value to show
-  std::string object;             // name or index; empty = all
+  uint32_t sample = 1;           // values between sample-1 and sample (raw only for sample 0)
+  std::string query = "Global";  // which recorded value to show
+  std::string object;            // name or index; empty = all
   std::string lang = "009";
   bool json = false;
 };
@@ -39,8 +39,8 @@ struct ValidateOptions {
 int run_validate(const ValidateOptions& o);
 
 struct SynthOptions {
-  std::string spec;      // TOML/JSON spec file, or empty with `profile`
-  std::string profile;   // build from a built-in profile without a spec
+  std::string spec;     // TOML/JSON spec file, or empty with `profile`
+  std::string profile;  // build from a built-in profile without a spec
   std::string out;
   std::optional<uint64_t> seed;
   std::string host_name;  // overrides the spec's
@@ -51,37 +51,37 @@ struct SynthOptions {
 int run_synth(const SynthOptions& o);
 
 struct ServeOptions {
-  std::vector<std::string> listen;  // "ADDR:PORT" or "ADDR:PORT=SOURCE" (SOURCE: FILE.perfcap)
-  std::string capture;              // default source for listeners without one
-  std::string fleet;                // TOML fleet file: [[host]] listen/capture/timeline
+  std::vector<std::string> listen;    // "ADDR:PORT" or "ADDR:PORT=SOURCE" (SOURCE: FILE.perfcap)
+  std::string capture;                // default source for listeners without one
+  std::string fleet;                  // TOML fleet file: [[host]] listen/capture/timeline
   std::string timeline = "realtime";  // realtime | step | frozen:K
-  std::string profile;              // quirk bundle for hosts without their own (win2000, 2016, samba, ...)
-  std::string faults;               // TOML fault plan, reloaded on SIGHUP
-  std::vector<std::string> quirks;  // NAME[=on|off][:PARAM=VALUE,...] for every host, over profile and fingerprint
+  std::string profile;                // quirk bundle for hosts without their own (win2000, 2016, samba, ...)
+  std::string faults;                 // TOML fault plan, reloaded on SIGHUP
+  std::vector<std::string> quirks;    // NAME[=on|off][:PARAM=VALUE,...] for every host, over profile and fingerprint
   unsigned threads = 0;
   size_t max_connections = 4096;
   double idle_timeout_s = 300;
   bool allow_remote = false;
-  bool json = false;                // the start-up lines as JSON
+  bool json = false;  // the start-up lines as JSON
   // --smb[=PORT]: every host also as \\ADDR\PIPE\winreg through a private smbd ("" = off,
   // "default" = 445). Root only.
   std::string smb;
   std::vector<std::string> smb_users;  // NAME:PASSWORD (pdbedit; a unix account is made if missing)
   std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD on hosts without smb_allow (empty: all)
   bool smb_no_anonymous = false;
-  bool smb_encrypt = false;           // require SMB3 encryption of every SMB session
-  std::string smb_dir;                 // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
+  bool smb_encrypt = false;  // require SMB3 encryption of every SMB session
+  std::string smb_dir;       // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
 };
 int run_serve(const ServeOptions& o);
 
 struct QueryOptions {
-  std::string endpoint;               // ADDR:PORT (ncacn_ip_tcp) or smb:HOST[:PORT] (cli/target.h)
+  std::string endpoint;  // ADDR:PORT (ncacn_ip_tcp) or smb:HOST[:PORT] (cli/target.h)
   SmbOptions smb;
-  std::vector<std::string> values;    // default: Global
-  std::string growth = "returned";    // returned | double | add:N
+  std::vector<std::string> values;  // default: Global
+  std::string growth = "returned";  // returned | double | add:N
   uint32_t initial = 64 * 1024;
   uint32_t max_tries = 16;
-  uint32_t count = 1;                 // polls; from the second on, values are formatted
+  uint32_t count = 1;  // polls; from the second on, values are formatted
   double interval_s = 1;
   std::string object;
   double timeout_s = 10;
@@ -90,9 +90,9 @@ struct QueryOptions {
 int run_query(const QueryOptions& o);
 
 struct LodctrOptions {
-  std::string capture;   // HOST.perfcap, rewritten in place (atomically)
-  std::string ini;       // the counter INI; its symbol file is looked up next to it
-  std::string collect;   // optional collect spec: the provider's objects join the host's answers
+  std::string capture;  // HOST.perfcap, rewritten in place (atomically)
+  std::string ini;      // the counter INI; its symbol file is looked up next to it
+  std::string collect;  // optional collect spec: the provider's objects join the host's answers
   bool json = false;
 };
 int run_lodctr(const LodctrOptions& o);
@@ -105,21 +105,21 @@ struct UnlodctrOptions {
 int run_unlodctr(const UnlodctrOptions& o);
 
 struct RecordOptions {
-  std::string target;                 // ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\HOST (\PIPE\winreg)
+  std::string target;  // ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\HOST (\PIPE\winreg)
   std::string out;
-  std::vector<std::string> queries;   // default: Global
-  std::vector<std::string> languages; // default: 009
+  std::vector<std::string> queries;    // default: Global
+  std::vector<std::string> languages;  // default: 009
   double interval_s = 15;
-  uint32_t count = 0;                 // samples; 0 with no duration = until Ctrl-C
+  uint32_t count = 0;  // samples; 0 with no duration = until Ctrl-C
   double duration_s = 0;
   double timeout_s = 30;
   bool json = false;
-  SmbOptions smb;                     // SMB targets only (cli/target.h)
+  SmbOptions smb;  // SMB targets only (cli/target.h)
 };
 int run_record(const RecordOptions& o);
 
 struct ImportOptions {
-  std::string pcap;     // .pcap or .pcapng
+  std::string pcap;           // .pcap or .pcapng
   std::string out_dir = ".";  // one capture per server address: <dir>/<address>.perfcap
   bool json = false;
 };

@@ -19,7 +19,8 @@ Status read_sample(captures::Reader& r, uint32_t tick, const std::string& query,
   if (Status s = r.read_tick(tick, recs); !s.ok()) return s;
   for (const auto& q : recs) {
     if (!iequals(q.value_name, query)) continue;
-    if (q.status != 0) return Status::NotFound(fmt::format("tick {}: '{}' was answered with error {}", tick, query, q.status));
+    if (q.status != 0)
+      return Status::NotFound(fmt::format("tick {}: '{}' was answered with error {}", tick, query, q.status));
     return perfdata::parse(q.payload, out);
   }
   return Status::NotFound(fmt::format("tick {} holds no '{}' record", tick, query));
@@ -39,7 +40,8 @@ int run_dump(const DumpOptions& o) {
   }
   perfdata::DataBlock cur, prev;
   if (Status s = read_sample(*r, o.sample, o.query, cur); !s.ok())
-    return fail("dump", fmt::format("{}: sample {}: {} (see `perfsim inspect` for the ticks and queries held)", o.path, o.sample, s.ToString()));
+    return fail("dump", fmt::format("{}: sample {}: {} (see `perfsim inspect` for the ticks and queries held)", o.path,
+                                    o.sample, s.ToString()));
   const bool have_prev = o.sample > 0 && read_sample(*r, o.sample - 1, o.query, prev).ok();
   nlohmann::json jobjects = nlohmann::json::array();
   size_t shown = 0;
@@ -48,7 +50,11 @@ int run_dump(const DumpOptions& o) {
   if (shown == 0 && !o.object.empty())
     return fail("dump", fmt::format("no object '{}' in sample {} of '{}'", o.object, o.sample, o.query));
   if (o.json) {
-    nlohmann::json j = {{"host", utf16_to_utf8(cur.system_name())}, {"sample", o.sample}, {"query", o.query}, {"formatted", have_prev}, {"objects", jobjects}};
+    nlohmann::json j = {{"host", utf16_to_utf8(cur.system_name())},
+                        {"sample", o.sample},
+                        {"query", o.query},
+                        {"formatted", have_prev},
+                        {"objects", jobjects}};
     fmt::print("{}\n", j.dump(2));
   }
   return kExitOk;

@@ -30,14 +30,16 @@ std::vector<recorder::Conversation> by_server(std::vector<recorder::Conversation
     } else if (m.transport != c.transport) {
       m.transport += "+" + c.transport;
     }
-    m.exchanges.insert(m.exchanges.end(), std::make_move_iterator(c.exchanges.begin()), std::make_move_iterator(c.exchanges.end()));
+    m.exchanges.insert(m.exchanges.end(), std::make_move_iterator(c.exchanges.begin()),
+                       std::make_move_iterator(c.exchanges.end()));
     m.problems.insert(m.problems.end(), c.problems.begin(), c.problems.end());
   }
   std::vector<recorder::Conversation> out;
   for (const std::string& s : order) {
     recorder::Conversation& c = merged[s];
-    std::stable_sort(c.exchanges.begin(), c.exchanges.end(),
-                     [](const recorder::Exchange& a, const recorder::Exchange& b) { return a.time_100ns < b.time_100ns; });
+    std::stable_sort(
+        c.exchanges.begin(), c.exchanges.end(),
+        [](const recorder::Exchange& a, const recorder::Exchange& b) { return a.time_100ns < b.time_100ns; });
     out.push_back(std::move(c));
   }
   return out;
@@ -68,7 +70,8 @@ int run_import(const ImportOptions& o) {
   nlohmann::json jcaps = nlohmann::json::array();
   size_t written = 0;
   for (const recorder::Conversation& c : by_server(std::move(raw))) {
-    nlohmann::json j = {{"server", c.server}, {"transport", c.transport}, {"exchanges", c.exchanges.size()}, {"problems", c.problems}};
+    nlohmann::json j = {
+        {"server", c.server}, {"transport", c.transport}, {"exchanges", c.exchanges.size()}, {"problems", c.problems}};
     recorder::ImportedCapture ic;
     Status s = recorder::build_capture(c, ic);
     if (s.ok()) {
@@ -86,13 +89,14 @@ int run_import(const ImportOptions& o) {
     if (!s.ok()) j["error"] = s.message();
     if (!o.json) {
       if (s.ok())
-        fmt::print("{} ({}): {} poll(s), {} answer(s) of {} -> {}\n", c.server, c.transport, ic.ticks, ic.capture.records.size(),
-                   ic.capture.host.name, j["capture"].get<std::string>());
+        fmt::print("{} ({}): {} poll(s), {} answer(s) of {} -> {}\n", c.server, c.transport, ic.ticks,
+                   ic.capture.records.size(), ic.capture.host.name, j["capture"].get<std::string>());
       else
         fmt::print("{} ({}): not imported: {}\n", c.server, c.transport, s.message());
       if (s.ok()) {
         fmt::print("  buffer behaviour: {}\n", ic.fingerprint.more_data.value_or("not seen"));
-        for (const std::string& f : ic.fingerprint.findings.value_or(std::vector<std::string>{})) fmt::print("  noted: {}\n", f);
+        for (const std::string& f : ic.fingerprint.findings.value_or(std::vector<std::string>{}))
+          fmt::print("  noted: {}\n", f);
       }
       for (const std::string& p : c.problems) fmt::print("  not readable: {}\n", p);
     }
@@ -104,7 +108,9 @@ int run_import(const ImportOptions& o) {
     fmt::print("{}\n", out.dump(2));
   }
   if (!read.ok()) return fail("import", read.message() + " (captures were made of what was read before it)");
-  if (written == 0) return fail("import", jcaps.empty() ? "no winreg conversation found in " + o.pcap : "no conversation held perf data to import");
+  if (written == 0)
+    return fail("import", jcaps.empty() ? "no winreg conversation found in " + o.pcap
+                                        : "no conversation held perf data to import");
   return kExitOk;
 }
 

@@ -19,10 +19,12 @@ int run_inspect(const InspectOptions& o) {
   }
   fmt::print("host        {} (profile {}, {} {} build {}{})\n", s.host.name, s.host.profile, s.host.product_name,
              s.host.current_version, s.host.build_number, s.host.csd_version.empty() ? "" : " " + s.host.csd_version);
-  fmt::print("perf freq   {} Hz, {} processors, interval {} ms\n", s.host.perf_freq, s.host.processors, s.host.interval_ms);
+  fmt::print("perf freq   {} Hz, {} processors, interval {} ms\n", s.host.perf_freq, s.host.processors,
+             s.host.interval_ms);
   fmt::print("samples     {} records over {} ticks ({}..{}), {:.0f} s\n", s.records, s.ticks, s.first_tick, s.last_tick,
              s.span_seconds);
-  for (const auto& q : s.queries) fmt::print("  {:<20} {:>8} records {:>14} raw bytes\n", q.value_name, q.records, q.raw_bytes);
+  for (const auto& q : s.queries)
+    fmt::print("  {:<20} {:>8} records {:>14} raw bytes\n", q.value_name, q.records, q.raw_bytes);
   fmt::print("registry    {} values, {} name tables, {} objects in catalog, fingerprint {}\n", s.registry_values,
              s.name_tables, s.catalog_objects, s.has_fingerprint ? "yes" : "no");
   fmt::print("size        {} bytes on disk, {} raw, ratio {:.1f}x, index {}\n", s.file_bytes, s.raw_bytes,

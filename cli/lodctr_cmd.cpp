@@ -60,22 +60,26 @@ int run_lodctr(const LodctrOptions& o) {
     nlohmann::json j = report_json(o.capture, rep);
     j["object_list"] = rep.objects;
     if (!o.collect.empty())
-      j["provider"] = {{"objects", prov.objects}, {"disabled", spec.disabled}, {"records_changed", prov.records_changed},
-                       {"records_unparsed", prov.records_unparsed}, {"ticks_timed_out", prov.ticks_timed_out},
+      j["provider"] = {{"objects", prov.objects},
+                       {"disabled", spec.disabled},
+                       {"records_changed", prov.records_changed},
+                       {"records_unparsed", prov.records_unparsed},
+                       {"ticks_timed_out", prov.ticks_timed_out},
                        {"bad", lodctr::bad_mode_name(spec.bad)}};
     fmt::print("{}\n", j.dump());
     return kExitOk;
   }
-  fmt::print("{}: loaded {}: counters {}..{}, help {}..{}; Perflib Last Counter {}, Last Help {}; languages {}", o.capture,
-             rep.range.driver, rep.range.first_counter, rep.range.last_counter, rep.range.first_help, rep.range.last_help,
-             rep.perflib_last_counter, rep.perflib_last_help, join(rep.languages));
+  fmt::print("{}: loaded {}: counters {}..{}, help {}..{}; Perflib Last Counter {}, Last Help {}; languages {}",
+             o.capture, rep.range.driver, rep.range.first_counter, rep.range.last_counter, rep.range.first_help,
+             rep.range.last_help, rep.perflib_last_counter, rep.perflib_last_help, join(rep.languages));
   if (!rep.skipped_languages.empty()) fmt::print(" (not on this host, skipped: {})", join(rep.skipped_languages));
   fmt::print("\n");
   if (!o.collect.empty()) {
-    if (spec.disabled) fmt::print("provider {}: disabled (Disable Performance Counters = 1), in no answer\n", ini.driver);
+    if (spec.disabled)
+      fmt::print("provider {}: disabled (Disable Performance Counters = 1), in no answer\n", ini.driver);
     else
-      fmt::print("provider {}: {} objects in {} recorded answers ({} ticks timed out, {} payloads left as they were)\n", ini.driver,
-                 prov.objects.size(), prov.records_changed, prov.ticks_timed_out, prov.records_unparsed);
+      fmt::print("provider {}: {} objects in {} recorded answers ({} ticks timed out, {} payloads left as they were)\n",
+                 ini.driver, prov.objects.size(), prov.records_changed, prov.ticks_timed_out, prov.records_unparsed);
   }
   return kExitOk;
 }
@@ -85,13 +89,15 @@ int run_unlodctr(const UnlodctrOptions& o) {
   if (Status s = load(o.capture, cap); !s.ok()) return fail("unlodctr", o.capture + ": " + s.ToString());
   lodctr::InstallReport rep;
   if (Status s = lodctr::uninstall(cap, o.driver, &rep); !s.ok()) return fail("unlodctr", s.message());
-  if (Status s = lodctr::save_capture(o.capture, cap); !s.ok()) return fail("unlodctr", o.capture + ": " + s.ToString());
+  if (Status s = lodctr::save_capture(o.capture, cap); !s.ok())
+    return fail("unlodctr", o.capture + ": " + s.ToString());
   if (o.json) {
     fmt::print("{}\n", report_json(o.capture, rep).dump());
     return kExitOk;
   }
-  fmt::print("{}: removed {} (counters {}..{}, {} texts); Perflib Last Counter {}, Last Help {}\n", o.capture, rep.range.driver,
-             rep.range.first_counter, rep.range.last_counter, rep.entries, rep.perflib_last_counter, rep.perflib_last_help);
+  fmt::print("{}: removed {} (counters {}..{}, {} texts); Perflib Last Counter {}, Last Help {}\n", o.capture,
+             rep.range.driver, rep.range.first_counter, rep.range.last_counter, rep.entries, rep.perflib_last_counter,
+             rep.perflib_last_help);
   return kExitOk;
 }
 

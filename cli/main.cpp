@@ -11,13 +11,18 @@ namespace {
 
 // Who logs on and how, for subcommands that reach a host over SMB.
 void add_smb_options(CLI::App* c, SmbOptions& o) {
-  c->add_option("--user,-U", o.user, "SMB: account, as USER, DOMAIN\\USER or USER@REALM (else --auth-file, then $PERFSIM_USER; none: anonymous)");
+  c->add_option(
+      "--user,-U", o.user,
+      "SMB: account, as USER, DOMAIN\\USER or USER@REALM (else --auth-file, then $PERFSIM_USER; none: anonymous)");
   c->add_option("--domain", o.domain, "SMB: the account's domain (default: the host's own accounts)");
-  c->add_option("--password", o.password, "SMB: password (visible to other local users: prefer --auth-file or $PERFSIM_PASSWORD)");
-  c->add_option("--auth-file,-A", o.auth_file, "SMB: Samba-style authentication file (username =, password =, domain =)");
+  c->add_option("--password", o.password,
+                "SMB: password (visible to other local users: prefer --auth-file or $PERFSIM_PASSWORD)");
+  c->add_option("--auth-file,-A", o.auth_file,
+                "SMB: Samba-style authentication file (username =, password =, domain =)");
   c->add_flag("--anonymous", o.anonymous, "SMB: log on anonymously, ignoring every other credential source");
   c->add_option("--kerberos", o.kerberos, "SMB: auto (default), off (NTLM only) or required");
-  c->add_option("--smb-protocols", o.protocols, "SMB: dialect range MIN-MAX (NT1, SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11)");
+  c->add_option("--smb-protocols", o.protocols,
+                "SMB: dialect range MIN-MAX (NT1, SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11)");
   c->add_flag("--sign", o.sign, "SMB: require signing");
   c->add_flag("--encrypt", o.encrypt, "SMB: require SMB3 encryption");
 }
@@ -25,15 +30,18 @@ void add_smb_options(CLI::App* c, SmbOptions& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"perfsim: record, store and replay what Windows hosts answer over Remote Registry (winreg) perf-data queries"};
+  CLI::App app{
+      "perfsim: record, store and replay what Windows hosts answer over Remote Registry (winreg) perf-data queries"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "perfsim 0.1.0");
   int rc = kExitOk;
 
   SynthOptions synth;
-  auto* c_synth = app.add_subcommand("synth", "Build a capture of a synthetic host from a TOML/JSON spec or a built-in OS profile");
+  auto* c_synth =
+      app.add_subcommand("synth", "Build a capture of a synthetic host from a TOML/JSON spec or a built-in OS profile");
   c_synth->add_option("spec", synth.spec, "Spec file (.toml or .json); see synth/README.md")->check(CLI::ExistingFile);
-  c_synth->add_option("--profile,-p", synth.profile, "OS profile (" + perfsim::windows::os_name_list() + "); overrides the spec's");
+  c_synth->add_option("--profile,-p", synth.profile,
+                      "OS profile (" + perfsim::windows::os_name_list() + "); overrides the spec's");
   c_synth->add_option("--out,-o", synth.out, "Capture file to write")->required();
   c_synth->add_option("--seed", synth.seed, "Seed for the value generators (same seed, same bytes)");
   c_synth->add_option("--host-name", synth.host_name, "System name the host reports (default: the spec's, SYNTH01)");
@@ -42,7 +50,9 @@ int main(int argc, char** argv) {
   c_synth->add_flag("--json", synth.json, "Machine-readable summary");
   c_synth->callback([&] {
     if (synth.spec.empty() && synth.profile.empty()) {
-      std::fprintf(stderr, "perfsim synth: give a spec file or --profile NAME (e.g. perfsim synth --profile 2016 --out host.perfcap)\n");
+      std::fprintf(
+          stderr,
+          "perfsim synth: give a spec file or --profile NAME (e.g. perfsim synth --profile 2016 --out host.perfcap)\n");
       rc = kExitUsage;
       return;
     }
@@ -56,52 +66,99 @@ int main(int argc, char** argv) {
   c_inspect->callback([&] { rc = run_inspect(inspect); });
 
   DumpOptions dump;
-  auto* c_dump = app.add_subcommand("dump", "Print objects, instances and formatted counter values (as typeperf shows them) between two samples");
+  auto* c_dump = app.add_subcommand(
+      "dump", "Print objects, instances and formatted counter values (as typeperf shows them) between two samples");
   c_dump->add_option("file", dump.path, "Capture file (.perfcap)")->required()->check(CLI::ExistingFile);
-  c_dump->add_option("--sample,-k", dump.sample, "Show values between sample K-1 and K (0: raw values of the first sample)")->capture_default_str();
-  c_dump->add_option("--query", dump.query, "Recorded value to show: Global, Costly, or a recorded index list")->capture_default_str();
+  c_dump
+      ->add_option("--sample,-k", dump.sample,
+                   "Show values between sample K-1 and K (0: raw values of the first sample)")
+      ->capture_default_str();
+  c_dump->add_option("--query", dump.query, "Recorded value to show: Global, Costly, or a recorded index list")
+      ->capture_default_str();
   c_dump->add_option("--object", dump.object, "Only this object (name like Processor, or index like 238)");
   c_dump->add_option("--lang", dump.lang, "Language of the name table used for names")->capture_default_str();
   c_dump->add_flag("--json", dump.json, "Machine-readable output");
   c_dump->callback([&] { rc = run_dump(dump); });
 
   ValidateOptions validate;
-  auto* c_validate = app.add_subcommand("validate", "Check a capture's perf-data payloads, or a raw PERF_DATA_BLOCK blob, with perflib's checks and more");
+  auto* c_validate = app.add_subcommand(
+      "validate",
+      "Check a capture's perf-data payloads, or a raw PERF_DATA_BLOCK blob, with perflib's checks and more");
   c_validate->add_option("file", validate.path, "Capture file or raw blob")->required()->check(CLI::ExistingFile);
   c_validate->add_flag("--strict", validate.strict, "Fail on warnings too");
   c_validate->add_flag("--json", validate.json, "Machine-readable output");
   c_validate->callback([&] { rc = run_validate(validate); });
 
   ServeOptions serve;
-  auto* c_serve = app.add_subcommand("serve", "Serve simulated hosts over winreg/DCE-RPC (ncacn_ip_tcp); with no arguments the bundled default host on 127.0.0.1");
-  c_serve->add_option("--listen,-l", serve.listen, "ADDR:PORT or ADDR:PORT=CAPTURE (repeatable; port 0 picks a free port)");
-  c_serve->add_option("--capture,-c", serve.capture, "Capture served by listeners that name none (default: the bundled default host)")->check(CLI::ExistingFile);
-  c_serve->add_option("--fleet", serve.fleet, "TOML fleet file: [[host]] tables with listen, capture, timeline")->check(CLI::ExistingFile);
-  c_serve->add_option("--timeline", serve.timeline, "realtime (loop the capture at its own pace), step (one sample per answer) or frozen:K")->capture_default_str();
-  c_serve->add_option("--profile", serve.profile, "OS quirk profile for hosts without their own: " + perfsim::windows::os_name_list() + ", or rrp-exact (default: the capture's fingerprint)");
-  c_serve->add_option("--quirk,-Q", serve.quirks, "Quirk for every host, over profile and fingerprint (repeatable): NAME[=on|off][:PARAM=VALUE,...], e.g. perffreq:hz=3579545, extra-objects=off");
-  c_serve->add_option("--faults", serve.faults, "TOML fault plan ([[fault]] tables, replayer/README.md), reloaded on SIGHUP")->check(CLI::ExistingFile);
+  auto* c_serve = app.add_subcommand("serve",
+                                     "Serve simulated hosts over winreg/DCE-RPC (ncacn_ip_tcp); with no arguments the "
+                                     "bundled default host on 127.0.0.1");
+  c_serve->add_option("--listen,-l", serve.listen,
+                      "ADDR:PORT or ADDR:PORT=CAPTURE (repeatable; port 0 picks a free port)");
+  c_serve
+      ->add_option("--capture,-c", serve.capture,
+                   "Capture served by listeners that name none (default: the bundled default host)")
+      ->check(CLI::ExistingFile);
+  c_serve->add_option("--fleet", serve.fleet, "TOML fleet file: [[host]] tables with listen, capture, timeline")
+      ->check(CLI::ExistingFile);
+  c_serve
+      ->add_option("--timeline", serve.timeline,
+                   "realtime (loop the capture at its own pace), step (one sample per answer) or frozen:K")
+      ->capture_default_str();
+  c_serve->add_option("--profile", serve.profile,
+                      "OS quirk profile for hosts without their own: " + perfsim::windows::os_name_list() +
+                          ", or rrp-exact (default: the capture's fingerprint)");
+  c_serve->add_option("--quirk,-Q", serve.quirks,
+                      "Quirk for every host, over profile and fingerprint (repeatable): "
+                      "NAME[=on|off][:PARAM=VALUE,...], e.g. perffreq:hz=3579545, extra-objects=off");
+  c_serve
+      ->add_option("--faults", serve.faults,
+                   "TOML fault plan ([[fault]] tables, replayer/README.md), reloaded on SIGHUP")
+      ->check(CLI::ExistingFile);
   c_serve->add_option("--threads", serve.threads, "Worker threads (0: one per core)")->capture_default_str();
-  c_serve->add_option("--max-connections", serve.max_connections, "Further connections are closed at accept")->capture_default_str();
-  c_serve->add_option("--idle-timeout", serve.idle_timeout_s, "Seconds without a complete PDU before a connection is closed (0: never)")->capture_default_str();
+  c_serve->add_option("--max-connections", serve.max_connections, "Further connections are closed at accept")
+      ->capture_default_str();
+  c_serve
+      ->add_option("--idle-timeout", serve.idle_timeout_s,
+                   "Seconds without a complete PDU before a connection is closed (0: never)")
+      ->capture_default_str();
   c_serve->add_flag("--allow-remote", serve.allow_remote, "Allow listening on non-loopback addresses");
   c_serve->add_flag("--json", serve.json, "Print the listening endpoints as JSON lines");
-  c_serve->add_option("--smb", serve.smb, "Also serve every host as \\\\ADDR\\PIPE\\winreg through a private smbd on PORT (445 without a value; root only)")->expected(0, 1)->default_str("default");
+  c_serve
+      ->add_option("--smb", serve.smb,
+                   "Also serve every host as \\\\ADDR\\PIPE\\winreg through a private smbd on PORT (445 without a "
+                   "value; root only)")
+      ->expected(0, 1)
+      ->default_str("default");
   c_serve->add_option("--smb-user", serve.smb_users, "NAME:PASSWORD of an SMB account (repeatable)");
-  c_serve->add_option("--smb-allow", serve.smb_allow, "Accounts allowed to open HKEY_PERFORMANCE_DATA over SMB (repeatable; default: all); others get WERR_ACCESS_DENIED");
+  c_serve->add_option("--smb-allow", serve.smb_allow,
+                      "Accounts allowed to open HKEY_PERFORMANCE_DATA over SMB (repeatable; default: all); others get "
+                      "WERR_ACCESS_DENIED");
   c_serve->add_flag("--smb-no-anonymous", serve.smb_no_anonymous, "Refuse anonymous and guest SMB sessions");
-  c_serve->add_flag("--smb-encrypt", serve.smb_encrypt, "Require SMB3 encryption of every SMB session (anonymous sessions then fail: they have no key)");
-  c_serve->add_option("--smb-dir", serve.smb_dir, "Directory for smbd's private config and state (must not exist or be empty)");
+  c_serve->add_flag("--smb-encrypt", serve.smb_encrypt,
+                    "Require SMB3 encryption of every SMB session (anonymous sessions then fail: they have no key)");
+  c_serve->add_option("--smb-dir", serve.smb_dir,
+                      "Directory for smbd's private config and state (must not exist or be empty)");
   c_serve->callback([&] { rc = run_serve(serve); });
 
   QueryOptions query;
-  auto* c_query = app.add_subcommand("query", "A small collector: OpenHKPD, QueryValue with a growing buffer, decode and print");
-  c_query->add_option("endpoint", query.endpoint, "ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\\\HOST (\\PIPE\\winreg over SMB)")->required();
-  c_query->add_option("values", query.values, "Value names: Global (default), Costly, \"238 230\", \"Counter 009\", ...");
-  c_query->add_option("--growth", query.growth, "Buffer growth after ERROR_MORE_DATA: returned (use the size the host says), double, add:N")->capture_default_str();
+  auto* c_query =
+      app.add_subcommand("query", "A small collector: OpenHKPD, QueryValue with a growing buffer, decode and print");
+  c_query
+      ->add_option("endpoint", query.endpoint,
+                   "ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\\\HOST (\\PIPE\\winreg over SMB)")
+      ->required();
+  c_query->add_option("values", query.values,
+                      "Value names: Global (default), Costly, \"238 230\", \"Counter 009\", ...");
+  c_query
+      ->add_option("--growth", query.growth,
+                   "Buffer growth after ERROR_MORE_DATA: returned (use the size the host says), double, add:N")
+      ->capture_default_str();
   c_query->add_option("--initial", query.initial, "First buffer size in bytes")->capture_default_str();
-  c_query->add_option("--max-tries", query.max_tries, "Give up after this many QueryValue calls per value")->capture_default_str();
-  c_query->add_option("--count,-n", query.count, "Polls; values are formatted between consecutive polls")->capture_default_str();
+  c_query->add_option("--max-tries", query.max_tries, "Give up after this many QueryValue calls per value")
+      ->capture_default_str();
+  c_query->add_option("--count,-n", query.count, "Polls; values are formatted between consecutive polls")
+      ->capture_default_str();
   c_query->add_option("--interval", query.interval_s, "Seconds between polls")->capture_default_str();
   c_query->add_option("--object", query.object, "Only this object (name or index)");
   c_query->add_option("--timeout", query.timeout_s, "Seconds to wait for the host on each step")->capture_default_str();
@@ -110,50 +167,71 @@ int main(int argc, char** argv) {
   c_query->callback([&] { rc = run_query(query); });
 
   RecordOptions record;
-  auto* c_record = app.add_subcommand("record", "Record a live host (or perfsim serve) into a capture that replays it, quirk fingerprint included");
-  c_record->add_option("target", record.target, "ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\\\HOST (\\PIPE\\winreg over SMB)")->required();
+  auto* c_record = app.add_subcommand(
+      "record", "Record a live host (or perfsim serve) into a capture that replays it, quirk fingerprint included");
+  c_record
+      ->add_option("target", record.target,
+                   "ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\\\HOST (\\PIPE\\winreg over SMB)")
+      ->required();
   c_record->add_option("--out,-o", record.out, "Capture file to write")->required();
-  c_record->add_option("--query,-q", record.queries, "Value to sample each interval (repeatable): Global (default), Costly, \"238 230\"");
-  c_record->add_option("--lang", record.languages, "Language of the Counter/Help tables to record (repeatable; default 009)");
+  c_record->add_option("--query,-q", record.queries,
+                       "Value to sample each interval (repeatable): Global (default), Costly, \"238 230\"");
+  c_record->add_option("--lang", record.languages,
+                       "Language of the Counter/Help tables to record (repeatable; default 009)");
   c_record->add_option("--interval", record.interval_s, "Seconds between samples")->capture_default_str();
-  c_record->add_option("--count,-n", record.count, "Samples to record (0: until --duration or Ctrl-C)")->capture_default_str();
-  c_record->add_option("--duration", record.duration_s, "Seconds to record (0: until --count or Ctrl-C)")->capture_default_str();
-  c_record->add_option("--timeout", record.timeout_s, "Seconds to wait for the host on each step")->capture_default_str();
+  c_record->add_option("--count,-n", record.count, "Samples to record (0: until --duration or Ctrl-C)")
+      ->capture_default_str();
+  c_record->add_option("--duration", record.duration_s, "Seconds to record (0: until --count or Ctrl-C)")
+      ->capture_default_str();
+  c_record->add_option("--timeout", record.timeout_s, "Seconds to wait for the host on each step")
+      ->capture_default_str();
   add_smb_options(c_record, record.smb);
   c_record->add_flag("--json", record.json, "Machine-readable summary");
   c_record->callback([&] { rc = run_record(record); });
 
   ImportOptions import;
-  auto* c_import = app.add_subcommand("import", "Make captures from a packet capture of winreg sessions (TCP or SMB2 pipes), one per server address, via tshark");
+  auto* c_import = app.add_subcommand(
+      "import",
+      "Make captures from a packet capture of winreg sessions (TCP or SMB2 pipes), one per server address, via tshark");
   c_import->add_option("pcap", import.pcap, "pcap or pcapng file")->required()->check(CLI::ExistingFile);
-  c_import->add_option("--out-dir,-o", import.out_dir, "Directory for the captures (<address>.perfcap)")->capture_default_str();
+  c_import->add_option("--out-dir,-o", import.out_dir, "Directory for the captures (<address>.perfcap)")
+      ->capture_default_str();
   c_import->add_flag("--json", import.json, "Machine-readable summary");
   c_import->callback([&] { rc = run_import(import); });
 
   LodctrOptions lodctr;
-  auto* c_lodctr = app.add_subcommand("lodctr", "Install extensible counters (LodCtr INI + symbol file) on a simulated host, optionally with a provider serving them");
-  c_lodctr->add_option("capture", lodctr.capture, "Host capture (.perfcap), rewritten in place")->required()->check(CLI::ExistingFile);
-  c_lodctr->add_option("ini", lodctr.ini, "Counter INI ([info] drivername/symbolfile, [languages], [text])")->required()->check(CLI::ExistingFile);
-  c_lodctr->add_option("--collect", lodctr.collect, "Collect spec (.toml/.json): the provider's objects appear in the host's answers (lodctr/README.md)")->check(CLI::ExistingFile);
+  auto* c_lodctr = app.add_subcommand("lodctr",
+                                      "Install extensible counters (LodCtr INI + symbol file) on a simulated host, "
+                                      "optionally with a provider serving them");
+  c_lodctr->add_option("capture", lodctr.capture, "Host capture (.perfcap), rewritten in place")
+      ->required()
+      ->check(CLI::ExistingFile);
+  c_lodctr->add_option("ini", lodctr.ini, "Counter INI ([info] drivername/symbolfile, [languages], [text])")
+      ->required()
+      ->check(CLI::ExistingFile);
+  c_lodctr
+      ->add_option("--collect", lodctr.collect,
+                   "Collect spec (.toml/.json): the provider's objects appear in the host's answers (lodctr/README.md)")
+      ->check(CLI::ExistingFile);
   c_lodctr->add_flag("--json", lodctr.json, "Machine-readable summary");
   c_lodctr->callback([&] { rc = run_lodctr(lodctr); });
 
   UnlodctrOptions unlodctr;
-  auto* c_unlodctr = app.add_subcommand("unlodctr", "Remove a driver's extensible counters (names, registry values, provider objects) from a simulated host");
-  c_unlodctr->add_option("capture", unlodctr.capture, "Host capture (.perfcap), rewritten in place")->required()->check(CLI::ExistingFile);
+  auto* c_unlodctr = app.add_subcommand(
+      "unlodctr",
+      "Remove a driver's extensible counters (names, registry values, provider objects) from a simulated host");
+  c_unlodctr->add_option("capture", unlodctr.capture, "Host capture (.perfcap), rewritten in place")
+      ->required()
+      ->check(CLI::ExistingFile);
   c_unlodctr->add_option("driver", unlodctr.driver, "Driver name (the INI's drivername; case-insensitive)")->required();
   c_unlodctr->add_flag("--json", unlodctr.json, "Machine-readable summary");
   c_unlodctr->callback([&] { rc = run_unlodctr(unlodctr); });
 
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
+  } catch (const CLI::CallForHelp& e) { return app.exit(e); } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::Success& e) { return app.exit(e); } catch (const CLI::ParseError& e) {
     app.exit(e);
     std::fprintf(stderr, "Run 'perfsim --help' or 'perfsim <command> --help' for usage.\n");
     return kExitUsage;

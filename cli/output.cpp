@@ -19,9 +19,8 @@ void Progress::update(uint64_t done) {
   if (pct == last_percent_) return;
   last_percent_ = pct;
   const int width = 30, filled = pct * width / 100;
-  std::fprintf(stderr, "\r%s [%.*s%*s] %3d%% (%llu/%llu)", label_.c_str(), filled,
-               "##############################", width - filled, "", pct, (unsigned long long)done,
-               (unsigned long long)total_);
+  std::fprintf(stderr, "\r%s [%.*s%*s] %3d%% (%llu/%llu)", label_.c_str(), filled, "##############################",
+               width - filled, "", pct, (unsigned long long)done, (unsigned long long)total_);
   std::fflush(stderr);
 }
 

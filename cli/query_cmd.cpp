@@ -19,8 +19,10 @@ namespace {
 Status parse_growth(const QueryOptions& o, recorder::Growth& g) {
   g.initial = o.initial;
   g.max_tries = o.max_tries;
-  if (o.growth == "returned") g.kind = recorder::Growth::Kind::kReturned;
-  else if (o.growth == "double") g.kind = recorder::Growth::Kind::kDouble;
+  if (o.growth == "returned")
+    g.kind = recorder::Growth::Kind::kReturned;
+  else if (o.growth == "double")
+    g.kind = recorder::Growth::Kind::kDouble;
   else if (o.growth.rfind("add:", 0) == 0) {
     g.kind = recorder::Growth::Kind::kAdd;
     g.step = 0;
@@ -68,30 +70,44 @@ int run_query(const QueryOptions& o) {
     for (const std::string& v : values) {
       recorder::ValueResult r;
       if (Status s = c->query_value_growing(hkpd, v, growth, r); !s.ok()) return fail("query", s.message());
-      nlohmann::json jv = {{"value", v}, {"poll", poll}, {"status", r.status}, {"status_name", windows::werror_name(r.status)},
-                           {"type", r.type}, {"bytes", r.data.size()}, {"tries", r.tries}, {"buffer", r.last_offered}};
+      nlohmann::json jv = {{"value", v},         {"poll", poll},
+                           {"status", r.status}, {"status_name", windows::werror_name(r.status)},
+                           {"type", r.type},     {"bytes", r.data.size()},
+                           {"tries", r.tries},   {"buffer", r.last_offered}};
       if (r.status != 0) {
-        if (o.json) jout.push_back(jv);
-        else fmt::print("{}: {} after {} tries\n", v, windows::werror_name(r.status), r.tries);
+        if (o.json)
+          jout.push_back(jv);
+        else
+          fmt::print("{}: {} after {} tries\n", v, windows::werror_name(r.status), r.tries);
         continue;
       }
       if (is_name_table(v)) {
         perfdata::NameTable t;
         const bool ok = perfdata::parse_names(r.data, t).ok();
         jv["entries"] = ok ? t.entries.size() : 0;
-        if (o.json) jout.push_back(jv);
-        else fmt::print("{}: {} bytes, {} entries, last index {}\n", v, r.data.size(), t.entries.size(), t.declared_last());
+        if (o.json)
+          jout.push_back(jv);
+        else
+          fmt::print("{}: {} bytes, {} entries, last index {}\n", v, r.data.size(), t.entries.size(),
+                     t.declared_last());
         continue;
       }
       perfdata::DataBlock cur;
-      if (Status s = perfdata::parse(r.data, cur); !s.ok()) return fail("query", v + ": the host's answer does not parse: " + s.ToString());
-      if (!o.json) fmt::print("# {}: {} bytes, {} objects, {} tries (final buffer {} bytes)\n", v, r.data.size(), cur.objects.size(), r.tries, r.last_offered);
+      if (Status s = perfdata::parse(r.data, cur); !s.ok())
+        return fail("query", v + ": the host's answer does not parse: " + s.ToString());
+      if (!o.json)
+        fmt::print("# {}: {} bytes, {} objects, {} tries (final buffer {} bytes)\n", v, r.data.size(),
+                   cur.objects.size(), r.tries, r.last_offered);
       auto it = prev.find(v);
       nlohmann::json jobjects = nlohmann::json::array();
       size_t shown = 0;
       ValuesView view{it == prev.end() ? nullptr : &it->second, &cur, &names, o.object};
-      if (Status s = print_values(view, o.json ? &jobjects : nullptr, shown); !s.ok()) return fail("query", s.ToString());
-      if (o.json) { jv["objects"] = jobjects; jout.push_back(jv); }
+      if (Status s = print_values(view, o.json ? &jobjects : nullptr, shown); !s.ok())
+        return fail("query", s.ToString());
+      if (o.json) {
+        jv["objects"] = jobjects;
+        jout.push_back(jv);
+      }
       prev[v] = std::move(cur);
     }
   }

@@ -37,7 +37,8 @@ int run_record(const RecordOptions& o) {
   ro.stop = &g_stop;
   Progress bar("record", 0);
   ro.progress = [&](const recorder::RecordProgress& p) {
-    bar.text(fmt::format("{}{} samples, {}, {} errors", p.samples, p.target ? fmt::format("/{}", p.target) : "", megabytes(p.bytes), p.errors));
+    bar.text(fmt::format("{}{} samples, {}, {} errors", p.samples, p.target ? fmt::format("/{}", p.target) : "",
+                         megabytes(p.bytes), p.errors));
   };
 
   std::unique_ptr<recorder::Channel> ch;
@@ -56,18 +57,28 @@ int run_record(const RecordOptions& o) {
   if (!s.ok() && r.samples == 0) return fail("record", s.message());
 
   if (o.json) {
-    nlohmann::json j = {{"capture", o.out}, {"source", source}, {"host", r.host.name}, {"profile", r.host.profile},
-                        {"samples", r.samples}, {"file_bytes", r.file_bytes}, {"warnings", r.warnings},
-                        {"fingerprint", nlohmann::json::parse(captures::to_json(r.fingerprint))}, {"ok", s.ok()}};
+    nlohmann::json j = {{"capture", o.out},
+                        {"source", source},
+                        {"host", r.host.name},
+                        {"profile", r.host.profile},
+                        {"samples", r.samples},
+                        {"file_bytes", r.file_bytes},
+                        {"warnings", r.warnings},
+                        {"fingerprint", nlohmann::json::parse(captures::to_json(r.fingerprint))},
+                        {"ok", s.ok()}};
     if (!s.ok()) j["error"] = s.message();
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print("recorded {} sample(s) of {} from {} into {} ({})\n", r.samples, r.host.name, source, o.out, megabytes(r.file_bytes));
+    fmt::print("recorded {} sample(s) of {} from {} into {} ({})\n", r.samples, r.host.name, source, o.out,
+               megabytes(r.file_bytes));
     fmt::print("buffer behaviour: {}\n", r.fingerprint.more_data.value_or("not seen (no ERROR_MORE_DATA answer)"));
-    for (const std::string& f : r.fingerprint.findings.value_or(std::vector<std::string>{})) fmt::print("  noted: {}\n", f);
+    for (const std::string& f : r.fingerprint.findings.value_or(std::vector<std::string>{}))
+      fmt::print("  noted: {}\n", f);
     for (const std::string& w : r.warnings) fmt::print(stderr, "perfsim record: warning: {}\n", w);
   }
-  if (!s.ok()) return fail("record", s.message() + " (the capture holds the " + std::to_string(r.samples) + " sample(s) before it)");
+  if (!s.ok())
+    return fail("record",
+                s.message() + " (the capture holds the " + std::to_string(r.samples) + " sample(s) before it)");
   return kExitOk;
 }
 

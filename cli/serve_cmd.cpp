@@ -33,7 +33,8 @@ Status describe_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& h
   std::vector<replayer::QuirkSetting> cli_quirks;
   for (const std::string& text : o.quirks)
     if (Status s = replayer::parse_quirk_arg(text, cli_quirks.emplace_back()); !s.ok()) return s;
-  for (replayer::FleetHost& h : hosts) h.replay.quirks.insert(h.replay.quirks.begin(), cli_quirks.begin(), cli_quirks.end());
+  for (replayer::FleetHost& h : hosts)
+    h.replay.quirks.insert(h.replay.quirks.begin(), cli_quirks.begin(), cli_quirks.end());
   replayer::expand_fleet(hosts);
   return Status::Ok();
 }
@@ -70,12 +71,14 @@ int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, s
     if (s.capture.empty()) s.capture = o.capture.empty() ? bundled_default_capture() : o.capture;
     if (s.timeline.empty()) s.timeline = o.timeline;
     replayer::HostOptions hopt;
-    if (Status st = replayer::parse_timeline(s.timeline, hopt); !st.ok()) return fail("serve", st.message(), kExitUsage);
+    if (Status st = replayer::parse_timeline(s.timeline, hopt); !st.ok())
+      return fail("serve", st.message(), kExitUsage);
     const std::string key = s.capture + "|" + s.timeline + "|" + s.replay.key() + "|" + std::to_string(s.fleet_index);
     if (!factories.count(key)) {
       std::shared_ptr<replayer::SimulatedHost> host;
       Status st = replayer::make_replayed_host(cache, s.capture, s.replay, s.fleet_index, o.profile, hopt, host);
-      for (; warned < cache.warnings().size(); ++warned) fmt::print(stderr, "perfsim serve: {}\n", cache.warnings()[warned]);
+      for (; warned < cache.warnings().size(); ++warned)
+        fmt::print(stderr, "perfsim serve: {}\n", cache.warnings()[warned]);
       if (!st.ok()) return fail("serve", st.message());
       factories[key] = std::make_shared<server::WinregHandlerFactory>(host);
       out.all.push_back(host);
@@ -91,12 +94,20 @@ void print_listening(const ServeOptions& o, const server::Server& srv, const ser
   for (size_t i = 0; i < srv.bound().size(); ++i) {
     const server::BoundListener& b = srv.bound()[i];
     const auto& f = static_cast<server::WinregHandlerFactory&>(*cfg.listeners[i].factory);
-    const std::string ep = b.address.find(':') != std::string::npos ? fmt::format("[{}]:{}", b.address, b.port) : fmt::format("{}:{}", b.address, b.port);
+    const std::string ep = b.address.find(':') != std::string::npos ? fmt::format("[{}]:{}", b.address, b.port)
+                                                                    : fmt::format("{}:{}", b.address, b.port);
     if (o.json) {
-      fmt::print("{}\n", nlohmann::json({{"event", "listening"}, {"address", b.address}, {"port", b.port}, {"endpoint", ep},
-                                         {"host", f.host()->name()}, {"capture", specs[i].capture}, {"timeline", specs[i].timeline}}).dump());
+      fmt::print("{}\n", nlohmann::json({{"event", "listening"},
+                                         {"address", b.address},
+                                         {"port", b.port},
+                                         {"endpoint", ep},
+                                         {"host", f.host()->name()},
+                                         {"capture", specs[i].capture},
+                                         {"timeline", specs[i].timeline}})
+                             .dump());
     } else {
-      fmt::print("perfsim serve: host {} listening on {} (ncacn_ip_tcp:{}[{}]) from {}\n", f.host()->name(), ep, b.address, b.port, specs[i].capture);
+      fmt::print("perfsim serve: host {} listening on {} (ncacn_ip_tcp:{}[{}]) from {}\n", f.host()->name(), ep,
+                 b.address, b.port, specs[i].capture);
     }
   }
 }
@@ -104,20 +115,22 @@ void print_listening(const ServeOptions& o, const server::Server& srv, const ser
 void print_smb(const ServeOptions& o, const server::SmbSetup& smb) {
   for (const server::SmbHost& h : smb.hosts) {
     if (o.json) {
-      fmt::print("{}\n", nlohmann::json({{"event", "smb"}, {"address", h.address}, {"port", smb.port},
-                                         {"pipe", fmt::format("\\\\{}\\PIPE\\winreg", h.address)}, {"host", h.host->name()}}).dump());
+      fmt::print("{}\n", nlohmann::json({{"event", "smb"},
+                                         {"address", h.address},
+                                         {"port", smb.port},
+                                         {"pipe", fmt::format("\\\\{}\\PIPE\\winreg", h.address)},
+                                         {"host", h.host->name()}})
+                             .dump());
     } else {
-      fmt::print("perfsim serve: host {} on SMB {}:{} (ncacn_np:{}[\\pipe\\winreg]) through smbd pid {}\n", h.host->name(),
-                 h.address, smb.port, h.address, smb.smbd->smbd_pid());
+      fmt::print("perfsim serve: host {} on SMB {}:{} (ncacn_np:{}[\\pipe\\winreg]) through smbd pid {}\n",
+                 h.host->name(), h.address, smb.port, h.address, smb.smbd->smbd_pid());
     }
   }
 }
 
 }  // namespace
 
-std::string bundled_default_capture() {
-  return std::string(PERFSIM_BUNDLED_CAPTURES_DIR) + "/default-2016.perfcap";
-}
+std::string bundled_default_capture() { return std::string(PERFSIM_BUNDLED_CAPTURES_DIR) + "/default-2016.perfcap"; }
 
 int run_serve(const ServeOptions& o) {
   std::vector<replayer::FleetHost> specs;
@@ -131,15 +144,18 @@ int run_serve(const ServeOptions& o) {
   if (int rc = make_hosts(o, specs, cfg, hosts); rc != kExitOk) return rc;
   server::SmbSetup smb;
   if (!o.smb.empty()) {
-    if (Status st = server::prepare_smb(smb_options(o), hosts.smb, cfg, smb); !st.ok()) return fail("serve", "--smb: " + st.message());
+    if (Status st = server::prepare_smb(smb_options(o), hosts.smb, cfg, smb); !st.ok())
+      return fail("serve", "--smb: " + st.message());
   }
   replayer::FaultReloader faults;  // before the server's threads exist: they must not take SIGHUP
   if (!o.faults.empty()) {
     auto report = [](const std::string& m) { fmt::print(stderr, "perfsim serve: {}\n", m); };
-    if (Status st = faults.start(o.faults, hosts.all, report); !st.ok()) return fail("serve", "--faults: " + st.message(), kExitUsage);
+    if (Status st = faults.start(o.faults, hosts.all, report); !st.ok())
+      return fail("serve", "--faults: " + st.message(), kExitUsage);
   }
   server::Server srv(cfg);
-  if (Status st = srv.start(); !st.ok()) return fail("serve", st.message() + " (is the port in use? try another --listen port)");
+  if (Status st = srv.start(); !st.ok())
+    return fail("serve", st.message() + " (is the port in use? try another --listen port)");
   print_listening(o, srv, cfg, specs);
   if (smb.smbd) {
     if (Status st = smb.smbd->start(); !st.ok()) return fail("serve", "--smb: " + st.message());

@@ -36,9 +36,12 @@ int run_synth(const SynthOptions& o) {
   if (Status s = captures::Writer::create(o.out, head.host, {}, w); !s.ok())
     return fail("synth", o.out + ": " + s.ToString() + " (check the directory exists and is writable)");
   Status st;
-  for (const auto& v : head.registry) if (st.ok()) st = w->add_registry(v);
-  for (const auto& t : head.names) if (st.ok()) st = w->add_names(t);
-  for (const auto& c : head.catalog) if (st.ok()) st = w->add_object(c);
+  for (const auto& v : head.registry)
+    if (st.ok()) st = w->add_registry(v);
+  for (const auto& t : head.names)
+    if (st.ok()) st = w->add_names(t);
+  for (const auto& c : head.catalog)
+    if (st.ok()) st = w->add_object(c);
   if (st.ok() && !head.fingerprint_json.empty()) st = w->set_fingerprint(head.fingerprint_json);
 
   Progress bar("synth", gen->tick_count());
@@ -48,15 +51,25 @@ int run_synth(const SynthOptions& o) {
   while (st.ok() && !gen->done()) {
     batch.clear();
     st = gen->next(batch);
-    for (const auto& r : batch) if (st.ok()) { st = w->append(r); ++records; }
+    for (const auto& r : batch)
+      if (st.ok()) {
+        st = w->append(r);
+        ++records;
+      }
     bar.update(++ticks);
   }
   bar.finish();
   if (Status c = w->close(); st.ok()) st = c;
   if (!st.ok()) return fail("synth", o.out + ": " + st.ToString());
   if (o.json) {
-    fmt::print("{}\n", nlohmann::json({{"out", o.out}, {"host", head.host.name}, {"profile", head.host.profile}, {"ticks", ticks},
-                                       {"records", records}, {"raw_bytes", w->raw_payload_bytes()}, {"file_bytes", w->file_bytes()}}).dump());
+    fmt::print("{}\n", nlohmann::json({{"out", o.out},
+                                       {"host", head.host.name},
+                                       {"profile", head.host.profile},
+                                       {"ticks", ticks},
+                                       {"records", records},
+                                       {"raw_bytes", w->raw_payload_bytes()},
+                                       {"file_bytes", w->file_bytes()}})
+                           .dump());
   } else {
     fmt::print("{}: host {} (profile {}), {} samples, {} records, {} bytes raw -> {} bytes on disk ({:.1f}x)\n", o.out,
                head.host.name, head.host.profile, ticks, records, w->raw_payload_bytes(), w->file_bytes(),

@@ -25,7 +25,9 @@ struct SmbOptions {
   bool anonymous = false;
   std::string protocols;  // "MIN-MAX" dialects, e.g. SMB2_02-SMB3_11
   bool sign = false, encrypt = false;
-  bool any() const { return user || domain || password || auth_file || kerberos || anonymous || !protocols.empty() || sign || encrypt; }
+  bool any() const {
+    return user || domain || password || auth_file || kerberos || anonymous || !protocols.empty() || sign || encrypt;
+  }
 };
 
 // InvalidArgument says what is wrong with the text and what is expected.

@@ -19,7 +19,10 @@ bool is_perf_blob(const Bytes& b) {
 }
 
 nlohmann::json finding_json(const perfdata::Finding& f) {
-  return {{"severity", perfdata::severity_name(f.severity)}, {"check", f.check}, {"message", f.message}, {"offset", f.offset}};
+  return {{"severity", perfdata::severity_name(f.severity)},
+          {"check", f.check},
+          {"message", f.message},
+          {"offset", f.offset}};
 }
 
 struct Report {
@@ -62,10 +65,11 @@ int run_validate(const ValidateOptions& o) {
     for (const auto& w : r->warnings()) fmt::print(stderr, "warning: {}\n", w);
     for (size_t i = 0; i < r->records().size(); ++i) {
       captures::QueryRecord q;
-      const std::string where = fmt::format("record {} (tick {}, {})", i, r->records()[i].tick,
-                                            r->queries()[r->records()[i].query]);
+      const std::string where =
+          fmt::format("record {} (tick {}, {})", i, r->records()[i].tick, r->queries()[r->records()[i].query]);
       if (Status s = r->read_record(i, q); !s.ok()) {
-        rep.add(where, {{perfdata::Severity::kError, "capture.record", s.ToString(), size_t(r->records()[i].offset)}}, o.json);
+        rep.add(where, {{perfdata::Severity::kError, "capture.record", s.ToString(), size_t(r->records()[i].offset)}},
+                o.json);
         continue;
       }
       if (q.status != 0 || !is_perf_blob(q.payload)) continue;  // name tables, errors: not perf data
@@ -74,8 +78,8 @@ int run_validate(const ValidateOptions& o) {
   }
   const bool failed = rep.errors > 0 || (o.strict && rep.warnings > 0);
   if (o.json) {
-    nlohmann::json j = {{"path", o.path}, {"blobs", rep.blobs}, {"errors", rep.errors}, {"warnings", rep.warnings},
-                        {"ok", !failed}, {"findings", rep.items}};
+    nlohmann::json j = {{"path", o.path},           {"blobs", rep.blobs}, {"errors", rep.errors},
+                        {"warnings", rep.warnings}, {"ok", !failed},      {"findings", rep.items}};
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("{}: {} blob(s) checked, {} error(s), {} warning(s)\n", o.path, rep.blobs, rep.errors, rep.warnings);

@@ -23,7 +23,8 @@ Status print_values(const ValuesView& v, nlohmann::json* jobjects, size_t& shown
   const std::string host = utf16_to_utf8(v.cur->system_name());
   for (const perfdata::Object& obj : v.cur->objects) {
     const std::string oname = name_of(v.names, obj.name_index);
-    if (!v.object_filter.empty() && !iequals(v.object_filter, oname) && v.object_filter != std::to_string(obj.name_index))
+    if (!v.object_filter.empty() && !iequals(v.object_filter, oname) &&
+        v.object_filter != std::to_string(obj.name_index))
       continue;
     ++shown;
     std::vector<perfdata::InstanceValues> values;
@@ -38,8 +39,10 @@ Status print_values(const ValuesView& v, nlohmann::json* jobjects, size_t& shown
         const char* tname = perfdata::counter_type_name(cv.type);
         if (jobjects) {
           nlohmann::json j = {{"counter", cname}, {"index", cv.name_index}, {"type", tname}, {"raw", cv.value.raw}};
-          if (cv.value.valid()) j["value"] = cv.value.value;
-          else j["error"] = cv.value.error;
+          if (cv.value.valid())
+            j["value"] = cv.value.value;
+          else
+            j["error"] = cv.value.error;
           jc.push_back(j);
         } else if (cv.value.valid()) {
           fmt::print("{}\\{} = {:.3f}  [{}]\n", path, cname, cv.value.value, tname);

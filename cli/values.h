@@ -16,7 +16,7 @@ struct ValuesView {
   const perfdata::DataBlock* prev = nullptr;
   const perfdata::DataBlock* cur = nullptr;
   const std::map<uint32_t, std::string>* names = nullptr;  // Counter table (index -> name)
-  std::string object_filter;  // name or index; empty = all
+  std::string object_filter;                               // name or index; empty = all
 };
 
 // Text to stdout, or appended to `json_objects` (an array) when it is non-null. `shown` counts the

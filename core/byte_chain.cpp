@@ -11,8 +11,10 @@ void ByteChain::append(ByteView b) {
   size_ += b.size();
   if (pieces_.empty()) return;
   Piece& last = pieces_.back();
-  if (!last.owner && last.offset + last.size == at) last.size += b.size();  // extends the own tail
-  else pieces_.push_back(Piece{nullptr, nullptr, at, b.size()});
+  if (!last.owner && last.offset + last.size == at)
+    last.size += b.size();  // extends the own tail
+  else
+    pieces_.push_back(Piece{nullptr, nullptr, at, b.size()});
 }
 
 void ByteChain::append_shared(std::shared_ptr<const void> owner, ByteView piece) {
@@ -32,8 +34,10 @@ void ByteChain::append_range(const ByteChain& src, size_t pos, size_t n) {
     const size_t from = std::max(pos, at), to = std::min(end, at + v.size());
     if (from < to) {
       ByteView part = v.subspan(from - at, to - from);
-      if (owner) append_shared(*owner, part);
-      else append(part);
+      if (owner)
+        append_shared(*owner, part);
+      else
+        append(part);
     }
     at += v.size();
   };

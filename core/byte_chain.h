@@ -54,7 +54,9 @@ class ByteChain {
     size_t offset = 0;
     size_t size = 0;
   };
-  ByteView view(const Piece& p) const { return p.owner ? ByteView(p.data, p.size) : ByteView(own_).subspan(p.offset, p.size); }
+  ByteView view(const Piece& p) const {
+    return p.owner ? ByteView(p.data, p.size) : ByteView(own_).subspan(p.offset, p.size);
+  }
 
   // While only owned bytes were appended, pieces_ stays empty and own_ is the whole chain.
   Bytes own_;

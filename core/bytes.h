@@ -17,7 +17,10 @@ inline uint32_t load_le32(const uint8_t* p) {
   return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
 }
 inline uint64_t load_le64(const uint8_t* p) { return uint64_t(load_le32(p)) | (uint64_t(load_le32(p + 4)) << 32); }
-inline void store_le16(uint8_t* p, uint16_t v) { p[0] = uint8_t(v); p[1] = uint8_t(v >> 8); }
+inline void store_le16(uint8_t* p, uint16_t v) {
+  p[0] = uint8_t(v);
+  p[1] = uint8_t(v >> 8);
+}
 inline void store_le32(uint8_t* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = uint8_t(v >> (8 * i));
 }
@@ -25,9 +28,16 @@ inline void store_le64(uint8_t* p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
 }
 
-inline void put_le16(Bytes& b, uint16_t v) { b.push_back(uint8_t(v)); b.push_back(uint8_t(v >> 8)); }
-inline void put_le32(Bytes& b, uint32_t v) { for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i))); }
-inline void put_le64(Bytes& b, uint64_t v) { for (int i = 0; i < 8; ++i) b.push_back(uint8_t(v >> (8 * i))); }
+inline void put_le16(Bytes& b, uint16_t v) {
+  b.push_back(uint8_t(v));
+  b.push_back(uint8_t(v >> 8));
+}
+inline void put_le32(Bytes& b, uint32_t v) {
+  for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
+}
+inline void put_le64(Bytes& b, uint64_t v) {
+  for (int i = 0; i < 8; ++i) b.push_back(uint8_t(v >> (8 * i)));
+}
 inline void put_bytes(Bytes& b, ByteView v) { b.insert(b.end(), v.begin(), v.end()); }
 inline void pad_to(Bytes& b, size_t align, uint8_t fill = 0) {
   while (b.size() % align) b.push_back(fill);
@@ -41,17 +51,56 @@ class ByteReader {
   explicit ByteReader(ByteView data, size_t pos = 0) : d_(data), pos_(pos) {}
   size_t pos() const { return pos_; }
   size_t remaining() const { return pos_ <= d_.size() ? d_.size() - pos_ : 0; }
-  bool seek(size_t p) { if (p > d_.size()) return false; pos_ = p; return true; }
-  bool skip(size_t n) { if (n > remaining()) return false; pos_ += n; return true; }
-  bool u8(uint8_t& v) { if (remaining() < 1) return false; v = d_[pos_++]; return true; }
-  bool u16(uint16_t& v) { if (remaining() < 2) return false; v = load_le16(&d_[pos_]); pos_ += 2; return true; }
-  bool u32(uint32_t& v) { if (remaining() < 4) return false; v = load_le32(&d_[pos_]); pos_ += 4; return true; }
-  bool u64(uint64_t& v) { if (remaining() < 8) return false; v = load_le64(&d_[pos_]); pos_ += 8; return true; }
-  bool i32(int32_t& v) { uint32_t u; if (!u32(u)) return false; v = int32_t(u); return true; }
-  bool i64(int64_t& v) { uint64_t u; if (!u64(u)) return false; v = int64_t(u); return true; }
+  bool seek(size_t p) {
+    if (p > d_.size()) return false;
+    pos_ = p;
+    return true;
+  }
+  bool skip(size_t n) {
+    if (n > remaining()) return false;
+    pos_ += n;
+    return true;
+  }
+  bool u8(uint8_t& v) {
+    if (remaining() < 1) return false;
+    v = d_[pos_++];
+    return true;
+  }
+  bool u16(uint16_t& v) {
+    if (remaining() < 2) return false;
+    v = load_le16(&d_[pos_]);
+    pos_ += 2;
+    return true;
+  }
+  bool u32(uint32_t& v) {
+    if (remaining() < 4) return false;
+    v = load_le32(&d_[pos_]);
+    pos_ += 4;
+    return true;
+  }
+  bool u64(uint64_t& v) {
+    if (remaining() < 8) return false;
+    v = load_le64(&d_[pos_]);
+    pos_ += 8;
+    return true;
+  }
+  bool i32(int32_t& v) {
+    uint32_t u;
+    if (!u32(u)) return false;
+    v = int32_t(u);
+    return true;
+  }
+  bool i64(int64_t& v) {
+    uint64_t u;
+    if (!u64(u)) return false;
+    v = int64_t(u);
+    return true;
+  }
   bool bytes(size_t n, ByteView& out) {
     if (n > remaining()) return false;
-    out = d_.subspan(pos_, n); pos_ += n; return true;
+    out = d_.subspan(pos_, n);
+    pos_ += n;
+    return true;
   }
   ByteView data() const { return d_; }
 

@@ -18,8 +18,8 @@ std::string two(int v) { return (v < 10 ? "0" : "") + std::to_string(v); }
 Json date_value(const toml::node& n) {
   if (const auto* dt = n.as_date_time()) {
     const toml::date_time& d = dt->get();
-    return std::to_string(d.date.year) + "-" + two(d.date.month) + "-" + two(d.date.day) + "T" + two(d.time.hour) + ":" +
-           two(d.time.minute) + ":" + two(d.time.second) + "Z";
+    return std::to_string(d.date.year) + "-" + two(d.date.month) + "-" + two(d.date.day) + "T" + two(d.time.hour) +
+           ":" + two(d.time.minute) + ":" + two(d.time.second) + "Z";
   }
   if (const auto* d = n.as_date()) {
     const toml::date& x = d->get();
@@ -69,8 +69,9 @@ Status parse_toml(std::string_view text, const std::string& origin, Doc& out) {
   try {
     tbl = toml::parse(text);
   } catch (const toml::parse_error& e) {
-    return Status::InvalidArgument(origin + ":" + std::to_string(e.source().begin.line) + ": TOML syntax error at column " +
-                                   std::to_string(e.source().begin.column) + ": " + std::string(e.description()));
+    return Status::InvalidArgument(origin + ":" + std::to_string(e.source().begin.line) +
+                                   ": TOML syntax error at column " + std::to_string(e.source().begin.column) + ": " +
+                                   std::string(e.description()));
   }
   Doc doc;
   doc.origin = origin;

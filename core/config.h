@@ -44,7 +44,8 @@ Status load_file(const std::string& path, Doc& out);
 // 0x/0X; no octal, 010 is ten), at most `hi` (parse_int: within [lo, hi]). Rejects "", "-1" for
 // unsigned, "+1", " 1", "1x" and overflow. `what` names the value in the message ("port",
 // "--growth add:N").
-Status parse_uint(std::string_view text, const std::string& what, uint64_t& out, uint64_t hi = UINT64_MAX, int base = 10);
+Status parse_uint(std::string_view text, const std::string& what, uint64_t& out, uint64_t hi = UINT64_MAX,
+                  int base = 10);
 Status parse_int(std::string_view text, const std::string& what, int64_t& out, int64_t lo = INT64_MIN,
                  int64_t hi = INT64_MAX);
 template <class T>
@@ -83,7 +84,8 @@ class Reader {
 
   // An integer in [lo, hi]; floats, strings and booleans are type errors.
   template <class T>
-  Status integer_value(const Json& v, const std::string& path, T& out, std::type_identity_t<T> lo = std::numeric_limits<T>::min(),
+  Status integer_value(const Json& v, const std::string& path, T& out,
+                       std::type_identity_t<T> lo = std::numeric_limits<T>::min(),
                        std::type_identity_t<T> hi = std::numeric_limits<T>::max()) const {
     static_assert(std::is_integral_v<T>);
     if (!v.is_number_integer()) return type_error(path, "an integer", v);
@@ -101,7 +103,7 @@ class Reader {
   template <class T>
   Status integers(const Json& obj, const std::string& path, const char* key, std::vector<T>& out,
                   std::type_identity_t<T> lo = std::numeric_limits<T>::min(),
-                 std::type_identity_t<T> hi = std::numeric_limits<T>::max()) const {
+                  std::type_identity_t<T> hi = std::numeric_limits<T>::max()) const {
     if (!obj.contains(key)) return Status::Ok();
     const Json& a = obj[key];
     if (!a.is_array()) return type_error(join(path, key), "an array of integers", a);

@@ -47,8 +47,10 @@ class SharedBytes {
   // copies otherwise. Leaves this empty.
   Bytes to_bytes() && {
     Bytes out;
-    if (mine_ && owner_.use_count() == 1 && view_.size() == mine_->size()) out = std::move(*mine_);
-    else out = to_bytes();
+    if (mine_ && owner_.use_count() == 1 && view_.size() == mine_->size())
+      out = std::move(*mine_);
+    else
+      out = to_bytes();
     *this = SharedBytes();
     return out;
   }

@@ -56,9 +56,12 @@ Status pipe_into(bool child_reads, int& child_fd, int& mine, Plumbing& p) {
 
 Status plumb_one(int index, Stream s, const std::string& path, int& mine, Plumbing& p) {
   switch (s) {
-    case Stream::kInherit: return Status::Ok();
-    case Stream::kNull: return open_into("/dev/null", index == 0 ? O_RDONLY : O_WRONLY, p.child_fd[index], p);
-    case Stream::kPipe: return pipe_into(index == 0, p.child_fd[index], mine, p);
+    case Stream::kInherit:
+      return Status::Ok();
+    case Stream::kNull:
+      return open_into("/dev/null", index == 0 ? O_RDONLY : O_WRONLY, p.child_fd[index], p);
+    case Stream::kPipe:
+      return pipe_into(index == 0, p.child_fd[index], mine, p);
     case Stream::kFile:
       if (index == 0) return Status::InvalidArgument("stdin cannot be a file");
       return open_into(path.c_str(), O_WRONLY | O_CREAT | O_APPEND, p.child_fd[index], p);
@@ -144,16 +147,14 @@ int fork_exec(CArgv& argv, const Options& o, const Plumbing& p, pid_t& pid) {
   int exec_errno = 0;
   if (pid > 0) {
     ssize_t n;
-    while ((n = ::read(report[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
-    }
+    while ((n = ::read(report[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {}
     if (n != sizeof exec_errno) exec_errno = 0;
   }
   ::close(report[0]);
   if (pid < 0) return fork_errno;
   if (exec_errno != 0) {
     int st;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
     pid = -1;
   }
   return exec_errno;
@@ -171,8 +172,7 @@ bool reap(Child& c, int flags, ExitStatus& status) {
   if (c.pid <= 0) return true;
   int st = 0;
   pid_t r;
-  while ((r = ::waitpid(c.pid, &st, flags)) < 0 && errno == EINTR) {
-  }
+  while ((r = ::waitpid(c.pid, &st, flags)) < 0 && errno == EINTR) {}
   if (r == 0) return false;
   status = r == c.pid ? decode(st) : ExitStatus{};
   c.pid = -1;
@@ -194,8 +194,8 @@ Status start(const std::vector<std::string>& argv, const Options& options, Child
     return Status::IOError("cannot run " + argv[0] + ": " + s.message());
   }
   CArgv cargv(argv);
-  const int rc = options.parent_death_signal != 0 ? fork_exec(cargv, options, p, child.pid)
-                                                  : spawn(cargv, options, p, child.pid);
+  const int rc =
+      options.parent_death_signal != 0 ? fork_exec(cargv, options, p, child.pid) : spawn(cargv, options, p, child.pid);
   if (rc == 0) return Status::Ok();
   child.pid = -1;
   close_pipes(child);

@@ -124,8 +124,10 @@ Status parse_ini(ByteView file, CounterIni& out) {
     const std::string key = trim(line.substr(0, eq));
     const std::string value = eq == std::string::npos ? "" : unquote(trim(line.substr(eq + 1)));
     if (section == "INFO") {
-      if (iequals(key, "drivername")) ini.driver = value;
-      else if (iequals(key, "symbolfile")) ini.symbol_file = value;
+      if (iequals(key, "drivername"))
+        ini.driver = value;
+      else if (iequals(key, "symbolfile"))
+        ini.symbol_file = value;
     } else if (section == "LANGUAGES") {
       if (!lang_id(key)) return Status::InvalidArgument(where + ": language id '" + key + "' is not 3 or 4 hex digits");
       ini.languages.push_back(key);
@@ -161,7 +163,8 @@ Status parse_symbols(ByteView file, Symbols& out) {
     std::string value = trim(line.substr(name_end));
     if (size_t c = value.find("//"); c != std::string::npos) value = trim(value.substr(0, c));
     if (size_t c = value.find("/*"); c != std::string::npos) value = trim(value.substr(0, c));
-    if (value.size() >= 2 && value.front() == '(' && value.back() == ')') value = trim(value.substr(1, value.size() - 2));
+    if (value.size() >= 2 && value.front() == '(' && value.back() == ')')
+      value = trim(value.substr(1, value.size() - 2));
     if (value.empty()) continue;
     uint32_t offset = 0;  // decimal or 0x hex; a define of anything else is not an offset
     if (!config::parse_uint_as(value, name, offset, 0).ok()) continue;
@@ -185,11 +188,13 @@ Status load_ini(const std::string& path, CounterIni& ini, Symbols& symbols) {
   if (Status s = parse_ini(data, ini); !s.ok()) return Status::InvalidArgument(path + ": " + s.message());
   // The symbol file's name, compared case-insensitively in the directory it names.
   std::string symbol_file = ini.symbol_file;
-  for (char& c : symbol_file) if (c == '\\') c = '/';  // written for Windows
+  for (char& c : symbol_file)
+    if (c == '\\') c = '/';  // written for Windows
   const fs::path named = fs::path(path).parent_path() / fs::path(symbol_file).relative_path();
   fs::path found;
   std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(named.parent_path().empty() ? "." : named.parent_path(), ec))
+  for (const fs::directory_entry& e :
+       fs::directory_iterator(named.parent_path().empty() ? "." : named.parent_path(), ec))
     if (iequals(e.path().filename().string(), named.filename().string())) found = e.path();
   if (found.empty())
     return Status::NotFound(path + ": symbol file '" + ini.symbol_file + "' not found next to the INI (looked in " +

@@ -29,8 +29,8 @@ struct IniText {
 };
 
 struct CounterIni {
-  std::string driver;       // [info] drivername
-  std::string symbol_file;  // [info] symbolfile, as written
+  std::string driver;                  // [info] drivername
+  std::string symbol_file;             // [info] symbolfile, as written
   std::vector<std::string> languages;  // [languages] keys, in file order (e.g. "009", "00C", "000")
   std::vector<IniText> objects;        // [objects] entries (SYMBOL_LANGID_NAME=...)
   std::vector<IniText> texts;          // [text]

@@ -36,7 +36,8 @@ std::vector<Bytes*> table_slots(captures::Capture& cap, const std::string& lang,
     const std::string prefix = std::string(kPerflibKey) + "\\";
     if (v.key.size() <= prefix.size() || !iequals(v.key.substr(0, prefix.size()), prefix)) continue;
     const std::string sub = v.key.substr(prefix.size());
-    if (sub.size() < 3 || sub.size() > 4 || sub.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) continue;
+    if (sub.size() < 3 || sub.size() > 4 || sub.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+      continue;
     if (same_lang(sub, lang) && iequals(v.name, help ? "Help" : "Counter")) out.push_back(&v.data);
   }
   return out;
@@ -63,7 +64,9 @@ std::vector<std::string> host_languages(const captures::Capture& cap) {
 
 Status parse_table(const Bytes& b, const std::string& lang, bool help, perfdata::NameTable& t) {
   const Status s = perfdata::parse_names(b, t);
-  return s.ok() ? s : Status::Corruption("the host's " + std::string(help ? "Help " : "Counter ") + lang + " table: " + s.message());
+  return s.ok() ? s
+                : Status::Corruption("the host's " + std::string(help ? "Help " : "Counter ") + lang +
+                                     " table: " + s.message());
 }
 
 // The "1" entry of a Counter table holds the highest index.
@@ -89,7 +92,8 @@ std::pair<uint32_t, uint32_t> perflib_last(captures::Capture& cap) {
 }
 
 void remove_value(captures::Capture& cap, const std::string& key, const std::string& name) {
-  std::erase_if(cap.registry, [&](const captures::RegistryValue& v) { return iequals(v.key, key) && iequals(v.name, name); });
+  std::erase_if(cap.registry,
+                [&](const captures::RegistryValue& v) { return iequals(v.key, key) && iequals(v.name, name); });
 }
 
 struct Resolved {  // one [text] line with its offset
@@ -104,8 +108,9 @@ Status resolve(const CounterIni& ini, const Symbols& symbols, std::vector<Resolv
       uint32_t off = 0;
       if (!find_symbol(symbols, t.symbol, off))
         return Status::InvalidArgument(where + "symbol " + t.symbol + " is not defined in " + ini.symbol_file);
-      if (off % 2) return Status::InvalidArgument(where + "symbol " + t.symbol + " has odd offset " + std::to_string(off) +
-                                                  " (offsets are even: names at even indices, help at odd)");
+      if (off % 2)
+        return Status::InvalidArgument(where + "symbol " + t.symbol + " has odd offset " + std::to_string(off) +
+                                       " (offsets are even: names at even indices, help at odd)");
       bool listed = false;
       for (const std::string& l : ini.languages) listed |= same_lang(l, t.lang);
       if (!listed) return Status::InvalidArgument(where + "language " + t.lang + " is not in [languages]");
@@ -121,7 +126,8 @@ std::string performance_key(const std::string& driver) {
   return "SYSTEM\\CurrentControlSet\\Services\\" + driver + "\\Performance";
 }
 
-const captures::RegistryValue* find_value(const captures::Capture& cap, const std::string& key, const std::string& name) {
+const captures::RegistryValue* find_value(const captures::Capture& cap, const std::string& key,
+                                          const std::string& name) {
   for (const captures::RegistryValue& v : cap.registry)
     if (iequals(v.key, key) && iequals(v.name, name)) return &v;
   return nullptr;
@@ -192,7 +198,8 @@ Status install(captures::Capture& cap_in, const CounterIni& ini, const Symbols& 
   std::vector<Resolved> texts;
   uint32_t max_offset = 0;
   if (Status s = resolve(ini, symbols, texts, max_offset); !s.ok()) return s;
-  std::stable_sort(texts.begin(), texts.end(), [](const Resolved& a, const Resolved& b) { return a.offset < b.offset; });
+  std::stable_sort(texts.begin(), texts.end(),
+                   [](const Resolved& a, const Resolved& b) { return a.offset < b.offset; });
 
   captures::Capture cap = cap_in;  // changed copy; swapped in at the end
   InstallReport rep;
@@ -274,8 +281,10 @@ Status uninstall(captures::Capture& cap_in, const std::string& driver, InstallRe
         removed = std::max(removed, before - t.entries.size());
         for (const perfdata::NameEntry& e : t.entries)
           if (e.index < lo) (help ? below_help : below_counter) = std::max(help ? below_help : below_counter, e.index);
-        if (help) *slot = perfdata::build_names(t);
-        else counters.emplace_back(slot, std::move(t));
+        if (help)
+          *slot = perfdata::build_names(t);
+        else
+          counters.emplace_back(slot, std::move(t));
       }
       rep.entries += removed;
       changed |= removed > 0;
@@ -291,8 +300,10 @@ Status uninstall(captures::Capture& cap_in, const std::string& driver, InstallRe
   const std::string key = performance_key(driver);
   for (const char* name : kRangeValues) remove_value(cap, key, name);
   remove_value(cap, key, "Object List");
-  if (find_value(cap, kPerflibKey, "Last Counter")) set_value(cap, kPerflibKey, "Last Counter", windows::kRegDword, reg_dword(last_counter));
-  if (find_value(cap, kPerflibKey, "Last Help")) set_value(cap, kPerflibKey, "Last Help", windows::kRegDword, reg_dword(last_help));
+  if (find_value(cap, kPerflibKey, "Last Counter"))
+    set_value(cap, kPerflibKey, "Last Counter", windows::kRegDword, reg_dword(last_counter));
+  if (find_value(cap, kPerflibKey, "Last Help"))
+    set_value(cap, kPerflibKey, "Last Help", windows::kRegDword, reg_dword(last_help));
   rep.perflib_last_counter = last_counter;
   rep.perflib_last_help = last_help;
   cap_in = std::move(cap);

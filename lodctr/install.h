@@ -37,10 +37,10 @@ struct DriverRange {
 struct InstallReport {
   DriverRange range;
   uint32_t perflib_last_counter = 0, perflib_last_help = 0;  // after the change
-  std::vector<std::string> languages;          // tables changed
-  std::vector<std::string> skipped_languages;  // listed in [languages], but the host has no such table
-  size_t entries = 0;                          // name + help entries added or removed, all tables
-  std::vector<uint32_t> objects;               // Object List (install)
+  std::vector<std::string> languages;                        // tables changed
+  std::vector<std::string> skipped_languages;                // listed in [languages], but the host has no such table
+  size_t entries = 0;                                        // name + help entries added or removed, all tables
+  std::vector<uint32_t> objects;                             // Object List (install)
 };
 
 Status install(captures::Capture& cap, const CounterIni& ini, const Symbols& symbols, InstallReport* report = nullptr);
@@ -52,7 +52,8 @@ Status find_driver(const captures::Capture& cap, const std::string& driver, Driv
 bool symbol_index(const DriverRange& range, const Symbols& symbols, const std::string& symbol, uint32_t& index);
 
 // Registry helpers shared with providers.h.
-const captures::RegistryValue* find_value(const captures::Capture& cap, const std::string& key, const std::string& name);
+const captures::RegistryValue* find_value(const captures::Capture& cap, const std::string& key,
+                                          const std::string& name);
 void set_value(captures::Capture& cap, const std::string& key, const std::string& name, uint32_t type, Bytes data);
 Bytes reg_dword(uint32_t v);
 Bytes reg_sz(const std::string& s);

@@ -17,9 +17,9 @@
 namespace perfsim::lodctr {
 namespace {
 
+using config::join;
 using config::Json;
 using config::Reader;
-using config::join;
 
 Status fail(const std::string& path, const std::string& what) {
   return Status::InvalidArgument("collect spec: " + path + ": " + what);
@@ -30,7 +30,8 @@ Status fail(const std::string& path, const std::string& what) {
 void rename_symbol(Json& obj, const std::string& path, config::Doc& synth) {
   obj["name"] = obj["symbol"];
   obj.erase("symbol");
-  if (auto it = synth.lines.find(join(path, "symbol")); it != synth.lines.end()) synth.lines[join(path, "name")] = it->second;
+  if (auto it = synth.lines.find(join(path, "symbol")); it != synth.lines.end())
+    synth.lines[join(path, "name")] = it->second;
 }
 
 Status check_symbol(const Reader& r, const Json& v, const std::string& path) {
@@ -46,7 +47,8 @@ Status to_synth_object(const Reader& r, const Json& in, const std::string& path,
   Status s = r.keys(in, path, {"symbol", "costly", "instances", "counters"});
   if (s.ok()) s = check_symbol(r, in, path);
   if (s.ok()) s = r.require(in, path, "counters");
-  if (s.ok() && !in["counters"].is_array()) s = r.type_error(join(path, "counters"), "an array of counters", in["counters"]);
+  if (s.ok() && !in["counters"].is_array())
+    s = r.type_error(join(path, "counters"), "an array of counters", in["counters"]);
   if (!s.ok()) return s;
   Json out = in;
   rename_symbol(out, path, synth);
@@ -77,7 +79,8 @@ Status read_bad(const Reader& r, const Json& p, BadMode& out) {
 
 Status read_provider(const Reader& r, const Json& p, CollectSpec& cs) {
   Status s = r.keys(p, "provider", {"library", "open", "collect", "close", "seed", "disabled", "timeout", "bad"});
-  for (auto [key, field] : {std::pair{"library", &cs.library}, {"open", &cs.open}, {"collect", &cs.collect}, {"close", &cs.close}})
+  for (auto [key, field] :
+       {std::pair{"library", &cs.library}, {"open", &cs.open}, {"collect", &cs.collect}, {"close", &cs.close}})
     if (s.ok()) s = r.string(p, "provider", key, *field);
   if (s.ok()) s = r.integer(p, "provider", "seed", cs.seed, 0, INT64_MAX);
   if (s.ok()) s = r.boolean(p, "provider", "disabled", cs.disabled);
@@ -103,7 +106,8 @@ Status read_collect_spec(const config::Doc& doc, CollectSpec& out) {
   // synth reads the objects from a tree with the same key paths, so its errors keep our lines.
   config::Doc synth{doc.origin, {{"host", {{"seed", cs.seed}}}, {"objects", Json::array()}}, doc.lines};
   for (size_t i = 0; i < root["objects"].size(); ++i) {
-    if (Status s = to_synth_object(r, root["objects"][i], config::index("objects", i), synth, cs.base_symbols.emplace_back());
+    if (Status s =
+            to_synth_object(r, root["objects"][i], config::index("objects", i), synth, cs.base_symbols.emplace_back());
         !s.ok())
       return s;
   }
@@ -119,19 +123,22 @@ uint32_t base_type_needed(uint32_t type) {
     case winperf::PERF_RAW_FRACTION:
     case winperf::PERF_LARGE_RAW_FRACTION:
     case winperf::PERF_AVERAGE_TIMER:
-    case winperf::PERF_AVERAGE_BULK: return 1;
-    default: return 0;
+    case winperf::PERF_AVERAGE_BULK:
+      return 1;
+    default:
+      return 0;
   }
 }
 
 // Resolved symbols of the spec for an installed driver.
 struct Layout {
-  std::vector<uint32_t> object_index;               // per object
-  std::vector<std::vector<uint32_t>> base_index;    // per object, per counter spec: 0 = none
+  std::vector<uint32_t> object_index;             // per object
+  std::vector<std::vector<uint32_t>> base_index;  // per object, per counter spec: 0 = none
   DriverRange range;
 };
 
-Status resolve_symbol(const Layout& l, const Symbols& symbols, const std::string& symbol, const std::string& where, uint32_t& index) {
+Status resolve_symbol(const Layout& l, const Symbols& symbols, const std::string& symbol, const std::string& where,
+                      uint32_t& index) {
   uint32_t off = 0;
   if (!find_symbol(symbols, symbol, off)) return fail(where, "symbol " + symbol + " is not defined in the symbol file");
   if (off % 2) return fail(where, "symbol " + symbol + " has odd offset " + std::to_string(off));
@@ -152,15 +159,24 @@ void finish_object(perfdata::Object& o, const std::vector<uint32_t>& base_index,
     c.help_index = b ? b - l.range.first_counter + l.range.first_help : 0;
   }
   switch (bad) {
-    case BadMode::kNone: break;
-    case BadMode::kCounterOutsideBlock: o.counters[0].offset = 0x10000; break;
+    case BadMode::kNone:
+      break;
+    case BadMode::kCounterOutsideBlock:
+      o.counters[0].offset = 0x10000;
+      break;
     case BadMode::kSizeMismatch:
       for (perfdata::CounterDef& c : o.counters)
-        if (c.size == 4) { c.size = 8; break; }
+        if (c.size == 4) {
+          c.size = 8;
+          break;
+        }
       break;
     case BadMode::kMissingBase:
       for (size_t i = 0; i < o.counters.size(); ++i)
-        if (winperf::is_base_type(o.counters[i].type)) { o.counters.erase(o.counters.begin() + long(i)); break; }
+        if (winperf::is_base_type(o.counters[i].type)) {
+          o.counters.erase(o.counters.begin() + long(i));
+          break;
+        }
       break;
   }
   o.num_counters = uint32_t(o.counters.size());
@@ -176,15 +192,17 @@ std::vector<size_t> wanted(const captures::QueryRecord& r, const std::vector<per
   if (q.kind == perfdata::QueryKind::kIndexList) selected = perfdata::select_objects(q, catalog);
   for (size_t i = 0; i < indices.size(); ++i) {
     const bool take = q.kind == perfdata::QueryKind::kGlobal ? !src.costly(i)
-                      : q.kind == perfdata::QueryKind::kCostly ? src.costly(i)
-                      : std::find(selected.begin(), selected.end(), indices[i]) != selected.end();
+                      : q.kind == perfdata::QueryKind::kCostly
+                          ? src.costly(i)
+                          : std::find(selected.begin(), selected.end(), indices[i]) != selected.end();
     if (take) out.push_back(i);
   }
   return out;
 }
 
 bool perf_payload(const captures::QueryRecord& r) {
-  return r.status == windows::kErrorSuccess && r.reg_type == windows::kRegBinary && r.payload.size() >= winperf::kDataBlockSize;
+  return r.status == windows::kErrorSuccess && r.reg_type == windows::kRegBinary &&
+         r.payload.size() >= winperf::kDataBlockSize;
 }
 
 void replace_payload(captures::QueryRecord& r, const perfdata::DataBlock& block) {
@@ -197,10 +215,14 @@ void replace_payload(captures::QueryRecord& r, const perfdata::DataBlock& block)
 
 const char* bad_mode_name(BadMode m) {
   switch (m) {
-    case BadMode::kNone: return "none";
-    case BadMode::kCounterOutsideBlock: return "counter-outside-block";
-    case BadMode::kSizeMismatch: return "size-mismatch";
-    case BadMode::kMissingBase: return "missing-base";
+    case BadMode::kNone:
+      return "none";
+    case BadMode::kCounterOutsideBlock:
+      return "counter-outside-block";
+    case BadMode::kSizeMismatch:
+      return "size-mismatch";
+    case BadMode::kMissingBase:
+      return "missing-base";
   }
   return "none";
 }
@@ -268,7 +290,8 @@ Status add_provider(captures::Capture& cap_in, const std::string& driver, const 
     return fail("provider.bad", "missing-base needs a fraction or average counter (they have a base)");
   for (uint32_t index : l.object_index)
     for (const perfdata::ObjectInfo& o : cap_in.catalog)
-      if (o.index == index) return fail("objects", "object index " + std::to_string(index) + " is already in the host's catalog");
+      if (o.index == index)
+        return fail("objects", "object index " + std::to_string(index) + " is already in the host's catalog");
   std::unique_ptr<synth::ObjectSource> src;
   if (Status s = synth::ObjectSource::create(spec, cap_in.host.perf_freq, src); !s.ok()) return s;
 
@@ -277,8 +300,10 @@ Status add_provider(captures::Capture& cap_in, const std::string& driver, const 
   const std::string key = performance_key(driver);
   set_value(cap, key, "Library", windows::kRegSz, reg_sz(cs.library.empty() ? driver + ".dll" : cs.library));
   set_value(cap, key, "Open", windows::kRegSz, reg_sz(cs.open.empty() ? "Open" + driver + "PerformanceData" : cs.open));
-  set_value(cap, key, "Collect", windows::kRegSz, reg_sz(cs.collect.empty() ? "Collect" + driver + "PerformanceData" : cs.collect));
-  set_value(cap, key, "Close", windows::kRegSz, reg_sz(cs.close.empty() ? "Close" + driver + "PerformanceData" : cs.close));
+  set_value(cap, key, "Collect", windows::kRegSz,
+            reg_sz(cs.collect.empty() ? "Collect" + driver + "PerformanceData" : cs.collect));
+  set_value(cap, key, "Close", windows::kRegSz,
+            reg_sz(cs.close.empty() ? "Close" + driver + "PerformanceData" : cs.close));
   if (cs.disabled) {  // perflib never loads it: nothing in any answer
     set_value(cap, key, "Disable Performance Counters", windows::kRegDword, reg_dword(1));
     cap_in = std::move(cap);
@@ -300,8 +325,10 @@ Status add_provider(captures::Capture& cap_in, const std::string& driver, const 
     }
     if (r.tick != tick) {  // the provider is called once per tick; its clock is the host's
       tick = r.tick;
-      objects = src->advance(block.perf_time_100ns ? block.perf_time_100ns : r.time_100ns, block.perf_time, block.perf_freq);
-      for (size_t i = 0; i < objects.size(); ++i) finish_object(objects[i], l.base_index[i], l, i == 0 ? cs.bad : BadMode::kNone);
+      objects =
+          src->advance(block.perf_time_100ns ? block.perf_time_100ns : r.time_100ns, block.perf_time, block.perf_freq);
+      for (size_t i = 0; i < objects.size(); ++i)
+        finish_object(objects[i], l.base_index[i], l, i == 0 ? cs.bad : BadMode::kNone);
       skip = cs.timed_out(tick);
       rep.ticks_timed_out += skip;
     }

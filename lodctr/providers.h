@@ -60,7 +60,7 @@ Status load_collect_spec(const std::string& path, CollectSpec& out);  // by exte
 struct ProviderReport {
   std::vector<uint32_t> objects;  // title indices
   size_t records_changed = 0;
-  size_t records_unparsed = 0;    // payloads left alone because they did not parse
+  size_t records_unparsed = 0;  // payloads left alone because they did not parse
   size_t ticks_timed_out = 0;
 };
 

@@ -26,11 +26,11 @@ Status region(ByteView blob, size_t begin, size_t end, Bytes& out, const char* w
 
 Status parse_counter(ByteView blob, size_t at, size_t limit, CounterDef& c, uint32_t& len) {
   ByteReader r(blob.first(limit), at);
-  if (!r.u32(len) || !r.u32(c.name_index) || !r.u32(c.name_title) || !r.u32(c.help_index) ||
-      !r.u32(c.help_title) || !r.i32(c.default_scale) || !r.u32(c.detail_level) || !r.u32(c.type) ||
-      !r.u32(c.size) || !r.u32(c.offset))
+  if (!r.u32(len) || !r.u32(c.name_index) || !r.u32(c.name_title) || !r.u32(c.help_index) || !r.u32(c.help_title) ||
+      !r.i32(c.default_scale) || !r.u32(c.detail_level) || !r.u32(c.type) || !r.u32(c.size) || !r.u32(c.offset))
     return corrupt(at, "counter definition truncated");
-  if (len < kCounterDefSize || at + len > limit) return corrupt(at, "counter definition ByteLength " + std::to_string(len) + " out of range");
+  if (len < kCounterDefSize || at + len > limit)
+    return corrupt(at, "counter definition ByteLength " + std::to_string(len) + " out of range");
   return region(blob, at + kCounterDefSize, at + len, c.extra, "counter definition");
 }
 
@@ -38,17 +38,19 @@ Status parse_counter(ByteView blob, size_t at, size_t limit, CounterDef& c, uint
 Status parse_block_len(ByteView blob, size_t at, size_t limit, uint32_t& len) {
   if (at + 4 > limit) return corrupt(at, "counter block header past the object end");
   len = load_le32(&blob[at]);
-  if (len < 4 || at + len > limit) return corrupt(at, "counter block ByteLength " + std::to_string(len) + " out of range");
+  if (len < 4 || at + len > limit)
+    return corrupt(at, "counter block ByteLength " + std::to_string(len) + " out of range");
   return Status::Ok();
 }
 
 Status parse_instance(ByteView blob, size_t at, size_t limit, Instance& in, size_t& next) {
   ByteReader r(blob.first(limit), at);
   uint32_t len = 0;
-  if (!r.u32(len) || !r.u32(in.parent_title_index) || !r.u32(in.parent_instance) ||
-      !r.i32(in.unique_id) || !r.u32(in.name_offset) || !r.u32(in.name_length))
+  if (!r.u32(len) || !r.u32(in.parent_title_index) || !r.u32(in.parent_instance) || !r.i32(in.unique_id) ||
+      !r.u32(in.name_offset) || !r.u32(in.name_length))
     return corrupt(at, "instance definition truncated");
-  if (len < kInstanceDefSize || at + len > limit) return corrupt(at, "instance ByteLength " + std::to_string(len) + " out of range");
+  if (len < kInstanceDefSize || at + len > limit)
+    return corrupt(at, "instance ByteLength " + std::to_string(len) + " out of range");
   if (in.name_length && (in.name_offset < kInstanceDefSize || size_t(in.name_offset) + in.name_length > len))
     return corrupt(at, "instance name outside its definition");
   if (Status s = region(blob, at + kInstanceDefSize, at + len, in.name_region, "instance"); !s.ok()) return s;
@@ -62,13 +64,14 @@ Status parse_instance(ByteView blob, size_t at, size_t limit, Instance& in, size
 Status parse_object(ByteView blob, size_t at, size_t limit, Object& o, size_t& next, const ParseOptions& opt) {
   ByteReader r(blob.first(limit), at);
   uint32_t total = 0, def_len = 0, hdr_len = 0;
-  if (!r.u32(total) || !r.u32(def_len) || !r.u32(hdr_len) || !r.u32(o.name_index) ||
-      !r.u32(o.name_title) || !r.u32(o.help_index) || !r.u32(o.help_title) ||
-      !r.u32(o.detail_level) || !r.u32(o.num_counters) || !r.i32(o.default_counter) ||
-      !r.i32(o.num_instances) || !r.u32(o.code_page) || !r.i64(o.perf_time) || !r.i64(o.perf_freq))
+  if (!r.u32(total) || !r.u32(def_len) || !r.u32(hdr_len) || !r.u32(o.name_index) || !r.u32(o.name_title) ||
+      !r.u32(o.help_index) || !r.u32(o.help_title) || !r.u32(o.detail_level) || !r.u32(o.num_counters) ||
+      !r.i32(o.default_counter) || !r.i32(o.num_instances) || !r.u32(o.code_page) || !r.i64(o.perf_time) ||
+      !r.i64(o.perf_freq))
     return corrupt(at, "object type truncated");
   if (total < kObjectTypeSize || at + total > limit)
-    return corrupt(at, "object " + std::to_string(o.name_index) + " TotalByteLength " + std::to_string(total) + " out of range");
+    return corrupt(
+        at, "object " + std::to_string(o.name_index) + " TotalByteLength " + std::to_string(total) + " out of range");
   if (hdr_len < kObjectTypeSize || def_len < hdr_len || def_len > total)
     return corrupt(at, "object " + std::to_string(o.name_index) + " HeaderLength/DefinitionLength inconsistent");
   const size_t end = at + total;
@@ -181,23 +184,28 @@ const Object* DataBlock::find(uint32_t name_index) const {
 
 Status parse(ByteView blob, DataBlock& out, const ParseOptions& opt) {
   out = DataBlock{};
-  if (blob.size() < kDataBlockSize) return corrupt(0, "shorter than PERF_DATA_BLOCK (" + std::to_string(blob.size()) + " bytes)");
+  if (blob.size() < kDataBlockSize)
+    return corrupt(0, "shorter than PERF_DATA_BLOCK (" + std::to_string(blob.size()) + " bytes)");
   if (!(blob[0] == 'P' && blob[1] == 0 && blob[2] == 'E' && blob[3] == 0 && blob[4] == 'R' && blob[5] == 0 &&
         blob[6] == 'F' && blob[7] == 0))
     return corrupt(0, "signature is not \"PERF\"");
   ByteReader r(blob, 8);
   uint32_t total = 0, hdr_len = 0;
   SystemTime& t = out.system_time;
-  if (!r.u32(out.little_endian) || !r.u32(out.version) || !r.u32(out.revision) || !r.u32(total) ||
-      !r.u32(hdr_len) || !r.u32(out.num_object_types) || !r.i32(out.default_object) || !r.u16(t.year) ||
-      !r.u16(t.month) || !r.u16(t.day_of_week) || !r.u16(t.day) || !r.u16(t.hour) || !r.u16(t.minute) ||
-      !r.u16(t.second) || !r.u16(t.ms) || !r.u32(out.reserved) || !r.i64(out.perf_time) ||
-      !r.i64(out.perf_freq) || !r.i64(out.perf_time_100ns) || !r.u32(out.system_name_length) ||
-      !r.u32(out.system_name_offset))
+  if (!r.u32(out.little_endian) || !r.u32(out.version) || !r.u32(out.revision) || !r.u32(total) || !r.u32(hdr_len) ||
+      !r.u32(out.num_object_types) || !r.i32(out.default_object) || !r.u16(t.year) || !r.u16(t.month) ||
+      !r.u16(t.day_of_week) || !r.u16(t.day) || !r.u16(t.hour) || !r.u16(t.minute) || !r.u16(t.second) ||
+      !r.u16(t.ms) || !r.u32(out.reserved) || !r.i64(out.perf_time) || !r.i64(out.perf_freq) ||
+      !r.i64(out.perf_time_100ns) || !r.u32(out.system_name_length) || !r.u32(out.system_name_offset))
     return corrupt(8, "header truncated");
-  if (total > blob.size()) return corrupt(20, "TotalByteLength " + std::to_string(total) + " exceeds the " + std::to_string(blob.size()) + " bytes present");
-  if (total != blob.size() && !opt.tolerant) return corrupt(20, "TotalByteLength " + std::to_string(total) + " differs from the blob size " + std::to_string(blob.size()));
-  if (hdr_len < kDataBlockSize || hdr_len > total) return corrupt(24, "HeaderLength " + std::to_string(hdr_len) + " out of range");
+  if (total > blob.size())
+    return corrupt(20, "TotalByteLength " + std::to_string(total) + " exceeds the " + std::to_string(blob.size()) +
+                           " bytes present");
+  if (total != blob.size() && !opt.tolerant)
+    return corrupt(
+        20, "TotalByteLength " + std::to_string(total) + " differs from the blob size " + std::to_string(blob.size()));
+  if (hdr_len < kDataBlockSize || hdr_len > total)
+    return corrupt(24, "HeaderLength " + std::to_string(hdr_len) + " out of range");
   if (Status s = region(blob, kDataBlockSize, hdr_len, out.header_region, "header"); !s.ok()) return s;
   ByteView body = blob.first(total);
   size_t pos = hdr_len;
@@ -205,7 +213,8 @@ Status parse(ByteView blob, DataBlock& out, const ParseOptions& opt) {
     if (pos == total) {
       // object-count-lies: NumObjectTypes larger than the objects present; stop at TotalByteLength.
       if (opt.tolerant) break;
-      return corrupt(pos, "NumObjectTypes " + std::to_string(out.num_object_types) + " but only " + std::to_string(i) + " objects present");
+      return corrupt(pos, "NumObjectTypes " + std::to_string(out.num_object_types) + " but only " + std::to_string(i) +
+                              " objects present");
     }
     Object o;
     size_t next = 0;
@@ -288,8 +297,10 @@ uint64_t read_counter(const Bytes& block, const CounterDef& def) {
 }
 
 void write_counter(Bytes& block, const CounterDef& def, uint64_t value) {
-  if (def.size == 8 && size_t(def.offset) + 8 <= block.size()) store_le64(&block[def.offset], value);
-  else if (def.size == 4 && size_t(def.offset) + 4 <= block.size()) store_le32(&block[def.offset], uint32_t(value));
+  if (def.size == 8 && size_t(def.offset) + 8 <= block.size())
+    store_le64(&block[def.offset], value);
+  else if (def.size == 4 && size_t(def.offset) + 4 <= block.size())
+    store_le32(&block[def.offset], uint32_t(value));
 }
 
 DataBlock empty_block(std::u16string_view system_name, const SystemTime& t, int64_t perf_time, int64_t perf_freq,

@@ -101,7 +101,10 @@ const TypeInfo* find_type(uint32_t type) {
 std::string hex(uint64_t v) {
   static const char* digits = "0123456789ABCDEF";
   std::string s;
-  do { s.insert(s.begin(), digits[v & 0xF]); v >>= 4; } while (v);
+  do {
+    s.insert(s.begin(), digits[v & 0xF]);
+    v >>= 4;
+  } while (v);
   return "0x" + s;
 }
 
@@ -124,9 +127,12 @@ struct Clock {
 };
 Clock clock_of(uint32_t type, const Sample& s) {
   switch (type & PERF_TIMER_MASK) {
-    case PERF_TIMER_100NS: return {s.perf_time_100ns, k100nsFreq};
-    case PERF_OBJECT_TIMER: return {s.object_perf_time, s.object_perf_freq};
-    default: return {s.perf_time, s.perf_freq};
+    case PERF_TIMER_100NS:
+      return {s.perf_time_100ns, k100nsFreq};
+    case PERF_OBJECT_TIMER:
+      return {s.object_perf_time, s.object_perf_freq};
+    default:
+      return {s.perf_time, s.perf_freq};
   }
 }
 
@@ -200,7 +206,8 @@ bool time_delta(int64_t d0, int64_t d1, double& out, std::string& err) {
 
 bool base_delta(uint64_t b0, uint64_t b1, double& out, std::string& err) {
   if (b1 <= b0) {
-    err = b1 == b0 ? "base did not change between samples" : "base went backwards (" + std::to_string(b0) + " -> " + std::to_string(b1) + ")";
+    err = b1 == b0 ? "base did not change between samples"
+                   : "base went backwards (" + std::to_string(b0) + " -> " + std::to_string(b1) + ")";
     return false;
   }
   out = double(b1 - b0);
@@ -226,10 +233,12 @@ FormattedValue compute_single(Formula f, const Raw& cur) {
       int64_t d = 0;
       if (!positive_freq(cur.clock.freq, err)) return invalid(cur.n, err);
       if (__builtin_sub_overflow(cur.clock.time, int64_t(cur.n), &d) || d < 0)
-        return invalid(cur.n, "start time " + std::to_string(int64_t(cur.n)) + " lies after the object time " + std::to_string(cur.clock.time));
+        return invalid(cur.n, "start time " + std::to_string(int64_t(cur.n)) + " lies after the object time " +
+                                  std::to_string(cur.clock.time));
       return make_value(ValueStatus::kOk, cur.n, "", double(d) / double(cur.clock.freq));
     }
-    default: return invalid(cur.n, "not a single-sample formula");
+    default:
+      return invalid(cur.n, "not a single-sample formula");
   }
 }
 
@@ -242,7 +251,8 @@ FormattedValue compute_pair(Formula f, uint32_t type, const Raw& prev, const Raw
     case Formula::kDelta:  // N1 - N0 ([CCV], [K03] PERF_COUNTER_DELTA)
       v = dn;
       break;
-    case Formula::kRate:  // (N1 - N0) / ((D1 - D0) / F) ([CCV], [K03] PERF_COUNTER_COUNTER, _BULK_COUNT, PERF_SAMPLE_COUNTER)
+    case Formula::
+        kRate:  // (N1 - N0) / ((D1 - D0) / F) ([CCV], [K03] PERF_COUNTER_COUNTER, _BULK_COUNT, PERF_SAMPLE_COUNTER)
       if (!time_delta(prev.clock.time, cur.clock.time, dt, err) || !positive_freq(cur.clock.freq, err)) return bad();
       v = dn / (dt / double(cur.clock.freq));
       break;
@@ -270,7 +280,8 @@ FormattedValue compute_pair(Formula f, uint32_t type, const Raw& prev, const Raw
       if (!base_delta(prev.b, cur.b, db, err)) return bad();
       v = dn / db;
       break;
-    case Formula::kPrecision:  // 100 * (N1 - N0) / (D1 - D0), D the timestamp counter ([CCV], [K03] PERF_PRECISION_100NS_TIMER)
+    case Formula::
+        kPrecision:  // 100 * (N1 - N0) / (D1 - D0), D the timestamp counter ([CCV], [K03] PERF_PRECISION_100NS_TIMER)
       if (!base_delta(prev.b, cur.b, db, err)) {
         err = "precision timestamp: " + err;
         return bad();
@@ -294,7 +305,8 @@ FormattedValue compute_pair(Formula f, uint32_t type, const Raw& prev, const Raw
       if (!time_delta(prev.clock.time, cur.clock.time, dt, err)) return bad();
       v = 100.0 * (double(cur.b) - dn / dt);
       break;
-    default: return invalid(cur.n, "not a two-sample formula");
+    default:
+      return invalid(cur.n, "not a two-sample formula");
   }
   return make_value(ValueStatus::kOk, cur.n, "", v);
 }
@@ -378,8 +390,8 @@ std::vector<CounterValue> format_block(const Object* prev_obj, const Sample* pre
 }  // namespace
 
 Sample make_sample(const DataBlock& block, const Object& object, const Bytes& counter_block) {
-  return Sample{block.perf_time, block.perf_freq, block.perf_time_100ns, object.perf_time, object.perf_freq,
-                &counter_block};
+  return Sample{block.perf_time,  block.perf_freq,  block.perf_time_100ns,
+                object.perf_time, object.perf_freq, &counter_block};
 }
 
 FormattedValue format_counter(const Object& obj, size_t i, const Sample* prev, const Sample& cur,

@@ -27,11 +27,11 @@ namespace perfsim::perfdata {
 
 // The clocks and counter data of one sample of one instance (or of a single-instance object).
 struct Sample {
-  int64_t perf_time = 0;        // PERF_DATA_BLOCK PerfTime
-  int64_t perf_freq = 0;        // PERF_DATA_BLOCK PerfFreq
-  int64_t perf_time_100ns = 0;  // PERF_DATA_BLOCK PerfTime100nSec
-  int64_t object_perf_time = 0; // PERF_OBJECT_TYPE PerfTime
-  int64_t object_perf_freq = 0; // PERF_OBJECT_TYPE PerfFreq
+  int64_t perf_time = 0;                 // PERF_DATA_BLOCK PerfTime
+  int64_t perf_freq = 0;                 // PERF_DATA_BLOCK PerfFreq
+  int64_t perf_time_100ns = 0;           // PERF_DATA_BLOCK PerfTime100nSec
+  int64_t object_perf_time = 0;          // PERF_OBJECT_TYPE PerfTime
+  int64_t object_perf_freq = 0;          // PERF_OBJECT_TYPE PerfFreq
   const Bytes* counter_block = nullptr;  // starts with its ByteLength DWORD
 };
 Sample make_sample(const DataBlock& block, const Object& object, const Bytes& counter_block);
@@ -60,8 +60,8 @@ struct FormatOptions {
 
 // Value of object.counters[counter_index] (definitions taken from `object`, the current sample's).
 // `prev` may be null (first sample). Types that need a base use the definition right after.
-FormattedValue format_counter(const Object& object, size_t counter_index, const Sample* prev,
-                              const Sample& cur, const FormatOptions& opt = {});
+FormattedValue format_counter(const Object& object, size_t counter_index, const Sample* prev, const Sample& cur,
+                              const FormatOptions& opt = {});
 
 struct CounterValue {
   size_t counter_index = 0;  // into Object::counters
@@ -71,7 +71,7 @@ struct CounterValue {
 };
 
 struct InstanceValues {
-  std::string name;  // UTF-8, as PDH names it: "parent/name#n"; empty for a single-instance object
+  std::string name;                    // UTF-8, as PDH names it: "parent/name#n"; empty for a single-instance object
   std::vector<CounterValue> counters;  // every counter except the base types, in definition order
 };
 

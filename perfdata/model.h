@@ -39,18 +39,18 @@ struct CounterDef {  // PERF_COUNTER_DEFINITION
   uint32_t detail_level = winperf::PERF_DETAIL_NOVICE;
   uint32_t type = 0;
   uint32_t size = 4;
-  uint32_t offset = 0;      // into the counter block, which starts with its own ByteLength DWORD
-  Bytes extra;              // bytes past the 40-byte definition inside its ByteLength (normally none)
+  uint32_t offset = 0;  // into the counter block, which starts with its own ByteLength DWORD
+  Bytes extra;          // bytes past the 40-byte definition inside its ByteLength (normally none)
 };
 
 struct Instance {  // PERF_INSTANCE_DEFINITION + name + PERF_COUNTER_BLOCK
   uint32_t parent_title_index = 0;
   uint32_t parent_instance = 0;
-  int32_t unique_id = -1;      // PERF_NO_UNIQUE_ID when named by string
+  int32_t unique_id = -1;  // PERF_NO_UNIQUE_ID when named by string
   uint32_t name_offset = winperf::kInstanceDefSize;
-  uint32_t name_length = 0;    // bytes, including the NUL
-  Bytes name_region;           // bytes from the end of the 24-byte header to ByteLength
-  Bytes counter_block;         // from the block's ByteLength DWORD to the next instance/object
+  uint32_t name_length = 0;  // bytes, including the NUL
+  Bytes name_region;         // bytes from the end of the 24-byte header to ByteLength
+  Bytes counter_block;       // from the block's ByteLength DWORD to the next instance/object
 
   std::u16string name() const;  // decoded from name_region via name_offset/name_length
 };
@@ -61,18 +61,18 @@ struct Object {  // PERF_OBJECT_TYPE
   uint32_t help_index = 0;
   uint32_t help_title = 0;
   uint32_t detail_level = winperf::PERF_DETAIL_NOVICE;
-  uint32_t num_counters = 0;      // as declared
+  uint32_t num_counters = 0;  // as declared
   int32_t default_counter = 0;
   int32_t num_instances = winperf::PERF_NO_INSTANCES;  // as declared
   uint32_t code_page = 0;
   int64_t perf_time = 0;
   int64_t perf_freq = 0;
-  Bytes header_extra;             // bytes between 64 and HeaderLength (normally none)
+  Bytes header_extra;  // bytes between 64 and HeaderLength (normally none)
   std::vector<CounterDef> counters;
-  Bytes definitions_extra;        // bytes between the last definition and DefinitionLength
+  Bytes definitions_extra;          // bytes between the last definition and DefinitionLength
   std::vector<Instance> instances;  // empty when num_instances == PERF_NO_INSTANCES
-  Bytes counter_block;            // single-instance object: the one PERF_COUNTER_BLOCK (padded)
-  Bytes trailer;                  // bytes after the data up to TotalByteLength
+  Bytes counter_block;              // single-instance object: the one PERF_COUNTER_BLOCK (padded)
+  Bytes trailer;                    // bytes after the data up to TotalByteLength
 
   bool multi_instance() const { return num_instances != winperf::PERF_NO_INSTANCES; }
 };
@@ -84,15 +84,15 @@ struct DataBlock {  // PERF_DATA_BLOCK
   uint32_t num_object_types = 0;  // as declared (may lie: object-count-lies)
   int32_t default_object = 0;
   SystemTime system_time;
-  uint32_t reserved = 0;          // padding after SystemTime
+  uint32_t reserved = 0;  // padding after SystemTime
   int64_t perf_time = 0;
   int64_t perf_freq = 0;
   int64_t perf_time_100ns = 0;
   uint32_t system_name_length = 0;  // bytes, including the NUL
   uint32_t system_name_offset = winperf::kDataBlockSize;
-  Bytes header_region;            // bytes from 88 to HeaderLength: the system name and padding
+  Bytes header_region;  // bytes from 88 to HeaderLength: the system name and padding
   std::vector<Object> objects;
-  Bytes trailer;                  // bytes after the last object up to TotalByteLength
+  Bytes trailer;  // bytes after the last object up to TotalByteLength
 
   std::u16string system_name() const;
   const Object* find(uint32_t name_index) const;
@@ -106,19 +106,18 @@ Status parse(ByteView blob, DataBlock& out, const ParseOptions& opt = {});
 Bytes build(const DataBlock& block);
 
 // Layout helpers for code that creates data.
-void set_system_name(DataBlock& block, std::u16string_view name);   // header_region + offset/length
-Instance make_instance(std::u16string_view name, uint32_t counter_data_bytes,
-                       uint32_t parent_title_index = 0, uint32_t parent_instance = 0,
-                       int32_t unique_id = -1);
+void set_system_name(DataBlock& block, std::u16string_view name);  // header_region + offset/length
+Instance make_instance(std::u16string_view name, uint32_t counter_data_bytes, uint32_t parent_title_index = 0,
+                       uint32_t parent_instance = 0, int32_t unique_id = -1);
 Bytes make_counter_block(uint32_t counter_data_bytes);  // ByteLength DWORD + zeroed data, 8-aligned
-void fix_counts(DataBlock& block);  // declared counts := what is present
+void fix_counts(DataBlock& block);                      // declared counts := what is present
 
 // Raw counter access inside a counter block (offset counts from the block start).
 uint64_t read_counter(const Bytes& counter_block, const CounterDef& def);
 void write_counter(Bytes& counter_block, const CounterDef& def, uint64_t value);
 
 // An empty PERF_DATA_BLOCK as Windows answers an unknown value name.
-DataBlock empty_block(std::u16string_view system_name, const SystemTime& t, int64_t perf_time,
-                      int64_t perf_freq, int64_t perf_time_100ns);
+DataBlock empty_block(std::u16string_view system_name, const SystemTime& t, int64_t perf_time, int64_t perf_freq,
+                      int64_t perf_time_100ns);
 
 }  // namespace perfsim::perfdata

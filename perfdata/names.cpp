@@ -64,7 +64,9 @@ std::map<uint32_t, std::string> NameTable::to_map() const {
 
 Status parse_names(ByteView data, NameTable& out) {
   out = NameTable{};
-  if (data.size() % 2) return Status::Corruption("at offset " + std::to_string(data.size() - 1) + ": odd byte count in a UTF-16 name table");
+  if (data.size() % 2)
+    return Status::Corruption("at offset " + std::to_string(data.size() - 1) +
+                              ": odd byte count in a UTF-16 name table");
   size_t consumed = 0;
   std::vector<std::u16string> strings = split(data, consumed);
   size_t pos = 0;  // byte offset of the current string
@@ -73,7 +75,8 @@ Status parse_names(ByteView data, NameTable& out) {
     NameEntry e;
     if (!parse_index(strings[i], e.index)) {
       if (strings[i].empty()) break;  // the terminating empty string
-      return Status::Corruption("at offset " + std::to_string(pos) + ": name table index \"" + utf16_to_utf8(strings[i]) + "\" is not a number");
+      return Status::Corruption("at offset " + std::to_string(pos) + ": name table index \"" +
+                                utf16_to_utf8(strings[i]) + "\" is not a number");
     }
     e.index_text = strings[i];
     e.text = strings[i + 1];

@@ -62,7 +62,10 @@ class Report {
   explicit Report(const ValidateOptions& opt) : opt_(opt) {}
   void add(Severity s, const char* check, size_t at, std::string msg) {
     if (s < opt_.min_severity) return;
-    if (out_.size() >= opt_.max_findings) { ++dropped_; return; }
+    if (out_.size() >= opt_.max_findings) {
+      ++dropped_;
+      return;
+    }
     out_.push_back(Finding{s, check, std::move(msg), at});
   }
   std::vector<Finding> finish() {
@@ -105,9 +108,8 @@ constexpr NameChecks kInstanceNameChecks{kInstanceNameBounds, kInstanceNameOddLe
 
 // A UTF-16 name at base+off of len bytes that must lie in [base+min_off, base+max_off); the caller
 // guarantees base+max_off is inside the blob. Returns the name without its NUL, or "" if unusable.
-std::u16string check_name(ByteView blob, Report& rep, const NameChecks& ids, const std::string& who,
-                          size_t field_at, size_t base, uint32_t min_off, uint32_t max_off, uint32_t off,
-                          uint32_t len) {
+std::u16string check_name(ByteView blob, Report& rep, const NameChecks& ids, const std::string& who, size_t field_at,
+                          size_t base, uint32_t min_off, uint32_t max_off, uint32_t off, uint32_t len) {
   if (len == 0) return {};
   if (off < min_off || size_t(off) + len > max_off) {
     rep.add(kError, ids.bounds, field_at,
@@ -139,9 +141,12 @@ std::optional<Header> check_header(ByteView blob, Report& rep) {
   Header h;
   r.u32(little_endian), r.u32(version), r.u32(revision), r.u32(total), r.u32(h.hdr_len), r.u32(h.num_objects);
   r.seek(80), r.u32(name_len), r.u32(name_off);
-  if (little_endian != 1) rep.add(kError, kBlockByteOrder, 8, "LittleEndian is " + to_string(little_endian) + ", not 1");
-  if (version != PERF_DATA_VERSION) rep.add(kWarning, kBlockVersion, 12, "Version is " + to_string(version) + ", not 1");
-  if (revision != PERF_DATA_REVISION) rep.add(kWarning, kBlockRevision, 16, "Revision is " + to_string(revision) + ", not 1");
+  if (little_endian != 1)
+    rep.add(kError, kBlockByteOrder, 8, "LittleEndian is " + to_string(little_endian) + ", not 1");
+  if (version != PERF_DATA_VERSION)
+    rep.add(kWarning, kBlockVersion, 12, "Version is " + to_string(version) + ", not 1");
+  if (revision != PERF_DATA_REVISION)
+    rep.add(kWarning, kBlockRevision, 16, "Revision is " + to_string(revision) + ", not 1");
   h.limit = total;
   if (total < kDataBlockSize || total > blob.size()) {
     rep.add(kError, kBlockTotalLength, 20,
@@ -156,7 +161,8 @@ std::optional<Header> check_header(ByteView blob, Report& rep) {
     rep.add(kWarning, kBlockTotalAlignment, 20, "TotalByteLength " + to_string(total) + " is not a multiple of 8");
   if (h.hdr_len < kDataBlockSize || h.hdr_len > h.limit) {
     rep.add(kError, kBlockHeaderLength, 24,
-            "HeaderLength " + to_string(h.hdr_len) + " out of range " + to_string(kDataBlockSize) + ".." + to_string(h.limit));
+            "HeaderLength " + to_string(h.hdr_len) + " out of range " + to_string(kDataBlockSize) + ".." +
+                to_string(h.limit));
     return std::nullopt;
   }
   check_name(blob, rep, kSystemNameChecks, "system", 84, 0, kDataBlockSize, h.hdr_len, name_off, name_len);
@@ -165,17 +171,22 @@ std::optional<Header> check_header(ByteView blob, Report& rep) {
 
 std::optional<uint32_t> size_for_type(uint32_t type) {
   switch (type & PERF_SIZE_MASK) {
-    case PERF_SIZE_DWORD: return 4;
-    case PERF_SIZE_LARGE: return 8;
-    case PERF_SIZE_ZERO: return 0;
-    default: return std::nullopt;  // PERF_SIZE_VARIABLE_LEN: any size
+    case PERF_SIZE_DWORD:
+      return 4;
+    case PERF_SIZE_LARGE:
+      return 8;
+    case PERF_SIZE_ZERO:
+      return 0;
+    default:
+      return std::nullopt;  // PERF_SIZE_VARIABLE_LEN: any size
   }
 }
 
 void check_alignment(Report& rep, ObjectInfo& o, const char* check, size_t at, const std::string& who) {
   if (at % 8 == 0 || o.misaligned) return;
   o.misaligned = true;
-  rep.add(kWarning, check, at, who + " starts at " + to_string(at) + ", not a multiple of 8 (what follows in the object inherits it)");
+  rep.add(kWarning, check, at,
+          who + " starts at " + to_string(at) + ", not a multiple of 8 (what follows in the object inherits it)");
 }
 
 void check_counter_fields(Report& rep, const CounterInfo& c, const std::string& who) {
@@ -270,15 +281,17 @@ bool check_instances(ByteView blob, Report& rep, ObjectInfo& o, size_t& pos, siz
   for (int32_t k = 0; k < declared; ++k) {
     if (end - pos < kInstanceDefSize) {
       rep.add(kError, kObjectInstanceCount, o.at + 40,
-              obj_label(o) + " NumInstances " + to_string(declared) + " but the instance chain reaches the object's end at " +
-                  to_string(pos) + " after " + to_string(k) + " instances");
+              obj_label(o) + " NumInstances " + to_string(declared) +
+                  " but the instance chain reaches the object's end at " + to_string(pos) + " after " + to_string(k) +
+                  " instances");
       return false;
     }
     ByteReader r(blob.first(end), pos);
     InstanceInfo in;
     in.at = pos;
     uint32_t len = 0, name_off = 0, name_len = 0;
-    r.u32(len), r.u32(in.parent_title), r.u32(in.parent_instance), r.i32(in.unique_id), r.u32(name_off), r.u32(name_len);
+    r.u32(len), r.u32(in.parent_title), r.u32(in.parent_instance), r.i32(in.unique_id), r.u32(name_off),
+        r.u32(name_len);
     const std::string unnamed = inst_label(o, size_t(k), in);
     if (len < kInstanceDefSize || len > end - pos) {
       rep.add(kError, kInstanceLength, pos,
@@ -286,7 +299,8 @@ bool check_instances(ByteView blob, Report& rep, ObjectInfo& o, size_t& pos, siz
                   " bytes left in the object)");
       return false;
     }
-    in.name = check_name(blob, rep, kInstanceNameChecks, unnamed, pos + 16, pos, kInstanceDefSize, len, name_off, name_len);
+    in.name =
+        check_name(blob, rep, kInstanceNameChecks, unnamed, pos + 16, pos, kInstanceDefSize, len, name_off, name_len);
     const std::string who = inst_label(o, size_t(k), in);
     check_alignment(rep, o, kInstanceAlignment, pos, who);
     o.instances.push_back(in);
@@ -301,7 +315,9 @@ void check_trailer(Report& rep, const ObjectInfo& o, size_t pos, size_t end) {
   if (n == 0 || (n < 8 && end % 8 == 0)) return;  // padding to 8 bytes, as Windows writes it
   rep.add(kWarning, kObjectTrailingBytes, pos,
           obj_label(o) + " has " + to_string(n) + " bytes after its data up to TotalByteLength" +
-              (o.multi && n >= kInstanceDefSize + kCounterBlockSize ? " (room for undeclared instances: NumInstances too small?)" : ""));
+              (o.multi && n >= kInstanceDefSize + kCounterBlockSize
+                   ? " (room for undeclared instances: NumInstances too small?)"
+                   : ""));
 }
 
 void check_counters_in_blocks(Report& rep, const ObjectInfo& o) {
@@ -314,8 +330,9 @@ void check_counters_in_blocks(Report& rep, const ObjectInfo& o) {
     for (const BlockInfo& b : o.blocks)
       if (c_end > b.length && bad++ == 0) first = &b;
     if (!first) continue;
-    const std::string where = first->instance < 0 ? std::string("the object's")
-                                                  : inst_label(o, size_t(first->instance), o.instances[size_t(first->instance)]) + "'s";
+    const std::string where = first->instance < 0
+                                  ? std::string("the object's")
+                                  : inst_label(o, size_t(first->instance), o.instances[size_t(first->instance)]) + "'s";
     rep.add(kError, kCounterOutsideBlock, first->at,
             ctr_label(o, k, c.title) + " (CounterOffset " + to_string(c.offset) + ", CounterSize " + to_string(c.size) +
                 ") ends past " + where + " " + to_string(first->length) + "-byte counter block" +
@@ -444,9 +461,12 @@ std::vector<Finding> validate(ByteView blob, const ValidateOptions& opt) {
 
 const char* severity_name(Severity s) {
   switch (s) {
-    case Severity::kInfo: return "info";
-    case Severity::kWarning: return "warning";
-    case Severity::kError: return "error";
+    case Severity::kInfo:
+      return "info";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kError:
+      return "error";
   }
   return "?";
 }

@@ -31,23 +31,23 @@ struct Finding {
 
 struct ValidateOptions {
   Severity min_severity = Severity::kInfo;  // findings below this are dropped
-  size_t max_findings = 1000;  // bounds the report on garbage input; the last finding says so
+  size_t max_findings = 1000;               // bounds the report on garbage input; the last finding says so
 };
 
 std::vector<Finding> validate(ByteView blob, const ValidateOptions& opt = {});
 
-const char* severity_name(Severity s);      // "error", "warning", "info"
-std::string to_string(const Finding& f);    // "error object.total-length @1234: message"
+const char* severity_name(Severity s);    // "error", "warning", "info"
+std::string to_string(const Finding& f);  // "error object.total-length @1234: message"
 bool has_errors(const std::vector<Finding>& findings);
 
 // Check ids. PERF_DATA_BLOCK:
-inline constexpr const char kBlockTruncated[] = "block.truncated";          // shorter than 88 bytes
-inline constexpr const char kBlockSignature[] = "block.signature";          // not "PERF" in UTF-16
-inline constexpr const char kBlockByteOrder[] = "block.byte-order";         // LittleEndian != 1
-inline constexpr const char kBlockVersion[] = "block.version";              // Version != 1 (warning)
-inline constexpr const char kBlockRevision[] = "block.revision";            // Revision != 1 (warning)
-inline constexpr const char kBlockTotalLength[] = "block.total-length";     // past the blob, or < 88
-inline constexpr const char kBlockTrailingBytes[] = "block.trailing-bytes"; // blob longer than TotalByteLength
+inline constexpr const char kBlockTruncated[] = "block.truncated";           // shorter than 88 bytes
+inline constexpr const char kBlockSignature[] = "block.signature";           // not "PERF" in UTF-16
+inline constexpr const char kBlockByteOrder[] = "block.byte-order";          // LittleEndian != 1
+inline constexpr const char kBlockVersion[] = "block.version";               // Version != 1 (warning)
+inline constexpr const char kBlockRevision[] = "block.revision";             // Revision != 1 (warning)
+inline constexpr const char kBlockTotalLength[] = "block.total-length";      // past the blob, or < 88
+inline constexpr const char kBlockTrailingBytes[] = "block.trailing-bytes";  // blob longer than TotalByteLength
 inline constexpr const char kBlockTotalAlignment[] = "block.total-length-alignment";  // not a multiple of 8
 inline constexpr const char kBlockHeaderLength[] = "block.header-length";
 inline constexpr const char kSystemNameBounds[] = "block.system-name-bounds";
@@ -55,14 +55,15 @@ inline constexpr const char kSystemNameOddLength[] = "block.system-name-odd-leng
 inline constexpr const char kSystemNameUnterminated[] = "block.system-name-unterminated";
 inline constexpr const char kObjectCountLies[] = "block.object-count-lies";    // NumObjectTypes > present (warning)
 inline constexpr const char kObjectCountShort[] = "block.object-count-short";  // NumObjectTypes < present
-inline constexpr const char kObjectsLength[] = "block.objects-length";  // object lengths don't add up to TotalByteLength
+inline constexpr const char kObjectsLength[] =
+    "block.objects-length";  // object lengths don't add up to TotalByteLength
 // PERF_OBJECT_TYPE:
 inline constexpr const char kObjectTotalLength[] = "object.total-length";
 inline constexpr const char kObjectHeaderLength[] = "object.header-length";
 inline constexpr const char kObjectDefinitionLength[] = "object.definition-length";
 inline constexpr const char kObjectAlignment[] = "object.alignment";
-inline constexpr const char kObjectNumInstances[] = "object.num-instances";    // negative other than -1
-inline constexpr const char kObjectCounterCount[] = "object.counter-count";    // NumCounters defs don't fit
+inline constexpr const char kObjectNumInstances[] = "object.num-instances";  // negative other than -1
+inline constexpr const char kObjectCounterCount[] = "object.counter-count";  // NumCounters defs don't fit
 inline constexpr const char kObjectDefinitionsSlack[] = "object.definitions-slack";
 inline constexpr const char kObjectInstanceCount[] = "object.instance-count";  // chain ends before NumInstances
 inline constexpr const char kObjectTrailingBytes[] = "object.trailing-bytes";  // beyond 8-byte padding
@@ -72,7 +73,7 @@ inline constexpr const char kInstanceAlignment[] = "instance.alignment";
 inline constexpr const char kInstanceNameBounds[] = "instance.name-bounds";
 inline constexpr const char kInstanceNameOddLength[] = "instance.name-odd-length";
 inline constexpr const char kInstanceNameUnterminated[] = "instance.name-unterminated";
-inline constexpr const char kInstanceDuplicateName[] = "instance.duplicate-name";  // info
+inline constexpr const char kInstanceDuplicateName[] = "instance.duplicate-name";    // info
 inline constexpr const char kInstanceParentObject[] = "instance.parent-object";      // parent not in the blob
 inline constexpr const char kInstanceParentInstance[] = "instance.parent-instance";  // index past parent's instances
 // PERF_COUNTER_BLOCK:

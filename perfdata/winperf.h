@@ -7,11 +7,11 @@ namespace perfsim::winperf {
 
 // Sizes of the fixed structures as Windows lays them out (identical on 32- and 64-bit servers:
 // the title pointer fields are DWORDs on the wire).
-constexpr uint32_t kDataBlockSize = 88;      // PERF_DATA_BLOCK
-constexpr uint32_t kObjectTypeSize = 64;     // PERF_OBJECT_TYPE
-constexpr uint32_t kCounterDefSize = 40;     // PERF_COUNTER_DEFINITION
-constexpr uint32_t kInstanceDefSize = 24;    // PERF_INSTANCE_DEFINITION
-constexpr uint32_t kCounterBlockSize = 4;    // PERF_COUNTER_BLOCK (ByteLength)
+constexpr uint32_t kDataBlockSize = 88;    // PERF_DATA_BLOCK
+constexpr uint32_t kObjectTypeSize = 64;   // PERF_OBJECT_TYPE
+constexpr uint32_t kCounterDefSize = 40;   // PERF_COUNTER_DEFINITION
+constexpr uint32_t kInstanceDefSize = 24;  // PERF_INSTANCE_DEFINITION
+constexpr uint32_t kCounterBlockSize = 4;  // PERF_COUNTER_BLOCK (ByteLength)
 
 constexpr int32_t PERF_NO_INSTANCES = -1;
 constexpr uint32_t PERF_NO_UNIQUE_ID = 0xFFFFFFFF;  // UniqueID of instances named by string
@@ -118,9 +118,8 @@ constexpr bool is_base_type(uint32_t t) { return (t & PERF_COUNTER_SUBTYPE_MASK)
 constexpr bool needs_base(uint32_t t) {
   return t == PERF_RAW_FRACTION || t == PERF_LARGE_RAW_FRACTION || t == PERF_SAMPLE_FRACTION ||
          t == PERF_AVERAGE_TIMER || t == PERF_AVERAGE_BULK || t == PERF_COUNTER_MULTI_TIMER ||
-         t == PERF_COUNTER_MULTI_TIMER_INV || t == PERF_100NSEC_MULTI_TIMER ||
-         t == PERF_100NSEC_MULTI_TIMER_INV || t == PERF_PRECISION_SYSTEM_TIMER ||
-         t == PERF_PRECISION_100NS_TIMER || t == PERF_PRECISION_OBJECT_TIMER;
+         t == PERF_COUNTER_MULTI_TIMER_INV || t == PERF_100NSEC_MULTI_TIMER || t == PERF_100NSEC_MULTI_TIMER_INV ||
+         t == PERF_PRECISION_SYSTEM_TIMER || t == PERF_PRECISION_100NS_TIMER || t == PERF_PRECISION_OBJECT_TIMER;
 }
 
 }  // namespace perfsim::winperf

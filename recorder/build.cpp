@@ -27,7 +27,9 @@ std::string registry_string(const std::vector<captures::RegistryValue>& reg, con
 
 }  // namespace
 
-bool on_perf_key(const Exchange& e) { return iequals(e.key, "HKPD") || iequals(e.key, "HKPT") || iequals(e.key, "HKPN"); }
+bool on_perf_key(const Exchange& e) {
+  return iequals(e.key, "HKPD") || iequals(e.key, "HKPT") || iequals(e.key, "HKPN");
+}
 
 std::string profile_for_version(const std::string& v, const std::string& build) {
   const windows::OsProfile* os = windows::find_os_by_registry(v, build);
@@ -46,7 +48,9 @@ captures::HostInfo describe_host(const std::vector<Exchange>& seen, const std::v
   host.profile = profile_for_version(host.current_version, host.build_number);
   for (const Exchange& e : seen) {
     perfdata::DataBlock d;
-    if (!iequals(e.key, "HKPD") || e.status != 0 || e.data.size() < winperf::kDataBlockSize || !perfdata::parse(e.data, d).ok()) continue;
+    if (!iequals(e.key, "HKPD") || e.status != 0 || e.data.size() < winperf::kDataBlockSize ||
+        !perfdata::parse(e.data, d).ok())
+      continue;
     const std::string n = utf16_to_utf8(d.system_name());
     if (!n.empty()) host.name = n;
     host.perf_freq = d.perf_freq;
@@ -62,7 +66,8 @@ std::vector<captures::ObjectInfo> catalog_from(const std::vector<Exchange>& seen
     const perfdata::Query q = perfdata::parse_query(e.value_name);
     const std::vector<uint32_t> objs = object_indices(e.data);
     for (uint32_t o : objs) {
-      auto [it, fresh] = cat.try_emplace(o, captures::ObjectInfo{o, "object " + std::to_string(o), q.kind == perfdata::QueryKind::kCostly});
+      auto [it, fresh] = cat.try_emplace(
+          o, captures::ObjectInfo{o, "object " + std::to_string(o), q.kind == perfdata::QueryKind::kCostly});
       if (!fresh && q.kind == perfdata::QueryKind::kGlobal) it->second.costly = false;
     }
     if (q.kind == perfdata::QueryKind::kIndexList && !q.indices.empty() && cat.count(q.indices[0]))
@@ -73,7 +78,8 @@ std::vector<captures::ObjectInfo> catalog_from(const std::vector<Exchange>& seen
   return out;
 }
 
-bool take_name_table(const Exchange& e, std::vector<captures::NameTable>& tables, std::vector<captures::QueryRecord>& odd) {
+bool take_name_table(const Exchange& e, std::vector<captures::NameTable>& tables,
+                     std::vector<captures::QueryRecord>& odd) {
   if (!on_perf_key(e) || e.null_data || e.status == windows::kErrorMoreData) return false;
   const perfdata::Query q = perfdata::parse_query(e.value_name);
   if (q.kind != perfdata::QueryKind::kCounter && q.kind != perfdata::QueryKind::kHelp) return false;
@@ -102,8 +108,10 @@ Status build_capture(const Conversation& conv, ImportedCapture& out) {
     if (!on_perf_key(e)) {
       if (e.status != 0 || e.null_data) continue;
       auto [it, fresh] = reg_at.try_emplace({e.key, e.value_name}, cap.registry.size());
-      if (fresh) cap.registry.push_back({e.key, e.value_name, e.type, e.data});
-      else cap.registry[it->second] = {e.key, e.value_name, e.type, e.data};
+      if (fresh)
+        cap.registry.push_back({e.key, e.value_name, e.type, e.data});
+      else
+        cap.registry[it->second] = {e.key, e.value_name, e.type, e.data};
       continue;
     }
     if (take_name_table(e, cap.names, odd)) continue;

@@ -16,7 +16,8 @@ inline constexpr char kPerflibKey[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentV
 
 // Host identity from HKLM values and the first PERF_DATA_BLOCK answered: system name (else
 // `fallback_name` upper-cased), PerfFreq, CurrentVersion strings and the OS profile they imply.
-captures::HostInfo describe_host(const std::vector<Exchange>& seen, const std::vector<captures::RegistryValue>& registry,
+captures::HostInfo describe_host(const std::vector<Exchange>& seen,
+                                 const std::vector<captures::RegistryValue>& registry,
                                  const std::string& fallback_name);
 
 // Objects of Global answers; those only Costly brought are costly; objects an index query
@@ -25,7 +26,8 @@ std::vector<captures::ObjectInfo> catalog_from(const std::vector<Exchange>& seen
 
 // A Counter/Help answer: into `tables` when it is a REG_MULTI_SZ table, else kept as the answer it
 // was (a tick-0 record the replayer serves at every tick). Returns false for other value names.
-bool take_name_table(const Exchange& e, std::vector<captures::NameTable>& tables, std::vector<captures::QueryRecord>& odd);
+bool take_name_table(const Exchange& e, std::vector<captures::NameTable>& tables,
+                     std::vector<captures::QueryRecord>& odd);
 
 // The OS profile name (windows/os.h row) of a CurrentVersion / CurrentBuildNumber pair, "" if unknown.
 std::string profile_for_version(const std::string& current_version, const std::string& build);

@@ -26,7 +26,8 @@ Status WinregClient::open_hive(uint16_t opnum, winreg::PolicyHandle& h) {
   return Status::Ok();
 }
 
-Status WinregClient::open_key(const winreg::PolicyHandle& parent, const std::string& path, winreg::PolicyHandle& h, uint32_t& werr) {
+Status WinregClient::open_key(const winreg::PolicyHandle& parent, const std::string& path, winreg::PolicyHandle& h,
+                              uint32_t& werr) {
   winreg::OpenKeyRequest req;
   req.parent_handle = parent;
   req.keyname = utf8_to_utf16(path);
@@ -65,7 +66,8 @@ Status WinregClient::query_value(const winreg::PolicyHandle& h, const std::strin
   return winreg::decode(stub, out);
 }
 
-Status WinregClient::query_value_growing(const winreg::PolicyHandle& h, const std::string& name, const Growth& g, ValueResult& out) {
+Status WinregClient::query_value_growing(const winreg::PolicyHandle& h, const std::string& name, const Growth& g,
+                                         ValueResult& out) {
   out = ValueResult{};
   uint32_t offer = g.initial;
   for (out.tries = 1; out.tries <= g.max_tries; ++out.tries) {
@@ -81,15 +83,22 @@ Status WinregClient::query_value_growing(const winreg::PolicyHandle& h, const st
     }
     uint64_t next = offer;
     switch (g.kind) {
-      case Growth::Kind::kReturned: next = out.last_size > offer ? out.last_size : uint64_t(offer) * 2; break;
-      case Growth::Kind::kDouble: next = uint64_t(offer) * 2; break;
-      case Growth::Kind::kAdd: next = uint64_t(offer) + g.step; break;
+      case Growth::Kind::kReturned:
+        next = out.last_size > offer ? out.last_size : uint64_t(offer) * 2;
+        break;
+      case Growth::Kind::kDouble:
+        next = uint64_t(offer) * 2;
+        break;
+      case Growth::Kind::kAdd:
+        next = uint64_t(offer) + g.step;
+        break;
     }
     offer = uint32_t(std::min<uint64_t>(next, 0x4000000));  // 64 MiB: the IDL's range
   }
   --out.tries;
-  return Status::IOError("'" + name + "' still answered " + windows::werror_name(out.status) + " after " + std::to_string(out.tries) +
-                         " tries (last buffer " + std::to_string(out.last_offered) + " bytes)");
+  return Status::IOError("'" + name + "' still answered " + windows::werror_name(out.status) + " after " +
+                         std::to_string(out.tries) + " tries (last buffer " + std::to_string(out.last_offered) +
+                         " bytes)");
 }
 
 }  // namespace perfsim::recorder

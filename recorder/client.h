@@ -24,12 +24,12 @@ struct Growth {
 };
 
 struct ValueResult {
-  uint32_t status = 0;   // final WERROR
+  uint32_t status = 0;  // final WERROR
   uint32_t type = 0;
   Bytes data;
-  uint32_t tries = 0;            // QueryValue calls made
-  uint32_t last_offered = 0;     // buffer size of the final call
-  uint32_t last_size = 0;        // data_size of the final answer
+  uint32_t tries = 0;         // QueryValue calls made
+  uint32_t last_offered = 0;  // buffer size of the final call
+  uint32_t last_size = 0;     // data_size of the final answer
 };
 
 class WinregClient {

@@ -59,10 +59,14 @@ void split_domain_user(const std::string& text, std::string& domain, std::string
 
 Status parse_kerberos(const std::string& text, Credentials::Kerberos& out) {
   const std::string t = lower(text);
-  if (t == "auto") out = Credentials::Kerberos::kAuto;
-  else if (t == "off") out = Credentials::Kerberos::kOff;
-  else if (t == "required") out = Credentials::Kerberos::kRequired;
-  else return Status::InvalidArgument("Kerberos must be auto, off or required, not '" + text + "'");
+  if (t == "auto")
+    out = Credentials::Kerberos::kAuto;
+  else if (t == "off")
+    out = Credentials::Kerberos::kOff;
+  else if (t == "required")
+    out = Credentials::Kerberos::kRequired;
+  else
+    return Status::InvalidArgument("Kerberos must be auto, off or required, not '" + text + "'");
   return Status::Ok();
 }
 
@@ -140,8 +144,9 @@ Status resolve_credentials(const CredentialOptions& options, const EnvLookup& en
 
   if (!merged.user || merged.user->empty()) {
     if (merged.password || merged.domain)
-      return Status::InvalidArgument("a password or domain was given but no user name (--user, username = in the "
-                                     "authentication file, or PERFSIM_USER); use --anonymous for an anonymous logon");
+      return Status::InvalidArgument(
+          "a password or domain was given but no user name (--user, username = in the "
+          "authentication file, or PERFSIM_USER); use --anonymous for an anonymous logon");
     out.anonymous = true;
     return Status::Ok();
   }

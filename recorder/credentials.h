@@ -20,9 +20,9 @@ struct Credentials {
     kOff,       // NTLM only (what a workgroup host or an address without a SPN needs)
     kRequired,  // Kerberos or fail
   };
-  std::string user;      // empty with anonymous
-  std::string domain;    // NetBIOS or DNS domain; empty: the target's own (local accounts)
-  std::string realm;     // Kerberos realm, only when it differs from the domain
+  std::string user;    // empty with anonymous
+  std::string domain;  // NetBIOS or DNS domain; empty: the target's own (local accounts)
+  std::string realm;   // Kerberos realm, only when it differs from the domain
   std::string password;
   bool anonymous = false;
   Kerberos kerberos = Kerberos::kAuto;
@@ -33,7 +33,7 @@ struct Credentials {
 
 // What the command line said; each field unset when the option was not given.
 struct CredentialOptions {
-  std::optional<std::string> user;       // "alice", "CORP\alice", "CORP/alice" or "alice@corp.example"
+  std::optional<std::string> user;  // "alice", "CORP\alice", "CORP/alice" or "alice@corp.example"
   std::optional<std::string> domain;
   std::optional<std::string> password;
   std::optional<std::string> auth_file;  // Samba-style: username = , password = , domain = , realm =

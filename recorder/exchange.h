@@ -12,16 +12,16 @@ namespace perfsim::recorder {
 
 // One QueryValue round trip.
 struct Exchange {
-  int64_t time_100ns = 0;    // FILETIME (UTC) when the answer arrived
-  uint32_t latency_us = 0;   // request sent -> answer arrived
-  std::string key;           // "HKPD", "HKPT", "HKPN", or a path under HKLM ("SOFTWARE\\...\\Perflib")
-  std::string value_name;    // as sent ("Global", "238 232", "Counter 009", "Last Counter")
-  bool null_data = false;    // the caller sent a NULL data pointer (a size probe)
-  uint32_t offered = 0;      // the caller's buffer size (data_size sent)
-  uint32_t status = 0;       // WERROR answered
-  uint32_t type = 0;         // value type answered (0 when the answer carried none)
-  uint32_t size = 0;         // data_size answered
-  Bytes data;                // bytes answered
+  int64_t time_100ns = 0;   // FILETIME (UTC) when the answer arrived
+  uint32_t latency_us = 0;  // request sent -> answer arrived
+  std::string key;          // "HKPD", "HKPT", "HKPN", or a path under HKLM ("SOFTWARE\\...\\Perflib")
+  std::string value_name;   // as sent ("Global", "238 232", "Counter 009", "Last Counter")
+  bool null_data = false;   // the caller sent a NULL data pointer (a size probe)
+  uint32_t offered = 0;     // the caller's buffer size (data_size sent)
+  uint32_t status = 0;      // WERROR answered
+  uint32_t type = 0;        // value type answered (0 when the answer carried none)
+  uint32_t size = 0;        // data_size answered
+  Bytes data;               // bytes answered
 };
 
 // True for exchanges on HKEY_PERFORMANCE_DATA/_TEXT/_NLSTEXT (the others are on HKLM paths).

@@ -14,19 +14,17 @@
 namespace perfsim::recorder {
 namespace {
 
-
 bool is_perf_value(const Exchange& e) {
   if (!iequals(e.key, "HKPD")) return false;
   const perfdata::QueryKind k = perfdata::parse_query(e.value_name).kind;
-  return k == perfdata::QueryKind::kGlobal || k == perfdata::QueryKind::kCostly || k == perfdata::QueryKind::kIndexList ||
-         k == perfdata::QueryKind::kForeign;
+  return k == perfdata::QueryKind::kGlobal || k == perfdata::QueryKind::kCostly ||
+         k == perfdata::QueryKind::kIndexList || k == perfdata::QueryKind::kForeign;
 }
 
 bool is_name_table(const Exchange& e) {
   const perfdata::QueryKind k = perfdata::parse_query(e.value_name).kind;
   return k == perfdata::QueryKind::kCounter || k == perfdata::QueryKind::kHelp;
 }
-
 
 // What one value's answers say about the buffer it needs.
 struct ValueSummary {
@@ -72,7 +70,7 @@ std::vector<uint32_t> object_indices(ByteView data) {
 
 Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& stats) {
   Fingerprint fp;
-  std::string more_data;               // the buffer policy found; "" when nothing showed it
+  std::string more_data;  // the buffer policy found; "" when nothing showed it
   std::vector<std::string> findings;
   CallStats all = stats;
   std::map<std::string, ValueSummary> values;  // perf values and name tables, by name as sent
@@ -97,17 +95,22 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
     }
     if (e.status == windows::kErrorMoreData) {
       if (!fp.short_probe) fp.short_probe = captures::FingerprintProbe{e.status, e.size, e.offered};
-      if (e.offered > 0 && e.size == e.offered) echo = true;
-      else if (e.size == 0) undefined = true;
-      else exact = true;
+      if (e.offered > 0 && e.size == e.offered)
+        echo = true;
+      else if (e.size == 0)
+        undefined = true;
+      else
+        exact = true;
       auto it = said.find(e.value_name);
-      if (it != said.end() && e.offered >= it->second && e.size > e.offered) ++unsettled;  // the size it said was not enough
+      if (it != said.end() && e.offered >= it->second && e.size > e.offered)
+        ++unsettled;  // the size it said was not enough
       said[e.value_name] = e.size;
       v.max_failed = std::max<uint64_t>(v.max_failed, e.offered);
       continue;
     }
     if (e.status != 0) continue;
-    if (!fp.short_probe && header_only_answer(e.data)) fp.short_probe = captures::FingerprintProbe{e.status, e.size, e.offered};
+    if (!fp.short_probe && header_only_answer(e.data))
+      fp.short_probe = captures::FingerprintProbe{e.status, e.size, e.offered};
     if (header_only_answer(e.data)) {
       truncate = true;  // confirmed below only if a larger answer of the same value exists
       v.max_failed = std::max<uint64_t>(v.max_failed, e.offered);
@@ -121,7 +124,8 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
 
   uint64_t global_bytes = 0;
   for (const auto& [name, v] : values)
-    if (v.last_ok && perfdata::parse_query(name).kind == perfdata::QueryKind::kGlobal) global_bytes = v.last_ok->data.size();
+    if (v.last_ok && perfdata::parse_query(name).kind == perfdata::QueryKind::kGlobal)
+      global_bytes = v.last_ok->data.size();
   // A header-only success means truncation only when the same value also brought back more.
   if (truncate) {
     truncate = false;
@@ -129,12 +133,18 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
       if (v.last_ok && v.max_failed && v.last_ok->data.size() > winperf::kDataBlockSize) truncate = true;
   }
 
-  if (truncate) more_data = "samba-truncate";
-  else if (echo) more_data = "win2000-echo-oversize";
-  else if (unsettled >= 2) more_data = "nt4-unsettled";
-  else if (undefined) more_data = "win32-undefined";
-  else if (exact) more_data = "rrp-exact";
-  else if (fp.null_probe && fp.null_probe->status == 0 && fp.null_probe->size != 0) more_data = "rrp-exact";
+  if (truncate)
+    more_data = "samba-truncate";
+  else if (echo)
+    more_data = "win2000-echo-oversize";
+  else if (unsettled >= 2)
+    more_data = "nt4-unsettled";
+  else if (undefined)
+    more_data = "win32-undefined";
+  else if (exact)
+    more_data = "rrp-exact";
+  else if (fp.null_probe && fp.null_probe->status == 0 && fp.null_probe->size != 0)
+    more_data = "rrp-exact";
 
   std::map<std::string, captures::FingerprintQuery> queries;
   uint64_t overhead = UINT64_MAX;
@@ -162,17 +172,20 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
         for (uint32_t o : objs)
           if (std::find(pq.indices.begin(), pq.indices.end(), o) == pq.indices.end()) extra.push_back(o);
         if (!extra.empty())
-          findings.push_back(fmt::format("'{}' also brought back objects {} (the rest of their providers: extra-objects)", name, join(extra)));
+          findings.push_back(fmt::format(
+              "'{}' also brought back objects {} (the rest of their providers: extra-objects)", name, join(extra)));
       }
       if (v.last_ok->data.empty() && v.last_ok->status == 0)
-        findings.push_back(fmt::format("'{}' answered WERR_OK with 0 bytes of type {}: the host serves no performance data "
-                                          "(Samba's rpcd_winreg does this)", name, v.last_ok->type));
+        findings.push_back(
+            fmt::format("'{}' answered WERR_OK with 0 bytes of type {}: the host serves no performance data "
+                        "(Samba's rpcd_winreg does this)",
+                        name, v.last_ok->type));
     } else if (v.last_ok) {
       if (v.last_ok->status != 0)
         findings.push_back(fmt::format("'{}' answered {}", name, windows::werror_name(v.last_ok->status)));
       else if (v.last_ok->type != windows::kRegMultiSz)
         findings.push_back(fmt::format("'{}' answered type {} with {} bytes, not REG_MULTI_SZ name texts", name,
-                                          v.last_ok->type, v.last_ok->data.size()));
+                                       v.last_ok->type, v.last_ok->data.size()));
     }
     queries[name] = std::move(q);
   }
@@ -181,10 +194,13 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
 
   // Findings on the buffer policy, in words a support engineer can compare with the collector's log.
   if (more_data == "win2000-echo-oversize")
-    findings.push_back(fmt::format("short buffers get ERROR_MORE_DATA echoing the size offered, and success needs about "
-                                      "{} bytes more than the Global data (win2000-echo-oversize)", fp.params.count("overhead") ? fp.params["overhead"] : "?"));
+    findings.push_back(
+        fmt::format("short buffers get ERROR_MORE_DATA echoing the size offered, and success needs about "
+                    "{} bytes more than the Global data (win2000-echo-oversize)",
+                    fp.params.count("overhead") ? fp.params["overhead"] : "?"));
   else if (more_data == "win32-undefined")
-    findings.push_back("ERROR_MORE_DATA answers carry no usable size (0): collectors must grow blindly (win32-undefined)");
+    findings.push_back(
+        "ERROR_MORE_DATA answers carry no usable size (0): collectors must grow blindly (win32-undefined)");
   else if (more_data == "samba-truncate")
     findings.push_back("a short buffer gets WERR_OK with only the PERF_DATA_BLOCK header (samba-truncate)");
   else if (more_data == "nt4-unsettled")
@@ -193,8 +209,8 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
     findings.push_back("a NULL-buffer size probe gets ERROR_MORE_DATA with size 0, not the size needed");
 
   for (const Exchange& e : exchanges)
-    if (!on_perf_key(e) && iequals(e.value_name, "Last Counter") &&
-        e.status == 0 && e.type == windows::kRegDword && e.data.size() >= 4 && load_le32(e.data.data()) == 0) {
+    if (!on_perf_key(e) && iequals(e.value_name, "Last Counter") && e.status == 0 && e.type == windows::kRegDword &&
+        e.data.size() >= 4 && load_le32(e.data.data()) == 0) {
       findings.push_back("Perflib's 'Last Counter' is 0: no counter names are registered");
       break;
     }
@@ -202,7 +218,8 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
   std::map<std::string, uint64_t> errors;
   for (const auto& [code, n] : all.errors) {
     errors[std::to_string(code)] = n;
-    if (code != windows::kErrorFileNotFound) findings.push_back(fmt::format("{} answered {} times", windows::werror_name(code), n));
+    if (code != windows::kErrorFileNotFound)
+      findings.push_back(fmt::format("{} answered {} times", windows::werror_name(code), n));
   }
   if (!more_data.empty()) fp.more_data = more_data;
   fp.queries = std::move(queries);

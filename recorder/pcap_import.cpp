@@ -35,10 +35,10 @@ struct Connection {
   enum class Kind { kUndecided, kRpc, kSmb, kOther };
   std::string client_addr, server_addr;
   uint16_t client_port = 0, server_port = 0;
-  bool client_known = false;     // endpoints fixed by a SYN or the first data
-  TcpDirection dirs[2];          // [0] client -> server, [1] server -> client
+  bool client_known = false;  // endpoints fixed by a SYN or the first data
+  TcpDirection dirs[2];       // [0] client -> server, [1] server -> client
   Kind kind = Kind::kUndecided;
-  Bytes opening;                 // first client bytes while undecided
+  Bytes opening;  // first client bytes while undecided
   int64_t opening_time = 0;
   std::unique_ptr<WinregSniffer> rpc;
   std::unique_ptr<Smb2PipeDemux> smb;
@@ -61,8 +61,10 @@ struct Connection {
           p = std::make_unique<WinregSniffer>(l + " pipe " + hex(fid));
           pipe_order.push_back(fid);
         }
-        if (to_server) p->from_client(data, t);
-        else p->from_server(data, t);
+        if (to_server)
+          p->from_client(data, t);
+        else
+          p->from_server(data, t);
       });
     } else {
       kind = Kind::kOther;
@@ -86,11 +88,16 @@ struct Connection {
         decide();
         return;
       case Kind::kRpc:
-        if (from_client) rpc->from_client(bytes, t);
-        else rpc->from_server(bytes, t);
+        if (from_client)
+          rpc->from_client(bytes, t);
+        else
+          rpc->from_server(bytes, t);
         return;
-      case Kind::kSmb: smb->feed(from_client, bytes, t); return;
-      case Kind::kOther: return;
+      case Kind::kSmb:
+        smb->feed(from_client, bytes, t);
+        return;
+      case Kind::kOther:
+        return;
     }
   }
 };
@@ -115,9 +122,8 @@ class Importer {
     }
     if (!conn.client_known) return;
     const bool from_client = s.src == conn.client_addr && s.sport == conn.client_port;
-    conn.dirs[from_client ? 0 : 1].add(s.seq, s.syn, s.payload, s.time_100ns, [&](ByteView d, int64_t t) {
-      conn.data(from_client, d, t);
-    });
+    conn.dirs[from_client ? 0 : 1].add(s.seq, s.syn, s.payload, s.time_100ns,
+                                       [&](ByteView d, int64_t t) { conn.data(from_client, d, t); });
   }
 
   void finish(std::vector<Conversation>& out) {
@@ -153,7 +159,9 @@ class Importer {
         Conversation& conv = conversation(c.server_addr, kPipe);
         for (const FileId& f : c.pipe_order)
           if (c.pipes[f]->winreg()) take(*c.pipes[f], conv);
-        if (stopped) conv.problems.push_back(std::string(smb_stop_reason(c.smb->stopped())) + " " + c.label() + ": cannot be read");
+        if (stopped)
+          conv.problems.push_back(std::string(smb_stop_reason(c.smb->stopped())) + " " + c.label() +
+                                  ": cannot be read");
         if (gap) conv.problems.push_back(gap_line(c));
       }
     }

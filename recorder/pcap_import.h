@@ -16,8 +16,8 @@
 namespace perfsim::recorder {
 
 struct PcapImportOptions {
-  std::string tshark = "tshark";            // executable, looked up on PATH
-  std::chrono::seconds timeout{600};        // tshark is killed after this long
+  std::string tshark = "tshark";      // executable, looked up on PATH
+  std::chrono::seconds timeout{600};  // tshark is killed after this long
   // Called every 1,000 frames and once at the end with the number of frames read so far.
   std::function<void(uint64_t frames)> progress;
 };

@@ -34,7 +34,8 @@ Status exchange(WinregClient& c, const winreg::PolicyHandle& h, const std::strin
   e.offered = buffer.value_or(0);
   const auto t0 = Clock::now();
   winreg::QueryValueResponse r;
-  if (Status s = c.query_value(h, name, buffer, r); !s.ok()) return Status::IOError("QueryValue '" + name + "': " + s.message());
+  if (Status s = c.query_value(h, name, buffer, r); !s.ok())
+    return Status::IOError("QueryValue '" + name + "': " + s.message());
   e.latency_us = uint32_t(std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count());
   e.time_100ns = now_filetime();
   e.status = r.result;
@@ -61,13 +62,14 @@ Status query_until_done(WinregClient& c, const winreg::PolicyHandle& h, const st
     if (buffer >= kMaxBuffer) break;
     buffer = grow(buffer, last.size);
   }
-  return Status::IOError("'" + name + "' still answered ERROR_MORE_DATA with a " + std::to_string(buffer) + "-byte buffer");
+  return Status::IOError("'" + name + "' still answered ERROR_MORE_DATA with a " + std::to_string(buffer) +
+                         "-byte buffer");
 }
 
 // What the probes of one query leave for sampling.
 struct Probed {
-  uint32_t buffer = 1024;     // the buffer to sample with
-  bool header_only = false;   // its full answer was a bare header (the host has no such objects)
+  uint32_t buffer = 1024;    // the buffer to sample with
+  bool header_only = false;  // its full answer was a bare header (the host has no such objects)
 };
 
 // Fingerprint probes of one perf query (record.h, step 3).
@@ -125,7 +127,8 @@ void read_hklm(WinregClient& c, std::vector<captures::RegistryValue>& out, std::
     winreg::PolicyHandle h;
     uint32_t werr = 0;
     if (Status s = c.open_key(hklm, path, h, werr); !s.ok() || werr != 0) {
-      warnings.push_back(fmt::format("HKLM\\{} not readable ({})", path, s.ok() ? windows::werror_name(werr) : s.message()));
+      warnings.push_back(
+          fmt::format("HKLM\\{} not readable ({})", path, s.ok() ? windows::werror_name(werr) : s.message()));
       continue;
     }
     for (const char* name : names) {
@@ -144,8 +147,9 @@ Status open_hkpd(WinregClient& c, winreg::PolicyHandle& h) {
   Status s = c.open_hive(winreg::kOpenHKPD, h);
   if (s.ok()) return s;
   if (s.message().find(windows::werror_name(windows::kErrorAccessDenied)) != std::string::npos)
-    return Status::IOError("OpenHKPD: access denied — the account must be an administrator or in the host's "
-                           "'Performance Monitor Users' group");
+    return Status::IOError(
+        "OpenHKPD: access denied — the account must be an administrator or in the host's "
+        "'Performance Monitor Users' group");
   return Status::IOError("OpenHKPD: " + s.message());
 }
 
@@ -191,11 +195,15 @@ Status record(WinregClient& c, const std::string& path, const RecordOptions& o, 
   out.fingerprint = analyse(seen, stats);
   std::unique_ptr<captures::Writer> w;
   if (Status s = captures::Writer::create(path, host, o.writer, w); !s.ok()) return s;
-  for (const captures::RegistryValue& v : reg) if (Status s = w->add_registry(v); !s.ok()) return s;
-  for (const captures::NameTable& t : tables) if (Status s = w->add_names(t); !s.ok()) return s;
-  for (const captures::ObjectInfo& obj : catalog_from(seen)) if (Status s = w->add_object(obj); !s.ok()) return s;
+  for (const captures::RegistryValue& v : reg)
+    if (Status s = w->add_registry(v); !s.ok()) return s;
+  for (const captures::NameTable& t : tables)
+    if (Status s = w->add_names(t); !s.ok()) return s;
+  for (const captures::ObjectInfo& obj : catalog_from(seen))
+    if (Status s = w->add_object(obj); !s.ok()) return s;
   if (Status s = w->set_fingerprint(captures::to_json(out.fingerprint)); !s.ok()) return s;
-  for (const captures::QueryRecord& r : odd) if (Status s = w->append(r); !s.ok()) return s;
+  for (const captures::QueryRecord& r : odd)
+    if (Status s = w->append(r); !s.ok()) return s;
 
   RecordProgress prog;
   prog.target = o.count;
@@ -212,7 +220,8 @@ Status record(WinregClient& c, const std::string& path, const RecordOptions& o, 
       calls.clear();
       uint32_t& buffer = probed[q].buffer;
       if (result = query_until_done(c, hkpd, "HKPD", q, buffer, calls, e); !result.ok()) break;
-      if (e.status == 0 && header_only_answer(e.data) && !probed[q].header_only) {  // outgrew a truncating host's buffer
+      if (e.status == 0 && header_only_answer(e.data) &&
+          !probed[q].header_only) {  // outgrew a truncating host's buffer
         buffer = grow(buffer, 0);
         if (result = query_until_done(c, hkpd, "HKPD", q, buffer, calls, e); !result.ok()) break;
       }
@@ -220,7 +229,9 @@ Status record(WinregClient& c, const std::string& path, const RecordOptions& o, 
       if (e.status == 0) buffer = std::max(e.offered, buffer);
       prog.bytes += e.data.size();
       prog.errors += e.status != 0;
-      if (result = w->append({tick, e.time_100ns, e.latency_us, q, e.status, e.type, e.size, std::move(e.data)}); !result.ok()) break;
+      if (result = w->append({tick, e.time_100ns, e.latency_us, q, e.status, e.type, e.size, std::move(e.data)});
+          !result.ok())
+        break;
     }
     if (!result.ok()) break;
     prog.samples = ++out.samples;

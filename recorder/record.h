@@ -34,22 +34,22 @@
 namespace perfsim::recorder {
 
 struct RecordProgress {
-  uint32_t samples = 0;   // ticks completed
-  uint64_t bytes = 0;     // payload bytes received
-  uint64_t errors = 0;    // answers other than WERR_OK
-  uint32_t target = 0;    // samples asked for (0: open-ended)
+  uint32_t samples = 0;  // ticks completed
+  uint64_t bytes = 0;    // payload bytes received
+  uint64_t errors = 0;   // answers other than WERR_OK
+  uint32_t target = 0;   // samples asked for (0: open-ended)
 };
 
 struct RecordOptions {
   std::vector<std::string> queries = {"Global"};
   std::vector<std::string> languages = {"009"};
   std::chrono::milliseconds interval{15000};
-  uint32_t count = 0;                    // samples; 0 = no limit
-  std::chrono::milliseconds duration{0}; // 0 = no limit
-  std::string host_name;                 // used when the data names no system
+  uint32_t count = 0;                     // samples; 0 = no limit
+  std::chrono::milliseconds duration{0};  // 0 = no limit
+  std::string host_name;                  // used when the data names no system
   captures::WriterOptions writer = {32, captures::DeltaCodec::kXor, captures::SyncPolicy::kEveryTick};
   std::function<void(const RecordProgress&)> progress;  // after each sample
-  const std::atomic<bool>* stop = nullptr;               // checked between calls and while waiting
+  const std::atomic<bool>* stop = nullptr;              // checked between calls and while waiting
 };
 
 struct RecordResult {

@@ -38,11 +38,16 @@ bool payload(ByteView msg, size_t at, size_t end, uint32_t offset, uint32_t coun
 
 const char* smb_stop_reason(Smb2PipeDemux::Stop s) {
   switch (s) {
-    case Smb2PipeDemux::Stop::kEncrypted: return "SMB3-encrypted session";
-    case Smb2PipeDemux::Stop::kCompressed: return "SMB3-compressed session";
-    case Smb2PipeDemux::Stop::kSmb1: return "SMB1 session (only SMB2/3 named pipes are decoded)";
-    case Smb2PipeDemux::Stop::kNotSmb: return "SMB stream that stopped making sense";
-    case Smb2PipeDemux::Stop::kNone: break;
+    case Smb2PipeDemux::Stop::kEncrypted:
+      return "SMB3-encrypted session";
+    case Smb2PipeDemux::Stop::kCompressed:
+      return "SMB3-compressed session";
+    case Smb2PipeDemux::Stop::kSmb1:
+      return "SMB1 session (only SMB2/3 named pipes are decoded)";
+    case Smb2PipeDemux::Stop::kNotSmb:
+      return "SMB stream that stopped making sense";
+    case Smb2PipeDemux::Stop::kNone:
+      break;
   }
   return "";
 }
@@ -132,7 +137,8 @@ void Smb2PipeDemux::smb2(bool from_client, ByteView msg, size_t at, FileId& rela
     } else {
       return;
     }
-    if ((flags & kFlagRelated) && std::all_of(fid.begin(), fid.end(), [](uint8_t b) { return b == 0xff; })) fid = related;
+    if ((flags & kFlagRelated) && std::all_of(fid.begin(), fid.end(), [](uint8_t b) { return b == 0xff; }))
+      fid = related;
     related = fid;
     pending_[message_id] = {command, fid};
     if (command == kWrite && payload(msg, at, end, load_le16(&msg[body + 2]), load_le32(&msg[body + 4]), data))
@@ -150,7 +156,8 @@ void Smb2PipeDemux::smb2(bool from_client, ByteView msg, size_t at, FileId& rela
   if (req.command == kRead && end - body >= 16) {
     if (payload(msg, at, end, msg[body + 2], load_le32(&msg[body + 4]), data)) sink_(req.fid, false, data, time);
   } else if (req.command == kIoctl && end - body >= 48) {
-    if (payload(msg, at, end, load_le32(&msg[body + 32]), load_le32(&msg[body + 36]), data)) sink_(req.fid, false, data, time);
+    if (payload(msg, at, end, load_le32(&msg[body + 32]), load_le32(&msg[body + 36]), data))
+      sink_(req.fid, false, data, time);
   }
 }
 

@@ -46,7 +46,7 @@ class Smb2PipeDemux {
 
   PipeBytes sink_;
   Stop stop_ = Stop::kNone;
-  Bytes buffer_[2];                    // [from_client]
+  Bytes buffer_[2];                      // [from_client]
   std::map<uint64_t, Pending> pending_;  // MessageId -> request
 };
 

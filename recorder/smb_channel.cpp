@@ -46,8 +46,9 @@ struct Deadline {
   Deadline(tevent_context* ev, std::chrono::milliseconds left) {
     owner = talloc_new(nullptr);
     const auto ms = std::max<int64_t>(left.count(), 0);
-    tevent_add_timer(ev, owner, tevent_timeval_current_ofs(uint32_t(ms / 1000), uint32_t(ms % 1000) * 1000),
-                     [](tevent_context*, tevent_timer*, timeval, void* p) { *static_cast<bool*>(p) = true; }, &expired);
+    tevent_add_timer(
+        ev, owner, tevent_timeval_current_ofs(uint32_t(ms / 1000), uint32_t(ms % 1000) * 1000),
+        [](tevent_context*, tevent_timer*, timeval, void* p) { *static_cast<bool*>(p) = true; }, &expired);
   }
   ~Deadline() { talloc_free(owner); }
   Deadline(const Deadline&) = delete;
@@ -74,7 +75,8 @@ std::string dialect_hint(const SmbTarget& t) {
          (t.min_protocol.empty() ? std::string("SMB2_02") : t.min_protocol) + ".." +
          (t.max_protocol.empty() ? std::string("SMB3_11") : t.max_protocol) +
          (t.require_encryption ? ", encryption required" : "") + (t.require_signing ? ", signing required" : "") +
-         "): Windows 2003 and older speak only NT1 (SMB1), so allow NT1 as the lowest dialect; SMB encryption needs SMB 3";
+         "): Windows 2003 and older speak only NT1 (SMB1), so allow NT1 as the lowest dialect; SMB encryption needs "
+         "SMB 3";
 }
 
 // What a person should check for the NTSTATUS codes a connect (`connecting`) or call ends with.
@@ -116,8 +118,10 @@ std::string hint_for(uint32_t code, const SmbTarget& t, const Credentials& cred,
     case 0xC00000AC:  // PIPE_NOT_AVAILABLE
     case 0xC000003A:  // OBJECT_PATH_NOT_FOUND
     case 0xC00000AB:  // INSTANCE_NOT_AVAILABLE
-      return where + " has no \\PIPE\\winreg: the RemoteRegistry service is not running there (on the host: "
-             "`sc config RemoteRegistry start= auto` and `sc start RemoteRegistry`; Windows 8 and later stop it when idle)";
+      return where +
+             " has no \\PIPE\\winreg: the RemoteRegistry service is not running there (on the host: "
+             "`sc config RemoteRegistry start= auto` and `sc start RemoteRegistry`; Windows 8 and later stop it when "
+             "idle)";
     case 0xC00000AE:  // PIPE_BUSY
       return where + ": every instance of \\PIPE\\winreg is busy; try again";
     case 0xC00000BB:  // NOT_SUPPORTED
@@ -133,7 +137,8 @@ std::string hint_for(uint32_t code, const SmbTarget& t, const Credentials& cred,
     case 0xC000020D:  // CONNECTION_RESET
     case 0xC000014B:  // PIPE_BROKEN
       // While connecting, this is how an SMB1-only server answers an SMB2 negotiation.
-      return connecting ? where + " closed the connection while connecting; " + dialect_hint(t) : where + " closed the connection";
+      return connecting ? where + " closed the connection while connecting; " + dialect_hint(t)
+                        : where + " closed the connection";
     default:
       return "";
   }
@@ -146,7 +151,8 @@ Status make_loadparm(TALLOC_CTX* mem, const SmbTarget& t, bool smb1, loadparm_co
   std::vector<std::pair<const char*, std::string>> set = {
       {"smb ports", std::to_string(t.port)},
       {"name resolve order", "host"},  // we resolve names ourselves; Samba gets an address
-      {"client min protocol", smb1 ? "NT1" : (t.min_protocol.empty() || t.min_protocol == "NT1" ? "SMB2_02" : t.min_protocol)},
+      {"client min protocol",
+       smb1 ? "NT1" : (t.min_protocol.empty() || t.min_protocol == "NT1" ? "SMB2_02" : t.min_protocol)},
       {"client max protocol", smb1 ? "NT1" : (t.max_protocol.empty() ? "SMB3_11" : t.max_protocol)},
   };
   if (t.require_signing) {
@@ -155,7 +161,8 @@ Status make_loadparm(TALLOC_CTX* mem, const SmbTarget& t, bool smb1, loadparm_co
   }
   if (t.require_encryption) set.push_back({"client smb encrypt", "required"});
   for (const auto& [k, v] : set)
-    if (!lpcfg_set_cmdline(lp, k, v.c_str())) return Status::InvalidArgument(std::string("Samba refused '") + k + " = " + v + "'");
+    if (!lpcfg_set_cmdline(lp, k, v.c_str()))
+      return Status::InvalidArgument(std::string("Samba refused '") + k + " = " + v + "'");
   out = lp;
   return Status::Ok();
 }
@@ -188,7 +195,8 @@ Status resolve_and_probe(const SmbTarget& t, Clock::time_point deadline, std::st
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* res = nullptr;
   if (const int rc = ::getaddrinfo(t.host.c_str(), std::to_string(t.port).c_str(), &hints, &res); rc != 0 || !res)
-    return Status::IOError("cannot resolve '" + t.host + "': " + ::gai_strerror(rc) + " (check the name, DNS or /etc/hosts)");
+    return Status::IOError("cannot resolve '" + t.host + "': " + ::gai_strerror(rc) +
+                           " (check the name, DNS or /etc/hosts)");
   char buf[NI_MAXHOST] = {};
   ::getnameinfo(res->ai_addr, res->ai_addrlen, buf, sizeof buf, nullptr, 0, NI_NUMERICHOST);
   address = buf;
@@ -200,8 +208,10 @@ Status resolve_and_probe(const SmbTarget& t, Clock::time_point deadline, std::st
       pollfd p{fd, POLLOUT, 0};
       const int n = ::poll(&p, 1, int(std::max<int64_t>(left_until(deadline).count(), 0)));
       socklen_t len = sizeof err;
-      if (n == 1) ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-      else err = ETIMEDOUT;
+      if (n == 1)
+        ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+      else
+        err = ETIMEDOUT;
     }
   }
   ::freeaddrinfo(res);
@@ -236,7 +246,8 @@ class SmbChannel final : public Channel {
   std::string describe() const override { return describe_; }
 
  private:
-  Status attempt(const std::string& address, const Credentials& cred, bool smb1, Clock::time_point deadline, NTSTATUS& nt);
+  Status attempt(const std::string& address, const Credentials& cred, bool smb1, Clock::time_point deadline,
+                 NTSTATUS& nt);
   Status failure(const std::string& what, NTSTATUS st, const Credentials& cred) const;
   void close() {
     talloc_free(pipe_mem_);
@@ -324,8 +335,8 @@ Status SmbChannel::call(uint16_t opnum, ByteView stub, Bytes& out) {
   if (!pipe_) return Status::IOError(describe_ + ": the connection is closed (an earlier call failed or timed out)");
   TALLOC_CTX* tmp = talloc_new(mem_);
   pipe_->last_fault_code = 0;
-  tevent_req* req = dcerpc_binding_handle_raw_call_send(tmp, ev_, pipe_->binding_handle, nullptr, opnum, 0,
-                                                         stub.data(), stub.size());
+  tevent_req* req =
+      dcerpc_binding_handle_raw_call_send(tmp, ev_, pipe_->binding_handle, nullptr, opnum, 0, stub.data(), stub.size());
   if (!req) {
     talloc_free(tmp);
     return Status::IOError("out of memory sending a winreg call");

@@ -20,7 +20,7 @@
 namespace perfsim::recorder {
 
 struct SmbTarget {
-  std::string host;       // name (resolved through DNS / hosts) or IPv4/IPv6 address
+  std::string host;  // name (resolved through DNS / hosts) or IPv4/IPv6 address
   uint16_t port = 445;
   // Dialect bounds as Samba names them: "NT1" (SMB1), "SMB2_02", "SMB2_10", "SMB3_00", "SMB3_02",
   // "SMB3_11". Empty: Samba's defaults (SMB2_02..SMB3_11). A range reaching down to NT1 tries

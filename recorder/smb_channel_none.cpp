@@ -6,8 +6,9 @@ namespace perfsim::recorder {
 bool smb_supported() { return false; }
 
 Status connect_smb(const SmbTarget&, const Credentials&, std::chrono::milliseconds, std::unique_ptr<Channel>&) {
-  return Status::Unsupported("this perfsim was built without Samba's client libraries (samba-dev), so it cannot "
-                             "record over SMB; install samba-dev (scripts/install-deps.sh) and rebuild, or record over TCP");
+  return Status::Unsupported(
+      "this perfsim was built without Samba's client libraries (samba-dev), so it cannot "
+      "record over SMB; install samba-dev (scripts/install-deps.sh) and rebuild, or record over TCP");
 }
 
 }  // namespace perfsim::recorder

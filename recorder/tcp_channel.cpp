@@ -37,7 +37,10 @@ struct Socket {
   Status write(ByteView b) {
     bool done = false;
     boost::system::error_code ec;
-    asio::async_write(sock, asio::buffer(b.data(), b.size()), [&](auto e, size_t) { ec = e; done = true; });
+    asio::async_write(sock, asio::buffer(b.data(), b.size()), [&](auto e, size_t) {
+      ec = e;
+      done = true;
+    });
     return wait(done, ec, "send");
   }
 
@@ -45,7 +48,10 @@ struct Socket {
     out.resize(n);
     bool done = false;
     boost::system::error_code ec;
-    asio::async_read(sock, asio::buffer(out), [&](auto e, size_t) { ec = e; done = true; });
+    asio::async_read(sock, asio::buffer(out), [&](auto e, size_t) {
+      ec = e;
+      done = true;
+    });
     return wait(done, ec, "receive");
   }
 
@@ -92,7 +98,10 @@ Status connect_tcp(const std::string& host, uint16_t port, std::chrono::millisec
     addr = r.begin()->endpoint().address();
   }
   bool done = false;
-  impl->sock.async_connect(tcp::endpoint(addr, port), [&](auto e) { ec = e; done = true; });
+  impl->sock.async_connect(tcp::endpoint(addr, port), [&](auto e) {
+    ec = e;
+    done = true;
+  });
   if (Status s = impl->wait(done, ec, "connect"); !s.ok())
     return Status::IOError("cannot reach " + host + ":" + std::to_string(port) + ": " + s.message() +
                            " (is perfsim serve / the host listening there?)");
@@ -116,7 +125,8 @@ Status TcpChannel::bind() {
   if (Status s = rpc::parse_header(pdu, h); !s.ok()) return s;
   if (h.ptype == rpc::PType::kBindNak) return Status::IOError("the server refused the winreg bind (bind_nak)");
   rpc::BindAck ack;
-  if (h.ptype != rpc::PType::kBindAck) return Status::Corruption(std::string("expected bind_ack, got ") + rpc::ptype_name(h.ptype));
+  if (h.ptype != rpc::PType::kBindAck)
+    return Status::Corruption(std::string("expected bind_ack, got ") + rpc::ptype_name(h.ptype));
   if (Status s = rpc::parse_bind_ack(pdu, h, ack); !s.ok()) return s;
   if (ack.results.empty() || ack.results[0].result != rpc::kResultAcceptance)
     return Status::IOError("the server does not offer winreg over NDR 2.0");
@@ -137,7 +147,9 @@ Status TcpChannel::call(uint16_t opnum, ByteView stub, Bytes& out) {
     if (Status s = impl_->read_pdu(pdu); !s.ok()) return s;
     rpc::Header h;
     if (Status s = rpc::parse_header(pdu, h); !s.ok()) return s;
-    if (h.call_id != id) return Status::Corruption("response for call " + std::to_string(h.call_id) + " while waiting for " + std::to_string(id));
+    if (h.call_id != id)
+      return Status::Corruption("response for call " + std::to_string(h.call_id) + " while waiting for " +
+                                std::to_string(id));
     if (h.ptype == rpc::PType::kFault) {
       rpc::Fault f;
       if (Status s = rpc::parse_fault(pdu, h, f); !s.ok()) return s;
@@ -145,7 +157,8 @@ Status TcpChannel::call(uint16_t opnum, ByteView stub, Bytes& out) {
       std::snprintf(buf, sizeof buf, "0x%08x", f.status);
       return Status::IOError(std::string("the server answered with DCE/RPC fault ") + buf);
     }
-    if (h.ptype != rpc::PType::kResponse) return Status::Corruption(std::string("expected a response, got ") + rpc::ptype_name(h.ptype));
+    if (h.ptype != rpc::PType::kResponse)
+      return Status::Corruption(std::string("expected a response, got ") + rpc::ptype_name(h.ptype));
     rpc::Response r;
     if (Status s = rpc::parse_response(pdu, h, r); !s.ok()) return s;
     out.insert(out.end(), r.stub.begin(), r.stub.end());
@@ -153,6 +166,5 @@ Status TcpChannel::call(uint16_t opnum, ByteView stub, Bytes& out) {
     if (h.pfc_flags & rpc::kPfcLastFrag) return Status::Ok();
   }
 }
-
 
 }  // namespace perfsim::recorder

@@ -16,9 +16,9 @@ namespace perfsim::recorder {
 namespace {
 
 // The fields asked of tshark, in this order (one tab-separated line per TCP frame).
-const char* const kFields[] = {"frame.number", "frame.time_epoch", "tcp.stream", "ip.src",  "ipv6.src",
-                               "tcp.srcport",  "ip.dst",           "ipv6.dst",   "tcp.dstport", "tcp.seq_raw",
-                               "tcp.flags.syn", "tcp.flags.ack",   "tcp.payload"};
+const char* const kFields[] = {"frame.number",  "frame.time_epoch", "tcp.stream", "ip.src",      "ipv6.src",
+                               "tcp.srcport",   "ip.dst",           "ipv6.dst",   "tcp.dstport", "tcp.seq_raw",
+                               "tcp.flags.syn", "tcp.flags.ack",    "tcp.payload"};
 constexpr size_t kFieldCount = std::size(kFields);
 constexpr size_t kStderrKept = 16 * 1024;  // enough for tshark's messages, bounded against a flood
 
@@ -76,9 +76,10 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
 Status parse_line(std::string_view line, TcpSegment& s) {
   const std::vector<std::string_view> f = split_tabs(line);
   uint64_t sport = 0, dport = 0, seq = 0;
-  if (f.size() != kFieldCount || !parse_u64(f[0], s.frame) || !epoch_text_to_filetime(std::string(f[1]), s.time_100ns) ||
-      !parse_u64(f[2], s.stream) || !parse_u64(f[5], sport) || !parse_u64(f[8], dport) || !parse_u64(f[9], seq) ||
-      sport > 0xffff || dport > 0xffff || seq > 0xffffffff || !parse_hex(f[12], s.payload))
+  if (f.size() != kFieldCount || !parse_u64(f[0], s.frame) ||
+      !epoch_text_to_filetime(std::string(f[1]), s.time_100ns) || !parse_u64(f[2], s.stream) ||
+      !parse_u64(f[5], sport) || !parse_u64(f[8], dport) || !parse_u64(f[9], seq) || sport > 0xffff || dport > 0xffff ||
+      seq > 0xffffffff || !parse_hex(f[12], s.payload))
     return Status::Corruption("tshark printed a line that does not parse: " + std::string(line.substr(0, 200)));
   s.src = std::string(!f[3].empty() ? f[3] : f[4]);
   s.dst = std::string(!f[6].empty() ? f[6] : f[7]);
@@ -128,12 +129,13 @@ bool epoch_text_to_filetime(const std::string& text, int64_t& out) {
   return true;
 }
 
-Status read_tcp_segments(const std::string& path, const TsharkRun& run, const std::function<void(TcpSegment&)>& segment) {
+Status read_tcp_segments(const std::string& path, const TsharkRun& run,
+                         const std::function<void(TcpSegment&)>& segment) {
   std::vector<std::string> args = {run.tshark, "-n", "-r", path, "-o", "tcp.desegment_tcp_streams:FALSE",
                                    // Only TCP matters; not dissecting above it keeps tshark fast.
-                                   "--disable-protocol", "nbss", "--disable-protocol", "smb", "--disable-protocol", "smb2",
-                                   "--disable-protocol", "dcerpc", "-Y", "tcp", "-T", "fields", "-E", "separator=/t",
-                                   "-E", "occurrence=f"};
+                                   "--disable-protocol", "nbss", "--disable-protocol", "smb", "--disable-protocol",
+                                   "smb2", "--disable-protocol", "dcerpc", "-Y", "tcp", "-T", "fields", "-E",
+                                   "separator=/t", "-E", "occurrence=f"};
   for (const char* f : kFields) {
     args.push_back("-e");
     args.push_back(f);
@@ -156,7 +158,8 @@ Status read_tcp_segments(const std::string& path, const TsharkRun& run, const st
   std::vector<char> buf(1 << 16);
   TcpSegment seg;
   while (open_fds > 0) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
@@ -174,7 +177,8 @@ Status read_tcp_segments(const std::string& path, const TsharkRun& run, const st
         continue;
       }
       if (p.fd == err_fd) {
-        err.append(buf.data(), size_t(std::min<ssize_t>(got, ssize_t(kStderrKept - std::min(err.size(), kStderrKept)))));
+        err.append(buf.data(),
+                   size_t(std::min<ssize_t>(got, ssize_t(kStderrKept - std::min(err.size(), kStderrKept)))));
         continue;
       }
       pending.append(buf.data(), size_t(got));
@@ -202,8 +206,9 @@ Status read_tcp_segments(const std::string& path, const TsharkRun& run, const st
                            " s; stopped it");
   if (st.code != 0) {
     const std::string said = tshark_complaint(err);
-    return Status::IOError("tshark " + std::string(st.code > 0 ? "exited with status " + std::to_string(st.code)
-                                                               : "was killed by signal " + std::to_string(st.signal)) +
+    return Status::IOError("tshark " +
+                           std::string(st.code > 0 ? "exited with status " + std::to_string(st.code)
+                                                   : "was killed by signal " + std::to_string(st.signal)) +
                            " reading " + path + (said.empty() ? std::string() : ": " + said));
   }
   if (!bad_line.ok()) return bad_line;

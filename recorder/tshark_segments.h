@@ -16,12 +16,12 @@
 namespace perfsim::recorder {
 
 struct TcpSegment {
-  uint64_t frame = 0;       // frame number in the file
-  int64_t time_100ns = 0;   // FILETIME (UTC) of the frame
-  uint64_t stream = 0;      // tshark's tcp.stream index (one per connection, in order of appearance)
-  std::string src, dst;     // IPv4 or IPv6 addresses, as tshark prints them
+  uint64_t frame = 0;      // frame number in the file
+  int64_t time_100ns = 0;  // FILETIME (UTC) of the frame
+  uint64_t stream = 0;     // tshark's tcp.stream index (one per connection, in order of appearance)
+  std::string src, dst;    // IPv4 or IPv6 addresses, as tshark prints them
   uint16_t sport = 0, dport = 0;
-  uint32_t seq = 0;         // raw (absolute) sequence number
+  uint32_t seq = 0;  // raw (absolute) sequence number
   bool syn = false, ack = false;
   Bytes payload;
 };
@@ -34,7 +34,8 @@ struct TsharkRun {
 // Calls `segment` for every TCP frame of `path`, in file order. Fails when tshark cannot be
 // started, outlives the timeout, exits non-zero (the message quotes its stderr: a truncated or
 // corrupt file) or prints a line that does not parse; segments delivered before stay delivered.
-Status read_tcp_segments(const std::string& path, const TsharkRun& run, const std::function<void(TcpSegment&)>& segment);
+Status read_tcp_segments(const std::string& path, const TsharkRun& run,
+                         const std::function<void(TcpSegment&)>& segment);
 
 // Exposed for tests: "1700000000.123456789" (frame.time_epoch) -> FILETIME in 100 ns units.
 bool epoch_text_to_filetime(const std::string& text, int64_t& out);

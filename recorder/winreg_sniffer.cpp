@@ -10,9 +10,9 @@
 namespace perfsim::recorder {
 namespace {
 
-constexpr size_t kMaxFrag = 0xffff;                  // frag_length is 16 bits
-constexpr size_t kMaxStub = 0x4000000 + 0x10000;    // 64 MiB of value data plus the NDR around it
-constexpr uint8_t kAuthLevelPrivacy = 6;             // RPC_C_AUTHN_LEVEL_PKT_PRIVACY: stubs are sealed
+constexpr size_t kMaxFrag = 0xffff;               // frag_length is 16 bits
+constexpr size_t kMaxStub = 0x4000000 + 0x10000;  // 64 MiB of value data plus the NDR around it
+constexpr uint8_t kAuthLevelPrivacy = 6;          // RPC_C_AUTHN_LEVEL_PKT_PRIVACY: stubs are sealed
 
 // The sec_trailer's auth_level, or 0 when the PDU carries no authentication.
 uint8_t auth_level(ByteView pdu, const rpc::Header& h) {
@@ -31,11 +31,16 @@ std::string text(const winreg::String& s) { return s ? utf16_to_utf8(*s) : std::
 
 const char* hive_key(uint16_t opnum) {
   switch (opnum) {
-    case winreg::kOpenHKPD: return "HKPD";
-    case winreg::kOpenHKPT: return "HKPT";
-    case winreg::kOpenHKPN: return "HKPN";
-    case winreg::kOpenHKLM: return "";
-    default: return nullptr;
+    case winreg::kOpenHKPD:
+      return "HKPD";
+    case winreg::kOpenHKPT:
+      return "HKPT";
+    case winreg::kOpenHKPN:
+      return "HKPN";
+    case winreg::kOpenHKLM:
+      return "";
+    default:
+      return nullptr;
   }
 }
 
@@ -55,17 +60,21 @@ void WinregSniffer::feed(Direction& d, bool client, ByteView data, int64_t time)
     size_t length = 0;
     const ByteView rest = ByteView(d.buffer).subspan(used);
     if (Status s = rpc::next_pdu_length(rest, kMaxFrag, length); !s.ok()) {
-      if (state_ == State::kWinreg) problem(std::string(client ? "client" : "server") + " stream is not DCE/RPC after " +
-                                            "a winreg bind (" + s.message() + "); the rest is not decoded");
-      else state_ = State::kIgnored;
+      if (state_ == State::kWinreg)
+        problem(std::string(client ? "client" : "server") + " stream is not DCE/RPC after " + "a winreg bind (" +
+                s.message() + "); the rest is not decoded");
+      else
+        state_ = State::kIgnored;
       d.dead = true;
       break;
     }
     if (length == 0 || rest.size() < length) break;
     const ByteView pdu = rest.first(length);
     used += length;
-    if (client) client_pdu(pdu, time);
-    else server_pdu(pdu, time);
+    if (client)
+      client_pdu(pdu, time);
+    else
+      server_pdu(pdu, time);
   }
   d.buffer.erase(d.buffer.begin(), d.buffer.begin() + std::ptrdiff_t(std::min(used, d.buffer.size())));
   if (d.dead || (state_ != State::kWinreg && state_ != State::kStart)) Bytes().swap(d.buffer);
@@ -164,8 +173,9 @@ void WinregSniffer::answered(const Call& call, ByteView stub, int64_t time) {
       auto parent = handles_.find(handle_key(req.parent_handle));
       if (resp.result != windows::kErrorSuccess || parent == handles_.end()) return;
       const std::string name = text(req.keyname);
-      handles_[handle_key(resp.handle)] = parent->second.empty() ? name : name.empty() ? parent->second
-                                                                                       : parent->second + "\\" + name;
+      handles_[handle_key(resp.handle)] = parent->second.empty() ? name
+                                          : name.empty()         ? parent->second
+                                                                 : parent->second + "\\" + name;
       return;
     }
     case winreg::kCloseKey: {
@@ -176,16 +186,20 @@ void WinregSniffer::answered(const Call& call, ByteView stub, int64_t time) {
       if (resp.result == windows::kErrorSuccess) handles_.erase(handle_key(req.handle));
       return;
     }
-    case winreg::kQueryValue: return on_query_value(call, stub, time);
-    default: return;  // other calls do not change what QueryValue answers
+    case winreg::kQueryValue:
+      return on_query_value(call, stub, time);
+    default:
+      return;  // other calls do not change what QueryValue answers
   }
 }
 
 void WinregSniffer::on_query_value(const Call& call, ByteView stub, int64_t time) {
   winreg::QueryValueRequest req;
   winreg::QueryValueResponse resp;
-  if (Status s = winreg::decode(call.stub, req); !s.ok()) return problem("QueryValue request does not decode: " + s.message());
-  if (Status s = winreg::decode(stub, resp); !s.ok()) return problem("QueryValue response does not decode: " + s.message());
+  if (Status s = winreg::decode(call.stub, req); !s.ok())
+    return problem("QueryValue request does not decode: " + s.message());
+  if (Status s = winreg::decode(stub, resp); !s.ok())
+    return problem("QueryValue response does not decode: " + s.message());
   auto key = handles_.find(handle_key(req.handle));
   if (key == handles_.end()) {
     ++unknown_handle_queries_;

@@ -59,8 +59,8 @@ class WinregSniffer {
   State state_ = State::kStart;
   Direction client_, server_;
   std::vector<uint16_t> winreg_contexts_;
-  std::map<uint32_t, Call> calls_;        // by call_id, request seen
-  std::map<uint32_t, Bytes> responses_;   // by call_id, response fragments so far
+  std::map<uint32_t, Call> calls_;                          // by call_id, request seen
+  std::map<uint32_t, Bytes> responses_;                     // by call_id, response fragments so far
   std::map<std::array<uint8_t, 20>, std::string> handles_;  // open handle -> key ("" = HKLM itself)
   size_t unknown_handle_queries_ = 0;
   std::vector<Exchange> exchanges_;

@@ -61,7 +61,8 @@ void change_type(Object& o, uint32_t counter, uint32_t type) {
   for (size_t i = 0; i < old.size(); ++i) o.counters[i].offset = moved[old[i].offset];
   each_block(o, [&](Bytes& block) {
     Bytes fresh = perfdata::make_counter_block(at - 4);
-    for (size_t i = 0; i < old.size(); ++i) perfdata::write_counter(fresh, o.counters[i], perfdata::read_counter(block, old[i]));
+    for (size_t i = 0; i < old.size(); ++i)
+      perfdata::write_counter(fresh, o.counters[i], perfdata::read_counter(block, old[i]));
     block = std::move(fresh);
   });
 }
@@ -130,7 +131,8 @@ Status add_gaps(captures::Capture& cap) {
 Status add_partial_table(const ContentQuirks& q, captures::Capture& cap) {
   const captures::NameTable* base = nullptr;
   for (const captures::NameTable& t : cap.names) {
-    if (iequals(t.lang, q.localized_lang)) return Status::InvalidArgument("localized-partial: the capture already has language " + q.localized_lang);
+    if (iequals(t.lang, q.localized_lang))
+      return Status::InvalidArgument("localized-partial: the capture already has language " + q.localized_lang);
     if (t.lang == "009") base = &t;
   }
   if (!base) return Status::InvalidArgument("localized-partial: the capture has no 009 table to start from");
@@ -150,7 +152,8 @@ Status add_partial_table(const ContentQuirks& q, captures::Capture& cap) {
 
 Status apply_content_quirks(const ContentQuirks& q, captures::Capture& cap) {
   std::map<uint32_t, bool> seen;
-  const bool per_sample = q.duplicate_counter_object || q.duplicate_instances_object || q.type_change_counter || q.perf_freq;
+  const bool per_sample =
+      q.duplicate_counter_object || q.duplicate_instances_object || q.type_change_counter || q.perf_freq;
   if (per_sample) {
     for (captures::QueryRecord& r : cap.records) {
       DataBlock d;
@@ -163,7 +166,8 @@ Status apply_content_quirks(const ContentQuirks& q, captures::Capture& cap) {
   }
   for (uint32_t want : {q.duplicate_counter_object, q.duplicate_instances_object, q.type_change_counter})
     if (want && !seen.count(want))
-      return Status::InvalidArgument("content quirk names " + std::to_string(want) + ", which no sample of the capture carries" +
+      return Status::InvalidArgument("content quirk names " + std::to_string(want) +
+                                     ", which no sample of the capture carries" +
                                      (want == q.duplicate_instances_object ? " with two instances or more" : ""));
   if (q.name_table_gaps)
     if (Status s = add_gaps(cap); !s.ok()) return s;

@@ -31,13 +31,13 @@ struct ContentQuirks {
   bool name_table_gaps = false;
   uint32_t type_change_counter = 0;  // 0: off
   uint32_t type_change_type = 0;
-  int64_t perf_freq = 0;             // 0: off
-  std::string localized_lang;        // empty: off
+  int64_t perf_freq = 0;       // 0: off
+  std::string localized_lang;  // empty: off
   double localized_share = 0.5;
 
   bool any() const {
-    return duplicate_counter_object || duplicate_instances_object || name_table_gaps || type_change_counter || perf_freq ||
-           !localized_lang.empty();
+    return duplicate_counter_object || duplicate_instances_object || name_table_gaps || type_change_counter ||
+           perf_freq || !localized_lang.empty();
   }
 };
 

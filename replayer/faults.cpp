@@ -9,26 +9,38 @@ namespace perfsim::replayer {
 namespace {
 
 int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 bool kind_of(const std::string& s, FaultKind& k) {
-  static const std::pair<const char*, FaultKind> kinds[] = {
-      {"latency", FaultKind::kLatency}, {"busy", FaultKind::kBusy}, {"access-denied", FaultKind::kAccessDenied},
-      {"rpc-fault", FaultKind::kRpcFault}, {"reset", FaultKind::kReset}, {"stall", FaultKind::kStall},
-      {"truncate", FaultKind::kTruncate}, {"bandwidth", FaultKind::kBandwidth}};
+  static const std::pair<const char*, FaultKind> kinds[] = {{"latency", FaultKind::kLatency},
+                                                            {"busy", FaultKind::kBusy},
+                                                            {"access-denied", FaultKind::kAccessDenied},
+                                                            {"rpc-fault", FaultKind::kRpcFault},
+                                                            {"reset", FaultKind::kReset},
+                                                            {"stall", FaultKind::kStall},
+                                                            {"truncate", FaultKind::kTruncate},
+                                                            {"bandwidth", FaultKind::kBandwidth}};
   for (const auto& [name, kind] : kinds)
-    if (s == name) { k = kind; return true; }
+    if (s == name) {
+      k = kind;
+      return true;
+    }
   return false;
 }
 
 Status read_shape(const config::Reader& rd, const config::Json& t, const std::string& where, LatencyShape& out) {
   std::string shape = "fixed";
   if (Status s = rd.string(t, where, "shape", shape); !s.ok()) return s;
-  if (shape == "fixed") out = LatencyShape::kFixed;
-  else if (shape == "uniform") out = LatencyShape::kUniform;
-  else if (shape == "lognormal") out = LatencyShape::kLognormal;
-  else return rd.fail(config::join(where, "shape"), "\"" + shape + "\" is not one of fixed, uniform, lognormal");
+  if (shape == "fixed")
+    out = LatencyShape::kFixed;
+  else if (shape == "uniform")
+    out = LatencyShape::kUniform;
+  else if (shape == "lognormal")
+    out = LatencyShape::kLognormal;
+  else
+    return rd.fail(config::join(where, "shape"), "\"" + shape + "\" is not one of fixed, uniform, lognormal");
   return Status::Ok();
 }
 
@@ -43,15 +55,18 @@ Status read_when(const config::Reader& rd, const config::Json& t, const std::str
 }
 
 Status rule_of(const config::Reader& rd, const config::Json& t, const std::string& where, FaultRule& r) {
-  Status s = rd.keys(t, where, {"host", "value", "kind", "every", "probability", "from_s", "until_s", "shape", "ms",
-                                "max_ms", "sigma", "seconds", "code", "bytes", "bytes_per_s"});
+  Status s = rd.keys(t, where,
+                     {"host", "value", "kind", "every", "probability", "from_s", "until_s", "shape", "ms", "max_ms",
+                      "sigma", "seconds", "code", "bytes", "bytes_per_s"});
   if (s.ok()) s = rd.string(t, where, "host", r.host);
   if (s.ok()) s = rd.string(t, where, "value", r.value);
   std::string kind;
   if (s.ok()) s = rd.require(t, where, "kind");
   if (s.ok()) s = rd.string(t, where, "kind", kind);
   if (s.ok() && !kind_of(kind, r.kind))
-    s = rd.fail(config::join(where, "kind"), "\"" + kind + "\" is not one of latency, busy, access-denied, rpc-fault, reset, stall, truncate, bandwidth");
+    s = rd.fail(
+        config::join(where, "kind"),
+        "\"" + kind + "\" is not one of latency, busy, access-denied, rpc-fault, reset, stall, truncate, bandwidth");
   if (s.ok()) s = read_when(rd, t, where, r.when);
   if (s.ok()) s = rd.number(t, where, "from_s", r.from_s);
   if (s.ok()) s = rd.number(t, where, "until_s", r.until_s);
@@ -65,8 +80,10 @@ Status rule_of(const config::Reader& rd, const config::Json& t, const std::strin
   if (s.ok()) s = rd.integer(t, where, "bytes", r.bytes);
   if (s.ok()) s = rd.integer(t, where, "bytes_per_s", r.bytes_per_s);
   if (!s.ok()) return s;
-  if (r.kind == FaultKind::kBandwidth && r.bytes_per_s == 0) return rd.fail(config::join(where, "bytes_per_s"), "bandwidth needs bytes_per_s > 0");
-  if (r.ms < 0 || r.max_ms < r.ms || r.seconds < 0) return rd.fail(where, "negative or inverted time (ms <= max_ms, seconds >= 0)");
+  if (r.kind == FaultKind::kBandwidth && r.bytes_per_s == 0)
+    return rd.fail(config::join(where, "bytes_per_s"), "bandwidth needs bytes_per_s > 0");
+  if (r.ms < 0 || r.max_ms < r.ms || r.seconds < 0)
+    return rd.fail(where, "negative or inverted time (ms <= max_ms, seconds >= 0)");
   return Status::Ok();
 }
 
@@ -76,10 +93,17 @@ bool glob_match(std::string_view p, std::string_view s) {
   size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
   auto same = [](char a, char b) { return std::tolower(uint8_t(a)) == std::tolower(uint8_t(b)); };
   while (si < s.size()) {
-    if (pi < p.size() && (p[pi] == '?' || (p[pi] != '*' && same(p[pi], s[si])))) { ++pi; ++si; }
-    else if (pi < p.size() && p[pi] == '*') { star = pi++; mark = si; }
-    else if (star != std::string_view::npos) { pi = star + 1; si = ++mark; }
-    else return false;
+    if (pi < p.size() && (p[pi] == '?' || (p[pi] != '*' && same(p[pi], s[si])))) {
+      ++pi;
+      ++si;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = si;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++mark;
+    } else
+      return false;
   }
   while (pi < p.size() && p[pi] == '*') ++pi;
   return pi == p.size();

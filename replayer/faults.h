@@ -24,14 +24,14 @@ struct FaultRule {
   std::string host = "*";   // host (system) name glob
   std::string value = "*";  // value name glob ("Global", "2*", "Counter *")
   FaultKind kind = FaultKind::kLatency;
-  Chance when{1.0, 0};      // default: every matching call
+  Chance when{1.0, 0};             // default: every matching call
   double from_s = 0, until_s = 0;  // active from..until seconds after the plan was loaded; until 0 = open
   LatencyShape shape = LatencyShape::kFixed;
   double ms = 0, max_ms = 0, sigma = 0.5;  // latency: fixed ms; uniform ms..max_ms; lognormal median ms
-  double seconds = 0;              // stall
-  uint32_t code = 0x000006BE;      // rpc-fault code (default RPC_S_CALL_FAILED)
-  uint32_t bytes = 0;              // truncate: bytes kept
-  uint32_t bytes_per_s = 0;        // bandwidth
+  double seconds = 0;                      // stall
+  uint32_t code = 0x000006BE;              // rpc-fault code (default RPC_S_CALL_FAILED)
+  uint32_t bytes = 0;                      // truncate: bytes kept
+  uint32_t bytes_per_s = 0;                // bandwidth
 };
 
 struct FaultPlan {

@@ -36,7 +36,8 @@ Status make_fleet_member(std::shared_ptr<const Recording> rec, const FleetSpec& 
   return SimulatedHost::create(std::move(rec), opt, out);
 }
 
-Status make_fleet(std::shared_ptr<const Recording> rec, const FleetSpec& spec, std::vector<std::shared_ptr<SimulatedHost>>& out) {
+Status make_fleet(std::shared_ptr<const Recording> rec, const FleetSpec& spec,
+                  std::vector<std::shared_ptr<SimulatedHost>>& out) {
   if (spec.count == 0) return Status::InvalidArgument("a fleet needs count >= 1");
   out.clear();
   out.reserve(spec.count);

@@ -18,7 +18,7 @@ struct FleetSpec {
   double clock_spread_s = 0;              // clock offsets drawn within +-spread
   double variation = 0;                   // per-host counter factor within [1 - variation, 1]
   uint64_t seed = 1;
-  HostOptions base;                       // timeline and quirks shared by every host
+  HostOptions base;  // timeline and quirks shared by every host
 };
 
 // The name of host `n` (1-based) under `pattern`.

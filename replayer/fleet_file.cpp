@@ -28,17 +28,22 @@ Status read_quirk(const config::Reader& r, const Json& v, const std::string& pat
   }
   if (!v.is_object()) return r.type_error(path, "true, false or a table of parameters", v);
   for (auto it = v.begin(); it != v.end(); ++it) {
-    if (it.key() == "on" && it->is_boolean()) q.on = it->get<bool>();  // on = "open" (access-denied) is a parameter
-    else if (it->is_string()) q.params[it.key()] = it->get<std::string>();
-    else if (it->is_number()) q.params[it.key()] = number_text(it->get<double>());
-    else return r.type_error(config::join(path, it.key()), "a number or a string", *it);
+    if (it.key() == "on" && it->is_boolean())
+      q.on = it->get<bool>();  // on = "open" (access-denied) is a parameter
+    else if (it->is_string())
+      q.params[it.key()] = it->get<std::string>();
+    else if (it->is_number())
+      q.params[it.key()] = number_text(it->get<double>());
+    else
+      return r.type_error(config::join(path, it.key()), "a number or a string", *it);
   }
   return Status::Ok();
 }
 
 Status read_fleet_host(const config::Reader& r, const Json& h, const std::string& path, FleetHost& s) {
-  Status st = r.keys(h, path, {"listen", "capture", "timeline", "profile", "speed", "loop", "count", "name",
-                               "clock_spread_s", "variation", "seed", "quirks", "smb_allow", "smb_dialects"});
+  Status st = r.keys(h, path,
+                     {"listen", "capture", "timeline", "profile", "speed", "loop", "count", "name", "clock_spread_s",
+                      "variation", "seed", "quirks", "smb_allow", "smb_dialects"});
   if (st.ok()) st = r.require(h, path, "listen");
   if (st.ok()) st = r.string(h, path, "listen", s.listen);
   if (st.ok() && s.listen.empty()) st = r.fail(config::join(path, "listen"), "expected \"ADDR:PORT\"");
@@ -73,7 +78,8 @@ Status read_host_replay(const config::Reader& r, const Json& h, const std::strin
   if (s.ok()) s = r.number(h, path, "variation", out.variation);
   if (s.ok()) s = r.integer(h, path, "seed", out.seed, 0, INT64_MAX);
   if (!s.ok()) return s;
-  if (out.count > 1 && out.name.empty()) return r.fail(config::join(path, "count"), "count > 1 needs name = \"PATTERN-{n}\"");
+  if (out.count > 1 && out.name.empty())
+    return r.fail(config::join(path, "count"), "count > 1 needs name = \"PATTERN-{n}\"");
   if (!h.contains("quirks")) return Status::Ok();
   const Json& q = h["quirks"];
   const std::string qp = config::join(path, "quirks");
@@ -90,7 +96,8 @@ Status parse_fleet(const config::Doc& doc, std::vector<FleetHost>& out) {
   const config::Reader r(doc);
   if (Status s = r.keys(doc.root, "", {"host"}); !s.ok()) return s;
   const Json& hosts = doc.root.contains("host") ? doc.root["host"] : Json::array();
-  if (!hosts.is_array() || hosts.empty()) return r.fail("host", "no [[host]] tables (each needs listen = \"ADDR:PORT\")");
+  if (!hosts.is_array() || hosts.empty())
+    return r.fail("host", "no [[host]] tables (each needs listen = \"ADDR:PORT\")");
   for (size_t i = 0; i < hosts.size(); ++i) {
     FleetHost s;
     if (Status st = read_fleet_host(r, hosts[i], config::index("host", i), s); !st.ok()) return st;
@@ -140,7 +147,8 @@ Status parse_quirk_arg(const std::string& text, QuirkSetting& out) {
   if (colon != std::string::npos) {
     for (const std::string& kv : split_nonempty(text.substr(colon + 1), ",")) {
       const size_t eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0) return Status::InvalidArgument("quirk '" + text + "': parameters are PARAM=VALUE, comma-separated");
+      if (eq == std::string::npos || eq == 0)
+        return Status::InvalidArgument("quirk '" + text + "': parameters are PARAM=VALUE, comma-separated");
       out.params[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
   }
@@ -149,9 +157,16 @@ Status parse_quirk_arg(const std::string& text, QuirkSetting& out) {
 }
 
 Status parse_timeline(const std::string& s, HostOptions& opt) {
-  if (s == "realtime") { opt.mode = TimelineMode::kRealtime; return Status::Ok(); }
-  if (s == "step") { opt.mode = TimelineMode::kStep; return Status::Ok(); }
-  if (s.rfind("frozen:", 0) == 0 && config::parse_uint_as(std::string_view(s).substr(7), "frozen:K", opt.frozen_tick).ok()) {
+  if (s == "realtime") {
+    opt.mode = TimelineMode::kRealtime;
+    return Status::Ok();
+  }
+  if (s == "step") {
+    opt.mode = TimelineMode::kStep;
+    return Status::Ok();
+  }
+  if (s.rfind("frozen:", 0) == 0 &&
+      config::parse_uint_as(std::string_view(s).substr(7), "frozen:K", opt.frozen_tick).ok()) {
     opt.mode = TimelineMode::kFrozen;
     return Status::Ok();
   }

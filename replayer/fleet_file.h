@@ -27,14 +27,14 @@ struct HostReplay {
   double clock_spread_s = 0;
   double variation = 0;
   uint64_t seed = 1;
-  std::string key() const;           // equal keys share hosts
+  std::string key() const;  // equal keys share hosts
 };
 
 // One [[host]] of a fleet file (or one --listen).
 struct FleetHost {
-  std::string listen;                  // ADDR:PORT
-  std::string capture;                 // a relative path in a fleet file is resolved against the file's folder
-  std::string timeline;                // empty: the command line's
+  std::string listen;    // ADDR:PORT
+  std::string capture;   // a relative path in a fleet file is resolved against the file's folder
+  std::string timeline;  // empty: the command line's
   HostReplay replay;
   uint32_t fleet_index = 0;            // which member of a count = N entry
   std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD over SMB (empty: all)

@@ -18,7 +18,8 @@ namespace wp = perfsim::winperf;
 constexpr int64_t kFiletimeUnixEpoch = 116444736000000000;  // 1970-01-01 as FILETIME
 
 int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 int64_t wall_filetime() {
@@ -52,8 +53,14 @@ void store_systemtime(uint8_t* out, int64_t ft) {
   const int64_t d = doy - (153 * mp + 2) / 5 + 1;
   const int64_t m = mp < 10 ? mp + 3 : mp - 9;
   const int64_t y = yoe + era * 400 + (m <= 2);
-  const uint16_t f[8] = {uint16_t(y), uint16_t(m), uint16_t(dow), uint16_t(d), uint16_t(ms / 3600000),
-                         uint16_t(ms / 60000 % 60), uint16_t(ms / 1000 % 60), uint16_t(ms % 1000)};
+  const uint16_t f[8] = {uint16_t(y),
+                         uint16_t(m),
+                         uint16_t(dow),
+                         uint16_t(d),
+                         uint16_t(ms / 3600000),
+                         uint16_t(ms / 60000 % 60),
+                         uint16_t(ms / 1000 % 60),
+                         uint16_t(ms % 1000)};
   for (int i = 0; i < 8; ++i) store_le16(out + 2 * i, f[i]);
 }
 
@@ -78,7 +85,8 @@ Status SimulatedHost::load(const captures::Capture& cap, const HostOptions& opt,
   return create(std::move(rec), opt, out);
 }
 
-Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOptions& opt, std::shared_ptr<SimulatedHost>& out) {
+Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOptions& opt,
+                             std::shared_ptr<SimulatedHost>& out) {
   if (!rec || rec->ticks.empty()) return Status::InvalidArgument("recording holds no samples");
   if (opt.quirks.content.any()) {  // this host's own rewritten copy (content_quirks.h)
     captures::Capture cap = rec->cap;
@@ -108,12 +116,14 @@ Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOpt
 Moment SimulatedHost::now() const {
   const uint32_t n = ticks();
   switch (opt_.mode) {
-    case TimelineMode::kFrozen: return Moment{std::min(opt_.frozen_tick, n - 1), 0, 0, true};
+    case TimelineMode::kFrozen:
+      return Moment{std::min(opt_.frozen_tick, n - 1), 0, 0, true};
     case TimelineMode::kStep: {
       const uint64_t s = step_.load(std::memory_order_relaxed);
       return Moment{uint32_t(s % n), s / n, 0, false};
     }
-    case TimelineMode::kRealtime: break;
+    case TimelineMode::kRealtime:
+      break;
   }
   const int64_t v = int64_t(double(steady_ns() - epoch_ns_) / 100.0 * opt_.speed);
   const std::vector<RecordedTick>& t = rec_->ticks;
@@ -128,7 +138,8 @@ Moment SimulatedHost::now() const {
 bool SimulatedHost::fires(const Chance& c, uint64_t call, uint64_t salt) const {
   if (c.every && (call + 1) % c.every == 0) return true;
   if (c.probability <= 0) return false;
-  const double u = double(splitmix(opt_.identity.seed ^ salt ^ (call * 0x2545F4914F6CDD1Dull)) >> 11) / double(1ull << 53);
+  const double u =
+      double(splitmix(opt_.identity.seed ^ salt ^ (call * 0x2545F4914F6CDD1Dull)) >> 11) / double(1ull << 53);
   return u < c.probability;
 }
 
@@ -179,7 +190,8 @@ Bytes SimulatedHost::header(const SampleView& base, const SeriesClock& c, const 
   uint8_t* h = out.data();
   const uint64_t freq = load_le64(h + 64);
   store_le64(h + 56, load_le64(h + 56) + m.loop * c.perf_time_span + ticks_of(m.extra_100ns, freq));
-  const int64_t t100 = int64_t(load_le64(h + 72)) + wall_shift_100ns_ + int64_t(m.loop) * c.time100_span + m.extra_100ns;
+  const int64_t t100 =
+      int64_t(load_le64(h + 72)) + wall_shift_100ns_ + int64_t(m.loop) * c.time100_span + m.extra_100ns;
   store_le64(h + 72, uint64_t(t100));
   store_systemtime(h + 36, t100);
   return out;
@@ -194,8 +206,10 @@ void SimulatedHost::patch_object(uint8_t* o, const ObjectSlice& s, const Moment&
     uint8_t* p = o + c.offset;
     uint64_t v = (c.size == 8 ? load_le64(p) : load_le32(p)) + m.loop * c.per_loop;
     if (scale_ppm_ != 1000000) v = uint64_t((unsigned __int128)v * scale_ppm_ / 1000000);
-    if (c.size == 8) store_le64(p, v);
-    else store_le32(p, uint32_t(v));
+    if (c.size == 8)
+      store_le64(p, v);
+    else
+      store_le32(p, uint32_t(v));
   }
 }
 
@@ -235,7 +249,8 @@ Bytes SimulatedHost::assemble(const RecordedTick& t, const std::vector<uint32_t>
 
 // object-count-lies: NumObjectTypes claims more objects than the answer holds.
 ValueContent SimulatedHost::count_lies(ValueContent& c) const {
-  if (opt_.quirks.object_count_extra && c.status == windows::kErrorSuccess && c.data.size() >= winperf::kDataBlockSize) {
+  if (opt_.quirks.object_count_extra && c.status == windows::kErrorSuccess &&
+      c.data.size() >= winperf::kDataBlockSize) {
     Bytes b = c.data.to_bytes();  // the shared bytes stay as recorded
     store_le32(&b[28], load_le32(&b[28]) + opt_.quirks.object_count_extra);
     c.data = std::move(b);
@@ -264,7 +279,10 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
     case perfdata::QueryKind::kHelp: {
       // Bare "Counter"/"Help" (HKPT/HKPN) answer in the host's default language.
       const captures::NameTable* nt = names(q.lang.empty() ? "009" : q.lang);
-      if (!nt) { c.status = windows::kErrorFileNotFound; return c; }
+      if (!nt) {
+        c.status = windows::kErrorFileNotFound;
+        return c;
+      }
       c.type = windows::kRegMultiSz;
       c.data = share(q.kind == perfdata::QueryKind::kCounter ? nt->counter : nt->help);
       return c;
@@ -275,7 +293,10 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
     default:
       break;
   }
-  if (key != PerfKey::kData) { c.status = windows::kErrorFileNotFound; return c; }
+  if (key != PerfKey::kData) {
+    c.status = windows::kErrorFileNotFound;
+    return c;
+  }
   const Quirks& qk = opt_.quirks;
   const bool reshaped = !qk.costly || qk.process_v1_disabled || !qk.timed_out_providers.empty();
   if (q.kind == perfdata::QueryKind::kGlobal && reshaped && t.global.header_length) {
@@ -295,7 +316,8 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
   if (q.kind != perfdata::QueryKind::kForeign || foreign_self) indices = perfdata::select_objects(q, rec_->cap.catalog);
   // Without extra-objects only the named objects come back, not their provider's others.
   if (!qk.extra_objects && (q.kind == perfdata::QueryKind::kIndexList || q.kind == perfdata::QueryKind::kForeign))
-    std::erase_if(indices, [&](uint32_t i) { return std::find(q.indices.begin(), q.indices.end(), i) == q.indices.end(); });
+    std::erase_if(indices,
+                  [&](uint32_t i) { return std::find(q.indices.begin(), q.indices.end(), i) == q.indices.end(); });
   std::erase_if(indices, [&](uint32_t i) { return !served(i); });
   c.data = assemble(t, indices, m);
   return count_lies(c);
@@ -311,12 +333,17 @@ ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, cons
   switch (q.buffer) {
     case BufferPolicy::kRrpExact: {  // growth-between-calls: the data outgrows the size just said
       a.size = size;
-      if (offer.has_buffer && offer.size < uint64_t(size) + q.growth_bytes) a.status = windows::kErrorMoreData;
-      else if (offer.has_buffer) a.data = std::move(c.data);
+      if (offer.has_buffer && offer.size < uint64_t(size) + q.growth_bytes)
+        a.status = windows::kErrorMoreData;
+      else if (offer.has_buffer)
+        a.data = std::move(c.data);
       return a;
     }
     case BufferPolicy::kWin32Undefined:
-      if (!offer.has_buffer || offer.size < size) { a.status = windows::kErrorMoreData; return a; }
+      if (!offer.has_buffer || offer.size < size) {
+        a.status = windows::kErrorMoreData;
+        return a;
+      }
       break;
     case BufferPolicy::kWin2000Echo: {
       // Needs about the whole Global answer plus overhead, whatever was asked; echoes the offer.
@@ -332,7 +359,10 @@ ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, cons
     case BufferPolicy::kNt4Unsettled: {
       const uint32_t needed = size + uint32_t(splitmix(opt_.identity.seed ^ call) % (uint64_t(q.nt4_jitter) + 1));
       a.size = needed;
-      if (offer.has_buffer && offer.size < needed) { a.status = windows::kErrorMoreData; return a; }
+      if (offer.has_buffer && offer.size < needed) {
+        a.status = windows::kErrorMoreData;
+        return a;
+      }
       if (!offer.has_buffer) return a;
       break;
     }
@@ -361,18 +391,26 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
   const Quirks& q = opt_.quirks;
   const uint64_t call = calls_.fetch_add(1, std::memory_order_relaxed);
   ValueAnswer a;
-  if (key == PerfKey::kData && q.access_denied_query) { a.status = windows::kErrorAccessDenied; return a; }
-  if (fires(q.busy, call, 0xB057)) { a.status = windows::kErrorBusy; return a; }
+  if (key == PerfKey::kData && q.access_denied_query) {
+    a.status = windows::kErrorAccessDenied;
+    return a;
+  }
+  if (fires(q.busy, call, 0xB057)) {
+    a.status = windows::kErrorBusy;
+    return a;
+  }
   const Moment m = now();
   ValueContent c = content(key, value_name, m);
   if (c.type == windows::kRegMultiSz && fires(q.empty_names, call, 0xE111)) c.data = Bytes(4, 0);
   a = buffer_policy(std::move(c), offer, m, call);
   const perfdata::QueryKind kind = perfdata::parse_query(value_name).kind;
-  if (q.slow_global_ms && (kind == perfdata::QueryKind::kGlobal || kind == perfdata::QueryKind::kCostly)) a.delay_ms += q.slow_global_ms;
+  if (q.slow_global_ms && (kind == perfdata::QueryKind::kGlobal || kind == perfdata::QueryKind::kCostly))
+    a.delay_ms += q.slow_global_ms;
   if (fires(q.hang, call, 0x4A46)) a.delay_ms += q.hang_ms;
   inject_faults(a, value_name, call);
   // A stepping timeline moves on after each completed data answer.
-  if (opt_.mode == TimelineMode::kStep && a.status == windows::kErrorSuccess && offer.has_buffer && a.type == windows::kRegBinary)
+  if (opt_.mode == TimelineMode::kStep && a.status == windows::kErrorSuccess && offer.has_buffer &&
+      a.type == windows::kRegBinary)
     step_.fetch_add(1, std::memory_order_relaxed);
   return a;
 }
@@ -385,7 +423,9 @@ void SimulatedHost::inject_faults(ValueAnswer& a, std::string_view value_name, u
     const FaultRule& r = plan->rules[i];
     if (since_s < r.from_s || (r.until_s > 0 && since_s >= r.until_s)) continue;
     if (!glob_match(r.host, name_) || !glob_match(r.value, value_name) || !fires(r.when, call, 0xFA17 + i)) continue;
-    auto unit = [&](uint64_t salt) { return (double(splitmix(opt_.identity.seed ^ (call * 31 + i) ^ salt) >> 11) + 0.5) / double(1ull << 53); };
+    auto unit = [&](uint64_t salt) {
+      return (double(splitmix(opt_.identity.seed ^ (call * 31 + i) ^ salt) >> 11) + 0.5) / double(1ull << 53);
+    };
     switch (r.kind) {
       case FaultKind::kLatency: {
         double ms = r.ms;
@@ -395,15 +435,27 @@ void SimulatedHost::inject_faults(ValueAnswer& a, std::string_view value_name, u
         a.delay_ms += uint32_t(std::min(ms, 3.6e6));
         break;
       }
-      case FaultKind::kStall: a.delay_ms += uint32_t(std::min(r.seconds * 1000, 3.6e6)); break;
-      case FaultKind::kBusy: a = ValueAnswer{windows::kErrorBusy, 0, 0, {}, a.delay_ms}; break;
-      case FaultKind::kAccessDenied: a = ValueAnswer{windows::kErrorAccessDenied, 0, 0, {}, a.delay_ms}; break;
-      case FaultKind::kRpcFault: a.rpc_fault = r.code; break;
-      case FaultKind::kReset: a.drop_connection = true; break;
+      case FaultKind::kStall:
+        a.delay_ms += uint32_t(std::min(r.seconds * 1000, 3.6e6));
+        break;
+      case FaultKind::kBusy:
+        a = ValueAnswer{windows::kErrorBusy, 0, 0, {}, a.delay_ms};
+        break;
+      case FaultKind::kAccessDenied:
+        a = ValueAnswer{windows::kErrorAccessDenied, 0, 0, {}, a.delay_ms};
+        break;
+      case FaultKind::kRpcFault:
+        a.rpc_fault = r.code;
+        break;
+      case FaultKind::kReset:
+        a.drop_connection = true;
+        break;
       case FaultKind::kTruncate:
         a.data = a.data.first(r.bytes);
         break;
-      case FaultKind::kBandwidth: a.delay_ms += uint32_t(uint64_t(a.data.size()) * 1000 / r.bytes_per_s); break;
+      case FaultKind::kBandwidth:
+        a.delay_ms += uint32_t(uint64_t(a.data.size()) * 1000 / r.bytes_per_s);
+        break;
     }
   }
 }

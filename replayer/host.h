@@ -52,10 +52,10 @@ struct BufferOffer {
 struct ValueAnswer {
   uint32_t status = windows::kErrorSuccess;
   uint32_t type = windows::kRegBinary;
-  uint32_t size = 0;  // data_size reported back
-  SharedBytes data;   // bytes returned (status kOk with a buffer only)
-  uint32_t delay_ms = 0;  // how long the host takes before this answer leaves (slow-global, hang)
-  uint32_t rpc_fault = 0; // non-zero: answer with this DCE/RPC fault instead (faults)
+  uint32_t size = 0;             // data_size reported back
+  SharedBytes data;              // bytes returned (status kOk with a buffer only)
+  uint32_t delay_ms = 0;         // how long the host takes before this answer leaves (slow-global, hang)
+  uint32_t rpc_fault = 0;        // non-zero: answer with this DCE/RPC fault instead (faults)
   bool drop_connection = false;  // close the connection without answering (faults)
 };
 
@@ -81,14 +81,14 @@ struct HostOptions {
   bool loop = true;    // realtime: loop at the end, or stay on the last sample
   double speed = 1.0;  // realtime: recorded seconds per real second
   HostIdentity identity;
-  Quirks quirks;       // the defaults behave as MS-RRP says
+  Quirks quirks;  // the defaults behave as MS-RRP says
 };
 
 // A point of the timeline. `recorded` serves the sample's bytes as they were (frozen mode).
 struct Moment {
   uint32_t tick = 0;
-  uint64_t loop = 0;         // completed loops
-  int64_t extra_100ns = 0;   // time past the sample's own time (realtime between samples)
+  uint64_t loop = 0;        // completed loops
+  int64_t extra_100ns = 0;  // time past the sample's own time (realtime between samples)
   bool recorded = true;
 };
 
@@ -97,7 +97,8 @@ class SimulatedHost {
   // Builds a Recording from `cap` (copied) and a host over it.
   static Status load(const captures::Capture& cap, const HostOptions& opt, std::shared_ptr<SimulatedHost>& out);
   // A host over a shared recording: what a fleet does, one recording for all its hosts.
-  static Status create(std::shared_ptr<const Recording> rec, const HostOptions& opt, std::shared_ptr<SimulatedHost>& out);
+  static Status create(std::shared_ptr<const Recording> rec, const HostOptions& opt,
+                       std::shared_ptr<SimulatedHost>& out);
 
   const std::string& name() const { return name_; }
   const captures::Capture& capture() const { return rec_->cap; }
@@ -142,7 +143,7 @@ class SimulatedHost {
   std::shared_ptr<const Recording> rec_;
   HostOptions opt_;
   std::string name_;
-  Bytes name_region_;          // UTF-16 system name + NUL + padding; empty = keep the recorded header
+  Bytes name_region_;             // UTF-16 system name + NUL + padding; empty = keep the recorded header
   int64_t wall_shift_100ns_ = 0;  // served FILETIME minus recorded FILETIME
   uint64_t scale_ppm_ = 1000000;  // per-host factor of cumulative counters
   int64_t epoch_ns_ = 0;          // steady clock when the host started serving

@@ -7,7 +7,9 @@
 namespace perfsim::replayer {
 namespace {
 
-Status bad(const QuirkSetting& s, const std::string& why) { return Status::InvalidArgument("quirk " + s.name + ": " + why); }
+Status bad(const QuirkSetting& s, const std::string& why) {
+  return Status::InvalidArgument("quirk " + s.name + ": " + why);
+}
 
 // Reads parameter `key` of `s` into `out` when present; parameters not read are reported by check_known.
 template <class T>
@@ -15,8 +17,10 @@ Status read_param(const QuirkSetting& s, const char* key, T& out) {
   auto it = s.params.find(key);
   if (it == s.params.end()) return Status::Ok();
   Status st;
-  if constexpr (std::is_same_v<T, double>) st = config::parse_double(it->second, std::string("parameter ") + key, out);
-  else st = config::parse_uint_as(it->second, std::string("parameter ") + key, out);
+  if constexpr (std::is_same_v<T, double>)
+    st = config::parse_double(it->second, std::string("parameter ") + key, out);
+  else
+    st = config::parse_uint_as(it->second, std::string("parameter ") + key, out);
   return st.ok() ? st : bad(s, st.message());
 }
 
@@ -45,8 +49,9 @@ Status set_buffer(Quirks& q, const QuirkSetting& s, BufferPolicy p) {
 }
 
 // Quirks that rewrite the served content (content_quirks.h).
-const char* const kContentQuirks[] = {"duplicate-counter-defs", "duplicate-instances", "name-table-gaps",
-                                      "counter-type-change", "perffreq", "localized-partial"};
+const char* const kContentQuirks[] = {
+    "duplicate-counter-defs", "duplicate-instances", "name-table-gaps", "counter-type-change", "perffreq",
+    "localized-partial"};
 
 bool is_content_quirk(const std::string& n) {
   for (const char* c : kContentQuirks)
@@ -99,17 +104,30 @@ Status apply_content_setting(ContentQuirks& c, const QuirkSetting& s) {
   if (!s.on) return Status::Ok();
   c.localized_lang = s.params.count("lang") ? s.params.at("lang") : "019";
   if (Status st = read_param(s, "share", c.localized_share); !st.ok()) return st;
-  return c.localized_share > 0 && c.localized_share < 1 ? Status::Ok() : bad(s, "share must be between 0 and 1, e.g. 0.5");
+  return c.localized_share > 0 && c.localized_share < 1 ? Status::Ok()
+                                                        : bad(s, "share must be between 0 and 1, e.g. 0.5");
 }
 
 }  // namespace
 
 std::vector<std::string> quirk_names() {
-  std::vector<std::string> n = {"rrp-exact", "win32-undefined", "win2000-echo-oversize", "nt4-unsettled",
-                                "samba-truncate", "growth-between-calls", "busy", "slow-global",
-                                "provider-timeout", "hang", "empty-names-under-stress",
-                                "pipe-not-available-first", "access-denied", "extra-objects", "costly",
-                                "object-count-lies", "process-v1-disabled"};
+  std::vector<std::string> n = {"rrp-exact",
+                                "win32-undefined",
+                                "win2000-echo-oversize",
+                                "nt4-unsettled",
+                                "samba-truncate",
+                                "growth-between-calls",
+                                "busy",
+                                "slow-global",
+                                "provider-timeout",
+                                "hang",
+                                "empty-names-under-stress",
+                                "pipe-not-available-first",
+                                "access-denied",
+                                "extra-objects",
+                                "costly",
+                                "object-count-lies",
+                                "process-v1-disabled"};
   for (const char* c : kContentQuirks) n.push_back(c);
   return n;
 }
@@ -163,7 +181,10 @@ Status apply_setting(Quirks& q, const QuirkSetting& s) {
     q.timed_out_providers = split_nonempty(it->second, ",");
     return Status::Ok();
   }
-  if (n == "pipe-not-available-first") { q.pipe_not_available_first = s.on; return check_known(s, {}); }
+  if (n == "pipe-not-available-first") {
+    q.pipe_not_available_first = s.on;
+    return check_known(s, {});
+  }
   if (n == "access-denied") {
     if (Status st = check_known(s, {"on"}); !st.ok()) return st;
     const std::string where = s.params.count("on") ? s.params.at("on") : "query";
@@ -172,14 +193,23 @@ Status apply_setting(Quirks& q, const QuirkSetting& s) {
     q.access_denied_query = s.on && where == "query";
     return Status::Ok();
   }
-  if (n == "extra-objects") { q.extra_objects = s.on; return check_known(s, {}); }
-  if (n == "costly") { q.costly = s.on; return check_known(s, {}); }
+  if (n == "extra-objects") {
+    q.extra_objects = s.on;
+    return check_known(s, {});
+  }
+  if (n == "costly") {
+    q.costly = s.on;
+    return check_known(s, {});
+  }
   if (n == "object-count-lies") {
     if (Status st = check_known(s, {"extra"}); !st.ok()) return st;
     q.object_count_extra = s.on ? 2 : 0;
     return s.on ? read_param(s, "extra", q.object_count_extra) : Status::Ok();
   }
-  if (n == "process-v1-disabled") { q.process_v1_disabled = s.on; return check_known(s, {}); }
+  if (n == "process-v1-disabled") {
+    q.process_v1_disabled = s.on;
+    return check_known(s, {});
+  }
   if (is_content_quirk(n)) return apply_content_setting(q.content, s);
   return Status::InvalidArgument("unknown quirk '" + n + "' (known: see replayer/README.md)");
 }
@@ -188,7 +218,8 @@ Status profile_quirks(std::string_view profile, Quirks& q) {
   if (profile == "rrp-exact") return Status::Ok();  // no OS: plain MS-RRP, the defaults
   const windows::OsProfile* os = windows::find_os(profile);
   if (!os)
-    return Status::NotFound("unknown profile '" + std::string(profile) + "'; known: " + windows::os_name_list() + ", rrp-exact");
+    return Status::NotFound("unknown profile '" + std::string(profile) + "'; known: " + windows::os_name_list() +
+                            ", rrp-exact");
   if (Status st = apply_setting(q, QuirkSetting{std::string(os->more_data), true, {}}); !st.ok()) return st;
   for (std::string_view name : os->quirks)
     if (Status st = apply_setting(q, QuirkSetting{std::string(name), true, {}}); !st.ok()) return st;
@@ -209,7 +240,8 @@ Status fingerprint_quirks(const captures::Fingerprint& fp, Quirks& q) {
       return named(st);
   }
   if (fp.pipe_not_available_first) {
-    if (Status st = apply_setting(q, QuirkSetting{"pipe-not-available-first", *fp.pipe_not_available_first, {}}); !st.ok())
+    if (Status st = apply_setting(q, QuirkSetting{"pipe-not-available-first", *fp.pipe_not_available_first, {}});
+        !st.ok())
       return named(st);
   }
   return Status::Ok();

@@ -31,23 +31,23 @@ struct Chance {
 
 struct Quirks {
   BufferPolicy buffer = BufferPolicy::kRrpExact;
-  uint32_t win2000_overhead = 65536;  // win2000-echo-oversize: bytes beyond Global the buffer needs
-  uint32_t nt4_jitter = 16384;        // nt4-unsettled: the needed size wanders by up to this
-  uint32_t growth_bytes = 0;          // growth-between-calls: data grows by this after a size answer
-  Chance busy;                        // busy: ERROR_BUSY on QueryValue
-  uint32_t slow_global_ms = 0;        // slow-global: added latency of Global/Costly
+  uint32_t win2000_overhead = 65536;             // win2000-echo-oversize: bytes beyond Global the buffer needs
+  uint32_t nt4_jitter = 16384;                   // nt4-unsettled: the needed size wanders by up to this
+  uint32_t growth_bytes = 0;                     // growth-between-calls: data grows by this after a size answer
+  Chance busy;                                   // busy: ERROR_BUSY on QueryValue
+  uint32_t slow_global_ms = 0;                   // slow-global: added latency of Global/Costly
   std::vector<std::string> timed_out_providers;  // provider-timeout: their objects vanish
-  Chance hang;                        // hang: the call blocks for hang_ms
+  Chance hang;                                   // hang: the call blocks for hang_ms
   uint32_t hang_ms = 120000;
-  Chance empty_names;                 // empty-names-under-stress: Counter/Help come back empty
+  Chance empty_names;                     // empty-names-under-stress: Counter/Help come back empty
   bool pipe_not_available_first = false;  // SMB transport only
-  bool access_denied_open = false;    // access-denied (on = open): OpenHKPD refused
-  bool access_denied_query = false;   // access-denied (on = query): QueryValue on HKPD refused
-  bool extra_objects = true;          // a query returns every object of the asked objects' providers
-  bool costly = true;                 // costly objects only with Costly or explicit indices
-  uint32_t object_count_extra = 0;    // object-count-lies: NumObjectTypes says this many more
-  bool process_v1_disabled = false;   // the PerfProc provider's objects vanish
-  ContentQuirks content;              // rewrites of the served content
+  bool access_denied_open = false;        // access-denied (on = open): OpenHKPD refused
+  bool access_denied_query = false;       // access-denied (on = query): QueryValue on HKPD refused
+  bool extra_objects = true;              // a query returns every object of the asked objects' providers
+  bool costly = true;                     // costly objects only with Costly or explicit indices
+  uint32_t object_count_extra = 0;        // object-count-lies: NumObjectTypes says this many more
+  bool process_v1_disabled = false;       // the PerfProc provider's objects vanish
+  ContentQuirks content;                  // rewrites of the served content
 };
 
 // One explicit setting: `name` (a quirks.md quirk), on/off, parameters as text.

@@ -19,9 +19,9 @@ bool needs_two(uint32_t t) {
 
 // A cumulative counter found while walking one sample: where it is and whose it is.
 struct Found {
-  size_t slice;            // into SampleView::objects
+  size_t slice;  // into SampleView::objects
   CounterPatch patch;
-  std::string key;         // series + object + instance identity + counter number
+  std::string key;  // series + object + instance identity + counter number
   uint64_t value;
 };
 
@@ -56,7 +56,9 @@ void walk_sample(const Bytes& p, char series, SampleView& view, std::vector<Foun
     const uint32_t def_len = load_le32(o + 4), hdr_len = load_le32(o + 8), ncounters = load_le32(o + 32);
     const int32_t ninst = int32_t(load_le32(o + 40));
     if (def_len > len || hdr_len > def_len) continue;
-    struct Def { uint32_t type, size, offset; };
+    struct Def {
+      uint32_t type, size, offset;
+    };
     std::vector<Def> defs;
     for (size_t d = hdr_len; defs.size() < ncounters && d + wp::kCounterDefSize <= def_len;) {
       const uint32_t blen = load_le32(o + d);
@@ -88,8 +90,8 @@ void walk_sample(const Bytes& p, char series, SampleView& view, std::vector<Foun
       const uint32_t ilen = load_le32(o + ip);
       const uint32_t name_off = load_le32(o + ip + 16), name_len = load_le32(o + ip + 20);
       if (ilen < wp::kInstanceDefSize || ip + ilen > len) break;
-      std::string id = object_key + std::to_string(load_le32(o + ip + 4)) + "/" + std::to_string(load_le32(o + ip + 8)) +
-                       "/" + std::to_string(load_le32(o + ip + 12)) + "/";
+      std::string id = object_key + std::to_string(load_le32(o + ip + 4)) + "/" +
+                       std::to_string(load_le32(o + ip + 8)) + "/" + std::to_string(load_le32(o + ip + 12)) + "/";
       if (name_off + name_len <= ilen) id.append(reinterpret_cast<const char*>(o + ip + name_off), name_len);
       id += "/" + std::to_string(occurrences[id]++);
       const size_t cb = ip + ilen;
@@ -121,8 +123,15 @@ void index_series(std::vector<RecordedTick>& ticks, SampleView RecordedTick::*me
     for (const Found& f : per_tick[t]) {
       auto [it, fresh] = hist.try_emplace(f.key);
       History& h = it->second;
-      if (fresh) { h.first_tick = t; h.first = f.value; h.seen0 = t == 0; }
-      if (t == 1 && h.seen0) { h.seen1 = true; h.at1 = f.value; }
+      if (fresh) {
+        h.first_tick = t;
+        h.first = f.value;
+        h.seen0 = t == 0;
+      }
+      if (t == 1 && h.seen0) {
+        h.seen1 = true;
+        h.at1 = f.value;
+      }
       h.last_tick = t;
       h.last = f.value;
     }
@@ -160,14 +169,16 @@ void object_spans(std::vector<RecordedTick>& ticks, SampleView RecordedTick::*me
   }
 }
 
-SeriesClock block_clock(const std::vector<RecordedTick>& ticks, SampleView RecordedTick::*member, int64_t nominal_100ns) {
+SeriesClock block_clock(const std::vector<RecordedTick>& ticks, SampleView RecordedTick::*member,
+                        int64_t nominal_100ns) {
   auto at = [&](size_t t, size_t off) -> int64_t {
     const SampleView& v = ticks[t].*member;
     return v.header_length ? int64_t(load_le64(&v.record->payload[off])) : 0;
   };
   SeriesClock c;
   const size_t n = ticks.size();
-  if (n >= 2 && at(0, 56) && at(1, 56) && at(n - 1, 56)) c.perf_time_span = span_of(at(0, 56), at(1, 56), at(n - 1, 56));
+  if (n >= 2 && at(0, 56) && at(1, 56) && at(n - 1, 56))
+    c.perf_time_span = span_of(at(0, 56), at(1, 56), at(n - 1, 56));
   if (n >= 2 && at(0, 72) && at(1, 72) && at(n - 1, 72)) c.time100_span = span_of(at(0, 72), at(1, 72), at(n - 1, 72));
   if (c.time100_span <= 0) c.time100_span = nominal_100ns * int64_t(n);
   if (c.perf_time_span <= 0) c.perf_time_span = 0;
@@ -197,9 +208,12 @@ Status build_recording(captures::Capture cap, std::shared_ptr<const Recording>& 
   for (const captures::QueryRecord& q : r->cap.records) {
     if (q.tick >= r->ticks.size()) r->ticks.resize(q.tick + 1);
     RecordedTick& t = r->ticks[q.tick];
-    if (iequals(q.value_name, "Global")) t.global.record = &q;
-    else if (iequals(q.value_name, "Costly")) t.costly.record = &q;
-    else t.others.push_back(&q);
+    if (iequals(q.value_name, "Global"))
+      t.global.record = &q;
+    else if (iequals(q.value_name, "Costly"))
+      t.costly.record = &q;
+    else
+      t.others.push_back(&q);
   }
   if (r->ticks.empty()) return Status::InvalidArgument("capture of host '" + r->cap.host.name + "' holds no samples");
 
@@ -212,7 +226,8 @@ Status build_recording(captures::Capture cap, std::shared_ptr<const Recording>& 
     t100[t] = g && g->payload.size() >= winperf::kDataBlockSize ? int64_t(load_le64(&g->payload[72])) : 0;
     if (!t100[t] || (t && t100[t] <= t100[t - 1])) increasing = false;
   }
-  for (size_t t = 0; t < r->ticks.size(); ++t) r->ticks[t].offset_100ns = increasing ? t100[t] - t100[0] : int64_t(t) * nominal;
+  for (size_t t = 0; t < r->ticks.size(); ++t)
+    r->ticks[t].offset_100ns = increasing ? t100[t] - t100[0] : int64_t(t) * nominal;
   r->start_100ns = increasing ? t100[0] : r->cap.host.start_time_100ns;
   const size_t n = r->ticks.size();
   r->loop_100ns = n >= 2 ? span_of(0, r->ticks[1].offset_100ns, r->ticks[n - 1].offset_100ns) : nominal;

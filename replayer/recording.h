@@ -30,10 +30,10 @@ struct CounterPatch {
 };
 
 struct ObjectSlice {
-  uint32_t index = 0;       // ObjectNameTitleIndex
-  uint32_t offset = 0;      // in the payload
-  uint32_t length = 0;      // TotalByteLength of the object
-  int64_t time_span = 0;    // object PerfTime advance per loop (0: the object keeps no own time)
+  uint32_t index = 0;     // ObjectNameTitleIndex
+  uint32_t offset = 0;    // in the payload
+  uint32_t length = 0;    // TotalByteLength of the object
+  int64_t time_span = 0;  // object PerfTime advance per loop (0: the object keeps no own time)
   std::vector<CounterPatch> counters;
 };
 
@@ -46,14 +46,14 @@ struct SampleView {
 
 // Per-loop advance of a series' block clocks.
 struct SeriesClock {
-  int64_t perf_time_span = 0;   // PerfTime ticks per loop
-  int64_t time100_span = 0;     // PerfTime100nSec per loop
+  int64_t perf_time_span = 0;  // PerfTime ticks per loop
+  int64_t time100_span = 0;    // PerfTime100nSec per loop
 };
 
 struct RecordedTick {
   SampleView global, costly;
   std::vector<const captures::QueryRecord*> others;  // values recorded under other names
-  int64_t offset_100ns = 0;  // time since tick 0 (from the recorded PerfTime100nSec)
+  int64_t offset_100ns = 0;                          // time since tick 0 (from the recorded PerfTime100nSec)
 };
 
 struct Recording {
@@ -61,8 +61,8 @@ struct Recording {
   Registry registry;
   std::vector<RecordedTick> ticks;
   SeriesClock global_clock, costly_clock;
-  int64_t loop_100ns = 0;  // one loop of the timeline on the host's clock
-  int64_t start_100ns = 0; // recorded PerfTime100nSec of tick 0 (FILETIME)
+  int64_t loop_100ns = 0;   // one loop of the timeline on the host's clock
+  int64_t start_100ns = 0;  // recorded PerfTime100nSec of tick 0 (FILETIME)
 
   uint32_t tick_count() const { return uint32_t(ticks.size()); }
 };

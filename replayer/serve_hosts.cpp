@@ -18,7 +18,8 @@ Status RecordingCache::get(const std::string& path, std::shared_ptr<const Record
     std::vector<std::string> warnings;
     if (Status st = captures::read_capture(path, cap, &warnings); !st.ok()) {
       recordings_.erase(path);
-      return Status::InvalidArgument(path + ": " + st.ToString() + " (make one with `perfsim synth`, or check the path)");
+      return Status::InvalidArgument(path + ": " + st.ToString() +
+                                     " (make one with `perfsim synth`, or check the path)");
     }
     for (const auto& w : warnings) warnings_.push_back(path + ": " + w);
     if (Status st = build_recording(std::move(cap), rec); !st.ok()) {
@@ -54,7 +55,8 @@ Status make_replayed_host(RecordingCache& cache, const std::string& path, const 
                           const std::string& default_profile, HostOptions opt, std::shared_ptr<SimulatedHost>& out) {
   std::shared_ptr<const Recording> rec;
   if (Status st = cache.get(path, rec); !st.ok()) return st;
-  if (Status st = host_options(r, default_profile, rec->cap, opt); !st.ok()) return Status::InvalidArgument(path + ": " + st.message());
+  if (Status st = host_options(r, default_profile, rec->cap, opt); !st.ok())
+    return Status::InvalidArgument(path + ": " + st.message());
   if (r.count <= 1 && r.name.empty()) return SimulatedHost::create(rec, opt, out);
   FleetSpec spec;
   spec.count = r.count;
@@ -80,8 +82,10 @@ Status FaultReloader::start(const std::string& path, std::vector<std::shared_ptr
       int sig = 0;
       sigwait(&set, &sig);
       if (stopping_) return;
-      if (Status s = reload(); !s.ok()) report_("SIGHUP: " + s.message() + " (previous faults kept)");
-      else report_("SIGHUP: faults reloaded from " + path_);
+      if (Status s = reload(); !s.ok())
+        report_("SIGHUP: " + s.message() + " (previous faults kept)");
+      else
+        report_("SIGHUP: faults reloaded from " + path_);
     }
   });
   return Status::Ok();

@@ -47,22 +47,24 @@ void for_each_fragment(size_t size, uint16_t max_frag, size_t header, Emit emit)
 
 void build_response_fragments(uint32_t call_id, uint16_t context_id, ByteView stub, uint16_t max_frag,
                               std::vector<Bytes>& out) {
-  for_each_fragment(stub.size(), max_frag, kResponseHeaderSize, [&](uint8_t flags, size_t pos, size_t n, uint32_t left) {
-    out.push_back(build_response(flags, call_id, {left, context_id, 0, stub.subspan(pos, n)}));
-  });
+  for_each_fragment(stub.size(), max_frag, kResponseHeaderSize,
+                    [&](uint8_t flags, size_t pos, size_t n, uint32_t left) {
+                      out.push_back(build_response(flags, call_id, {left, context_id, 0, stub.subspan(pos, n)}));
+                    });
 }
 
 void build_response_fragments(uint32_t call_id, uint16_t context_id, const ByteChain& stub, uint16_t max_frag,
                               std::vector<ByteChain>& out) {
-  for_each_fragment(stub.size(), max_frag, kResponseHeaderSize, [&](uint8_t flags, size_t pos, size_t n, uint32_t left) {
-    ByteChain f(build_response_header(flags, call_id, {left, context_id, 0, {}}, n));
-    f.append_range(stub, pos, n);
-    out.push_back(std::move(f));
-  });
+  for_each_fragment(stub.size(), max_frag, kResponseHeaderSize,
+                    [&](uint8_t flags, size_t pos, size_t n, uint32_t left) {
+                      ByteChain f(build_response_header(flags, call_id, {left, context_id, 0, {}}, n));
+                      f.append_range(stub, pos, n);
+                      out.push_back(std::move(f));
+                    });
 }
 
-void build_request_fragments(uint32_t call_id, uint16_t context_id, uint16_t opnum, ByteView stub,
-                             uint16_t max_frag, std::vector<Bytes>& out) {
+void build_request_fragments(uint32_t call_id, uint16_t context_id, uint16_t opnum, ByteView stub, uint16_t max_frag,
+                             std::vector<Bytes>& out) {
   for_each_fragment(stub.size(), max_frag, kRequestHeaderSize, [&](uint8_t flags, size_t pos, size_t n, uint32_t left) {
     out.push_back(build_request(flags, call_id, {left, context_id, opnum, std::nullopt, stub.subspan(pos, n)}));
   });
@@ -83,15 +85,19 @@ Step Association::receive(ByteView pdu) {
   if (Status st = parse_header(pdu, h); !st.ok()) {
     uint32_t call_id = pdu.size() >= kHeaderSize ? load_le32(&pdu[12]) : 0;
     if (pdu.size() >= kHeaderSize && pdu[2] == uint8_t(PType::kBind))
-      return bind_nak_step(call_id, st.code() == Status::Code::kUnsupported ? kNakProtocolVersionNotSupported
-                                                                           : kNakNotSpecified, true);
+      return bind_nak_step(
+          call_id, st.code() == Status::Code::kUnsupported ? kNakProtocolVersionNotSupported : kNakNotSpecified, true);
     return protocol_error(call_id);
   }
   switch (h.ptype) {
-    case PType::kBind: return on_bind(pdu, h);
-    case PType::kAlterContext: return on_alter_context(pdu, h);
-    case PType::kRequest: return on_request(pdu, h);
-    case PType::kCoCancel: return {};  // calls run to completion; nothing to cancel
+    case PType::kBind:
+      return on_bind(pdu, h);
+    case PType::kAlterContext:
+      return on_alter_context(pdu, h);
+    case PType::kRequest:
+      return on_request(pdu, h);
+    case PType::kCoCancel:
+      return {};  // calls run to completion; nothing to cancel
     case PType::kOrphaned:
       // The client abandoned a call: forget its fragments, send nothing (MS-RPCE 3.3.3.5.6).
       if (partial_ && partial_->call.call_id == h.call_id) partial_.reset();
@@ -101,7 +107,8 @@ Step Association::receive(ByteView pdu) {
       s.close = true;
       return s;
     }
-    default: return protocol_error(h.call_id);  // server-to-client PDUs from a client
+    default:
+      return protocol_error(h.call_id);  // server-to-client PDUs from a client
   }
 }
 
@@ -180,8 +187,10 @@ Step Association::on_request(ByteView pdu, const Header& h) {
   if (first) {
     partial_.emplace();
     partial_->call = {h.call_id, r.context_id, r.opnum, {}};
-    if (!context_accepted(r.context_id)) partial_->fault = kFaultUnknownInterface;
-    else if (!h.little_endian() || h.drep[1] != 0) partial_->fault = kFaultUnsupportedType;
+    if (!context_accepted(r.context_id))
+      partial_->fault = kFaultUnknownInterface;
+    else if (!h.little_endian() || h.drep[1] != 0)
+      partial_->fault = kFaultUnsupportedType;
     if (!partial_->fault) partial_->call.stub.reserve(std::min<size_t>(r.alloc_hint, cfg_.max_request_stub));
   } else if (partial_->call.call_id != h.call_id) {
     return protocol_error(h.call_id);  // interleaved calls need concurrent multiplexing
@@ -196,8 +205,10 @@ Step Association::on_request(ByteView pdu, const Header& h) {
   if (!(h.pfc_flags & kPfcLastFrag)) return s;
   Partial done = std::move(*partial_);
   partial_.reset();
-  if (done.fault) s.replies.push_back(fault_pdu(done.call.call_id, done.call.context_id, done.fault));
-  else s.call = std::move(done.call);
+  if (done.fault)
+    s.replies.push_back(fault_pdu(done.call.call_id, done.call.context_id, done.fault));
+  else
+    s.call = std::move(done.call);
   return s;
 }
 

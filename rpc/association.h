@@ -26,11 +26,11 @@ inline constexpr uint16_t kMinFragSize = 32;
 
 struct AssociationConfig {
   SyntaxId interface = winreg_syntax();
-  std::string secondary_address;             // "\\PIPE\\winreg" over SMB, the port number over TCP
-  uint16_t max_frag = 5840;                  // our limit in both directions
+  std::string secondary_address;                // "\\PIPE\\winreg" over SMB, the port number over TCP
+  uint16_t max_frag = 5840;                     // our limit in both directions
   uint32_t max_request_stub = 4 * 1024 * 1024;  // reassembly bound (MS-RPCE 3.3.3.5.4: fault 5 above)
-  uint32_t assoc_group_id = 0x12b45;         // given to a client that asks for a new group (0)
-  uint8_t bind_time_features = 0x02;         // features we accept: keep-connection-on-orphan
+  uint32_t assoc_group_id = 0x12b45;            // given to a client that asks for a new group (0)
+  uint8_t bind_time_features = 0x02;            // features we accept: keep-connection-on-orphan
 };
 
 // One complete request, ready to execute.
@@ -107,7 +107,7 @@ void build_response_fragments(uint32_t call_id, uint16_t context_id, ByteView st
 // fragment, sharing (not copying) the stub's shared pieces. Flattened, byte-identical to the above.
 void build_response_fragments(uint32_t call_id, uint16_t context_id, const ByteChain& stub, uint16_t max_frag,
                               std::vector<ByteChain>& out);
-void build_request_fragments(uint32_t call_id, uint16_t context_id, uint16_t opnum, ByteView stub,
-                             uint16_t max_frag, std::vector<Bytes>& out);
+void build_request_fragments(uint32_t call_id, uint16_t context_id, uint16_t opnum, ByteView stub, uint16_t max_frag,
+                             std::vector<Bytes>& out);
 
 }  // namespace perfsim::rpc

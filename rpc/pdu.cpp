@@ -33,9 +33,7 @@ class WireReader {
     std::copy(rest.begin(), rest.end(), u.rest.begin());
     return true;
   }
-  bool syntax(SyntaxId& s) {
-    return uuid(s.uuid) && u16(s.version_major) && u16(s.version_minor);
-  }
+  bool syntax(SyntaxId& s) { return uuid(s.uuid) && u16(s.version_major) && u16(s.version_minor); }
 
  private:
   ByteReader r_;
@@ -84,10 +82,18 @@ Bytes finish(Bytes b) {
 
 bool known_ptype(uint8_t t) {
   switch (PType(t)) {
-    case PType::kRequest: case PType::kResponse: case PType::kFault: case PType::kBind:
-    case PType::kBindAck: case PType::kBindNak: case PType::kAlterContext:
-    case PType::kAlterContextResp: case PType::kAuth3: case PType::kShutdown:
-    case PType::kCoCancel: case PType::kOrphaned:
+    case PType::kRequest:
+    case PType::kResponse:
+    case PType::kFault:
+    case PType::kBind:
+    case PType::kBindAck:
+    case PType::kBindNak:
+    case PType::kAlterContext:
+    case PType::kAlterContextResp:
+    case PType::kAuth3:
+    case PType::kShutdown:
+    case PType::kCoCancel:
+    case PType::kOrphaned:
       return true;
   }
   return false;
@@ -124,26 +130,37 @@ int hex_value(char c) {
 
 const char* ptype_name(PType t) {
   switch (t) {
-    case PType::kRequest: return "request";
-    case PType::kResponse: return "response";
-    case PType::kFault: return "fault";
-    case PType::kBind: return "bind";
-    case PType::kBindAck: return "bind_ack";
-    case PType::kBindNak: return "bind_nak";
-    case PType::kAlterContext: return "alter_context";
-    case PType::kAlterContextResp: return "alter_context_resp";
-    case PType::kAuth3: return "auth3";
-    case PType::kShutdown: return "shutdown";
-    case PType::kCoCancel: return "co_cancel";
-    case PType::kOrphaned: return "orphaned";
+    case PType::kRequest:
+      return "request";
+    case PType::kResponse:
+      return "response";
+    case PType::kFault:
+      return "fault";
+    case PType::kBind:
+      return "bind";
+    case PType::kBindAck:
+      return "bind_ack";
+    case PType::kBindNak:
+      return "bind_nak";
+    case PType::kAlterContext:
+      return "alter_context";
+    case PType::kAlterContextResp:
+      return "alter_context_resp";
+    case PType::kAuth3:
+      return "auth3";
+    case PType::kShutdown:
+      return "shutdown";
+    case PType::kCoCancel:
+      return "co_cancel";
+    case PType::kOrphaned:
+      return "orphaned";
   }
   return "unknown";
 }
 
 std::optional<Uuid> Uuid::parse(std::string_view text) {
   // Field boundaries of the canonical 8-4-4-4-12 form.
-  if (text.size() != 36 || text[8] != '-' || text[13] != '-' || text[18] != '-' || text[23] != '-')
-    return std::nullopt;
+  if (text.size() != 36 || text[8] != '-' || text[13] != '-' || text[18] != '-' || text[23] != '-') return std::nullopt;
   uint8_t raw[16];
   size_t n = 0;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -164,8 +181,8 @@ std::optional<Uuid> Uuid::parse(std::string_view text) {
 
 std::string Uuid::to_string() const {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", time_low, time_mid,
-                time_hi, rest[0], rest[1], rest[2], rest[3], rest[4], rest[5], rest[6], rest[7]);
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x", time_low, time_mid, time_hi,
+                rest[0], rest[1], rest[2], rest[3], rest[4], rest[5], rest[6], rest[7]);
   return buf;
 }
 

@@ -98,9 +98,9 @@ struct SyntaxId {
 };
 
 // Well-known syntaxes.
-SyntaxId winreg_syntax();        // 338cd001-2244-31f1-aaaa-900038001003 v1.0
-SyntaxId ndr20_syntax();         // 8a885d04-1ceb-11c9-9fe8-08002b104860 v2.0
-SyntaxId ndr64_syntax();         // 71710533-beba-4937-8319-b5dbef9ccc36 v1.0
+SyntaxId winreg_syntax();  // 338cd001-2244-31f1-aaaa-900038001003 v1.0
+SyntaxId ndr20_syntax();   // 8a885d04-1ceb-11c9-9fe8-08002b104860 v2.0
+SyntaxId ndr64_syntax();   // 71710533-beba-4937-8319-b5dbef9ccc36 v1.0
 // Bind-time feature negotiation pseudo transfer syntax: uuid prefix 6cb71c2c-9812-4540, v1.0;
 // the last 8 bytes are the feature bitmask (MS-RPCE 3.3.1.5.3).
 bool is_bind_time_feature_syntax(const SyntaxId& s);
@@ -184,7 +184,7 @@ struct Fault {
 };
 
 // Body parsers: `pdu` is the whole PDU and `h` its parsed header (ptype must match).
-Status parse_bind(ByteView pdu, const Header& h, Bind& out);  // bind or alter_context
+Status parse_bind(ByteView pdu, const Header& h, Bind& out);         // bind or alter_context
 Status parse_bind_ack(ByteView pdu, const Header& h, BindAck& out);  // bind_ack or alter_context_resp
 Status parse_bind_nak(ByteView pdu, const Header& h, BindNak& out);
 Status parse_request(ByteView pdu, const Header& h, Request& out);

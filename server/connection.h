@@ -39,8 +39,8 @@ namespace perfsim::server {
 
 struct ConnectionLimits {
   std::chrono::milliseconds idle_timeout{300'000};  // 0 = never
-  size_t write_queue_limit = 1 << 20;                // bytes of replies queued before reads pause
-  size_t read_buffer_base = 4096;                    // read buffer capacity of an idle connection
+  size_t write_queue_limit = 1 << 20;               // bytes of replies queued before reads pause
+  size_t read_buffer_base = 4096;                   // read buffer capacity of an idle connection
 };
 
 class ConnectionBase {
@@ -76,8 +76,7 @@ class ConnectionSet {
 };
 
 template <class Stream, class Framer>
-class Connection final : public ConnectionBase,
-                         public std::enable_shared_from_this<Connection<Stream, Framer>> {
+class Connection final : public ConnectionBase, public std::enable_shared_from_this<Connection<Stream, Framer>> {
   using Clock = std::chrono::steady_clock;
 
  public:
@@ -145,10 +144,9 @@ class Connection final : public ConnectionBase,
     if (reading_ || closed_) return;
     reading_ = true;
     auto space = rbuf_.prepare(need_);
-    stream_.async_read_some(boost::asio::buffer(space.data(), space.size()),
-                            [self = this->shared_from_this()](boost::system::error_code ec, size_t n) {
-                              self->on_read(ec, n);
-                            });
+    stream_.async_read_some(
+        boost::asio::buffer(space.data(), space.size()),
+        [self = this->shared_from_this()](boost::system::error_code ec, size_t n) { self->on_read(ec, n); });
   }
 
   void on_read(boost::system::error_code ec, size_t n) {
@@ -233,10 +231,9 @@ class Connection final : public ConnectionBase,
       if constexpr (Framer::kOutPrefixSize > 0) gather_.emplace_back(o.prefix.data(), o.prefix.size());
       o.body.for_each([this](ByteView piece) { gather_.emplace_back(piece.data(), piece.size()); });
     }
-    boost::asio::async_write(stream_, gather_,
-                             [self = this->shared_from_this()](boost::system::error_code ec, size_t n) {
-                               self->on_write(ec, n);
-                             });
+    boost::asio::async_write(
+        stream_, gather_,
+        [self = this->shared_from_this()](boost::system::error_code ec, size_t n) { self->on_write(ec, n); });
   }
 
   void on_write(boost::system::error_code ec, size_t n) {
@@ -264,8 +261,7 @@ class Connection final : public ConnectionBase,
     timer_.expires_at(from + limits_.idle_timeout);
     timer_.async_wait([self = this->shared_from_this()](boost::system::error_code ec) {
       if (ec || self->closed_) return;
-      if (Clock::now() - self->last_pdu_ >= self->limits_.idle_timeout)
-        return self->close("idle_timeout");
+      if (Clock::now() - self->last_pdu_ >= self->limits_.idle_timeout) return self->close("idle_timeout");
       self->arm_idle_timer(self->last_pdu_);
     });
   }
@@ -287,7 +283,7 @@ class Connection final : public ConnectionBase,
   std::vector<Outgoing> pending_;   // queued, not yet being written
   std::vector<Outgoing> inflight_;  // being written by the current async_write
   std::vector<boost::asio::const_buffer> gather_;
-  size_t queued_bytes_ = 0;         // pending_ + inflight_
+  size_t queued_bytes_ = 0;  // pending_ + inflight_
   bool reading_ = false, writing_ = false, paused_ = false, closing_ = false, closed_ = false, delayed_ = false;
 
   Clock::time_point opened_, last_pdu_;

@@ -32,8 +32,8 @@ FrameResult DcerpcFramer::next(ByteView b) const {
   bool little_endian = (b[4] & 0x10) != 0;
   size_t frag_length = little_endian ? load_le16(&b[8]) : size_t((b[8] << 8) | b[9]);
   if (frag_length < kHeaderSize || frag_length > max_pdu_)
-    return error("bad_frag_length", "frag_length " + std::to_string(frag_length) + " outside [16, " +
-                                        std::to_string(max_pdu_) + "]");
+    return error("bad_frag_length",
+                 "frag_length " + std::to_string(frag_length) + " outside [16, " + std::to_string(max_pdu_) + "]");
   if (b.size() < frag_length) return need_more(frag_length);
   FrameResult r;
   r.kind = FrameResult::Kind::kComplete;

@@ -16,9 +16,9 @@
 namespace perfsim::server {
 
 struct PeerInfo {
-  std::string remote;        // "127.0.0.1:51234"
-  std::string local;         // "127.0.0.1:4135" (the listener, which selects the host)
-  std::string listener_name; // the host/listener this connection belongs to
+  std::string remote;         // "127.0.0.1:51234"
+  std::string local;          // "127.0.0.1:4135" (the listener, which selects the host)
+  std::string listener_name;  // the host/listener this connection belongs to
 };
 
 enum class Verdict { kContinue, kClose };

@@ -29,9 +29,9 @@ class ListenerHost {
  public:
   virtual ~ListenerHost() = default;
   virtual boost::asio::io_context& accept_context() = 0;  // worker 0
-  virtual WorkerSlot next_worker() = 0;                    // round-robin; accept thread only
-  virtual uint64_t next_connection_id() = 0;               // accept thread only
-  virtual bool try_reserve() = 0;                          // false at max_connections
+  virtual WorkerSlot next_worker() = 0;                   // round-robin; accept thread only
+  virtual uint64_t next_connection_id() = 0;              // accept thread only
+  virtual bool try_reserve() = 0;                         // false at max_connections
   virtual void release() = 0;
   virtual bool stopping() const = 0;
   virtual const ConnectionLimits& limits() const = 0;

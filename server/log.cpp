@@ -16,8 +16,8 @@ void append_timestamp(std::string& out) {
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[32];
-  int n = std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                        tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, int(ms));
+  int n = std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                        tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, int(ms));
   out.append(buf, size_t(n));
 }
 
@@ -63,8 +63,6 @@ LogLine& LogLine::kv(std::string_view key, std::string_view value) {
   return *this;
 }
 
-LogLine& LogLine::kv(std::string_view key, uint64_t value) {
-  return kv(key, std::string_view(std::to_string(value)));
-}
+LogLine& LogLine::kv(std::string_view key, uint64_t value) { return kv(key, std::string_view(std::to_string(value))); }
 
 }  // namespace perfsim::server

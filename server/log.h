@@ -24,7 +24,9 @@ class LogLine {
   LogLine& kv(std::string_view key, const char* value) { return kv(key, std::string_view(value)); }
   LogLine& kv(std::string_view key, uint64_t value);
   const std::string& str() const { return line_; }
-  void emit(const LogSink& sink) const { if (sink) sink(line_); }
+  void emit(const LogSink& sink) const {
+    if (sink) sink(line_);
+  }
 
  private:
   std::string line_;

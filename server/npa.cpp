@@ -104,12 +104,11 @@ bool read_user_info(NdrReader& r, Request& out) {
 
 // auth_session_info_transport -> auth_session_info as Samba 4.17 encodes it.
 bool read_session_info(NdrReader& r, Request& out) {
-  bool info = false, token = false, unix_token = false, user = false, unix_info = false, torture = false,
-       creds = false;
+  bool info = false, token = false, unix_token = false, user = false, unix_info = false, torture = false, creds = false;
   if (!r.ptr(info) || !r.blob()) return false;
   if (!info) return true;
-  if (!r.ptr(token) || !r.ptr(unix_token) || !r.ptr(user) || !r.ptr(unix_info) || !r.ptr(torture) ||
-      !r.blob() || !r.ptr(creds) || !r.skip(16) /* unique_session_token GUID */)
+  if (!r.ptr(token) || !r.ptr(unix_token) || !r.ptr(user) || !r.ptr(unix_info) || !r.ptr(torture) || !r.blob() ||
+      !r.ptr(creds) || !r.skip(16) /* unique_session_token GUID */)
     return false;
   if (torture || creds) return false;  // never sent by smbd; we could not step over them
   if (!r.align(8)) return false;       // observed before the token (4.17.12)
@@ -139,8 +138,8 @@ FrameResult frame_request(ByteView b) {
   if (total < kHeaderSize || total > kMaxRequestSize) {
     f.kind = FrameResult::Kind::kError;
     f.reason = "npa_bad_length";
-    f.detail = "named-pipe request length " + std::to_string(total) + " outside [16, " +
-               std::to_string(kMaxRequestSize) + "]";
+    f.detail =
+        "named-pipe request length " + std::to_string(total) + " outside [16, " + std::to_string(kMaxRequestSize) + "]";
     return f;
   }
   f.size = total;

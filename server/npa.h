@@ -29,19 +29,19 @@ inline constexpr size_t kReplySize = 36;
 
 struct Request {
   uint32_t level = 0;
-  uint8_t transport = 0;             // kTransportNp for SMB clients, kTransportNcalrpc for Samba's own
-  std::string remote_client_name;    // smbd's idea of the client (its address as text, usually)
-  std::string remote_client_addr;    // "127.0.0.1"
+  uint8_t transport = 0;           // kTransportNp for SMB clients, kTransportNcalrpc for Samba's own
+  std::string remote_client_name;  // smbd's idea of the client (its address as text, usually)
+  std::string remote_client_addr;  // "127.0.0.1"
   uint16_t remote_client_port = 0;
-  std::string local_server_name;     // always smbd's own host name
-  std::string local_server_addr;     // the address the SMB client connected to: selects the host
+  std::string local_server_name;  // always smbd's own host name
+  std::string local_server_addr;  // the address the SMB client connected to: selects the host
   uint16_t local_server_port = 0;
-  bool need_idle_server = false;     // level 5 only
-  bool has_session_info = false;     // smbd always sends one; it may be absent in a hand-made request
-  bool session_info_decoded = false; // account/domain below are valid
-  std::string account_name;          // "alice"; anonymous sessions say "ANONYMOUS LOGON" or the guest account
+  bool need_idle_server = false;      // level 5 only
+  bool has_session_info = false;      // smbd always sends one; it may be absent in a hand-made request
+  bool session_info_decoded = false;  // account/domain below are valid
+  std::string account_name;           // "alice"; anonymous sessions say "ANONYMOUS LOGON" or the guest account
   std::string domain_name;
-  bool authenticated = false;        // auth_user_info.authenticated: false for anonymous and guest
+  bool authenticated = false;  // auth_user_info.authenticated: false for anonymous and guest
 };
 
 // How much of `buffered` the request needs: kNeedMore with the total size once the length field

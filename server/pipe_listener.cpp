@@ -94,8 +94,12 @@ class Handshake final : public ConnectionBase, public std::enable_shared_from_th
     peer_ = PeerInfo{req.remote_client_addr + ":" + std::to_string(req.remote_client_port),
                      req.local_server_addr + ":" + std::to_string(req.local_server_port), route_.name};
     LogLine line("pipe_open");
-    line.kv("conn", id_).kv("level", uint64_t(req.level)).kv("transport", uint64_t(req.transport))
-        .kv("peer", peer_.remote).kv("local", peer_.local).kv("account", req.account_name)
+    line.kv("conn", id_)
+        .kv("level", uint64_t(req.level))
+        .kv("transport", uint64_t(req.transport))
+        .kv("peer", peer_.remote)
+        .kv("local", peer_.local)
+        .kv("account", req.account_name)
         .kv("authenticated", req.authenticated ? "yes" : "no");
     if (!req.session_info_decoded) line.kv("session_info", req.has_session_info ? "undecoded" : "none");
     if (!route_.factory) line.kv("refused", hex_status(route_.status));
@@ -116,10 +120,13 @@ class Handshake final : public ConnectionBase, public std::enable_shared_from_th
     timer_.cancel();
     auto conn = std::make_shared<PipeConnection>(std::move(socket_), npa::MessageFramer(host_.max_pdu_size()),
                                                  std::move(handler), peer_, host_.limits(), &host_.log(), set_, id_);
-    close("handed_over");  // leaves the set and frees its slot ...
+    close("handed_over");        // leaves the set and frees its slot ...
     if (!host_.try_reserve()) {  // ... which the connection takes again
-      LogLine("conn_refused").kv("peer", peer_.remote).kv("listener", peer_.listener_name)
-          .kv("reason", "max_connections").emit(host_.log());
+      LogLine("conn_refused")
+          .kv("peer", peer_.remote)
+          .kv("listener", peer_.listener_name)
+          .kv("reason", "max_connections")
+          .emit(host_.log());
       return;  // conn is dropped unstarted; its destructor closes the socket
     }
     set_->add(conn);
@@ -146,7 +153,8 @@ struct PipeListener::Impl {
 
   void accept_next() {
     WorkerSlot w = host->next_worker();
-    acceptor->async_accept(*w.ctx, [this, w](boost::system::error_code ec, local::socket s) { on_accept(w, ec, std::move(s)); });
+    acceptor->async_accept(
+        *w.ctx, [this, w](boost::system::error_code ec, local::socket s) { on_accept(w, ec, std::move(s)); });
   }
 
   void on_accept(WorkerSlot w, boost::system::error_code ec, local::socket s) {

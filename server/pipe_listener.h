@@ -29,9 +29,9 @@ struct PipeRoute {
 using PipeRouter = std::function<PipeRoute(const npa::Request&)>;
 
 struct PipeListenerConfig {
-  std::string socket_path;                           // ".../np/winreg"
+  std::string socket_path;  // ".../np/winreg"
   PipeRouter router;
-  int allowed_peer_uid = 0;                          // smbd runs as root; -1 = anyone (tests)
+  int allowed_peer_uid = 0;  // smbd runs as root; -1 = anyone (tests)
   std::chrono::milliseconds handshake_timeout{10'000};
 };
 

@@ -58,8 +58,7 @@ struct Listener {
 
 }  // namespace
 
-Status parse_listen_address(std::string_view text, bool allow_non_loopback, std::string& address,
-                            uint16_t& port) {
+Status parse_listen_address(std::string_view text, bool allow_non_loopback, std::string& address, uint16_t& port) {
   const std::string quoted = "listen address '" + std::string(text) + "'";
   size_t colon = text.rfind(':');
   if (colon == std::string_view::npos) return Status::InvalidArgument(quoted + ": expected ADDR:PORT");
@@ -97,8 +96,7 @@ struct Server::Impl {
   Status bind(const ListenerConfig& lc);
   void accept_next(Listener& l);
   void on_accept(Listener& l, Worker& w, boost::system::error_code ec, tcp::socket s);
-  void start_connection(Worker& w, tcp::socket s, std::unique_ptr<ConnectionHandler> h, PeerInfo peer,
-                        uint64_t id);
+  void start_connection(Worker& w, tcp::socket s, std::unique_ptr<ConnectionHandler> h, PeerInfo peer, uint64_t id);
   Status abandon_start(size_t extras_opened, Status why);
   void request_stop();
   void shutdown_and_join();
@@ -220,9 +218,8 @@ Status Server::Impl::start() {
 
 void Server::Impl::accept_next(Listener& l) {
   Worker& w = *workers[next_worker++ % workers.size()];
-  l.acceptor.async_accept(w.ctx, [this, &l, &w](boost::system::error_code ec, tcp::socket s) {
-    on_accept(l, w, ec, std::move(s));
-  });
+  l.acceptor.async_accept(
+      w.ctx, [this, &l, &w](boost::system::error_code ec, tcp::socket s) { on_accept(l, w, ec, std::move(s)); });
 }
 
 void Server::Impl::on_accept(Listener& l, Worker& w, boost::system::error_code ec, tcp::socket s) {
@@ -250,24 +247,24 @@ void Server::Impl::on_accept(Listener& l, Worker& w, boost::system::error_code e
   } else {
     active.fetch_add(1, std::memory_order_relaxed);
     s.set_option(tcp::no_delay(true), ec);  // request/response traffic: don't wait for Nagle
-    asio::post(w.ctx, [this, &w, s = std::move(s), h = std::move(handler), peer = std::move(peer),
-                       id = next_id++]() mutable {
-      start_connection(w, std::move(s), std::move(h), std::move(peer), id);
-    });
+    asio::post(w.ctx,
+               [this, &w, s = std::move(s), h = std::move(handler), peer = std::move(peer), id = next_id++]() mutable {
+                 start_connection(w, std::move(s), std::move(h), std::move(peer), id);
+               });
   }
   accept_next(l);
 }
 
-void Server::Impl::start_connection(Worker& w, tcp::socket s, std::unique_ptr<ConnectionHandler> h,
-                                    PeerInfo peer, uint64_t id) {
+void Server::Impl::start_connection(Worker& w, tcp::socket s, std::unique_ptr<ConnectionHandler> h, PeerInfo peer,
+                                    uint64_t id) {
   if (stopping) {  // accepted while the server was shutting down: close_all may already have run
     boost::system::error_code ignored;
     s.close(ignored);
     active.fetch_sub(1, std::memory_order_relaxed);
     return;
   }
-  auto c = std::make_shared<TcpConnection>(std::move(s), framer, std::move(h), std::move(peer), limits, &log,
-                                           &w.conns, id);
+  auto c =
+      std::make_shared<TcpConnection>(std::move(s), framer, std::move(h), std::move(peer), limits, &log, &w.conns, id);
   w.conns.add(c);
   c->start();
 }

@@ -23,9 +23,9 @@
 namespace perfsim::server {
 
 struct ListenerConfig {
-  std::string address;                       // "127.0.0.1:4135", "[::1]:0", "localhost:0"; port 0 = any
-  std::string name;                          // log/PeerInfo label; empty = `address`
-  std::shared_ptr<HandlerFactory> factory;   // decides which simulated host serves this listener
+  std::string address;                      // "127.0.0.1:4135", "[::1]:0", "localhost:0"; port 0 = any
+  std::string name;                         // log/PeerInfo label; empty = `address`
+  std::shared_ptr<HandlerFactory> factory;  // decides which simulated host serves this listener
 };
 
 class ExtraListener;  // listener_host.h: another transport on the same workers (e.g. smbd pipes)
@@ -33,15 +33,15 @@ class ExtraListener;  // listener_host.h: another transport on the same workers 
 struct ServerConfig {
   std::vector<ListenerConfig> listeners;
   std::vector<std::shared_ptr<ExtraListener>> extra_listeners;  // opened after the TCP listeners
-  unsigned threads = 0;                      // 0 = one per core
-  bool allow_non_loopback = false;           // serve addresses beyond this machine
-  size_t max_connections = 4096;             // further connections are closed at accept (logged)
-  std::chrono::milliseconds idle_timeout{300'000};  // no complete PDU for this long closes; 0 = never
-  size_t max_pdu_size = 65535;               // frag_length above this closes the connection
-  size_t write_queue_limit = 1 << 20;        // queued reply bytes at which a connection stops reading
-  size_t read_buffer_base = 4096;            // read buffer of an idle connection
-  bool handle_signals = true;                // SIGINT/SIGTERM make run() return
-  LogSink log;                               // empty = stderr_log_sink()
+  unsigned threads = 0;                                         // 0 = one per core
+  bool allow_non_loopback = false;                              // serve addresses beyond this machine
+  size_t max_connections = 4096;                                // further connections are closed at accept (logged)
+  std::chrono::milliseconds idle_timeout{300'000};              // no complete PDU for this long closes; 0 = never
+  size_t max_pdu_size = 65535;                                  // frag_length above this closes the connection
+  size_t write_queue_limit = 1 << 20;  // queued reply bytes at which a connection stops reading
+  size_t read_buffer_base = 4096;      // read buffer of an idle connection
+  bool handle_signals = true;          // SIGINT/SIGTERM make run() return
+  LogSink log;                         // empty = stderr_log_sink()
 };
 
 struct BoundListener {
@@ -52,8 +52,7 @@ struct BoundListener {
 
 // Checks "ADDR:PORT" (IPv4, [IPv6] or localhost) and the loopback rule; fills the canonical address
 // and port. Used by start(); exposed for command-line validation.
-Status parse_listen_address(std::string_view text, bool allow_non_loopback, std::string& address,
-                            uint16_t& port);
+Status parse_listen_address(std::string_view text, bool allow_non_loopback, std::string& address, uint16_t& port);
 
 class Server {
  public:

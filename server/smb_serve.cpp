@@ -35,7 +35,8 @@ Status parse_dialects(const SmbHost& h, SmbDialects& out) {
   out.min = h.dialects.substr(0, dash);
   out.max = dash == std::string::npos ? out.min : h.dialects.substr(dash + 1);
   auto rank = [&](const std::string& d) { return std::find(known.begin(), known.end(), d) - known.begin(); };
-  if (rank(out.min) == ptrdiff_t(known.size()) || rank(out.max) == ptrdiff_t(known.size()) || rank(out.min) > rank(out.max))
+  if (rank(out.min) == ptrdiff_t(known.size()) || rank(out.max) == ptrdiff_t(known.size()) ||
+      rank(out.min) > rank(out.max))
     return Status::InvalidArgument("host " + h.address + ": smb_dialects '" + h.dialects +
                                    "' is not MIN-MAX of NT1, SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11");
   return Status::Ok();
@@ -50,7 +51,7 @@ std::string lower(std::string s) {
 struct Route {
   std::string name;
   std::shared_ptr<HandlerFactory> allowed, denied;
-  std::vector<std::string> allow;  // lower case
+  std::vector<std::string> allow;                  // lower case
   std::shared_ptr<std::atomic<bool>> refuse_next;  // pipe-not-available-first: the next client open fails
 };
 
@@ -59,8 +60,10 @@ PipeRouter make_router(const std::vector<SmbHost>& hosts) {
   ac.secondary_address = "\\PIPE\\winreg";
   auto routes = std::make_shared<std::map<std::string, Route>>();
   for (const SmbHost& h : hosts) {
-    Route r{h.host->name(), std::make_shared<WinregHandlerFactory>(h.host, ac, true),
-            std::make_shared<WinregHandlerFactory>(h.host, ac, false), {},
+    Route r{h.host->name(),
+            std::make_shared<WinregHandlerFactory>(h.host, ac, true),
+            std::make_shared<WinregHandlerFactory>(h.host, ac, false),
+            {},
             std::make_shared<std::atomic<bool>>(h.host->options().quirks.pipe_not_available_first)};
     for (const std::string& a : h.allow) r.allow.push_back(lower(a));
     routes->emplace(h.address, std::move(r));
@@ -80,7 +83,8 @@ PipeRouter make_router(const std::vector<SmbHost>& hosts) {
       out.status = 0xC00000AC;
       return out;
     }
-    const bool allowed = r.allow.empty() || std::find(r.allow.begin(), r.allow.end(), lower(req.account_name)) != r.allow.end();
+    const bool allowed =
+        r.allow.empty() || std::find(r.allow.begin(), r.allow.end(), lower(req.account_name)) != r.allow.end();
     out.factory = allowed ? r.allowed : r.denied;
     return out;
   };

@@ -14,20 +14,20 @@
 namespace perfsim::server {
 
 struct SmbHost {
-  std::string address;                          // the loopback address the host owns
+  std::string address;  // the loopback address the host owns
   std::shared_ptr<replayer::SimulatedHost> host;
-  std::vector<std::string> allow;               // accounts allowed OpenHKPD; empty = everyone
-  std::string dialects;                         // "MIN-MAX" (e.g. "NT1-NT1"); empty = from the OS profile
+  std::vector<std::string> allow;  // accounts allowed OpenHKPD; empty = everyone
+  std::string dialects;            // "MIN-MAX" (e.g. "NT1-NT1"); empty = from the OS profile
 };
 
 // What the serve command line says about SMB.
 struct SmbServeOptions {
-  std::string port;                   // "" or "default": 445
-  std::vector<std::string> users;     // NAME:PASSWORD
-  std::vector<std::string> allow;     // accounts allowed OpenHKPD on hosts without their own list
+  std::string port;                // "" or "default": 445
+  std::vector<std::string> users;  // NAME:PASSWORD
+  std::vector<std::string> allow;  // accounts allowed OpenHKPD on hosts without their own list
   bool anonymous = true;
   bool require_encryption = false;
-  std::string dir;                    // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
+  std::string dir;  // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
 };
 
 struct SmbSetup {

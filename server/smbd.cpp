@@ -182,7 +182,8 @@ struct Smbd::Impl {
     set("server min protocol", "NT1");  // the floor; each address narrows it in its include
     set("include", r + "/hosts/%i.conf");
     // One read-only, empty share, so a share list (smbclient -L) shows smbd's own services work.
-    c += "[perfsim]\n\tcomment = perfsim simulated host\n\tpath = " + r + "/share\n\tread only = yes\n\tguest ok = yes\n";
+    c += "[perfsim]\n\tcomment = perfsim simulated host\n\tpath = " + r +
+         "/share\n\tread only = yes\n\tguest ok = yes\n";
     return c;
   }
 
@@ -210,7 +211,8 @@ struct Smbd::Impl {
       if (!ipv4(h.address, a)) return Status::InvalidArgument("SMB host address '" + h.address + "' is not IPv4");
       if (address_on_this_machine(h.address)) continue;
       if (!cfg.add_addresses)
-        return Status::InvalidArgument(h.address + " is on no interface and adding addresses is off; run `ip addr add " +
+        return Status::InvalidArgument(h.address +
+                                       " is on no interface and adding addresses is off; run `ip addr add " +
                                        h.address + "/32 dev lo`");
       std::string out;
       if (run_tool({"/usr/sbin/ip", "addr", "add", h.address + "/32", "dev", "lo"}, "", out) != 0)
@@ -228,8 +230,8 @@ struct Smbd::Impl {
       std::string out;
       if (!::getpwnam(u.name.c_str())) {
         if (!cfg.create_unix_users) return Status::NotFound("no unix account '" + u.name + "' (Samba needs one)");
-        if (run_tool({"/usr/sbin/useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                      "--comment", "perfsim smb user", u.name},
+        if (run_tool({"/usr/sbin/useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--comment",
+                      "perfsim smb user", u.name},
                      "", out) != 0)
           return Status::IOError("useradd " + u.name + " failed: " + out);
         created_users.push_back(u.name);
@@ -271,9 +273,10 @@ struct Smbd::Impl {
     for (const SmbHostAddress& h : cfg.hosts) {
       while (!accepts(h.address, cfg.port)) {
         if (subprocess::ExitStatus st; subprocess::poll(daemon, st))
-          return Status::IOError("smbd exited (status " + std::to_string(st.code) +
-                                 ") before accepting on " + h.address + ":" + std::to_string(cfg.port) + "; its log:" +
-                                 tail((root / "log" / "smbd.out").string(), 8) + tail((root / "log" / "smbd.log").string(), 8));
+          return Status::IOError("smbd exited (status " + std::to_string(st.code) + ") before accepting on " +
+                                 h.address + ":" + std::to_string(cfg.port) +
+                                 "; its log:" + tail((root / "log" / "smbd.out").string(), 8) +
+                                 tail((root / "log" / "smbd.log").string(), 8));
         if (Clock::now() >= deadline)
           return Status::IOError("smbd did not accept on " + h.address + ":" + std::to_string(cfg.port) + " within " +
                                  std::to_string(cfg.ready_timeout.count()) + " ms");
@@ -385,7 +388,8 @@ Status Smbd::start() {
     stop();
     return st;
   }
-  m.log("smbd_ready", {{"pid", std::to_string(m.smbd.pid)}, {"port", std::to_string(m.cfg.port)}, {"conf", m.conf_path()}});
+  m.log("smbd_ready",
+        {{"pid", std::to_string(m.smbd.pid)}, {"port", std::to_string(m.cfg.port)}, {"conf", m.conf_path()}});
   m.supervisor = std::thread([&m] { m.supervise(); });
   return Status::Ok();
 }

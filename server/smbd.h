@@ -42,14 +42,14 @@ struct SmbUser {
 
 struct SmbdConfig {
   uint16_t port = 445;
-  std::string dir;                      // private tree; created, removed by stop()
-  std::vector<SmbHostAddress> hosts;    // one per address
+  std::string dir;                    // private tree; created, removed by stop()
+  std::vector<SmbHostAddress> hosts;  // one per address
   std::vector<SmbUser> users;
-  bool anonymous = true;                // guest/anonymous sessions and pipe opens
-  bool require_encryption = false;      // SMB3 encryption required of every session (anonymous ones then fail)
-  bool add_addresses = true;            // `ip addr add ADDR/32 dev lo` for addresses lo lacks
-  bool create_unix_users = true;        // useradd --system for users without a unix account
-  bool restart = true;                  // restart smbd when it dies
+  bool anonymous = true;            // guest/anonymous sessions and pipe opens
+  bool require_encryption = false;  // SMB3 encryption required of every session (anonymous ones then fail)
+  bool add_addresses = true;        // `ip addr add ADDR/32 dev lo` for addresses lo lacks
+  bool create_unix_users = true;    // useradd --system for users without a unix account
+  bool restart = true;              // restart smbd when it dies
   std::string smbd = "/usr/sbin/smbd";
   std::string dcerpcd = "/usr/libexec/samba/samba-dcerpcd";  // for smbd's other pipes (srvsvc...)
   std::chrono::milliseconds ready_timeout{15'000};

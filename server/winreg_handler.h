@@ -27,7 +27,7 @@ class WinregHandler final : public ConnectionHandler {
 
   rpc::Association assoc_;
   winreg::Service service_;
-  rpc::GatherCallHandler call_;  // bound to call() once, not per PDU
+  rpc::GatherCallHandler call_;         // bound to call() once, not per PDU
   std::chrono::milliseconds delay_{0};  // the host's latency for the last PDU's answers
   bool perf_data_allowed_;
 };

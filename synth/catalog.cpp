@@ -20,11 +20,15 @@ const char kPerflib[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perfli
 
 uint32_t base_type_for(uint32_t type) {
   switch (type) {
-    case PERF_RAW_FRACTION: return PERF_RAW_BASE;
-    case PERF_LARGE_RAW_FRACTION: return PERF_LARGE_RAW_BASE;
+    case PERF_RAW_FRACTION:
+      return PERF_RAW_BASE;
+    case PERF_LARGE_RAW_FRACTION:
+      return PERF_LARGE_RAW_BASE;
     case PERF_AVERAGE_TIMER:
-    case PERF_AVERAGE_BULK: return PERF_AVERAGE_BASE;
-    default: return 0;
+    case PERF_AVERAGE_BULK:
+      return PERF_AVERAGE_BASE;
+    default:
+      return 0;
   }
 }
 
@@ -116,7 +120,8 @@ std::string fingerprint(const Spec& spec, const Profile& p, const Catalog& cat) 
   fp.more_data = std::string(p.os->more_data);
   fp.pipe_not_available_first = windows::has_quirk(*p.os, "pipe-not-available-first");
   fp.process_v1_disabled = cat.process_v1_disabled;
-  fp.counter_type_change = p.host.xp_counters ? "User PC PERF_COUNTER_LARGE_RAWCOUNT_HEX" : "User PC PERF_COUNTER_RAWCOUNT";
+  fp.counter_type_change =
+      p.host.xp_counters ? "User PC PERF_COUNTER_LARGE_RAWCOUNT_HEX" : "User PC PERF_COUNTER_RAWCOUNT";
   fp.large_memory_counters = p.host.large_counters;
   fp.costly_objects.emplace();
   for (const CatalogObject& o : cat.objects)
@@ -186,7 +191,8 @@ captures::Capture build_header(const Spec& spec, const Profile& p, const Catalog
   cap.registry.push_back({kCurrentVersion, "CurrentVersion", windows::kRegSz, reg_sz(p.os->current_version)});
   cap.registry.push_back({kCurrentVersion, "CurrentBuildNumber", windows::kRegSz, reg_sz(p.os->build)});
   cap.registry.push_back({kCurrentVersion, "ProductName", windows::kRegSz, reg_sz(p.os->product_name)});
-  if (!p.os->csd_version.empty()) cap.registry.push_back({kCurrentVersion, "CSDVersion", windows::kRegSz, reg_sz(p.os->csd_version)});
+  if (!p.os->csd_version.empty())
+    cap.registry.push_back({kCurrentVersion, "CSDVersion", windows::kRegSz, reg_sz(p.os->csd_version)});
   cap.registry.push_back({kPerflib, "Last Counter", windows::kRegDword, reg_dword(cat.last_counter)});
   cap.registry.push_back({kPerflib, "Last Help", windows::kRegDword, reg_dword(cat.last_counter + 1)});
   cap.registry.push_back({kPerflib, "Version", windows::kRegDword, reg_dword(p.host.perflib_version)});

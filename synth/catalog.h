@@ -15,12 +15,12 @@ namespace perfsim::synth {
 
 struct CatalogObject {
   ObjectDesc desc;
-  const ObjectSpec* custom = nullptr;    // null for profile objects
+  const ObjectSpec* custom = nullptr;       // null for profile objects
   std::vector<const CounterSpec*> spec_of;  // custom: per desc counter, its spec (bases: their counter's)
 };
 
 struct Catalog {
-  std::vector<CatalogObject> objects;  // Global order, costly ones included
+  std::vector<CatalogObject> objects;                   // Global order, costly ones included
   std::vector<std::pair<uint32_t, std::string>> names;  // index -> name, ascending
   std::vector<std::pair<uint32_t, std::string>> helps;  // index + 1 -> help, ascending
   uint32_t last_counter = 0;

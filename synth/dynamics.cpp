@@ -14,8 +14,8 @@ using namespace winperf;
 
 namespace {
 
-const char* const kImageNames[] = {"ntdll", "kernel32", "KERNELBASE", "user32", "advapi32", "msvcrt",
-                                   "rpcrt4", "sechost", "combase", "ws2_32", "ole32", "shell32"};
+const char* const kImageNames[] = {"ntdll",  "kernel32", "KERNELBASE", "user32", "advapi32", "msvcrt",
+                                   "rpcrt4", "sechost",  "combase",    "ws2_32", "ole32",    "shell32"};
 
 // Splits `total` among weights with integer parts that add up exactly (the rest to the first).
 void split(uint64_t total, const std::vector<double>& w, std::vector<uint64_t>& out) {
@@ -169,7 +169,8 @@ void Model::State::churn(int64_t dt) {
       CustomInstance& ci = c.instances[rng.below(c.instances.size())];
       ci.name = os.instances.prefix + std::to_string(c.serial++);
       for (size_t k = 0; k < ci.signals.size(); ++k)
-        ci.signals[k] = Signal(os.counters[k].value, mix_seed(spec.seed, objects[c.state].index(), k * 100003 + c.serial));
+        ci.signals[k] =
+            Signal(os.counters[k].value, mix_seed(spec.seed, objects[c.state].index(), k * 100003 + c.serial));
       std::fill(ci.acc.begin(), ci.acc.end(), 0.0);
       ObjState& o = objects[c.state];
       o.obj.instances.clear();  // rebuilt by write_custom
@@ -189,7 +190,8 @@ void Model::State::step_disks(int64_t dt, double t) {
     const double rlat = v.read_ms / 1000 * rng.uniform(0.7, 1.5), wlat = v.write_ms / 1000 * rng.uniform(0.7, 1.5);
     v.reads += reads, v.writes += writes;
     v.rbytes += reads * (4096 + rng.below(60000)), v.wbytes += writes * (4096 + rng.below(28000));
-    v.rticks += uint64_t(double(reads) * rlat * double(freq)), v.wticks += uint64_t(double(writes) * wlat * double(freq));
+    v.rticks += uint64_t(double(reads) * rlat * double(freq)),
+        v.wticks += uint64_t(double(writes) * wlat * double(freq));
     const double rbusy = double(reads) * rlat * k100ns, wbusy = double(writes) * wlat * k100ns;
     const uint64_t busy = std::min<uint64_t>(uint64_t(rbusy + wbusy), uint64_t(dt));
     const double rpart = rbusy + wbusy > 0 ? rbusy / (rbusy + wbusy) : 0;
@@ -230,11 +232,21 @@ void Model::State::step_custom(Custom& c, int64_t dt, double t) {
       double& acc = ci.acc[i];
       switch (d.type) {
         case PERF_COUNTER_COUNTER:
-        case PERF_COUNTER_BULK_COUNT: acc += std::max(v, 0.0) * dt_s; break;
-        case PERF_100NSEC_TIMER: acc += std::clamp(v / 100, 0.0, 1.0) * double(dt); break;
-        case PERF_100NSEC_TIMER_INV: acc += (1 - std::clamp(v / 100, 0.0, 1.0)) * double(dt); break;
-        case PERF_COUNTER_TIMER: acc += std::clamp(v / 100, 0.0, 1.0) * dt_s * double(freq); break;
-        case PERF_COUNTER_TIMER_INV: acc += (1 - std::clamp(v / 100, 0.0, 1.0)) * dt_s * double(freq); break;
+        case PERF_COUNTER_BULK_COUNT:
+          acc += std::max(v, 0.0) * dt_s;
+          break;
+        case PERF_100NSEC_TIMER:
+          acc += std::clamp(v / 100, 0.0, 1.0) * double(dt);
+          break;
+        case PERF_100NSEC_TIMER_INV:
+          acc += (1 - std::clamp(v / 100, 0.0, 1.0)) * double(dt);
+          break;
+        case PERF_COUNTER_TIMER:
+          acc += std::clamp(v / 100, 0.0, 1.0) * dt_s * double(freq);
+          break;
+        case PERF_COUNTER_TIMER_INV:
+          acc += (1 - std::clamp(v / 100, 0.0, 1.0)) * dt_s * double(freq);
+          break;
         case PERF_RAW_FRACTION:
         case PERF_LARGE_RAW_FRACTION:
           acc = std::clamp(v, 0.0, 100.0) / 100 * cs.base;
@@ -250,7 +262,9 @@ void Model::State::step_custom(Custom& c, int64_t dt, double t) {
         case PERF_ELAPSED_TIME:
           if (acc == 0) acc = double(now) - std::max(v, 0.0) * k100ns;  // started v seconds before the first sample
           break;
-        default: acc = std::max(v, 0.0); break;  // raw counts: the value itself
+        default:
+          acc = std::max(v, 0.0);
+          break;  // raw counts: the value itself
       }
     }
   }

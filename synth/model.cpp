@@ -103,9 +103,8 @@ void Model::State::init() {
   procs.back().pid = 4, procs.back().ppid = 0, procs.back().pinned = true;
   for (uint32_t i = 0; i < spec.process_count; ++i) {
     const std::string name = i < spec.process_names.size() ? spec.process_names[i]
-                             : spec.process_names.empty()
-                                 ? kProcessNames[i % std::size(kProcessNames)]
-                                 : spec.process_names[i % spec.process_names.size()];
+                             : spec.process_names.empty()  ? kProcessNames[i % std::size(kProcessNames)]
+                                                           : spec.process_names[i % spec.process_names.size()];
     const int64_t start = boot + int64_t(rng.below(uint64_t(spec.start_100ns - boot - 60 * k100ns) + 1));
     const uint32_t n = spec.threads_min + uint32_t(rng.below(spec.threads_max - spec.threads_min + 1));
     procs.push_back(make_process(name, i < 8 ? boot + int64_t(i + 1) * 30 * k100ns : start, n));
@@ -124,7 +123,8 @@ void Model::State::init() {
     volumes.push_back(v);
   }
   for (Volume& v : volumes) v.share /= total_share;
-  for (size_t i = 0; i < spec.adapters.size(); ++i) nics.push_back(Nic{spec.adapters[i], 1.0 / double(spec.adapters.size())});
+  for (size_t i = 0; i < spec.adapters.size(); ++i)
+    nics.push_back(Nic{spec.adapters[i], 1.0 / double(spec.adapters.size())});
   pagefile_mb = std::clamp<double>(double(spec.memory_mb), 1024, 32768);
   if (!profile->host.large_counters) pagefile_mb = std::min(pagefile_mb, 4095.0);
   for (Custom& c : customs) {
@@ -135,7 +135,8 @@ void Model::State::init() {
       ci.name = i < os.instances.names.size() ? os.instances.names[i] : os.instances.prefix + std::to_string(c.serial);
       ++c.serial;
       for (size_t k = 0; k < os.counters.size(); ++k)
-        ci.signals.emplace_back(os.counters[k].value, mix_seed(spec.seed, objects[c.state].index(), k * 100003 + c.serial));
+        ci.signals.emplace_back(os.counters[k].value,
+                                mix_seed(spec.seed, objects[c.state].index(), k * 100003 + c.serial));
       ci.acc.assign(objects[c.state].cat->desc.counters.size(), 0.0);
       c.instances.push_back(std::move(ci));
     }
@@ -184,16 +185,35 @@ void Model::State::write_all() {
   for (ObjState& o : objects) {
     if (o.cat->custom || !o.enabled) continue;
     switch (o.index()) {
-      case idx::kSystem: write_system(o); break;
-      case idx::kMemory: write_memory(o); break;
-      case idx::kProcessor: write_processor(o); break;
-      case idx::kProcess: write_process(o); break;
-      case idx::kThread: write_thread(o); break;
-      case idx::kPhysicalDisk: write_disks(o, false); break;
-      case idx::kLogicalDisk: write_disks(o, true); break;
-      case idx::kNetworkInterface: write_network(o); break;
-      case idx::kPagingFile: write_paging(o); break;
-      default: break;
+      case idx::kSystem:
+        write_system(o);
+        break;
+      case idx::kMemory:
+        write_memory(o);
+        break;
+      case idx::kProcessor:
+        write_processor(o);
+        break;
+      case idx::kProcess:
+        write_process(o);
+        break;
+      case idx::kThread:
+        write_thread(o);
+        break;
+      case idx::kPhysicalDisk:
+        write_disks(o, false);
+        break;
+      case idx::kLogicalDisk:
+        write_disks(o, true);
+        break;
+      case idx::kNetworkInterface:
+        write_network(o);
+        break;
+      case idx::kPagingFile:
+        write_paging(o);
+        break;
+      default:
+        break;
     }
   }
   write_costly(find(idx::kProcessAddressSpace), find(idx::kImage), find(idx::kThreadDetails));

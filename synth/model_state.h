@@ -26,7 +26,7 @@ struct ObjState {
   // title index -> position of its first non-base counter. A map, not a vector indexed by title:
   // providers installed by lodctr carry indices far above the built-in ones.
   std::unordered_map<uint32_t, int32_t> pos;
-  uint32_t data_bytes = 0;   // counter data after the block's ByteLength
+  uint32_t data_bytes = 0;  // counter data after the block's ByteLength
   bool enabled = true;
 
   uint32_t index() const { return cat->desc.index; }
@@ -123,11 +123,12 @@ struct Custom {
 };
 
 // Default process names, for init and for churn.
-inline constexpr const char* kProcessNames[] = {
-    "smss", "csrss", "wininit", "services", "lsass", "svchost", "svchost", "svchost", "svchost", "svchost",
-    "spoolsv", "explorer", "MsMpEng", "WmiPrvSE", "dllhost", "conhost", "taskhostw", "sqlservr", "w3wp",
-    "vmtoolsd", "msdtc", "dwm", "winlogon", "LogonUI", "SearchIndexer", "java", "node", "powershell", "cmd",
-    "TrustedInstaller"};
+inline constexpr const char* kProcessNames[] = {"smss",    "csrss",     "wininit",    "services", "lsass",
+                                                "svchost", "svchost",   "svchost",    "svchost",  "svchost",
+                                                "spoolsv", "explorer",  "MsMpEng",    "WmiPrvSE", "dllhost",
+                                                "conhost", "taskhostw", "sqlservr",   "w3wp",     "vmtoolsd",
+                                                "msdtc",   "dwm",       "winlogon",   "LogonUI",  "SearchIndexer",
+                                                "java",    "node",      "powershell", "cmd",      "TrustedInstaller"};
 
 struct Model::State {
   Spec spec;

@@ -59,8 +59,8 @@ ObjectDesc memory_object(const Profile& p) {
   v.push_back(c(idx::kAvailableBytes, size_type));
   v.push_back(c(idx::kCommittedBytes, size_type));
   v.push_back(c(idx::kCommitLimit, size_type));
-  for (uint32_t i : {idx::kWriteCopies, idx::kTransitionFaults, idx::kCacheFaults, idx::kDemandZeroFaults,
-                     idx::kPages, idx::kPagesInput, idx::kPageReads, idx::kPagesOutput, idx::kPageWrites})
+  for (uint32_t i : {idx::kWriteCopies, idx::kTransitionFaults, idx::kCacheFaults, idx::kDemandZeroFaults, idx::kPages,
+                     idx::kPagesInput, idx::kPageReads, idx::kPagesOutput, idx::kPageWrites})
     v.push_back(c(i, PERF_COUNTER_COUNTER));
   v.push_back(c(idx::kPoolPaged, size_type));
   v.push_back(c(idx::kPoolNonpaged, size_type));
@@ -135,7 +135,8 @@ ObjectDesc thread_object(const Profile& p) {
   v.push_back(c(idx::kElapsedTime, PERF_ELAPSED_TIME));
   v.push_back(c(idx::kPriorityCurrent, PERF_COUNTER_RAWCOUNT));
   v.push_back(c(idx::kPriorityBase, PERF_COUNTER_RAWCOUNT));
-  v.push_back(c(idx::kStartAddress, p.host.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT_HEX : PERF_COUNTER_RAWCOUNT_HEX));
+  v.push_back(
+      c(idx::kStartAddress, p.host.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT_HEX : PERF_COUNTER_RAWCOUNT_HEX));
   v.push_back(c(idx::kThreadState, PERF_COUNTER_RAWCOUNT));
   v.push_back(c(idx::kWaitReason, PERF_COUNTER_RAWCOUNT));
   v.push_back(c(idx::kIdProcess, PERF_COUNTER_RAWCOUNT));
@@ -145,8 +146,8 @@ ObjectDesc thread_object(const Profile& p) {
 
 // PhysicalDisk and LogicalDisk share their layout; LogicalDisk starts with the free-space pair.
 ObjectDesc disk_object(const Profile& p, bool logical) {
-  ObjectDesc o{logical ? idx::kLogicalDisk : idx::kPhysicalDisk, "PerfDisk", false, true, false,
-               PERF_DETAIL_NOVICE, 0, {}};
+  ObjectDesc o{
+      logical ? idx::kLogicalDisk : idx::kPhysicalDisk, "PerfDisk", false, true, false, PERF_DETAIL_NOVICE, 0, {}};
   auto& v = o.counters;
   if (logical) {
     pair(v, idx::kFreeSpace, PERF_RAW_FRACTION, PERF_RAW_BASE);
@@ -155,8 +156,10 @@ ObjectDesc disk_object(const Profile& p, bool logical) {
   v.push_back(c(idx::kCurrentDiskQueue, PERF_COUNTER_RAWCOUNT));
   const uint32_t busy = p.host.xp_counters ? PERF_PRECISION_100NS_TIMER : PERF_100NSEC_TIMER;
   auto busy_counter = [&](uint32_t i) {
-    if (p.host.xp_counters) pair(v, i, busy, PERF_PRECISION_TIMESTAMP);
-    else v.push_back(c(i, busy));
+    if (p.host.xp_counters)
+      pair(v, i, busy, PERF_PRECISION_TIMESTAMP);
+    else
+      v.push_back(c(i, busy));
   };
   busy_counter(idx::kDiskTime);
   v.push_back(c(idx::kAvgDiskQueue, PERF_COUNTER_100NS_QUEUELEN_TYPE));
@@ -189,7 +192,8 @@ ObjectDesc network_object(const Profile&) {
   v.push_back(c(idx::kBytesReceived, PERF_COUNTER_BULK_COUNT));
   v.push_back(c(idx::kRecvUnicast, PERF_COUNTER_COUNTER));
   v.push_back(c(idx::kRecvNonUnicast, PERF_COUNTER_COUNTER));
-  for (uint32_t i : {idx::kRecvDiscarded, idx::kRecvErrors, idx::kRecvUnknown}) v.push_back(c(i, PERF_COUNTER_RAWCOUNT));
+  for (uint32_t i : {idx::kRecvDiscarded, idx::kRecvErrors, idx::kRecvUnknown})
+    v.push_back(c(i, PERF_COUNTER_RAWCOUNT));
   v.push_back(c(idx::kBytesSent, PERF_COUNTER_BULK_COUNT));
   v.push_back(c(idx::kSentUnicast, PERF_COUNTER_COUNTER));
   v.push_back(c(idx::kSentNonUnicast, PERF_COUNTER_COUNTER));
@@ -233,9 +237,12 @@ ObjectDesc thread_details_object(const Profile& p) {
 
 uint32_t size_for(uint32_t type) {
   switch (type & PERF_SIZE_MASK) {
-    case PERF_SIZE_LARGE: return 8;
-    case PERF_SIZE_ZERO: return 0;
-    default: return 4;
+    case PERF_SIZE_LARGE:
+      return 8;
+    case PERF_SIZE_ZERO:
+      return 0;
+    default:
+      return 4;
   }
 }
 
@@ -248,9 +255,9 @@ const Profile* find_profile(std::string_view name) {
 }
 
 std::vector<ObjectDesc> builtin_objects(const Profile& p) {
-  return {system_object(p),         memory_object(p),       processor_object(p),   process_object(p),
-          thread_object(p),         disk_object(p, false),  disk_object(p, true),  network_object(p),
-          paging_file_object(p),    address_space_object(p), image_object(p),      thread_details_object(p)};
+  return {system_object(p),      memory_object(p),        processor_object(p),  process_object(p),
+          thread_object(p),      disk_object(p, false),   disk_object(p, true), network_object(p),
+          paging_file_object(p), address_space_object(p), image_object(p),      thread_details_object(p)};
 }
 
 const std::vector<ProviderDesc>& builtin_providers() {
@@ -258,8 +265,7 @@ const std::vector<ProviderDesc>& builtin_providers() {
       {"PerfOS", "perfos.dll", "OpenOSObject", "CollectOSObjectData", "CloseOSObject"},
       {"PerfProc", "perfproc.dll", "OpenSysProcessObject", "CollectSysProcessObjectData", "CloseSysProcessObject"},
       {"PerfDisk", "perfdisk.dll", "OpenDiskObject", "CollectDiskObjectData", "CloseDiskObject"},
-      {"Tcpip", "perfctrs.dll", "OpenTcpIpPerformanceData", "CollectTcpIpPerformanceData",
-       "CloseTcpIpPerformanceData"},
+      {"Tcpip", "perfctrs.dll", "OpenTcpIpPerformanceData", "CollectTcpIpPerformanceData", "CloseTcpIpPerformanceData"},
   };
   return v;
 }

@@ -53,12 +53,18 @@ uint64_t mix_seed(uint64_t a, uint64_t b, uint64_t c) {
 
 const char* kind_name(GeneratorSpec::Kind k) {
   switch (k) {
-    case GeneratorSpec::Kind::kConstant: return "constant";
-    case GeneratorSpec::Kind::kRate: return "rate";
-    case GeneratorSpec::Kind::kSine: return "sine";
-    case GeneratorSpec::Kind::kRandomWalk: return "random_walk";
-    case GeneratorSpec::Kind::kUniform: return "uniform";
-    case GeneratorSpec::Kind::kFraction: return "fraction";
+    case GeneratorSpec::Kind::kConstant:
+      return "constant";
+    case GeneratorSpec::Kind::kRate:
+      return "rate";
+    case GeneratorSpec::Kind::kSine:
+      return "sine";
+    case GeneratorSpec::Kind::kRandomWalk:
+      return "random_walk";
+    case GeneratorSpec::Kind::kUniform:
+      return "uniform";
+    case GeneratorSpec::Kind::kFraction:
+      return "fraction";
   }
   return "?";
 }
@@ -71,8 +77,10 @@ double Signal::raw(double t) {
   using K = GeneratorSpec::Kind;
   const GeneratorSpec& g = spec_;
   switch (g.kind) {
-    case K::kConstant: return g.value;
-    case K::kRate: return g.start + g.per_second * t;
+    case K::kConstant:
+      return g.value;
+    case K::kRate:
+      return g.start + g.per_second * t;
     case K::kSine:
       return g.mean + g.amplitude * std::sin(2 * std::numbers::pi * (t / std::max(g.period_s, 1e-9) + g.phase));
     case K::kRandomWalk:
@@ -84,8 +92,10 @@ double Signal::raw(double t) {
       }
       if (g.max > g.min) walk_ = std::clamp(walk_, g.min, g.max);
       return walk_;
-    case K::kUniform: return rng_.uniform(g.min, g.max);
-    case K::kFraction: return g.base * (ratio_ ? ratio_->at(t) : 0.0);
+    case K::kUniform:
+      return rng_.uniform(g.min, g.max);
+    case K::kFraction:
+      return g.base * (ratio_ ? ratio_->at(t) : 0.0);
   }
   return 0;
 }

@@ -16,10 +16,10 @@ class Rng {
  public:
   explicit Rng(uint64_t seed = 1);
   uint64_t next();
-  double uniform();                    // [0, 1)
+  double uniform();  // [0, 1)
   double uniform(double lo, double hi);
-  uint64_t below(uint64_t n);          // [0, n), n > 0
-  double normal();                     // mean 0, sd 1 (Irwin-Hall approximation, deterministic)
+  uint64_t below(uint64_t n);  // [0, n), n > 0
+  double normal();             // mean 0, sd 1 (Irwin-Hall approximation, deterministic)
   bool chance(double p) { return uniform() < p; }
 
  private:
@@ -32,17 +32,21 @@ uint64_t mix_seed(uint64_t a, uint64_t b, uint64_t c = 0);
 struct GeneratorSpec {
   enum class Kind { kConstant, kRate, kSine, kRandomWalk, kUniform, kFraction };
   Kind kind = Kind::kConstant;
-  double value = 0;                        // constant
-  double start = 0, per_second = 0;        // rate: start + per_second * t; random_walk: start
+  double value = 0;                                            // constant
+  double start = 0, per_second = 0;                            // rate: start + per_second * t; random_walk: start
   double mean = 0, amplitude = 0, period_s = 3600, phase = 0;  // sine (phase in fractions of a period)
-  double step = 1;                         // random_walk: sd of each step
+  double step = 1;                                             // random_walk: sd of each step
   double min = 0, max = 0;                 // random_walk/uniform bounds (max <= min: unbounded walk)
   double base = 0;                         // fraction: base * ratio
   std::shared_ptr<GeneratorSpec> ratio;    // fraction
   double noise = 0;                        // sd of relative noise added to the result
   double floor = -1e300, ceiling = 1e300;  // clamp of the result
 
-  static GeneratorSpec constant(double v) { GeneratorSpec g; g.value = v; return g; }
+  static GeneratorSpec constant(double v) {
+    GeneratorSpec g;
+    g.value = v;
+    return g;
+  }
 };
 
 const char* kind_name(GeneratorSpec::Kind k);

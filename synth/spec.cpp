@@ -13,8 +13,8 @@ namespace perfsim::synth {
 namespace {
 
 using json = config::Json;
-using config::Reader;
 using config::join;
+using config::Reader;
 
 // ---- synth's own value kinds over the shared checked reader (core/config.h) ------------------
 
@@ -30,7 +30,12 @@ bool parse_duration(const std::string& text, double& ms) {
     size_t k = j;
     while (k < text.size() && std::isalpha(uint8_t(text[k]))) ++k;
     const std::string unit = text.substr(j, k - j);
-    const double scale = unit == "ms" ? 1 : unit == "s" ? 1e3 : unit == "m" ? 6e4 : unit == "h" ? 3.6e6 : unit == "d" ? 8.64e7 : -1;
+    const double scale = unit == "ms"  ? 1
+                         : unit == "s" ? 1e3
+                         : unit == "m" ? 6e4
+                         : unit == "h" ? 3.6e6
+                         : unit == "d" ? 8.64e7
+                                       : -1;
     if (scale < 0) return false;
     ms += n * scale;
     any = true;
@@ -47,7 +52,8 @@ Status duration_ms(const Reader& r, const json& obj, const std::string& path, co
     out_ms = v.get<double>() * 1000;
   } else if (v.is_string()) {
     if (!parse_duration(v.get<std::string>(), out_ms))
-      return r.fail(join(path, key), "bad duration \"" + v.get<std::string>() + "\" (e.g. \"15s\", \"500ms\", \"24h\")");
+      return r.fail(join(path, key),
+                    "bad duration \"" + v.get<std::string>() + "\" (e.g. \"15s\", \"500ms\", \"24h\")");
   } else {
     return r.type_error(join(path, key), "seconds or a duration string", v);
   }
@@ -62,7 +68,8 @@ Status generator(const Reader& r, const json& obj, const std::string& path, cons
   return generator_value(r, obj[key], join(path, key), out);
 }
 
-Status generator_kind(const Reader& r, const json& v, const std::string& path, const std::string& kind, GeneratorSpec& g) {
+Status generator_kind(const Reader& r, const json& v, const std::string& path, const std::string& kind,
+                      GeneratorSpec& g) {
   using K = GeneratorSpec::Kind;
   Status s;
   if (kind == "constant") {
@@ -107,7 +114,8 @@ Status generator_kind(const Reader& r, const json& v, const std::string& path, c
       s = generator_value(r, v["ratio"], join(path, "ratio"), *g.ratio);
     }
   } else {
-    return r.fail(join(path, "kind"), "unknown generator \"" + kind + "\" (constant, rate, sine, random_walk, uniform, fraction)");
+    return r.fail(join(path, "kind"),
+                  "unknown generator \"" + kind + "\" (constant, rate, sine, random_walk, uniform, fraction)");
   }
   return s;
 }
@@ -155,19 +163,25 @@ Status read_detail(const Reader& r, const json& obj, const std::string& path, ui
   const json& v = obj["detail"];
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
-    if (s == "novice") out = winperf::PERF_DETAIL_NOVICE;
-    else if (s == "advanced") out = winperf::PERF_DETAIL_ADVANCED;
-    else if (s == "expert") out = winperf::PERF_DETAIL_EXPERT;
-    else if (s == "wizard") out = winperf::PERF_DETAIL_WIZARD;
-    else return r.fail(join(path, "detail"), "expected novice, advanced, expert or wizard");
+    if (s == "novice")
+      out = winperf::PERF_DETAIL_NOVICE;
+    else if (s == "advanced")
+      out = winperf::PERF_DETAIL_ADVANCED;
+    else if (s == "expert")
+      out = winperf::PERF_DETAIL_EXPERT;
+    else if (s == "wizard")
+      out = winperf::PERF_DETAIL_WIZARD;
+    else
+      return r.fail(join(path, "detail"), "expected novice, advanced, expert or wizard");
     return Status::Ok();
   }
   return r.integer(obj, path, "detail", out, 100, 400);
 }
 
 Status read_counter(const Reader& r, const json& v, const std::string& path, CounterSpec& c) {
-  if (Status s = r.keys(v, path, {"name", "index", "help", "type", "detail", "scale", "value", "base",
-                                  "ops_per_second"}); !s.ok())
+  if (Status s =
+          r.keys(v, path, {"name", "index", "help", "type", "detail", "scale", "value", "base", "ops_per_second"});
+      !s.ok())
     return s;
   Status s = r.string(v, path, "name", c.name);
   if (s.ok() && c.name.empty()) s = r.fail(join(path, "name"), "every counter needs a name");
@@ -178,14 +192,15 @@ Status read_counter(const Reader& r, const json& v, const std::string& path, Cou
     if (!v.contains("type")) return r.fail(join(path, "type"), "every counter needs a type");
     const json& t = v["type"];
     std::optional<uint32_t> type;
-    if (t.is_string()) type = counter_type_by_name(t.get<std::string>());
+    if (t.is_string())
+      type = counter_type_by_name(t.get<std::string>());
     else if (t.is_number_unsigned()) {
       const uint32_t raw = uint32_t(t.get<uint64_t>());
-      for (const char* n : {"PERF_COUNTER_COUNTER", "PERF_COUNTER_BULK_COUNT", "PERF_COUNTER_RAWCOUNT",
-                            "PERF_COUNTER_LARGE_RAWCOUNT", "PERF_COUNTER_RAWCOUNT_HEX",
-                            "PERF_COUNTER_LARGE_RAWCOUNT_HEX", "PERF_100NSEC_TIMER", "PERF_100NSEC_TIMER_INV",
-                            "PERF_COUNTER_TIMER", "PERF_COUNTER_TIMER_INV", "PERF_RAW_FRACTION",
-                            "PERF_LARGE_RAW_FRACTION", "PERF_AVERAGE_TIMER", "PERF_AVERAGE_BULK", "PERF_ELAPSED_TIME"})
+      for (const char* n :
+           {"PERF_COUNTER_COUNTER", "PERF_COUNTER_BULK_COUNT", "PERF_COUNTER_RAWCOUNT", "PERF_COUNTER_LARGE_RAWCOUNT",
+            "PERF_COUNTER_RAWCOUNT_HEX", "PERF_COUNTER_LARGE_RAWCOUNT_HEX", "PERF_100NSEC_TIMER",
+            "PERF_100NSEC_TIMER_INV", "PERF_COUNTER_TIMER", "PERF_COUNTER_TIMER_INV", "PERF_RAW_FRACTION",
+            "PERF_LARGE_RAW_FRACTION", "PERF_AVERAGE_TIMER", "PERF_AVERAGE_BULK", "PERF_ELAPSED_TIME"})
         if (counter_type_by_name(n) == raw) type = raw;
     }
     if (!type)
@@ -229,7 +244,8 @@ Status read_object(const Reader& r, const json& v, const std::string& path, Obje
       if (s.ok()) s = r.string(iv, ip, "prefix", o.instances.prefix);
       if (s.ok()) s = r.number(iv, ip, "churn_per_hour", o.instances.churn_per_hour);
       if (s.ok()) s = r.boolean(iv, ip, "total", o.instances.total);
-      if (s.ok() && o.instances.count < o.instances.names.size()) o.instances.count = uint32_t(o.instances.names.size());
+      if (s.ok() && o.instances.count < o.instances.names.size())
+        o.instances.count = uint32_t(o.instances.names.size());
     }
     if (!s.ok()) return s;
   }
@@ -302,8 +318,9 @@ Status read_spec(const config::Doc& doc, Spec& out) {
   auto section = [&](const char* name) -> const json& { return root.contains(name) ? root[name] : empty; };
 
   const json& h = section("host");
-  Status s = r.keys(h, "host", {"name", "profile", "seed", "start", "duration", "interval", "processors", "memory_mb",
-                                "uptime", "process_v1_disabled"});
+  Status s = r.keys(h, "host",
+                    {"name", "profile", "seed", "start", "duration", "interval", "processors", "memory_mb", "uptime",
+                     "process_v1_disabled"});
   if (s.ok()) s = r.string(h, "host", "name", spec.host_name);
   if (s.ok() && (spec.host_name.empty() || spec.host_name.size() > 63)) s = r.fail("host.name", "1 to 63 characters");
   if (s.ok()) s = r.string(h, "host", "profile", spec.profile);
@@ -394,7 +411,8 @@ Status parse_spec_json(std::string_view text, Spec& out) {
 
 Status load_spec(const std::string& path, Spec& out) {
   config::Doc doc;
-  if (Status s = config::load_file(path, doc); !s.ok()) return s.code() == Status::Code::kNotFound ? Status::IOError("cannot open spec " + path) : s;
+  if (Status s = config::load_file(path, doc); !s.ok())
+    return s.code() == Status::Code::kNotFound ? Status::IOError("cannot open spec " + path) : s;
   return read_spec(doc, out);
 }
 

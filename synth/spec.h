@@ -18,30 +18,30 @@
 namespace perfsim::synth {
 
 struct InstancesSpec {
-  uint32_t count = 0;               // 0 with no names: a single-instance object
-  std::vector<std::string> names;   // first names used; more are made from prefix + number
+  uint32_t count = 0;              // 0 with no names: a single-instance object
+  std::vector<std::string> names;  // first names used; more are made from prefix + number
   std::string prefix = "instance";
-  double churn_per_hour = 0;        // instances replaced per hour (new name, fresh counters)
-  bool total = false;               // append a _Total instance summing the others
+  double churn_per_hour = 0;  // instances replaced per hour (new name, fresh counters)
+  bool total = false;         // append a _Total instance summing the others
 };
 
 struct CounterSpec {
   std::string name;
-  uint32_t index = 0;               // 0: assigned after the profile's last counter
+  uint32_t index = 0;  // 0: assigned after the profile's last counter
   std::string help;
   uint32_t type = 0;
   uint32_t detail = 100;
   int32_t scale = 0;
-  GeneratorSpec value;              // the displayed value (a rate, a percentage, a size ...)
-  double base = 100;                // fraction types: the base counter's value
-  double ops_per_second = 10;       // average types: operations counted by the base
+  GeneratorSpec value;         // the displayed value (a rate, a percentage, a size ...)
+  double base = 100;           // fraction types: the base counter's value
+  double ops_per_second = 10;  // average types: operations counted by the base
 };
 
 struct ObjectSpec {
   std::string name;
-  uint32_t index = 0;               // 0: assigned
+  uint32_t index = 0;  // 0: assigned
   std::string help;
-  std::string provider;             // service name; default: the name without spaces
+  std::string provider;  // service name; default: the name without spaces
   bool costly = false;
   InstancesSpec instances;
   std::vector<CounterSpec> counters;
@@ -57,13 +57,13 @@ struct Spec {
   uint32_t interval_ms = 15000;
   uint32_t processors = 4;
   uint64_t memory_mb = 16384;
-  uint32_t uptime_s = 3 * 86400;           // time since boot at the first sample
-  std::optional<bool> process_v1_disabled; // overrides the profile's default
+  uint32_t uptime_s = 3 * 86400;            // time since boot at the first sample
+  std::optional<bool> process_v1_disabled;  // overrides the profile's default
   // [load]: displayed values driving the built-in objects
-  GeneratorSpec cpu;          // % busy of all processors
-  GeneratorSpec memory;       // % of physical memory in use
-  GeneratorSpec disk_iops;    // transfers/sec over all volumes
-  GeneratorSpec network;      // bytes/sec over all adapters
+  GeneratorSpec cpu;        // % busy of all processors
+  GeneratorSpec memory;     // % of physical memory in use
+  GeneratorSpec disk_iops;  // transfers/sec over all volumes
+  GeneratorSpec network;    // bytes/sec over all adapters
   // [processes]
   uint32_t process_count = 60;
   uint32_t threads_min = 1, threads_max = 30;

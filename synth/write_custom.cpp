@@ -35,7 +35,8 @@ void Model::State::write_custom(Custom& c, int64_t) {
   }
   if (multi && is.total) {
     for (size_t i = 0; i < total.size(); ++i)
-      if (co.desc.counters[i].type == PERF_ELAPSED_TIME) total[i] = c.instances.empty() ? double(now) : c.instances[0].acc[i];
+      if (co.desc.counters[i].type == PERF_ELAPSED_TIME)
+        total[i] = c.instances.empty() ? double(now) : c.instances[0].acc[i];
     write(o.block(c.instances.size()), total);
   }
 }

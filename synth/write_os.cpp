@@ -48,7 +48,8 @@ void Model::State::write_memory(ObjState& o) {
   pagefile_used = pagefile_mb * std::clamp(0.05 + 0.4 * std::max(0.0, used - 0.5) + 0.01 * rng.normal(), 0.01, 1.0);
   pagefile_peak = std::max(pagefile_peak, pagefile_used);
   const uint64_t limit = total + uint64_t(pagefile_mb * kMiB);
-  const uint64_t committed = std::min<uint64_t>(uint64_t(double(total) * used * 1.1) + uint64_t(pagefile_used * kMiB), limit);
+  const uint64_t committed =
+      std::min<uint64_t>(uint64_t(double(total) * used * 1.1) + uint64_t(pagefile_used * kMiB), limit);
   const double hard = (2 + 400 * std::max(0.0, used - 0.75)) * dt_s;
   page_reads += uint64_t(hard), pages_input += uint64_t(hard * 4);
   page_writes += uint64_t(hard / 2), pages_output += uint64_t(hard * 2);

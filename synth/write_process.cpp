@@ -47,12 +47,15 @@ void Model::State::write_process(ObjState& o) {
     o.set(b, idx::kProcessorTime, p.user + p.priv);
     o.set(b, idx::kUserTime, p.user);
     o.set(b, idx::kPrivilegedTime, p.priv);
-    o.set(b, idx::kVirtualBytesPeak, cap(std::max(uint64_t(pvb), is_total ? total.vb_peak : p.vb_peak), o, idx::kVirtualBytesPeak));
+    o.set(b, idx::kVirtualBytesPeak,
+          cap(std::max(uint64_t(pvb), is_total ? total.vb_peak : p.vb_peak), o, idx::kVirtualBytesPeak));
     o.set(b, idx::kVirtualBytes, cap(uint64_t(pvb), o, idx::kVirtualBytes));
     o.set(b, idx::kPageFaults, p.faults);
-    o.set(b, idx::kWorkingSetPeak, cap(std::max(uint64_t(pws), is_total ? total.ws_peak : p.ws_peak), o, idx::kWorkingSetPeak));
+    o.set(b, idx::kWorkingSetPeak,
+          cap(std::max(uint64_t(pws), is_total ? total.ws_peak : p.ws_peak), o, idx::kWorkingSetPeak));
     o.set(b, idx::kWorkingSet, cap(uint64_t(pws), o, idx::kWorkingSet));
-    o.set(b, idx::kPageFileBytesPeak, cap(std::max(uint64_t(pws * 0.8), is_total ? total.pf_peak : p.pf_peak), o, idx::kPageFileBytesPeak));
+    o.set(b, idx::kPageFileBytesPeak,
+          cap(std::max(uint64_t(pws * 0.8), is_total ? total.pf_peak : p.pf_peak), o, idx::kPageFileBytesPeak));
     o.set(b, idx::kPageFileBytes, cap(uint64_t(pws * 0.8), o, idx::kPageFileBytes));
     o.set(b, idx::kPrivateBytes, cap(uint64_t(pws * 0.8), o, idx::kPrivateBytes));
     o.set(b, idx::kThreadCount, is_total ? threads : p.threads.size());

@@ -8,15 +8,15 @@
 namespace perfsim::windows {
 
 // Win32 error codes, carried as WERROR on the winreg wire ([MS-ERREF] 2.2; MS-RRP 2.2 "WERROR").
-inline constexpr uint32_t kErrorSuccess = 0;              // ERROR_SUCCESS (WERR_OK)
-inline constexpr uint32_t kErrorFileNotFound = 2;         // ERROR_FILE_NOT_FOUND
-inline constexpr uint32_t kErrorAccessDenied = 5;         // ERROR_ACCESS_DENIED
-inline constexpr uint32_t kErrorInvalidHandle = 6;        // ERROR_INVALID_HANDLE
-inline constexpr uint32_t kErrorInvalidParameter = 87;    // ERROR_INVALID_PARAMETER
-inline constexpr uint32_t kErrorInsufficientBuffer = 122; // ERROR_INSUFFICIENT_BUFFER
-inline constexpr uint32_t kErrorBusy = 170;               // ERROR_BUSY
-inline constexpr uint32_t kErrorMoreData = 234;           // ERROR_MORE_DATA
-inline constexpr uint32_t kErrorNoMoreItems = 259;        // ERROR_NO_MORE_ITEMS
+inline constexpr uint32_t kErrorSuccess = 0;               // ERROR_SUCCESS (WERR_OK)
+inline constexpr uint32_t kErrorFileNotFound = 2;          // ERROR_FILE_NOT_FOUND
+inline constexpr uint32_t kErrorAccessDenied = 5;          // ERROR_ACCESS_DENIED
+inline constexpr uint32_t kErrorInvalidHandle = 6;         // ERROR_INVALID_HANDLE
+inline constexpr uint32_t kErrorInvalidParameter = 87;     // ERROR_INVALID_PARAMETER
+inline constexpr uint32_t kErrorInsufficientBuffer = 122;  // ERROR_INSUFFICIENT_BUFFER
+inline constexpr uint32_t kErrorBusy = 170;                // ERROR_BUSY
+inline constexpr uint32_t kErrorMoreData = 234;            // ERROR_MORE_DATA
+inline constexpr uint32_t kErrorNoMoreItems = 259;         // ERROR_NO_MORE_ITEMS
 
 // "WERR_MORE_DATA (234)": Samba's spelling, the one collectors' logs use; "WERROR n" for others.
 std::string werror_name(uint32_t code);

@@ -20,30 +20,30 @@ struct SmbDialectRange {
 
 // What a synthetic host of the OS looks like where synth's object building asks (synth/profiles.cpp).
 struct SynthDefaults {
-  int64_t perf_freq = 10000000;  // QueryPerformanceFrequency typical for the OS (quirks.md perffreq)
-  bool large_counters = true;    // 64-bit memory sizes (PERF_COUNTER_LARGE_RAWCOUNT) vs 32-bit
-  bool xp_counters = true;       // counters added in XP/2003 (% Idle Time, C-states, Split IO)
-  bool vista_counters = true;    // counters added in Vista/2008 (Working Set - Private)
+  int64_t perf_freq = 10000000;           // QueryPerformanceFrequency typical for the OS (quirks.md perffreq)
+  bool large_counters = true;             // 64-bit memory sizes (PERF_COUNTER_LARGE_RAWCOUNT) vs 32-bit
+  bool xp_counters = true;                // counters added in XP/2003 (% Idle Time, C-states, Split IO)
+  bool vista_counters = true;             // counters added in Vista/2008 (Working Set - Private)
   uint32_t perflib_version = 0x00010001;  // Perflib\Version
   uint32_t base_index = 1847;             // Perflib\Base Index
 };
 
 struct OsProfile {
-  std::string_view name;                  // canonical: what captures and fingerprints store
-  std::vector<std::string_view> aliases;  // other names commands accept (client names, "2000")
-  std::string_view product_name;          // CurrentVersion\ProductName
-  std::string_view current_version;       // CurrentVersion\CurrentVersion ("6.3" on 2016+ too)
-  uint32_t major = 0, minor = 0;          // the real version; also srvsvc/wkssvc sv101_version_*
+  std::string_view name;                      // canonical: what captures and fingerprints store
+  std::vector<std::string_view> aliases;      // other names commands accept (client names, "2000")
+  std::string_view product_name;              // CurrentVersion\ProductName
+  std::string_view current_version;           // CurrentVersion\CurrentVersion ("6.3" on 2016+ too)
+  uint32_t major = 0, minor = 0;              // the real version; also srvsvc/wkssvc sv101_version_*
   uint32_t current_major_version_number = 0;  // CurrentMajorVersionNumber; 0: value absent (before 10)
-  std::string_view build;                 // CurrentBuildNumber; "" when the host has none
-  uint32_t first_build = 0;               // builds from this one on are this OS (OSes sharing 10.0)
-  std::string_view csd_version;           // CSDVersion (service pack), "" when none
-  bool by_version = true;                 // found by find_os_by_version (false: not Windows)
+  std::string_view build;                     // CurrentBuildNumber; "" when the host has none
+  uint32_t first_build = 0;                   // builds from this one on are this OS (OSes sharing 10.0)
+  std::string_view csd_version;               // CSDVersion (service pack), "" when none
+  bool by_version = true;                     // found by find_os_by_version (false: not Windows)
   SmbDialectRange smb;
-  std::string_view more_data;             // the quirks.md buffer policy (ERROR_MORE_DATA behaviour)
-  std::vector<std::string_view> quirks;   // further quirks.md quirks the OS shows by default
+  std::string_view more_data;            // the quirks.md buffer policy (ERROR_MORE_DATA behaviour)
+  std::vector<std::string_view> quirks;  // further quirks.md quirks the OS shows by default
   SynthDefaults synth;
-  bool accepts_ntlmv1_lm = false;         // default LM authentication level uses LM/NTLMv1 (0-2)
+  bool accepts_ntlmv1_lm = false;  // default LM authentication level uses LM/NTLMv1 (0-2)
 };
 
 // srvsvc/wkssvc platform_id of every profile: PLATFORM_ID_NT ([MS-SRVS] 2.2.4.41, [MS-WKST] 2.2.5.1).

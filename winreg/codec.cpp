@@ -59,7 +59,10 @@ bool xfer_strbuf(Io& io, StringBuf& s, EmptyName empty) {
   if constexpr (Io::kReading) {
     s.length = length;
     s.size = size;
-    if (present) s.text.emplace(); else s.text.reset();
+    if (present)
+      s.text.emplace();
+    else
+      s.text.reset();
   }
   if (!present) return true;
   uint32_t max = size / 2, offset = 0, actual = length / 2;
@@ -86,7 +89,10 @@ bool xfer(Io& io, KeySecurityData& sd) {
   bool present = sd.data.has_value();
   if (!io.pointer(present) || !io.u32(sd.size) || !io.u32(sd.len)) return false;
   if constexpr (Io::kReading) {
-    if (present) sd.data.emplace(); else sd.data.reset();
+    if (present)
+      sd.data.emplace();
+    else
+      sd.data.reset();
   }
   return !present || ndr::cv_bytes(io, *sd.data, sd.size);
 }
@@ -151,8 +157,7 @@ bool xfer(Io& io, EnumKeyRequest& r) {
 }
 template <class Io>
 bool xfer(Io& io, EnumKeyResponse& r) {
-  return xfer_strbuf(io, r.name, EmptyName::kZeroLength) &&
-         xfer_strbuf_ptr(io, r.keyclass, EmptyName::kZeroLength) &&
+  return xfer_strbuf(io, r.name, EmptyName::kZeroLength) && xfer_strbuf_ptr(io, r.keyclass, EmptyName::kZeroLength) &&
          ndr::unique(io, r.last_changed_time, [&](uint64_t& t) { return xfer_filetime(io, t); }) && io.u32(r.result);
 }
 
@@ -164,9 +169,8 @@ bool xfer(Io& io, EnumValueRequest& r) {
 }
 template <class Io>
 bool xfer(Io& io, EnumValueResponse& r) {
-  return xfer_strbuf(io, r.name, EmptyName::kCountsNul) && xfer_u32_ptr(io, r.type) &&
-         xfer_data(io, r.value, r.size) && xfer_u32_ptr(io, r.size) && xfer_u32_ptr(io, r.length) &&
-         io.u32(r.result);
+  return xfer_strbuf(io, r.name, EmptyName::kCountsNul) && xfer_u32_ptr(io, r.type) && xfer_data(io, r.value, r.size) &&
+         xfer_u32_ptr(io, r.size) && xfer_u32_ptr(io, r.length) && io.u32(r.result);
 }
 
 template <class Io>
@@ -193,9 +197,9 @@ bool xfer(Io& io, QueryInfoKeyRequest& r) {
 }
 template <class Io>
 bool xfer(Io& io, QueryInfoKeyResponse& r) {
-  return xfer_string(io, r.classname) && io.u32(r.num_subkeys) && io.u32(r.max_subkeylen) &&
-         io.u32(r.max_classlen) && io.u32(r.num_values) && io.u32(r.max_valnamelen) && io.u32(r.max_valbufsize) &&
-         io.u32(r.secdescsize) && xfer_filetime(io, r.last_changed_time) && io.u32(r.result);
+  return xfer_string(io, r.classname) && io.u32(r.num_subkeys) && io.u32(r.max_subkeylen) && io.u32(r.max_classlen) &&
+         io.u32(r.num_values) && io.u32(r.max_valnamelen) && io.u32(r.max_valbufsize) && io.u32(r.secdescsize) &&
+         xfer_filetime(io, r.last_changed_time) && io.u32(r.result);
 }
 
 template <class Io>
@@ -225,8 +229,7 @@ bool xfer(Io& io, QueryMultipleValuesRequest& r) {
 }
 template <class Io>
 bool xfer(Io& io, QueryMultipleValuesResponse& r) {
-  return xfer(io, r.values) && xfer_data(io, r.buffer, r.buffer_size) && io.u32(r.buffer_size) &&
-         io.u32(r.result);
+  return xfer(io, r.values) && xfer_data(io, r.buffer, r.buffer_size) && io.u32(r.buffer_size) && io.u32(r.result);
 }
 
 template <class Io>
@@ -268,26 +271,40 @@ Status decode_any(ByteView stub, T& out) {
 
 const char* opnum_name(uint16_t opnum) {
   switch (opnum) {
-    case kOpenHKLM: return "OpenHKLM";
-    case kOpenHKPD: return "OpenHKPD";
-    case kCloseKey: return "CloseKey";
-    case kEnumKey: return "EnumKey";
-    case kEnumValue: return "EnumValue";
-    case kGetKeySecurity: return "GetKeySecurity";
-    case kOpenKey: return "OpenKey";
-    case kQueryInfoKey: return "QueryInfoKey";
-    case kQueryValue: return "QueryValue";
-    case kGetVersion: return "GetVersion";
-    case kQueryMultipleValues: return "QueryMultipleValues";
-    case kOpenHKPT: return "OpenHKPT";
-    case kOpenHKPN: return "OpenHKPN";
-    case kQueryMultipleValues2: return "QueryMultipleValues2";
+    case kOpenHKLM:
+      return "OpenHKLM";
+    case kOpenHKPD:
+      return "OpenHKPD";
+    case kCloseKey:
+      return "CloseKey";
+    case kEnumKey:
+      return "EnumKey";
+    case kEnumValue:
+      return "EnumValue";
+    case kGetKeySecurity:
+      return "GetKeySecurity";
+    case kOpenKey:
+      return "OpenKey";
+    case kQueryInfoKey:
+      return "QueryInfoKey";
+    case kQueryValue:
+      return "QueryValue";
+    case kGetVersion:
+      return "GetVersion";
+    case kQueryMultipleValues:
+      return "QueryMultipleValues";
+    case kOpenHKPT:
+      return "OpenHKPT";
+    case kOpenHKPN:
+      return "OpenHKPN";
+    case kQueryMultipleValues2:
+      return "QueryMultipleValues2";
   }
   return nullptr;
 }
 
-#define PERFSIM_WINREG_DEFINE_CODEC(T)                              \
-  Bytes encode(const T& v) { return encode_any(v); }                 \
+#define PERFSIM_WINREG_DEFINE_CODEC(T)                                                            \
+  Bytes encode(const T& v) { return encode_any(v); }                                              \
   ByteChain encode_shared(std::shared_ptr<const T> v) { return encode_shared_any(std::move(v)); } \
   Status decode(ByteView stub, T& out) { return decode_any(stub, out); }
 PERFSIM_WINREG_MESSAGES(PERFSIM_WINREG_DEFINE_CODEC)

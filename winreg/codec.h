@@ -188,8 +188,8 @@ struct ValueEntry {
 };
 struct QueryMultipleValuesRequest {
   PolicyHandle key_handle;
-  std::vector<ValueEntry> values;   // num_values = values.size()
-  std::optional<Bytes> buffer;      // [size_is(*buffer_size), length_is(*buffer_size)]
+  std::vector<ValueEntry> values;  // num_values = values.size()
+  std::optional<Bytes> buffer;     // [size_is(*buffer_size), length_is(*buffer_size)]
   uint32_t buffer_size = 0;
 };
 struct QueryMultipleValuesResponse {
@@ -201,7 +201,7 @@ struct QueryMultipleValuesResponse {
 struct QueryMultipleValues2Request {
   PolicyHandle key_handle;
   std::vector<ValueEntry> values;
-  std::optional<Bytes> buffer;      // [size_is(offered), length_is(offered)]
+  std::optional<Bytes> buffer;  // [size_is(offered), length_is(offered)]
   uint32_t offered = 0;
 };
 struct QueryMultipleValues2Response {
@@ -213,33 +213,33 @@ struct QueryMultipleValues2Response {
 
 // Every message type, for code that must handle each one (X-macro).
 #define PERFSIM_WINREG_MESSAGES(X) \
-  X(OpenHiveRequest) \
-  X(OpenHiveResponse) \
-  X(CloseKeyRequest) \
-  X(CloseKeyResponse) \
-  X(EnumKeyRequest) \
-  X(EnumKeyResponse) \
-  X(EnumValueRequest) \
-  X(EnumValueResponse) \
-  X(GetKeySecurityRequest) \
-  X(GetKeySecurityResponse) \
-  X(OpenKeyRequest) \
-  X(OpenKeyResponse) \
-  X(QueryInfoKeyRequest) \
-  X(QueryInfoKeyResponse) \
-  X(QueryValueRequest) \
-  X(QueryValueResponse) \
-  X(GetVersionRequest) \
-  X(GetVersionResponse) \
-  X(QueryMultipleValuesRequest) \
-  X(QueryMultipleValuesResponse) \
-  X(QueryMultipleValues2Request) \
+  X(OpenHiveRequest)               \
+  X(OpenHiveResponse)              \
+  X(CloseKeyRequest)               \
+  X(CloseKeyResponse)              \
+  X(EnumKeyRequest)                \
+  X(EnumKeyResponse)               \
+  X(EnumValueRequest)              \
+  X(EnumValueResponse)             \
+  X(GetKeySecurityRequest)         \
+  X(GetKeySecurityResponse)        \
+  X(OpenKeyRequest)                \
+  X(OpenKeyResponse)               \
+  X(QueryInfoKeyRequest)           \
+  X(QueryInfoKeyResponse)          \
+  X(QueryValueRequest)             \
+  X(QueryValueResponse)            \
+  X(GetVersionRequest)             \
+  X(GetVersionResponse)            \
+  X(QueryMultipleValuesRequest)    \
+  X(QueryMultipleValuesResponse)   \
+  X(QueryMultipleValues2Request)   \
   X(QueryMultipleValues2Response)
 
 // encode_shared(v): the bytes of encode(*v), with large byte arrays (data buffers) referenced in
 // *v instead of copied; the chain keeps v alive. For answers whose payload goes to the socket as is.
-#define PERFSIM_WINREG_DECLARE_CODEC(T) \
-  Bytes encode(const T& v);            \
+#define PERFSIM_WINREG_DECLARE_CODEC(T)                \
+  Bytes encode(const T& v);                            \
   ByteChain encode_shared(std::shared_ptr<const T> v); \
   Status decode(ByteView stub, T& out);
 PERFSIM_WINREG_MESSAGES(PERFSIM_WINREG_DECLARE_CODEC)

@@ -29,11 +29,29 @@ class Writer {
   explicit Writer(std::shared_ptr<const void> owner) : owner_(std::move(owner)) {}
   static constexpr size_t kShareMin = 1024;  // below this a copy is cheaper than a piece
 
-  bool align(size_t n) { while (pos() % n) out_.push_back(0); return true; }
-  bool u8(uint8_t& v) { out_.push_back(v); return true; }
-  bool u16(uint16_t& v) { align(2); put_le16(out_, v); return true; }
-  bool u32(uint32_t& v) { align(4); put_le32(out_, v); return true; }
-  bool u64(uint64_t& v) { align(8); put_le64(out_, v); return true; }
+  bool align(size_t n) {
+    while (pos() % n) out_.push_back(0);
+    return true;
+  }
+  bool u8(uint8_t& v) {
+    out_.push_back(v);
+    return true;
+  }
+  bool u16(uint16_t& v) {
+    align(2);
+    put_le16(out_, v);
+    return true;
+  }
+  bool u32(uint32_t& v) {
+    align(4);
+    put_le32(out_, v);
+    return true;
+  }
+  bool u64(uint64_t& v) {
+    align(8);
+    put_le64(out_, v);
+    return true;
+  }
   // Unique/full pointer: a fresh referent id when present, 0 when NULL.
   bool pointer(bool& present);
   // Conformant-varying array header: max_count, offset, actual_count.
@@ -41,7 +59,7 @@ class Writer {
   // Write exactly `count` bytes: the data's first bytes, then NULs.
   bool bytes(Bytes& data, uint32_t count) { return put(data, count, owner_); }
   bool bytes(SharedBytes& data, uint32_t count) { return put(data, count, data.owner()); }
-  bool utf16(std::u16string& text, uint32_t units);     // writes `units` code units (text, then NULs)
+  bool utf16(std::u16string& text, uint32_t units);  // writes `units` code units (text, then NULs)
   bool fail(const char*) { return false; }
 
   Bytes& data() { return out_; }            // a non-gathering writer's stub so far

@@ -16,7 +16,9 @@ using replayer::RegValue;
 constexpr uint32_t kRegVersion = 5;  // what Windows (and Samba) answer to GetVersion
 
 template <class Req>
-bool decode_ok(ByteView stub, Req& r) { return decode(stub, r).ok(); }
+bool decode_ok(ByteView stub, Req& r) {
+  return decode(stub, r).ok();
+}
 
 // Consumes r: its data buffers move into the stub's shared pieces instead of being copied.
 template <class Resp>
@@ -62,21 +64,36 @@ uint32_t Service::note(const replayer::ValueAnswer& a) {
 
 uint32_t Service::call(uint16_t opnum, ByteView stub, ByteChain& out) {
   switch (opnum) {
-    case kOpenHKLM: return open_hive(stub, out, Entry{&host_->registry().root(), false, PerfKey::kData});
-    case kOpenHKPD: return open_hive(stub, out, Entry{nullptr, true, PerfKey::kData});
-    case kOpenHKPT: return open_hive(stub, out, Entry{nullptr, true, PerfKey::kText});
-    case kOpenHKPN: return open_hive(stub, out, Entry{nullptr, true, PerfKey::kNlsText});
-    case kCloseKey: return close_key(stub, out);
-    case kOpenKey: return open_key(stub, out);
-    case kEnumKey: return enum_key(stub, out);
-    case kEnumValue: return enum_value(stub, out);
-    case kQueryInfoKey: return query_info_key(stub, out);
-    case kQueryValue: return query_value(stub, out);
-    case kGetKeySecurity: return get_key_security(stub, out);
-    case kGetVersion: return get_version(stub, out);
-    case kQueryMultipleValues: return query_multiple_values(stub, out);
-    case kQueryMultipleValues2: return query_multiple_values2(stub, out);
-    default: return kFaultOpRangeError;
+    case kOpenHKLM:
+      return open_hive(stub, out, Entry{&host_->registry().root(), false, PerfKey::kData});
+    case kOpenHKPD:
+      return open_hive(stub, out, Entry{nullptr, true, PerfKey::kData});
+    case kOpenHKPT:
+      return open_hive(stub, out, Entry{nullptr, true, PerfKey::kText});
+    case kOpenHKPN:
+      return open_hive(stub, out, Entry{nullptr, true, PerfKey::kNlsText});
+    case kCloseKey:
+      return close_key(stub, out);
+    case kOpenKey:
+      return open_key(stub, out);
+    case kEnumKey:
+      return enum_key(stub, out);
+    case kEnumValue:
+      return enum_value(stub, out);
+    case kQueryInfoKey:
+      return query_info_key(stub, out);
+    case kQueryValue:
+      return query_value(stub, out);
+    case kGetKeySecurity:
+      return get_key_security(stub, out);
+    case kGetVersion:
+      return get_version(stub, out);
+    case kQueryMultipleValues:
+      return query_multiple_values(stub, out);
+    case kQueryMultipleValues2:
+      return query_multiple_values2(stub, out);
+    default:
+      return kFaultOpRangeError;
   }
 }
 
@@ -115,11 +132,14 @@ uint32_t Service::open_key(ByteView stub, ByteChain& out) {
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   OpenKeyResponse resp;
   const Entry* parent = find(req.parent_handle);
-  if (!parent) resp.result = windows::kErrorInvalidHandle;
-  else if (parent->perf) resp.result = windows::kErrorAccessDenied;  // only 4 methods are valid on perf keys
+  if (!parent)
+    resp.result = windows::kErrorInvalidHandle;
+  else if (parent->perf)
+    resp.result = windows::kErrorAccessDenied;  // only 4 methods are valid on perf keys
   else if (const RegKey* k = host_->registry().open(*parent->key, utf16_to_utf8(req.keyname.value_or(u""))))
     resp.handle = add(Entry{k, false, PerfKey::kData});
-  else resp.result = windows::kErrorFileNotFound;
+  else
+    resp.result = windows::kErrorFileNotFound;
   return reply(resp, out);
 }
 
@@ -131,9 +151,12 @@ uint32_t Service::enum_key(ByteView stub, ByteChain& out) {
   resp.keyclass = req.keyclass;
   resp.last_changed_time = req.last_changed_time;
   const Entry* e = find(req.handle);
-  if (!e) resp.result = windows::kErrorInvalidHandle;
-  else if (e->perf) resp.result = windows::kErrorAccessDenied;
-  else if (req.enum_index >= e->key->subkeys.size()) resp.result = windows::kErrorNoMoreItems;
+  if (!e)
+    resp.result = windows::kErrorInvalidHandle;
+  else if (e->perf)
+    resp.result = windows::kErrorAccessDenied;
+  else if (req.enum_index >= e->key->subkeys.size())
+    resp.result = windows::kErrorNoMoreItems;
   else {
     const RegKey& sub = *e->key->subkeys[req.enum_index];
     resp.name = name_buf(sub.name, req.name.size);
@@ -160,27 +183,48 @@ uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
   // NT_STATUS_ARRAY_BOUNDS_EXCEEDED instead of the WERROR).
   if (req.length) resp.length = 0;
   const Entry* e = find(req.handle);
-  if (!e) { resp.result = windows::kErrorInvalidHandle; return reply(resp, out); }
+  if (!e) {
+    resp.result = windows::kErrorInvalidHandle;
+    return reply(resp, out);
+  }
   std::string name;
   uint32_t type = 0, status = windows::kErrorSuccess;
   SharedBytes data;
   uint32_t needed = 0;
   if (e->perf) {
-    std::vector<std::string> names = e->perf_key == PerfKey::kData ? host_->perf_value_names() : std::vector<std::string>{"Counter", "Help"};
-    if (req.enum_index >= names.size()) { resp.result = windows::kErrorNoMoreItems; return reply(resp, out); }
+    std::vector<std::string> names =
+        e->perf_key == PerfKey::kData ? host_->perf_value_names() : std::vector<std::string>{"Counter", "Help"};
+    if (req.enum_index >= names.size()) {
+      resp.result = windows::kErrorNoMoreItems;
+      return reply(resp, out);
+    }
     name = names[req.enum_index];
     replayer::ValueAnswer a = host_->query(e->perf_key, name, {req.value.has_value(), req.size.value_or(0)});
     if (uint32_t fault = note(a)) return fault;
-    type = a.type; status = a.status; needed = a.size; data = std::move(a.data);
+    type = a.type;
+    status = a.status;
+    needed = a.size;
+    data = std::move(a.data);
   } else {
-    if (req.enum_index >= e->key->values.size()) { resp.result = windows::kErrorNoMoreItems; return reply(resp, out); }
+    if (req.enum_index >= e->key->values.size()) {
+      resp.result = windows::kErrorNoMoreItems;
+      return reply(resp, out);
+    }
     const RegValue& v = e->key->values[req.enum_index];
-    name = v.name; type = v.type; needed = uint32_t(v.data.size());
-    if (req.value && req.size.value_or(0) < needed) status = windows::kErrorMoreData;
-    else if (req.value) data = v.data;
+    name = v.name;
+    type = v.type;
+    needed = uint32_t(v.data.size());
+    if (req.value && req.size.value_or(0) < needed)
+      status = windows::kErrorMoreData;
+    else if (req.value)
+      data = v.data;
   }
   resp.name = name_buf(name, req.name.size);
-  if (resp.name.length > req.name.size) { resp.name.text.reset(); resp.result = windows::kErrorMoreData; return reply(resp, out); }
+  if (resp.name.length > req.name.size) {
+    resp.name.text.reset();
+    resp.result = windows::kErrorMoreData;
+    return reply(resp, out);
+  }
   if (resp.type) resp.type = type;
   if (resp.size) resp.size = needed;
   if (resp.length) resp.length = status == windows::kErrorSuccess && req.value ? needed : 0;
@@ -195,7 +239,10 @@ uint32_t Service::query_info_key(ByteView stub, ByteChain& out) {
   QueryInfoKeyResponse resp;
   resp.classname = std::u16string();
   const Entry* e = find(req.handle);
-  if (!e) { resp.result = windows::kErrorInvalidHandle; return reply(resp, out); }
+  if (!e) {
+    resp.result = windows::kErrorInvalidHandle;
+    return reply(resp, out);
+  }
   if (e->perf) {
     const std::vector<std::string> names = host_->perf_value_names();
     resp.num_values = uint32_t(names.size());
@@ -204,7 +251,8 @@ uint32_t Service::query_info_key(ByteView stub, ByteChain& out) {
   } else {
     const RegKey& k = *e->key;
     resp.num_subkeys = uint32_t(k.subkeys.size());
-    for (const auto& s : k.subkeys) resp.max_subkeylen = std::max<uint32_t>(resp.max_subkeylen, uint32_t(utf8_to_utf16(s->name).size()));
+    for (const auto& s : k.subkeys)
+      resp.max_subkeylen = std::max<uint32_t>(resp.max_subkeylen, uint32_t(utf8_to_utf16(s->name).size()));
     resp.num_values = uint32_t(k.values.size());
     for (const auto& v : k.values) {
       resp.max_valnamelen = std::max<uint32_t>(resp.max_valnamelen, uint32_t(utf8_to_utf16(v.name).size()));
@@ -237,7 +285,8 @@ uint32_t Service::query_value(ByteView stub, ByteChain& out) {
   // Out pointers mirror the in pointers: a NULL in-pointer stays NULL.
   if (req.type) resp.type = a.status == windows::kErrorSuccess || a.status == windows::kErrorMoreData ? a.type : 0;
   if (req.data) resp.data = std::move(a.data);
-  if (req.data_size) resp.data_size = a.status == windows::kErrorSuccess || a.status == windows::kErrorMoreData ? a.size : 0;
+  if (req.data_size)
+    resp.data_size = a.status == windows::kErrorSuccess || a.status == windows::kErrorMoreData ? a.size : 0;
   if (req.data_length) resp.data_length = resp.data ? uint32_t(resp.data->size()) : 0;
   resp.result = a.status;
   return reply(resp, out);
@@ -248,7 +297,10 @@ uint32_t Service::get_key_security(ByteView stub, ByteChain& out) {
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   GetKeySecurityResponse resp;
   resp.sd = req.sd;
-  if (!find(req.handle)) { resp.result = windows::kErrorInvalidHandle; return reply(resp, out); }
+  if (!find(req.handle)) {
+    resp.result = windows::kErrorInvalidHandle;
+    return reply(resp, out);
+  }
   Bytes sd = default_key_security(req.sec_info);
   if (req.sd.size < sd.size()) {
     resp.sd.size = uint32_t(sd.size());
@@ -266,8 +318,10 @@ uint32_t Service::get_version(ByteView stub, ByteChain& out) {
   GetVersionRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   GetVersionResponse resp;
-  if (!find(req.handle)) resp.result = windows::kErrorInvalidHandle;
-  else resp.version = kRegVersion;
+  if (!find(req.handle))
+    resp.result = windows::kErrorInvalidHandle;
+  else
+    resp.version = kRegVersion;
   return reply(resp, out);
 }
 
@@ -280,7 +334,10 @@ uint32_t pack_values(const RegKey& key, std::vector<ValueEntry>& values, Bytes& 
   for (ValueEntry& v : values) {
     const std::string name = v.name && v.name->text ? utf16_to_utf8(*v.name->text) : std::string();
     const RegValue* rv = key.value(name);
-    if (!rv) { status = windows::kErrorFileNotFound; return 0; }
+    if (!rv) {
+      status = windows::kErrorFileNotFound;
+      return 0;
+    }
     v.valueptr = uint32_t(buffer.size());
     v.valuelen = uint32_t(rv->data.size());
     v.type = rv->type;
@@ -337,7 +394,8 @@ uint32_t Service::query_multiple_values2(ByteView stub, ByteChain& out) {
   }
   Bytes packed;
   resp.result = multiple_values(req.key_handle, resp.values, packed, resp.needed);
-  if (resp.result == windows::kErrorSuccess && resp.needed > req.offered) resp.result = windows::kErrorMoreData;
+  if (resp.result == windows::kErrorSuccess && resp.needed > req.offered)
+    resp.result = windows::kErrorMoreData;
   else if (resp.result == windows::kErrorSuccess && req.buffer) {
     packed.resize(req.offered);  // the IDL sizes the array by the caller's `offered`
     resp.buffer = std::move(packed);
@@ -363,7 +421,7 @@ Bytes default_key_security(uint32_t sec_info) {
   Bytes dacl_body;
   put_bytes(dacl_body, ace(0x000F003F, admins));  // KEY_ALL_ACCESS
   put_bytes(dacl_body, ace(0x000F003F, system));
-  put_bytes(dacl_body, ace(0x00020019, users));   // KEY_READ
+  put_bytes(dacl_body, ace(0x00020019, users));  // KEY_READ
   Bytes dacl = {2 /*ACL_REVISION*/, 0};
   put_le16(dacl, uint16_t(8 + dacl_body.size()));
   put_le16(dacl, 3);
@@ -372,12 +430,14 @@ Bytes default_key_security(uint32_t sec_info) {
 
   const bool owner = sec_info & 1, group = sec_info & 2, with_dacl = sec_info & 4;
   Bytes sd = {1 /*revision*/, 0};
-  uint16_t control = 0x8000;  // SE_SELF_RELATIVE
+  uint16_t control = 0x8000;         // SE_SELF_RELATIVE
   if (with_dacl) control |= 0x0004;  // SE_DACL_PRESENT
   put_le16(sd, control);
   uint32_t off = 20;
-  const uint32_t owner_off = owner ? off : 0; off += owner ? uint32_t(admins.size()) : 0;
-  const uint32_t group_off = group ? off : 0; off += group ? uint32_t(system.size()) : 0;
+  const uint32_t owner_off = owner ? off : 0;
+  off += owner ? uint32_t(admins.size()) : 0;
+  const uint32_t group_off = group ? off : 0;
+  off += group ? uint32_t(system.size()) : 0;
   const uint32_t dacl_off = with_dacl ? off : 0;
   put_le32(sd, owner_off);
   put_le32(sd, group_off);

@@ -19,9 +19,9 @@
 namespace perfsim::winreg {
 
 // DCE/RPC fault codes the service may ask the PDU layer to send instead of a response.
-inline constexpr uint32_t kFaultOpRangeError = 0x1C010002;   // nca_op_rng_error: unknown opnum
-inline constexpr uint32_t kFaultBadStubData = 0x000006F7;    // RPC_X_BAD_STUB_DATA: undecodable request
-inline constexpr uint32_t kFaultContextMismatch = 0x1C00001A; // nca_s_fault_context_mismatch
+inline constexpr uint32_t kFaultOpRangeError = 0x1C010002;     // nca_op_rng_error: unknown opnum
+inline constexpr uint32_t kFaultBadStubData = 0x000006F7;      // RPC_X_BAD_STUB_DATA: undecodable request
+inline constexpr uint32_t kFaultContextMismatch = 0x1C00001A;  // nca_s_fault_context_mismatch
 
 // QueryMultipleValues2 answers with an array of the caller's `offered` bytes; larger offers are
 // refused (WERR_INVALID_PARAMETER) so a client cannot make the server build a huge reply.

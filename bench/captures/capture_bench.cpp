@@ -146,8 +146,9 @@ struct HostModel {
     block.perf_freq = 10000000;
     set_system_name(block, u"WIN2016-DB");
     objects.push_back(make_object(2, {kOps, kOps, kOps, kTimer, kFixed, kSmallGauge, kSmallGauge, kElapsed}, 100));
-    objects.push_back(make_object(4, {kBytesGauge, kBytesGauge, kOps, kOps, kOps, kOps, kBytesGauge, kBytesGauge,
-                                      kBytesGauge, kSmallGauge, kOps, kOps},
+    objects.push_back(make_object(4,
+                                  {kBytesGauge, kBytesGauge, kOps, kOps, kOps, kOps, kBytesGauge, kBytesGauge,
+                                   kBytesGauge, kSmallGauge, kOps, kOps},
                                   100));
     objects.push_back(make_object(238, {kTimer, kTimer, kTimer, kOps, kOps, kTimer, kTimer, kOps}, 100));
     objects.push_back(make_object(234, {kTimer, kTimer, kTimer, kOps, kOps, kBulk, kBulk, kSmallGauge}, 60));
@@ -155,15 +156,17 @@ struct HostModel {
     objects.push_back(make_object(510, {kBulk, kBulk, kOps, kOps, kFixed, kSmallGauge}, 100));
     objects.push_back(make_object(700, {kSmallGauge, kSmallGauge}, 100));
     // Process: 28 counters as perfproc lays them out.
-    objects.push_back(make_object(230, {kTimer, kTimer, kTimer, kBytesGauge, kBytesGauge, kOps, kBytesGauge,
-                                        kBytesGauge, kBytesGauge, kBytesGauge, kBytesGauge, kSmallGauge, kFixed,
-                                        kElapsed, kFixed, kFixed, kSmallGauge, kSmallGauge, kSmallGauge, kBulk,
-                                        kBulk, kBulk, kBulk, kBulk, kBulk, kBulk, kBulk, kBytesGauge},
-                                  30));
+    objects.push_back(
+        make_object(230, {kTimer,      kTimer,      kTimer,      kBytesGauge, kBytesGauge, kOps,   kBytesGauge,
+                          kBytesGauge, kBytesGauge, kBytesGauge, kBytesGauge, kSmallGauge, kFixed, kElapsed,
+                          kFixed,      kFixed,      kSmallGauge, kSmallGauge, kSmallGauge, kBulk,  kBulk,
+                          kBulk,       kBulk,       kBulk,       kBulk,       kBulk,       kBulk,  kBytesGauge},
+                    30));
     // Thread: 12 counters; most threads are idle in a 15 s window.
-    objects.push_back(make_object(232, {kTimer, kTimer, kTimer, kOps, kElapsed, kSmallGauge, kFixed, kFixed,
-                                        kSmallGauge, kSmallGauge, kFixed, kFixed},
-                                  15));
+    objects.push_back(make_object(
+        232,
+        {kTimer, kTimer, kTimer, kOps, kElapsed, kSmallGauge, kFixed, kFixed, kSmallGauge, kSmallGauge, kFixed, kFixed},
+        15));
     process_obj = 7;
     thread_obj = 8;
     for (size_t i : {0u, 1u}) {  // System and Memory have no instances
@@ -174,7 +177,8 @@ struct HostModel {
     for (int c = 0; c < 8; ++c) add_instance(objects[2], utf8_to_utf16(std::to_string(c)), rng);
     add_instance(objects[2], u"_Total", rng);
     for (const char* d : {"0 C:", "1 D:", "2 E:", "_Total"}) add_instance(objects[3], utf8_to_utf16(d), rng);
-    for (const char* d : {"C:", "D:", "E:", "HarddiskVolume1", "_Total"}) add_instance(objects[4], utf8_to_utf16(d), rng);
+    for (const char* d : {"C:", "D:", "E:", "HarddiskVolume1", "_Total"})
+      add_instance(objects[4], utf8_to_utf16(d), rng);
     for (const char* n : {"Intel[R] 82574L Gigabit Network Connection", "vmxnet3 Ethernet Adapter"})
       add_instance(objects[5], utf8_to_utf16(n), rng);
     for (const char* n : {"\\??\\C:\\pagefile.sys", "_Total"}) add_instance(objects[6], utf8_to_utf16(n), rng);
@@ -183,8 +187,9 @@ struct HostModel {
   }
 
   std::u16string process_name(uint32_t pid) const {
-    static const char* names[] = {"svchost", "sqlservr", "w3wp", "lsass", "csrss", "explorer", "conhost", "MsMpEng",
-                                  "spoolsv", "WmiPrvSE", "taskhostw", "dllhost", "RuntimeBroker", "services"};
+    static const char* names[] = {"svchost",   "sqlservr", "w3wp",          "lsass",   "csrss",
+                                  "explorer",  "conhost",  "MsMpEng",       "spoolsv", "WmiPrvSE",
+                                  "taskhostw", "dllhost",  "RuntimeBroker", "services"};
     return utf8_to_utf16(names[pid % 14]);
   }
 
@@ -210,9 +215,9 @@ struct HostModel {
     const size_t victim = rng.below(procs.obj.instances.size() - 1);
     procs.obj.instances.erase(procs.obj.instances.begin() + std::ptrdiff_t(victim));
     auto& threads = objects[thread_obj].obj.instances;
-    threads.erase(std::remove_if(threads.begin(), threads.end(),
-                                 [&](const Instance& t) { return t.parent_instance == victim; }),
-                  threads.end());
+    threads.erase(
+        std::remove_if(threads.begin(), threads.end(), [&](const Instance& t) { return t.parent_instance == victim; }),
+        threads.end());
     for (Instance& t : threads)
       if (t.parent_instance > victim) t.parent_instance--;
     add_process();
@@ -225,8 +230,14 @@ struct HostModel {
     block.perf_time_100ns = 132000000000000000ll + int64_t(tick) * kTick100ns + int64_t(rng.below(20000));
     block.perf_time = block.perf_time_100ns - 131990000000000000ll;
     const uint32_t sec = tick * 15;
-    block.system_time = SystemTime{2024, 3, 2, 5, uint16_t(sec / 3600 % 24), uint16_t(sec / 60 % 60),
-                                   uint16_t(sec % 60), uint16_t(rng.below(1000))};
+    block.system_time = SystemTime{2024,
+                                   3,
+                                   2,
+                                   5,
+                                   uint16_t(sec / 3600 % 24),
+                                   uint16_t(sec / 60 % 60),
+                                   uint16_t(sec % 60),
+                                   uint16_t(rng.below(1000))};
     block.objects.clear();
     for (ObjectModel& m : objects) {
       m.obj.perf_time = block.perf_time;
@@ -285,11 +296,12 @@ double memcpy_all(const Reader& r, uint64_t& checksum) {
 int main(int argc, char** argv) {
   const uint32_t ticks = argc > 1 ? uint32_t(std::stoul(argv[1])) : 5760;
   const std::filesystem::path dir = argc > 2 ? argv[2] : std::filesystem::temp_directory_path();
-  HostInfo host{"WIN2016-DB", "2016", "Windows Server 2016 Datacenter", "6.3", "14393", "", 10000000, 8,
+  HostInfo host{"WIN2016-DB",         "2016", "Windows Server 2016 Datacenter", "6.3", "14393", "", 10000000, 8,
                 132000000000000000ll, 15000};
 
   std::vector<Variant> variants;
-  variants.push_back({"xor, keyframe/32 (default)", WriterOptions{32, DeltaCodec::kXor, SyncPolicy::kOnClose}, "", nullptr});
+  variants.push_back(
+      {"xor, keyframe/32 (default)", WriterOptions{32, DeltaCodec::kXor, SyncPolicy::kOnClose}, "", nullptr});
   variants.push_back({"xor, keyframe/16", WriterOptions{16, DeltaCodec::kXor, SyncPolicy::kOnClose}, "", nullptr});
   variants.push_back({"xor, keyframe/64", WriterOptions{64, DeltaCodec::kXor, SyncPolicy::kOnClose}, "", nullptr});
   variants.push_back({"dict, keyframe/32", WriterOptions{32, DeltaCodec::kDict, SyncPolicy::kOnClose}, "", nullptr});
@@ -339,8 +351,10 @@ int main(int argc, char** argv) {
       return 1;
     }
 
-  std::printf("capture_bench: %u ticks at 15 s (%.1f h), 2 queries per tick (Global, 238)\n", ticks, ticks * 15 / 3600.0);
-  std::printf("  Global payload: %.0f KB average; generation took %.1f s\n", double(global_bytes) / ticks / 1024, gen_s);
+  std::printf("capture_bench: %u ticks at 15 s (%.1f h), 2 queries per tick (Global, 238)\n", ticks,
+              ticks * 15 / 3600.0);
+  std::printf("  Global payload: %.0f KB average; generation took %.1f s\n", double(global_bytes) / ticks / 1024,
+              gen_s);
   std::printf("  raw payloads          : %12llu bytes\n", (unsigned long long)raw);
   std::printf("  LZ4 per sample alone  : %12llu bytes  (%.2fx smaller than raw)\n", (unsigned long long)lz4_alone,
               double(raw) / double(lz4_alone));
@@ -372,10 +386,11 @@ int main(int argc, char** argv) {
       again = std::min(again, decode_all(*fresh, sink));
       cpy = std::min(cpy, memcpy_all(*fresh, sink));
     }
-    std::printf("  decode %-20s: first read %.2f GB/s, later reads %.2f GB/s; memcpy of the same bytes %.2f GB/s;"
-                " decode/memcpy = %.3f / %.3f  (sink %llu)\n",
-                variants[i].name, double(raw) / first / 1e9, double(raw) / again / 1e9, double(raw) / cpy / 1e9,
-                cpy / first, cpy / again, (unsigned long long)(sink & 0xff));
+    std::printf(
+        "  decode %-20s: first read %.2f GB/s, later reads %.2f GB/s; memcpy of the same bytes %.2f GB/s;"
+        " decode/memcpy = %.3f / %.3f  (sink %llu)\n",
+        variants[i].name, double(raw) / first / 1e9, double(raw) / again / 1e9, double(raw) / cpy / 1e9, cpy / first,
+        cpy / again, (unsigned long long)(sink & 0xff));
     if (i == 0) {
       // Random access: tick k in a shuffled order, each from a fresh cache state for its query.
       Rng rng;

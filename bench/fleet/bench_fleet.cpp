@@ -57,7 +57,8 @@ std::set<std::string> ask_each(const server::Server& srv) {
   std::set<std::string> names;
   for (const server::BoundListener& b : srv.bound()) {
     std::unique_ptr<recorder::WinregClient> c;
-    if (Status s = recorder::WinregClient::connect("127.0.0.1", b.port, std::chrono::seconds(10), c); !s.ok()) die("connect", s);
+    if (Status s = recorder::WinregClient::connect("127.0.0.1", b.port, std::chrono::seconds(10), c); !s.ok())
+      die("connect", s);
     winreg::PolicyHandle h;
     if (Status s = c->open_hive(winreg::kOpenHKPD, h); !s.ok()) die("OpenHKPD", s);
     winreg::QueryValueResponse r;
@@ -73,7 +74,8 @@ std::unique_ptr<server::Server> serve(const std::vector<std::shared_ptr<replayer
   cfg.handle_signals = false;
   cfg.log = [](std::string_view) {};
   cfg.max_connections = 8;
-  for (const auto& h : hosts) cfg.listeners.push_back({"127.0.0.1:0", h->name(), std::make_shared<server::WinregHandlerFactory>(h)});
+  for (const auto& h : hosts)
+    cfg.listeners.push_back({"127.0.0.1:0", h->name(), std::make_shared<server::WinregHandlerFactory>(h)});
   auto srv = std::make_unique<server::Server>(cfg);
   if (Status s = srv->start(); !s.ok()) die("start", s);
   return srv;
@@ -120,7 +122,8 @@ int main(int argc, char** argv) {
   fmt::print("capture {}: {} ticks, prepared Recording costs {:.1f} MB resident (baseline: one copy)\n", path,
              rec->tick_count(), double(recording_bytes) / 1e6);
   fmt::print("fleet of {} hosts (own listener each, each queried once): {} distinct system names\n", n, names.size());
-  fmt::print("resident memory growth for the fleet: {:.2f} MB ({:.0f} bytes per host)\n", growth_mb, double(after - baseline) / n);
+  fmt::print("resident memory growth for the fleet: {:.2f} MB ({:.0f} bytes per host)\n", growth_mb,
+             double(after - baseline) / n);
   fmt::print("heap in use grew by {:.2f} MB ({:.0f} bytes per host: host, factory, listener)\n",
              double(heap_after - heap_baseline) / 1e6, double(heap_after - heap_baseline) / n);
   fmt::print("ratio fleet growth / one capture copy: {:.3f}  (would be ~{} without sharing)\n",

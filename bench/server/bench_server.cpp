@@ -97,7 +97,8 @@ int connect_loopback(uint16_t port) {
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) die("connect: " + std::string(strerror(errno)));
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
+    die("connect: " + std::string(strerror(errno)));
   int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
@@ -184,7 +185,8 @@ Bytes bind_pdu() {
 }
 
 Bytes request_pdu(uint32_t call_id, uint16_t opnum, const Bytes& stub) {
-  return rpc::build_request(rpc::kPfcFirstFrag | rpc::kPfcLastFrag, call_id, {uint32_t(stub.size()), 0, opnum, std::nullopt, stub});
+  return rpc::build_request(rpc::kPfcFirstFrag | rpc::kPfcLastFrag, call_id,
+                            {uint32_t(stub.size()), 0, opnum, std::nullopt, stub});
 }
 
 Bytes query_value_pdu(uint32_t call_id, const winreg::PolicyHandle& h, const std::string& name, uint32_t size) {
@@ -236,7 +238,7 @@ struct Throughput {
   double same_reads = 0, same_reads_live = 0, winreg_client = 0, lean_client = 0, baseline = 0, baseline_gathered = 0;
   double handler_us = 0, handler_us_live = 0;  // server CPU per call, in-process
   int rounds = 0;
-  std::vector<double> ratio_rounds, ratio_rounds_live;  // same-reads / baseline, per round
+  std::vector<double> ratio_rounds, ratio_rounds_live;         // same-reads / baseline, per round
   std::vector<double> gathered_rounds, ratio_rounds_gathered;  // gathered baseline / baseline; frozen / gathered
 };
 
@@ -356,8 +358,10 @@ double measure_plain(const Bytes& request, const Bytes& wire, size_t value_bytes
     Bytes req;
     const std::vector<iovec> pieces = pdu_pieces(wire);
     while (read_pdu(fd, req)) {
-      if (gathered) send_pieces(fd, pieces);
-      else send_all(fd, wire);
+      if (gathered)
+        send_pieces(fd, pieces);
+      else
+        send_all(fd, wire);
     }
     ::close(fd);
   });
@@ -450,7 +454,8 @@ void load_read_pdu(std::shared_ptr<LoadConn> c, LoadState& st) {
       if (!(c->header[3] & rpc::kPfcLastFrag)) return load_read_pdu(c, st);
       if (st.measuring) {
         ++st.calls;
-        st.latency_ns.push_back(uint32_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - c->sent).count()));
+        st.latency_ns.push_back(
+            uint32_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - c->sent).count()));
       }
       if (st.stopping) {
         --st.open;
@@ -517,7 +522,8 @@ LoadResult run_load(uint16_t port, int conns, double warmup_s, double window_s,
 // A plain asio server: every PDU it reads is answered with `reply`, on `threads` threads.
 class PlainServer {
  public:
-  PlainServer(Bytes reply, unsigned threads) : reply_(std::move(reply)), acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
+  PlainServer(Bytes reply, unsigned threads)
+      : reply_(std::move(reply)), acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
     accept();
     for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { io_.run(); });
   }
@@ -580,15 +586,14 @@ SmallCalls bench_small_calls(const std::shared_ptr<replayer::SimulatedHost>& hos
   for (unsigned threads : {1u, 2u}) {
     uint16_t port = 0;
     auto srv = start_server(host, threads, port);
-    LoadResult r = run_load(port, conns, warmup_s, window_s, [&](int fd) {
-      return query_value_pdu(3, bind_and_open(fd), s.value, size);
-    });
+    LoadResult r = run_load(port, conns, warmup_s, window_s,
+                            [&](int fd) { return query_value_pdu(3, bind_and_open(fd), s.value, size); });
     r.config = "perfsim server, " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "");
     s.perfsim.push_back(r);
     srv.reset();
     PlainServer plain(canned, threads);
-    LoadResult b = run_load(plain.port(), conns, warmup_s, window_s,
-                            [&](int) { return query_value_pdu(3, {}, s.value, size); });
+    LoadResult b =
+        run_load(plain.port(), conns, warmup_s, window_s, [&](int) { return query_value_pdu(3, {}, s.value, size); });
     b.config = "plain asio server, " + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "");
     s.plain.push_back(b);
   }
@@ -621,7 +626,7 @@ struct PerConnection {
 // RSS growth depends on the heap's history (freed memory of earlier benchmarks gets reused, and
 // untouched pages of a read buffer do not count), so the bytes malloc holds are reported too.
 PerConnection rss_per_connection(uint16_t port, int n, const std::function<void(int)>& setup,
-                          const std::function<size_t()>& server_conns) {
+                                 const std::function<size_t()>& server_conns) {
   std::vector<int> warm;  // first touches of pools and arenas are not per-connection costs
   for (int i = 0; i < 50; ++i) {
     warm.push_back(connect_loopback(port));
@@ -635,7 +640,8 @@ PerConnection rss_per_connection(uint16_t port, int n, const std::function<void(
     fds.push_back(connect_loopback(port));
     setup(fds.back());
   }
-  for (int i = 0; i < 200 && server_conns() < size_t(n + 50); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 200 && server_conns() < size_t(n + 50); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   const size_t after = rss_bytes();
   const size_t heap_after = mallinfo2().uordblks;
   for (int fd : fds) ::close(fd);
@@ -648,18 +654,21 @@ Memory bench_memory(const std::shared_ptr<replayer::SimulatedHost>& host, int n)
   m.conns = n;
   uint16_t port = 0;
   auto srv = start_server(host, 2, port);
-  const PerConnection p = rss_per_connection(port, n, [](int fd) { bind_and_open(fd); },
-                                             [&] { return srv->active_connections(); });
+  const PerConnection p = rss_per_connection(
+      port, n, [](int fd) { bind_and_open(fd); }, [&] { return srv->active_connections(); });
   m.perfsim_per_conn = p.rss;
   m.perfsim_heap = p.heap;
   srv.reset();
   // The plain server answers the bind with a canned PDU; it counts as bound.
   PlainServer plain(rpc::build_bind_ack(rpc::PType::kBindAck, 1, {5840, 5840, 1, "0", {}}), 2);
-  const PerConnection q = rss_per_connection(plain.port(), n, [](int fd) {
-    Bytes pdu;
-    send_all(fd, bind_pdu());
-    if (!read_pdu(fd, pdu)) die("plain bind");
-  }, [&] { return size_t(n + 50); });
+  const PerConnection q = rss_per_connection(
+      plain.port(), n,
+      [](int fd) {
+        Bytes pdu;
+        send_all(fd, bind_pdu());
+        if (!read_pdu(fd, pdu)) die("plain bind");
+      },
+      [&] { return size_t(n + 50); });
   m.plain_per_conn = q.rss;
   m.plain_heap = q.heap;
   return m;
@@ -694,17 +703,21 @@ int main(int argc, char** argv) {
   const Memory m = bench_memory(host, quick ? 500 : 2000);
 
   auto range = [](const std::vector<double>& v) { return bench::median_range(v, "%.2f"); };
-  std::printf("\n(a) QueryValue Global: %zu value bytes, %zu bytes on the wire in %zu fragments, %d calls in %d rounds\n",
-              t.value_bytes, t.wire_bytes, t.fragments, t.reps, t.rounds);
+  std::printf(
+      "\n(a) QueryValue Global: %zu value bytes, %zu bytes on the wire in %zu fragments, %d calls in %d rounds\n",
+      t.value_bytes, t.wire_bytes, t.fragments, t.reps, t.rounds);
   std::printf("  %-44s %10s  %s\n", "client", "MB/s", "ratio: median of rounds (min-max)");
   std::printf("  %-44s %10.0f  %s\n", "plain TCP, same PDU and read sizes (baseline)", t.baseline, "1.00");
   std::printf("  %-44s %10.0f  %s\n", "plain TCP, same bytes written gathered", t.baseline_gathered,
               range(t.gathered_rounds).c_str());
-  std::printf("  %-44s %10.0f  %s\n", "same reads as baseline, frozen host", t.same_reads, range(t.ratio_rounds).c_str());
+  std::printf("  %-44s %10.0f  %s\n", "same reads as baseline, frozen host", t.same_reads,
+              range(t.ratio_rounds).c_str());
   std::printf("  %-44s %10.0f  %s\n", "same reads as baseline, live host", t.same_reads_live,
               range(t.ratio_rounds_live).c_str());
-  std::printf("  %-44s %10s  %s\n", "  frozen host vs the gathered plain sender", "", range(t.ratio_rounds_gathered).c_str());
-  std::printf("  %-44s %10.0f  %.2f\n", "recorder::WinregClient (one round)", t.winreg_client, t.winreg_client / t.baseline);
+  std::printf("  %-44s %10s  %s\n", "  frozen host vs the gathered plain sender", "",
+              range(t.ratio_rounds_gathered).c_str());
+  std::printf("  %-44s %10.0f  %.2f\n", "recorder::WinregClient (one round)", t.winreg_client,
+              t.winreg_client / t.baseline);
   std::printf("  %-44s %10.0f  %.2f\n", "lean blocking client (one round)", t.lean_client, t.lean_client / t.baseline);
   std::printf("  server CPU per call without sockets (WinregHandler::on_pdu): frozen %.0f us, live %.0f us\n",
               t.handler_us, t.handler_us_live);
@@ -722,7 +735,8 @@ int main(int argc, char** argv) {
 
   std::printf("\n(c) memory per idle bound connection (%d connections, server RSS growth)\n", m.conns);
   std::printf("  %-34s %10s %14s\n", "server", "RSS", "malloc in use");
-  std::printf("  %-34s %6.1f KiB %10.1f KiB\n", "plain asio server (baseline)", m.plain_per_conn / 1024, m.plain_heap / 1024);
+  std::printf("  %-34s %6.1f KiB %10.1f KiB\n", "plain asio server (baseline)", m.plain_per_conn / 1024,
+              m.plain_heap / 1024);
   std::printf("  %-34s %6.1f KiB %10.1f KiB\n", "perfsim server (bind + OpenHKPD)", m.perfsim_per_conn / 1024,
               m.perfsim_heap / 1024);
 
@@ -731,16 +745,18 @@ int main(int argc, char** argv) {
   size_t best_i = 0;
   for (size_t i = 0; i < s.perfsim.size(); ++i)
     if (s.perfsim[i].calls_per_s > best->calls_per_s) best = &s.perfsim[(best_i = i)];
-  std::printf("\nJSON {\"global_bytes\":%zu,\"global_ratio_same_reads\":%.3f,\"global_ratio_same_reads_live\":%.3f,"
-              "\"global_ratio_gathered_plain\":%.3f,\"global_ratio_same_reads_vs_gathered\":%.3f,"
-              "\"global_mbps_winreg_client\":%.1f,\"global_mbps_lean_client\":%.1f,"
-              "\"global_mbps_plain\":%.1f,\"global_ratio_winreg_client\":%.3f,\"global_ratio_lean_client\":%.3f,"
-              "\"small_calls_per_s\":%.0f,\"small_p50_us\":%.1f,\"small_p99_us\":%.1f,\"small_config\":\"%s\","
-              "\"small_ratio\":%.3f,\"idle_conn_bytes\":%.0f,\"idle_conn_bytes_plain\":%.0f,\"idle_conn_heap\":%.0f,\"runtime_s\":%.1f}\n",
-              t.value_bytes, median(t.ratio_rounds), median(t.ratio_rounds_live),
-              median(t.gathered_rounds), median(t.ratio_rounds_gathered), t.winreg_client, t.lean_client, t.baseline, t.winreg_client / t.baseline,
-              t.lean_client / t.baseline, best->calls_per_s, best->p50_us, best->p99_us, best->config.c_str(),
-              best->calls_per_s / s.plain[best_i].calls_per_s, m.perfsim_per_conn, m.plain_per_conn, m.perfsim_heap,
-              seconds_since(t0));
+  std::printf(
+      "\nJSON {\"global_bytes\":%zu,\"global_ratio_same_reads\":%.3f,\"global_ratio_same_reads_live\":%.3f,"
+      "\"global_ratio_gathered_plain\":%.3f,\"global_ratio_same_reads_vs_gathered\":%.3f,"
+      "\"global_mbps_winreg_client\":%.1f,\"global_mbps_lean_client\":%.1f,"
+      "\"global_mbps_plain\":%.1f,\"global_ratio_winreg_client\":%.3f,\"global_ratio_lean_client\":%.3f,"
+      "\"small_calls_per_s\":%.0f,\"small_p50_us\":%.1f,\"small_p99_us\":%.1f,\"small_config\":\"%s\","
+      "\"small_ratio\":%.3f,\"idle_conn_bytes\":%.0f,\"idle_conn_bytes_plain\":%.0f,\"idle_conn_heap\":%.0f,\"runtime_"
+      "s\":%.1f}\n",
+      t.value_bytes, median(t.ratio_rounds), median(t.ratio_rounds_live), median(t.gathered_rounds),
+      median(t.ratio_rounds_gathered), t.winreg_client, t.lean_client, t.baseline, t.winreg_client / t.baseline,
+      t.lean_client / t.baseline, best->calls_per_s, best->p50_us, best->p99_us, best->config.c_str(),
+      best->calls_per_s / s.plain[best_i].calls_per_s, m.perfsim_per_conn, m.plain_per_conn, m.perfsim_heap,
+      seconds_since(t0));
   return 0;
 }

@@ -73,7 +73,7 @@ volatile sig_atomic_t g_interrupted = 0;
 // SIGINT/SIGTERM end the rounds at the next call (and so stop the servers). Installed again after
 // connecting: Samba's client libraries leave SIGINT ignored (seen in /proc/PID/status).
 void on_signals() {
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = [](int) { g_interrupted = 1; };
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
@@ -205,13 +205,20 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) die(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--json") json = true;
-    else if (a == "--quick") quick = true;
-    else if (a == "--rounds") rounds = std::max(1, std::atoi(next().c_str()));
-    else if (a == "--round-seconds") round_seconds = std::max(0.05, std::atof(next().c_str()));
-    else if (a == "--perfsim") perfsim = next();
-    else if (a == "--dir") dir = next();
-    else die("unknown argument " + a + " (--json --quick --rounds N --round-seconds S --perfsim PATH --dir DIR)");
+    if (a == "--json")
+      json = true;
+    else if (a == "--quick")
+      quick = true;
+    else if (a == "--rounds")
+      rounds = std::max(1, std::atoi(next().c_str()));
+    else if (a == "--round-seconds")
+      round_seconds = std::max(0.05, std::atof(next().c_str()));
+    else if (a == "--perfsim")
+      perfsim = next();
+    else if (a == "--dir")
+      dir = next();
+    else
+      die("unknown argument " + a + " (--json --quick --rounds N --round-seconds S --perfsim PATH --dir DIR)");
   }
   if (quick) rounds = 2, round_seconds = 0.3;
   check(testing::samba_server_available(), "Samba's server");
@@ -268,8 +275,8 @@ int main(int argc, char** argv) {
                 {"(b) QueryValue HKPD Global", {global_perfsim, global_samba}, {}}};
   for (Case& c : cases)
     for (int s = 0; s < 2; ++s) {
-      c.series[s].value_bytes = query(sides[s], sides[s].*c.call[s].key, c.call[s].value, c.call[s].buffer,
-                                      c.call[s].want_bytes);
+      c.series[s].value_bytes =
+          query(sides[s], sides[s].*c.call[s].key, c.call[s].value, c.call[s].buffer, c.call[s].want_bytes);
       c.series[s].calls_per_round = calibrate(sides[s], c.call[s], round_seconds);
     }
 
@@ -295,22 +302,23 @@ int main(int argc, char** argv) {
   const std::string load_end = load_average();
 
   if (json) {
-    std::printf("{\"dialect\":\"%s\",\"rounds\":%d,\"global_bytes\":%zu,"
-                "\"hklm_bytes\":%zu,\"hklm_calls_per_s_perfsim\":%.0f,\"hklm_calls_per_s_samba\":%.0f,"
-                "\"hklm_p50_us_perfsim\":%.0f,\"hklm_p99_us_perfsim\":%.0f,\"hklm_p50_us_samba\":%.0f,\"hklm_p99_us_samba\":%.0f,"
-                "\"hklm_ratio\":%.3f,\"hklm_ratio_min\":%.3f,\"hklm_ratio_max\":%.3f,"
-                "\"global_calls_per_s_perfsim\":%.1f,\"global_mb_per_s_perfsim\":%.1f,\"global_p50_us_perfsim\":%.0f,"
-                "\"global_p99_us_perfsim\":%.0f,\"global_bytes_samba\":%zu,\"global_calls_per_s_samba\":%.0f,"
-                "\"global_p50_us_samba\":%.0f,\"global_p99_us_samba\":%.0f,\"global_ratio\":%.3f,"
-                "\"load_start\":\"%s\",\"load_end\":\"%s\",\"runtime_s\":%.1f}\n",
-                kDialect, rounds, global_bytes, hp.value_bytes, median(hp.rate), median(hs.rate),
-                percentile(hp.latency_us, 0.5), percentile(hp.latency_us, 0.99), percentile(hs.latency_us, 0.5),
-                percentile(hs.latency_us, 0.99), median(hklm_ratio),
-                *std::min_element(hklm_ratio.begin(), hklm_ratio.end()),
-                *std::max_element(hklm_ratio.begin(), hklm_ratio.end()), median(gp.rate), median(mbps),
-                percentile(gp.latency_us, 0.5), percentile(gp.latency_us, 0.99), gs.value_bytes, median(gs.rate),
-                percentile(gs.latency_us, 0.5), percentile(gs.latency_us, 0.99), median(global_ratio),
-                load_start.c_str(), load_end.c_str(), secs);
+    std::printf(
+        "{\"dialect\":\"%s\",\"rounds\":%d,\"global_bytes\":%zu,"
+        "\"hklm_bytes\":%zu,\"hklm_calls_per_s_perfsim\":%.0f,\"hklm_calls_per_s_samba\":%.0f,"
+        "\"hklm_p50_us_perfsim\":%.0f,\"hklm_p99_us_perfsim\":%.0f,\"hklm_p50_us_samba\":%.0f,\"hklm_p99_us_samba\":%."
+        "0f,"
+        "\"hklm_ratio\":%.3f,\"hklm_ratio_min\":%.3f,\"hklm_ratio_max\":%.3f,"
+        "\"global_calls_per_s_perfsim\":%.1f,\"global_mb_per_s_perfsim\":%.1f,\"global_p50_us_perfsim\":%.0f,"
+        "\"global_p99_us_perfsim\":%.0f,\"global_bytes_samba\":%zu,\"global_calls_per_s_samba\":%.0f,"
+        "\"global_p50_us_samba\":%.0f,\"global_p99_us_samba\":%.0f,\"global_ratio\":%.3f,"
+        "\"load_start\":\"%s\",\"load_end\":\"%s\",\"runtime_s\":%.1f}\n",
+        kDialect, rounds, global_bytes, hp.value_bytes, median(hp.rate), median(hs.rate),
+        percentile(hp.latency_us, 0.5), percentile(hp.latency_us, 0.99), percentile(hs.latency_us, 0.5),
+        percentile(hs.latency_us, 0.99), median(hklm_ratio), *std::min_element(hklm_ratio.begin(), hklm_ratio.end()),
+        *std::max_element(hklm_ratio.begin(), hklm_ratio.end()), median(gp.rate), median(mbps),
+        percentile(gp.latency_us, 0.5), percentile(gp.latency_us, 0.99), gs.value_bytes, median(gs.rate),
+        percentile(gs.latency_us, 0.5), percentile(gs.latency_us, 0.99), median(global_ratio), load_start.c_str(),
+        load_end.c_str(), secs);
   } else {
     std::printf("perfsim behind smbd on %s, Samba's rpcd_winreg behind smbd on %s; client channels:\n  %s\n  %s\n",
                 kPerfsimAddress, kSambaAddress, sides[0].client->channel().describe().c_str(),
@@ -329,9 +337,10 @@ int main(int argc, char** argv) {
                     percentile(se.latency_us, 0.5), percentile(se.latency_us, 0.99),
                     s ? median_range(ratios(c.series[0], c.series[1]), "%.2f").c_str() : "");
       }
-    std::printf("\n(b) perfsim moves Global (%zu bytes) at %s MB/s; Samba's Global is %zu bytes, so (b)'s ratio compares\n"
-                "    a %zu-byte answer with an empty one.\n",
-                global_bytes, median_range(mbps, "%.1f").c_str(), gs.value_bytes, global_bytes);
+    std::printf(
+        "\n(b) perfsim moves Global (%zu bytes) at %s MB/s; Samba's Global is %zu bytes, so (b)'s ratio compares\n"
+        "    a %zu-byte answer with an empty one.\n",
+        global_bytes, median_range(mbps, "%.1f").c_str(), gs.value_bytes, global_bytes);
     std::printf("load average: %s at start, %s at end; %.0f s\n", load_start.c_str(), load_end.c_str(), secs);
   }
 

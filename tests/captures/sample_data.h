@@ -57,7 +57,13 @@ inline std::vector<QueryRecord> tick_records(uint32_t tick, size_t global_slots 
   out.push_back(make_record(tick, "Global", 0, 3, counters_payload(0, tick, global_slots)));
   out.push_back(make_record(tick, "238 232", 0, 3, counters_payload(1, tick, 400)));
   if (tick % kSlowQueryPeriod == 0) {
-    static const char kCounter009[] = "1\0" "1847\0" "2\0" "System\0" "4\0" "Memory\0";  // + final NUL
+    static const char kCounter009[] =
+        "1\0"
+        "1847\0"
+        "2\0"
+        "System\0"
+        "4\0"
+        "Memory\0";  // + final NUL
     Bytes names;
     for (char c : std::string(kCounter009, sizeof kCounter009)) put_le16(names, uint8_t(c));
     out.push_back(make_record(tick, "Counter 009", 0, 7, names));
@@ -67,7 +73,7 @@ inline std::vector<QueryRecord> tick_records(uint32_t tick, size_t global_slots 
 
 inline Capture make_capture(uint32_t ticks) {
   Capture c;
-  c.host = HostInfo{"WIN2016-DB", "2016", "Windows Server 2016 Datacenter", "6.3", "14393", "", 10000000, 8,
+  c.host = HostInfo{"WIN2016-DB",         "2016", "Windows Server 2016 Datacenter", "6.3", "14393", "", 10000000, 8,
                     133000000000000000ll, 15000};
   c.registry.push_back(RegistryValue{"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib", "Last Counter", 4,
                                      Bytes{0x10, 0x27, 0, 0}});
@@ -75,8 +81,10 @@ inline Capture make_capture(uint32_t ticks) {
                                      Bytes{'W', 0, 'i', 0, 'n', 0, 0, 0}});
   Bytes counter, help;
   for (int i = 0; i < 3000; ++i) {
-    for (char ch : std::to_string(i * 2) + '\0' + "Counter name " + std::to_string(i) + '\0') put_le16(counter, uint8_t(ch));
-    for (char ch : std::to_string(i * 2 + 1) + '\0' + "Help text " + std::to_string(i) + '\0') put_le16(help, uint8_t(ch));
+    for (char ch : std::to_string(i * 2) + '\0' + "Counter name " + std::to_string(i) + '\0')
+      put_le16(counter, uint8_t(ch));
+    for (char ch : std::to_string(i * 2 + 1) + '\0' + "Help text " + std::to_string(i) + '\0')
+      put_le16(help, uint8_t(ch));
   }
   c.names.push_back(NameTable{"009", counter, help});
   c.names.push_back(NameTable{"019", Bytes{'1', 0, 0, 0, 0, 0}, Bytes{}});

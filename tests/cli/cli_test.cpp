@@ -116,7 +116,8 @@ TEST_CASE("usage errors exit 2 and say how to fix them") {
 }
 
 TEST_CASE("every subcommand has --help") {
-  for (const char* c : {"synth", "inspect", "dump", "validate", "serve", "query", "record", "import", "lodctr", "unlodctr"}) {
+  for (const char* c :
+       {"synth", "inspect", "dump", "validate", "serve", "query", "record", "import", "lodctr", "unlodctr"}) {
     Run r = run_perfsim(std::string(c) + " --help");
     CHECK(r.code == 0);
     CHECK(r.out.find("Usage") != std::string::npos);
@@ -157,7 +158,8 @@ bool skipped_dir(const fs::path& p) {
 std::vector<fs::path> files_under(const fs::path& root, const std::vector<std::string>& extensions) {
   std::vector<fs::path> out;
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
-    if (it->is_directory() && skipped_dir(it->path())) it.disable_recursion_pending();
+    if (it->is_directory() && skipped_dir(it->path()))
+      it.disable_recursion_pending();
     else if (it->is_regular_file() &&
              std::find(extensions.begin(), extensions.end(), it->path().extension().string()) != extensions.end())
       out.push_back(it->path());
@@ -242,8 +244,8 @@ TEST_CASE("serve --faults is re-read on SIGHUP while a collector's connection st
   uint32_t global = 0;
   for (int i = 0; i < 50 && (global = status_of("Global")) == 0; ++i)  // bounded: 5 s
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  CHECK(global == 170);             // ERROR_BUSY: the new plan is in force
-  CHECK(status_of("238") == 0);     // and only for the value it names
+  CHECK(global == 170);          // ERROR_BUSY: the new plan is in force
+  CHECK(status_of("238") == 0);  // and only for the value it names
 
   // A broken plan is refused and the one in force stays; the connection is still served.
   write_plan("[[fault]]\nkind = \"explode\"\n");
@@ -258,7 +260,8 @@ TEST_CASE("serve --faults is re-read on SIGHUP while a collector's connection st
 TEST_CASE("synth, inspect, dump and validate agree on one capture") {
   TempDir d;
   const std::string cap = (d.path / "h.perfcap").string();
-  Run s = run_perfsim("synth --profile 2008r2 --host-name TESTBOX --duration 60 --interval 15 --seed 7 --json --out " + cap);
+  Run s = run_perfsim("synth --profile 2008r2 --host-name TESTBOX --duration 60 --interval 15 --seed 7 --json --out " +
+                      cap);
   REQUIRE(s.code == 0);
   auto sj = nlohmann::json::parse(s.out);
   CHECK(sj["ticks"] == 4);
@@ -333,15 +336,16 @@ TEST_CASE("serve with no capture serves the bundled default host, query reads it
   REQUIRE(j.size() == 4);
   // The Global answer is the capture's first Global record, byte count for byte count, after growing.
   std::unique_ptr<perfsim::captures::Reader> reader;
-  REQUIRE(perfsim::captures::Reader::open(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", reader).ok());
+  REQUIRE(
+      perfsim::captures::Reader::open(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", reader).ok());
   perfsim::captures::QueryRecord rec;
   REQUIRE(reader->read_record(0, rec).ok());
   REQUIRE(rec.value_name == "Global");
   CHECK(j[0]["bytes"] == rec.payload.size());
-  CHECK(j[0]["tries"].get<int>() >= 2);  // 1 KiB first, then the size the host said
+  CHECK(j[0]["tries"].get<int>() >= 2);             // 1 KiB first, then the size the host said
   CHECK(j[1]["objects"][0]["object"] == "System");  // 238 comes with the rest of PerfOS
   CHECK(j[2]["entries"].get<int>() > 100);
-  CHECK(j[3]["objects"].empty());                    // unknown name: an empty block
+  CHECK(j[3]["objects"].empty());  // unknown name: an empty block
   CHECK(srv.stop() == 0);
 }
 
@@ -411,7 +415,8 @@ TEST_CASE("record captures a served host, serve --profile changes what the finge
   // The recording of the win2000 host replays its behaviour with no profile given.
   {
     Server srv("--timeline frozen:0 --capture " + out);
-    Run r = run_perfsim("record --json -n 1 -o " + (d.path / "again.perfcap").string() + " 127.0.0.1:" + std::to_string(srv.port));
+    Run r = run_perfsim("record --json -n 1 -o " + (d.path / "again.perfcap").string() +
+                        " 127.0.0.1:" + std::to_string(srv.port));
     REQUIRE(r.code == 0);
     CHECK(nlohmann::json::parse(r.out).at("fingerprint").at("more_data") == "win2000-echo-oversize");
     CHECK(srv.stop() == 0);

@@ -7,7 +7,8 @@ namespace perfsim::testing {
 
 // True when `part` is non-empty and lies wholly inside `buf`'s memory.
 inline bool lies_within(ByteView part, ByteView buf) {
-  return !part.empty() && !buf.empty() && part.data() >= buf.data() && part.data() + part.size() <= buf.data() + buf.size();
+  return !part.empty() && !buf.empty() && part.data() >= buf.data() &&
+         part.data() + part.size() <= buf.data() + buf.size();
 }
 
 // Bytes of `c` whose pieces point into `buf`.

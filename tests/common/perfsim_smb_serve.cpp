@@ -21,8 +21,8 @@ using namespace std::chrono_literals;
 std::string fleet_toml(const ServeSmbConfig& c) {
   std::string fleet;
   for (const ServedSmbHost& h : c.hosts) {
-    fleet += "[[host]]\nlisten = \"" + h.address + ":0\"\ncapture = \"" + h.capture + "\"\ntimeline = \"frozen:" +
-             std::to_string(c.frozen_tick) + "\"\n";
+    fleet += "[[host]]\nlisten = \"" + h.address + ":0\"\ncapture = \"" + h.capture +
+             "\"\ntimeline = \"frozen:" + std::to_string(c.frozen_tick) + "\"\n";
     if (!h.allow.empty()) {
       fleet += "smb_allow = [";
       for (size_t i = 0; i < h.allow.size(); ++i) fleet += (i ? ", \"" : "\"") + h.allow[i] + "\"";
@@ -42,8 +42,16 @@ Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
   const std::string out = cfg_.dir + "/serve.out";
   port_ = free_port();
   std::ofstream(cfg_.dir + "/fleet.toml") << fleet_toml(cfg_);
-  std::vector<std::string> args = {cfg_.perfsim, "serve", "--fleet", cfg_.dir + "/fleet.toml", "--smb=" + std::to_string(port_),
-                                   "--smb-dir", smb_dir(), "--json", "--threads", "2"};
+  std::vector<std::string> args = {cfg_.perfsim,
+                                   "serve",
+                                   "--fleet",
+                                   cfg_.dir + "/fleet.toml",
+                                   "--smb=" + std::to_string(port_),
+                                   "--smb-dir",
+                                   smb_dir(),
+                                   "--json",
+                                   "--threads",
+                                   "2"};
   for (const auto& [user, password] : cfg_.users) args.push_back("--smb-user=" + user + ":" + password);
   args.insert(args.end(), cfg_.extra_args.begin(), cfg_.extra_args.end());
   subprocess::Options o;
@@ -63,7 +71,8 @@ Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
       return Status::IOError("perfsim serve exited: " + read_text(err_path()));
     std::this_thread::sleep_for(50ms);
   }
-  return Status::IOError("perfsim serve did not report its SMB hosts within 60 s: " + read_text(err_path()) + stuck_state());
+  return Status::IOError("perfsim serve did not report its SMB hosts within 60 s: " + read_text(err_path()) +
+                         stuck_state());
 }
 
 // Where a child that never got ready is: whether it reached exec (its command line), its state and
@@ -74,15 +83,16 @@ std::string PerfsimSmbServe::stuck_state() const {
   std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
   std::string state = read_text(proc + "/stat");
   if (const size_t paren = state.rfind(')'); paren != std::string::npos) state = state.substr(paren + 2, 1);
-  return "\n[pid " + std::to_string(child_.pid) + ", cmdline: " + cmdline + ", state: " + state + ", wchan: " +
-         read_text(proc + "/wchan") + "]\n[stdout: " + read_text(cfg_.dir + "/serve.out") + "]";
+  return "\n[pid " + std::to_string(child_.pid) + ", cmdline: " + cmdline + ", state: " + state +
+         ", wchan: " + read_text(proc + "/wchan") + "]\n[stdout: " + read_text(cfg_.dir + "/serve.out") + "]";
 }
 
 int PerfsimSmbServe::stop() { return subprocess::stop(child_, 30s).code; }
 
 Status load_frozen_host(const std::string& capture, uint32_t tick, std::shared_ptr<replayer::SimulatedHost>& out) {
   captures::Capture cap;
-  if (Status st = captures::read_capture(capture, cap); !st.ok()) return Status::IOError(capture + ": " + st.ToString());
+  if (Status st = captures::read_capture(capture, cap); !st.ok())
+    return Status::IOError(capture + ": " + st.ToString());
   return replayer::SimulatedHost::load(cap, replayer::HostOptions(replayer::TimelineMode::kFrozen, tick), out);
 }
 

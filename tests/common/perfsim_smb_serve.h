@@ -29,7 +29,7 @@ struct ServeSmbConfig {
   std::string dir;      // work directory: emptied, holds fleet.toml, serve.out/err and smbd's tree
   std::vector<ServedSmbHost> hosts;
   std::vector<std::pair<std::string, std::string>> users;  // --smb-user NAME:PASSWORD
-  uint32_t frozen_tick = 3;  // every host serves this sample
+  uint32_t frozen_tick = 3;                                // every host serves this sample
   std::vector<std::string> extra_args;  // more `perfsim serve` arguments, e.g. {"--quirk", "pipe-not-available-first"}
 };
 

@@ -34,8 +34,8 @@ std::string tail(const std::string& path, size_t lines) {
 
 // smb.conf's directory settings and the subdirectory each gets in the private tree.
 constexpr std::pair<const char*, const char*> kDirs[] = {{"private dir", "private"}, {"state directory", "state"},
-                                                         {"lock directory", "lock"},  {"cache directory", "cache"},
-                                                         {"pid directory", "pid"},    {"ncalrpc dir", "ncalrpc"}};
+                                                         {"lock directory", "lock"}, {"cache directory", "cache"},
+                                                         {"pid directory", "pid"},   {"ncalrpc dir", "ncalrpc"}};
 
 std::string smb_conf(const SambaWinregConfig& c, uint16_t port) {
   const std::string r = c.dir;
@@ -66,8 +66,10 @@ std::string smb_conf(const SambaWinregConfig& c, uint16_t port) {
 
 Status samba_server_available() {
   if (::geteuid() != 0) return Status::Unsupported("Samba's smbd needs root");
-  for (const char* f : {"/usr/sbin/smbd", "/usr/bin/pdbedit", "/usr/libexec/samba/samba-dcerpcd", "/usr/libexec/samba/rpcd_winreg"})
-    if (::access(f, X_OK) != 0) return Status::NotFound(std::string(f) + " is missing: run scripts/install-deps.sh (samba)");
+  for (const char* f :
+       {"/usr/sbin/smbd", "/usr/bin/pdbedit", "/usr/libexec/samba/samba-dcerpcd", "/usr/libexec/samba/rpcd_winreg"})
+    if (::access(f, X_OK) != 0)
+      return Status::NotFound(std::string(f) + " is missing: run scripts/install-deps.sh (samba)");
   return Status::Ok();
 }
 
@@ -92,14 +94,16 @@ Status SambaWinregServer::start(const SambaWinregConfig& cfg) {
   }
   std::ofstream(conf()) << smb_conf(cfg_, port_);
   for (const auto& [user, password] : cfg_.users) {
-    const interop::CommandResult r = run_command("printf '%s\\n%s\\n' " + shell_quote(password) + " " + shell_quote(password) +
-                                                 " | pdbedit -s " + shell_quote(conf()) + " -a -t -u " + shell_quote(user));
+    const interop::CommandResult r =
+        run_command("printf '%s\\n%s\\n' " + shell_quote(password) + " " + shell_quote(password) + " | pdbedit -s " +
+                    shell_quote(conf()) + " -a -t -u " + shell_quote(user));
     if (r.exit_status != 0) return Status::IOError("pdbedit -a " + user + ": " + r.output);
   }
   // smbd daemonizes; its output goes to a file so the pipe to us closes.
   const interop::CommandResult r = run_command("/usr/sbin/smbd -D -s " + shell_quote(conf()) + " > " +
                                                shell_quote(cfg_.dir + "/log/smbd.out") + " 2>&1 < /dev/null");
-  if (r.exit_status != 0) return Status::IOError("smbd -D failed: " + read_text(cfg_.dir + "/log/smbd.out") + log_tail());
+  if (r.exit_status != 0)
+    return Status::IOError("smbd -D failed: " + read_text(cfg_.dir + "/log/smbd.out") + log_tail());
   const auto deadline = std::chrono::steady_clock::now() + cfg_.ready_timeout;
   while (!tcp_accepts(cfg_.address, port_)) {
     if (std::chrono::steady_clock::now() >= deadline)

@@ -20,7 +20,7 @@
 namespace perfsim::testing {
 
 struct SambaWinregConfig {
-  std::string dir;                   // private tree: emptied at start, removed by stop()
+  std::string dir;                    // private tree: emptied at start, removed by stop()
   std::string address = "127.0.0.1";  // added to lo as /32 when lo lacks it
   uint16_t port = 0;                  // 0: a free port
   // Existing unix accounts (e.g. "root") and the SMB passwords pdbedit gives them in the private passdb.

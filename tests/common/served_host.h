@@ -18,8 +18,8 @@ namespace perfsim::testing {
 
 struct ServeOptions {
   unsigned threads = 1;
-  server::LogSink log;                  // empty: discard the server's log lines
-  rpc::AssociationConfig association;   // per-connection DCE/RPC limits
+  server::LogSink log;                 // empty: discard the server's log lines
+  rpc::AssociationConfig association;  // per-connection DCE/RPC limits
   std::chrono::milliseconds idle_timeout{300'000};
   size_t max_pdu_size = 65535;
 };

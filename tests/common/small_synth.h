@@ -8,7 +8,8 @@
 
 namespace perfsim::testing {
 
-inline captures::Capture small_synth_capture(uint32_t processes = 8, uint32_t threads_max = 3, uint32_t duration_s = 60) {
+inline captures::Capture small_synth_capture(uint32_t processes = 8, uint32_t threads_max = 3,
+                                             uint32_t duration_s = 60) {
   synth::Spec spec;
   spec.profile = "2016";
   spec.process_count = processes;

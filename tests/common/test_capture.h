@@ -48,15 +48,22 @@ inline captures::Capture test_capture() {
   captures::Capture cap;
   cap.host.name = "TESTHOST";
   cap.host.interval_ms = 1000;
-  cap.catalog = {{2, "PerfOS", false}, {238, "PerfOS", false}, {230, "PerfProc", false},
-                 {232, "PerfProc", false}, {740, "PerfProc", true}};
+  cap.catalog = {{2, "PerfOS", false},
+                 {238, "PerfOS", false},
+                 {230, "PerfProc", false},
+                 {232, "PerfProc", false},
+                 {740, "PerfProc", true}};
   for (uint32_t tick = 0; tick < 3; ++tick) {
     cap.records.push_back({tick, 0, 0, "Global", 0, windows::kRegBinary, 0, sample({2, 238, 230, 232}, tick)});
     cap.records.push_back({tick, 0, 0, "Costly", 0, windows::kRegBinary, 0, sample({740}, tick)});
   }
-  cap.names.push_back({"009", perfdata::build_names(perfdata::make_names({{1, "740"}, {2, "System"}, {238, "Processor"}})),
+  cap.names.push_back({"009",
+                       perfdata::build_names(perfdata::make_names({{1, "740"}, {2, "System"}, {238, "Processor"}})),
                        perfdata::build_names(perfdata::make_names({{3, "System help"}}))});
-  cap.registry.push_back({"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib", "Last Counter", windows::kRegDword, {0xe4, 2, 0, 0}});
+  cap.registry.push_back({"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib",
+                          "Last Counter",
+                          windows::kRegDword,
+                          {0xe4, 2, 0, 0}});
   return cap;
 }
 }  // namespace perfsim::testing

@@ -57,7 +57,8 @@ TEST_CASE("strings, booleans, numbers and string arrays are typed too") {
   CHECK_THAT(r.string(d.root, "", "s", s).message(), Catch::Contains("expected a string, got integer 1"));
   CHECK_THAT(r.boolean(d.root, "", "b", b).message(), Catch::Contains("expected true or false, got string \"yes\""));
   CHECK_THAT(r.number(d.root, "", "n", n).message(), Catch::Contains("expected a number, got string \"2\""));
-  CHECK_THAT(r.strings(d.root, "", "a", a).message(), Catch::Contains("t.toml:4: a[1]: expected a string, got integer 3"));
+  CHECK_THAT(r.strings(d.root, "", "a", a).message(),
+             Catch::Contains("t.toml:4: a[1]: expected a string, got integer 3"));
   CHECK_THAT(r.integers(d.root, "", "l", l).message(), Catch::Contains("l[1]: must be between"));
   CHECK(r.number(d.root, "", "i", n).ok());  // an integer is a number
   CHECK(n == 4);
@@ -94,7 +95,8 @@ TEST_CASE("parse_uint takes whole decimal or 0x numbers and nothing else") {
   CHECK_FALSE(parse_uint_as(std::string_view("65536"), "port", port).ok());
   CHECK(parse_uint_as(std::string_view("65535"), "port", port).ok());
   CHECK(port == 65535);
-  CHECK(parse_uint("-1", "every", v).message() == "every: expected a whole number from 0 to 18446744073709551615, got \"-1\"");
+  CHECK(parse_uint("-1", "every", v).message() ==
+        "every: expected a whole number from 0 to 18446744073709551615, got \"-1\"");
 }
 
 TEST_CASE("parse_int and parse_double reject junk and out-of-range values") {

@@ -314,7 +314,8 @@ void check_hkpd_enum(const Env& e, const Session& s) {
 
 void check_wire_report(const Session& s) {
   INFO(s.script << ": tshark on " << s.dir << "/session.pcapng (port " << s.port << ")\n"
-                << "frame\ttcp.len\tprotocols\tpkt_type\topnum\ttcp.reasm_in\tdcerpc.reasm_in\tseverity\tmessage\tmalformed\tgroup\tretrans\tfast_retrans\n"
+                << "frame\ttcp.len\tprotocols\tpkt_type\topnum\ttcp.reasm_in\tdcerpc.reasm_"
+                   "in\tseverity\tmessage\tmalformed\tgroup\tretrans\tfast_retrans\n"
                 << s.wire.table << "dumpcap: " << s.dumpcap_log);
   std::string problems;
   for (const std::string& p : s.wire.problems) problems += p + "\n";
@@ -387,7 +388,8 @@ TEST_CASE("the wire check flags TCP payload that is not DCE/RPC", "[interop][wir
   INFO(s.wire.table);
   REQUIRE(s.wire.payload_frames >= 1);
   bool flagged = false;
-  for (const std::string& p : s.wire.problems) flagged |= p.find("not decoded as DCE/RPC") != std::string::npos || p.find("malformed") != std::string::npos;
+  for (const std::string& p : s.wire.problems)
+    flagged |= p.find("not decoded as DCE/RPC") != std::string::npos || p.find("malformed") != std::string::npos;
   CHECK(flagged);
 }
 

@@ -74,8 +74,8 @@ struct ClientRun {
 
 ClientRun client(const Served& s, const std::string& args, int timeout_s = 60) {
   ClientRun r;
-  const CommandResult c = run_command("timeout " + std::to_string(timeout_s) + " " + std::string(PERFSIM_PYTHON) + " -B " +
-                                      shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/quirk_client.py") +
+  const CommandResult c = run_command("timeout " + std::to_string(timeout_s) + " " + std::string(PERFSIM_PYTHON) +
+                                      " -B " + shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/quirk_client.py") +
                                       " --port " + std::to_string(s.port) + " " + args);
   r.exit_status = c.exit_status;
   r.text = c.output;
@@ -101,7 +101,8 @@ std::set<uint32_t> costly_indices(const captures::Capture& cap) {
 
 }  // namespace
 
-TEST_CASE("win2000: growing by 64 KB succeeds with fewer bytes than offered, impacket's retry loop never ends", "[interop][quirks]") {
+TEST_CASE("win2000: growing by 64 KB succeeds with fewer bytes than offered, impacket's retry loop never ends",
+          "[interop][quirks]") {
   Served s("default-win2000.perfcap", profile("win2000"));
   const size_t global = s.size_of("Global"), asked = s.size_of("238");
   REQUIRE(asked < global);
@@ -110,8 +111,8 @@ TEST_CASE("win2000: growing by 64 KB succeeds with fewer bytes than offered, imp
   REQUIRE(g.exit_status == 0);
   CHECK(g.out["status"] == 0);
   const size_t offered = g.out["offered"].get<size_t>();
-  CHECK(offered >= global + 65536);                          // needs about Global + 64 KB...
-  CHECK(g.out["data_len"].get<size_t>() == asked);           // ...and gets only what was asked
+  CHECK(offered >= global + 65536);                 // needs about Global + 64 KB...
+  CHECK(g.out["data_len"].get<size_t>() == asked);  // ...and gets only what was asked
   CHECK(g.out["data_len"].get<size_t>() < offered);
   for (size_t i = 0; i + 1 < g.out["attempts"].size(); ++i) {
     const json& a = g.out["attempts"][i];
@@ -155,7 +156,8 @@ TEST_CASE("win32-undefined: NULL and short buffers get ERROR_MORE_DATA with size
   CHECK(u[1]["size"] == 0);
 }
 
-TEST_CASE("samba-truncate: a short buffer, the exact size included, gets WERR_OK and the header alone", "[interop][quirks]") {
+TEST_CASE("samba-truncate: a short buffer, the exact size included, gets WERR_OK and the header alone",
+          "[interop][quirks]") {
   Served s("default-2016.perfcap", profile("samba"));
   const size_t n = s.size_of("Global");
   const json c = probe(s, "Global", "null,4096," + std::to_string(n) + "," + std::to_string(n + 1)).out["calls"];
@@ -182,7 +184,8 @@ TEST_CASE("busy: every second QueryValue gets ERROR_BUSY", "[interop][quirks]") 
   CHECK(c[3]["status"] == kBusy);
 }
 
-TEST_CASE("extra-objects: asking for Processor brings its provider's other objects only with the quirk on", "[interop][quirks]") {
+TEST_CASE("extra-objects: asking for Processor brings its provider's other objects only with the quirk on",
+          "[interop][quirks]") {
   Served on("default-2016.perfcap", {});
   Served off("default-2016.perfcap", with({}, "extra-objects", false));
   const std::string big = std::to_string(1 << 22);
@@ -231,7 +234,8 @@ TEST_CASE("access-denied and slow-global as a collector meets them", "[interop][
 
 namespace perfsim::interop {
 
-TEST_CASE("faults change while serving: the same connection meets busy, latency, an RPC fault, then a reset", "[interop][faults]") {
+TEST_CASE("faults change while serving: the same connection meets busy, latency, an RPC fault, then a reset",
+          "[interop][faults]") {
   Served s("default-2022.perfcap", {});
   std::unique_ptr<recorder::WinregClient> c;
   REQUIRE(recorder::WinregClient::connect("127.0.0.1", s.port, std::chrono::seconds(10), c).ok());

@@ -125,7 +125,8 @@ Status PacketRecorder::start(const std::vector<uint16_t>& ports, const std::stri
       send_and_close(port, "");
       seen = wait_until([&] { return file_size_or_zero(file) > before; }, 500ms);
     }
-    if (!seen) return failed("dumpcap wrote no packet of a probe connection to port " + std::to_string(port) + " within 10 s");
+    if (!seen)
+      return failed("dumpcap wrote no packet of a probe connection to port " + std::to_string(port) + " within 10 s");
   }
   return Status::Ok();
 }
@@ -146,10 +147,19 @@ void PacketRecorder::stop() {
 
 WireReport check_wire(const std::string& pcap, uint16_t port) {
   WireReport w;
-  const std::string fields[] = {"frame.number", "tcp.len", "frame.protocols", "dcerpc.pkt_type", "winreg.opnum",
-                                "tcp.reassembled_in", "dcerpc.reassembled_in", "_ws.expert.severity",
-                                "_ws.expert.message", "_ws.malformed", "_ws.expert.group",
-                                "tcp.analysis.retransmission", "tcp.analysis.fast_retransmission"};
+  const std::string fields[] = {"frame.number",
+                                "tcp.len",
+                                "frame.protocols",
+                                "dcerpc.pkt_type",
+                                "winreg.opnum",
+                                "tcp.reassembled_in",
+                                "dcerpc.reassembled_in",
+                                "_ws.expert.severity",
+                                "_ws.expert.message",
+                                "_ws.malformed",
+                                "_ws.expert.group",
+                                "tcp.analysis.retransmission",
+                                "tcp.analysis.fast_retransmission"};
   std::string cmd = "(timeout 120 tshark -2 -n -r " + shell_quote(pcap) + " -d tcp.port==" + std::to_string(port) +
                     ",dcerpc -T fields -E separator=/t -E occurrence=a -E aggregator=,";
   for (const std::string& f : fields) cmd += " -e " + f;
@@ -157,7 +167,8 @@ WireReport check_wire(const std::string& pcap, uint16_t port) {
   const CommandResult r = run_command(cmd);
   w.table = r.output;
   if (r.exit_status != 0) {
-    w.problems.push_back("tshark exited with " + std::to_string(r.exit_status) + ": " + read_text(pcap + ".tshark.err"));
+    w.problems.push_back("tshark exited with " + std::to_string(r.exit_status) + ": " +
+                         read_text(pcap + ".tshark.err"));
     return w;
   }
   for (const std::string& line : split(r.output, '\n')) {
@@ -182,21 +193,24 @@ WireReport check_wire(const std::string& pcap, uint16_t port) {
     // A request (0) or response (2) must decode as WINREG, unless it is a fragment reassembled later.
     for (const std::string& t : split(f[3], ','))
       if ((t == "0" || t == "2") && !winreg && f[6].empty())
-        w.problems.push_back("frame " + frame + ": DCE/RPC " + (t == "0" ? "request" : "response") + " not decoded as WINREG (" + protocols + ")");
+        w.problems.push_back("frame " + frame + ": DCE/RPC " + (t == "0" ? "request" : "response") +
+                             " not decoded as WINREG (" + protocols + ")");
     if (winreg)
       for (const std::string& op : split(f[4], ','))
         if (!op.empty()) w.opnums.insert(unsigned(std::stoul(op)));
     if (contains(protocols, "_ws.malformed") || !f[9].empty())
       w.problems.push_back("frame " + frame + ": malformed packet (" + protocols + ")");
-    const std::vector<std::string> severities = split(f[7], ','), messages = split(f[8], ','), groups = split(f[10], ',');
+    const std::vector<std::string> severities = split(f[7], ','), messages = split(f[8], ','),
+                                   groups = split(f[10], ',');
     for (size_t i = 0; i < severities.size(); ++i) {
       if (severities[i].empty()) continue;
       const unsigned long sev = std::stoul(severities[i], nullptr, 0);
       // TCP flow warnings (zero window, retransmission) say nothing about our PDUs: not judged.
-      const bool tcp_flow = i < groups.size() && !groups[i].empty() && std::stoul(groups[i], nullptr, 0) == kGroupSequence;
+      const bool tcp_flow =
+          i < groups.size() && !groups[i].empty() && std::stoul(groups[i], nullptr, 0) == kGroupSequence;
       if (sev >= kSeverityError || (sev >= kSeverityWarn && !tcp_flow))
-        w.problems.push_back("frame " + frame + ": expert info " + (sev >= kSeverityError ? "error" : "warning") + ": " +
-                             (i < messages.size() ? messages[i] : std::string("?")));
+        w.problems.push_back("frame " + frame + ": expert info " + (sev >= kSeverityError ? "error" : "warning") +
+                             ": " + (i < messages.size() ? messages[i] : std::string("?")));
     }
   }
   if (w.frames == 0) w.problems.push_back("the recording holds no frame");

@@ -51,13 +51,13 @@ class PacketRecorder {
 
 // What tshark made of a recording of one DCE/RPC session.
 struct WireReport {
-  size_t frames = 0;          // all frames
-  size_t payload_frames = 0;  // frames carrying TCP payload
-  size_t winreg_frames = 0;   // frames tshark decoded as WINREG calls
-  size_t retransmissions = 0; // TCP segments sent again (not judged: their bytes were, the first time)
-  std::set<unsigned> opnums;  // winreg opnums seen in requests
+  size_t frames = 0;                  // all frames
+  size_t payload_frames = 0;          // frames carrying TCP payload
+  size_t winreg_frames = 0;           // frames tshark decoded as WINREG calls
+  size_t retransmissions = 0;         // TCP segments sent again (not judged: their bytes were, the first time)
+  std::set<unsigned> opnums;          // winreg opnums seen in requests
   std::vector<std::string> problems;  // one line each; empty when the recording is clean
-  std::string table;          // tshark's per-frame fields, for diagnostics
+  std::string table;                  // tshark's per-frame fields, for diagnostics
 };
 // Decodes `pcap` with `-d tcp.port==port,dcerpc` and checks that every frame with TCP payload is
 // DCE/RPC (or a segment tshark reassembles into one, or a TCP retransmission), that requests and responses decode as

@@ -14,9 +14,13 @@
 
 namespace perfsim::lodctr::test {
 
-inline std::string data(const std::string& name) { return std::string(PERFSIM_SOURCE_DIR) + "/tests/lodctr/data/" + name; }
+inline std::string data(const std::string& name) {
+  return std::string(PERFSIM_SOURCE_DIR) + "/tests/lodctr/data/" + name;
+}
 inline std::string fixture(const std::string& name) { return std::string(PERFSIM_FIXTURES_DIR) + "/lodctr/" + name; }
-inline std::string example(const std::string& name) { return std::string(PERFSIM_SOURCE_DIR) + "/lodctr/examples/" + name; }
+inline std::string example(const std::string& name) {
+  return std::string(PERFSIM_SOURCE_DIR) + "/lodctr/examples/" + name;
+}
 
 inline Bytes read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -31,7 +35,8 @@ inline void write_file(const std::string& path, ByteView b) {
 
 // A private scratch directory per test case.
 inline std::string scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("perfsim-lodctr-" + std::to_string(::getpid()) + "-" + name);
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("perfsim-lodctr-" + std::to_string(::getpid()) + "-" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
@@ -92,7 +97,8 @@ inline std::string text_at(const perfdata::NameTable& t, uint32_t index) {
 
 // Registry and name tables equal (what lodctr may change).
 inline bool same_names_and_registry(const captures::Capture& a, const captures::Capture& b) {
-  if (a.registry.size() != b.registry.size() || a.names.size() != b.names.size() || a.catalog.size() != b.catalog.size())
+  if (a.registry.size() != b.registry.size() || a.names.size() != b.names.size() ||
+      a.catalog.size() != b.catalog.size())
     return false;
   for (size_t i = 0; i < a.registry.size(); ++i)
     if (a.registry[i].key != b.registry[i].key || a.registry[i].name != b.registry[i].name ||

@@ -39,7 +39,11 @@ TEST_CASE("symbol files: #define NAME offset, other lines ignored, names case-in
   CHECK((find_symbol(s, "device_counter_1", off) && off == 2));
   CHECK((find_symbol(s, "DEVICE_COUNTER_2", off) && off == 4));
   CHECK(!find_symbol(s, "DEVICE_COUNTER_3", off));
-  REQUIRE(parse_symbols(ascii("#  define A 0x10 // hex\n#define B (6)\n#define STR \"x\"\nint x;\n#define\tC\t8\x1a#define D 10\n"), s).ok());
+  REQUIRE(
+      parse_symbols(
+          ascii("#  define A 0x10 // hex\n#define B (6)\n#define STR \"x\"\nint x;\n#define\tC\t8\x1a#define D 10\n"),
+          s)
+          .ok());
   CHECK((find_symbol(s, "A", off) && off == 16));
   CHECK((find_symbol(s, "B", off) && off == 6));
   CHECK((find_symbol(s, "C", off) && off == 8));
@@ -49,7 +53,8 @@ TEST_CASE("symbol files: #define NAME offset, other lines ignored, names case-in
 
 TEST_CASE("a symbol value that is not a 32-bit offset is not a symbol, never a truncated one") {
   Symbols s;
-  REQUIRE(parse_symbols(ascii("#define BIG 0x1FFFFFFFF\n#define NEG -1\n#define JUNK 12abc\n#define OK 0X1e\n"), s).ok());
+  REQUIRE(
+      parse_symbols(ascii("#define BIG 0x1FFFFFFFF\n#define NEG -1\n#define JUNK 12abc\n#define OK 0X1e\n"), s).ok());
   uint32_t off = 99;
   CHECK(!find_symbol(s, "BIG", off));  // stoul kept its low 32 bits: 0xFFFFFFFF
   CHECK(!find_symbol(s, "NEG", off));
@@ -91,14 +96,22 @@ TEST_CASE("UTF-16 files with a BOM read like their UTF-8 text") {
 
 TEST_CASE("INI errors say what is missing or malformed") {
   CounterIni ini;
-  CHECK(parse_ini(ascii("[languages]\n009=English\n[text]\nA_009_NAME=x\n[info]\nsymbolfile=a.h\n"), ini).message().find("drivername") != std::string::npos);
-  CHECK(parse_ini(ascii("[info]\ndrivername=D\n[languages]\n009=x\n[text]\nA_009_NAME=x\n"), ini).message().find("symbolfile") != std::string::npos);
-  CHECK(parse_ini(ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[text]\nA_009_NAME=x\n"), ini).message().find("[languages]") != std::string::npos);
-  const Status bad = parse_ini(ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[languages]\n009=x\n[text]\nA_009_TITLE=x\n"), ini);
+  CHECK(parse_ini(ascii("[languages]\n009=English\n[text]\nA_009_NAME=x\n[info]\nsymbolfile=a.h\n"), ini)
+            .message()
+            .find("drivername") != std::string::npos);
+  CHECK(parse_ini(ascii("[info]\ndrivername=D\n[languages]\n009=x\n[text]\nA_009_NAME=x\n"), ini)
+            .message()
+            .find("symbolfile") != std::string::npos);
+  CHECK(parse_ini(ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[text]\nA_009_NAME=x\n"), ini)
+            .message()
+            .find("[languages]") != std::string::npos);
+  const Status bad =
+      parse_ini(ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[languages]\n009=x\n[text]\nA_009_TITLE=x\n"), ini);
   CHECK(bad.message().find("line 7") != std::string::npos);
 }
 
-TEST_CASE("the project's WaveGen and AppStat files load: DOS EOF byte, symbol file named in another case, no [objects]") {
+TEST_CASE(
+    "the project's WaveGen and AppStat files load: DOS EOF byte, symbol file named in another case, no [objects]") {
   CounterIni ini;
   Symbols syms;
   Status s = load_ini(data("wavegen.ini"), ini, syms);  // names "wavectrs.h"; the file is WaveCtrs.h

@@ -139,12 +139,15 @@ void check_two_providers(const TwoProviders& t) {
   CHECK(m.range.last_counter == m.range.first_counter + t.second_last_offset);
   const captures::RegistryValue* list = find_value(cap, performance_key(t.first_driver), "Object List");
   REQUIRE(list != nullptr);
-  CHECK(utf16_to_utf8(load_utf16le(list->data.data(), list->data.size() / 2 - 1)) == std::to_string(g.range.first_counter));
+  CHECK(utf16_to_utf8(load_utf16le(list->data.data(), list->data.size() / 2 - 1)) ==
+        std::to_string(g.range.first_counter));
   CHECK(g.languages == std::vector<std::string>{"009"});
 }
 
 TEST_CASE("the project's WaveGen and AppStat INIs install with their texts") {
-  check_two_providers({load(data("wavegen.ini")), load(data("appstat.ini")), "WAVEGEN",
+  check_two_providers({load(data("wavegen.ini")),
+                       load(data("appstat.ini")),
+                       "WAVEGEN",
                        {{0, "Wave Source"}, {8, "Fixed Level"}},
                        {{0, "Application Stats"}, {4, "Requests/Sec"}, {10, "Queue Length"}},
                        {2, "Rises linearly with the system time and starts again at zero."},
@@ -152,7 +155,9 @@ TEST_CASE("the project's WaveGen and AppStat INIs install with their texts") {
 }
 
 TEST_CASE("the real PerfGen and AppMem INIs install with their texts", "[fixtures]") {
-  check_two_providers({load(fixture("Perfgen.Ini")), load(fixture("AppMem.Ini")), "PERFGEN",
+  check_two_providers({load(fixture("Perfgen.Ini")),
+                       load(fixture("AppMem.Ini")),
+                       "PERFGEN",
                        {{0, "Signal Generator"}, {8, "Constant Value"}},
                        {{0, "Application Memory"}, {6, "Memory Allocs/Sec"}, {14, "Memory Frees/Sec"}},
                        {2, "Value varies as a sine function of the system time."},

@@ -56,9 +56,10 @@ json run_collector(const std::string& script) {
   testing::ServedHost srv(env().host);
   REQUIRE(srv.start().ok());
   const uint16_t port = srv.port();
-  const interop::CommandResult r = interop::run_command(
-      "timeout 120 " + std::string(PERFSIM_PYTHON) + " -B " + interop::shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/" + script) +
-      " --port " + std::to_string(port) + " --out " + interop::shell_quote(dir));
+  const interop::CommandResult r =
+      interop::run_command("timeout 120 " + std::string(PERFSIM_PYTHON) + " -B " +
+                           interop::shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/" + script) + " --port " +
+                           std::to_string(port) + " --out " + interop::shell_quote(dir));
   srv.stop();
   INFO(script << " exited " << r.exit_status << ":\n" << r.output);
   REQUIRE(r.exit_status == 0);
@@ -76,7 +77,8 @@ void check_client(const std::string& script) {
   const uint32_t fc = e.range.first_counter;
   // The names as the client decoded "Counter 009".
   std::map<uint32_t, std::string> names;
-  for (const json& pair : result["names"]["Counter 009"]) names[std::stoul(pair[0].get<std::string>())] = pair[1].get<std::string>();
+  for (const json& pair : result["names"]["Counter 009"])
+    names[std::stoul(pair[0].get<std::string>())] = pair[1].get<std::string>();
   CHECK(names[fc] == "Transfer");
   CHECK(names[fc + 2] == "Bytes Sent");
   CHECK(names[fc + 4] == "Available Bandwidth");

@@ -142,7 +142,8 @@ TEST_CASE("a disabled provider is in the registry but in no answer") {
   const Installed x = install_transfer(cs);
   REQUIRE(x.status.ok());
   CHECK(dword(x.cap, performance_key("Transfer"), "Disable Performance Counters") == 1);
-  for (const captures::QueryRecord& r : x.cap.records) CHECK(decode(r.payload).find(x.names.range.first_counter) == nullptr);
+  for (const captures::QueryRecord& r : x.cap.records)
+    CHECK(decode(r.payload).find(x.names.range.first_counter) == nullptr);
   CHECK(x.cap.catalog.size() == host().catalog.size());
 }
 
@@ -192,7 +193,8 @@ TEST_CASE("unlodctr takes the provider's objects out of every answer") {
 
 TEST_CASE("a wrongly typed collect spec value is refused with its key and line") {
   CollectSpec cs;
-  const std::string objects = "[[objects]]\nsymbol = \"A\"\n[[objects.counters]]\nsymbol = \"B\"\ntype = \"PERF_COUNTER_RAWCOUNT\"\n";
+  const std::string objects =
+      "[[objects]]\nsymbol = \"A\"\n[[objects.counters]]\nsymbol = \"B\"\ntype = \"PERF_COUNTER_RAWCOUNT\"\n";
   CHECK(parse_collect_spec_toml("[provider]\nseed = \"5\"\n" + objects, cs).message() ==
         "collect spec:2: provider.seed: expected an integer, got string \"5\"");
   CHECK_THAT(parse_collect_spec_toml("[provider]\ntimeout = { every = -1 }\n" + objects, cs).message(),
@@ -209,15 +211,19 @@ TEST_CASE("a wrongly typed collect spec value is refused with its key and line")
 TEST_CASE("collect spec errors name the key, symbols must exist") {
   CollectSpec cs;
   CHECK(parse_collect_spec_json(R"({"objects": [{"symbol": "A", "counters": [{"symbol": "B", "type": "NOPE"}]}]})", cs)
-            .message().find("type") != std::string::npos);
-  CHECK(parse_collect_spec_json(R"({"objects": [{"name": "A", "counters": []}]})", cs).message().find("objects[0].name") !=
-        std::string::npos);
-  CHECK(parse_collect_spec_json(R"({"provider": {"bad": "worse"}, "objects": []})", cs).message().find("provider.bad") !=
-        std::string::npos);
-  REQUIRE(parse_collect_spec_json(
-              R"({"objects": [{"symbol": "TRANSFER_OBJECT", "counters": [{"symbol": "NOT_A_SYMBOL", "type": "PERF_COUNTER_RAWCOUNT"}]}]})",
-              cs)
-              .ok());
+            .message()
+            .find("type") != std::string::npos);
+  CHECK(parse_collect_spec_json(R"({"objects": [{"name": "A", "counters": []}]})", cs)
+            .message()
+            .find("objects[0].name") != std::string::npos);
+  CHECK(
+      parse_collect_spec_json(R"({"provider": {"bad": "worse"}, "objects": []})", cs).message().find("provider.bad") !=
+      std::string::npos);
+  REQUIRE(
+      parse_collect_spec_json(
+          R"({"objects": [{"symbol": "TRANSFER_OBJECT", "counters": [{"symbol": "NOT_A_SYMBOL", "type": "PERF_COUNTER_RAWCOUNT"}]}]})",
+          cs)
+          .ok());
   const Installed x = install_transfer(cs);
   CHECK(x.status.message().find("NOT_A_SYMBOL") != std::string::npos);
 }

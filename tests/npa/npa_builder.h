@@ -28,10 +28,22 @@ class Writer {
   Bytes b;
   void align(size_t a) { pad_to(b, a); }
   void u8(uint8_t v) { b.push_back(v); }
-  void u16(uint16_t v) { align(2); put_le16(b, v); }
-  void u32(uint32_t v) { align(4); put_le32(b, v); }
-  void hyper(uint64_t v) { align(8); put_le64(b, v); }
-  void nttime(uint64_t v) { align(4); put_le64(b, v); }
+  void u16(uint16_t v) {
+    align(2);
+    put_le16(b, v);
+  }
+  void u32(uint32_t v) {
+    align(4);
+    put_le32(b, v);
+  }
+  void hyper(uint64_t v) {
+    align(8);
+    put_le64(b, v);
+  }
+  void nttime(uint64_t v) {
+    align(4);
+    put_le64(b, v);
+  }
   void ptr(bool present) { u32(present ? 0x20000 + 4 * next_++ : 0); }
   void str(const std::string& s) {
     const uint32_t n = uint32_t(s.size() + 1);
@@ -51,12 +63,12 @@ class Writer {
 };
 
 inline void session_info(Writer& w, const RequestSpec& s) {
-  w.ptr(true);  // auth_session_info
-  w.blob(0);    // exported_gssapi_credentials
-  for (int i = 0; i < 4; ++i) w.ptr(true);  // token, unix_token, info, unix_info
-  w.ptr(false);                             // torture
-  w.blob(16);                               // session_key
-  w.ptr(false);                             // credentials
+  w.ptr(true);                                    // auth_session_info
+  w.blob(0);                                      // exported_gssapi_credentials
+  for (int i = 0; i < 4; ++i) w.ptr(true);        // token, unix_token, info, unix_info
+  w.ptr(false);                                   // torture
+  w.blob(16);                                     // session_key
+  w.ptr(false);                                   // credentials
   for (int i = 0; i < 16; ++i) w.u8(uint8_t(i));  // unique_session_token
   w.align(8);
   // security_token

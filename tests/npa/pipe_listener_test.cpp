@@ -255,8 +255,8 @@ TEST_CASE("stopping the server closes pipes mid-handshake and removes the socket
   Fixture fx;
   auto srv = fx.start(int(::getuid()));
   REQUIRE(fs::exists(fx.path));
-  FakeSmbd idle(fx.path);       // never sends: still in the handshake
-  FakeSmbd open(fx.path);       // fully open pipe
+  FakeSmbd idle(fx.path);  // never sends: still in the handshake
+  FakeSmbd open(fx.path);  // fully open pipe
   open.send(npa_test::build_request(RequestSpec{}));
   REQUIRE(open.recv(npa::kReplySize).size() == npa::kReplySize);
   srv->stop();

@@ -178,8 +178,7 @@ TEST_CASE("PERF_AVERAGE_TIMER: ((N1-N0)/F)/(B1-B0) in seconds") {
 
 TEST_CASE("PERF_AVERAGE_BULK: (N1-N0)/(B1-B0)") {
   // 409,600 bytes over 100 transfers -> 4096
-  const FormattedValue v =
-      two({{PERF_AVERAGE_BULK, 8}, {PERF_AVERAGE_BASE, 4}}, {0, 0}, kT0, {409'600, 100}, kT1);
+  const FormattedValue v = two({{PERF_AVERAGE_BULK, 8}, {PERF_AVERAGE_BASE, 4}}, {0, 0}, kT0, {409'600, 100}, kT1);
   REQUIRE(v.valid());
   CHECK(v.value == Approx(4096.0));
 }
@@ -204,8 +203,8 @@ TEST_CASE("PERF_COUNTER_MULTI_TIMER: 100*((N1-N0)/((D1-D0)/F))/B") {
 
 TEST_CASE("PERF_COUNTER_MULTI_TIMER_INV: 100*(B-(N1-N0)/(D1-D0))") {
   // 4 items, 60,000,000 idle ticks over 20,000,000 -> 100 * (4 - 3) = 100%
-  const FormattedValue v = two({{PERF_COUNTER_MULTI_TIMER_INV, 8}, {PERF_COUNTER_MULTI_BASE, 8}}, {0, 4}, kT0,
-                               {60'000'000, 4}, kT1);
+  const FormattedValue v =
+      two({{PERF_COUNTER_MULTI_TIMER_INV, 8}, {PERF_COUNTER_MULTI_BASE, 8}}, {0, 4}, kT0, {60'000'000, 4}, kT1);
   REQUIRE(v.valid());
   CHECK(v.value == Approx(100.0));
 }
@@ -215,8 +214,9 @@ TEST_CASE("PERF_100NSEC_MULTI_TIMER and _INV on the 100ns clock") {
   CHECK(two({{PERF_100NSEC_MULTI_TIMER, 8}, {PERF_COUNTER_MULTI_BASE, 8}}, {0, 4}, kT0, {20'000'000, 4}, kT1).value ==
         Approx(50.0));
   // 2 items idle 5,000,000 over 10,000,000 -> 100 * (2 - 0.5) = 150%
-  CHECK(two({{PERF_100NSEC_MULTI_TIMER_INV, 8}, {PERF_COUNTER_MULTI_BASE, 8}}, {0, 2}, kT0, {5'000'000, 2}, kT1)
-            .value == Approx(150.0));
+  CHECK(
+      two({{PERF_100NSEC_MULTI_TIMER_INV, 8}, {PERF_COUNTER_MULTI_BASE, 8}}, {0, 2}, kT0, {5'000'000, 2}, kT1).value ==
+      Approx(150.0));
   // B = 0 items: no value
   CHECK(two({{PERF_100NSEC_MULTI_TIMER, 8}, {PERF_COUNTER_MULTI_BASE, 8}}, {0, 0}, kT0, {20'000'000, 0}, kT1).status ==
         ValueStatus::kInvalid);
@@ -226,8 +226,8 @@ TEST_CASE("PRECISION timers use the PERF_PRECISION_TIMESTAMP that follows, not t
   // busy 3,000,000 over a private timestamp advancing 12,000,000 -> 25%; the block clocks would say 30%
   for (uint32_t type : {PERF_PRECISION_SYSTEM_TIMER, PERF_PRECISION_100NS_TIMER, PERF_PRECISION_OBJECT_TIMER}) {
     INFO(counter_type_name(type));
-    const FormattedValue v = two({{type, 8}, {PERF_PRECISION_TIMESTAMP, 8}}, {1'000'000, 40'000'000}, kT0,
-                                 {4'000'000, 52'000'000}, kT1);
+    const FormattedValue v =
+        two({{type, 8}, {PERF_PRECISION_TIMESTAMP, 8}}, {1'000'000, 40'000'000}, kT0, {4'000'000, 52'000'000}, kT1);
     REQUIRE(v.valid());
     CHECK(v.value == Approx(25.0));
     // The timestamp did not advance: no value.
@@ -245,8 +245,7 @@ TEST_CASE("PERF_COUNTER_DELTA and _LARGE_DELTA: N1-N0, negative shows 0") {
 
 TEST_CASE("PERF_SAMPLE_FRACTION: 100*(N1-N0)/(B1-B0)") {
   // 30 hits of 40 samples -> 75%
-  const FormattedValue v =
-      two({{PERF_SAMPLE_FRACTION, 4}, {PERF_SAMPLE_BASE, 4}}, {100, 200}, kT0, {130, 240}, kT1);
+  const FormattedValue v = two({{PERF_SAMPLE_FRACTION, 4}, {PERF_SAMPLE_BASE, 4}}, {100, 200}, kT0, {130, 240}, kT1);
   REQUIRE(v.valid());
   CHECK(v.value == Approx(75.0));
   // base unchanged: no value
@@ -317,8 +316,9 @@ TEST_CASE("counter data outside the block, missing base, unknown type, bad index
   d.objects[0].counters[0].offset = 4000;
   CHECK(format_counter(d.objects[0], 0, nullptr, sample_of(d)).status == ValueStatus::kInvalid);
   CHECK(format_counter(d.objects[0], 1, nullptr, sample_of(d)).status == ValueStatus::kInvalid);
-  CHECK(one({{PERF_RAW_FRACTION, 4}}, {1}, kT0).status == ValueStatus::kInvalid);                         // last counter
-  CHECK(one({{PERF_RAW_FRACTION, 4}, {PERF_COUNTER_RAWCOUNT, 4}}, {1, 2}, kT0).status == ValueStatus::kInvalid);  // not a base
+  CHECK(one({{PERF_RAW_FRACTION, 4}}, {1}, kT0).status == ValueStatus::kInvalid);  // last counter
+  CHECK(one({{PERF_RAW_FRACTION, 4}, {PERF_COUNTER_RAWCOUNT, 4}}, {1, 2}, kT0).status ==
+        ValueStatus::kInvalid);  // not a base
   const FormattedValue u = one({{0x12345678, 4}}, {1}, kT0);
   CHECK(u.status == ValueStatus::kInvalid);
   CHECK(u.error.find("0x12345678") != std::string::npos);
@@ -347,8 +347,8 @@ TEST_CASE("counter_type_name and display_scaled") {
 
 namespace {
 
-const std::vector<Def> kProcDefs{{PERF_100NSEC_TIMER, 8}, {PERF_COUNTER_RAWCOUNT, 4}, {PERF_RAW_FRACTION, 4},
-                                 {PERF_RAW_BASE, 4}};
+const std::vector<Def> kProcDefs{
+    {PERF_100NSEC_TIMER, 8}, {PERF_COUNTER_RAWCOUNT, 4}, {PERF_RAW_FRACTION, 4}, {PERF_RAW_BASE, 4}};
 constexpr uint32_t kParentObject = 232;
 
 Instance instance(std::u16string_view name, const std::vector<CounterDef>& defs, const std::vector<uint64_t>& values,
@@ -377,8 +377,8 @@ DataBlock multi(const std::vector<Inst>& insts, const Clocks& c, const std::vect
   Object o = object_with(kProcDefs, c);
   o.num_instances = 0;
   for (const Inst& i : insts)
-    o.instances.push_back(instance(i.name, o.counters, {i.busy, 42, 1, 4}, parents.empty() ? 0 : kParentObject,
-                                   i.parent));
+    o.instances.push_back(
+        instance(i.name, o.counters, {i.busy, 42, 1, 4}, parents.empty() ? 0 : kParentObject, i.parent));
   d.objects.push_back(o);
   fix_counts(d);
   return d;

@@ -2,7 +2,6 @@
 // every truncation, and tolerant mode for object-count-lies.
 #include <catch2/catch.hpp>
 
-
 #include "tests/perfdata_model/rich_blob.h"
 
 using namespace perfsim;

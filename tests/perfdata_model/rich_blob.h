@@ -35,8 +35,8 @@ inline void fill_values(Object& o, uint64_t seed) {
 // Objects, by index: 0 System (2, single instance), 1 Process (230, 4 instances), 2 Thread (232,
 // parents in Process), 3 Paging File (700, no instances), 4 Network (9000, instances by UniqueID).
 inline DataBlock rich_block() {
-  DataBlock d = empty_block(u"HOST01", SystemTime{2024, 5, 5, 3, 10, 12, 30, 250}, 123456789, 10000000,
-                            133600000000000000);
+  DataBlock d =
+      empty_block(u"HOST01", SystemTime{2024, 5, 5, 3, 10, 12, 30, 250}, 123456789, 10000000, 133600000000000000);
   Object sys;
   sys.name_index = 2;
   sys.help_index = 3;
@@ -63,7 +63,8 @@ inline DataBlock rich_block() {
   thread.counters = {counter(190, PERF_COUNTER_RAWCOUNT, 4, 4), counter(192, PERF_PRECISION_100NS_TIMER, 8, 8),
                      counter(194, PERF_PRECISION_TIMESTAMP, 8, 16)};
   // Thread names repeat across processes; unique per parent.
-  thread.instances = {make_instance(u"0", 20, 230, 0), make_instance(u"0", 20, 230, 1), make_instance(u"1", 20, 230, 1)};
+  thread.instances = {make_instance(u"0", 20, 230, 0), make_instance(u"0", 20, 230, 1),
+                      make_instance(u"1", 20, 230, 1)};
   fill_values(thread, 3000);
 
   Object paging;

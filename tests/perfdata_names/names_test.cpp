@@ -19,8 +19,8 @@ Bytes utf16z(std::initializer_list<const char*> strings) {
 
 TEST_CASE("name table keeps duplicates, gaps and a Last Counter that disagrees") {
   // XP x64-like: declared last 2702, highest present 2720, index 6 twice, nothing at 8.
-  Bytes raw = utf16z({"1", "2702", "2", "System", "4", "Memory", "6", "% Processor Time", "6", "% Processor Time",
-                      "10", "File Read Operations/sec", "2720", "Late Counter", ""});
+  Bytes raw = utf16z({"1", "2702", "2", "System", "4", "Memory", "6", "% Processor Time", "6", "% Processor Time", "10",
+                      "File Read Operations/sec", "2720", "Late Counter", ""});
   NameTable t;
   REQUIRE(parse_names(raw, t).ok());
   REQUIRE(t.entries.size() == 7);

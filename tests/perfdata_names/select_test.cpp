@@ -7,7 +7,7 @@ using namespace perfsim::perfdata;
 
 namespace {
 std::vector<ObjectInfo> catalog() {
-  return {{2, "PerfOS", false},   {4, "PerfOS", false},    {238, "PerfOS", false},
+  return {{2, "PerfOS", false},     {4, "PerfOS", false},     {238, "PerfOS", false},
           {230, "PerfProc", false}, {232, "PerfProc", false}, {786, "PerfProc", true},
           {740, "PerfProc", true},  {234, "PerfDisk", false}, {236, "PerfDisk", false}};
 }

@@ -51,10 +51,22 @@ TEST_CASE("PERF_DATA_BLOCK header checks") {
   Rich r;
   Bytes& b = r.b;
   SECTION("truncated") { require_finding(Bytes(b.begin(), b.begin() + 50), "block.truncated", 50, Severity::kError); }
-  SECTION("signature") { b[4] = 'X'; require_finding(b, "block.signature", 0, Severity::kError); }
-  SECTION("byte order") { put32(b, 8, 0); require_finding(b, "block.byte-order", 8, Severity::kError); }
-  SECTION("version") { put32(b, 12, 2); require_finding(b, "block.version", 12, Severity::kWarning); }
-  SECTION("revision") { put32(b, 16, 3); require_finding(b, "block.revision", 16, Severity::kWarning); }
+  SECTION("signature") {
+    b[4] = 'X';
+    require_finding(b, "block.signature", 0, Severity::kError);
+  }
+  SECTION("byte order") {
+    put32(b, 8, 0);
+    require_finding(b, "block.byte-order", 8, Severity::kError);
+  }
+  SECTION("version") {
+    put32(b, 12, 2);
+    require_finding(b, "block.version", 12, Severity::kWarning);
+  }
+  SECTION("revision") {
+    put32(b, 16, 3);
+    require_finding(b, "block.revision", 16, Severity::kWarning);
+  }
   SECTION("TotalByteLength past the blob") {
     put32(b, 20, uint32_t(b.size() + 8));
     require_finding(b, "block.total-length", 20, Severity::kError);
@@ -68,7 +80,10 @@ TEST_CASE("PERF_DATA_BLOCK header checks") {
     r.d.objects.back().trailer = {0, 0, 0, 0};
     require_finding(build(r.d), "block.total-length-alignment", 20, Severity::kWarning);
   }
-  SECTION("HeaderLength") { put32(b, 24, 80); require_finding(b, "block.header-length", 24, Severity::kError); }
+  SECTION("HeaderLength") {
+    put32(b, 24, 80);
+    require_finding(b, "block.header-length", 24, Severity::kError);
+  }
   SECTION("system name outside the header") {
     put32(b, 80, 1000);
     require_finding(b, "block.system-name-bounds", 84, Severity::kError);
@@ -120,7 +135,10 @@ TEST_CASE("PERF_OBJECT_TYPE checks") {
     put32(b, proc, 32);
     require_finding(b, "object.total-length", proc, Severity::kError);
   }
-  SECTION("HeaderLength") { put32(b, proc + 8, 60); require_finding(b, "object.header-length", proc + 8, Severity::kError); }
+  SECTION("HeaderLength") {
+    put32(b, proc + 8, 60);
+    require_finding(b, "object.header-length", proc + 8, Severity::kError);
+  }
   SECTION("DefinitionLength past TotalByteLength") {
     put32(b, proc + 4, get32(b, proc) + 8);
     require_finding(b, "object.definition-length", proc + 4, Severity::kError);
@@ -181,8 +199,9 @@ TEST_CASE("PERF_INSTANCE_DEFINITION checks") {
     const std::vector<Finding> fs = validate(t);
     require_finding(t, "instance.alignment", locate(r.d).objects[1].instances[1], Severity::kWarning);
     // The instances and blocks after it inherit the shift: one warning in this object, not six.
-    CHECK(std::count_if(fs.begin(), fs.end(), [](const Finding& f) { return f.check.find("alignment") != std::string::npos &&
-                                                                            f.check != "block.total-length-alignment"; }) == 4);
+    CHECK(std::count_if(fs.begin(), fs.end(), [](const Finding& f) {
+            return f.check.find("alignment") != std::string::npos && f.check != "block.total-length-alignment";
+          }) == 4);
     CHECK_FALSE(has_errors(fs));
   }
   SECTION("name outside the definition") {

@@ -11,8 +11,8 @@ using namespace perfsim;
 
 namespace {
 
-recorder::Exchange ask(replayer::SimulatedHost& h, const std::string& key, const std::string& name, std::optional<uint32_t> buffer,
-                       int64_t time) {
+recorder::Exchange ask(replayer::SimulatedHost& h, const std::string& key, const std::string& name,
+                       std::optional<uint32_t> buffer, int64_t time) {
   const replayer::PerfKey pk = key == "HKPT" ? replayer::PerfKey::kText : replayer::PerfKey::kData;
   const replayer::ValueAnswer a = h.query(pk, name, {buffer.has_value(), buffer.value_or(0)});
   recorder::Exchange e;
@@ -84,7 +84,11 @@ TEST_CASE("build_capture: a collector's polls become ticks, probes and retries a
   CHECK(c.names[0].counter == cap.names[0].counter);
   size_t globals = 0, ones = 0;
   for (const captures::QueryRecord& r : c.records) {
-    if (r.value_name == "Global") { ++globals; CHECK(r.payload == global); CHECK(r.status == 0); }
+    if (r.value_name == "Global") {
+      ++globals;
+      CHECK(r.payload == global);
+      CHECK(r.status == 0);
+    }
     if (r.value_name == "238") ++ones;
   }
   CHECK(globals == 3);

@@ -84,7 +84,8 @@ bool mentions(const std::vector<std::string>& findings, const std::string& what)
 }  // namespace
 
 TEST_CASE("record over SMB through perfsim serve --smb: the samples are the served ones", "[recorder][smb]") {
-  const std::string dir = (std::filesystem::temp_directory_path() / ("perfsim_rec_smb_" + std::to_string(::getpid()))).string();
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("perfsim_rec_smb_" + std::to_string(::getpid()))).string();
   const std::string capture = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
   testing::PerfsimSmbServe serve;
   testing::ServeSmbConfig cfg;
@@ -132,7 +133,8 @@ TEST_CASE("record over SMB through perfsim serve --smb: the samples are the serv
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("record Samba's own rpcd_winreg: no error, its oddities named, its answers replayed exactly", "[recorder][smb]") {
+TEST_CASE("record Samba's own rpcd_winreg: no error, its oddities named, its answers replayed exactly",
+          "[recorder][smb]") {
   {
     const Status s = testing::samba_server_available();
     INFO(s.ToString());

@@ -39,7 +39,8 @@ struct LiveServer {
   uint16_t port = 0;
 };
 
-std::shared_ptr<replayer::SimulatedHost> host_with(const captures::Capture& cap, replayer::Quirks q, uint32_t tick = 1) {
+std::shared_ptr<replayer::SimulatedHost> host_with(const captures::Capture& cap, replayer::Quirks q,
+                                                   uint32_t tick = 1) {
   replayer::HostOptions opt{replayer::TimelineMode::kFrozen, tick};
   opt.quirks = q;
   std::shared_ptr<replayer::SimulatedHost> h;
@@ -100,8 +101,14 @@ TEST_CASE("a recording over TCP holds exactly what the host served", "[recorder]
   size_t globals = 0, ones = 0;
   for (const captures::QueryRecord& rec : got.records) {
     CHECK(rec.status == 0);
-    if (rec.value_name == "Global") { ++globals; CHECK(rec.payload == global); }
-    if (rec.value_name == "238") { ++ones; CHECK(rec.payload == one); }
+    if (rec.value_name == "Global") {
+      ++globals;
+      CHECK(rec.payload == global);
+    }
+    if (rec.value_name == "238") {
+      ++ones;
+      CHECK(rec.payload == one);
+    }
     CHECK(rec.latency_us > 0);
     CHECK(rec.time_100ns > cap.host.start_time_100ns);
   }
@@ -186,7 +193,8 @@ TEST_CASE("recording a host that refuses HKPD says which rights are missing", "[
   CHECK_FALSE(std::filesystem::exists(path));
 }
 
-TEST_CASE("perfsim record killed with SIGKILL mid-sample leaves a capture readable to the last whole sample", "[recorder]") {
+TEST_CASE("perfsim record killed with SIGKILL mid-sample leaves a capture readable to the last whole sample",
+          "[recorder]") {
   const captures::Capture cap = small_host();
   replayer::Quirks q;
   // Each sample asks 238 first, then a Global that takes 300 ms: while the file ends in a 238
@@ -196,7 +204,8 @@ TEST_CASE("perfsim record killed with SIGKILL mid-sample leaves a capture readab
   const std::string path = temp_path("rec_killed");
   const auto last_record = [&](captures::RecordInfo& out) {
     std::unique_ptr<captures::Reader> rd;
-    if (!std::filesystem::exists(path) || !captures::Reader::open(path, rd).ok() || rd->records().size() < 3) return false;
+    if (!std::filesystem::exists(path) || !captures::Reader::open(path, rd).ok() || rd->records().size() < 3)
+      return false;
     out = rd->records().back();
     return rd->queries()[out.query] == "238";
   };

@@ -41,7 +41,7 @@ winreg::PolicyHandle handle(uint8_t id) {
 struct Dialogue {
   Bytes client, server;
   uint32_t call_id = 1;
-  uint16_t frag = 64;  // small fragments so that stubs span several PDUs
+  uint16_t frag = 64;                               // small fragments so that stubs span several PDUs
   std::vector<size_t> request_ends, response_ends;  // stream offsets where each call's request / answer ends
 
   Dialogue(const SyntaxId& iface = winreg_syntax()) {
@@ -94,7 +94,9 @@ struct Dialogue {
 };
 
 // End offset of the chunk holding byte end - 1 when a stream of `size` bytes is cut every `step`.
-int64_t chunk_end(size_t end, size_t step, size_t size) { return int64_t(std::min(size, (end + step - 1) / step * step)); }
+int64_t chunk_end(size_t end, size_t step, size_t size) {
+  return int64_t(std::min(size, (end + step - 1) / step * step));
+}
 
 // Feeds both streams in chunks of `step` bytes, client first, each chunk time-stamped with its end offset.
 void feed(WinregSniffer& s, const Dialogue& d, size_t step) {
@@ -158,7 +160,8 @@ TEST_CASE("sniffer: QueryValue exchanges with their key, whatever the segmentati
     const int64_t sent = chunk_end(d.request_ends[3], step, d.client.size());
     CHECK(ex[2].latency_us == uint32_t((ex[2].time_100ns - sent) / 10));
     REQUIRE(s.problems().size() == 1);
-    CHECK(s.problems()[0] == "c -> s: 1 QueryValue call(s) on handles opened before the capture began (key unknown): skipped");
+    CHECK(s.problems()[0] ==
+          "c -> s: 1 QueryValue call(s) on handles opened before the capture began (key unknown): skipped");
   }
 }
 
@@ -213,9 +216,9 @@ TEST_CASE("tcp: retransmissions, overlaps, reordering, wrap-around and gaps", "[
   TcpDirection d;
   d.add(isn, true, {}, 1, out);
   d.add(isn + 1, false, seg(0, 30), 2, out);
-  d.add(isn + 1, false, seg(0, 30), 3, out);      // retransmitted whole
-  d.add(isn + 61, false, seg(60, 20), 4, out);    // early: waits
-  d.add(isn + 21, false, seg(20, 40), 5, out);    // overlaps 10 bytes, fills the hole
+  d.add(isn + 1, false, seg(0, 30), 3, out);    // retransmitted whole
+  d.add(isn + 61, false, seg(60, 20), 4, out);  // early: waits
+  d.add(isn + 21, false, seg(20, 40), 5, out);  // overlaps 10 bytes, fills the hole
   d.add(isn + 81, false, seg(80, 20), 6, out);
   d.finish();
   CHECK(got == data);
@@ -234,7 +237,8 @@ TEST_CASE("tcp: retransmissions, overlaps, reordering, wrap-around and gaps", "[
 }
 
 // One SMB2 command (header + body + payload at `data_at` from the header start), in a NetBIOS frame.
-Bytes smb2(uint16_t command, bool response, uint64_t message_id, uint32_t status, Bytes body, const Bytes& payload = {}) {
+Bytes smb2(uint16_t command, bool response, uint64_t message_id, uint32_t status, Bytes body,
+           const Bytes& payload = {}) {
   Bytes m = {0xfe, 'S', 'M', 'B', 64, 0};
   m.resize(64);
   store_le32(&m[8], status);
@@ -255,7 +259,8 @@ Bytes body_with_fid(size_t size, size_t fid_at, uint8_t fid) {
 }
 
 TEST_CASE("smb2: pipe bytes from WRITE, READ and FSCTL_PIPE_TRANSCEIVE, matched by MessageId", "[recorder_import]") {
-  const Bytes in = pattern(40, 1), out1 = pattern(30, 2), out2 = pattern(20, 3), in2 = pattern(16, 4), out3 = pattern(12, 5);
+  const Bytes in = pattern(40, 1), out1 = pattern(30, 2), out2 = pattern(20, 3), in2 = pattern(16, 4),
+              out3 = pattern(12, 5);
   std::vector<std::tuple<uint8_t, bool, Bytes, int64_t>> seen;
   Smb2PipeDemux demux([&](const FileId& f, bool to_server, ByteView d, int64_t t) {
     seen.emplace_back(f[0], to_server, Bytes(d.begin(), d.end()), t);
@@ -286,7 +291,8 @@ TEST_CASE("smb2: pipe bytes from WRITE, READ and FSCTL_PIPE_TRANSCEIVE, matched 
   put_bytes(client, smb2(0x08, false, 6, 0, read));
   put_bytes(client, smb2(0x0b, false, 7, 0, ioctl, in2));
   put_bytes(client, smb2(0x08, false, 8, 0, read2));
-  for (size_t i = 0; i < client.size(); i += 5) demux.feed(true, ByteView(client).subspan(i, std::min<size_t>(5, client.size() - i)), 10);
+  for (size_t i = 0; i < client.size(); i += 5)
+    demux.feed(true, ByteView(client).subspan(i, std::min<size_t>(5, client.size() - i)), 10);
   Bytes pending_resp(8);  // interim STATUS_PENDING of READ 6
   Bytes interim = smb2(0x08, true, 6, 0x103, pending_resp);
   interim[4 + 16] = 3;  // response | async

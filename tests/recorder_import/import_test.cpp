@@ -65,8 +65,16 @@ struct Served {
       fleet += "[[host]]\nlisten = \"" + std::string(addr) + ":0\"\ncapture = \"" + PERFSIM_SOURCE_DIR + "/captures/" +
                kCapture + "\"\ntimeline = \"frozen:" + std::to_string(kTick) + "\"\n";
     std::ofstream(dir + "/fleet.toml") << fleet;
-    std::vector<std::string> args = {PERFSIM_EXE, "serve", "--fleet", dir + "/fleet.toml", "--smb=" + std::to_string(smb_port),
-                                     "--smb-dir", dir + "/smb", "--json", "--threads", "2",
+    std::vector<std::string> args = {PERFSIM_EXE,
+                                     "serve",
+                                     "--fleet",
+                                     dir + "/fleet.toml",
+                                     "--smb=" + std::to_string(smb_port),
+                                     "--smb-dir",
+                                     dir + "/smb",
+                                     "--json",
+                                     "--threads",
+                                     "2",
                                      std::string("--smb-user=") + kUser[0] + ":" + kUser[1]};
     subprocess::Options o;
     o.out = o.err = subprocess::Stream::kFile;
@@ -123,9 +131,9 @@ ClientRun run_collector(const std::string& root, const Served& s, const std::str
   r.dir = root + "/" + r.tag;
   fs::create_directories(r.dir);
   r.cmd = run_command("timeout 120 " + std::string(PERFSIM_PYTHON) + " -B " +
-                      shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/" + script) + (smb ? " --smb" : "") + " --port " +
-                      std::to_string(smb ? s.smb_port : s.tcp_port) + " --address " + (smb ? kSmbHost : kTcpHost) +
-                      " --out " + shell_quote(r.dir));
+                      shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/" + script) + (smb ? " --smb" : "") +
+                      " --port " + std::to_string(smb ? s.smb_port : s.tcp_port) + " --address " +
+                      (smb ? kSmbHost : kTcpHost) + " --out " + shell_quote(r.dir));
   std::ifstream f(r.dir + "/result.json");
   if (f) r.result = json::parse(f, nullptr, false);
   return r;
@@ -133,10 +141,11 @@ ClientRun run_collector(const std::string& root, const Served& s, const std::str
 
 // QueryValue requests tshark's own dissectors find, per server address (independent of ours).
 std::map<std::string, size_t> tshark_query_values(const std::string& pcap, const Served& s) {
-  const CommandResult r = run_command("timeout 120 tshark -n -r " + shell_quote(pcap) + " -d tcp.port==" +
-                                      std::to_string(s.tcp_port) + ",dcerpc -d tcp.port==" + std::to_string(s.smb_port) +
-                                      ",nbss -Y 'dcerpc.pkt_type == 0 && winreg.opnum == 17' -T fields -e ip.dst "
-                                      "-e winreg.opnum -E occurrence=a -E aggregator=, 2>/dev/null");
+  const CommandResult r =
+      run_command("timeout 120 tshark -n -r " + shell_quote(pcap) + " -d tcp.port==" + std::to_string(s.tcp_port) +
+                  ",dcerpc -d tcp.port==" + std::to_string(s.smb_port) +
+                  ",nbss -Y 'dcerpc.pkt_type == 0 && winreg.opnum == 17' -T fields -e ip.dst "
+                  "-e winreg.opnum -E occurrence=a -E aggregator=, 2>/dev/null");
   std::map<std::string, size_t> n;
   std::istringstream lines(r.output);
   for (std::string line; std::getline(lines, line);) {
@@ -161,7 +170,8 @@ std::shared_ptr<replayer::SimulatedHost> load_host() {
   return host;
 }
 
-const Conversation* find_conversation(const std::vector<Conversation>& cs, const std::string& server, const std::string& transport) {
+const Conversation* find_conversation(const std::vector<Conversation>& cs, const std::string& server,
+                                      const std::string& transport) {
   for (const Conversation& c : cs)
     if (c.server == server && c.transport == transport) return &c;
   return nullptr;
@@ -198,7 +208,7 @@ void check_served(const Conversation& c, const replayer::SimulatedHost& host) {
     }
     ++checked;
   }
-  CHECK(global == 2);      // one per client
+  CHECK(global == 2);       // one per client
   CHECK(checked == 2 * 8);  // 7 HKPD values and Last Counter, per client
 }
 
@@ -280,7 +290,8 @@ const Recorded& recorded() {
   return *rec;
 }
 
-TEST_CASE("import: samba and impacket sessions over TCP and SMB give back what was served", "[recorder_import][interop]") {
+TEST_CASE("import: samba and impacket sessions over TCP and SMB give back what was served",
+          "[recorder_import][interop]") {
   const Recorded& r = recorded();
   for (const ClientRun& run : r.runs) {
     INFO(run.tag << " output:\n" << run.cmd.output);
@@ -351,7 +362,8 @@ size_t total_exchanges(const std::vector<Conversation>& cs) {
   return n;
 }
 
-TEST_CASE("import: a truncated capture fails with tshark's words and keeps what was read", "[recorder_import][interop]") {
+TEST_CASE("import: a truncated capture fails with tshark's words and keeps what was read",
+          "[recorder_import][interop]") {
   const Recorded& r = recorded();
   const std::string cut = r.dir + "/truncated.pcapng";
   fs::copy_file(r.pcap, cut, fs::copy_options::overwrite_existing);
@@ -383,8 +395,9 @@ TEST_CASE("import: a resent segment changes nothing, a missing one is reported",
   std::vector<Conversation> full;
   REQUIRE(read_pcap(r.pcap, full).ok());
   // A large segment the TCP server sent in the middle of the recording.
-  const CommandResult frames = run_command("timeout 120 tshark -n -r " + shell_quote(r.pcap) + " -Y 'tcp.srcport == " +
-                                           std::to_string(r.served.tcp_port) + " && tcp.len > 1000' -T fields -e frame.number 2>/dev/null");
+  const CommandResult frames = run_command("timeout 120 tshark -n -r " + shell_quote(r.pcap) +
+                                           " -Y 'tcp.srcport == " + std::to_string(r.served.tcp_port) +
+                                           " && tcp.len > 1000' -T fields -e frame.number 2>/dev/null");
   std::vector<std::string> numbers;
   std::istringstream lines(frames.output);
   for (std::string l; std::getline(lines, l);)
@@ -394,20 +407,26 @@ TEST_CASE("import: a resent segment changes nothing, a missing one is reported",
 
   // Resent: that frame again, merged in after the original (mergecap keeps time order).
   const std::string one = r.dir + "/one-frame.pcapng", resent = r.dir + "/resent.pcapng";
-  REQUIRE(run_command("timeout 120 editcap -r " + shell_quote(r.pcap) + " " + shell_quote(one) + " " + victim).exit_status == 0);
-  REQUIRE(run_command("timeout 120 mergecap -w " + shell_quote(resent) + " " + shell_quote(r.pcap) + " " + shell_quote(one)).exit_status == 0);
+  REQUIRE(run_command("timeout 120 editcap -r " + shell_quote(r.pcap) + " " + shell_quote(one) + " " + victim)
+              .exit_status == 0);
+  REQUIRE(
+      run_command("timeout 120 mergecap -w " + shell_quote(resent) + " " + shell_quote(r.pcap) + " " + shell_quote(one))
+          .exit_status == 0);
   std::vector<Conversation> again;
   REQUIRE(read_pcap(resent, again).ok());
   REQUIRE(again.size() == full.size());
   for (size_t i = 0; i < full.size(); ++i) {
     CHECK(again[i].problems == full[i].problems);
     REQUIRE(again[i].exchanges.size() == full[i].exchanges.size());
-    for (size_t j = 0; j < full[i].exchanges.size(); ++j) CHECK(again[i].exchanges[j].data == full[i].exchanges[j].data);
+    for (size_t j = 0; j < full[i].exchanges.size(); ++j)
+      CHECK(again[i].exchanges[j].data == full[i].exchanges[j].data);
   }
 
   // Missing: the frame deleted. Its connection stops there and says so; the others are whole.
   const std::string holed = r.dir + "/missing.pcapng";
-  REQUIRE(run_command("timeout 120 editcap " + shell_quote(r.pcap) + " " + shell_quote(holed) + " " + victim).exit_status == 0);
+  REQUIRE(
+      run_command("timeout 120 editcap " + shell_quote(r.pcap) + " " + shell_quote(holed) + " " + victim).exit_status ==
+      0);
   std::vector<Conversation> cut;
   REQUIRE(read_pcap(holed, cut).ok());
   const Conversation* tcp = find_conversation(cut, kTcpHost, "ncacn_ip_tcp");
@@ -438,8 +457,9 @@ TEST_CASE("perfsim import: one capture per server, served again as it was answer
   const Recorded& r = recorded();
   const std::string out = r.dir + "/imported";
   fs::remove_all(out);
-  const CommandResult run = run_command("timeout 300 " + std::string(PERFSIM_EXE) + " import --json -o " + shell_quote(out) + " " +
-                                        shell_quote(r.pcap) + " 2>" + shell_quote(r.dir + "/import.err"));
+  const CommandResult run =
+      run_command("timeout 300 " + std::string(PERFSIM_EXE) + " import --json -o " + shell_quote(out) + " " +
+                  shell_quote(r.pcap) + " 2>" + shell_quote(r.dir + "/import.err"));
   INFO(run.output << read_text(r.dir + "/import.err"));
   REQUIRE(run.exit_status == 0);
   const json j = json::parse(run.output);

@@ -24,9 +24,7 @@ EnvLookup env_of(std::map<std::string, std::string> vars) {
 
 // A file in a directory of its own, removed with this object.
 struct TempFile {
-  explicit TempFile(const std::string& text) {
-    std::ofstream(path, std::ios::binary) << text;
-  }
+  explicit TempFile(const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
   ~TempFile() { fs::remove_all(dir); }
   const fs::path dir = [] {
     const fs::path d = fs::temp_directory_path() / ("perfsim-cred-test-" + std::to_string(::getpid()));
@@ -38,7 +36,9 @@ struct TempFile {
 
 TEST_CASE("authentication file: the keys smbclient -A reads", "[recorder_smb][credentials]") {
   CredentialFields f;
-  const std::string text = "# a comment\n; another\n\n  Username = CORP\\alice\r\nPASSWORD=  pa ss=word \r\ndomain\t=\tEAST\nrealm = EAST.EXAMPLE\n";
+  const std::string text =
+      "# a comment\n; another\n\n  Username = CORP\\alice\r\nPASSWORD=  pa ss=word \r\ndomain\t=\tEAST\nrealm = "
+      "EAST.EXAMPLE\n";
   REQUIRE(parse_auth_file(text, "auth.txt", f).ok());
   CHECK(f.user == "alice");
   CHECK(f.domain == "EAST");  // the later domain line wins over the username's
@@ -66,7 +66,8 @@ TEST_CASE("authentication file errors name the line, never its text", "[recorder
 TEST_CASE("resolve_credentials: options over the file over the environment", "[recorder_smb][credentials]") {
   const TempFile auth("username = FILEDOM\\fileuser\npassword = file-pw\n");
   const std::string& file = auth.path;
-  const EnvLookup env = env_of({{"PERFSIM_USER", "envuser"}, {"PERFSIM_PASSWORD", "env-pw"}, {"PERFSIM_DOMAIN", "ENVDOM"}});
+  const EnvLookup env =
+      env_of({{"PERFSIM_USER", "envuser"}, {"PERFSIM_PASSWORD", "env-pw"}, {"PERFSIM_DOMAIN", "ENVDOM"}});
   Credentials c;
 
   SECTION("environment alone") {

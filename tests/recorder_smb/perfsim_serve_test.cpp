@@ -160,9 +160,9 @@ TEST_CASE("connect_smb reads perfsim serve --smb: the served capture's bytes", "
   SECTION("perfsim query over SMB opens no file under /etc/samba, /var/lib/samba or /var/cache/samba") {
     const std::string log = serve.dir() + "/query.strace";
     // LeakSanitizer cannot run under ptrace: in the sanitizer build it would abort perfsim at exit.
-    const std::string cmd = "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=%file -o " + log + " " + PERFSIM_EXE + " query smb:" + k2016 + ":" +
-                            std::to_string(serve.port()) + " -U " + kUser + " --password " + kPassword +
-                            " --kerberos off Global >/dev/null 2>&1";
+    const std::string cmd = "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=%file -o " + log + " " + PERFSIM_EXE +
+                            " query smb:" + k2016 + ":" + std::to_string(serve.port()) + " -U " + kUser +
+                            " --password " + kPassword + " --kerberos off Global >/dev/null 2>&1";
     REQUIRE(std::system(cmd.c_str()) == 0);
     const std::string trace = testing::read_text(log);
     REQUIRE(trace.find("libdcerpc") != std::string::npos);  // the trace saw Samba's libraries load

@@ -134,7 +134,8 @@ TEST_CASE("Samba's rpcd_winreg over connect_smb: HKLM values and its HKPD", "[re
     CHECK(werr == 0);
   }
 
-  SECTION("HKPD: Global, Counter 009, Explain 009 and index lists are empty REG_BINARY; Help 009 and Costly are absent") {
+  SECTION(
+      "HKPD: Global, Counter 009, Explain 009 and index lists are empty REG_BINARY; Help 009 and Costly are absent") {
     winreg::PolicyHandle hkpd;
     REQUIRE(w->open_hive(winreg::kOpenHKPD, hkpd).ok());
     for (const char* name : {"Global", "Counter 009", "Explain 009", "238", "2 4 238"}) {

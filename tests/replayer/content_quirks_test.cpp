@@ -83,7 +83,7 @@ TEST_CASE("name-table-gaps: a duplicate name past a gap, and Last Counter no lon
   auto h = host_with({"name-table-gaps", true, {}});
   const pd::NameTable before = names(*plain(), "Counter 009"), after = names(*h, "Counter 009");
   CHECK(after.highest_index() == before.highest_index() + 20);
-  CHECK(after.find(before.highest_index() + 2) == nullptr);  // the gap
+  CHECK(after.find(before.highest_index() + 2) == nullptr);                          // the gap
   CHECK(*after.find(after.highest_index()) == *after.find(after.entries[1].index));  // the duplicate
   CHECK(after.declared_last() != after.highest_index());
   const pd::NameTable help = names(*h, "Help 009");
@@ -135,7 +135,8 @@ TEST_CASE("perffreq changes PerfFreq and every formatted value stays what it was
         const pd::FormattedValue &x = vb[i].counters[k].value, &y = va[i].counters[k].value;
         REQUIRE(x.valid() == y.valid());
         if (!x.valid()) continue;
-        INFO("object " << o.name_index << " " << pd::counter_type_name(vb[i].counters[k].type) << ": " << x.value << " vs " << y.value);
+        INFO("object " << o.name_index << " " << pd::counter_type_name(vb[i].counters[k].type) << ": " << x.value
+                       << " vs " << y.value);
         CHECK(std::abs(x.value - y.value) <= 1e-6 * std::max(1.0, std::abs(x.value)));
         ++compared;
       }

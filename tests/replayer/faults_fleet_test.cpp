@@ -27,7 +27,9 @@ std::shared_ptr<SimulatedHost> host_with(const std::string& plan_text) {
   return h;
 }
 
-ValueAnswer ask(SimulatedHost& h, const std::string& name = "Global") { return h.query(PerfKey::kData, name, {true, 1u << 20}); }
+ValueAnswer ask(SimulatedHost& h, const std::string& name = "Global") {
+  return h.query(PerfKey::kData, name, {true, 1u << 20});
+}
 
 }  // namespace
 
@@ -71,7 +73,7 @@ TEST_CASE("latency shapes stay within their bounds, lognormal spreads around its
     below += ask(*l).delay_ms < 100;
   }
   CHECK(seen.size() > 20);
-  CHECK(below > 60);   // about half below the median
+  CHECK(below > 60);  // about half below the median
   CHECK(below < 140);
 }
 
@@ -97,9 +99,12 @@ TEST_CASE("every Nth, probability and the schedule window decide when a fault fi
 
 TEST_CASE("a bad fault plan is refused with the place and the reason") {
   std::shared_ptr<const FaultPlan> p;
-  CHECK(parse_fault_plan("[[fault]]\nkind = \"explode\"", "plan.toml", p).message().find("explode") != std::string::npos);
-  CHECK(parse_fault_plan("[[fault]]\nkind = \"busy\"\nevry = 2", "plan.toml", p).message().find("evry") != std::string::npos);
-  CHECK(parse_fault_plan("[[fault]]\nkind = \"bandwidth\"", "plan.toml", p).message().find("bytes_per_s") != std::string::npos);
+  CHECK(parse_fault_plan("[[fault]]\nkind = \"explode\"", "plan.toml", p).message().find("explode") !=
+        std::string::npos);
+  CHECK(parse_fault_plan("[[fault]]\nkind = \"busy\"\nevry = 2", "plan.toml", p).message().find("evry") !=
+        std::string::npos);
+  CHECK(parse_fault_plan("[[fault]]\nkind = \"bandwidth\"", "plan.toml", p).message().find("bytes_per_s") !=
+        std::string::npos);
   CHECK(parse_fault_plan("[[fault]\n", "plan.toml", p).message().find("plan.toml") != std::string::npos);
 }
 
@@ -107,11 +112,14 @@ TEST_CASE("a wrongly typed fault key is refused, not read as 0") {
   std::shared_ptr<const FaultPlan> p;
   CHECK(parse_fault_plan("[[fault]]\nkind = \"busy\"\nevery = \"5\"\n", "plan.toml", p).message() ==
         "plan.toml:3: fault[0].every: expected an integer, got string \"5\"");
-  CHECK_THAT(parse_fault_plan("[[fault]]\nkind = \"busy\"\n[[fault]]\nkind = \"truncate\"\nbytes = -1\n", "plan.toml", p).message(),
-             Catch::StartsWith("plan.toml:5: fault[1].bytes: must be between 0 and 4294967295, got -1"));
+  CHECK_THAT(
+      parse_fault_plan("[[fault]]\nkind = \"busy\"\n[[fault]]\nkind = \"truncate\"\nbytes = -1\n", "plan.toml", p)
+          .message(),
+      Catch::StartsWith("plan.toml:5: fault[1].bytes: must be between 0 and 4294967295, got -1"));
   CHECK_THAT(parse_fault_plan("[[fault]]\nkind = \"latency\"\nms = \"20\"\n", "plan.toml", p).message(),
              Catch::StartsWith("plan.toml:3: fault[0].ms: expected a number"));
-  CHECK_THAT(parse_fault_plan("[[fault]]\nevery = 2\n", "plan.toml", p).message(), Catch::Contains("fault[0].kind: missing"));
+  CHECK_THAT(parse_fault_plan("[[fault]]\nevery = 2\n", "plan.toml", p).message(),
+             Catch::Contains("fault[0].kind: missing"));
   CHECK_THAT(parse_fault_plan("[[faults]]\nkind = \"busy\"\n", "plan.toml", p).message(),
              Catch::StartsWith("plan.toml:1: faults: unknown key (allowed: fault)"));
 }
@@ -185,7 +193,8 @@ TEST_CASE("fleet variation scales each host's cumulative counters by its own fac
     CHECK(got == counters(*again[i]));  // deterministic
     // One factor per host: the largest counter gives it, every counter follows it.
     size_t big = 0;
-    for (size_t k = 0; k < base.size(); ++k) if (base[k] > base[big]) big = k;
+    for (size_t k = 0; k < base.size(); ++k)
+      if (base[k] > base[big]) big = k;
     REQUIRE(base[big] > 1000000);
     const double f = double(got[big]) / double(base[big]);
     CHECK(f >= 0.8 - 1e-6);

@@ -57,7 +57,7 @@ TEST_CASE("an unknown name gives an empty PERF_DATA_BLOCK as Windows does") {
   REQUIRE(pd::parse(b, d, pd::ParseOptions{false}).ok());
   CHECK(d.objects.empty());
   CHECK(d.num_object_types == 0);
-  CHECK(load_le32(&b[24]) == b.size());                    // HeaderLength == TotalByteLength
+  CHECK(load_le32(&b[24]) == b.size());  // HeaderLength == TotalByteLength
   CHECK(b.size() == align_up(88 + d.system_name_length, 8));
   CHECK(d.system_name_offset == 88);
 }

@@ -48,8 +48,8 @@ Values values_of(const pd::DataBlock* prev, const pd::DataBlock& cur, uint32_t o
 
 // Every counter of every object served at `tick` against the recording: one-sample types against
 // the recorded sample itself, two-sample types against the recorded pair (k-1, k).
-void compare(const pd::DataBlock& prev, const pd::DataBlock& cur, const std::vector<pd::DataBlock>& rec,
-             uint32_t tick, uint32_t k, double elapsed_shift_s, Comparison& out) {
+void compare(const pd::DataBlock& prev, const pd::DataBlock& cur, const std::vector<pd::DataBlock>& rec, uint32_t tick,
+             uint32_t k, double elapsed_shift_s, Comparison& out) {
   for (const pd::Object& o : rec[tick].objects) {
     const Values single = values_of(nullptr, rec[tick], o.name_index);
     const Values pair = values_of(&rec[k - 1], rec[k], o.name_index);
@@ -68,7 +68,8 @@ void compare(const pd::DataBlock& prev, const pd::DataBlock& cur, const std::vec
         // Elapsed time keeps counting across loops: the process has been up that much longer.
         const double want = w->value + (counters[c].type == winperf::PERF_ELAPSED_TIME ? elapsed_shift_s : 0);
         // A 32-bit counter wraps modulo 2^32 as it does on Windows; only those may "go back".
-        if (!g.valid() && o.counters[counters[c].counter_index].size == 4 && g.error.find("backwards") != std::string::npos) {
+        if (!g.valid() && o.counters[counters[c].counter_index].size == 4 &&
+            g.error.find("backwards") != std::string::npos) {
           ++out.wraps32;
           continue;
         }

@@ -59,12 +59,12 @@ Bytes pattern(size_t n) {
 
 TEST_CASE("samba-python bind: winreg accepted, feature negotiation acknowledged") {
   Association a({winreg_syntax(), "49152", 5840, 4 << 20, 0x4711, 0x02});
-  Step s = a.receive(test::from_hex(
-      "05 00 0b 03 10 00 00 00 74 00 00 00 01 00 00 00 d0 16 d0 16 00 00 00 00 02 00 00 00"
-      "00 00 01 00 01 d0 8c 33 44 22 f1 31 aa aa 90 00 38 00 10 03 01 00 00 00"
-      "04 5d 88 8a eb 1c c9 11 9f e8 08 00 2b 10 48 60 02 00 00 00"
-      "01 00 01 00 01 d0 8c 33 44 22 f1 31 aa aa 90 00 38 00 10 03 01 00 00 00"
-      "2c 1c b7 6c 12 98 40 45 03 00 00 00 00 00 00 00 01 00 00 00"));
+  Step s =
+      a.receive(test::from_hex("05 00 0b 03 10 00 00 00 74 00 00 00 01 00 00 00 d0 16 d0 16 00 00 00 00 02 00 00 00"
+                               "00 00 01 00 01 d0 8c 33 44 22 f1 31 aa aa 90 00 38 00 10 03 01 00 00 00"
+                               "04 5d 88 8a eb 1c c9 11 9f e8 08 00 2b 10 48 60 02 00 00 00"
+                               "01 00 01 00 01 d0 8c 33 44 22 f1 31 aa aa 90 00 38 00 10 03 01 00 00 00"
+                               "2c 1c b7 6c 12 98 40 45 03 00 00 00 00 00 00 00 01 00 00 00"));
   CHECK_FALSE(s.close);
   Parsed p = header_of(s.replies.at(0));
   CHECK(p.h.ptype == PType::kBindAck);
@@ -230,9 +230,7 @@ TEST_CASE("fragments out of sequence are protocol errors, orphaned discards a ca
   std::vector<Bytes> req;
   build_request_fragments(2, 0, 1, pattern(300), 100, req);
   REQUIRE(req.size() >= 3);
-  SECTION("middle fragment without a first") {
-    CHECK(a.process(req[1], echo).close);
-  }
+  SECTION("middle fragment without a first") { CHECK(a.process(req[1], echo).close); }
   SECTION("another call interleaved") {
     a.process(req[0], echo);
     std::vector<Bytes> other;

@@ -72,7 +72,10 @@ TEST_CASE("ByteChain: owned and shared pieces, ranges, flatten") {
   ByteChain mid;
   mid.append_range(s.chain, 10, 20);
   size_t pieces = 0;
-  mid.for_each([&](ByteView v) { CHECK(testing::lies_within(v, *s.payload)); ++pieces; });
+  mid.for_each([&](ByteView v) {
+    CHECK(testing::lies_within(v, *s.payload));
+    ++pieces;
+  });
   CHECK(pieces == 1);  // a range inside the payload is a view of it, not a copy
 
   ByteChain moved = std::move(s.chain);
@@ -80,7 +83,8 @@ TEST_CASE("ByteChain: owned and shared pieces, ranges, flatten") {
 }
 
 TEST_CASE("gathered response fragments are byte-identical to the flat ones") {
-  for (uint16_t max_frag : {uint16_t(32), uint16_t(33), uint16_t(1432), uint16_t(4280), uint16_t(5840), uint16_t(65535)}) {
+  for (uint16_t max_frag :
+       {uint16_t(32), uint16_t(33), uint16_t(1432), uint16_t(4280), uint16_t(5840), uint16_t(65535)}) {
     const size_t room = (max_frag - kResponseHeaderSize) & ~size_t(7);
     // Around the boundaries: a stub (prefix 20 + payload + suffix 16) ending exactly at, one byte
     // before and one byte after a fragment end.
@@ -142,9 +146,10 @@ TEST_CASE("Association: gathered process answers exactly as the flat one") {
     return build_request(kPfcFirstFrag | kPfcLastFrag, call_id, {0, 0, opnum, std::nullopt, ByteView()});
   };
   // bind, a multi-fragment answer, a fault, a request on an unknown context, a protocol error
-  const std::vector<Bytes> inputs = {bind, request(2, 0x11), request(3, 0x30),
-                                     build_request(kPfcFirstFrag | kPfcLastFrag, 4, {0, 9, 0x11, std::nullopt, ByteView()}),
-                                     build_empty(PType::kResponse, kPfcFirstFrag | kPfcLastFrag, 5)};
+  const std::vector<Bytes> inputs = {
+      bind, request(2, 0x11), request(3, 0x30),
+      build_request(kPfcFirstFrag | kPfcLastFrag, 4, {0, 9, 0x11, std::nullopt, ByteView()}),
+      build_empty(PType::kResponse, kPfcFirstFrag | kPfcLastFrag, 5)};
   for (const Bytes& in : inputs) {
     Step want = flat_assoc.process(in, flat_handler);
     std::vector<ByteChain> got;

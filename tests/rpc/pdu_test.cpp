@@ -54,7 +54,8 @@ TEST_CASE("parse samba-python bind with two contexts") {
 }
 
 TEST_CASE("built bind equals the hand-written bytes") {
-  Bind b{5840, 5840, 0, {{0, winreg_syntax(), {ndr20_syntax()}}, {1, winreg_syntax(), {bind_time_feature_syntax(3)}}}, {}};
+  Bind b{
+      5840, 5840, 0, {{0, winreg_syntax(), {ndr20_syntax()}}, {1, winreg_syntax(), {bind_time_feature_syntax(3)}}}, {}};
   CHECK(build_bind(PType::kBind, 1, b) == from_hex(kSambaBindHex));
 }
 

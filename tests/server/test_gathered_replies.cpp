@@ -30,10 +30,12 @@ std::shared_ptr<replayer::SimulatedHost> big_host() {
 }
 
 Bytes request(uint32_t call_id, uint16_t opnum, const Bytes& stub) {
-  return rpc::build_request(rpc::kPfcFirstFrag | rpc::kPfcLastFrag, call_id, {uint32_t(stub.size()), 0, opnum, std::nullopt, stub});
+  return rpc::build_request(rpc::kPfcFirstFrag | rpc::kPfcLastFrag, call_id,
+                            {uint32_t(stub.size()), 0, opnum, std::nullopt, stub});
 }
 
-Bytes query_value(uint32_t call_id, const winreg::PolicyHandle& h, const std::u16string& name, std::optional<uint32_t> buffer) {
+Bytes query_value(uint32_t call_id, const winreg::PolicyHandle& h, const std::u16string& name,
+                  std::optional<uint32_t> buffer) {
   return request(call_id, winreg::kQueryValue, winreg::encode(testing::query_value_request(h, name, buffer)));
 }
 
@@ -50,7 +52,9 @@ TEST_CASE("winreg handler: gathered replies equal the flat path's for every answ
     server::WinregHandler handler(cfg, host);
     rpc::Association flat_assoc(cfg);
     winreg::Service flat_service(host);
-    const rpc::CallHandler flat_call = [&](uint16_t op, ByteView in, Bytes& out) { return flat_service.call(op, in, out); };
+    const rpc::CallHandler flat_call = [&](uint16_t op, ByteView in, Bytes& out) {
+      return flat_service.call(op, in, out);
+    };
 
     // Both sides answer the same PDU; handles differ (each service numbers its own), so each side
     // gets requests carrying its own handle.
@@ -63,8 +67,10 @@ TEST_CASE("winreg handler: gathered replies equal the flat path's for every answ
       std::vector<Bytes> flat_got;
       for (size_t i = 0; i < got.size(); ++i) {
         flat_got.push_back(got[i].flatten());
-        if (same_bytes) CHECK(flat_got.back() == want.replies[i]);
-        else CHECK(flat_got.back().size() == want.replies[i].size());
+        if (same_bytes)
+          CHECK(flat_got.back() == want.replies[i]);
+        else
+          CHECK(flat_got.back().size() == want.replies[i].size());
       }
       return std::pair{flat_got, want.replies};
     };
@@ -92,12 +98,12 @@ TEST_CASE("winreg handler: gathered replies equal the flat path's for every answ
       std::optional<uint32_t> buffer;
     };
     const std::vector<Case> cases = {
-        {u"Global", global},       // ~100 KB: the payload shared across fragments
-        {u"Global", global + 13},  // a larger buffer than needed
-        {u"Global", 10},           // ERROR_MORE_DATA, no data
-        {u"Global", std::nullopt}, // NULL data pointer: the size only
-        {u"238", 65536},           // one small object
-        {u"NoSuchValue", 100},     // an empty or error answer
+        {u"Global", global},        // ~100 KB: the payload shared across fragments
+        {u"Global", global + 13},   // a larger buffer than needed
+        {u"Global", 10},            // ERROR_MORE_DATA, no data
+        {u"Global", std::nullopt},  // NULL data pointer: the size only
+        {u"238", 65536},            // one small object
+        {u"NoSuchValue", 100},      // an empty or error answer
     };
     uint32_t call_id = 3;
     for (const Case& c : cases) {

@@ -34,7 +34,9 @@ class Rng {
   bool percent(unsigned p) { return below(100) < p; }
   uint32_t u32() { return uint32_t(g_()); }
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
   Bytes bytes(size_t n) {
     Bytes b(n);
     for (uint8_t& x : b) x = uint8_t(g_());
@@ -42,10 +44,9 @@ class Rng {
   }
   // Counts and sizes that find off-by-one and overflow mistakes more often than uniform ones.
   uint32_t edgy_u32() {
-    static const std::vector<uint32_t> edges = {0,          1,          2,          7,          8,
-                                                0xff,       0x100,      0xffff,     0x10000,    0x3ffffff,
-                                                0x4000000,  0x4000001,  0x7fffffff, 0x80000000, 0xfffffff8,
-                                                0xfffffffe, 0xffffffff};
+    static const std::vector<uint32_t> edges = {0,          1,          2,          7,          8,         0xff,
+                                                0x100,      0xffff,     0x10000,    0x3ffffff,  0x4000000, 0x4000001,
+                                                0x7fffffff, 0x80000000, 0xfffffff8, 0xfffffffe, 0xffffffff};
     return percent(60) ? pick(edges) : u32();
   }
 
@@ -179,11 +180,21 @@ std::vector<rpc::ContextElem> random_contexts(Rng& r) {
     c.abstract_syntax = r.percent(70) ? rpc::winreg_syntax() : random_syntax(r);
     if (r.percent(15)) c.abstract_syntax.version_major = 2;
     switch (r.below(5)) {
-      case 0: c.transfer_syntaxes = {rpc::ndr64_syntax()}; break;
-      case 1: c.transfer_syntaxes = {rpc::bind_time_feature_syntax(uint8_t(r.u32()))}; break;
-      case 2: c.transfer_syntaxes = {}; break;
-      case 3: c.transfer_syntaxes = {random_syntax(r), rpc::ndr64_syntax(), rpc::ndr20_syntax()}; break;
-      default: c.transfer_syntaxes = {rpc::ndr20_syntax()}; break;
+      case 0:
+        c.transfer_syntaxes = {rpc::ndr64_syntax()};
+        break;
+      case 1:
+        c.transfer_syntaxes = {rpc::bind_time_feature_syntax(uint8_t(r.u32()))};
+        break;
+      case 2:
+        c.transfer_syntaxes = {};
+        break;
+      case 3:
+        c.transfer_syntaxes = {random_syntax(r), rpc::ndr64_syntax(), rpc::ndr20_syntax()};
+        break;
+      default:
+        c.transfer_syntaxes = {rpc::ndr20_syntax()};
+        break;
     }
     out.push_back(std::move(c));
   }
@@ -210,18 +221,33 @@ Bytes random_bind(Rng& r, rpc::PType type, uint32_t call_id) {
 }
 
 std::u16string random_name(Rng& r) {
-  static const std::vector<std::string> names = {
-      "Global", "Costly", "238", "2 238 230", "Counter 009", "Help 009", "Explain 009", "Counter",
-      "Foreign TESTHOST 238", "Foreign OTHER", "OLD_Global", "", " ", "999999999999 4294967295 -1",
-      "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib", "Last Counter", "SYSTEM\\..\\..\\x"};
+  static const std::vector<std::string> names = {"Global",
+                                                 "Costly",
+                                                 "238",
+                                                 "2 238 230",
+                                                 "Counter 009",
+                                                 "Help 009",
+                                                 "Explain 009",
+                                                 "Counter",
+                                                 "Foreign TESTHOST 238",
+                                                 "Foreign OTHER",
+                                                 "OLD_Global",
+                                                 "",
+                                                 " ",
+                                                 "999999999999 4294967295 -1",
+                                                 "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib",
+                                                 "Last Counter",
+                                                 "SYSTEM\\..\\..\\x"};
   switch (r.below(4)) {
     case 0: {  // arbitrary UTF-16 code units, lone surrogates included
       std::u16string s(r.below(64), u'\0');
       for (char16_t& c : s) c = char16_t(r.u32());
       return s;
     }
-    case 1: return std::u16string(r.in(100, 3000), u'A' + char16_t(r.below(26)));
-    default: return utf8_to_utf16(r.pick(names));
+    case 1:
+      return std::u16string(r.in(100, 3000), u'A' + char16_t(r.below(26)));
+    default:
+      return utf8_to_utf16(r.pick(names));
   }
 }
 
@@ -266,14 +292,19 @@ std::vector<winreg::ValueEntry> random_values(Rng& r) {
 Bytes shaped_stub(Rng& r, uint16_t opnum, const std::optional<winreg::PolicyHandle>& real) {
   using namespace winreg;
   switch (opnum) {
-    case kOpenHKLM: case kOpenHKPD: case kOpenHKPT: case kOpenHKPN: {
+    case kOpenHKLM:
+    case kOpenHKPD:
+    case kOpenHKPT:
+    case kOpenHKPN: {
       OpenHiveRequest q;
       if (r.percent(50)) q.system_name = uint16_t(r.u32());
       q.access_mask = r.edgy_u32();
       return encode(q);
     }
-    case kCloseKey: return encode(CloseKeyRequest{random_handle(r, real)});
-    case kOpenKey: return encode(OpenKeyRequest{random_handle(r, real), random_name(r), r.edgy_u32(), r.edgy_u32()});
+    case kCloseKey:
+      return encode(CloseKeyRequest{random_handle(r, real)});
+    case kOpenKey:
+      return encode(OpenKeyRequest{random_handle(r, real), random_name(r), r.edgy_u32(), r.edgy_u32()});
     case kEnumKey: {
       EnumKeyRequest q{random_handle(r, real), r.edgy_u32(), random_strbuf(r), std::nullopt, std::nullopt};
       if (r.percent(50)) q.keyclass = random_strbuf(r);
@@ -281,8 +312,8 @@ Bytes shaped_stub(Rng& r, uint16_t opnum, const std::optional<winreg::PolicyHand
       return encode(q);
     }
     case kEnumValue: {
-      EnumValueRequest q{random_handle(r, real), r.edgy_u32() % 4, random_strbuf(r), maybe_u32(r), maybe_bytes(r),
-                         maybe_u32(r), maybe_u32(r)};
+      EnumValueRequest q{random_handle(r, real), r.edgy_u32() % 4, random_strbuf(r), maybe_u32(r),
+                         maybe_bytes(r),         maybe_u32(r),     maybe_u32(r)};
       return encode(q);
     }
     case kGetKeySecurity: {
@@ -295,12 +326,13 @@ Bytes shaped_stub(Rng& r, uint16_t opnum, const std::optional<winreg::PolicyHand
       return encode(q);
     }
     case kQueryValue: {
-      QueryValueRequest q{random_handle(r, real), random_name(r), maybe_u32(r), maybe_bytes(r), maybe_u32(r),
-                          maybe_u32(r)};
+      QueryValueRequest q{random_handle(r, real), random_name(r), maybe_u32(r),
+                          maybe_bytes(r),         maybe_u32(r),   maybe_u32(r)};
       if (r.percent(20)) q.value_name.reset();
       return encode(q);
     }
-    case kGetVersion: return encode(GetVersionRequest{random_handle(r, real)});
+    case kGetVersion:
+      return encode(GetVersionRequest{random_handle(r, real)});
     case kQueryMultipleValues: {
       QueryMultipleValuesRequest q{random_handle(r, real), random_values(r), maybe_bytes(r), r.edgy_u32()};
       return encode(q);
@@ -311,36 +343,56 @@ Bytes shaped_stub(Rng& r, uint16_t opnum, const std::optional<winreg::PolicyHand
       QueryMultipleValues2Request q{random_handle(r, real), random_values(r), maybe_bytes(r), r.edgy_u32()};
       return encode(q);
     }
-    default: return r.bytes(r.below(300));
+    default:
+      return r.bytes(r.below(300));
   }
 }
 
 // Damages a stub the way a broken or hostile client would.
 void mutate_stub(Rng& r, Bytes& stub) {
   switch (r.below(8)) {
-    case 0: stub.resize(r.below(stub.size() + 1)); break;  // truncated
-    case 1:                                                 // a few bytes changed
+    case 0:
+      stub.resize(r.below(stub.size() + 1));
+      break;  // truncated
+    case 1:   // a few bytes changed
       for (size_t i = 0, n = r.in(1, 4); i < n && !stub.empty(); ++i) stub[r.below(stub.size())] = uint8_t(r.u32());
       break;
-    case 2: put_bytes(stub, r.bytes(r.in(1, 64))); break;  // trailing junk
-    case 3:                                                // a count or length field lies
+    case 2:
+      put_bytes(stub, r.bytes(r.in(1, 64)));
+      break;  // trailing junk
+    case 3:   // a count or length field lies
       if (stub.size() >= 4) store_le32(&stub[r.below(stub.size() / 4) * 4], r.edgy_u32());
       break;
-    case 4: stub = r.bytes(r.below(512)); break;  // nothing like the operation
-    default: break;                               // left valid
+    case 4:
+      stub = r.bytes(r.below(512));
+      break;  // nothing like the operation
+    default:
+      break;  // left valid
   }
 }
 
 uint16_t random_opnum(Rng& r) {
-  static const std::vector<uint16_t> valid = {
-      winreg::kOpenHKLM,      winreg::kOpenHKPD,   winreg::kCloseKey,    winreg::kEnumKey,
-      winreg::kEnumValue,     winreg::kGetKeySecurity, winreg::kOpenKey, winreg::kQueryInfoKey,
-      winreg::kQueryValue,    winreg::kGetVersion, winreg::kQueryMultipleValues, winreg::kOpenHKPT,
-      winreg::kOpenHKPN,      winreg::kQueryMultipleValues2};
+  static const std::vector<uint16_t> valid = {winreg::kOpenHKLM,
+                                              winreg::kOpenHKPD,
+                                              winreg::kCloseKey,
+                                              winreg::kEnumKey,
+                                              winreg::kEnumValue,
+                                              winreg::kGetKeySecurity,
+                                              winreg::kOpenKey,
+                                              winreg::kQueryInfoKey,
+                                              winreg::kQueryValue,
+                                              winreg::kGetVersion,
+                                              winreg::kQueryMultipleValues,
+                                              winreg::kOpenHKPT,
+                                              winreg::kOpenHKPN,
+                                              winreg::kQueryMultipleValues2};
   switch (r.below(10)) {
-    case 0: return uint16_t(r.u32());
-    case 1: return uint16_t(r.below(0x40));
-    default: return r.pick(valid);
+    case 0:
+      return uint16_t(r.u32());
+    case 1:
+      return uint16_t(r.below(0x40));
+    default:
+      return r.pick(valid);
   }
 }
 
@@ -383,8 +435,8 @@ class Session {
   size_t& budget_;
   Socket sock_;
   Bytes inbox_;
-  bool closed_ = false;    // the server closed (or reset) the connection
-  bool partial_ = false;   // the last thing sent was a prefix of a PDU
+  bool closed_ = false;   // the server closed (or reset) the connection
+  bool partial_ = false;  // the last thing sent was a prefix of a PDU
   bool reported_ = false;
   Bytes sent_;  // the whole stream sent: where the server may have read a call id from
   uint32_t call_id_ = 1;
@@ -481,7 +533,8 @@ void Session::check_pdu(ByteView pdu) {
       if (awaited_ && h.call_id == *awaited_) awaited_done_ = true;
       break;
     }
-    default: return violation(std::string("server sent a ") + rpc::ptype_name(h.ptype));
+    default:
+      return violation(std::string("server sent a ") + rpc::ptype_name(h.ptype));
   }
   if (!st.ok()) violation(std::string("malformed ") + rpc::ptype_name(h.ptype) + ": " + st.message());
   ++rep_.replies;
@@ -513,8 +566,8 @@ bool Session::await_reply(uint32_t call_id, Bytes& stub) {
   while (!awaited_done_ && !closed_) {
     Io io = sock_.read_some(inbox_, deadline);
     if (io == Io::kTimeout) {
-      violation("no reply to call " + std::to_string(call_id) + " within " +
-                std::to_string(cfg_.close_slack.count()) + " ms");
+      violation("no reply to call " + std::to_string(call_id) + " within " + std::to_string(cfg_.close_slack.count()) +
+                " ms");
       break;
     }
     if (io == Io::kClosed) closed_ = true;
@@ -534,9 +587,9 @@ void Session::random_request() {
   const uint16_t frag = r_.percent(70) ? 5840 : uint16_t(r_.in(rpc::kMinFragSize, 5840));
   rpc::build_request_fragments(next_call(), r_.percent(90) ? 0 : uint16_t(r_.below(4)), opnum, stub, frag, frags);
   if (r_.percent(10)) store_le32(&frags.front()[16], r_.edgy_u32());  // alloc_hint lies
-  if (r_.percent(5)) frags.front()[3] |= rpc::kPfcObjectUuid;          // claims an object uuid it lacks
-  if (r_.percent(5)) frags.front()[3] |= uint8_t(r_.u32()) & 0xfc;     // odd flag bits
-  if (r_.percent(3)) frags.front()[4] = 0x00;                          // big-endian / EBCDIC drep
+  if (r_.percent(5)) frags.front()[3] |= rpc::kPfcObjectUuid;         // claims an object uuid it lacks
+  if (r_.percent(5)) frags.front()[3] |= uint8_t(r_.u32()) & 0xfc;    // odd flag bits
+  if (r_.percent(3)) frags.front()[4] = 0x00;                         // big-endian / EBCDIC drep
   send_all(frags);
 }
 
@@ -554,23 +607,38 @@ void Session::fragment_chaos() {
   if (b.size() > 10) b.resize(10);
   std::vector<Bytes> out;
   switch (r_.below(7)) {
-    case 0: std::reverse(a.begin(), a.end()); out = a; break;
-    case 1: out.assign(a.begin() + 1, a.end()); break;  // first fragment missing
-    case 2:                                             // two calls interleaved
+    case 0:
+      std::reverse(a.begin(), a.end());
+      out = a;
+      break;
+    case 1:
+      out.assign(a.begin() + 1, a.end());
+      break;  // first fragment missing
+    case 2:   // two calls interleaved
       for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
         if (i < a.size()) out.push_back(a[i]);
         if (i < b.size()) out.push_back(b[i]);
       }
       break;
-    case 3: out = a; out.insert(out.begin() + r_.below(out.size()), a[r_.below(a.size())]); break;  // duplicate
-    case 4: out = a; out.pop_back(); out.insert(out.end(), b.begin(), b.end()); break;  // last one missing
-    case 5:  // first fragment asks for a huge reassembly buffer, then the call is orphaned
+    case 3:
+      out = a;
+      out.insert(out.begin() + r_.below(out.size()), a[r_.below(a.size())]);
+      break;  // duplicate
+    case 4:
+      out = a;
+      out.pop_back();
+      out.insert(out.end(), b.begin(), b.end());
+      break;  // last one missing
+    case 5:   // first fragment asks for a huge reassembly buffer, then the call is orphaned
       store_le32(&a.front()[16], 0xffffffff);
       out.push_back(a.front());
       out.push_back(rpc::build_empty(r_.percent(50) ? rpc::PType::kOrphaned : rpc::PType::kCoCancel, kWhole,
                                      load_le32(&a.front()[12])));
       break;
-    default: out = a; std::shuffle(out.begin(), out.end(), std::mt19937(r_.u32())); break;
+    default:
+      out = a;
+      std::shuffle(out.begin(), out.end(), std::mt19937(r_.u32()));
+      break;
   }
   send_all(out);
 }
@@ -579,13 +647,27 @@ void Session::fragment_chaos() {
 void Session::odd_ptype() {
   const uint32_t id = next_call();
   switch (r_.below(9)) {
-    case 0: send(rpc::build_empty(rpc::PType::kAuth3, kWhole, id)); break;
-    case 1: send(rpc::build_empty(rpc::PType::kShutdown, kWhole, id)); break;
-    case 2: send(rpc::build_empty(rpc::PType::kCoCancel, kWhole, id)); break;
-    case 3: send(rpc::build_empty(rpc::PType::kOrphaned, kWhole, id)); break;
-    case 4: send(rpc::build_response(kWhole, id, {0, 0, 0, {}})); break;
-    case 5: send(rpc::build_fault(kWhole, id, {0, 0, 0, 0, rpc::kFaultProtoError})); break;
-    case 6: send(rpc::build_bind_ack(rpc::PType::kBindAck, id, {5840, 5840, 1, "135", {}})); break;
+    case 0:
+      send(rpc::build_empty(rpc::PType::kAuth3, kWhole, id));
+      break;
+    case 1:
+      send(rpc::build_empty(rpc::PType::kShutdown, kWhole, id));
+      break;
+    case 2:
+      send(rpc::build_empty(rpc::PType::kCoCancel, kWhole, id));
+      break;
+    case 3:
+      send(rpc::build_empty(rpc::PType::kOrphaned, kWhole, id));
+      break;
+    case 4:
+      send(rpc::build_response(kWhole, id, {0, 0, 0, {}}));
+      break;
+    case 5:
+      send(rpc::build_fault(kWhole, id, {0, 0, 0, 0, rpc::kFaultProtoError}));
+      break;
+    case 6:
+      send(rpc::build_bind_ack(rpc::PType::kBindAck, id, {5840, 5840, 1, "135", {}}));
+      break;
     case 7: {  // alter_context: sometimes sensible, sometimes garbage after the header
       Bytes p = random_bind(r_, rpc::PType::kAlterContext, id);
       if (r_.percent(50)) {
@@ -613,8 +695,10 @@ void Session::header_lies() {
                                                 {0, 0, winreg::kQueryValue, std::nullopt,
                                                  shaped_stub(r_, winreg::kQueryValue, handle_)});
   switch (r_.below(3)) {
-    case 0: store_le16(&p[10], uint16_t(r_.percent(50) ? r_.below(p.size()) : r_.u32())); break;  // auth_length
-    case 1:  // auth trailer that is present but meaningless
+    case 0:
+      store_le16(&p[10], uint16_t(r_.percent(50) ? r_.below(p.size()) : r_.u32()));
+      break;  // auth_length
+    case 1:   // auth trailer that is present but meaningless
       put_bytes(p, r_.bytes(8 + r_.below(64)));
       store_le16(&p[10], uint16_t(p.size() - rpc::kHeaderSize - r_.below(16)));
       set_frag_length(p);
@@ -631,16 +715,39 @@ void Session::bound_actions() {
   for (size_t i = 0; i < n && !closed_ && budget_ > 0; ++i) {
     // Most actions keep the association alive (faults, not closes), so later ones still land.
     switch (r_.below(20)) {
-      case 0: case 1: case 2: case 3: case 4: case 5: case 6: case 7: case 8: case 9: case 10: case 11:
+      case 0:
+      case 1:
+      case 2:
+      case 3:
+      case 4:
+      case 5:
+      case 6:
+      case 7:
+      case 8:
+      case 9:
+      case 10:
+      case 11:
         random_request();
         break;
-      case 12: case 13: case 14: fragment_chaos(); break;
-      case 15: case 16: odd_ptype(); break;
-      case 17: header_lies(); break;
-      case 18: send(random_bind(r_, rpc::PType::kBind, next_call())); break;  // a second bind
+      case 12:
+      case 13:
+      case 14:
+        fragment_chaos();
+        break;
+      case 15:
+      case 16:
+        odd_ptype();
+        break;
+      case 17:
+        header_lies();
+        break;
+      case 18:
+        send(random_bind(r_, rpc::PType::kBind, next_call()));
+        break;    // a second bind
       default: {  // a truncated request, the stream continues with garbage
-        Bytes p = rpc::build_request(kWhole, next_call(), {0, 0, winreg::kQueryValue, std::nullopt,
-                                                           shaped_stub(r_, winreg::kQueryValue, handle_)});
+        Bytes p = rpc::build_request(
+            kWhole, next_call(),
+            {0, 0, winreg::kQueryValue, std::nullopt, shaped_stub(r_, winreg::kQueryValue, handle_)});
         send(p, r_.below(p.size()));
         if (r_.percent(50)) send(r_.bytes(r_.in(1, 100)));
         break;
@@ -656,7 +763,9 @@ void Session::finish(Ending e) {
     return;
   }
   switch (e) {
-    case Ending::kAbort: sock_.abort(); return;
+    case Ending::kAbort:
+      sock_.abort();
+      return;
     case Ending::kHalfClose: {
       // The server must notice the end of the stream and close its side.
       sock_.half_close();
@@ -666,8 +775,10 @@ void Session::finish(Ending e) {
         io = sock_.read_some(inbox_, deadline);
         drain_inbox();
       }
-      if (io == Io::kTimeout) violation("server kept a half-closed connection open");
-      else ++rep_.closed_by_server;
+      if (io == Io::kTimeout)
+        violation("server kept a half-closed connection open");
+      else
+        ++rep_.closed_by_server;
       // A reply cut short is fine here: the server may close while a write is in flight.
       return;
     }
@@ -708,9 +819,15 @@ void Session::run() {
     case 1: {  // wrong version, or frag_length outside what the server accepts
       Bytes p = good_bind(next_call());
       switch (r_.below(4)) {
-        case 0: p[0] = uint8_t(r_.percent(50) ? 4 : r_.u32()); break;
-        case 1: p[1] = uint8_t(r_.in(1, 255)); break;
-        case 2: store_le16(&p[8], uint16_t(r_.below(rpc::kHeaderSize))); break;
+        case 0:
+          p[0] = uint8_t(r_.percent(50) ? 4 : r_.u32());
+          break;
+        case 1:
+          p[1] = uint8_t(r_.in(1, 255));
+          break;
+        case 2:
+          store_le16(&p[8], uint16_t(r_.below(rpc::kHeaderSize)));
+          break;
         default:
           store_le16(&p[8], uint16_t(r_.in(std::min<size_t>(cfg_.server_max_pdu + 1, 0xffff), 0xffff)));
           break;
@@ -731,8 +848,9 @@ void Session::run() {
     case 4: {  // a healthy association goes quiet, maybe in the middle of a PDU
       bind_and_open(r_.percent(50));
       if (r_.percent(50)) {
-        Bytes p = rpc::build_request(kWhole, next_call(), {0, 0, winreg::kQueryValue, std::nullopt,
-                                                           shaped_stub(r_, winreg::kQueryValue, handle_)});
+        Bytes p = rpc::build_request(
+            kWhole, next_call(),
+            {0, 0, winreg::kQueryValue, std::nullopt, shaped_stub(r_, winreg::kQueryValue, handle_)});
         send(p, r_.below(p.size()));
       }
       return finish(Ending::kStall);
@@ -742,10 +860,10 @@ void Session::run() {
       bound_actions();
       break;
   }
-  Ending e = partial_ ? (r_.percent(60) ? Ending::kStall : Ending::kAbort)
-                      : r_.percent(4) ? Ending::kStall
-                      : r_.percent(20) ? Ending::kAbort
-                                       : Ending::kHalfClose;
+  Ending e = partial_         ? (r_.percent(60) ? Ending::kStall : Ending::kAbort)
+             : r_.percent(4)  ? Ending::kStall
+             : r_.percent(20) ? Ending::kAbort
+                              : Ending::kHalfClose;
   finish(e);
 }
 
@@ -757,10 +875,13 @@ void Session::bind_and_open(bool open) {
   if (!open) return;
   const uint32_t id = next_call();
   const uint16_t op = r_.percent(70) ? winreg::kOpenHKPD : winreg::kOpenHKLM;
-  if (send(rpc::build_request(kWhole, id, {0, 0, op, std::nullopt, shaped_stub(r_, op, {})})) && await_reply(id, stub)) {
+  if (send(rpc::build_request(kWhole, id, {0, 0, op, std::nullopt, shaped_stub(r_, op, {})})) &&
+      await_reply(id, stub)) {
     winreg::OpenHiveResponse resp;
-    if (winreg::decode(stub, resp).ok() && resp.result == 0) handle_ = resp.handle;
-    else violation("OpenHive on a fresh association failed");
+    if (winreg::decode(stub, resp).ok() && resp.result == 0)
+      handle_ = resp.handle;
+    else
+      violation("OpenHive on a fresh association failed");
   }
 }
 

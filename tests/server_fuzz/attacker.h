@@ -19,11 +19,11 @@ namespace perfsim::fuzz {
 struct AttackConfig {
   uint16_t port = 0;
   uint64_t seed = 1;
-  size_t pdu_budget = 500;                 // PDUs (whole or partial) this attacker sends in all
+  size_t pdu_budget = 500;  // PDUs (whole or partial) this attacker sends in all
   std::chrono::milliseconds idle_timeout{500};
   std::chrono::milliseconds close_slack{5000};  // how late a close may come (shared, slow machines)
-  size_t server_max_pdu = 65535;           // the server's frag_length limit
-  uint16_t server_max_frag = 5840;         // the largest PDU the server may send
+  size_t server_max_pdu = 65535;                // the server's frag_length limit
+  uint16_t server_max_frag = 5840;              // the largest PDU the server may send
 };
 
 struct AttackReport {

@@ -196,7 +196,8 @@ TEST_CASE("the server keeps serving a collector correctly while attackers throw 
 
   // Everything the attackers opened is closed by now or soon (EOF, reset or idle timeout).
   const auto deadline = std::chrono::steady_clock::now() + kIdleTimeout + 10s;
-  while (srv.server().active_connections() > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(20ms);
+  while (srv.server().active_connections() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
   CHECK(srv.server().active_connections() == 0);
 
   // And the server still serves a newcomer.
@@ -211,10 +212,11 @@ TEST_CASE("the server keeps serving a collector correctly while attackers throw 
   CHECK(log->count("bad_version") + log->count("bad_frag_length") > 0);
   std::string reasons;
   for (const auto& [reason, n] : log->by_reason) reasons += " " + reason + "=" + std::to_string(n);
-  WARN("attack sessions " << total.sessions << ", PDUs " << total.pdus_sent << ", replies " << total.replies << " (" << total.replies_by_type["response"] << " responses, "
-                          << total.replies_by_type["fault"] << " faults, " << total.replies_by_type["bind_nak"]
-                          << " bind_naks)"
-                          << ", closed by server " << total.closed_by_server << ", stalls " << total.stalls << " (" << total.idle_closes << " idle timeouts)"
+  WARN("attack sessions " << total.sessions << ", PDUs " << total.pdus_sent << ", replies " << total.replies << " ("
+                          << total.replies_by_type["response"] << " responses, " << total.replies_by_type["fault"]
+                          << " faults, " << total.replies_by_type["bind_nak"] << " bind_naks)"
+                          << ", closed by server " << total.closed_by_server << ", stalls " << total.stalls << " ("
+                          << total.idle_closes << " idle timeouts)"
                           << " (slowest close " << total.slowest_stall_close.count() << " ms), collector rounds "
                           << rounds << "; server closes:" << reasons);
 }

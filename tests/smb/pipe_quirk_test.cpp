@@ -17,14 +17,19 @@ std::string open_once(const std::string& address, uint16_t port) {
       "from samba import credentials, param\n"
       "from samba.dcerpc import winreg, security\n"
       "lp = param.LoadParm(); c = credentials.Credentials(); c.guess(lp); c.set_anonymous()\n"
-      "lp.set('smb ports', '" + std::to_string(port) + "')\n"
+      "lp.set('smb ports', '" +
+      std::to_string(port) +
+      "')\n"
       "try:\n"
-      "    conn = winreg.winreg('ncacn_np:" + address + "[\\\\pipe\\\\winreg]', lp, c)\n"
+      "    conn = winreg.winreg('ncacn_np:" +
+      address +
+      "[\\\\pipe\\\\winreg]', lp, c)\n"
       "    conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)\n"
       "    print('ok')\n"
       "except Exception as e:\n"
       "    print('error', e.args[0] if e.args else e)\n";
-  const interop::CommandResult r = interop::run_command("timeout 60 " + std::string(PERFSIM_PYTHON) + " -c " + interop::shell_quote(script));
+  const interop::CommandResult r =
+      interop::run_command("timeout 60 " + std::string(PERFSIM_PYTHON) + " -c " + interop::shell_quote(script));
   // The last line is the script's; samba's library may log lines of its own before it.
   std::string out = r.output;
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();

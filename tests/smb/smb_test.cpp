@@ -56,15 +56,16 @@ struct ClientRun {
   std::string dir;
 };
 
-ClientRun run_collector(const testing::PerfsimSmbServe& s, const std::string& tag, const std::string& script, const std::string& address,
-                        const std::string& extra) {
+ClientRun run_collector(const testing::PerfsimSmbServe& s, const std::string& tag, const std::string& script,
+                        const std::string& address, const std::string& extra) {
   ClientRun r;
   r.dir = s.dir() + "/" + tag;
   fs::remove_all(r.dir);
   fs::create_directories(r.dir);
-  r.cmd = run_command("timeout 120 " + std::string(PERFSIM_PYTHON) + " -B " +
-                      shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/" + script) + " --smb --port " +
-                      std::to_string(s.port()) + " --address " + address + " --out " + shell_quote(r.dir) + " " + extra);
+  r.cmd =
+      run_command("timeout 120 " + std::string(PERFSIM_PYTHON) + " -B " +
+                  shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/" + script) + " --smb --port " +
+                  std::to_string(s.port()) + " --address " + address + " --out " + shell_quote(r.dir) + " " + extra);
   std::ifstream f(r.dir + "/result.json");
   if (f) r.result = json::parse(f, nullptr, false);
   return r;
@@ -148,7 +149,8 @@ TEST_CASE("perfsim serve --smb: collectors over SMB, dialects, access, clean sto
   }
 
   SECTION("dialects: Windows 2000 speaks NT1 only, 2016 refuses SMB1") {
-    const ClientRun smb1_2000 = run_collector(s, "smb1-2000", "collector_impacket.py", "127.0.0.2", "--smb1 --open-only");
+    const ClientRun smb1_2000 =
+        run_collector(s, "smb1-2000", "collector_impacket.py", "127.0.0.2", "--smb1 --open-only");
     INFO(smb1_2000.cmd.output);
     CHECK(smb1_2000.cmd.exit_status == 0);
     CHECK(smb1_2000.result["dialect"] == "NT1");
@@ -156,7 +158,8 @@ TEST_CASE("perfsim serve --smb: collectors over SMB, dialects, access, clean sto
     const ClientRun any_2000 = run_collector(s, "any-2000", "collector_impacket.py", "127.0.0.2", "--open-only");
     INFO(any_2000.cmd.output);
     CHECK(any_2000.result["dialect"] == "NT1");
-    const ClientRun smb1_2016 = run_collector(s, "smb1-2016", "collector_impacket.py", "127.0.0.3", "--smb1 --open-only");
+    const ClientRun smb1_2016 =
+        run_collector(s, "smb1-2016", "collector_impacket.py", "127.0.0.3", "--smb1 --open-only");
     INFO(smb1_2016.cmd.output);
     CHECK(smb1_2016.cmd.exit_status != 0);
     CHECK_FALSE(smb1_2016.result.contains("open_hkpd"));
@@ -186,8 +189,9 @@ TEST_CASE("perfsim serve --smb: collectors over SMB, dialects, access, clean sto
   }
 
   SECTION("a second serve on the same SMB port fails with a clear error") {
-    const CommandResult r = run_command("timeout 60 " + std::string(PERFSIM_EXE) + " serve --listen 127.0.0.3:0 --smb=" +
-                                        std::to_string(s.port()) + " --smb-dir " + shell_quote(s.dir() + "/second"));
+    const CommandResult r = run_command("timeout 60 " + std::string(PERFSIM_EXE) +
+                                        " serve --listen 127.0.0.3:0 --smb=" + std::to_string(s.port()) +
+                                        " --smb-dir " + shell_quote(s.dir() + "/second"));
     INFO(r.output);
     CHECK(r.exit_status == 1);
     CHECK(r.output.find("is not available") != std::string::npos);
@@ -228,8 +232,10 @@ TEST_CASE("perfsim serve --smb-encrypt: impacket reads a host over an SMB3-encry
     INFO(st.ToString());
     REQUIRE(st.ok());
   }
-  const ClientRun user = run_collector(s, "impacket-encrypted", "collector_impacket.py", h.address, "--user smbcrypt --password Crypt-pw1");
-  const ClientRun anonymous = run_collector(s, "impacket-encrypted-anonymous", "collector_impacket.py", h.address, "--open-only");
+  const ClientRun user = run_collector(s, "impacket-encrypted", "collector_impacket.py", h.address,
+                                       "--user smbcrypt --password Crypt-pw1");
+  const ClientRun anonymous =
+      run_collector(s, "impacket-encrypted-anonymous", "collector_impacket.py", h.address, "--open-only");
   wire.stop();
   check_values(user, *load_host(h));
   CHECK(anonymous.cmd.exit_status != 0);  // no session key, nothing to encrypt with: refused

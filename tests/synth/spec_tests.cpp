@@ -32,7 +32,8 @@ TEST_CASE("TOML errors name the key and its line") {
 
   st = parse_spec_toml("[host]\nprofil = \"2016\"\n", s);
   REQUIRE_FALSE(st.ok());
-  CHECK_THAT(st.message(), Catch::Contains("host.profil") && Catch::Contains("spec:2:") && Catch::Contains("unknown key"));
+  CHECK_THAT(st.message(),
+             Catch::Contains("host.profil") && Catch::Contains("spec:2:") && Catch::Contains("unknown key"));
 
   st = parse_spec_toml("[host]\nprofile = \"win95\"\n", s);
   REQUIRE_FALSE(st.ok());

@@ -33,10 +33,19 @@ std::vector<perfdata::DataBlock> blocks(const captures::Capture& c, const std::s
 
 bool cumulative(uint32_t type) {
   switch (type) {
-    case PERF_COUNTER_COUNTER: case PERF_COUNTER_BULK_COUNT: case PERF_100NSEC_TIMER: case PERF_100NSEC_TIMER_INV:
-    case PERF_AVERAGE_TIMER: case PERF_AVERAGE_BULK: case PERF_AVERAGE_BASE: case PERF_COUNTER_100NS_QUEUELEN_TYPE:
-    case PERF_PRECISION_100NS_TIMER: case PERF_PRECISION_TIMESTAMP: return true;
-    default: return false;
+    case PERF_COUNTER_COUNTER:
+    case PERF_COUNTER_BULK_COUNT:
+    case PERF_100NSEC_TIMER:
+    case PERF_100NSEC_TIMER_INV:
+    case PERF_AVERAGE_TIMER:
+    case PERF_AVERAGE_BULK:
+    case PERF_AVERAGE_BASE:
+    case PERF_COUNTER_100NS_QUEUELEN_TYPE:
+    case PERF_PRECISION_100NS_TIMER:
+    case PERF_PRECISION_TIMESTAMP:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -158,8 +167,10 @@ TEST_CASE("cumulative counters never go backwards while their instance lives") {
           if (auto it = last.find(key); it != last.end()) {
             INFO(key << " " << it->second << " -> " << v);
             // DWORD counters wrap modulo 2^32 as on Windows: the step must still be forward.
-            if (d.size == 4) CHECK(uint32_t(v - it->second) < 0x80000000u);
-            else CHECK(v >= it->second);
+            if (d.size == 4)
+              CHECK(uint32_t(v - it->second) < 0x80000000u);
+            else
+              CHECK(v >= it->second);
             ++checked;
           }
           last[key] = v;
@@ -206,14 +217,17 @@ TEST_CASE("% Processor Time from two samples lies in [0, 100] and process times 
       const perfdata::Object* q1 = g[k].find(230);
       std::map<uint64_t, uint64_t> before;
       for (const auto& in : q0->instances)
-        if (in.name() != u"_Total") before[value(*q0, in.counter_block, 784) * 2 + (in.name() == u"Idle")] = value(*q0, in.counter_block, 6);
+        if (in.name() != u"_Total")
+          before[value(*q0, in.counter_block, 784) * 2 + (in.name() == u"Idle")] = value(*q0, in.counter_block, 6);
       bool same_set = q0->instances.size() == q1->instances.size();
       uint64_t sum = 0;
       for (const auto& in : q1->instances) {
         if (in.name() == u"_Total") continue;
         auto it = before.find(value(*q1, in.counter_block, 784) * 2 + (in.name() == u"Idle"));
-        if (it == before.end()) same_set = false;
-        else sum += value(*q1, in.counter_block, 6) - it->second;
+        if (it == before.end())
+          same_set = false;
+        else
+          sum += value(*q1, in.counter_block, 6) - it->second;
       }
       if (same_set) CHECK(double(sum) == Approx(dt * s.processors).epsilon(1e-9));
     }
@@ -245,7 +259,8 @@ TEST_CASE("threads point at their process, costly instances at the address space
       // Process/Thread Elapsed Time uses the object's clock: start times lie before it.
       CHECK(proc->perf_freq == 10000000);
       CHECK(proc->perf_time == b.perf_time_100ns);
-      for (const perfdata::Instance& p : proc->instances) CHECK(int64_t(value(*proc, p.counter_block, 684)) <= proc->perf_time);
+      for (const perfdata::Instance& p : proc->instances)
+        CHECK(int64_t(value(*proc, p.counter_block, 684)) <= proc->perf_time);
     } else {
       const perfdata::Object* pas = b.find(786);
       REQUIRE(pas);
@@ -333,7 +348,8 @@ TEST_CASE("Server 2022 disables Process v1 unless the spec turns it back on") {
   CHECK(decode(c.records[0]).find(230) == nullptr);
   CHECK_THAT(c.fingerprint_json, Catch::Contains("\"process_v1_disabled\":true"));
   bool flagged = false;
-  for (const auto& r : c.registry) flagged |= r.name == "Disable Performance Counters" && r.key.find("PerfProc") != std::string::npos;
+  for (const auto& r : c.registry)
+    flagged |= r.name == "Disable Performance Counters" && r.key.find("PerfProc") != std::string::npos;
   CHECK(flagged);
   s.process_v1_disabled = false;
   c = make(s);

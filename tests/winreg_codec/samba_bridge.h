@@ -21,7 +21,7 @@ Bytes samba_pack_out(const std::string& op, const json& spec);
 // JSON specs for Samba types, and the handle's uuid as Samba prints it.
 json handle_spec(const winreg::PolicyHandle& h);
 std::string guid_text(const winreg::PolicyHandle& h);
-json string_spec(const char* text);                     // winreg.String
+json string_spec(const char* text);                              // winreg.String
 json strbuf_spec(const char* type, const char* text, int size);  // winreg.StringBuf / ValNameBuf
 std::u16string u16(const char* ascii);
 

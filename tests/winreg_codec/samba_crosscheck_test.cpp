@@ -204,7 +204,8 @@ TEST_CASE("(b) EnumKey and EnumValue requests from Samba decode") {
                                            {"in_name", strbuf_spec("StringBuf", "", 512)},
                                            {"in_keyclass", strbuf_spec("StringBuf", "", 0)},
                                            {"in_last_changed_time", 0}}),
-                 k).ok());
+                 k)
+              .ok());
   CHECK(k.enum_index == 3);
   CHECK(k.name.size == 512);
   CHECK(k.name.length == 0);
@@ -219,7 +220,8 @@ TEST_CASE("(b) EnumKey and EnumValue requests from Samba decode") {
                                              {"in_value", json::array()},
                                              {"in_size", 0x1000},
                                              {"in_length", 0}}),
-                 v).ok());
+                 v)
+              .ok());
   CHECK(v.enum_index == 7);
   CHECK(v.name.size == 0x200);
   CHECK(v.name.text == u16(""));
@@ -232,12 +234,14 @@ TEST_CASE("(b) EnumKey and EnumValue requests from Samba decode") {
 
 TEST_CASE("(b) GetKeySecurity, OpenKey and QueryInfoKey requests from Samba decode") {
   GetKeySecurityRequest s;
-  REQUIRE(decode(samba_pack_in("GetKeySecurity",
-                               {{"in_handle", handle_spec(sample_handle())},
-                                {"in_sec_info", 4},
-                                {"in_sd", {{"__type", "winreg.KeySecurityData"}, {"data", json::array()},
-                                           {"size", 4096}, {"len", 0}}}}),
-                 s).ok());
+  REQUIRE(decode(samba_pack_in(
+                     "GetKeySecurity",
+                     {{"in_handle", handle_spec(sample_handle())},
+                      {"in_sec_info", 4},
+                      {"in_sd",
+                       {{"__type", "winreg.KeySecurityData"}, {"data", json::array()}, {"size", 4096}, {"len", 0}}}}),
+                 s)
+              .ok());
   CHECK(s.sec_info == 4);
   CHECK(s.sd.size == 4096);
   CHECK(s.sd.data);
@@ -248,15 +252,17 @@ TEST_CASE("(b) GetKeySecurity, OpenKey and QueryInfoKey requests from Samba deco
                                 {"in_keyname", string_spec("SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib")},
                                 {"in_options", 0},
                                 {"in_access_mask", 0x02000000}}),
-                 o).ok());
+                 o)
+              .ok());
   CHECK(o.parent_handle == sample_handle());
   CHECK(o.keyname == u16("SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib"));
   CHECK(o.access_mask == 0x02000000u);
 
   QueryInfoKeyRequest q;
-  REQUIRE(decode(samba_pack_in("QueryInfoKey", {{"in_handle", handle_spec(sample_handle())},
-                                                {"in_classname", string_spec("")}}),
-                 q).ok());
+  REQUIRE(decode(samba_pack_in("QueryInfoKey",
+                               {{"in_handle", handle_spec(sample_handle())}, {"in_classname", string_spec("")}}),
+                 q)
+              .ok());
   CHECK(q.classname == u16(""));
 }
 
@@ -268,7 +274,8 @@ TEST_CASE("(b) QueryValue requests from Samba decode (empty buffer and impacket-
                                               {"in_data", json::array()},
                                               {"in_data_size", 65536},
                                               {"in_data_length", 0}}),
-                 r).ok());
+                 r)
+              .ok());
   CHECK(r.value_name == u16("Counter 009"));
   CHECK(r.type == 0u);
   REQUIRE(r.data);
@@ -282,7 +289,8 @@ TEST_CASE("(b) QueryValue requests from Samba decode (empty buffer and impacket-
                                               {"in_data", std::vector<int>(16, 32)},
                                               {"in_data_size", 16},
                                               {"in_data_length", 16}}),
-                 r).ok());
+                 r)
+              .ok());
   CHECK(r.value_name == u16("Global"));
   CHECK_FALSE(r.type);
   CHECK(r.data == Bytes(16, 32));
@@ -291,17 +299,22 @@ TEST_CASE("(b) QueryValue requests from Samba decode (empty buffer and impacket-
 TEST_CASE("(b) QueryMultipleValues(2) requests from Samba decode") {
   json values = json::array({{{"__type", "winreg.QueryMultipleValue"},
                               {"ve_valuename", strbuf_spec("ValNameBuf", "Version", 16)},
-                              {"ve_valuelen", 0}, {"ve_valueptr", 0}, {"ve_type", 0}},
+                              {"ve_valuelen", 0},
+                              {"ve_valueptr", 0},
+                              {"ve_type", 0}},
                              {{"__type", "winreg.QueryMultipleValue"},
                               {"ve_valuename", strbuf_spec("ValNameBuf", "Last Help", 20)},
-                              {"ve_valuelen", 0}, {"ve_valueptr", 0}, {"ve_type", 0}}});
+                              {"ve_valuelen", 0},
+                              {"ve_valueptr", 0},
+                              {"ve_type", 0}}});
   QueryMultipleValuesRequest r;
   REQUIRE(decode(samba_pack_in("QueryMultipleValues", {{"in_key_handle", handle_spec(sample_handle())},
                                                        {"in_values_in", values},
                                                        {"in_num_values", 2},
                                                        {"in_buffer", std::vector<int>(32, 0)},
                                                        {"in_buffer_size", 32}}),
-                 r).ok());
+                 r)
+              .ok());
   REQUIRE(r.values.size() == 2);
   CHECK(r.values[1].name->text == u16("Last Help"));
   CHECK(r.buffer_size == 32);
@@ -313,7 +326,8 @@ TEST_CASE("(b) QueryMultipleValues(2) requests from Samba decode") {
                                                         {"in_num_values", 2},
                                                         {"in_buffer", std::vector<int>(8, 0)},
                                                         {"in_offered", 8}}),
-                 r2).ok());
+                 r2)
+              .ok());
   CHECK(r2.values[0].name->text == u16("Version"));
   CHECK(r2.offered == 8);
 }
@@ -355,7 +369,8 @@ TEST_CASE("(c) Samba responses decode with ours") {
                                                {"out_data_size", 4},
                                                {"out_data_length", 4},
                                                {"result", 0}}),
-                 r).ok());
+                 r)
+              .ok());
   CHECK(r.type == 7u);
   CHECK(r.data == Bytes{0x31, 0, 0, 0});
   CHECK(r.data_length == 4u);
@@ -365,7 +380,8 @@ TEST_CASE("(c) Samba responses decode with ours") {
                                             {"out_keyclass", nullptr},
                                             {"out_last_changed_time", 77},
                                             {"result", 0}}),
-                 e).ok());
+                 e)
+              .ok());
   CHECK(e.name.text == u16("Perflib"));
   CHECK(e.last_changed_time == 77u);
   CHECK_FALSE(e.keyclass);

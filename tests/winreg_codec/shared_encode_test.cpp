@@ -19,7 +19,6 @@ Bytes pattern(size_t n) {
   return b;
 }
 
-
 }  // namespace
 
 TEST_CASE("QueryValue response: shared encoding is byte-identical, data referenced from 1 KiB up") {

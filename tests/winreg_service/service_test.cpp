@@ -58,11 +58,13 @@ bool samba_accepts_out(const char* op, const Bytes& stub, const std::string& pre
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("perfsim-svc-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  std::ofstream(dir / "stub.bin", std::ios::binary).write(reinterpret_cast<const char*>(stub.data()), std::streamsize(stub.size()));
+  std::ofstream(dir / "stub.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(stub.data()), std::streamsize(stub.size()));
   std::ofstream(dir / "preset.json") << preset;
-  const std::string cmd = "timeout 60 /usr/bin/python3 " PERFSIM_SOURCE_DIR "/tests/winreg_codec/samba_ndr.py unpack-out " +
-                          std::string(op) + " " + (dir / "stub.bin").string() + " " + (dir / "preset.json").string() + " " +
-                          (dir / "out.json").string();
+  const std::string cmd = "timeout 60 /usr/bin/python3 " PERFSIM_SOURCE_DIR
+                          "/tests/winreg_codec/samba_ndr.py unpack-out " +
+                          std::string(op) + " " + (dir / "stub.bin").string() + " " + (dir / "preset.json").string() +
+                          " " + (dir / "out.json").string();
   const int rc = std::system(cmd.c_str());
   fs::remove_all(dir);
   return rc == 0;
@@ -91,7 +93,8 @@ TEST_CASE("handles are per service, closed handles become invalid") {
   auto c = f.call<CloseKeyRequest, CloseKeyResponse>(kCloseKey, CloseKeyRequest{h});
   CHECK(c.result == windows::kErrorSuccess);
   CHECK(c.handle == PolicyHandle{});
-  CHECK(f.call<CloseKeyRequest, CloseKeyResponse>(kCloseKey, CloseKeyRequest{h}).result == windows::kErrorInvalidHandle);
+  CHECK(f.call<CloseKeyRequest, CloseKeyResponse>(kCloseKey, CloseKeyRequest{h}).result ==
+        windows::kErrorInvalidHandle);
   CHECK(f.query(h, u"Global", 1 << 20).result == windows::kErrorInvalidHandle);
   Fixture other;  // another connection does not know this connection's handles
   CHECK(other.query(h2, u"Last Counter", 16).result == windows::kErrorInvalidHandle);
@@ -153,8 +156,8 @@ TEST_CASE("EnumKey, EnumValue and QueryInfoKey walk the key") {
   qi.classname = std::u16string();
   auto info = f.call<QueryInfoKeyRequest, QueryInfoKeyResponse>(kQueryInfoKey, qi);
   CHECK(info.result == windows::kErrorSuccess);
-  CHECK(info.num_subkeys == 1);   // 009
-  CHECK(info.num_values == 1);    // Last Counter
+  CHECK(info.num_subkeys == 1);  // 009
+  CHECK(info.num_values == 1);   // Last Counter
   CHECK(info.max_valnamelen == 12);
 
   EnumKeyRequest ek;
@@ -208,10 +211,26 @@ TEST_CASE("EnumValue answers without data say length 0 whatever length the calle
   ok.keyname = kPerflib;
   const PolicyHandle perflib = f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).handle;
   uint32_t want = windows::kErrorSuccess;
-  SECTION("name buffer too small") { ev.handle = perflib; ev.name.size = 2; want = windows::kErrorMoreData; }
-  SECTION("index past the last value") { ev.handle = perflib; ev.enum_index = 7; want = windows::kErrorNoMoreItems; }
-  SECTION("unknown handle") { ev.handle.uuid[15] ^= 0xff; want = windows::kErrorInvalidHandle; }
-  SECTION("data buffer too small") { ev.handle = perflib; ev.size = ev.length = 2; ev.value = Bytes(2, ' '); want = windows::kErrorMoreData; }
+  SECTION("name buffer too small") {
+    ev.handle = perflib;
+    ev.name.size = 2;
+    want = windows::kErrorMoreData;
+  }
+  SECTION("index past the last value") {
+    ev.handle = perflib;
+    ev.enum_index = 7;
+    want = windows::kErrorNoMoreItems;
+  }
+  SECTION("unknown handle") {
+    ev.handle.uuid[15] ^= 0xff;
+    want = windows::kErrorInvalidHandle;
+  }
+  SECTION("data buffer too small") {
+    ev.handle = perflib;
+    ev.size = ev.length = 2;
+    ev.value = Bytes(2, ' ');
+    want = windows::kErrorMoreData;
+  }
   auto r = f.call<EnumValueRequest, EnumValueResponse>(kEnumValue, ev);
   CHECK(r.result == want);
   REQUIRE(r.value.has_value());
@@ -236,8 +255,8 @@ TEST_CASE("GetKeySecurity answers a valid self-relative descriptor, or the size 
   REQUIRE(full.result == windows::kErrorSuccess);
   REQUIRE(full.sd.data->size() == needed);
   const Bytes& sd = *full.sd.data;
-  CHECK(sd[0] == 1);                                  // revision
-  CHECK((load_le16(&sd[2]) & 0x8004) == 0x8004);      // self-relative, DACL present
+  CHECK(sd[0] == 1);                              // revision
+  CHECK((load_le16(&sd[2]) & 0x8004) == 0x8004);  // self-relative, DACL present
   const uint32_t dacl = load_le32(&sd[16]);
   REQUIRE(dacl + 8 <= sd.size());
   CHECK(load_le16(&sd[dacl + 2]) == sd.size() - dacl);  // the ACL ends the descriptor
@@ -310,12 +329,14 @@ TEST_CASE("QueryMultipleValues2 sizes its buffer by the caller's offer and repor
 
 TEST_CASE("a recorded answer reaches the response stub without a copy: the stub references the recording") {
   Fixture f;  // a synthetic 2016 host instead of the tiny test capture: its Global is large
-  REQUIRE(replayer::SimulatedHost::load(testing::small_synth_capture(), {replayer::TimelineMode::kFrozen, 0}, f.host).ok());
+  REQUIRE(
+      replayer::SimulatedHost::load(testing::small_synth_capture(), {replayer::TimelineMode::kFrozen, 0}, f.host).ok());
   f.svc = std::make_unique<Service>(f.host);
   const PolicyHandle h = f.open(kOpenHKPD);
   const Bytes* found = nullptr;  // the Global record of the frozen tick, as the host keeps it
   for (const captures::QueryRecord& r : f.host->capture().records)
-    if (r.value_name == "Global" && r.payload == f.host->content(replayer::PerfKey::kData, "Global", 0).data) found = &r.payload;
+    if (r.value_name == "Global" && r.payload == f.host->content(replayer::PerfKey::kData, "Global", 0).data)
+      found = &r.payload;
   REQUIRE(found);
   const Bytes& recorded = *found;
   REQUIRE(recorded.size() >= ndr::Writer::kShareMin);
