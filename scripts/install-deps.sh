@@ -8,7 +8,7 @@ PACKAGES=(
   libboost-dev liblz4-dev catch2 libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   samba-dev libtalloc-dev
   python3 python3-samba python3-impacket tshark samba smbclient
-  iproute2 passwd strace
+  iproute2 passwd strace clang-format
 )
 
 missing=()

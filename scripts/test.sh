@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
+bash scripts/check-format.sh
+
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFSIM_WERROR=ON -DPERFSIM_BENCH=ON >/dev/null
 cmake --build build -j "$jobs"
 python3 scripts/check-test-registry.py build
