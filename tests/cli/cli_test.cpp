@@ -19,16 +19,13 @@
 #include "core/subprocess.h"
 #include "recorder/client.h"
 #include "perfdata/names.h"
+#include "tests/common/run_command.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
+using Run = perfsim::testing::CommandResult;
 
 namespace sp = perfsim::subprocess;
 
@@ -44,21 +41,7 @@ sp::Child start_shell(const std::string& command, sp::Options o) {
 }
 
 // Runs perfsim with `args` (a shell-quoted string), bounded by `timeout 60`.
-Run run_perfsim(const std::string& args) {
-  const fs::path err = fs::temp_directory_path() / ("perfsim-cli-err-" + std::to_string(getpid()));
-  fs::remove(err);  // sp::Stream::kFile appends
-  sp::Options o;
-  o.err = sp::Stream::kFile;
-  o.err_path = err.string();
-  sp::Child c = start_shell("timeout 60 " + std::string(PERFSIM_EXE) + " " + args, o);
-  Run r;
-  sp::read_all(c.out_fd, r.out);
-  r.code = sp::wait(c).code;
-  std::ifstream e(err);
-  r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
-  fs::remove(err);
-  return r;
-}
+Run run_perfsim(const std::string& args) { return perfsim::testing::run_command(PERFSIM_EXE, args); }
 
 struct TempDir {
   fs::path path;

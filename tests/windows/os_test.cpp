@@ -1,10 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
-#include <cstdio>
 #include <filesystem>
 #include <string>
 
@@ -12,6 +10,7 @@
 #include "replayer/quirks.h"
 #include "server/smbd.h"
 #include "synth/profiles.h"
+#include "tests/common/run_command.h"
 #include "windows/constants.h"
 #include "windows/os.h"
 
@@ -41,35 +40,11 @@ replayer::BufferPolicy policy_of(std::string_view more_data) {
   return replayer::BufferPolicy::kRrpExact;
 }
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::string s;
-  if (FILE* f = std::fopen(p.c_str(), "r")) {
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
-    std::fclose(f);
-  }
-  fs::remove(p);
-  return s;
-}
+using Run = perfsim::testing::CommandResult;
 
 // Runs the built perfsim with `args`, stopped with SIGTERM after `seconds` (timeout's exit code 124).
 Run run_perfsim(const std::string& args, int seconds = 60) {
-  const std::string tag = std::to_string(getpid());
-  const fs::path out = fs::temp_directory_path() / ("perfsim-windows-out-" + tag);
-  const fs::path err = fs::temp_directory_path() / ("perfsim-windows-err-" + tag);
-  const std::string cmd = "timeout " + std::to_string(seconds) + " " + std::string(PERFSIM_EXE) + " " + args + " >" +
-                          out.string() + " 2>" + err.string();
-  const int st = std::system(cmd.c_str());
-  Run r;
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
+  return perfsim::testing::run_command(PERFSIM_EXE, args, seconds);
 }
 
 }  // namespace
