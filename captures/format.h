@@ -42,6 +42,7 @@ enum class Codec : uint8_t {
   kDictLz4 = 3,  // 32 KiB chunks, each LZ4 with a 64 KiB window of the base payload as dictionary
 };
 
+// CRC-32C (Castagnoli; init and xorout 0xFFFFFFFF), in hardware where the CPU has it (isa-l).
 uint32_t crc32c(ByteView data);
 
 // Appends a framed record (header + body) to out.
@@ -58,8 +59,8 @@ enum class Check { kOk, kTorn, kBad };
 
 // Validates the record at `offset`. kTorn: it is cut off by the end of `file` (a record whose
 // length field points past the end counts as torn). kBad: wrong marker or checksum. why says which.
-// verify_crc = false skips the checksum, for a record already verified: Boost.CRC runs at about
-// 0.25 GB/s, a large share of decoding time.
+// verify_crc = false skips the checksum, for a record already verified (cheap now: crc32c runs at
+// memory speed, see FORMAT.md, but a replayer's timeline loops over the same records).
 Check check_record(ByteView file, size_t offset, RecordView& out, std::string& why, bool verify_crc = true);
 
 // Next offset >= from where a sync marker starts, or file.size().
