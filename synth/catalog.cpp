@@ -52,7 +52,7 @@ Status add_custom(const Spec& spec, Catalog& cat, std::set<uint32_t>& used) {
     co.desc.index = take(o.index);
     co.desc.provider = o.provider;
     co.desc.costly = o.costly;
-    co.desc.multi = o.instances.count > 0;
+    co.desc.multi = o.instances.multi;
     for (const CounterSpec& c : o.counters) {
       const uint32_t index = take(c.index);
       co.desc.counters.push_back({index, c.type, size_for(c.type), c.detail, c.scale});

@@ -129,7 +129,7 @@ void Model::State::init() {
   if (!profile->host.large_counters) pagefile_mb = std::min(pagefile_mb, 4095.0);
   for (Custom& c : customs) {
     const ObjectSpec& os = *objects[c.state].cat->custom;
-    const uint32_t n = std::max<uint32_t>(os.instances.count, 1);
+    const uint32_t n = os.instances.multi ? os.instances.count : 1;
     for (uint32_t i = 0; i < n; ++i) {
       CustomInstance ci;
       ci.name = i < os.instances.names.size() ? os.instances.names[i] : os.instances.prefix + std::to_string(c.serial);

@@ -235,6 +235,7 @@ Status read_object(const Reader& r, const json& v, const std::string& path, Obje
   if (v.contains("instances")) {
     const std::string ip = join(path, "instances");
     const json& iv = v["instances"];
+    o.instances.multi = true;
     if (iv.is_number_integer()) {
       s = r.integer(v, path, "instances", o.instances.count, 0, 100000);
     } else {

@@ -18,7 +18,11 @@
 namespace perfsim::synth {
 
 struct InstancesSpec {
-  uint32_t count = 0;              // 0 with no names: a single-instance object
+  // Whether `instances` was given at all: without it the object is single-instance
+  // (NumInstances PERF_NO_INSTANCES); with a count of 0 it is a multi-instance object that has
+  // no instances now (NumInstances 0), which some collectors' parsers trip on.
+  bool multi = false;
+  uint32_t count = 0;
   std::vector<std::string> names;  // first names used; more are made from prefix + number
   std::string prefix = "instance";
   double churn_per_hour = 0;  // instances replaced per hour (new name, fresh counters)

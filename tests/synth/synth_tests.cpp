@@ -411,3 +411,35 @@ value = 0.5
   CHECK(d_time / d_ops == Approx(0.5).epsilon(0.01));
   CHECK(value(*o1, o1->instances[2].counter_block, base) == 84);  // _Total sums the instances
 }
+
+TEST_CASE("instances = 0 makes a multi-instance object with no instances, no key a single-instance one") {
+  // winperf.h: NumInstances is 0 for an object that can have instances but has none now, and
+  // PERF_NO_INSTANCES (-1) for one that cannot have any.
+  struct Case {
+    const char* instances;  // the TOML value, "" = key absent
+    int32_t num_instances;
+    size_t listed;
+  };
+  for (const Case& k : {Case{"0", 0, 0}, Case{"{ count = 0 }", 0, 0}, Case{"{ count = 0, total = true }", 1, 1},
+                        Case{"2", 2, 2}, Case{"", PERF_NO_INSTANCES, 0}}) {
+    INFO("instances = " << k.instances);
+    std::string toml = "[host]\nduration = \"1m\"\ninterval = \"15s\"\n[[objects]]\nname = \"Queue\"\n";
+    if (*k.instances) toml += std::string("instances = ") + k.instances + "\n";
+    toml += "[[objects.counters]]\nname = \"Depth\"\ntype = \"PERF_COUNTER_RAWCOUNT\"\nvalue = 3\n";
+    Spec s;
+    REQUIRE(parse_spec_toml(toml, s).ok());
+    const captures::Capture c = make(s);
+    perfdata::NameTable names;
+    REQUIRE(perfdata::parse_names(c.names[0].counter, names).ok());
+    uint32_t queue = 0;
+    for (const auto& e : names.entries)
+      if (e.text == u"Queue") queue = e.index;
+    REQUIRE(queue != 0);
+    for (const perfdata::DataBlock& b : blocks(c, "Global")) {
+      const perfdata::Object* o = b.find(queue);
+      REQUIRE(o);
+      CHECK(o->num_instances == k.num_instances);
+      CHECK(o->instances.size() == k.listed);
+    }
+  }
+}
