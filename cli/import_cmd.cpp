@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/json.h"
 #include "captures/writer.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -105,7 +106,7 @@ int run_import(const ImportOptions& o) {
   if (o.json) {
     nlohmann::json out = {{"pcap", o.pcap}, {"captures", jcaps}, {"written", written}};
     if (!read.ok()) out["error"] = read.message();
-    fmt::print("{}\n", out.dump(2));
+    fmt::print("{}\n", json_text(out, 2));
   }
   if (!read.ok()) return fail("import", read.message() + " (captures were made of what was read before it)");
   if (written == 0)

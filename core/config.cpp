@@ -1,4 +1,5 @@
 // TOML -> JSON tree (+ key path -> line), JSON with a line for syntax errors, typed getters.
+#include "core/json.h"
 #include "core/config.h"
 
 #include <algorithm>
@@ -152,10 +153,10 @@ Status parse_double(std::string_view text, const std::string& what, double& out)
 }
 
 std::string describe(const Json& v) {
-  if (v.is_string()) return "string " + v.dump();
+  if (v.is_string()) return "string " + json_text(v);
   if (v.is_boolean()) return std::string("boolean ") + (v.get<bool>() ? "true" : "false");
-  if (v.is_number_integer()) return "integer " + v.dump();
-  if (v.is_number()) return "number " + v.dump();
+  if (v.is_number_integer()) return "integer " + json_text(v);
+  if (v.is_number()) return "number " + json_text(v);
   if (v.is_object()) return "a table";
   if (v.is_array()) return "an array";
   return "nothing";
@@ -229,7 +230,7 @@ bool Reader::in_range(const Json& v, int64_t lo, uint64_t hi) {
 }
 
 Status Reader::range_error(const std::string& path, const Json& v, const std::string& lo, const std::string& hi) const {
-  return fail(path, "must be between " + lo + " and " + hi + ", got " + v.dump());
+  return fail(path, "must be between " + lo + " and " + hi + ", got " + json_text(v));
 }
 
 uint32_t Reader::line_of(const std::string& path) const {

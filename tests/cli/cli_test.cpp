@@ -20,6 +20,8 @@
 #include "recorder/client.h"
 #include "perfdata/names.h"
 #include "tests/common/run_command.h"
+#include "tests/common/test_capture.h"
+#include "captures/writer.h"
 
 namespace fs = std::filesystem;
 
@@ -491,4 +493,34 @@ TEST_CASE("numbers on the command line are whole numbers: -1 and junk are usage 
   r = run_perfsim("query 127.0.0.1:-1 Global");
   CHECK(r.code == 2);
   CHECK(r.err.find("1..65535") != std::string::npos);
+}
+
+// Before core/json.h, nlohmann's dump() threw type_error 316 on these bytes and the commands
+// aborted (exit 134): every --json output must parse whatever bytes a capture holds.
+TEST_CASE("JSON output of inspect, validate and serve survives a capture whose host and value names are not UTF-8") {
+  TempDir d;
+  const std::string cap = (d.path / "ff.perfcap").string();
+  perfsim::captures::Capture c = perfsim::testing::test_capture();
+  c.host.name = "BAD\xff\xfeHOST";
+  perfsim::Bytes cut = c.records[0].payload;  // a truncated PERF_DATA_BLOCK: findings under the bad name
+  cut.resize(64);
+  c.records.insert(c.records.begin() + 2, {0, 0, 0, "\xff\xff value", 0, perfsim::windows::kRegBinary, 64, cut});
+  REQUIRE(perfsim::captures::write_capture(cap, c).ok());
+
+  Run i = run_perfsim("inspect --json " + cap);
+  INFO(i.err);
+  CHECK(i.code == 0);
+  CHECK(nlohmann::json::parse(i.out).at("host").at("name") == "BAD\xef\xbf\xbd\xef\xbf\xbdHOST");  // U+FFFD each
+
+  Run v = run_perfsim("validate --json " + cap);
+  INFO(v.err);
+  CHECK(v.code == 1);
+  const auto vj = nlohmann::json::parse(v.out);
+  REQUIRE(vj.at("errors").get<int>() > 0);
+  CHECK(vj.at("findings").at(0).at("where").get<std::string>().find("\xef\xbf\xbd\xef\xbf\xbd value") !=
+        std::string::npos);
+
+  Server srv("--timeline frozen:0 --capture " + cap);
+  CHECK(srv.host == "BAD\xef\xbf\xbd\xef\xbf\xbdHOST");
+  CHECK(srv.stop() == 0);
 }
