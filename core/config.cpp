@@ -1,4 +1,5 @@
 // TOML -> JSON tree (+ key path -> line), JSON with a line for syntax errors, typed getters.
+#include "core/file.h"
 #include "core/json.h"
 #include "core/config.h"
 
@@ -100,18 +101,9 @@ Status parse_json(std::string_view text, const std::string& origin, Doc& out) {
   return Status::InvalidArgument(origin + ": JSON syntax error");
 }
 
-Status read_text(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return Status::Ok();
-}
-
-Status load_file(const std::string& path, Doc& out) {
+Status load_file(const std::string& path, Doc& out, std::string_view what) {
   std::string text;
-  if (Status s = read_text(path, text); !s.ok()) return s;
+  if (Status s = read_bounded_file(path, what, text); !s.ok()) return s;
   const bool is_json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
   return is_json ? parse_json(text, path, out) : parse_toml(text, path, out);
 }
