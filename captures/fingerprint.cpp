@@ -1,5 +1,6 @@
 // Fingerprint <-> JSON. Reading is strict per key: a value of another shape than this struct's is
 // kept as it was in `other`, so nothing read is ever rewritten differently.
+#include "core/json.h"
 #include "captures/fingerprint.h"
 
 #include <limits>
@@ -178,7 +179,7 @@ std::string to_json(const Fingerprint& fp) {
   put(j, "profile", fp.profile);
   put_recorded(j, fp);
   put_synth(j, fp);
-  return j.dump();
+  return json_text(j);
 }
 
 Status from_json(std::string_view text, Fingerprint& out) {

@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/json.h"
 #include "captures/reader.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -55,7 +56,7 @@ int run_dump(const DumpOptions& o) {
                         {"query", o.query},
                         {"formatted", have_prev},
                         {"objects", jobjects}};
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", json_text(j, 2));
   }
   return kExitOk;
 }

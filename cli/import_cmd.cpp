@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/json.h"
 #include "captures/writer.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -63,8 +64,10 @@ int run_import(const ImportOptions& o) {
   recorder::PcapImportOptions po;
   po.progress = [&](uint64_t frames) { bar.text(fmt::format("{} frames", frames)); };
   std::vector<recorder::Conversation> raw;
-  const Status read = recorder::read_pcap(o.pcap, raw, po);
+  recorder::UnreadFrames unread;
+  const Status read = recorder::read_pcap(o.pcap, raw, po, &unread);
   bar.finish();
+  if (unread.any() && !o.json) fmt::print("{}: {}\n", o.pcap, unread.describe());
   if (!read.ok() && raw.empty()) return fail("import", read.message());
 
   nlohmann::json jcaps = nlohmann::json::array();
@@ -105,7 +108,11 @@ int run_import(const ImportOptions& o) {
   if (o.json) {
     nlohmann::json out = {{"pcap", o.pcap}, {"captures", jcaps}, {"written", written}};
     if (!read.ok()) out["error"] = read.message();
-    fmt::print("{}\n", out.dump(2));
+    out["unread_frames"] = {{"time_replaced", unread.time_replaced},
+                            {"time_replaced_frames", unread.time_replaced_frames},
+                            {"skipped", unread.skipped},
+                            {"skipped_frames", unread.skipped_frames}};
+    fmt::print("{}\n", json_text(out, 2));
   }
   if (!read.ok()) return fail("import", read.message() + " (captures were made of what was read before it)");
   if (written == 0)

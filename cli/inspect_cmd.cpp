@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json.h"
 #include "captures/inspect.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -14,7 +15,7 @@ int run_inspect(const InspectOptions& o) {
     return fail("inspect", o.path + ": " + st.ToString() + " (is it a .perfcap file?)");
   if (o.json) {
     nlohmann::json j = s;
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", json_text(j, 2));
     return kExitOk;
   }
   fmt::print("host        {} (profile {}, {} {} build {}{})\n", s.host.name, s.host.profile, s.host.product_name,

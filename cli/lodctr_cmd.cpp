@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json.h"
 #include "captures/reader.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -66,7 +67,7 @@ int run_lodctr(const LodctrOptions& o) {
                        {"records_unparsed", prov.records_unparsed},
                        {"ticks_timed_out", prov.ticks_timed_out},
                        {"bad", lodctr::bad_mode_name(spec.bad)}};
-    fmt::print("{}\n", j.dump());
+    fmt::print("{}\n", json_text(j));
     return kExitOk;
   }
   fmt::print("{}: loaded {}: counters {}..{}, help {}..{}; Perflib Last Counter {}, Last Help {}; languages {}",
@@ -92,7 +93,7 @@ int run_unlodctr(const UnlodctrOptions& o) {
   if (Status s = lodctr::save_capture(o.capture, cap); !s.ok())
     return fail("unlodctr", o.capture + ": " + s.ToString());
   if (o.json) {
-    fmt::print("{}\n", report_json(o.capture, rep).dump());
+    fmt::print("{}\n", json_text(report_json(o.capture, rep)));
     return kExitOk;
   }
   fmt::print("{}: removed {} (counters {}..{}, {} texts); Perflib Last Counter {}, Last Help {}\n", o.capture,

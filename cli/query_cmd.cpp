@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/json.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/values.h"
@@ -113,7 +114,7 @@ int run_query(const QueryOptions& o) {
   }
   uint32_t werr = 0;
   static_cast<void>(c->close_key(hkpd, werr));  // the values are printed; a failed close loses nothing
-  if (o.json) fmt::print("{}\n", jout.dump(2));
+  if (o.json) fmt::print("{}\n", json_text(jout, 2));
   return kExitOk;
 }
 

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <nlohmann/json.hpp>
 
+#include "core/json.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/target.h"
@@ -67,7 +68,7 @@ int run_record(const RecordOptions& o) {
                         {"fingerprint", nlohmann::json::parse(captures::to_json(r.fingerprint))},
                         {"ok", s.ok()}};
     if (!s.ok()) j["error"] = s.message();
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", json_text(j, 2));
   } else {
     fmt::print("recorded {} sample(s) of {} from {} into {} ({})\n", r.samples, r.host.name, source, o.out,
                megabytes(r.file_bytes));

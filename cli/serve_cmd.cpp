@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/json.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "replayer/fleet_file.h"
@@ -97,14 +98,13 @@ void print_listening(const ServeOptions& o, const server::Server& srv, const ser
     const std::string ep = b.address.find(':') != std::string::npos ? fmt::format("[{}]:{}", b.address, b.port)
                                                                     : fmt::format("{}:{}", b.address, b.port);
     if (o.json) {
-      fmt::print("{}\n", nlohmann::json({{"event", "listening"},
-                                         {"address", b.address},
-                                         {"port", b.port},
-                                         {"endpoint", ep},
-                                         {"host", f.host()->name()},
-                                         {"capture", specs[i].capture},
-                                         {"timeline", specs[i].timeline}})
-                             .dump());
+      fmt::print("{}\n", json_text(nlohmann::json({{"event", "listening"},
+                                                   {"address", b.address},
+                                                   {"port", b.port},
+                                                   {"endpoint", ep},
+                                                   {"host", f.host()->name()},
+                                                   {"capture", specs[i].capture},
+                                                   {"timeline", specs[i].timeline}})));
     } else {
       fmt::print("perfsim serve: host {} listening on {} (ncacn_ip_tcp:{}[{}]) from {}\n", f.host()->name(), ep,
                  b.address, b.port, specs[i].capture);
@@ -115,12 +115,11 @@ void print_listening(const ServeOptions& o, const server::Server& srv, const ser
 void print_smb(const ServeOptions& o, const server::SmbSetup& smb) {
   for (const server::SmbHost& h : smb.hosts) {
     if (o.json) {
-      fmt::print("{}\n", nlohmann::json({{"event", "smb"},
-                                         {"address", h.address},
-                                         {"port", smb.port},
-                                         {"pipe", fmt::format("\\\\{}\\PIPE\\winreg", h.address)},
-                                         {"host", h.host->name()}})
-                             .dump());
+      fmt::print("{}\n", json_text(nlohmann::json({{"event", "smb"},
+                                                   {"address", h.address},
+                                                   {"port", smb.port},
+                                                   {"pipe", fmt::format("\\\\{}\\PIPE\\winreg", h.address)},
+                                                   {"host", h.host->name()}})));
     } else {
       fmt::print("perfsim serve: host {} on SMB {}:{} (ncacn_np:{}[\\pipe\\winreg]) through smbd pid {}\n",
                  h.host->name(), h.address, smb.port, h.address, smb.smbd->smbd_pid());

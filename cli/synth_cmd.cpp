@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json.h"
 #include "captures/writer.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -62,14 +63,13 @@ int run_synth(const SynthOptions& o) {
   if (Status c = w->close(); st.ok()) st = c;
   if (!st.ok()) return fail("synth", o.out + ": " + st.ToString());
   if (o.json) {
-    fmt::print("{}\n", nlohmann::json({{"out", o.out},
-                                       {"host", head.host.name},
-                                       {"profile", head.host.profile},
-                                       {"ticks", ticks},
-                                       {"records", records},
-                                       {"raw_bytes", w->raw_payload_bytes()},
-                                       {"file_bytes", w->file_bytes()}})
-                           .dump());
+    fmt::print("{}\n", json_text(nlohmann::json({{"out", o.out},
+                                                 {"host", head.host.name},
+                                                 {"profile", head.host.profile},
+                                                 {"ticks", ticks},
+                                                 {"records", records},
+                                                 {"raw_bytes", w->raw_payload_bytes()},
+                                                 {"file_bytes", w->file_bytes()}})));
   } else {
     fmt::print("{}: host {} (profile {}), {} samples, {} records, {} bytes raw -> {} bytes on disk ({:.1f}x)\n", o.out,
                head.host.name, head.host.profile, ticks, records, w->raw_payload_bytes(), w->file_bytes(),

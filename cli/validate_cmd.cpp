@@ -5,6 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/json.h"
 #include "captures/reader.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -80,7 +81,7 @@ int run_validate(const ValidateOptions& o) {
   if (o.json) {
     nlohmann::json j = {{"path", o.path},           {"blobs", rep.blobs}, {"errors", rep.errors},
                         {"warnings", rep.warnings}, {"ok", !failed},      {"findings", rep.items}};
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", json_text(j, 2));
   } else {
     fmt::print("{}: {} blob(s) checked, {} error(s), {} warning(s)\n", o.path, rep.blobs, rep.errors, rep.warnings);
   }

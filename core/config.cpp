@@ -1,4 +1,6 @@
 // TOML -> JSON tree (+ key path -> line), JSON with a line for syntax errors, typed getters.
+#include "core/file.h"
+#include "core/json.h"
 #include "core/config.h"
 
 #include <algorithm>
@@ -99,18 +101,9 @@ Status parse_json(std::string_view text, const std::string& origin, Doc& out) {
   return Status::InvalidArgument(origin + ": JSON syntax error");
 }
 
-Status read_text(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot open");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return Status::Ok();
-}
-
-Status load_file(const std::string& path, Doc& out) {
+Status load_file(const std::string& path, Doc& out, std::string_view what) {
   std::string text;
-  if (Status s = read_text(path, text); !s.ok()) return s;
+  if (Status s = read_bounded_file(path, what, text); !s.ok()) return s;
   const bool is_json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
   return is_json ? parse_json(text, path, out) : parse_toml(text, path, out);
 }
@@ -152,10 +145,10 @@ Status parse_double(std::string_view text, const std::string& what, double& out)
 }
 
 std::string describe(const Json& v) {
-  if (v.is_string()) return "string " + v.dump();
+  if (v.is_string()) return "string " + json_text(v);
   if (v.is_boolean()) return std::string("boolean ") + (v.get<bool>() ? "true" : "false");
-  if (v.is_number_integer()) return "integer " + v.dump();
-  if (v.is_number()) return "number " + v.dump();
+  if (v.is_number_integer()) return "integer " + json_text(v);
+  if (v.is_number()) return "number " + json_text(v);
   if (v.is_object()) return "a table";
   if (v.is_array()) return "an array";
   return "nothing";
@@ -229,7 +222,7 @@ bool Reader::in_range(const Json& v, int64_t lo, uint64_t hi) {
 }
 
 Status Reader::range_error(const std::string& path, const Json& v, const std::string& lo, const std::string& hi) const {
-  return fail(path, "must be between " + lo + " and " + hi + ", got " + v.dump());
+  return fail(path, "must be between " + lo + " and " + hi + ", got " + json_text(v));
 }
 
 uint32_t Reader::line_of(const std::string& path) const {

@@ -35,10 +35,9 @@ struct Doc {
 
 Status parse_toml(std::string_view text, const std::string& origin, Doc& out);
 Status parse_json(std::string_view text, const std::string& origin, Doc& out);
-// The whole file; NotFound "PATH: cannot open" when it cannot be read.
-Status read_text(const std::string& path, std::string& out);
-// Reads the file; .json is JSON, anything else TOML. NotFound when it cannot be opened.
-Status load_file(const std::string& path, Doc& out);
+// Reads the file (core/file.h: a regular file of at most 16 MiB, else a clear error); .json is
+// JSON, anything else TOML. `what` names the input in errors ("fleet file", "spec").
+Status load_file(const std::string& path, Doc& out, std::string_view what = "configuration file");
 
 // Text to number with std::from_chars: the whole text must be digits (base 0: 10, or 16 after
 // 0x/0X; no octal, 010 is ten), at most `hi` (parse_int: within [lo, hi]). Rejects "", "-1" for

@@ -1,3 +1,4 @@
+#include "core/file.h"
 #include "lodctr/ini.h"
 
 #include <cctype>
@@ -83,10 +84,10 @@ std::string unquote(std::string v) {
   return v;
 }
 
-Status read_file(const std::string& path, Bytes& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::NotFound(path + ": cannot open");
-  out.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+Status read_file(const std::string& path, std::string_view what, Bytes& out) {
+  std::string text;
+  if (Status s = read_bounded_file(path, what, text); !s.ok()) return s;
+  out.assign(text.begin(), text.end());
   return Status::Ok();
 }
 
@@ -184,7 +185,7 @@ bool find_symbol(const Symbols& symbols, const std::string& symbol, uint32_t& of
 Status load_ini(const std::string& path, CounterIni& ini, Symbols& symbols) {
   namespace fs = std::filesystem;
   Bytes data;
-  if (Status s = read_file(path, data); !s.ok()) return s;
+  if (Status s = read_file(path, "lodctr INI file", data); !s.ok()) return s;
   if (Status s = parse_ini(data, ini); !s.ok()) return Status::InvalidArgument(path + ": " + s.message());
   // The symbol file's name, compared case-insensitively in the directory it names.
   std::string symbol_file = ini.symbol_file;
@@ -199,7 +200,7 @@ Status load_ini(const std::string& path, CounterIni& ini, Symbols& symbols) {
   if (found.empty())
     return Status::NotFound(path + ": symbol file '" + ini.symbol_file + "' not found next to the INI (looked in " +
                             (named.parent_path().empty() ? std::string(".") : named.parent_path().string()) + ")");
-  if (Status s = read_file(found.string(), data); !s.ok()) return s;
+  if (Status s = read_file(found.string(), "symbol file", data); !s.ok()) return s;
   return parse_symbols(data, symbols);
 }
 

@@ -59,7 +59,8 @@ Bytes reg_dword(uint32_t v);
 Bytes reg_sz(const std::string& s);
 
 // Rewrites the capture file at `path` atomically: a temporary file next to it, then rename(2), so
-// a reader or a crash sees the old file or the new one, never a mix.
+// a reader or a crash sees the old file or the new one, never a mix. A temporary left by a run
+// that was killed (`PATH.tmp.PID` whose PID is no longer alive) is removed first.
 Status save_capture(const std::string& path, const captures::Capture& cap);
 
 }  // namespace perfsim::lodctr

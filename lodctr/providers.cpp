@@ -1,5 +1,6 @@
 // Providers: the collect spec is turned into a synth spec (symbols -> lodctr's title indices) and
 // synth::ObjectSource produces the objects tick by tick; they are spliced into the recorded answers.
+#include "core/file.h"
 #include "lodctr/providers.h"
 
 #include <algorithm>
@@ -246,7 +247,7 @@ Status parse_collect_spec_toml(std::string_view text, CollectSpec& out) {
 
 Status load_collect_spec(const std::string& path, CollectSpec& out) {
   std::string text;
-  if (Status s = config::read_text(path, text); !s.ok()) return s;
+  if (Status s = read_bounded_file(path, "collect spec", text); !s.ok()) return s;
   const bool toml_file = path.size() >= 5 && iequals(path.substr(path.size() - 5), ".toml");  // else JSON
   config::Doc doc;
   Status s = toml_file ? config::parse_toml(text, path, doc) : config::parse_json(text, path, doc);

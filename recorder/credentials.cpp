@@ -1,3 +1,4 @@
+#include "core/file.h"
 #include "recorder/credentials.h"
 
 #include <algorithm>
@@ -24,9 +25,8 @@ void fill(std::optional<std::string>& field, const std::optional<std::string>& f
 }
 
 Status read_auth_file(const std::string& path, CredentialFields& out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::IOError("cannot read the authentication file " + path);
-  const std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  std::string text;
+  if (Status s = read_bounded_file(path, "authentication file", text); !s.ok()) return s;
   return parse_auth_file(text, path, out);
 }
 

@@ -186,16 +186,20 @@ class Importer {
 
 }  // namespace
 
-Status read_pcap(const std::string& path, std::vector<Conversation>& out, const PcapImportOptions& options) {
+Status read_pcap(const std::string& path, std::vector<Conversation>& out, const PcapImportOptions& options,
+                 UnreadFrames* unread) {
   Importer imp;
   uint64_t frames = 0;
   TsharkRun run;
   run.tshark = options.tshark;
   run.timeout = options.timeout;
-  const Status s = read_tcp_segments(path, run, [&](TcpSegment& seg) {
-    imp.segment(seg);
-    if (++frames % 1000 == 0 && options.progress) options.progress(frames);
-  });
+  const Status s = read_tcp_segments(
+      path, run,
+      [&](TcpSegment& seg) {
+        imp.segment(seg);
+        if (++frames % 1000 == 0 && options.progress) options.progress(frames);
+      },
+      unread);
   imp.finish(out);
   if (options.progress) options.progress(frames);
   return s;

@@ -12,6 +12,7 @@
 
 #include "core/status.h"
 #include "recorder/exchange.h"
+#include "recorder/tshark_segments.h"
 
 namespace perfsim::recorder {
 
@@ -29,7 +30,10 @@ struct PcapImportOptions {
 // session, DCE/RPC with packet privacy, SMB1, a gap in a TCP stream, QueryValue calls on handles
 // opened before the capture began, an undecodable stub.
 // Fails when tshark cannot be run, times out or reports an error (a truncated or corrupt file:
-// the message quotes tshark); `out` then still holds what was read before the failure.
-Status read_pcap(const std::string& path, std::vector<Conversation>& out, const PcapImportOptions& options = {});
+// the message quotes tshark); `out` then still holds what was read before the failure. A frame
+// with an out-of-range time stamp or one tshark prints unreadably fails nothing: it is counted
+// in `unread` (tshark_segments.h) and the rest is imported.
+Status read_pcap(const std::string& path, std::vector<Conversation>& out, const PcapImportOptions& options = {},
+                 UnreadFrames* unread = nullptr);
 
 }  // namespace perfsim::recorder

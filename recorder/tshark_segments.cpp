@@ -73,14 +73,16 @@ std::vector<std::string_view> split_tabs(std::string_view line) {
   return f;
 }
 
-Status parse_line(std::string_view line, TcpSegment& s) {
+enum class LineResult { kOk, kBadTime, kBad };
+
+// kBadTime: everything but the time stamp parsed; `s` keeps its previous time.
+LineResult parse_line(std::string_view line, TcpSegment& s) {
   const std::vector<std::string_view> f = split_tabs(line);
   uint64_t sport = 0, dport = 0, seq = 0;
-  if (f.size() != kFieldCount || !parse_u64(f[0], s.frame) ||
-      !epoch_text_to_filetime(std::string(f[1]), s.time_100ns) || !parse_u64(f[2], s.stream) ||
-      !parse_u64(f[5], sport) || !parse_u64(f[8], dport) || !parse_u64(f[9], seq) || sport > 0xffff || dport > 0xffff ||
-      seq > 0xffffffff || !parse_hex(f[12], s.payload))
-    return Status::Corruption("tshark printed a line that does not parse: " + std::string(line.substr(0, 200)));
+  if (f.size() != kFieldCount || !parse_u64(f[0], s.frame) || !parse_u64(f[2], s.stream) || !parse_u64(f[5], sport) ||
+      !parse_u64(f[8], dport) || !parse_u64(f[9], seq) || sport > 0xffff || dport > 0xffff || seq > 0xffffffff ||
+      !parse_hex(f[12], s.payload))
+    return LineResult::kBad;
   s.src = std::string(!f[3].empty() ? f[3] : f[4]);
   s.dst = std::string(!f[6].empty() ? f[6] : f[7]);
   s.sport = uint16_t(sport);
@@ -88,7 +90,26 @@ Status parse_line(std::string_view line, TcpSegment& s) {
   s.seq = uint32_t(seq);
   s.syn = parse_flag(f[10]);
   s.ack = parse_flag(f[11]);
-  return Status::Ok();
+  int64_t t = 0;
+  if (!epoch_text_to_filetime(std::string(f[1]), t)) return LineResult::kBadTime;
+  s.time_100ns = t;
+  return LineResult::kOk;
+}
+
+// The frame number of a line that did not parse, 0 when even that is unreadable.
+uint64_t frame_of(std::string_view line) {
+  uint64_t n = 0;
+  return parse_u64(line.substr(0, line.find('\t')), n) ? n : 0;
+}
+
+void note(std::vector<uint64_t>& frames, uint64_t frame) {
+  if (frames.size() < UnreadFrames::kListed) frames.push_back(frame);
+}
+
+std::string frame_list(const std::vector<uint64_t>& frames, uint64_t total) {
+  std::string s;
+  for (uint64_t f : frames) s += (s.empty() ? "" : ", ") + std::to_string(f);
+  return total > frames.size() ? s + ", ..." : s;
 }
 
 std::string trimmed(std::string s) {
@@ -112,6 +133,18 @@ std::string tshark_complaint(const std::string& err) {
 
 }  // namespace
 
+std::string UnreadFrames::describe() const {
+  std::string s;
+  if (time_replaced)
+    s += std::to_string(time_replaced) +
+         " frame(s) with an out-of-range time stamp took the previous frame's time (frame " +
+         frame_list(time_replaced_frames, time_replaced) + ")";
+  if (skipped)
+    s += std::string(s.empty() ? "" : "; ") + std::to_string(skipped) +
+         " frame(s) tshark printed unreadably were skipped (frame " + frame_list(skipped_frames, skipped) + ")";
+  return s;
+}
+
 bool epoch_text_to_filetime(const std::string& text, int64_t& out) {
   const size_t dot = text.find('.');
   uint64_t secs = 0;
@@ -129,8 +162,8 @@ bool epoch_text_to_filetime(const std::string& text, int64_t& out) {
   return true;
 }
 
-Status read_tcp_segments(const std::string& path, const TsharkRun& run,
-                         const std::function<void(TcpSegment&)>& segment) {
+Status read_tcp_segments(const std::string& path, const TsharkRun& run, const std::function<void(TcpSegment&)>& segment,
+                         UnreadFrames* unread) {
   std::vector<std::string> args = {run.tshark, "-n", "-r", path, "-o", "tcp.desegment_tcp_streams:FALSE",
                                    // Only TCP matters; not dissecting above it keeps tshark fast.
                                    "--disable-protocol", "nbss", "--disable-protocol", "smb", "--disable-protocol",
@@ -149,7 +182,6 @@ Status read_tcp_segments(const std::string& path, const TsharkRun& run,
 
   const auto deadline = std::chrono::steady_clock::now() + run.timeout;
   std::string pending, err;
-  Status bad_line;
   bool timed_out = false;
   pollfd fds[2] = {{child.out_fd, POLLIN, 0}, {child.err_fd, POLLIN, 0}};
   const int err_fd = child.err_fd;
@@ -157,6 +189,21 @@ Status read_tcp_segments(const std::string& path, const TsharkRun& run,
   int open_fds = 2;
   std::vector<char> buf(1 << 16);
   TcpSegment seg;
+  UnreadFrames ignored;
+  UnreadFrames& bad = unread ? *unread : ignored;
+  const auto take = [&](std::string_view line) {
+    const LineResult r = parse_line(line, seg);
+    if (r == LineResult::kBad) {
+      ++bad.skipped;
+      note(bad.skipped_frames, frame_of(line));
+      return;
+    }
+    if (r == LineResult::kBadTime) {
+      ++bad.time_replaced;
+      note(bad.time_replaced_frames, seg.frame);
+    }
+    segment(seg);
+  };
   while (open_fds > 0) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
@@ -184,21 +231,15 @@ Status read_tcp_segments(const std::string& path, const TsharkRun& run,
       pending.append(buf.data(), size_t(got));
       size_t start = 0;
       for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-        if (!bad_line.ok()) continue;  // keep draining so tshark can finish
         const std::string_view line(pending.data() + start, nl - start);
-        if (line.empty()) continue;
-        bad_line = parse_line(line, seg);
-        if (bad_line.ok()) segment(seg);
+        if (!line.empty()) take(line);
       }
       pending.erase(0, start);
     }
   }
   for (pollfd& p : fds)
     if (p.fd >= 0) ::close(p.fd);
-  if (!timed_out && bad_line.ok() && !pending.empty()) {  // a last line without its newline
-    bad_line = parse_line(pending, seg);
-    if (bad_line.ok()) segment(seg);
-  }
+  if (!timed_out && !pending.empty()) take(pending);  // a last line without its newline
   const subprocess::ExitStatus st =
       timed_out ? subprocess::stop(child, std::chrono::milliseconds(0), false, SIGKILL) : subprocess::wait(child);
   if (timed_out)
@@ -211,7 +252,6 @@ Status read_tcp_segments(const std::string& path, const TsharkRun& run,
                                                    : "was killed by signal " + std::to_string(st.signal)) +
                            " reading " + path + (said.empty() ? std::string() : ": " + said));
   }
-  if (!bad_line.ok()) return bad_line;
   return Status::Ok();
 }
 

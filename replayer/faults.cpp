@@ -1,3 +1,4 @@
+#include "core/file.h"
 #include "replayer/faults.h"
 
 #include <chrono>
@@ -131,7 +132,7 @@ Status parse_fault_plan(std::string_view text, const std::string& origin, std::s
 
 Status load_fault_plan(const std::string& path, std::shared_ptr<const FaultPlan>& out) {
   std::string text;
-  if (!config::read_text(path, text).ok()) return Status::NotFound(path + ": cannot open the fault plan");
+  if (Status s = read_bounded_file(path, "fault plan", text); !s.ok()) return s;
   return parse_fault_plan(text, path, out);
 }
 

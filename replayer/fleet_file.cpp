@@ -110,7 +110,7 @@ Status parse_fleet(const config::Doc& doc, std::vector<FleetHost>& out) {
 
 Status read_fleet(const std::string& path, std::vector<FleetHost>& out) {
   config::Doc doc;
-  if (Status s = config::load_file(path, doc); !s.ok()) return s;
+  if (Status s = config::load_file(path, doc, "fleet file"); !s.ok()) return s;
   return parse_fleet(doc, out);
 }
 

@@ -7,6 +7,10 @@
 // - A frame error, read/write error, idle timeout (no complete PDU for `idle_timeout`) or a
 //   kClose verdict closes only this connection, with one conn_close log line (plus a conn_error
 //   line for errors). A kClose verdict first flushes the replies already queued.
+// - EOF from the peer (a half-close, shutdown(SHUT_WR)) stops reading, lets every reply already
+//   queued or being written reach the socket, then closes (reason=peer_closed): a client that sends
+//   its requests and reads to EOF gets whole answers. A write failing after EOF is the peer gone
+//   entirely and closes with the same reason, without a conn_error line.
 // - When the queued reply bytes reach `write_queue_limit`, the connection stops handling PDUs and
 //   stops reading until the queue drains below the limit; a client that never reads therefore
 //   holds at most one handler batch beyond the limit (and the idle timeout still applies).
@@ -141,7 +145,7 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
   }
 
   void read() {
-    if (reading_ || closed_) return;
+    if (reading_ || closed_ || peer_eof_) return;
     reading_ = true;
     auto space = rbuf_.prepare(need_);
     stream_.async_read_some(
@@ -153,13 +157,19 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
     reading_ = false;
     if (closed_) return;
     if (ec) {
-      if (ec == boost::asio::error::eof) return close("peer_closed");
+      if (ec == boost::asio::error::eof) return on_peer_eof();
       if (ec == boost::asio::error::connection_reset) return close("peer_reset");
       return fail("read_error", ec.message());
     }
     rbuf_.commit(n);
     bytes_in_ += n;
     process();
+  }
+
+  // The peer will send nothing more; what it asked for before still goes out (see on_write).
+  void on_peer_eof() {
+    peer_eof_ = true;
+    if (!writing_ && !delayed_ && pending_.empty()) close("peer_closed");
   }
 
   // Handles every complete frame in the buffer unless paused, then reads again.
@@ -178,8 +188,8 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
     if (closed_) return;
     if (delayed_) return;    // the delay timer writes and goes on
     if (!writing_) write();  // one gathered write for all replies of this batch
-    if (closing_) {
-      if (!writing_) close("handler_close");
+    if (closing_ || peer_eof_) {
+      if (!writing_) close(closing_ ? "handler_close" : "peer_closed");
       return;
     }
     if (!paused_) read();
@@ -239,14 +249,14 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
   void on_write(boost::system::error_code ec, size_t n) {
     writing_ = false;
     if (closed_) return;
-    if (ec) return fail("write_error", ec.message());
+    if (ec) return peer_eof_ ? close("peer_closed", ec.message()) : fail("write_error", ec.message());
     bytes_out_ += n;
     queued_bytes_ -= n;
     inflight_.clear();
     if (!pending_.empty()) {
       write();
-    } else if (closing_) {
-      return close("handler_close");
+    } else if (closing_ || peer_eof_) {
+      return close(closing_ ? "handler_close" : "peer_closed");
     }
     if (paused_ && queued_bytes_ < limits_.write_queue_limit) {
       paused_ = false;
@@ -285,6 +295,7 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
   std::vector<boost::asio::const_buffer> gather_;
   size_t queued_bytes_ = 0;  // pending_ + inflight_
   bool reading_ = false, writing_ = false, paused_ = false, closing_ = false, closed_ = false, delayed_ = false;
+  bool peer_eof_ = false;  // the peer half-closed: finish writing, read no more
 
   Clock::time_point opened_, last_pdu_;
   uint64_t bytes_in_ = 0, bytes_out_ = 0, pdus_in_ = 0, pdus_out_ = 0;

@@ -412,8 +412,7 @@ Status parse_spec_json(std::string_view text, Spec& out) {
 
 Status load_spec(const std::string& path, Spec& out) {
   config::Doc doc;
-  if (Status s = config::load_file(path, doc); !s.ok())
-    return s.code() == Status::Code::kNotFound ? Status::IOError("cannot open spec " + path) : s;
+  if (Status s = config::load_file(path, doc, "synth spec"); !s.ok()) return s;
   return read_spec(doc, out);
 }
 

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -20,6 +21,8 @@
 #include "recorder/client.h"
 #include "perfdata/names.h"
 #include "tests/common/run_command.h"
+#include "tests/common/test_capture.h"
+#include "captures/writer.h"
 
 namespace fs = std::filesystem;
 
@@ -491,4 +494,123 @@ TEST_CASE("numbers on the command line are whole numbers: -1 and junk are usage 
   r = run_perfsim("query 127.0.0.1:-1 Global");
   CHECK(r.code == 2);
   CHECK(r.err.find("1..65535") != std::string::npos);
+}
+
+// Before core/json.h, nlohmann's dump() threw type_error 316 on these bytes and the commands
+// aborted (exit 134): every --json output must parse whatever bytes a capture holds.
+TEST_CASE("JSON output of inspect, validate and serve survives a capture whose host and value names are not UTF-8") {
+  TempDir d;
+  const std::string cap = (d.path / "ff.perfcap").string();
+  perfsim::captures::Capture c = perfsim::testing::test_capture();
+  c.host.name = "BAD\xff\xfeHOST";
+  perfsim::Bytes cut = c.records[0].payload;  // a truncated PERF_DATA_BLOCK: findings under the bad name
+  cut.resize(64);
+  c.records.insert(c.records.begin() + 2, {0, 0, 0, "\xff\xff value", 0, perfsim::windows::kRegBinary, 64, cut});
+  REQUIRE(perfsim::captures::write_capture(cap, c).ok());
+
+  Run i = run_perfsim("inspect --json " + cap);
+  INFO(i.err);
+  CHECK(i.code == 0);
+  CHECK(nlohmann::json::parse(i.out).at("host").at("name") == "BAD\xef\xbf\xbd\xef\xbf\xbdHOST");  // U+FFFD each
+
+  Run v = run_perfsim("validate --json " + cap);
+  INFO(v.err);
+  CHECK(v.code == 1);
+  const auto vj = nlohmann::json::parse(v.out);
+  REQUIRE(vj.at("errors").get<int>() > 0);
+  CHECK(vj.at("findings").at(0).at("where").get<std::string>().find("\xef\xbf\xbd\xef\xbf\xbd value") !=
+        std::string::npos);
+
+  Server srv("--timeline frozen:0 --capture " + cap);
+  CHECK(srv.host == "BAD\xef\xbf\xbd\xef\xbf\xbdHOST");
+  CHECK(srv.stop() == 0);
+}
+
+namespace {
+
+// /dev/zero, a FIFO and a 17 MiB file (sparse) in `dir`: inputs every text reader must refuse.
+struct HostileInputs {
+  std::string fifo, big;
+  explicit HostileInputs(const fs::path& dir) : fifo((dir / "fifo.toml").string()), big((dir / "big.toml").string()) {
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    std::ofstream(big).put('#');
+    fs::resize_file(big, (17u << 20));
+  }
+};
+
+// The error names the file and says what is wrong with it, and the command fails at once (exit 1,
+// or 2 where the command treats a bad input file as a usage error, as synth and serve do).
+void require_refused(const Run& r, const std::string& path, const std::string& why) {
+  INFO(r.err);
+  CHECK((r.code == 1 || r.code == 2));
+  CHECK(r.err.find(path) != std::string::npos);
+  CHECK(r.err.find(why) != std::string::npos);
+}
+
+}  // namespace
+
+// Before core/file.h these read /dev/zero until the machine ran out of memory (4-7 GB) and a FIFO
+// with no writer hung forever.
+TEST_CASE("text inputs of synth lodctr and serve --faults refuse /dev/zero a FIFO and a file over 16 MiB") {
+  TempDir d;
+  HostileInputs in(d.path);
+  const std::string out = (d.path / "o.perfcap").string();
+  for (const auto& [path, why] : std::vector<std::pair<std::string, std::string>>{
+           {"/dev/zero", "a character device"}, {in.fifo, "a FIFO"}, {in.big, "larger than 16 MiB"}}) {
+    INFO(path);
+    require_refused(run_perfsim("synth --out " + out + " " + path), path, why);
+    const std::string cap = (d.path / "h.perfcap").string();
+    fs::copy_file(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", cap,
+                  fs::copy_options::overwrite_existing);
+    require_refused(run_perfsim("lodctr " + cap + " " + path), path, why);
+    require_refused(run_perfsim("serve --faults " + path), path, why);
+  }
+  require_refused(run_perfsim("synth --out " + out + " " + d.path.string()), d.path.string(), "a directory");
+
+  // The symbol file an INI names is read the same way.
+  const fs::path ini_dir = d.path / "ini";
+  fs::create_directories(ini_dir);
+  fs::copy_file(std::string(PERFSIM_SOURCE_DIR) + "/tests/lodctr/data/wavegen.ini", ini_dir / "wavegen.ini");
+  const std::string symbol_file = "wavectrs.h";  // wavegen.ini's symbolfile=
+  fs::create_symlink("/dev/zero", ini_dir / symbol_file);
+  const std::string cap = (d.path / "h.perfcap").string();
+  Run sym = run_perfsim("lodctr " + cap + " " + (ini_dir / "wavegen.ini").string());
+  require_refused(sym, symbol_file, "a character device");
+}
+
+TEST_CASE("serve --faults: a SIGHUP re-read of /dev/zero or a FIFO is refused and the next good plan loads") {
+  TempDir d;
+  const fs::path plan = d.path / "faults.toml";
+  std::ofstream(plan) << "[[fault]]\nhost = \"NO-SUCH-HOST\"\nkind = \"busy\"\n";
+  Server srv("--timeline frozen:0 --faults " + plan.string());
+  std::unique_ptr<perfsim::recorder::WinregClient> client;
+  REQUIRE(perfsim::recorder::WinregClient::connect("127.0.0.1", srv.port, std::chrono::seconds(10), client).ok());
+  perfsim::winreg::PolicyHandle hkpd;
+  REQUIRE(client->open_hive(perfsim::winreg::kOpenHKPD, hkpd).ok());
+  const auto status_of = [&](const std::string& value) {
+    perfsim::recorder::ValueResult r;
+    REQUIRE(client->query_value_growing(hkpd, value, {}, r).ok());
+    return r.status;
+  };
+  CHECK(status_of("Global") == 0);
+  fs::remove(plan);
+  fs::create_symlink("/dev/zero", plan);
+  REQUIRE(kill(srv.child.pid, SIGHUP) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  fs::remove(plan);
+  REQUIRE(mkfifo(plan.c_str(), 0600) == 0);
+  REQUIRE(kill(srv.child.pid, SIGHUP) == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(status_of("Global") == 0);  // refused: the plan in force stays
+
+  fs::remove(plan);
+  std::ofstream(plan) << "[[fault]]\nvalue = \"Global\"\nkind = \"busy\"\n";
+  uint32_t global = 0;
+  for (int i = 0; i < 50 && (global = status_of("Global")) == 0; ++i) {  // bounded: 5 s
+    REQUIRE(kill(srv.child.pid, SIGHUP) == 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(global == 170);  // the reloader was not stuck on /dev/zero or the FIFO
+  client.reset();
+  CHECK(srv.stop() == 0);
 }

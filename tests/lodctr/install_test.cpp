@@ -2,9 +2,16 @@
 // and errors that change nothing.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "helpers.h"
 #include "captures/reader.h"
 #include "lodctr/install.h"
+#include "tests/common/test_capture.h"
 
 namespace perfsim::lodctr {
 namespace {
@@ -220,6 +227,28 @@ TEST_CASE("save_capture replaces the file atomically and the result reads back")
   size_t files = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
   CHECK(files == 1);  // no temporary left behind
+}
+
+// Before, a lodctr killed mid-write left CAPTURE.tmp.PID next to the intact capture for good.
+TEST_CASE("saving a capture removes temporaries of killed runs, not those of live ones") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("perfsim-lodctr-tmp-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string cap = (dir / "c.perfcap").string();
+  const pid_t dead = fork();  // a PID that was a process and is no longer one
+  if (dead == 0) _exit(0);
+  REQUIRE(dead > 0);
+  REQUIRE(waitpid(dead, nullptr, 0) == dead);
+  const std::string stale = cap + ".tmp." + std::to_string(dead);
+  const std::string live = cap + ".tmp." + std::to_string(getppid());                      // our parent: alive
+  const std::string other = (dir / "other.perfcap.tmp.").string() + std::to_string(dead);  // another capture's
+  for (const std::string& p : {stale, live, other}) std::ofstream(p) << "half-written";
+  REQUIRE(save_capture(cap, perfsim::testing::test_capture()).ok());
+  CHECK(fs::exists(cap));
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(live));
+  CHECK(fs::exists(other));
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -3,6 +3,15 @@
 // tshark's time stamps.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "recorder/pcap_import.h"
+#include "tests/common/run_command.h"
+
 #include "core/utf16.h"
 #include "recorder/smb2_pipes.h"
 #include "recorder/tcp_stream.h"
@@ -326,6 +335,109 @@ TEST_CASE("tshark time stamps become FILETIMEs exactly", "[recorder_import]") {
   CHECK(t == 11644473600LL * 10000000 + 5000000);
   CHECK(!epoch_text_to_filetime("12a.3", t));
   CHECK(!epoch_text_to_filetime("", t));
+}
+
+// A classic pcap (Ethernet, IPv4, TCP) of one connection 127.0.0.1:50000 -> 127.0.0.2:4135
+// carrying `d`, in segments of 1000 bytes; the segment numbered `bad_time` (0 = none) gets the
+// time stamp 0xFFFFFFFF.0xFFFFFFFF, which tshark prints as a negative epoch.
+Bytes pcap_of(const Dialogue& d, size_t bad_time) {
+  Bytes out;
+  const auto u32 = [&](uint32_t v) {
+    put_bytes(out, Bytes{uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)});
+  };
+  const auto u16 = [&](uint16_t v) { put_bytes(out, Bytes{uint8_t(v), uint8_t(v >> 8)}); };
+  u32(0xa1b2c3d4), u16(2), u16(4), u32(0), u32(0), u32(65535), u32(1);
+  uint32_t seq[2] = {1000, 5000};
+  size_t n = 0;
+  const auto frame = [&](bool from_client, uint8_t flags, ByteView payload) {
+    Bytes f(14, 0);
+    f[12] = 0x08;  // IPv4
+    const uint16_t ip_len = uint16_t(40 + payload.size());
+    const uint8_t a = from_client ? 1 : 2, b = from_client ? 2 : 1;
+    const uint16_t sp = from_client ? 50000 : 4135, dp = from_client ? 4135 : 50000;
+    put_bytes(
+        f, Bytes{0x45, 0, uint8_t(ip_len >> 8), uint8_t(ip_len), 0, 0, 0, 0, 64, 6, 0, 0, 127, 0, 0, a, 127, 0, 0, b});
+    uint32_t& s_ = seq[from_client ? 0 : 1];
+    const uint32_t ack = seq[from_client ? 1 : 0];
+    put_bytes(f, Bytes{uint8_t(sp >> 8),
+                       uint8_t(sp),
+                       uint8_t(dp >> 8),
+                       uint8_t(dp),
+                       uint8_t(s_ >> 24),
+                       uint8_t(s_ >> 16),
+                       uint8_t(s_ >> 8),
+                       uint8_t(s_),
+                       uint8_t(ack >> 24),
+                       uint8_t(ack >> 16),
+                       uint8_t(ack >> 8),
+                       uint8_t(ack),
+                       0x50,
+                       flags,
+                       0xff,
+                       0xff,
+                       0,
+                       0,
+                       0,
+                       0});
+    put_bytes(f, Bytes(payload.begin(), payload.end()));
+    s_ += uint32_t(payload.size()) + ((flags & 0x02) ? 1 : 0);
+    ++n;
+    const bool bad = n == bad_time;
+    u32(bad ? 0xffffffff : 1700000000 + uint32_t(n)), u32(bad ? 0xffffffff : 0), u32(uint32_t(f.size())),
+        u32(uint32_t(f.size()));
+    put_bytes(out, f);
+  };
+  frame(true, 0x02, {});
+  frame(false, 0x12, {});
+  frame(true, 0x10, {});
+  for (size_t i = 0; i < d.client.size(); i += 1000)
+    frame(true, 0x18, ByteView(d.client).subspan(i, std::min<size_t>(1000, d.client.size() - i)));
+  for (size_t i = 0; i < d.server.size(); i += 1000)
+    frame(false, 0x18, ByteView(d.server).subspan(i, std::min<size_t>(1000, d.server.size() - i)));
+  return out;
+}
+
+// Before, the one bad time stamp failed the whole import ("tshark printed a line that does not parse").
+TEST_CASE("import: a frame with an out-of-range time stamp is counted and named, the rest imported",
+          "[recorder_import]") {
+  Dialogue d;
+  d.open_hive(winreg::kOpenHKPD, 1);
+  for (int i = 0; i < 4; ++i) d.query(1, "Global", 8000, 0, pattern(3000, uint8_t(i)));
+  const std::string dir = std::filesystem::temp_directory_path() / ("perfsim-badtime-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const auto write = [&](const std::string& name, size_t bad) {
+    const Bytes b = pcap_of(d, bad);
+    std::ofstream(dir + "/" + name, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), long(b.size()));
+    return dir + "/" + name;
+  };
+  const size_t victim = 3 + (d.client.size() + 999) / 1000 + 2;  // the server's second data segment
+  std::vector<Conversation> good, bad;
+  UnreadFrames none, unread;
+  REQUIRE(read_pcap(write("good.pcap", 0), good, {}, &none).ok());
+  CHECK_FALSE(none.any());
+  const std::string bad_pcap = write("bad.pcap", victim);
+  const Status st = read_pcap(bad_pcap, bad, {}, &unread);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  CHECK(unread.time_replaced == 1);
+  CHECK(unread.time_replaced_frames == std::vector<uint64_t>{victim});
+  CHECK(unread.describe().find("frame " + std::to_string(victim) + ")") != std::string::npos);
+  REQUIRE(good.size() == 1);
+  REQUIRE(bad.size() == 1);
+  CHECK(bad[0].problems == good[0].problems);
+  REQUIRE(good[0].exchanges.size() == 4);
+  REQUIRE(bad[0].exchanges.size() == 4);
+  for (size_t i = 0; i < 4; ++i) CHECK(bad[0].exchanges[i].data == good[0].exchanges[i].data);
+
+  // perfsim import says it too (--json: unread_frames). The payloads are no perf data, so nothing is written.
+  const auto r = testing::run_command(PERFSIM_EXE, "import --json -o " + dir + "/out " + bad_pcap);
+  INFO(r.err);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("unread_frames").at("time_replaced") == 1);
+  CHECK(j.at("unread_frames").at("time_replaced_frames").at(0) == victim);
+  CHECK(j.at("captures").size() == 1);
+  CHECK(j.at("captures").at(0).at("exchanges") == 4);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -174,4 +174,19 @@ bool TestClient::wait_closed(int timeout_ms) {
   }
 }
 
+void TestClient::shutdown_write() { ::shutdown(fd_, SHUT_WR); }
+
+bool TestClient::recv_to_eof(Bytes& out, int timeout_ms) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  uint8_t chunk[65536];
+  for (;;) {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, remaining_ms(deadline)) <= 0) return false;
+    ssize_t got = ::recv(fd_, chunk, sizeof chunk, MSG_DONTWAIT);
+    if (got == 0) return true;
+    if (got < 0 && errno != EAGAIN && errno != EINTR) return false;
+    if (got > 0) out.insert(out.end(), chunk, chunk + got);
+  }
+}
+
 }  // namespace perfsim::server::test

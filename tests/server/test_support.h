@@ -74,6 +74,10 @@ class TestClient {
   bool recv_reply(Reply& r, int timeout_ms = 5000);
   // True when the server closed (EOF or reset) within the timeout; discards data until then.
   bool wait_closed(int timeout_ms = 5000);
+  // shutdown(SHUT_WR): the server reads EOF, the socket stays open for reading.
+  void shutdown_write();
+  // Appends everything until the server's EOF; false on a reset or when the timeout passes first.
+  bool recv_to_eof(Bytes& out, int timeout_ms = 10000);
   void close();
 
  private:
