@@ -424,7 +424,7 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
   if (fires(q.hang, call, 0x4A46)) a.delay_ms += q.hang_ms;
   inject_faults(a, value_name, call);
   // The next sample is decoded ahead, so a moving timeline does not wait on it.
-  if (!m.recorded) rec_->prefetch(m.tick + 1 < ticks() ? m.tick + 1 : 0);
+  if (!m.recorded) rec_->prefetch(m.tick + 1 < ticks() ? m.tick + 1 : 0, patches_counters(m));
   // A stepping timeline moves on after each completed data answer.
   if (opt_.mode == TimelineMode::kStep && a.status == windows::kErrorSuccess && offer.has_buffer &&
       a.type == windows::kRegBinary)

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include "captures/reader.h"
@@ -59,8 +60,9 @@ struct History {
 uint64_t read_value(const uint8_t* p, uint32_t size) { return size == 8 ? load_le64(p) : load_le32(p); }
 
 // Walks the objects of a payload (bounded by TotalByteLength and the payload), filling the slices
-// and the cumulative counters. Stops quietly at the first inconsistent length.
-void walk_sample(ByteView p, char series, Sample& view, std::vector<Found>& found) {
+// and (when `found` is given) the cumulative counters. Stops quietly at the first inconsistent
+// length.
+void walk_sample(ByteView p, char series, Sample& view, std::vector<Found>* found) {
   if (p.size() < wp::kDataBlockSize) return;
   const size_t total = std::min<size_t>(load_le32(&p[20]), p.size());
   const uint32_t count = load_le32(&p[28]);
@@ -76,6 +78,7 @@ void walk_sample(ByteView p, char series, Sample& view, std::vector<Found>& foun
     const size_t slice = view.objects.size();
     view.objects.push_back(s);
     pos += len;
+    if (!found) continue;  // slices only: instances are not walked
     // Counter definitions: (type, size, offset) of each.
     const uint32_t def_len = load_le32(o + 4), hdr_len = load_le32(o + 8), ncounters = load_le32(o + 32);
     const int32_t ninst = int32_t(load_le32(o + 40));
@@ -105,7 +108,7 @@ void walk_sample(ByteView p, char series, Sample& view, std::vector<Found>& foun
         const uint32_t at = uint32_t(cb + d.offset);
         Key k = base;
         k.add(std::to_string(j));
-        found.push_back({slice, {at, d.size, 0}, k, read_value(o + at, d.size)});
+        found->push_back({slice, {at, d.size, 0}, k, read_value(o + at, d.size)});
       }
       return true;
     };
@@ -212,9 +215,10 @@ struct Recording::Impl {
   std::thread pass;
   std::atomic<bool> stopping{false};
 
+  std::mutex prepare_mu;
   std::mutex ahead_mu;  // prefetch: one position waiting, one worker
   std::condition_variable ahead_cv;
-  std::optional<uint32_t> ahead;
+  std::optional<std::pair<uint32_t, bool>> ahead;  // position, with counters
   std::thread ahead_thread;
 
   uint32_t record(uint32_t pos, Series s) const {
@@ -228,7 +232,7 @@ struct Recording::Impl {
     if (!from.fetch(rec, *s).ok()) return nullptr;
     if (s->status != 0) return s;
     std::vector<Found> found;
-    walk_sample(s->payload, series == Series::kGlobal ? 'G' : 'C', *s, found);
+    walk_sample(s->payload, series == Series::kGlobal ? 'G' : 'C', *s, resolve ? &found : nullptr);
     if (spans_ready)
       for (ObjectSlice& o : s->objects)
         if (auto it = spans[int(series)].find(o.index); it != spans[int(series)].end()) o.time_span = it->second;
@@ -250,11 +254,15 @@ struct Recording::Impl {
     return n;
   }
 
+  // Counter patches are cut only for answers that patch counters (walking every instance costs
+  // more than decoding); one preparation at a time, so a host asking for what the prefetch is
+  // decoding waits for it instead of decoding it twice.
   SampleRef cached(uint32_t rec, Series series, bool counters) {
     if (SampleRef c = cache->find(id, rec); c && (!counters || c->counters)) return c;
     if (counters) wait_known();
-    const bool resolve = known.load();
-    SampleRef s = prepare(src, rec, series, resolve, true);
+    std::lock_guard lock(prepare_mu);
+    if (SampleRef c = cache->find(id, rec); c && (!counters || c->counters)) return c;
+    SampleRef s = prepare(src, rec, series, counters, true);
     if (s) cache->put(id, rec, s, cost(*s));
     return s;
   }
@@ -284,7 +292,7 @@ struct Recording::Impl {
         Sample s;
         if (!from.fetch(rec, s).ok() || s.status != 0) continue;
         found.clear();
-        walk_sample(s.payload, series == Series::kGlobal ? 'G' : 'C', s, found);
+        walk_sample(s.payload, series == Series::kGlobal ? 'G' : 'C', s, &found);
         for (const Found& f : found) {
           auto [it, fresh] = hist.try_emplace(f.key);
           History& h = it->second;
@@ -311,15 +319,16 @@ struct Recording::Impl {
   void prefetch_loop() {
     for (;;) {
       uint32_t pos;
+      bool counters;
       {
         std::unique_lock lock(ahead_mu);
         ahead_cv.wait(lock, [&] { return stopping || ahead.has_value(); });
         if (stopping) return;
-        pos = *ahead;
+        std::tie(pos, counters) = *ahead;
         ahead.reset();
       }
       for (Series s : {Series::kGlobal, Series::kCostly})
-        if (uint32_t rec = record(pos, s); rec != kNone) cached(rec, s, false);
+        if (uint32_t rec = record(pos, s); rec != kNone) cached(rec, s, counters);
     }
   }
 };
@@ -368,16 +377,19 @@ SampleRef Recording::other(uint32_t pos, std::string_view name) const {
   return nullptr;
 }
 
-void Recording::prefetch(uint32_t pos) const {
+void Recording::prefetch(uint32_t pos, bool counters) const {
   Impl& m = *impl_;
   if (m.path.empty() || pos >= m.ticks.size()) return;  // in memory: nothing to decode
   bool cached = true;
   for (Series s : {Series::kGlobal, Series::kCostly})
-    if (uint32_t rec = m.record(pos, s); rec != kNone && !m.cache->find(m.id, rec)) cached = false;
+    if (uint32_t rec = m.record(pos, s); rec != kNone) {
+      const SampleRef c = m.cache->find(m.id, rec);
+      if (!c || (counters && !c->counters)) cached = false;
+    }
   if (cached) return;
   {
     std::lock_guard lock(m.ahead_mu);
-    m.ahead = pos;
+    m.ahead = {pos, counters};
     if (!m.ahead_thread.joinable()) m.ahead_thread = std::thread([&m] { m.prefetch_loop(); });
   }
   m.ahead_cv.notify_one();

@@ -103,8 +103,8 @@ class Recording {
   uint32_t sample_size(uint32_t pos, Series s) const;
   // A value recorded under exactly `name` (case-insensitive) at pos, else at position 0; or null.
   SampleRef other(uint32_t pos, std::string_view name) const;
-  // Decodes position pos's samples in the background if they are not cached.
-  void prefetch(uint32_t pos) const;
+  // Decodes position pos's samples in the background (with counter patches) if not cached.
+  void prefetch(uint32_t pos, bool counters) const;
   // True once every counter's per-loop growth is known.
   bool counters_known() const;
   // The whole capture in memory (what content quirks rewrite); reads the file if lazy.
