@@ -47,6 +47,7 @@ Status Reader::open(const std::string& path, std::unique_ptr<Reader>& out, const
     r->scan();
   }
   r->drop_pages_ = opt.drop_pages;
+  if (opt.drop_pages) ::madvise(const_cast<uint8_t*>(r->data_), size, MADV_DONTNEED);  // what open read
   r->cache_.resize(r->index_.queries.size());
   r->verified_.resize(r->index_.records.size(), r->used_index_ ? 0 : 1);
   out = std::move(r);
@@ -175,14 +176,15 @@ Status Reader::read_header(size_t i, QueryHeader& h, ByteView& coded, bool verif
   return Status::Ok();
 }
 
-// Gives the pages wholly inside record i back (the mapping stays; a later read faults them in
-// again from the page cache).
+// Gives record i's pages back (the mapping stays; a later read faults them in again from the page
+// cache). The kernel maps up to 64 KiB around each fault (fault-around), so that whole aligned
+// window goes; pages of neighbouring records in it are simply faulted in again when read.
 void Reader::drop(size_t i) {
   if (!drop_pages_) return;
-  static const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+  constexpr size_t kWindow = 64 * 1024;
   const size_t begin = size_t(index_.records[i].offset);
   const size_t end = i + 1 < index_.records.size() ? size_t(index_.records[i + 1].offset) : size_;
-  const size_t first = (begin + page - 1) / page * page, last = end / page * page;
+  const size_t first = begin / kWindow * kWindow, last = std::min((end + kWindow - 1) / kWindow * kWindow, size_);
   if (last > first) ::madvise(const_cast<uint8_t*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
@@ -231,6 +233,7 @@ Status Reader::prefix_one(size_t i, size_t n, QueryCache& c) {
   }
   c.prefix = std::move(out);
   c.prefix_of = i;
+  drop(i);
   return Status::Ok();
 }
 
