@@ -148,17 +148,23 @@ int main(int argc, char** argv) {
   int queries = 200;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--perfsim" && i + 1 < argc) perfsim = argv[++i];
-    else if (a == "--dir" && i + 1 < argc) dir = argv[++i];
-    else if (a == "--week") week = true;
-    else if (a == "--queries" && i + 1 < argc) queries = std::stoi(argv[++i]);
-    else die("usage: bench_replay [--perfsim PATH] [--dir DIR] [--week] [--queries N]");
+    if (a == "--perfsim" && i + 1 < argc)
+      perfsim = argv[++i];
+    else if (a == "--dir" && i + 1 < argc)
+      dir = argv[++i];
+    else if (a == "--week")
+      week = true;
+    else if (a == "--queries" && i + 1 < argc)
+      queries = std::stoi(argv[++i]);
+    else
+      die("usage: bench_replay [--perfsim PATH] [--dir DIR] [--week] [--queries N]");
   }
   std::filesystem::create_directories(dir);
   std::vector<std::string> lengths = {"1h", "24h"};
   if (week) lengths.push_back("168h");
-  fmt::print("| capture | file MB | ready s | RSS at ready MB | step: median us (p90) | frozen: median us (p90) | "
-             "frozen/step | pass s | peak MB | steady MB |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  fmt::print(
+      "| capture | file MB | ready s | RSS at ready MB | step: median us (p90) | frozen: median us (p90) | "
+      "frozen/step | pass s | peak MB | steady MB |\n|---|---|---|---|---|---|---|---|---|---|\n");
   for (const std::string& len : lengths) {
     const std::string cap = make_capture(perfsim, dir, len);
     const double file_mb = double(std::filesystem::file_size(cap)) / 1e6;
@@ -173,10 +179,12 @@ int main(int argc, char** argv) {
     subprocess::stop(frozen.child, std::chrono::seconds(5));
     subprocess::stop(step.child, std::chrono::seconds(5));
     const double ms = bench::median(st), mf = bench::median(fr);
-    fmt::print("| {} ({} KB Global) | {:.0f} | {:.2f} | {:.0f} | {:.0f} ({:.0f}) | {:.0f} ({:.0f}) | {:.2f} | {:.0f} | {:.0f} | "
-               "{:.0f} |\n",
-               len, bytes / 1024, file_mb, step.ready_s, ready_mb, ms, bench::percentile(st, 0.9), mf,
-               bench::percentile(fr, 0.9), mf / ms, pass_s, peak, steady);
+    fmt::print(
+        "| {} ({} KB Global) | {:.0f} | {:.2f} | {:.0f} | {:.0f} ({:.0f}) | {:.0f} ({:.0f}) | {:.2f} | {:.0f} | {:.0f} "
+        "| "
+        "{:.0f} |\n",
+        len, bytes / 1024, file_mb, step.ready_s, ready_mb, ms, bench::percentile(st, 0.9), mf,
+        bench::percentile(fr, 0.9), mf / ms, pass_s, peak, steady);
     std::fflush(stdout);
   }
   return 0;

@@ -130,7 +130,8 @@ inline void walk_sample(const Bytes& p, char series, SampleView& view, std::vect
 inline int64_t span_of(int64_t first, int64_t second, int64_t last) { return last - first + (second - first); }
 
 // Per-loop growth of one counter (see the contract in recording.h).
-inline uint64_t per_loop(const History& h, uint32_t last_tick, int64_t loop_100ns, const std::vector<RecordedTick>& ticks) {
+inline uint64_t per_loop(const History& h, uint32_t last_tick, int64_t loop_100ns,
+                         const std::vector<RecordedTick>& ticks) {
   if (h.seen0 && h.seen1 && h.last_tick == last_tick) return (h.last - h.first) + (h.at1 - h.first);
   if (h.last_tick == h.first_tick) return 0;
   // A counter of an instance that lives only part of the capture grows at its average rate.
@@ -139,7 +140,8 @@ inline uint64_t per_loop(const History& h, uint32_t last_tick, int64_t loop_100n
   return uint64_t(double(h.last - h.first) * double(loop_100ns) / double(lived));
 }
 
-inline void index_series(std::vector<RecordedTick>& ticks, SampleView RecordedTick::*member, char series, int64_t loop_100ns) {
+inline void index_series(std::vector<RecordedTick>& ticks, SampleView RecordedTick::*member, char series,
+                         int64_t loop_100ns) {
   std::vector<std::vector<Found>> per_tick(ticks.size());
   std::map<std::string, History> hist;
   for (uint32_t t = 0; t < ticks.size(); ++t) {
@@ -196,7 +198,7 @@ inline void object_spans(std::vector<RecordedTick>& ticks, SampleView RecordedTi
 }
 
 inline SeriesClock block_clock(const std::vector<RecordedTick>& ticks, SampleView RecordedTick::*member,
-                        int64_t nominal_100ns) {
+                               int64_t nominal_100ns) {
   auto at = [&](size_t t, size_t off) -> int64_t {
     const SampleView& v = ticks[t].*member;
     return v.header_length ? int64_t(load_le64(&v.record->payload[off])) : 0;
