@@ -10,6 +10,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include <lz4.h>
+
 #include "captures/codec.h"
 
 namespace perfsim::captures {
@@ -44,6 +46,8 @@ Status Reader::open(const std::string& path, std::unique_ptr<Reader>& out, const
       r->note(Status::Corruption("index trailer unusable, " + why + "; index rebuilt by scanning"));
     r->scan();
   }
+  r->drop_pages_ = opt.drop_pages;
+  if (opt.drop_pages) ::madvise(const_cast<uint8_t*>(r->data_), size, MADV_DONTNEED);  // what open read
   r->cache_.resize(r->index_.queries.size());
   r->verified_.resize(r->index_.records.size(), r->used_index_ ? 0 : 1);
   out = std::move(r);
@@ -154,11 +158,12 @@ void Reader::scan() {
   }
 }
 
-Status Reader::read_header(size_t i, QueryHeader& h, ByteView& coded) {
+Status Reader::read_header(size_t i, QueryHeader& h, ByteView& coded, bool verify) {
   const RecordInfo& e = index_.records[i];
   RecordView rec;
   std::string why;
-  if (check_record(file(), size_t(e.offset), rec, why, !verified_[i]) != Check::kOk || rec.type != RecordType::kQuery)
+  if (check_record(file(), size_t(e.offset), rec, why, verify && !verified_[i]) != Check::kOk ||
+      rec.type != RecordType::kQuery)
     return corruption_at(size_t(e.offset),
                          "query record " + std::to_string(i) + ": " + (why.empty() ? "not a query" : why));
   ByteReader br(rec.body);
@@ -167,8 +172,20 @@ Status Reader::read_header(size_t i, QueryHeader& h, ByteView& coded) {
   if (h.seq != seqs_[i] || h.base_seq != want_base || h.raw_size != e.raw_size)
     return corruption_at(size_t(e.offset), "query record " + std::to_string(i) + " does not match the index");
   br.bytes(br.remaining(), coded);
-  verified_[i] = 1;
+  if (verify) verified_[i] = 1;
   return Status::Ok();
+}
+
+// Gives record i's pages back (the mapping stays; a later read faults them in again from the page
+// cache). The kernel maps up to 64 KiB around each fault (fault-around), so that whole aligned
+// window goes; pages of neighbouring records in it are simply faulted in again when read.
+void Reader::drop(size_t i) {
+  if (!drop_pages_) return;
+  constexpr size_t kWindow = 64 * 1024;
+  const size_t begin = size_t(index_.records[i].offset);
+  const size_t end = i + 1 < index_.records.size() ? size_t(index_.records[i + 1].offset) : size_;
+  const size_t first = begin / kWindow * kWindow, last = std::min((end + kWindow - 1) / kWindow * kWindow, size_);
+  if (last > first) ::madvise(const_cast<uint8_t*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
 Status Reader::decode_one(size_t i, QueryCache& c) {
@@ -185,7 +202,76 @@ Status Reader::decode_one(size_t i, QueryCache& c) {
   }
   std::swap(c.cur, c.tmp);
   c.decoded = i;
+  drop(i);
   return Status::Ok();
+}
+
+Status Reader::prefix_one(size_t i, size_t n, QueryCache& c) {
+  QueryHeader h;
+  ByteView coded;
+  Status st = read_header(i, h, coded, false);
+  const size_t want = std::min<size_t>(n, h.raw_size);
+  Bytes out(want);
+  if (st.ok() && h.codec == Codec::kStored) {
+    if (coded.size() < want)
+      st = corruption_at(size_t(index_.records[i].offset), "stored payload cut short");
+    else
+      std::memcpy(out.data(), coded.data(), want);
+  } else if (st.ok() && (h.codec == Codec::kLz4 || h.codec == Codec::kXorLz4)) {
+    const int got =
+        want ? LZ4_decompress_safe_partial(reinterpret_cast<const char*>(coded.data()),
+                                           reinterpret_cast<char*>(out.data()), int(coded.size()), int(want), int(want))
+             : 0;
+    if (got != int(want)) st = corruption_at(size_t(index_.records[i].offset), "LZ4 block does not decode");
+    if (st.ok() && h.codec == Codec::kXorLz4) xor_into(out, c.prefix);
+  } else if (st.ok()) {
+    return Status::Unsupported("codec");  // the caller decodes in full
+  }
+  if (!st.ok()) {
+    c.prefix_of = SIZE_MAX;
+    return st;
+  }
+  c.prefix = std::move(out);
+  c.prefix_of = i;
+  drop(i);
+  return Status::Ok();
+}
+
+Status Reader::payload_prefix(size_t i, size_t n, Bytes& out) {
+  if (i >= index_.records.size()) return Status::InvalidArgument("record " + std::to_string(i) + " does not exist");
+  QueryCache& c = cache_[index_.records[i].query];
+  std::vector<size_t> chain{i};
+  while (chain.back() != c.prefix_of && index_.records[chain.back()].base != kNoBase) {
+    const uint32_t base = index_.records[chain.back()].base;
+    if (base == kLostBase)
+      return corruption_at(size_t(index_.records[chain.back()].offset),
+                           "delta record " + std::to_string(chain.back()) + " lost its base record");
+    chain.push_back(base);
+  }
+  // A cached prefix shorter than asked cannot serve as a base: start again from the keyframe.
+  if (chain.back() == c.prefix_of && c.prefix.size() < std::min<size_t>(n, index_.records[c.prefix_of].raw_size)) {
+    while (index_.records[chain.back()].base != kNoBase) chain.push_back(index_.records[chain.back()].base);
+  } else if (chain.back() == c.prefix_of) {
+    chain.pop_back();
+  }
+  for (auto k = chain.rbegin(); k != chain.rend(); ++k) {
+    Status st = prefix_one(*k, n, c);
+    if (st.code() == Status::Code::kUnsupported) {
+      ByteView p;
+      if (Status full = payload(i, p); !full.ok()) return full;
+      out.assign(p.begin(), p.begin() + std::min(n, p.size()));
+      return Status::Ok();
+    }
+    if (!st.ok()) return st;
+  }
+  out.assign(c.prefix.begin(), c.prefix.begin() + std::min(n, c.prefix.size()));
+  return Status::Ok();
+}
+
+Status Reader::head(size_t i, QueryHeader& out) {
+  if (i >= index_.records.size()) return Status::InvalidArgument("record " + std::to_string(i) + " does not exist");
+  ByteView coded;
+  return read_header(i, out, coded, false);
 }
 
 Status Reader::payload(size_t i, ByteView& out) {

@@ -25,7 +25,9 @@ namespace perfsim::captures {
 inline constexpr uint32_t kLostBase = 0xFFFFFFFE;  // RecordInfo::base of a delta whose base is damaged
 
 struct ReaderOptions {
-  bool use_index = true;  // false: always scan (verifies every record's checksum on open)
+  bool use_index = true;    // false: always scan (verifies every record's checksum on open)
+  bool drop_pages = false;  // true: a record's pages leave the process once decoded (they stay in
+                            // the page cache), so streaming a large capture holds no more of it
 };
 
 class Reader {
@@ -50,6 +52,12 @@ class Reader {
   // Decoded payload of record i; the view is valid until the next decode of the same query.
   Status payload(size_t i, ByteView& out);
   Status read_record(size_t i, QueryRecord& out);
+  // Record i's header fields (status, type, value name...) without decoding its payload.
+  Status head(size_t i, QueryHeader& out);
+  // The first min(n, raw_size) bytes of record i's payload, decoding only those (LZ4 can stop
+  // early): enough for a PERF_DATA_BLOCK header without decoding the whole sample. Checksums are
+  // not verified here (a full read does); the dictionary codec falls back to a full decode.
+  Status payload_prefix(size_t i, size_t n, Bytes& out);
   // Record numbers [first, last) of a tick (empty when it has none).
   std::pair<size_t, size_t> tick_range(uint32_t tick) const;
   Status read_tick(uint32_t tick, std::vector<QueryRecord>& out);
@@ -58,6 +66,8 @@ class Reader {
   struct QueryCache {
     size_t decoded = SIZE_MAX;  // record whose payload `cur` holds
     Bytes cur, tmp;
+    size_t prefix_of = SIZE_MAX;  // record whose first bytes `prefix` holds (payload_prefix)
+    Bytes prefix;
   };
 
   Reader() = default;
@@ -66,7 +76,9 @@ class Reader {
   void scan();
   void note(const Status& st);
   Status decode_one(size_t i, QueryCache& c);
-  Status read_header(size_t i, QueryHeader& h, ByteView& coded);
+  Status read_header(size_t i, QueryHeader& h, ByteView& coded, bool verify = true);
+  Status prefix_one(size_t i, size_t n, QueryCache& c);
+  void drop(size_t i);
 
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
@@ -78,6 +90,7 @@ class Reader {
   std::vector<std::string> warnings_;
   Status damage_;
   bool used_index_ = false;
+  bool drop_pages_ = false;
 };
 
 // Reads a whole capture. On damage returns the first Corruption (with its offset) and still fills

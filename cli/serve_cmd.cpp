@@ -61,7 +61,7 @@ struct Hosts {
 // Hosts are made once per capture file, timeline and replay settings, and shared by the listeners
 // naming them. Returns the exit code: usage errors are the options' fault.
 int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, server::ServerConfig& cfg, Hosts& out) {
-  replayer::RecordingCache cache;
+  replayer::RecordingCache cache(o.cache_mb << 20);
   size_t warned = 0;  // the reader's warnings already printed
   std::map<std::string, std::shared_ptr<server::WinregHandlerFactory>> factories;
   for (replayer::FleetHost& s : specs) {

@@ -30,8 +30,8 @@ struct Report {
   nlohmann::json items = nlohmann::json::array();
   size_t errors = 0, warnings = 0, blobs = 0;
 
-  void add(const std::string& where, const std::vector<perfdata::Finding>& fs, bool json) {
-    ++blobs;
+  void add(const std::string& where, const std::vector<perfdata::Finding>& fs, bool json, bool blob = true) {
+    blobs += blob;
     for (const auto& f : fs) {
       if (f.severity == perfdata::Severity::kError) ++errors;
       if (f.severity == perfdata::Severity::kWarning) ++warnings;
@@ -45,6 +45,29 @@ struct Report {
     }
   }
 };
+
+// What `perfsim serve` does not replay as recorded: it plays the recorded ticks back to back, so
+// a gap in the tick numbers (a missed poll, or a damaged or crafted huge tick) is not waited out;
+// a capture without samples is refused.
+void serve_findings(const captures::Reader& r, Report& rep, const ValidateOptions& o) {
+  const auto& recs = r.records();
+  if (recs.empty()) {
+    rep.add(o.path,
+            {{perfdata::Severity::kError, "capture.no-samples", "no query records: perfsim serve refuses it", 0}},
+            o.json, false);
+    return;
+  }
+  for (size_t i = 1; i < recs.size(); ++i) {
+    if (recs[i].tick <= recs[i - 1].tick + 1) continue;
+    const std::string where = fmt::format("record {} (tick {}, {})", i, recs[i].tick, r.queries()[recs[i].query]);
+    rep.add(where,
+            {{perfdata::Severity::kWarning, "capture.tick-gap",
+              fmt::format("ticks {}..{} hold no records; perfsim serve plays tick {} right after tick {}",
+                          recs[i - 1].tick + 1, recs[i].tick - 1, recs[i].tick, recs[i - 1].tick),
+              size_t(recs[i].offset)}},
+            o.json, false);
+  }
+}
 
 }  // namespace
 
@@ -76,6 +99,7 @@ int run_validate(const ValidateOptions& o) {
       if (q.status != 0 || !is_perf_blob(q.payload)) continue;  // name tables, errors: not perf data
       rep.add(where, perfdata::validate(q.payload), o.json);
     }
+    serve_findings(*r, rep, o);
   }
   const bool failed = rep.errors > 0 || (o.strict && rep.warnings > 0);
   if (o.json) {

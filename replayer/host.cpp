@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <tuple>
 
 #include "core/utf16.h"
 #include "perfdata/names.h"
@@ -87,9 +89,10 @@ Status SimulatedHost::load(const captures::Capture& cap, const HostOptions& opt,
 
 Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOptions& opt,
                              std::shared_ptr<SimulatedHost>& out) {
-  if (!rec || rec->ticks.empty()) return Status::InvalidArgument("recording holds no samples");
-  if (opt.quirks.content.any()) {  // this host's own rewritten copy (content_quirks.h)
-    captures::Capture cap = rec->cap;
+  if (!rec || rec->tick_count() == 0) return Status::InvalidArgument("recording holds no samples");
+  if (opt.quirks.content.any()) {  // this host's own rewritten copy (content_quirks.h), in memory
+    captures::Capture cap;
+    if (Status s = rec->load_capture(cap); !s.ok()) return s;
     if (Status s = apply_content_quirks(opt.quirks.content, cap); !s.ok()) return s;
     if (Status s = build_recording(std::move(cap), rec); !s.ok()) return s;
   }
@@ -126,13 +129,12 @@ Moment SimulatedHost::now() const {
       break;
   }
   const int64_t v = int64_t(double(steady_ns() - epoch_ns_) / 100.0 * opt_.speed);
-  const std::vector<RecordedTick>& t = rec_->ticks;
-  if (!opt_.loop && v >= t.back().offset_100ns) return Moment{n - 1, 0, v - t.back().offset_100ns, false};
+  const std::vector<int64_t>& t = rec_->offsets();  // non-decreasing, t[0] = 0
+  if (!opt_.loop && v >= t.back()) return Moment{n - 1, 0, v - t.back(), false};
   const int64_t loop_len = std::max<int64_t>(rec_->loop_100ns, 1);
   const int64_t r = v % loop_len;
-  uint32_t k = 0;
-  while (k + 1 < n && t[k + 1].offset_100ns <= r) ++k;
-  return Moment{k, uint64_t(v / loop_len), r - t[k].offset_100ns, false};
+  const uint32_t k = uint32_t(std::upper_bound(t.begin() + 1, t.end(), r) - t.begin()) - 1;
+  return Moment{k, uint64_t(v / loop_len), r - t[k], false};
 }
 
 bool SimulatedHost::fires(const Chance& c, uint64_t call, uint64_t salt) const {
@@ -157,11 +159,11 @@ bool SimulatedHost::served(uint32_t index) const {
 
 // The objects a Global answer holds when quirks change it: the recorded ones (plus the costly
 // sample's when the costly quirk is off), minus hidden providers.
-std::vector<uint32_t> SimulatedHost::sample_objects(const RecordedTick& t) const {
+std::vector<uint32_t> SimulatedHost::sample_objects(const Sample* global, const Sample* costly) const {
   std::vector<uint32_t> out;
-  for (const ObjectSlice& s : t.global.objects) out.push_back(s.index);
-  if (!opt_.quirks.costly)
-    for (const ObjectSlice& s : t.costly.objects) out.push_back(s.index);
+  for (const ObjectSlice& s : global->objects) out.push_back(s.index);
+  if (!opt_.quirks.costly && costly)
+    for (const ObjectSlice& s : costly->objects) out.push_back(s.index);
   std::erase_if(out, [&](uint32_t i) { return !served(i); });
   return out;
 }
@@ -172,8 +174,8 @@ const captures::NameTable* SimulatedHost::names(const std::string& lang) const {
   return nullptr;
 }
 
-Bytes SimulatedHost::header(const SampleView& base, const SeriesClock& c, const Moment& m) const {
-  const Bytes& p = base.record->payload;
+Bytes SimulatedHost::header(const Sample& base, const SeriesClock& c, const Moment& m) const {
+  const ByteView p = base.payload;
   Bytes out;
   if (name_region_.empty()) {
     out.assign(p.begin(), p.begin() + base.header_length);
@@ -213,30 +215,31 @@ void SimulatedHost::patch_object(uint8_t* o, const ObjectSlice& s, const Moment&
   }
 }
 
-SharedBytes SimulatedHost::serve_sample(const SampleView& v, const SeriesClock& clock, const Moment& m) const {
-  const Bytes& p = v.record->payload;
-  if (!v.header_length || (m.recorded && name_region_.empty())) return share(p);
-  Bytes out = header(v, clock, m);
+SharedBytes SimulatedHost::serve_sample(const SampleRef& v, const SeriesClock& clock, const Moment& m) const {
+  const ByteView p = v->payload;
+  if (!v->header_length || (m.recorded && name_region_.empty())) return share(v);
+  Bytes out = header(*v, clock, m);
   const size_t shift = out.size();
-  out.insert(out.end(), p.begin() + v.header_length, p.end());
-  const int64_t delta = int64_t(shift) - int64_t(v.header_length);
+  out.insert(out.end(), p.begin() + v->header_length, p.end());
+  const int64_t delta = int64_t(shift) - int64_t(v->header_length);
   store_le32(&out[20], uint32_t(int64_t(load_le32(&p[20])) + delta));
-  for (const ObjectSlice& s : v.objects) patch_object(&out[size_t(int64_t(s.offset) + delta)], s, m);
+  for (const ObjectSlice& s : v->objects) patch_object(&out[size_t(int64_t(s.offset) + delta)], s, m);
   return out;
 }
 
-Bytes SimulatedHost::assemble(const RecordedTick& t, const std::vector<uint32_t>& indices, const Moment& m) const {
-  const SampleView& base = t.global.record ? t.global : t.costly;
-  if (!base.record || base.header_length == 0) return {};
-  Bytes out = header(base, t.global.record ? rec_->global_clock : rec_->costly_clock, m);
+Bytes SimulatedHost::assemble(const SampleRef& global, const SampleRef& costly, const std::vector<uint32_t>& indices,
+                              const Moment& m) const {
+  const Sample* base = global ? global.get() : costly.get();
+  if (!base || base->header_length == 0) return {};
+  Bytes out = header(*base, global ? rec_->global_clock : rec_->costly_clock, m);
   uint32_t count = 0;
   for (uint32_t idx : indices) {
-    for (const SampleView* v : {&t.global, &t.costly}) {
-      if (!v->record) continue;
+    for (const Sample* v : {global.get(), costly.get()}) {
+      if (!v) continue;
       auto s = std::find_if(v->objects.begin(), v->objects.end(), [&](const ObjectSlice& o) { return o.index == idx; });
       if (s == v->objects.end()) continue;
       const size_t at = out.size();
-      out.insert(out.end(), v->record->payload.begin() + s->offset, v->record->payload.begin() + s->offset + s->length);
+      out.insert(out.end(), v->payload.begin() + s->offset, v->payload.begin() + s->offset + s->length);
       patch_object(&out[at], *s, m);
       ++count;
       break;
@@ -260,18 +263,14 @@ ValueContent SimulatedHost::count_lies(ValueContent& c) const {
 
 ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, const Moment& m) const {
   ValueContent c;
-  const RecordedTick& t = rec_->ticks[std::min<size_t>(m.tick, rec_->ticks.size() - 1)];
+  const uint32_t pos = std::min(m.tick, ticks() - 1);
   // A value recorded under exactly this name is answered as recorded (real hosts' oddities); one
   // recorded only with the first sample (an odd name table) answers so at every tick.
-  for (const RecordedTick* in : {&t, &rec_->ticks.front()}) {
-    for (const captures::QueryRecord* r : in->others) {
-      if (iequals(r->value_name, value_name)) {
-        c.status = r->status;
-        c.type = r->reg_type;
-        c.data = share(r->payload);
-        return c;
-      }
-    }
+  if (SampleRef r = rec_->other(pos, value_name)) {
+    c.status = r->status;
+    c.type = r->reg_type;
+    c.data = share(r);
+    return c;
   }
   const perfdata::Query q = perfdata::parse_query(value_name);
   switch (q.kind) {
@@ -298,17 +297,32 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
     return c;
   }
   const Quirks& qk = opt_.quirks;
+  // Samples are decoded (or found in the cache) only when the answer needs them.
+  const bool counters = patches_counters(m);
+  std::optional<SampleRef> global_s, costly_s;
+  auto global = [&]() -> const SampleRef& {
+    if (!global_s) global_s = rec_->sample(pos, Series::kGlobal, counters);
+    return *global_s;
+  };
+  auto costly = [&]() -> const SampleRef& {
+    if (!costly_s) costly_s = rec_->sample(pos, Series::kCostly, counters);
+    return *costly_s;
+  };
   const bool reshaped = !qk.costly || qk.process_v1_disabled || !qk.timed_out_providers.empty();
-  if (q.kind == perfdata::QueryKind::kGlobal && reshaped && t.global.header_length) {
-    c.data = assemble(t, sample_objects(t), m);
+  if (q.kind == perfdata::QueryKind::kGlobal && reshaped && global() && global()->header_length) {
+    // With the costly quirk on every index comes from Global: Costly is not decoded.
+    const SampleRef extra = qk.costly ? nullptr : costly();
+    c.data = assemble(global(), extra, sample_objects(global().get(), extra.get()), m);
     return count_lies(c);
   }
-  for (auto [kind, view, clock] : {std::tuple{perfdata::QueryKind::kGlobal, &t.global, &rec_->global_clock},
-                                   std::tuple{perfdata::QueryKind::kCostly, &t.costly, &rec_->costly_clock}}) {
-    if (q.kind != kind || !view->record) continue;
-    c.status = view->record->status;
-    c.type = view->record->reg_type;
-    c.data = c.status == windows::kErrorSuccess ? serve_sample(*view, *clock, m) : share(view->record->payload);
+  for (auto [kind, series, clock] : {std::tuple{perfdata::QueryKind::kGlobal, Series::kGlobal, &rec_->global_clock},
+                                     std::tuple{perfdata::QueryKind::kCostly, Series::kCostly, &rec_->costly_clock}}) {
+    if (q.kind != kind) continue;
+    const SampleRef& view = series == Series::kGlobal ? global() : costly();
+    if (!view) continue;
+    c.status = view->status;
+    c.type = view->reg_type;
+    c.data = c.status == windows::kErrorSuccess ? serve_sample(view, *clock, m) : share(view);
     return count_lies(c);
   }
   std::vector<uint32_t> indices;
@@ -319,7 +333,7 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
     std::erase_if(indices,
                   [&](uint32_t i) { return std::find(q.indices.begin(), q.indices.end(), i) == q.indices.end(); });
   std::erase_if(indices, [&](uint32_t i) { return !served(i); });
-  c.data = assemble(t, indices, m);
+  c.data = assemble(global(), costly(), indices, m);
   return count_lies(c);
 }
 
@@ -347,8 +361,9 @@ ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, cons
       break;
     case BufferPolicy::kWin2000Echo: {
       // Needs about the whole Global answer plus overhead, whatever was asked; echoes the offer.
-      const RecordedTick& t = rec_->ticks[std::min<size_t>(m.tick, rec_->ticks.size() - 1)];
-      const uint64_t global = t.global.record ? t.global.record->payload.size() : size;
+      const uint32_t pos = std::min(m.tick, ticks() - 1);
+      const uint64_t global =
+          rec_->has_sample(pos, Series::kGlobal) ? rec_->sample_size(pos, Series::kGlobal) : uint64_t(size);
       if (!offer.has_buffer || offer.size < std::max<uint64_t>(global, size) + q.win2000_overhead) {
         a.status = windows::kErrorMoreData;
         a.size = offer.has_buffer ? offer.size : 0;
@@ -408,6 +423,8 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
     a.delay_ms += q.slow_global_ms;
   if (fires(q.hang, call, 0x4A46)) a.delay_ms += q.hang_ms;
   inject_faults(a, value_name, call);
+  // The next sample is decoded ahead, so a moving timeline does not wait on it.
+  if (!m.recorded) rec_->prefetch(m.tick + 1 < ticks() ? m.tick + 1 : 0, patches_counters(m));
   // A stepping timeline moves on after each completed data answer.
   if (opt_.mode == TimelineMode::kStep && a.status == windows::kErrorSuccess && offer.has_buffer &&
       a.type == windows::kRegBinary)

@@ -127,15 +127,23 @@ class SimulatedHost {
 
  private:
   SimulatedHost() = default;
-  SharedBytes serve_sample(const SampleView& v, const SeriesClock& clock, const Moment& m) const;
+  SharedBytes serve_sample(const SampleRef& v, const SeriesClock& clock, const Moment& m) const;
+  // Recorded bytes without a copy: a decoded sample keeps its own bytes, an in-memory capture's
+  // live as long as the recording.
+  SharedBytes share(const SampleRef& s) const {
+    return s->owned.empty() ? SharedBytes(rec_, s->payload) : SharedBytes(s, s->payload);
+  }
   SharedBytes share(const Bytes& recorded) const { return SharedBytes(rec_, recorded); }  // no copy
-  Bytes assemble(const RecordedTick& t, const std::vector<uint32_t>& indices, const Moment& m) const;
-  Bytes header(const SampleView& base, const SeriesClock& clock, const Moment& m) const;
+  Bytes assemble(const SampleRef& global, const SampleRef& costly, const std::vector<uint32_t>& indices,
+                 const Moment& m) const;
+  Bytes header(const Sample& base, const SeriesClock& clock, const Moment& m) const;
   void patch_object(uint8_t* obj, const ObjectSlice& s, const Moment& m) const;
+  // True when an answer at `m` patches counters (a later loop, or a per-host variation).
+  bool patches_counters(const Moment& m) const { return !m.recorded && (m.loop > 0 || scale_ppm_ != 1000000); }
   const captures::NameTable* names(const std::string& lang) const;
   bool served(uint32_t object_index) const;
   ValueContent count_lies(ValueContent& c) const;  // false for objects a quirk hides
-  std::vector<uint32_t> sample_objects(const RecordedTick& t) const;
+  std::vector<uint32_t> sample_objects(const Sample* global, const Sample* costly) const;
   ValueAnswer buffer_policy(ValueContent c, BufferOffer offer, const Moment& m, uint64_t call) const;
   bool fires(const Chance& c, uint64_t call, uint64_t salt) const;
   void inject_faults(ValueAnswer& a, std::string_view value_name, uint64_t call) const;

@@ -1,9 +1,17 @@
 #include "replayer/recording.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
+#include <tuple>
+#include <unordered_map>
 
+#include "captures/reader.h"
 #include "core/utf16.h"
 #include "perfdata/winperf.h"
 
@@ -12,16 +20,33 @@ namespace {
 
 namespace wp = perfsim::winperf;
 const char* kPerflib = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+constexpr uint32_t kNone = UINT32_MAX;
 
 bool needs_two(uint32_t t) {
   return (t & wp::PERF_DELTA_COUNTER) || t == wp::PERF_AVERAGE_TIMER || t == wp::PERF_AVERAGE_BULK;
 }
 
+// A counter's identity (series, object, instance identity, counter number) hashed to 128 bits:
+// the per-loop table holds these instead of the text, so it stays small for long captures.
+struct Key {
+  uint64_t a = 0xcbf29ce484222325ull, b = 0x6c62272e07bb0142ull;
+  void add(std::string_view s) {
+    for (unsigned char c : s) {
+      a = (a ^ c) * 0x100000001b3ull;
+      b = ((b ^ c) * 0x9E3779B97F4A7C15ull) ^ (b >> 29);
+    }
+  }
+  bool operator==(const Key&) const = default;
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const { return size_t(k.a ^ (k.b * 0xBF58476D1CE4E5B9ull)); }
+};
+
 // A cumulative counter found while walking one sample: where it is and whose it is.
 struct Found {
-  size_t slice;  // into SampleView::objects
+  size_t slice;  // into Sample::objects
   CounterPatch patch;
-  std::string key;  // series + object + instance identity + counter number
+  Key key;
   uint64_t value;
 };
 
@@ -35,15 +60,16 @@ struct History {
 uint64_t read_value(const uint8_t* p, uint32_t size) { return size == 8 ? load_le64(p) : load_le32(p); }
 
 // Walks the objects of a payload (bounded by TotalByteLength and the payload), filling the slices
-// and the cumulative counters. Stops quietly at the first inconsistent length.
-void walk_sample(const Bytes& p, char series, SampleView& view, std::vector<Found>& found) {
+// and (when `found` is given) the cumulative counters. Stops quietly at the first inconsistent
+// length.
+void walk_sample(ByteView p, char series, Sample& view, std::vector<Found>* found) {
   if (p.size() < wp::kDataBlockSize) return;
   const size_t total = std::min<size_t>(load_le32(&p[20]), p.size());
   const uint32_t count = load_le32(&p[28]);
   size_t pos = load_le32(&p[24]);
   if (pos < wp::kDataBlockSize || pos > total) return;
   view.header_length = uint32_t(pos);
-  std::map<std::string, int> occurrences;
+  std::unordered_map<std::string, int> occurrences;
   for (uint32_t i = 0; i < count && pos + wp::kObjectTypeSize <= total; ++i) {
     const uint8_t* o = &p[pos];
     const uint32_t len = load_le32(o);
@@ -52,6 +78,7 @@ void walk_sample(const Bytes& p, char series, SampleView& view, std::vector<Foun
     const size_t slice = view.objects.size();
     view.objects.push_back(s);
     pos += len;
+    if (!found) continue;  // slices only: instances are not walked
     // Counter definitions: (type, size, offset) of each.
     const uint32_t def_len = load_le32(o + 4), hdr_len = load_le32(o + 8), ncounters = load_le32(o + 32);
     const int32_t ninst = int32_t(load_le32(o + 40));
@@ -71,12 +98,17 @@ void walk_sample(const Bytes& p, char series, SampleView& view, std::vector<Foun
       if (cb + 4 > len) return false;
       const uint32_t cb_len = load_le32(o + cb);
       if (cb_len < 4 || cb + cb_len > len) return false;
+      Key base;
+      base.add(inst_key);
+      base.add("#");
       for (size_t j = 0; j < defs.size(); ++j) {
         const Def& d = defs[j];
         if (!is_cumulative(d.type, j ? defs[j - 1].type : 0) || (d.size != 4 && d.size != 8)) continue;
         if (d.offset + d.size > cb_len) continue;
         const uint32_t at = uint32_t(cb + d.offset);
-        found.push_back({slice, {at, d.size, 0}, inst_key + "#" + std::to_string(j), read_value(o + at, d.size)});
+        Key k = base;
+        k.add(std::to_string(j));
+        found->push_back({slice, {at, d.size, 0}, k, read_value(o + at, d.size)});
       }
       return true;
     };
@@ -104,142 +136,421 @@ void walk_sample(const Bytes& p, char series, SampleView& view, std::vector<Foun
 int64_t span_of(int64_t first, int64_t second, int64_t last) { return last - first + (second - first); }
 
 // Per-loop growth of one counter (see the contract in recording.h).
-uint64_t per_loop(const History& h, uint32_t last_tick, int64_t loop_100ns, const std::vector<RecordedTick>& ticks) {
+uint64_t per_loop(const History& h, uint32_t last_tick, int64_t loop_100ns, const std::vector<int64_t>& offsets) {
   if (h.seen0 && h.seen1 && h.last_tick == last_tick) return (h.last - h.first) + (h.at1 - h.first);
   if (h.last_tick == h.first_tick) return 0;
   // A counter of an instance that lives only part of the capture grows at its average rate.
-  const int64_t lived = ticks[h.last_tick].offset_100ns - ticks[h.first_tick].offset_100ns;
+  const int64_t lived = offsets[h.last_tick] - offsets[h.first_tick];
   if (lived <= 0 || h.last < h.first) return 0;
   return uint64_t(double(h.last - h.first) * double(loop_100ns) / double(lived));
 }
 
-void index_series(std::vector<RecordedTick>& ticks, SampleView RecordedTick::*member, char series, int64_t loop_100ns) {
-  std::vector<std::vector<Found>> per_tick(ticks.size());
-  std::map<std::string, History> hist;
-  for (uint32_t t = 0; t < ticks.size(); ++t) {
-    SampleView& v = ticks[t].*member;
-    if (!v.record || v.record->status != 0) continue;
-    walk_sample(v.record->payload, series, v, per_tick[t]);
-    for (const Found& f : per_tick[t]) {
-      auto [it, fresh] = hist.try_emplace(f.key);
-      History& h = it->second;
-      if (fresh) {
-        h.first_tick = t;
-        h.first = f.value;
-        h.seen0 = t == 0;
-      }
-      if (t == 1 && h.seen0) {
-        h.seen1 = true;
-        h.at1 = f.value;
-      }
-      h.last_tick = t;
-      h.last = f.value;
-    }
-  }
-  const uint32_t last = uint32_t(ticks.size() - 1);
-  for (uint32_t t = 0; t < ticks.size(); ++t) {
-    SampleView& v = ticks[t].*member;
-    for (Found& f : per_tick[t]) {
-      f.patch.per_loop = per_loop(hist[f.key], last, loop_100ns, ticks);
-      if (f.patch.per_loop) v.objects[f.slice].counters.push_back(f.patch);
-    }
-    for (ObjectSlice& s : v.objects) s.counters.shrink_to_fit();
-  }
-}
+// Where the records come from: a capture in memory or a file read through captures::Reader
+// (not thread-safe: one lock around it).
+struct Source {
+  const captures::Capture* mem = nullptr;
+  std::unique_ptr<captures::Reader> reader;
+  std::mutex mu;
 
-// Object PerfTime advance per loop, from the object's own recorded times at ticks 0, 1 and last.
-void object_spans(std::vector<RecordedTick>& ticks, SampleView RecordedTick::*member) {
-  std::map<uint32_t, std::vector<int64_t>> times;  // object index -> PerfTime per tick (0 = absent)
-  for (size_t t = 0; t < ticks.size(); ++t) {
-    const SampleView& v = ticks[t].*member;
-    for (const ObjectSlice& s : v.objects) {
-      const uint8_t* o = &v.record->payload[s.offset];
-      if (load_le64(o + 56) == 0) continue;  // PerfFreq 0: no own time base
-      auto& vec = times[s.index];
-      vec.resize(ticks.size(), 0);
-      vec[t] = int64_t(load_le64(o + 48));
+  size_t size() const { return mem ? mem->records.size() : reader->records().size(); }
+  uint32_t tick(size_t i) const { return mem ? mem->records[i].tick : reader->records()[i].tick; }
+  const std::string& name(size_t i) const {
+    return mem ? mem->records[i].value_name : reader->queries()[reader->records()[i].query];
+  }
+  uint32_t raw_size(size_t i) const {
+    return mem ? uint32_t(mem->records[i].payload.size()) : reader->records()[i].raw_size;
+  }
+  Status fetch(size_t i, Sample& s) {
+    if (mem) {
+      const captures::QueryRecord& q = mem->records[i];
+      s.status = q.status;
+      s.reg_type = q.reg_type;
+      s.payload = q.payload;
+      return Status::Ok();
     }
+    std::lock_guard lock(mu);
+    captures::QueryHeader h;
+    if (Status st = reader->head(i, h); !st.ok()) return st;
+    ByteView p;
+    if (Status st = reader->payload(i, p); !st.ok()) return st;
+    s.status = h.status;
+    s.reg_type = h.reg_type;
+    s.owned.assign(p.begin(), p.end());
+    s.payload = s.owned;
+    return Status::Ok();
   }
-  for (auto& [index, vec] : times) {
-    if (vec.size() < 2 || !vec[0] || !vec[1] || !vec.back()) continue;
-    const int64_t span = span_of(vec[0], vec[1], vec.back());
-    for (RecordedTick& t : ticks)
-      for (ObjectSlice& s : (t.*member).objects)
-        if (s.index == index) s.time_span = span;
+  Status prefix(size_t i, size_t n, Bytes& out) {
+    if (mem) {
+      const Bytes& p = mem->records[i].payload;
+      out.assign(p.begin(), p.begin() + std::min(n, p.size()));
+      return Status::Ok();
+    }
+    std::lock_guard lock(mu);
+    return reader->payload_prefix(i, n, out);
   }
-}
+};
 
-SeriesClock block_clock(const std::vector<RecordedTick>& ticks, SampleView RecordedTick::*member,
-                        int64_t nominal_100ns) {
-  auto at = [&](size_t t, size_t off) -> int64_t {
-    const SampleView& v = ticks[t].*member;
-    return v.header_length ? int64_t(load_le64(&v.record->payload[off])) : 0;
-  };
-  SeriesClock c;
-  const size_t n = ticks.size();
-  if (n >= 2 && at(0, 56) && at(1, 56) && at(n - 1, 56))
-    c.perf_time_span = span_of(at(0, 56), at(1, 56), at(n - 1, 56));
-  if (n >= 2 && at(0, 72) && at(1, 72) && at(n - 1, 72)) c.time100_span = span_of(at(0, 72), at(1, 72), at(n - 1, 72));
-  if (c.time100_span <= 0) c.time100_span = nominal_100ns * int64_t(n);
-  if (c.perf_time_span <= 0) c.perf_time_span = 0;
-  return c;
-}
+struct TickRecords {
+  uint32_t tick = 0;
+  uint32_t global = kNone, costly = kNone;  // record numbers
+  std::vector<uint32_t> others;             // values recorded under other names
+};
 
 }  // namespace
+
+struct Recording::Impl {
+  uint64_t id = SampleCache::new_source();
+  std::shared_ptr<SampleCache> cache;
+  std::string path;  // empty: in memory
+  Source src;
+  std::vector<TickRecords> ticks;
+  std::vector<int64_t> offsets;
+  std::map<uint32_t, int64_t> spans[2];  // object PerfTime advance per loop, per series and object
+
+  // The per-loop growth of every counter whose growth is not 0, once the pass has run.
+  std::unordered_map<Key, uint64_t, KeyHash> per_loop;
+  std::atomic<bool> known{false};
+  std::mutex known_mu;
+  std::condition_variable known_cv;
+  std::thread pass;
+  std::atomic<bool> stopping{false};
+
+  std::mutex prepare_mu;
+  std::mutex ahead_mu;  // prefetch: one position waiting, one worker
+  std::condition_variable ahead_cv;
+  std::optional<std::pair<uint32_t, bool>> ahead;  // position, with counters
+  std::thread ahead_thread;
+
+  uint32_t record(uint32_t pos, Series s) const {
+    return pos < ticks.size() ? (s == Series::kGlobal ? ticks[pos].global : ticks[pos].costly) : kNone;
+  }
+
+  // Decodes record `rec` of `series` and cuts it; counters resolved when `resolve` (known must
+  // hold), object time spans applied when `spans_ready`.
+  SampleRef prepare(Source& from, uint32_t rec, Series series, bool resolve, bool spans_ready) const {
+    auto s = std::make_shared<Sample>();
+    if (!from.fetch(rec, *s).ok()) return nullptr;
+    if (s->status != 0) return s;
+    std::vector<Found> found;
+    walk_sample(s->payload, series == Series::kGlobal ? 'G' : 'C', *s, resolve ? &found : nullptr);
+    if (spans_ready)
+      for (ObjectSlice& o : s->objects)
+        if (auto it = spans[int(series)].find(o.index); it != spans[int(series)].end()) o.time_span = it->second;
+    if (!resolve) return s;
+    for (Found& f : found) {
+      auto it = per_loop.find(f.key);
+      if (it == per_loop.end()) continue;
+      f.patch.per_loop = it->second;
+      s->objects[f.slice].counters.push_back(f.patch);
+    }
+    for (ObjectSlice& o : s->objects) o.counters.shrink_to_fit();
+    s->counters = true;
+    return s;
+  }
+
+  size_t cost(const Sample& s) const {
+    size_t n = sizeof(Sample) + s.owned.size() + s.objects.size() * sizeof(ObjectSlice);
+    for (const ObjectSlice& o : s.objects) n += o.counters.size() * sizeof(CounterPatch);
+    return n;
+  }
+
+  // Counter patches are cut only for answers that patch counters (walking every instance costs
+  // more than decoding); one preparation at a time, so a host asking for what the prefetch is
+  // decoding waits for it instead of decoding it twice.
+  SampleRef cached(uint32_t rec, Series series, bool counters) {
+    if (SampleRef c = cache->find(id, rec); c && (!counters || c->counters)) return c;
+    if (counters) wait_known();
+    std::lock_guard lock(prepare_mu);
+    if (SampleRef c = cache->find(id, rec); c && (!counters || c->counters)) return c;
+    SampleRef s = prepare(src, rec, series, counters, true);
+    if (s) cache->put(id, rec, s, cost(*s));
+    return s;
+  }
+
+  void wait_known() {
+    std::unique_lock lock(known_mu);
+    known_cv.wait(lock, [&] { return known.load(); });
+  }
+
+  void set_known() {
+    {
+      std::lock_guard lock(known_mu);
+      known = true;
+    }
+    known_cv.notify_all();
+  }
+
+  // Every counter's history over the capture, then its per-loop growth (recording.h).
+  void count_growth(Source& from) {
+    std::unordered_map<Key, History, KeyHash> hist;
+    const uint32_t n = uint32_t(ticks.size());
+    std::vector<Found> found;
+    for (uint32_t t = 0; t < n && !stopping; ++t) {
+      for (Series series : {Series::kGlobal, Series::kCostly}) {
+        const uint32_t rec = record(t, series);
+        if (rec == kNone) continue;
+        Sample s;
+        if (!from.fetch(rec, s).ok() || s.status != 0) continue;
+        found.clear();
+        walk_sample(s.payload, series == Series::kGlobal ? 'G' : 'C', s, &found);
+        for (const Found& f : found) {
+          auto [it, fresh] = hist.try_emplace(f.key);
+          History& h = it->second;
+          if (fresh) {
+            h.first_tick = t;
+            h.first = f.value;
+            h.seen0 = t == 0;
+          }
+          if (t == 1 && h.seen0) {
+            h.seen1 = true;
+            h.at1 = f.value;
+          }
+          h.last_tick = t;
+          h.last = f.value;
+        }
+      }
+    }
+    for (const auto& [key, h] : hist)
+      if (uint64_t v = replayer::per_loop(h, n - 1, loop_100ns_for_pass, offsets)) per_loop.emplace(key, v);
+    set_known();
+  }
+  int64_t loop_100ns_for_pass = 0;
+
+  void prefetch_loop() {
+    for (;;) {
+      uint32_t pos;
+      bool counters;
+      {
+        std::unique_lock lock(ahead_mu);
+        ahead_cv.wait(lock, [&] { return stopping || ahead.has_value(); });
+        if (stopping) return;
+        std::tie(pos, counters) = *ahead;
+        ahead.reset();
+      }
+      for (Series s : {Series::kGlobal, Series::kCostly})
+        if (uint32_t rec = record(pos, s); rec != kNone) cached(rec, s, counters);
+    }
+  }
+};
+
+Recording::Recording(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Recording::~Recording() {
+  impl_->stopping = true;
+  { std::lock_guard lock(impl_->ahead_mu); }
+  impl_->ahead_cv.notify_all();
+  if (impl_->ahead_thread.joinable()) impl_->ahead_thread.join();
+  if (impl_->pass.joinable()) impl_->pass.join();
+  impl_->cache->forget(impl_->id);
+}
+
+uint32_t Recording::tick_count() const { return uint32_t(impl_->ticks.size()); }
+uint32_t Recording::tick_number(uint32_t pos) const { return impl_->ticks.at(pos).tick; }
+const std::vector<int64_t>& Recording::offsets() const { return impl_->offsets; }
+bool Recording::counters_known() const { return impl_->known.load(); }
+SampleCache& Recording::cache() const { return *impl_->cache; }
+
+SampleRef Recording::sample(uint32_t pos, Series s, bool counters) const {
+  const uint32_t rec = impl_->record(pos, s);
+  return rec == kNone ? nullptr : impl_->cached(rec, s, counters);
+}
+
+bool Recording::has_sample(uint32_t pos, Series s) const { return impl_->record(pos, s) != kNone; }
+
+uint32_t Recording::sample_size(uint32_t pos, Series s) const {
+  const uint32_t rec = impl_->record(pos, s);
+  return rec == kNone ? 0 : impl_->src.raw_size(rec);
+}
+
+SampleRef Recording::other(uint32_t pos, std::string_view name) const {
+  for (uint32_t at : {pos, 0u}) {
+    if (at >= impl_->ticks.size()) continue;
+    for (uint32_t rec : impl_->ticks[at].others) {
+      if (!iequals(impl_->src.name(rec), name)) continue;
+      if (SampleRef c = impl_->cache->find(impl_->id, rec)) return c;
+      auto s = std::make_shared<Sample>();
+      if (!impl_->src.fetch(rec, *s).ok()) return nullptr;
+      impl_->cache->put(impl_->id, rec, s, impl_->cost(*s));
+      return s;
+    }
+  }
+  return nullptr;
+}
+
+void Recording::prefetch(uint32_t pos, bool counters) const {
+  Impl& m = *impl_;
+  if (m.path.empty() || pos >= m.ticks.size()) return;  // in memory: nothing to decode
+  bool cached = true;
+  for (Series s : {Series::kGlobal, Series::kCostly})
+    if (uint32_t rec = m.record(pos, s); rec != kNone) {
+      const SampleRef c = m.cache->find(m.id, rec);
+      if (!c || (counters && !c->counters)) cached = false;
+    }
+  if (cached) return;
+  {
+    std::lock_guard lock(m.ahead_mu);
+    m.ahead = {pos, counters};
+    if (!m.ahead_thread.joinable()) m.ahead_thread = std::thread([&m] { m.prefetch_loop(); });
+  }
+  m.ahead_cv.notify_one();
+}
+
+Status Recording::load_capture(captures::Capture& out) const {
+  if (impl_->path.empty()) {
+    out = cap;
+    return Status::Ok();
+  }
+  return captures::read_capture(impl_->path, out);
+}
 
 bool is_cumulative(uint32_t type, uint32_t previous_type) {
   return needs_two(type) || (wp::is_base_type(type) && needs_two(previous_type));
 }
 
-Status build_recording(captures::Capture cap, std::shared_ptr<const Recording>& out) {
-  auto r = std::make_shared<Recording>();
-  r->cap = std::move(cap);
-  Registry& reg = r->registry;
-  for (const captures::RegistryValue& v : r->cap.registry) reg.set(v.key, RegValue{v.name, v.type, v.data});
-  for (const captures::NameTable& t : r->cap.names) {
+namespace {
+
+void fill_registry(Recording& r) {
+  Registry& reg = r.registry;
+  for (const captures::RegistryValue& v : r.cap.registry) reg.set(v.key, RegValue{v.name, v.type, v.data});
+  for (const captures::NameTable& t : r.cap.names) {
     const std::string key = std::string(kPerflib) + "\\" + t.lang;
     const RegKey* k = reg.open(reg.root(), key);
     if (!k || !k->value("Counter")) reg.set(key, RegValue{"Counter", 7, t.counter});
     k = reg.open(reg.root(), key);
     if (!k->value("Help")) reg.set(key, RegValue{"Help", 7, t.help});
   }
-  reg.set_last_write(r->cap.host.start_time_100ns);
+  reg.set_last_write(r.cap.host.start_time_100ns);
+}
 
-  for (const captures::QueryRecord& q : r->cap.records) {
-    if (q.tick >= r->ticks.size()) r->ticks.resize(q.tick + 1);
-    RecordedTick& t = r->ticks[q.tick];
-    if (iequals(q.value_name, "Global"))
-      t.global.record = &q;
-    else if (iequals(q.value_name, "Costly"))
-      t.costly.record = &q;
+// The recorded ticks in order, each with its records (a later Global or Costly of a tick wins).
+void index_ticks(Recording::Impl& m) {
+  Source& src = m.src;
+  std::vector<uint32_t> order(src.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return src.tick(a) < src.tick(b); });
+  for (uint32_t i : order) {
+    if (m.ticks.empty() || m.ticks.back().tick != src.tick(i))
+      m.ticks.push_back(TickRecords{src.tick(i), kNone, kNone, {}});
+    TickRecords& t = m.ticks.back();
+    const std::string& name = src.name(i);
+    if (iequals(name, "Global"))
+      t.global = i;
+    else if (iequals(name, "Costly"))
+      t.costly = i;
     else
-      t.others.push_back(&q);
+      t.others.push_back(i);
   }
-  if (r->ticks.empty()) return Status::InvalidArgument("capture of host '" + r->cap.host.name + "' holds no samples");
+  m.ticks.shrink_to_fit();
+}
 
-  // Tick offsets from the recorded PerfTime100nSec of Global when it increases; else nominal.
-  const int64_t nominal = int64_t(std::max<uint32_t>(r->cap.host.interval_ms, 1)) * 10000;
-  std::vector<int64_t> t100(r->ticks.size(), 0);
+// Tick offsets from the recorded PerfTime100nSec of Global when it increases, else nominal: only
+// the first 80 bytes of each Global are decoded.
+void clock_offsets(Recording& r, Recording::Impl& m) {
+  const int64_t nominal = int64_t(std::max<uint32_t>(r.cap.host.interval_ms, 1)) * 10000;
+  const size_t n = m.ticks.size();
+  std::vector<int64_t> t100(n, 0);
   bool increasing = true;
-  for (size_t t = 0; t < r->ticks.size(); ++t) {
-    const captures::QueryRecord* g = r->ticks[t].global.record;
-    t100[t] = g && g->payload.size() >= winperf::kDataBlockSize ? int64_t(load_le64(&g->payload[72])) : 0;
+  Bytes head;
+  for (size_t t = 0; t < n; ++t) {
+    const uint32_t g = m.ticks[t].global;
+    if (g != kNone && m.src.raw_size(g) >= wp::kDataBlockSize && m.src.prefix(g, 80, head).ok() && head.size() >= 80)
+      t100[t] = int64_t(load_le64(&head[72]));
     if (!t100[t] || (t && t100[t] <= t100[t - 1])) increasing = false;
   }
-  for (size_t t = 0; t < r->ticks.size(); ++t)
-    r->ticks[t].offset_100ns = increasing ? t100[t] - t100[0] : int64_t(t) * nominal;
-  r->start_100ns = increasing ? t100[0] : r->cap.host.start_time_100ns;
-  const size_t n = r->ticks.size();
-  r->loop_100ns = n >= 2 ? span_of(0, r->ticks[1].offset_100ns, r->ticks[n - 1].offset_100ns) : nominal;
+  m.offsets.resize(n);
+  for (size_t t = 0; t < n; ++t) m.offsets[t] = increasing ? t100[t] - t100[0] : int64_t(t) * nominal;
+  r.start_100ns = increasing ? t100[0] : r.cap.host.start_time_100ns;
+  r.loop_100ns = n >= 2 ? span_of(0, m.offsets[1], m.offsets[n - 1]) : nominal;
+}
 
-  index_series(r->ticks, &RecordedTick::global, 'G', r->loop_100ns);
-  index_series(r->ticks, &RecordedTick::costly, 'C', r->loop_100ns);
-  object_spans(r->ticks, &RecordedTick::global);
-  object_spans(r->ticks, &RecordedTick::costly);
-  r->global_clock = block_clock(r->ticks, &RecordedTick::global, nominal);
-  r->costly_clock = block_clock(r->ticks, &RecordedTick::costly, nominal);
+// Block clocks and object time spans from the first, second and last samples of each series.
+void clocks(Recording& r, Recording::Impl& m) {
+  const int64_t nominal = int64_t(std::max<uint32_t>(r.cap.host.interval_ms, 1)) * 10000;
+  const uint32_t n = uint32_t(m.ticks.size());
+  for (Series series : {Series::kGlobal, Series::kCostly}) {
+    SampleRef at[3];
+    const uint32_t pos[3] = {0, std::min(1u, n - 1), n - 1};
+    for (int i = 0; i < 3; ++i)
+      if (uint32_t rec = m.record(pos[i], series); rec != kNone) at[i] = m.prepare(m.src, rec, series, false, false);
+    auto clock = [&](int i, size_t off) -> int64_t {
+      return at[i] && at[i]->header_length ? int64_t(load_le64(&at[i]->payload[off])) : 0;
+    };
+    SeriesClock c;
+    if (n >= 2 && clock(0, 56) && clock(1, 56) && clock(2, 56))
+      c.perf_time_span = span_of(clock(0, 56), clock(1, 56), clock(2, 56));
+    if (n >= 2 && clock(0, 72) && clock(1, 72) && clock(2, 72))
+      c.time100_span = span_of(clock(0, 72), clock(1, 72), clock(2, 72));
+    if (c.time100_span <= 0) c.time100_span = nominal * int64_t(n);
+    if (c.perf_time_span <= 0) c.perf_time_span = 0;
+    (series == Series::kGlobal ? r.global_clock : r.costly_clock) = c;
+    // An object's own PerfTime at the three samples (0: absent or no own time base); the last
+    // occurrence of an index in a sample wins.
+    std::map<uint32_t, int64_t> times[3];
+    for (int i = 0; i < 3; ++i) {
+      if (!at[i]) continue;
+      for (const ObjectSlice& s : at[i]->objects) {
+        const uint8_t* o = &at[i]->payload[s.offset];
+        if (load_le64(o + 56) == 0) continue;
+        times[i][s.index] = int64_t(load_le64(o + 48));
+      }
+    }
+    if (n < 2) continue;
+    for (const auto& [index, t0] : times[0]) {
+      auto t1 = times[1].find(index), tl = times[2].find(index);
+      if (!t0 || t1 == times[1].end() || !t1->second || tl == times[2].end() || !tl->second) continue;
+      m.spans[int(series)][index] = span_of(t0, t1->second, tl->second);
+    }
+  }
+}
+
+Status finish(std::unique_ptr<Recording::Impl> impl, captures::Capture meta, bool background,
+              std::shared_ptr<const Recording>& out) {
+  Recording::Impl& m = *impl;
+  if (m.src.mem) m.src.mem = &meta;
+  index_ticks(m);
+  if (m.ticks.empty()) return Status::InvalidArgument("capture of host '" + meta.host.name + "' holds no samples");
+  auto r = std::make_shared<Recording>(std::move(impl));
+  r->cap = std::move(meta);
+  if (m.src.mem) m.src.mem = &r->cap;  // the records moved with the capture
+  fill_registry(*r);
+  clock_offsets(*r, m);
+  clocks(*r, m);
+  m.loop_100ns_for_pass = r->loop_100ns;
+  if (!background) {
+    m.count_growth(m.src);
+  } else {
+    m.pass = std::thread([&m] {
+      Source own;  // a reader of its own: the pass never waits on the serving one
+      if (Status st = captures::Reader::open(m.path, own.reader, captures::ReaderOptions{true, true}); !st.ok()) {
+        m.set_known();  // cannot happen for a file just opened; serve with no counter growth
+        return;
+      }
+      m.count_growth(own);
+    });
+  }
   out = std::move(r);
   return Status::Ok();
+}
+
+}  // namespace
+
+Status build_recording(captures::Capture cap, std::shared_ptr<const Recording>& out) {
+  auto impl = std::make_unique<Recording::Impl>();
+  impl->cache = SampleCache::shared_default();
+  impl->src.mem = &cap;  // finish() points it at the capture it keeps
+  return finish(std::move(impl), std::move(cap), false, out);
+}
+
+Status open_recording(const std::string& path, std::shared_ptr<SampleCache> cache,
+                      std::shared_ptr<const Recording>& out, std::vector<std::string>* warnings) {
+  auto impl = std::make_unique<Recording::Impl>();
+  impl->cache = cache ? std::move(cache) : SampleCache::shared_default();
+  impl->path = path;
+  if (Status st = captures::Reader::open(path, impl->src.reader, captures::ReaderOptions{true, true}); !st.ok())
+    return st;
+  if (warnings) *warnings = impl->src.reader->warnings();
+  captures::Capture meta = impl->src.reader->metadata();
+  return finish(std::move(impl), std::move(meta), true, out);
 }
 
 }  // namespace perfsim::replayer

@@ -1,24 +1,40 @@
-// A capture prepared for serving: everything that depends only on the capture, built once and
-// shared (read-only) by every simulated host made from it — a fleet of 1,000 hosts holds one
-// Recording, so memory grows with hosts by their small identity state, not by capture size.
+// A capture prepared for serving, shared (read-only) by every simulated host made from it: a
+// fleet of 1,000 hosts holds one Recording, so memory grows with hosts by their small identity
+// state, not by capture size.
 //
-// Besides the capture and its registry tree it precomputes where each answer must be patched to
-// look live: the byte ranges of every recorded object (index queries are slice copies), the
-// object-level PerfTime fields and every cumulative counter (the two-sample types and their bases)
-// with how much it grows per loop of the timeline. Guarantees:
-//  - per_loop is chosen so that, when the timeline wraps from the last tick to tick 0, a counter
-//    present at ticks 0, 1 and last grows by exactly its tick 0 -> 1 increment while every clock
-//    grows by its tick 0 -> 1 interval: the wrap looks like the recorded first interval again,
-//    and nothing runs backwards.
-//  - A damaged sample (bad lengths) gets no slices or patches; it is served as recorded.
+// A recording opened from a file is lazy (open_recording): at open it reads the metadata and the
+// index, and the first bytes of each Global sample (its PERF_DATA_BLOCK clocks, decoded without
+// the rest); samples are decoded when a timeline reaches them, into a byte-bounded SampleCache
+// shared by every recording of the serve run, and the next tick is decoded ahead in the
+// background (prefetch). Each decoded sample is cut once into what live answers patch: the byte
+// ranges of its objects, their PerfTime fields and every cumulative counter (the two-sample types
+// and their bases) with how much it grows per loop of the timeline. A counter's growth depends on
+// the whole capture (its first, second and last values), so one background pass over the file
+// computes it after open; answers that need it (a later loop, a fleet's per-host variation) wait
+// for that pass, the first loop of an unvaried host never does.
+//
+// Guarantees:
+//  - The timeline runs over the recorded ticks in order: tick numbers with nothing recorded
+//    (gaps, a huge last tick) take no place and no memory (captures/FORMAT.md says why a capture
+//    may have them; `perfsim validate` reports them).
+//  - per_loop is chosen so that, when the timeline wraps from the last tick to the first, a
+//    counter present at the first, second and last ticks grows by exactly its first increment
+//    while every clock grows by its first interval: the wrap looks like the recorded first
+//    interval again, and nothing runs backwards.
+//  - A damaged sample (bad lengths) gets no slices or patches; it is served as recorded. A record
+//    that cannot be decoded when reached is served as if it had not been recorded.
+//  - The capture file is mapped, pages given back once decoded; it is never read whole.
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "captures/capture.h"
 #include "core/status.h"
 #include "replayer/registry.h"
+#include "replayer/sample_cache.h"
 
 namespace perfsim::replayer {
 
@@ -27,6 +43,7 @@ struct CounterPatch {
   uint32_t offset = 0;    // from the start of the object
   uint32_t size = 4;      // 4 or 8
   uint64_t per_loop = 0;  // added once per completed loop (mod 2^(8*size))
+  bool operator==(const CounterPatch&) const = default;
 };
 
 struct ObjectSlice {
@@ -35,14 +52,22 @@ struct ObjectSlice {
   uint32_t length = 0;    // TotalByteLength of the object
   int64_t time_span = 0;  // object PerfTime advance per loop (0: the object keeps no own time)
   std::vector<CounterPatch> counters;
+  bool operator==(const ObjectSlice&) const = default;
 };
 
-// One recorded Global or Costly answer, cut into objects.
-struct SampleView {
-  const captures::QueryRecord* record = nullptr;
+// One recorded answer, decoded and (Global or Costly) cut into objects.
+struct Sample {
+  uint32_t status = 0;
+  uint32_t reg_type = 0;
+  Bytes owned;                 // the decoded payload; empty when `payload` views a capture held in memory
+  ByteView payload;            // the bytes as recorded
   uint32_t header_length = 0;  // 0: not a usable PERF_DATA_BLOCK (served as recorded)
   std::vector<ObjectSlice> objects;
+  bool counters = false;  // the objects' counter patches are filled in
 };
+using SampleRef = std::shared_ptr<const Sample>;
+
+enum class Series : uint8_t { kGlobal, kCostly };
 
 // Per-loop advance of a series' block clocks.
 struct SeriesClock {
@@ -50,25 +75,53 @@ struct SeriesClock {
   int64_t time100_span = 0;    // PerfTime100nSec per loop
 };
 
-struct RecordedTick {
-  SampleView global, costly;
-  std::vector<const captures::QueryRecord*> others;  // values recorded under other names
-  int64_t offset_100ns = 0;                          // time since tick 0 (from the recorded PerfTime100nSec)
-};
+class Recording {
+ public:
+  struct Impl;
+  explicit Recording(std::unique_ptr<Impl> impl);
+  ~Recording();
+  Recording(const Recording&) = delete;
+  Recording& operator=(const Recording&) = delete;
 
-struct Recording {
-  captures::Capture cap;
+  captures::Capture cap;  // metadata; records only when built from a capture in memory
   Registry registry;
-  std::vector<RecordedTick> ticks;
   SeriesClock global_clock, costly_clock;
   int64_t loop_100ns = 0;   // one loop of the timeline on the host's clock
-  int64_t start_100ns = 0;  // recorded PerfTime100nSec of tick 0 (FILETIME)
+  int64_t start_100ns = 0;  // recorded PerfTime100nSec of the first tick (FILETIME)
 
-  uint32_t tick_count() const { return uint32_t(ticks.size()); }
+  // Samples on the timeline (recorded ticks; gaps in the tick numbers take no place).
+  uint32_t tick_count() const;
+  uint32_t tick_number(uint32_t pos) const;  // the recorded tick number at timeline position pos
+  // Time since the first tick (from the recorded PerfTime100nSec), non-decreasing.
+  const std::vector<int64_t>& offsets() const;
+  // The Global or Costly sample at `pos`, or null when none was recorded (or it cannot be
+  // decoded). With `counters`, its counter patches are filled in, waiting for the pass that
+  // computes them if it has not finished.
+  SampleRef sample(uint32_t pos, Series s, bool counters = false) const;
+  // Whether one was recorded, and its decoded size, without decoding it.
+  bool has_sample(uint32_t pos, Series s) const;
+  uint32_t sample_size(uint32_t pos, Series s) const;
+  // A value recorded under exactly `name` (case-insensitive) at pos, else at position 0; or null.
+  SampleRef other(uint32_t pos, std::string_view name) const;
+  // Decodes position pos's samples in the background (with counter patches) if not cached.
+  void prefetch(uint32_t pos, bool counters) const;
+  // True once every counter's per-loop growth is known.
+  bool counters_known() const;
+  // The whole capture in memory (what content quirks rewrite); reads the file if lazy.
+  Status load_capture(captures::Capture& out) const;
+  SampleCache& cache() const;
+
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
-// Prepares `cap` (moved in). InvalidArgument when it holds no samples.
+// Prepares `cap` (moved in), held in memory, counters computed before returning. InvalidArgument
+// when it holds no samples.
 Status build_recording(captures::Capture cap, std::shared_ptr<const Recording>& out);
+// Opens the capture at `path` lazily (above), caching its samples in `cache` (null: the process
+// default). The reader's warnings at open go to `warnings`.
+Status open_recording(const std::string& path, std::shared_ptr<SampleCache> cache,
+                      std::shared_ptr<const Recording>& out, std::vector<std::string>* warnings = nullptr);
 
 // True for counter types whose value only makes sense as a difference between two samples, and
 // for the base counters paired with them: the counters that must keep growing across loops.

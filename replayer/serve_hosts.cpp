@@ -14,17 +14,14 @@ namespace perfsim::replayer {
 Status RecordingCache::get(const std::string& path, std::shared_ptr<const Recording>& out) {
   std::shared_ptr<const Recording>& rec = recordings_[path];
   if (!rec) {
-    captures::Capture cap;
     std::vector<std::string> warnings;
-    if (Status st = captures::read_capture(path, cap, &warnings); !st.ok()) {
-      recordings_.erase(path);
-      return Status::InvalidArgument(path + ": " + st.ToString() +
-                                     " (make one with `perfsim synth`, or check the path)");
-    }
+    Status st = open_recording(path, samples_, rec, &warnings);
     for (const auto& w : warnings) warnings_.push_back(path + ": " + w);
-    if (Status st = build_recording(std::move(cap), rec); !st.ok()) {
+    if (!st.ok()) {
       recordings_.erase(path);
-      return Status::InvalidArgument(path + ": " + st.ToString());
+      const bool no_samples = st.code() == Status::Code::kInvalidArgument;
+      return Status::InvalidArgument(path + ": " + st.ToString() +
+                                     (no_samples ? "" : " (make one with `perfsim synth`, or check the path)"));
     }
   }
   out = rec;

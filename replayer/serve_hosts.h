@@ -18,15 +18,20 @@
 
 namespace perfsim::replayer {
 
-// Captures by path, each read and prepared once and then shared by every host naming it. Owned
-// by the caller (one per serve run), so nothing outlives it and tests start empty.
+// Captures by path, each opened once (lazily, recording.h) and then shared by every host naming
+// it; their decoded samples share one SampleCache of `cache_bytes`. Owned by the caller (one per
+// serve run), so nothing outlives it and tests start empty.
 class RecordingCache {
  public:
+  explicit RecordingCache(size_t cache_bytes = SampleCache::kDefaultBytes)
+      : samples_(std::make_shared<SampleCache>(cache_bytes)) {}
+  const std::shared_ptr<SampleCache>& samples() const { return samples_; }
   // The recording of the capture at `path`; the reader's warnings go to warnings() the first time.
   Status get(const std::string& path, std::shared_ptr<const Recording>& out);
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
+  std::shared_ptr<SampleCache> samples_;
   std::map<std::string, std::shared_ptr<const Recording>> recordings_;
   std::vector<std::string> warnings_;  // "PATH: warning"
 };

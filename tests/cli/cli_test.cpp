@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "captures/reader.h"
+#include "captures/writer.h"
 #include "core/subprocess.h"
 #include "recorder/client.h"
 #include "perfdata/names.h"
@@ -286,6 +287,23 @@ TEST_CASE("synth, inspect, dump and validate agree on one capture") {
   Run v = run_perfsim("validate --json " + cap);
   CHECK(v.code == 0);
   CHECK(nlohmann::json::parse(v.out)["errors"] == 0);
+}
+
+TEST_CASE("validate warns of a gap in the tick numbers that serve closes, and --strict fails on it") {
+  TempDir d;
+  const std::string cap = (d.path / "h.perfcap").string(), huge = (d.path / "huge.perfcap").string();
+  REQUIRE(run_perfsim("synth --profile 2016 --duration 45 --interval 15 --out " + cap).code == 0);
+  perfsim::captures::Capture c;
+  REQUIRE(perfsim::captures::read_capture(cap, c).ok());
+  const uint32_t last = c.records.back().tick;
+  for (auto& r : c.records)
+    if (r.tick == last) r.tick = 1000000000;  // a damaged or crafted huge last tick (issue 18)
+  REQUIRE(perfsim::captures::write_capture(huge, c).ok());
+  CHECK(run_perfsim("validate " + cap).out.find("tick-gap") == std::string::npos);
+  const Run r = run_perfsim("validate " + huge);
+  CHECK(r.code == 0);  // serve can use it: a warning
+  CHECK(r.out.find("plays tick 1000000000 right after tick " + std::to_string(last - 1)) != std::string::npos);
+  CHECK(run_perfsim("validate --strict " + huge).code == 1);
 }
 
 TEST_CASE("validate fails on a damaged PERF_DATA_BLOCK and names the offset") {

@@ -170,7 +170,9 @@ TEST_CASE("fleet variation scales each host's cumulative counters by its own fac
 
   // A live moment (variation applies to live answers; frozen ones are served as recorded).
   const Moment m{1, 0, 0, false};
-  const SampleView& v = rec->ticks[1].global;
+  const SampleRef sample = rec->sample(1, Series::kGlobal, true);
+  REQUIRE(sample);
+  const Sample& v = *sample;
   REQUIRE(v.header_length > 0);
   // Each cumulative counter of the sample, as the host serves it at m; the system name may move the objects.
   const auto counters = [&](SimulatedHost& h) {
