@@ -61,7 +61,8 @@ struct ServeOptions {
   unsigned threads = 0;
   size_t max_connections = 4096;
   double idle_timeout_s = 300;
-  size_t cache_mb = 64;  // decoded samples held for every host (replayer/sample_cache.h)
+  size_t cache_mb = 64;           // decoded samples held for every host (replayer/sample_cache.h)
+  size_t reply_budget_mib = 512;  // unread reply bytes of all connections (server/README.md); 0 = none
   bool allow_remote = false;
   bool json = false;  // the start-up lines as JSON
   // --smb[=PORT]: every host also as \\ADDR\PIPE\winreg through a private smbd ("" = off,

@@ -127,6 +127,12 @@ int main(int argc, char** argv) {
                    "Megabytes of decoded samples kept for all hosts (captures are read as the timelines reach them)")
       ->check(CLI::Range(size_t(1), size_t(1) << 20))
       ->capture_default_str();
+  c_serve
+      ->add_option("--reply-budget", serve.reply_budget_mib,
+                   "MiB of replies all clients together may leave unread; beyond it the slowest readers are "
+                   "closed (0: no budget)")
+      ->check(CLI::Range(size_t(0), size_t(1) << 20))
+      ->capture_default_str();
   c_serve->add_flag("--allow-remote", serve.allow_remote, "Allow listening on non-loopback addresses");
   c_serve->add_flag("--json", serve.json, "Print the listening endpoints as JSON lines");
   c_serve

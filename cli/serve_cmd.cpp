@@ -46,6 +46,7 @@ server::ServerConfig server_config(const ServeOptions& o) {
   cfg.allow_non_loopback = o.allow_remote;
   cfg.max_connections = o.max_connections;
   cfg.idle_timeout = std::chrono::milliseconds(int64_t(o.idle_timeout_s * 1000));
+  cfg.reply_budget = o.reply_budget_mib << 20;
   return cfg;
 }
 

@@ -14,6 +14,10 @@
 // - When the queued reply bytes reach `write_queue_limit`, the connection stops handling PDUs and
 //   stops reading until the queue drains below the limit; a client that never reads therefore
 //   holds at most one handler batch beyond the limit (and the idle timeout still applies).
+// - With a server-wide ReplyBudget (`limits.budget`), queued bytes are charged to it: while the
+//   budget is over, a connection that still has replies queued handles no further PDU (it waits for
+//   its own queue to drain: backpressure), and the budget may evict the connections whose replies
+//   have waited longest for the client to read, which close with reason=slow_reader.
 // - A handler's reply_delay() holds that PDU's replies (and everything after it) on a timer; the
 //   connection reads nothing meanwhile and then goes on in order.
 // - The read buffer only grows while a large frame is in flight (see ReadBuffer).
@@ -38,6 +42,7 @@
 #include "server/handler.h"
 #include "server/log.h"
 #include "server/read_buffer.h"
+#include "server/reply_budget.h"
 
 namespace perfsim::server {
 
@@ -45,6 +50,7 @@ struct ConnectionLimits {
   std::chrono::milliseconds idle_timeout{300'000};  // 0 = never
   size_t write_queue_limit = 1 << 20;               // bytes of replies queued before reads pause
   size_t read_buffer_base = 4096;                   // read buffer capacity of an idle connection
+  ReplyBudget* budget = nullptr;                    // server-wide unread reply bytes; null = none
 };
 
 class ConnectionBase {
@@ -102,6 +108,15 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
     opened_ = last_pdu_ = Clock::now();
     tagged(LogLine("conn_open")).kv("local", peer_.local).emit(*log_);
     arm_idle_timer(opened_);
+    if (limits_.budget) {
+      budget_share_ = limits_.budget->join(
+          [ex = stream_.get_executor(), weak = std::weak_ptr<Connection>(this->shared_from_this())] {
+            boost::asio::post(ex, [weak] {
+              if (auto self = weak.lock()) self->evict();
+            });
+          });
+      in_budget_ = true;
+    }
     read();
   }
 
@@ -119,6 +134,8 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
         .kv("reason", reason);
     if (!detail.empty()) line.kv("detail", detail);
     line.emit(*log_);  // before the close, so the line exists once the peer sees the close
+    if (in_budget_) limits_.budget->leave(budget_share_);
+    in_budget_ = false;
     boost::system::error_code ignored;
     timer_.cancel();
     delay_timer_.cancel();
@@ -138,6 +155,17 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
   LogLine& tagged(LogLine& line) {
     return line.kv("conn", id_).kv("peer", peer_.remote).kv("listener", peer_.listener_name);
   }
+
+  // The reply budget chose this connection: its client has left replies unread longest.
+  void evict() {
+    if (closed_) return;
+    const std::string detail = std::to_string(queued_bytes_) + " reply bytes unread while the server's " +
+                               std::to_string(limits_.budget->limit()) + "-byte reply budget was exceeded";
+    fail("slow_reader", detail);
+  }
+
+  // Backpressure: replies still queued while the server-wide budget is over.
+  bool over_budget() const { return limits_.budget && queued_bytes_ > 0 && limits_.budget->over(); }
 
   void fail(std::string_view reason, std::string_view detail) {
     tagged(LogLine("conn_error")).kv("reason", reason).kv("detail", detail).emit(*log_);
@@ -175,6 +203,10 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
   // Handles every complete frame in the buffer unless paused, then reads again.
   void process() {
     while (!closed_ && !closing_ && !paused_ && !delayed_) {
+      if (over_budget()) {
+        paused_ = true;
+        break;
+      }
       FrameResult f = framer_.next(rbuf_.data());
       if (f.kind == FrameResult::Kind::kError) return fail(f.reason, f.detail);
       if (f.kind == FrameResult::Kind::kNeedMore) {
@@ -210,7 +242,7 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
     replies_.clear();
     if (verdict == Verdict::kClose) closing_ = true;
     if (const auto delay = handler_->reply_delay(); delay.count() > 0) hold_replies(delay);
-    if (queued_bytes_ >= limits_.write_queue_limit) paused_ = true;
+    if (queued_bytes_ >= limits_.write_queue_limit || over_budget()) paused_ = true;
     return true;
   }
 
@@ -218,6 +250,7 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
     Outgoing o{std::move(body)};
     framer_.out_prefix(o.body.size(), o.prefix.data());
     queued_bytes_ += o.prefix.size() + o.body.size();
+    if (in_budget_) limits_.budget->charge(budget_share_, o.prefix.size() + o.body.size());
     ++pdus_out_;
     pending_.push_back(std::move(o));
   }
@@ -252,6 +285,7 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
     if (ec) return peer_eof_ ? close("peer_closed", ec.message()) : fail("write_error", ec.message());
     bytes_out_ += n;
     queued_bytes_ -= n;
+    if (in_budget_) limits_.budget->credit(budget_share_, n);
     inflight_.clear();
     if (!pending_.empty()) {
       write();
@@ -296,6 +330,8 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
   size_t queued_bytes_ = 0;  // pending_ + inflight_
   bool reading_ = false, writing_ = false, paused_ = false, closing_ = false, closed_ = false, delayed_ = false;
   bool peer_eof_ = false;  // the peer half-closed: finish writing, read no more
+  bool in_budget_ = false;
+  ReplyBudget::Handle budget_share_{};
 
   Clock::time_point opened_, last_pdu_;
   uint64_t bytes_in_ = 0, bytes_out_ = 0, pdus_in_ = 0, pdus_out_ = 0;

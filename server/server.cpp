@@ -90,7 +90,9 @@ struct Server::Impl {
       : cfg(std::move(c)),
         framer(cfg.max_pdu_size),
         log(cfg.log ? cfg.log : stderr_log_sink()),
-        limits{cfg.idle_timeout, std::max<size_t>(cfg.write_queue_limit, 1), cfg.read_buffer_base} {}
+        budget(cfg.reply_budget ? cfg.reply_budget : SIZE_MAX),
+        limits{cfg.idle_timeout, std::max<size_t>(cfg.write_queue_limit, 1), cfg.read_buffer_base,
+               cfg.reply_budget ? &budget : nullptr} {}
 
   Status start();
   Status bind(const ListenerConfig& lc);
@@ -105,6 +107,7 @@ struct Server::Impl {
   ServerConfig cfg;
   DcerpcFramer framer;
   LogSink log;
+  ReplyBudget budget;  // before limits, which points at it
   ConnectionLimits limits;
   std::atomic<size_t> active{0};
   std::atomic<bool> stopping{false};
@@ -339,5 +342,11 @@ void Server::stop() {
 }
 
 size_t Server::active_connections() const { return impl_->active.load(std::memory_order_relaxed); }
+
+Server::ReplyStats Server::reply_stats() const {
+  if (!impl_->limits.budget) return {};
+  const ReplyBudget& b = impl_->budget;
+  return {b.queued(), b.peak(), b.limit(), b.evictions()};
+}
 
 }  // namespace perfsim::server

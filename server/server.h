@@ -39,9 +39,12 @@ struct ServerConfig {
   std::chrono::milliseconds idle_timeout{300'000};              // no complete PDU for this long closes; 0 = never
   size_t max_pdu_size = 65535;                                  // frag_length above this closes the connection
   size_t write_queue_limit = 1 << 20;  // queued reply bytes at which a connection stops reading
-  size_t read_buffer_base = 4096;      // read buffer of an idle connection
-  bool handle_signals = true;          // SIGINT/SIGTERM make run() return
-  LogSink log;                         // empty = stderr_log_sink()
+  // Unread reply bytes of all connections together (reply_budget.h); 0 = no budget. Beyond it,
+  // connections with replies queued stop reading and the longest-stalled readers are closed.
+  size_t reply_budget = size_t(512) << 20;
+  size_t read_buffer_base = 4096;  // read buffer of an idle connection
+  bool handle_signals = true;      // SIGINT/SIGTERM make run() return
+  LogSink log;                     // empty = stderr_log_sink()
 };
 
 struct BoundListener {
@@ -73,6 +76,12 @@ class Server {
   void stop();
   // Connections currently open (accepted and not yet closed).
   size_t active_connections() const;
+  // The reply budget's accounting (all zero without a budget).
+  struct ReplyStats {
+    size_t queued = 0, peak = 0, limit = 0;
+    uint64_t evictions = 0;
+  };
+  ReplyStats reply_stats() const;
 
  private:
   struct Impl;

@@ -1,5 +1,6 @@
 // Clients that read late or never, on 127.0.0.1 with real winreg answers (a Global of ~30
-// fragments): a half-close still gets whole answers. Every wait and loop is bounded.
+// fragments): a half-close still gets whole answers; never-reading clients stay within the
+// server's reply budget while a collector keeps being answered. Every wait and loop is bounded.
 #include <catch2/catch.hpp>
 
 #include "server/server.h"
@@ -57,4 +58,60 @@ TEST_CASE("a client that half-closes after its request reads the whole answer to
   }
   CHECK(s.log.count("reason=peer_closed") == 10);
   CHECK_FALSE(s.log.contains("conn_error"));
+}
+
+namespace {
+
+// Reads one whole answer: response PDUs until PFC_LAST_FRAG. False on a timeout or close.
+bool recv_answer(TestClient& c, size_t& fragments) {
+  fragments = 0;
+  for (int i = 0; i < 10000; ++i) {
+    Bytes pdu;
+    if (!recv_pdu(c, pdu)) return false;
+    if (pdu[2] != uint8_t(rpc::PType::kResponse)) return false;
+    ++fragments;
+    if (pdu[3] & rpc::kPfcLastFrag) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Before the budget, each never-reading connection kept its queued answers (about one Global
+// beyond write_queue_limit) for the idle timeout: 12 of them held ~14 MB, unbounded in the count.
+TEST_CASE("never-reading clients stay within the reply budget while a collector keeps its answers", "[server][net]") {
+  constexpr size_t kBudget = 4u << 20;
+  constexpr size_t kSlack = 1u << 20;  // one handler batch (a Global, ~180 KB) per worker thread, and more
+  ServerConfig cfg;
+  cfg.reply_budget = kBudget;
+  WinregServer s(cfg);
+  const uint16_t port = s.start();
+
+  std::vector<std::unique_ptr<TestClient>> hogs;
+  for (int i = 0; i < 12; ++i) {
+    hogs.push_back(std::make_unique<TestClient>(port, 4096));
+    REQUIRE(hogs.back()->connected());
+    const winreg::PolicyHandle h = bind_and_open(*hogs.back());
+    // More answers than the kernel takes into its socket buffers (~4 MB on loopback): the rest is ours.
+    for (uint32_t q = 0; q < 60; ++q) REQUIRE(hogs.back()->send_all(query_global(h, 3 + q)));
+  }
+
+  TestClient collector(port);
+  REQUIRE(collector.connected());
+  const winreg::PolicyHandle h = bind_and_open(collector);
+  for (uint32_t q = 0; q < 30; ++q) {
+    INFO("collector query " << q);
+    REQUIRE(collector.send_all(query_global(h, 100 + q)));
+    size_t fragments = 0;
+    REQUIRE(recv_answer(collector, fragments));
+    CHECK(fragments > 16);
+    CHECK(s.server->reply_stats().queued <= kBudget + kSlack);
+  }
+  const Server::ReplyStats st = s.server->reply_stats();
+  INFO("peak " << st.peak << " queued " << st.queued);
+  CHECK(st.limit == kBudget);
+  CHECK(st.peak > kBudget / 2);  // the hogs did press on the budget
+  CHECK(st.peak <= kBudget + kSlack);
+  CHECK(st.evictions > 0);
+  CHECK(s.log.contains("reason=slow_reader"));
 }
