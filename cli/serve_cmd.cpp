@@ -139,6 +139,8 @@ int run_serve(const ServeOptions& o) {
       return fail("serve", "--profile " + o.profile + ": " + s.message(), kExitUsage);
   }
   if (Status s = describe_hosts(o, specs); !s.ok()) return fail("serve", s.message(), kExitUsage);
+  // Before the hosts: opening a recording starts its prefetch threads, which must not take SIGHUP.
+  if (!o.faults.empty()) replayer::FaultReloader::block_sighup();
   server::ServerConfig cfg = server_config(o);
   Hosts hosts;
   if (int rc = make_hosts(o, specs, cfg, hosts); rc != kExitOk) return rc;
@@ -147,7 +149,7 @@ int run_serve(const ServeOptions& o) {
     if (Status st = server::prepare_smb(smb_options(o), hosts.smb, cfg, smb); !st.ok())
       return fail("serve", "--smb: " + st.message());
   }
-  replayer::FaultReloader faults;  // before the server's threads exist: they must not take SIGHUP
+  replayer::FaultReloader faults;
   if (!o.faults.empty()) {
     auto report = [](const std::string& m) { fmt::print(stderr, "perfsim serve: {}\n", m); };
     if (Status st = faults.start(o.faults, hosts.all, report); !st.ok())

@@ -70,10 +70,10 @@ Status FaultReloader::start(const std::string& path, std::vector<std::shared_ptr
   hosts_ = std::move(hosts);
   report_ = std::move(report);
   if (Status s = reload(); !s.ok()) return s;
+  block_sighup();
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // inherited by every thread made from now on
   thread_ = std::thread([this, set] {
     for (;;) {
       int sig = 0;
@@ -86,6 +86,13 @@ Status FaultReloader::start(const std::string& path, std::vector<std::shared_ptr
     }
   });
   return Status::Ok();
+}
+
+void FaultReloader::block_sighup() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
 void FaultReloader::stop() {

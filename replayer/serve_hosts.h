@@ -46,11 +46,15 @@ Status make_replayed_host(RecordingCache& cache, const std::string& path, const 
                           const std::string& default_profile, HostOptions opt, std::shared_ptr<SimulatedHost>& out);
 
 // Loads a fault plan into hosts at start() and again on every SIGHUP until stop(); a plan that
-// does not parse is reported through `report` and the previous one stays. Call start() before any
-// other thread is created (it blocks SIGHUP for the threads created after it).
+// does not parse is reported through `report` and the previous one stays. SIGHUP must be blocked
+// in every thread but the reloader's, or the kernel may hand it to one that dies of it: call
+// block_sighup() before any other thread exists (recordings start prefetch threads when opened),
+// start() once the hosts are made.
 class FaultReloader {
  public:
   using Report = std::function<void(const std::string&)>;
+  // Blocks SIGHUP in the calling thread and so in every thread it creates afterwards.
+  static void block_sighup();
   ~FaultReloader() { stop(); }
   Status start(const std::string& path, std::vector<std::shared_ptr<SimulatedHost>> hosts, Report report);
   void stop();

@@ -221,7 +221,9 @@ TEST_CASE("serve --faults is re-read on SIGHUP while a collector's connection st
   REQUIRE(client->open_hive(perfsim::winreg::kOpenHKPD, hkpd).ok());
   const auto status_of = [&](const std::string& value) {
     perfsim::recorder::ValueResult r;
-    REQUIRE(client->query_value_growing(hkpd, value, {}, r).ok());  // the same connection every time
+    const perfsim::Status st = client->query_value_growing(hkpd, value, {}, r);  // the same connection every time
+    INFO(st.ToString());
+    REQUIRE(st.ok());
     return r.status;
   };
   CHECK(status_of("Global") == 0);
