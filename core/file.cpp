@@ -31,7 +31,11 @@ Status too_large(const std::string& path, std::string_view what, size_t max_byte
 Status read_bounded_file(const std::string& path, std::string_view what, std::string& out, size_t max_bytes) {
   // O_NONBLOCK: opening a FIFO with no writer must not hang before fstat can refuse it.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return Status::NotFound(path + ": cannot open the " + std::string(what) + ": " + std::strerror(errno));
+  if (fd < 0) {
+    const int err = errno;
+    std::string m = path + ": cannot open the " + std::string(what) + ": " + std::strerror(err);
+    return err == ENOENT ? Status::NotFound(std::move(m)) : Status::IOError(std::move(m));
+  }
   struct stat st {};
   const bool stat_ok = ::fstat(fd, &st) == 0;
   if (!stat_ok || !S_ISREG(st.st_mode)) {

@@ -16,8 +16,9 @@ namespace perfsim {
 inline constexpr size_t kMaxTextInputBytes = size_t(16) << 20;
 
 // The whole file into `out`. `what` names the input in errors ("fault plan", "symbol file").
-// Errors: NotFound (cannot open), InvalidArgument (not a regular file: a directory, device, FIFO or
-// socket; or larger than `max_bytes`, also when it grew while being read), IOError (read failed).
+// Errors: NotFound (no such file), IOError (cannot open it otherwise, or a read failed),
+// InvalidArgument (not a regular file: a directory, device, FIFO or socket; or larger than
+// `max_bytes`, also when it grew while being read).
 Status read_bounded_file(const std::string& path, std::string_view what, std::string& out,
                          size_t max_bytes = kMaxTextInputBytes);
 

@@ -123,7 +123,7 @@ TEST_CASE("resolve_credentials: options over the file over the environment", "[r
     CredentialOptions o;
     o.auth_file = file + ".missing";
     const Status s = resolve_credentials(o, env, c);
-    CHECK(s.code() == Status::Code::kIOError);
+    CHECK(s.code() == Status::Code::kNotFound);
     CHECK(s.message().find(file + ".missing") != std::string::npos);
   }
   SECTION("USER and PASSWD, which smbclient reads, are not used: USER is the local login") {
