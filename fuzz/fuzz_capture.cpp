@@ -1,6 +1,7 @@
 // The capture reader (captures/reader.h): the input is a capture file, put in a memory file
 // (memfd) and opened by path as `perfsim inspect` / `serve` open one, with the index trailer and
-// by scanning. Every record and tick is read, then the whole file through read_capture.
+// by scanning. Every record and tick is read, then the whole file through read_capture and its
+// fingerprint record through captures::from_json.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "captures/fingerprint.h"
 #include "captures/reader.h"
 #include "fuzz/fuzz_input.h"
 
@@ -56,6 +58,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   captures::Capture cap;
   std::vector<std::string> warnings;
   (void)captures::read_capture(path, cap, &warnings);
+  captures::Fingerprint fp;
+  (void)captures::from_json(cap.fingerprint_json, fp);  // what serve and inspect do with it
   close(fd);
   return 0;
 }

@@ -61,9 +61,9 @@ void names(ByteView multisz) {
 
 void query(ByteView text) {
   const Query q = parse_query(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()));
-  const std::vector<ObjectInfo> catalog = {{2, "perfos", false}, {4, "perfos", false}, {238, "perfos", false},
-                                           {230, "perfproc", false}, {232, "perfproc", false},
-                                           {786, "tcpip", true}, {1548, "perfdisk", false}};
+  const std::vector<ObjectInfo> catalog = {{2, "perfos", false},     {4, "perfos", false},     {238, "perfos", false},
+                                           {230, "perfproc", false}, {232, "perfproc", false}, {786, "tcpip", true},
+                                           {1548, "perfdisk", false}};
   (void)select_objects(q, catalog);
 }
 

@@ -27,8 +27,8 @@ fs::path g_out;
 
 void put(const std::string& target, const std::string& name, ByteView bytes) {
   fs::create_directories(g_out / target);
-  std::ofstream(g_out / target / name, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                              std::streamsize(bytes.size()));
+  std::ofstream(g_out / target / name, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
 }
 
 Bytes with_prefix(std::initializer_list<uint8_t> prefix, ByteView rest) {
@@ -45,17 +45,28 @@ Bytes read_file(const fs::path& p) {
 // Index of a message's decoder in PERFSIM_WINREG_MESSAGES (request; the response is + 1).
 uint8_t message_index(uint16_t opnum) {
   switch (opnum) {
-    case winreg::kCloseKey: return 2;
-    case winreg::kEnumKey: return 4;
-    case winreg::kEnumValue: return 6;
-    case winreg::kGetKeySecurity: return 8;
-    case winreg::kOpenKey: return 10;
-    case winreg::kQueryInfoKey: return 12;
-    case winreg::kQueryValue: return 14;
-    case winreg::kGetVersion: return 16;
-    case winreg::kQueryMultipleValues: return 18;
-    case winreg::kQueryMultipleValues2: return 20;
-    default: return 0;  // the Open* hives
+    case winreg::kCloseKey:
+      return 2;
+    case winreg::kEnumKey:
+      return 4;
+    case winreg::kEnumValue:
+      return 6;
+    case winreg::kGetKeySecurity:
+      return 8;
+    case winreg::kOpenKey:
+      return 10;
+    case winreg::kQueryInfoKey:
+      return 12;
+    case winreg::kQueryValue:
+      return 14;
+    case winreg::kGetVersion:
+      return 16;
+    case winreg::kQueryMultipleValues:
+      return 18;
+    case winreg::kQueryMultipleValues2:
+      return 20;
+    default:
+      return 0;  // the Open* hives
   }
 }
 
@@ -278,13 +289,16 @@ void perfdata_seeds(const captures::Capture& cap) {
     }
   }
   for (const captures::NameTable& t : cap.names) {
-    put("perfdata", "counter-" + t.lang, with_prefix({2}, ByteView(t.counter).first(std::min<size_t>(t.counter.size(), 8192))));
+    put("perfdata", "counter-" + t.lang,
+        with_prefix({2}, ByteView(t.counter).first(std::min<size_t>(t.counter.size(), 8192))));
     put("perfdata", "help-" + t.lang, with_prefix({2}, ByteView(t.help).first(std::min<size_t>(t.help.size(), 8192))));
   }
   int n = 0;
-  for (const char* q : {"Global", "Costly", "238 230 232", "Foreign HOST 2 4", "Counter 009", "Help", "Explain 009", " 2  4 "}) {
+  for (const char* q :
+       {"Global", "Costly", "238 230 232", "Foreign HOST 2 4", "Counter 009", "Help", "Explain 009", " 2  4 "}) {
     const std::string text(q);
-    put("perfdata", "query-" + std::to_string(n++), with_prefix({3}, ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
+    put("perfdata", "query-" + std::to_string(n++),
+        with_prefix({3}, ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
   }
 }
 
@@ -293,7 +307,8 @@ void file_seeds() {
   const Bytes cap = read_file(src / "captures/default-2022.perfcap");
   put("capture", "default-2022", cap);
   put("capture", "no-trailer", ByteView(cap).first(cap.size() * 3 / 5));
-  for (const auto& e : fs::directory_iterator(src / "tests/npa/data")) put("npa", e.path().filename(), read_file(e.path()));
+  for (const auto& e : fs::directory_iterator(src / "tests/npa/data"))
+    put("npa", e.path().filename(), read_file(e.path()));
 
   // lodctr: each INI with the symbol file it names.
   const fs::path lod = src / "tests/lodctr/data";
@@ -319,12 +334,15 @@ void file_seeds() {
       texts.emplace_back(b.begin(), b.end());
     }
   const std::regex block("```(toml|json)\\n([\\s\\S]*?)```");
-  for (const char* doc : {"README.md", "replayer/README.md", "synth/README.md", "lodctr/README.md", "server/README.md"}) {
+  for (const char* doc :
+       {"README.md", "replayer/README.md", "synth/README.md", "lodctr/README.md", "server/README.md"}) {
     const Bytes b = read_file(src / doc);
     const std::string text(b.begin(), b.end());
-    for (std::sregex_iterator it(text.begin(), text.end(), block), end; it != end; ++it) texts.push_back((*it)[2].str());
+    for (std::sregex_iterator it(text.begin(), text.end(), block), end; it != end; ++it)
+      texts.push_back((*it)[2].str());
   }
-  for (const char* arg : {"slow-global:ms=200", "rrp-exact=off", "frozen:3", "step", "realtime"}) texts.emplace_back(arg);
+  for (const char* arg : {"slow-global:ms=200", "rrp-exact=off", "frozen:3", "step", "realtime"})
+    texts.emplace_back(arg);
   for (size_t i = 0; i < texts.size(); ++i)
     for (uint8_t mode = 0; mode < 10; ++mode)
       put("config", std::to_string(i) + "-" + std::to_string(mode),
