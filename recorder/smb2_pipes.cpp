@@ -103,13 +103,14 @@ void Smb2PipeDemux::message(bool from_client, ByteView msg, int64_t time) {
       stop_ = Stop::kNotSmb;
       return;
     }
-    smb2(from_client, msg, at, related, time);
+    // NextCommand bounds the command's payload (smb2()): check it before anything is read.
     const uint32_t next = load_le32(&msg[at + 20]);
-    if (next == 0) return;
-    if (next < kHeader || next > msg.size() - at) {
+    if (next != 0 && (next < kHeader || next > msg.size() - at)) {
       stop_ = Stop::kNotSmb;
       return;
     }
+    smb2(from_client, msg, at, related, time);
+    if (next == 0) return;
     at += next;
   }
 }

@@ -185,7 +185,8 @@ Step Association::on_request(ByteView pdu, const Header& h) {
   bool first = h.pfc_flags & kPfcFirstFrag;
   if (first == partial_.has_value()) return protocol_error(h.call_id);  // fragment out of sequence
   if (first) {
-    partial_.emplace();
+    // Not emplace(): clang sees Partial (nested, with member initializers) as not default-constructible.
+    partial_ = Partial{};
     partial_->call = {h.call_id, r.context_id, r.opnum, {}};
     if (!context_accepted(r.context_id))
       partial_->fault = kFaultUnknownInterface;

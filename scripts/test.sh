@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: builds perfsim and runs the whole suite, first as a normal build, then
-# under ASan+UBSan. Exits non-zero if anything fails.
+# under ASan+UBSan, then every fuzz target for a short bounded slice (scripts/fuzz.sh, clang build
+# in build-fuzz: libraries and fuzz targets only). Exits non-zero if anything fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -17,3 +18,6 @@ cmake --build build-asan -j "$jobs"
 python3 scripts/check-test-registry.py build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+# 15 s per fuzz target, nproc at a time (fuzz/README.md has the cost in CI).
+bash scripts/fuzz.sh "${PERFSIM_FUZZ_SECONDS:-15}"

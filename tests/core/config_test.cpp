@@ -74,6 +74,15 @@ TEST_CASE("JSON reads into the same tree, its errors name the key, syntax errors
   CHECK_THAT(parse_toml("[a\nb = 1\n", "t.toml", d).message(), Catch::StartsWith("t.toml:1: TOML syntax error"));
 }
 
+// Found by fuzz/fuzz_config: the second parse (the one that finds the error's line) threw
+// out_of_range, which was not caught, and aborted `perfsim synth spec.json`.
+TEST_CASE("a JSON number beyond a double's range is an error naming the file and the number") {
+  Doc d;
+  const Status s = parse_json("{\n\"a\": 1e400\n}", "f.json", d);
+  CHECK(s.code() == Status::Code::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::StartsWith("f.json:2: JSON number out of range") && Catch::Contains("1e400"));
+}
+
 TEST_CASE("TOML dates become UTC time strings") {
   const Doc d = toml("t = 2024-01-02T03:04:05Z\nd = 2024-01-02\n");
   CHECK(d.root["t"] == "2024-01-02T03:04:05Z");

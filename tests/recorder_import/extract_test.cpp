@@ -327,6 +327,23 @@ TEST_CASE("smb2: pipe bytes from WRITE, READ and FSCTL_PIPE_TRANSCEIVE, matched 
   CHECK(seen.size() == 5);
 }
 
+// Found by fuzz/fuzz_pcap: a command's NextCommand pointing past its message let the payload
+// bounds of that command reach past the buffer.
+TEST_CASE("smb2: a NextCommand beyond the message stops the connection before its payload is read",
+          "[recorder_import]") {
+  std::vector<Bytes> seen;
+  Smb2PipeDemux demux([&](const FileId&, bool, ByteView d, int64_t) { seen.emplace_back(d.begin(), d.end()); });
+  Bytes write = body_with_fid(48, 16, 7);  // WRITE: DataOffset 112, Length 4000: inside NextCommand only
+  store_le16(&write[0], 49);
+  store_le16(&write[2], 112);
+  store_le32(&write[4], 4000);
+  Bytes msg = smb2(0x09, false, 1, 0, write, pattern(16, 1));
+  store_le32(&msg[4 + 20], 112 + 4000);  // NextCommand: past the end of the 128-byte message
+  demux.feed(true, msg, 1);
+  CHECK(seen.empty());
+  CHECK(demux.stopped() == Smb2PipeDemux::Stop::kNotSmb);
+}
+
 TEST_CASE("tshark time stamps become FILETIMEs exactly", "[recorder_import]") {
   int64_t t = 0;
   REQUIRE(epoch_text_to_filetime("1700000000.123456789", t));

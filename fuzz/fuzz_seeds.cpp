@@ -1,0 +1,366 @@
+// Writes the seed corpora of the fuzz targets into OUT/<target>/, from what the repository already
+// holds: a winreg session (bind, the calls a collector makes) run against the bundled
+// default-2022 capture through the same stack `perfsim serve` uses, its PDUs as a TCP and as an
+// SMB2 stream, its stubs, the capture's samples and name tables, the capture itself, the NPA
+// requests, lodctr INI and symbol files and the TOML/JSON examples of the docs.
+// Usage: fuzz_seeds OUT
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <regex>
+#include <sstream>
+
+#include "captures/reader.h"
+#include "fuzz/fuzz_input.h"
+#include "replayer/host.h"
+#include "rpc/pdu.h"
+#include "server/winreg_handler.h"
+#include "winreg/codec.h"
+
+using namespace perfsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path g_out;
+
+void put(const std::string& target, const std::string& name, ByteView bytes) {
+  fs::create_directories(g_out / target);
+  std::ofstream(g_out / target / name, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+}
+
+Bytes with_prefix(std::initializer_list<uint8_t> prefix, ByteView rest) {
+  Bytes b(prefix);
+  b.insert(b.end(), rest.begin(), rest.end());
+  return b;
+}
+
+Bytes read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return Bytes(std::istreambuf_iterator<char>(f), {});
+}
+
+// Index of a message's decoder in PERFSIM_WINREG_MESSAGES (request; the response is + 1).
+uint8_t message_index(uint16_t opnum) {
+  switch (opnum) {
+    case winreg::kCloseKey:
+      return 2;
+    case winreg::kEnumKey:
+      return 4;
+    case winreg::kEnumValue:
+      return 6;
+    case winreg::kGetKeySecurity:
+      return 8;
+    case winreg::kOpenKey:
+      return 10;
+    case winreg::kQueryInfoKey:
+      return 12;
+    case winreg::kQueryValue:
+      return 14;
+    case winreg::kGetVersion:
+      return 16;
+    case winreg::kQueryMultipleValues:
+      return 18;
+    case winreg::kQueryMultipleValues2:
+      return 20;
+    default:
+      return 0;  // the Open* hives
+  }
+}
+
+// One connection to the served host, every PDU kept in both directions.
+struct Session {
+  std::unique_ptr<server::WinregHandler> handler;
+  Bytes client, server;  // the two byte streams
+  std::vector<Bytes> client_pdus, server_pdus;
+  uint32_t call_id = 1;
+  int calls = 0;
+
+  void send(const Bytes& pdu) {
+    client_pdus.push_back(pdu);
+    client.insert(client.end(), pdu.begin(), pdu.end());
+    std::vector<ByteChain> out;
+    (void)handler->on_pdu(pdu, out);
+    for (const ByteChain& c : out) {
+      server_pdus.push_back(c.flatten());
+      server.insert(server.end(), server_pdus.back().begin(), server_pdus.back().end());
+    }
+  }
+
+  template <typename Req, typename Resp>
+  Resp call(uint16_t opnum, const Req& req) {
+    const Bytes stub = winreg::encode(req);
+    put("winreg", "request-" + std::to_string(calls), with_prefix({message_index(opnum)}, stub));
+    const size_t first_reply = server_pdus.size();
+    rpc::Request r;
+    r.opnum = opnum;
+    r.alloc_hint = uint32_t(stub.size());
+    r.stub = stub;
+    send(rpc::build_request(rpc::kPfcFirstFrag | rpc::kPfcLastFrag, ++call_id, r));
+    Bytes answer;
+    for (size_t i = first_reply; i < server_pdus.size(); ++i) {
+      rpc::Header h;
+      rpc::Response resp;
+      if (rpc::parse_header(server_pdus[i], h).ok() && h.ptype == rpc::PType::kResponse &&
+          rpc::parse_response(server_pdus[i], h, resp).ok())
+        answer.insert(answer.end(), resp.stub.begin(), resp.stub.end());
+    }
+    if (answer.size() < 4096)
+      put("winreg", "response-" + std::to_string(calls), with_prefix({uint8_t(message_index(opnum) + 1)}, answer));
+    ++calls;
+    Resp out;
+    (void)winreg::decode(answer, out);
+    return out;
+  }
+};
+
+std::u16string u16(const char* s) { return std::u16string(s, s + std::char_traits<char>::length(s)); }
+
+winreg::QueryValueRequest query_value(const winreg::PolicyHandle& h, const char* name, uint32_t offer) {
+  winreg::QueryValueRequest q;
+  q.handle = h;
+  q.value_name = u16(name);
+  q.type = 0;
+  q.data = Bytes();
+  q.data_size = offer;
+  q.data_length = 0;
+  return q;
+}
+
+void run_session(const captures::Capture& cap) {
+  std::shared_ptr<replayer::SimulatedHost> host;
+  fuzz::require(replayer::SimulatedHost::load(cap, {replayer::TimelineMode::kStep, 0}, host).ok());
+  Session s;
+  s.handler = std::make_unique<server::WinregHandler>(rpc::AssociationConfig{}, host);
+  rpc::Bind b;
+  b.max_xmit_frag = b.max_recv_frag = 4280;
+  b.contexts.push_back({0, rpc::winreg_syntax(), {rpc::ndr20_syntax()}});
+  b.contexts.push_back({1, rpc::winreg_syntax(), {rpc::bind_time_feature_syntax(3)}});
+  s.send(rpc::build_bind(rpc::PType::kBind, 1, b));
+  const size_t after_bind = s.client.size();
+
+  using namespace winreg;
+  OpenHiveRequest open;
+  open.access_mask = 0x02000000;
+  const PolicyHandle hkpd = s.call<OpenHiveRequest, OpenHiveResponse>(kOpenHKPD, open).handle;
+  s.call<QueryValueRequest, QueryValueResponse>(kQueryValue, query_value(hkpd, "Global", 0));
+  s.call<QueryValueRequest, QueryValueResponse>(kQueryValue, query_value(hkpd, "238", 256 * 1024));
+  const PolicyHandle hkpt = s.call<OpenHiveRequest, OpenHiveResponse>(kOpenHKPT, open).handle;
+  s.call<QueryValueRequest, QueryValueResponse>(kQueryValue, query_value(hkpt, "Counter", 16));
+  const PolicyHandle hklm = s.call<OpenHiveRequest, OpenHiveResponse>(kOpenHKLM, open).handle;
+  OpenKeyRequest ok;
+  ok.parent_handle = hklm;
+  ok.keyname = u16("SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib");
+  ok.access_mask = 0x20019;
+  const PolicyHandle perflib = s.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).handle;
+  s.call<QueryValueRequest, QueryValueResponse>(kQueryValue, query_value(perflib, "Last Counter", 4));
+  EnumKeyRequest ek;
+  ek.handle = perflib;
+  ek.name = {u16(""), 512, 0};
+  ek.keyclass = StringBuf{u16(""), 512, 0};
+  ek.last_changed_time = 0;
+  s.call<EnumKeyRequest, EnumKeyResponse>(kEnumKey, ek);
+  EnumValueRequest ev;
+  ev.handle = perflib;
+  ev.name = {u16(""), 512, 0};
+  ev.type = 0;
+  ev.value = Bytes();
+  ev.size = 64;
+  ev.length = 0;
+  s.call<EnumValueRequest, EnumValueResponse>(kEnumValue, ev);
+  QueryInfoKeyRequest qi;
+  qi.handle = perflib;
+  qi.classname = u16("");
+  s.call<QueryInfoKeyRequest, QueryInfoKeyResponse>(kQueryInfoKey, qi);
+  GetKeySecurityRequest ks;
+  ks.handle = hklm;
+  ks.sec_info = 4;
+  ks.sd.data = Bytes();
+  ks.sd.size = 4096;
+  s.call<GetKeySecurityRequest, GetKeySecurityResponse>(kGetKeySecurity, ks);
+  s.call<GetVersionRequest, GetVersionResponse>(kGetVersion, GetVersionRequest{hklm});
+  QueryMultipleValuesRequest qm;
+  qm.key_handle = perflib;
+  qm.values = {{StringBuf{u16("Last Counter"), 26, 26}, 0, 0, 0}, {StringBuf{u16("Version"), 16, 16}, 0, 0, 0}};
+  qm.buffer = Bytes(64);
+  qm.buffer_size = 64;
+  s.call<QueryMultipleValuesRequest, QueryMultipleValuesResponse>(kQueryMultipleValues, qm);
+  QueryMultipleValues2Request qm2;
+  qm2.key_handle = perflib;
+  qm2.values = qm.values;
+  qm2.buffer = Bytes(64);
+  qm2.offered = 64;
+  s.call<QueryMultipleValues2Request, QueryMultipleValues2Response>(kQueryMultipleValues2, qm2);
+  for (const PolicyHandle& h : {perflib, hklm, hkpt, hkpd})
+    s.call<CloseKeyRequest, CloseKeyResponse>(kCloseKey, CloseKeyRequest{h});
+
+  // rpc: each PDU alone (both directions), the client stream whole.
+  for (size_t i = 0; i < s.client_pdus.size(); ++i) put("rpc", "client-" + std::to_string(i), s.client_pdus[i]);
+  for (size_t i = 0; i < s.server_pdus.size() && i < 24; ++i)
+    if (s.server_pdus[i].size() < 4096) put("rpc", "server-" + std::to_string(i), s.server_pdus[i]);
+  put("rpc", "client-stream", s.client);
+  // session: bind included (first byte even), and bind added by the target (odd).
+  put("session", "with-bind", with_prefix({0}, s.client));
+  put("session", "calls", with_prefix({1}, ByteView(s.client).subspan(after_bind)));
+
+  // pcap: the session as TCP segments of at most 1460 bytes, client and server turn about.
+  auto segments = [](Bytes& out, uint8_t flags, uint32_t& seq, ByteView data) {
+    for (size_t at = 0; at < data.size(); at += 1460) {
+      const ByteView piece = data.subspan(at, std::min<size_t>(1460, data.size() - at));
+      out.push_back(flags);
+      for (int k = 0; k < 4; ++k) out.push_back(uint8_t(seq >> (8 * k)));
+      out.push_back(uint8_t(piece.size()));
+      out.push_back(uint8_t(piece.size() >> 8));
+      out.insert(out.end(), piece.begin(), piece.end());
+      seq += uint32_t(piece.size());
+    }
+  };
+  Bytes tcp = {0, 3, 0, 0, 0, 0, 0, 0, 2, 0, 0x10, 0, 0, 0, 0};  // client SYN (seq 0), server SYN (seq 0x1000 - 1)
+  tcp[10] = 0xff;
+  tcp[11] = 0x0f;
+  uint32_t cseq = 1, sseq = 0x1000;
+  const size_t client_end = std::min<size_t>(s.client.size(), 4096);
+  segments(tcp, 1, cseq, ByteView(s.client).first(client_end));
+  segments(tcp, 0, sseq, ByteView(s.server).first(std::min<size_t>(s.server.size(), 8192)));
+  put("pcap", "tcp-session", tcp);
+
+  // The same PDUs inside SMB2 WRITE requests and READ responses of one pipe (FileId 7).
+  auto smb2 = [](uint16_t command, bool response, uint64_t mid, ByteView body, ByteView payload) {
+    Bytes m = {0xfe, 'S', 'M', 'B', 64, 0};
+    m.resize(64);
+    store_le16(&m[12], command);
+    store_le32(&m[16], response ? 1 : 0);
+    store_le64(&m[24], mid);
+    m.insert(m.end(), body.begin(), body.end());
+    m.insert(m.end(), payload.begin(), payload.end());
+    Bytes framed = {0, uint8_t(m.size() >> 16), uint8_t(m.size() >> 8), uint8_t(m.size())};
+    framed.insert(framed.end(), m.begin(), m.end());
+    return framed;
+  };
+  Bytes client_smb, server_smb;
+  for (size_t i = 0; i < s.client_pdus.size() && i < 6; ++i) {
+    Bytes write(48);
+    store_le16(&write[0], 49);
+    store_le16(&write[2], 112);
+    store_le32(&write[4], uint32_t(s.client_pdus[i].size()));
+    write[16] = 7;
+    Bytes w = smb2(0x09, false, 2 * i, write, s.client_pdus[i]);
+    client_smb.insert(client_smb.end(), w.begin(), w.end());
+    Bytes read(48);
+    store_le16(&read[0], 49);
+    read[16] = 7;
+    Bytes r = smb2(0x08, false, 2 * i + 1, read, {});
+    client_smb.insert(client_smb.end(), r.begin(), r.end());
+    if (i < s.server_pdus.size() && s.server_pdus[i].size() < 4096) {
+      Bytes resp(16);
+      resp[2] = 80;
+      store_le32(&resp[4], uint32_t(s.server_pdus[i].size()));
+      Bytes rr = smb2(0x08, true, 2 * i + 1, resp, s.server_pdus[i]);
+      server_smb.insert(server_smb.end(), rr.begin(), rr.end());
+    }
+  }
+  Bytes smb = {1};
+  cseq = 1;
+  sseq = 1;
+  segments(smb, 1, cseq, client_smb);
+  segments(smb, 0, sseq, server_smb);
+  put("pcap", "smb2-session", smb);
+}
+
+void perfdata_seeds(const captures::Capture& cap) {
+  const std::string path = fuzz::source_path("captures/default-2022.perfcap");
+  std::unique_ptr<captures::Reader> r;
+  fuzz::require(captures::Reader::open(path, r).ok());
+  Bytes prev;
+  for (size_t i = 0; i < r->records().size() && i < 64; ++i) {
+    ByteView p;
+    if (!r->payload(i, p).ok() || p.size() > 64 * 1024) continue;
+    if (prev.empty()) {
+      put("perfdata", "block", with_prefix({0}, p));
+      prev.assign(p.begin(), p.end());
+    } else {
+      Bytes two = {1, uint8_t(prev.size()), uint8_t(prev.size() >> 8), uint8_t(prev.size() >> 16), 0};
+      two.insert(two.end(), prev.begin(), prev.end());
+      two.insert(two.end(), p.begin(), p.end());
+      put("perfdata", "two-blocks", two);
+      break;
+    }
+  }
+  for (const captures::NameTable& t : cap.names) {
+    put("perfdata", "counter-" + t.lang,
+        with_prefix({2}, ByteView(t.counter).first(std::min<size_t>(t.counter.size(), 8192))));
+    put("perfdata", "help-" + t.lang, with_prefix({2}, ByteView(t.help).first(std::min<size_t>(t.help.size(), 8192))));
+  }
+  int n = 0;
+  for (const char* q :
+       {"Global", "Costly", "238 230 232", "Foreign HOST 2 4", "Counter 009", "Help", "Explain 009", " 2  4 "}) {
+    const std::string text(q);
+    put("perfdata", "query-" + std::to_string(n++),
+        with_prefix({3}, ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
+  }
+}
+
+void file_seeds() {
+  const fs::path src(PERFSIM_SOURCE_DIR);
+  const Bytes cap = read_file(src / "captures/default-2022.perfcap");
+  put("capture", "default-2022", cap);
+  put("capture", "no-trailer", ByteView(cap).first(cap.size() * 3 / 5));
+  for (const auto& e : fs::directory_iterator(src / "tests/npa/data"))
+    put("npa", e.path().filename(), read_file(e.path()));
+
+  // lodctr: each INI with the symbol file it names.
+  const fs::path lod = src / "tests/lodctr/data";
+  const std::regex symbolfile("symbolfile\\s*=\\s*([^\\r\\n]+)", std::regex::icase);
+  for (const auto& e : fs::directory_iterator(lod)) {
+    if (e.path().extension() != ".ini") continue;
+    Bytes ini = read_file(e.path());
+    const std::string text(ini.begin(), ini.end());
+    std::smatch m;
+    ini.push_back(0);
+    if (std::regex_search(text, m, symbolfile) && fs::exists(lod / m[1].str())) {
+      const Bytes sym = read_file(lod / m[1].str());
+      ini.insert(ini.end(), sym.begin(), sym.end());
+    }
+    put("lodctr", e.path().filename(), ini);
+  }
+
+  // config: every example file and every ```toml / ```json block of the docs, under every reader.
+  std::vector<std::string> texts;
+  for (const char* dir : {"synth/examples", "lodctr/examples"})
+    for (const auto& e : fs::directory_iterator(src / dir)) {
+      const Bytes b = read_file(e.path());
+      texts.emplace_back(b.begin(), b.end());
+    }
+  const std::regex block("```(toml|json)\\n([\\s\\S]*?)```");
+  for (const char* doc :
+       {"README.md", "replayer/README.md", "synth/README.md", "lodctr/README.md", "server/README.md"}) {
+    const Bytes b = read_file(src / doc);
+    const std::string text(b.begin(), b.end());
+    for (std::sregex_iterator it(text.begin(), text.end(), block), end; it != end; ++it)
+      texts.push_back((*it)[2].str());
+  }
+  for (const char* arg : {"slow-global:ms=200", "rrp-exact=off", "frozen:3", "step", "realtime"})
+    texts.emplace_back(arg);
+  for (size_t i = 0; i < texts.size(); ++i)
+    for (uint8_t mode = 0; mode < 10; ++mode)
+      put("config", std::to_string(i) + "-" + std::to_string(mode),
+          with_prefix({mode}, ByteView(reinterpret_cast<const uint8_t*>(texts[i].data()), texts[i].size())));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: fuzz_seeds OUT\n";
+    return 2;
+  }
+  g_out = argv[1];
+  captures::Capture cap;
+  fuzz::require(captures::read_capture(fuzz::source_path("captures/default-2022.perfcap"), cap).ok());
+  run_session(cap);
+  perfdata_seeds(cap);
+  file_seeds();
+  return 0;
+}
