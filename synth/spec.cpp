@@ -57,7 +57,8 @@ Status duration_ms(const Reader& r, const json& obj, const std::string& path, co
   } else {
     return r.type_error(join(path, key), "seconds or a duration string", v);
   }
-  if (!(out_ms >= 0) || out_ms > 1e13) return r.fail(join(path, key), "duration out of range");
+  // Durations are kept as uint32 seconds (about 136 years).
+  if (!(out_ms >= 0) || out_ms > 4294967295e3) return r.fail(join(path, key), "duration out of range");
   return Status::Ok();
 }
 
@@ -331,16 +332,18 @@ Status read_spec(const config::Doc& doc, Spec& out) {
     if (!h["start"].is_string() || !parse_time(h["start"].get<std::string>(), spec.start_100ns))
       s = r.fail("host.start", "expected a UTC time like 2024-01-01T00:00:00Z");
   }
+  // Each value is converted only once it is known to fit: a float-to-integer cast out of range is
+  // undefined behaviour (found by fuzz_config: interval = "143336m").
   double ms = spec.duration_s * 1000.0;
   if (s.ok()) s = duration_ms(r, h, "host", "duration", ms);
-  spec.duration_s = uint32_t(ms / 1000);
+  if (s.ok()) spec.duration_s = uint32_t(ms / 1000);
   ms = spec.interval_ms;
   if (s.ok()) s = duration_ms(r, h, "host", "interval", ms);
   if (s.ok() && (ms < 100 || ms > 86400000.0)) s = r.fail("host.interval", "must be between 100 ms and 1 day");
-  spec.interval_ms = uint32_t(ms);
+  if (s.ok()) spec.interval_ms = uint32_t(ms);
   ms = spec.uptime_s * 1000.0;
   if (s.ok()) s = duration_ms(r, h, "host", "uptime", ms);
-  spec.uptime_s = uint32_t(ms / 1000);
+  if (s.ok()) spec.uptime_s = uint32_t(ms / 1000);
   if (s.ok()) s = r.integer(h, "host", "processors", spec.processors, 1, 256);
   if (s.ok()) s = r.integer(h, "host", "memory_mb", spec.memory_mb, 64, 64ull * 1024 * 1024);
   if (s.ok() && h.contains("process_v1_disabled")) {

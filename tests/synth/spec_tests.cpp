@@ -72,6 +72,19 @@ TEST_CASE("a wrongly typed or negative count is refused with its key and line") 
   CHECK_THAT(st.message(), Catch::StartsWith("spec:2: host.duration: bad duration"));
 }
 
+TEST_CASE("a duration too long for its field is an error, never a wrapped value") {
+  // UBSan (the ASan build) reported the out-of-range float-to-integer casts these used to reach.
+  Spec s;
+  Status st = parse_spec_toml("[host]\ninterval = \"143336m\"\n", s);
+  CHECK_THAT(st.message(), Catch::Contains("host.interval: must be between 100 ms and 1 day"));
+  st = parse_spec_toml("[host]\nduration = \"2000000000h\"\n", s);
+  CHECK_THAT(st.message(), Catch::Contains("host.duration: duration out of range"));
+  st = parse_spec_toml("[host]\nuptime = 1e12\n", s);
+  CHECK_THAT(st.message(), Catch::Contains("host.uptime: duration out of range"));
+  REQUIRE(parse_spec_toml("[host]\nduration = \"1193046h\"\n", s).ok());  // 4,294,965,600 s fits
+  CHECK(s.duration_s == 4294965600u);
+}
+
 TEST_CASE("durations, times and generators are read") {
   Spec s;
   REQUIRE(parse_spec_toml("[host]\nduration = \"1h30m\"\ninterval = \"500ms\"\nstart = 2024-01-02T03:04:05Z\n"
