@@ -153,7 +153,10 @@ bool parse_time(const std::string& s, int64_t& filetime) {
   int y, mo, d, h = 0, mi = 0, sec = 0;
   char tail = 0;
   const int n = std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d%c", &y, &mo, &d, &h, &mi, &sec, &tail);
-  if (n < 3 || y < 1601 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return false;
+  // FILETIME spans 1601 to 30827 (int64 100 ns ticks); beyond that the product below overflows.
+  if (n < 3 || y < 1601 || y > 30827 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+      sec < 0 || sec > 60)
+    return false;
   if (n == 7 && tail != 'Z') return false;
   filetime = ((days_from_civil(y, unsigned(mo), unsigned(d)) * 86400) + h * 3600 + mi * 60 + sec) * 10000000;
   return true;

@@ -72,7 +72,7 @@ TEST_CASE("a wrongly typed or negative count is refused with its key and line") 
   CHECK_THAT(st.message(), Catch::StartsWith("spec:2: host.duration: bad duration"));
 }
 
-TEST_CASE("a duration too long for its field is an error, never a wrapped value") {
+TEST_CASE("a duration or start time beyond what its field holds is an error, never a wrapped value") {
   // UBSan (the ASan build) reported the out-of-range float-to-integer casts these used to reach.
   Spec s;
   Status st = parse_spec_toml("[host]\ninterval = \"143336m\"\n", s);
@@ -83,6 +83,11 @@ TEST_CASE("a duration too long for its field is an error, never a wrapped value"
   CHECK_THAT(st.message(), Catch::Contains("host.uptime: duration out of range"));
   REQUIRE(parse_spec_toml("[host]\nduration = \"1193046h\"\n", s).ok());  // 4,294,965,600 s fits
   CHECK(s.duration_s == 4294965600u);
+  // FILETIME ends in year 30827; a later start overflowed int64 (fuzz_config), a negative hour passed.
+  st = parse_spec_toml("[host]\nstart = \"42020-03-01T08:00:00Z\"\n", s);
+  CHECK_THAT(st.message(), Catch::Contains("host.start: expected a UTC time"));
+  st = parse_spec_toml("[host]\nstart = \"2024-03-01T-8:00:00Z\"\n", s);
+  CHECK_THAT(st.message(), Catch::Contains("host.start: expected a UTC time"));
 }
 
 TEST_CASE("durations, times and generators are read") {
