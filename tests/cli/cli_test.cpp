@@ -77,6 +77,16 @@ struct Server {
   int stop() { return sp::stop(child, std::chrono::seconds(10)).code; }  // bounded: 10 s
 };
 
+// The status of one HKPD value read through `client` (the same connection every call).
+uint32_t hkpd_status(perfsim::recorder::WinregClient& client, const perfsim::winreg::PolicyHandle& hkpd,
+                     const std::string& value) {
+  perfsim::recorder::ValueResult r;
+  const perfsim::Status st = client.query_value_growing(hkpd, value, {}, r);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  return r.status;
+}
+
 }  // namespace
 
 TEST_CASE("usage errors exit 2 and say how to fix them") {
@@ -219,13 +229,7 @@ TEST_CASE("serve --faults is re-read on SIGHUP while a collector's connection st
   REQUIRE(perfsim::recorder::WinregClient::connect("127.0.0.1", srv.port, std::chrono::seconds(10), client).ok());
   perfsim::winreg::PolicyHandle hkpd;
   REQUIRE(client->open_hive(perfsim::winreg::kOpenHKPD, hkpd).ok());
-  const auto status_of = [&](const std::string& value) {
-    perfsim::recorder::ValueResult r;
-    const perfsim::Status st = client->query_value_growing(hkpd, value, {}, r);  // the same connection every time
-    INFO(st.ToString());
-    REQUIRE(st.ok());
-    return r.status;
-  };
+  const auto status_of = [&](const std::string& value) { return hkpd_status(*client, hkpd, value); };
   CHECK(status_of("Global") == 0);
 
   write_plan("[[fault]]\nvalue = \"Global\"\nkind = \"busy\"\n");
@@ -607,11 +611,7 @@ TEST_CASE("serve --faults: a SIGHUP re-read of /dev/zero or a FIFO is refused an
   REQUIRE(perfsim::recorder::WinregClient::connect("127.0.0.1", srv.port, std::chrono::seconds(10), client).ok());
   perfsim::winreg::PolicyHandle hkpd;
   REQUIRE(client->open_hive(perfsim::winreg::kOpenHKPD, hkpd).ok());
-  const auto status_of = [&](const std::string& value) {
-    perfsim::recorder::ValueResult r;
-    REQUIRE(client->query_value_growing(hkpd, value, {}, r).ok());
-    return r.status;
-  };
+  const auto status_of = [&](const std::string& value) { return hkpd_status(*client, hkpd, value); };
   CHECK(status_of("Global") == 0);
   fs::remove(plan);
   fs::create_symlink("/dev/zero", plan);
