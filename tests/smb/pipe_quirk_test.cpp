@@ -39,7 +39,9 @@ std::string open_once(const std::string& address, uint16_t port) {
 std::string served(testing::PerfsimSmbServe& serve, const std::string& tag, std::vector<std::string> extra) {
   testing::ServeSmbConfig cfg;
   cfg.perfsim = PERFSIM_EXE;
-  cfg.dir = std::string(SMB_WORK_DIR) + "/" + tag;
+  // A sibling of SMB_WORK_DIR, never inside it: smb_test wipes that directory when it starts, and
+  // ctest may run it beside this test (it once deleted this smbd's np socket mid-test).
+  cfg.dir = std::string(SMB_WORK_DIR) + "-" + tag;
   cfg.hosts = {{"127.0.0.81", std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", {}}};
   cfg.extra_args = std::move(extra);
   const Status s = serve.start(cfg);
