@@ -315,6 +315,16 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
     c.data = assemble(global(), extra, sample_objects(global().get(), extra.get()), m);
     return count_lies(c);
   }
+  // A disabled or timed-out provider's objects vanish from Costly too, not only from Global.
+  const bool hides = qk.process_v1_disabled || !qk.timed_out_providers.empty();
+  if (q.kind == perfdata::QueryKind::kCostly && hides && costly() && costly()->header_length &&
+      costly()->status == windows::kErrorSuccess) {
+    std::vector<uint32_t> indices;
+    for (const ObjectSlice& s : costly()->objects)
+      if (served(s.index)) indices.push_back(s.index);
+    c.data = assemble(SampleRef{}, costly(), indices, m);
+    return count_lies(c);
+  }
   for (auto [kind, series, clock] : {std::tuple{perfdata::QueryKind::kGlobal, Series::kGlobal, &rec_->global_clock},
                                      std::tuple{perfdata::QueryKind::kCostly, Series::kCostly, &rec_->costly_clock}}) {
     if (q.kind != kind) continue;

@@ -1,6 +1,7 @@
 // Content quirks switched on per host (content_quirks.h): each rewrite shows in what the host
 // serves, and leaves everything else as it was.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 
 #include "perfdata/counters.h"
@@ -179,4 +180,45 @@ TEST_CASE("a host with content quirks owns its recording, hosts without share th
   REQUIRE(SimulatedHost::create(rec, {TimelineMode::kFrozen, 0}, b).ok());
   CHECK(&a->recording() != rec.get());
   CHECK(&b->recording() == rec.get());
+}
+
+namespace {
+
+std::vector<uint32_t> indices_in(SimulatedHost& h, const std::string& value) {
+  pd::DataBlock d;
+  const ValueContent c = h.content(PerfKey::kData, value, 1);
+  REQUIRE(c.status == 0);
+  REQUIRE(pd::parse(c.data, d, pd::ParseOptions{false}).ok());
+  CHECK(d.num_object_types == d.objects.size());
+  std::vector<uint32_t> out;
+  for (const pd::Object& o : d.objects) out.push_back(o.name_index);
+  return out;
+}
+
+bool holds(const std::vector<uint32_t>& v, uint32_t i) { return std::find(v.begin(), v.end(), i) != v.end(); }
+
+}  // namespace
+
+// Windows drops a disabled provider's objects (Disable Performance Counters, or the Process V1
+// object turned off on 2022) from every collection, Costly included.
+TEST_CASE("a disabled or timed-out provider's objects vanish from Global, Costly and index queries") {
+  auto base = plain();
+  REQUIRE(indices_in(*base, "Costly") == std::vector<uint32_t>{786, 740, 816});
+  REQUIRE(holds(indices_in(*base, "Global"), 230));
+
+  auto v1_off = host_with({"process-v1-disabled", true, {}});
+  for (const std::string value : {"Global", "Costly", "230 232 786 740 816"}) {
+    INFO(value);
+    const std::vector<uint32_t> got = indices_in(*v1_off, value);
+    for (uint32_t perfproc : {230u, 232u, 786u, 740u, 816u}) CHECK_FALSE(holds(got, perfproc));
+  }
+  CHECK(indices_in(*v1_off, "Costly").empty());
+  CHECK(holds(indices_in(*v1_off, "Global"), 238));
+
+  auto disk_timeout = host_with({"provider-timeout", true, {{"provider", "PerfDisk"}}});
+  const std::vector<uint32_t> g = indices_in(*disk_timeout, "Global");
+  CHECK_FALSE(holds(g, 234));
+  CHECK_FALSE(holds(g, 236));
+  CHECK(holds(g, 230));
+  CHECK(indices_in(*disk_timeout, "Costly") == std::vector<uint32_t>{786, 740, 816});
 }
