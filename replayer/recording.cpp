@@ -30,11 +30,17 @@ bool needs_two(uint32_t t) {
 // the per-loop table holds these instead of the text, so it stays small for long captures.
 struct Key {
   uint64_t a = 0xcbf29ce484222325ull, b = 0x6c62272e07bb0142ull;
-  void add(std::string_view s) {
-    for (unsigned char c : s) {
-      a = (a ^ c) * 0x100000001b3ull;
-      b = ((b ^ c) * 0x9E3779B97F4A7C15ull) ^ (b >> 29);
+  void add(std::string_view s) { add(reinterpret_cast<const uint8_t*>(s.data()), s.size()); }
+  void add(const uint8_t* p, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      a = (a ^ p[i]) * 0x100000001b3ull;
+      b = ((b ^ p[i]) * 0x9E3779B97F4A7C15ull) ^ (b >> 29);
     }
+  }
+  void add_u32(uint32_t v) {
+    uint8_t le[4];
+    store_le32(le, v);
+    add(le, 4);
   }
   bool operator==(const Key&) const = default;
 };
@@ -69,7 +75,7 @@ void walk_sample(ByteView p, char series, Sample& view, std::vector<Found>* foun
   size_t pos = load_le32(&p[24]);
   if (pos < wp::kDataBlockSize || pos > total) return;
   view.header_length = uint32_t(pos);
-  std::unordered_map<std::string, int> occurrences;
+  std::unordered_map<Key, int, KeyHash> occurrences;
   for (uint32_t i = 0; i < count && pos + wp::kObjectTypeSize <= total; ++i) {
     const uint8_t* o = &p[pos];
     const uint32_t len = load_le32(o);
@@ -93,22 +99,27 @@ void walk_sample(ByteView p, char series, Sample& view, std::vector<Found>* foun
       if (blen < wp::kCounterDefSize) break;
       d += blen;
     }
-    const std::string object_key = std::string(1, series) + std::to_string(s.index) + "/";
-    auto add_block = [&](size_t cb, const std::string& inst_key) {
+    // The cumulative counters of this object (the same for every instance).
+    struct Cumulative {
+      uint32_t number, size, offset;
+    };
+    std::vector<Cumulative> cumulative;
+    for (size_t j = 0; j < defs.size(); ++j)
+      if (is_cumulative(defs[j].type, j ? defs[j - 1].type : 0) && (defs[j].size == 4 || defs[j].size == 8))
+        cumulative.push_back({uint32_t(j), defs[j].size, defs[j].offset});
+    Key object_key;
+    object_key.add(std::string_view(&series, 1));
+    object_key.add_u32(s.index);
+    auto add_block = [&](size_t cb, const Key& base) {
       if (cb + 4 > len) return false;
       const uint32_t cb_len = load_le32(o + cb);
       if (cb_len < 4 || cb + cb_len > len) return false;
-      Key base;
-      base.add(inst_key);
-      base.add("#");
-      for (size_t j = 0; j < defs.size(); ++j) {
-        const Def& d = defs[j];
-        if (!is_cumulative(d.type, j ? defs[j - 1].type : 0) || (d.size != 4 && d.size != 8)) continue;
-        if (d.offset + d.size > cb_len) continue;
-        const uint32_t at = uint32_t(cb + d.offset);
+      for (const Cumulative& c : cumulative) {
+        if (uint64_t(c.offset) + c.size > cb_len) continue;  // 64-bit: a huge offset must not wrap
+        const uint32_t at = uint32_t(cb + c.offset);
         Key k = base;
-        k.add(std::to_string(j));
-        found->push_back({slice, {at, d.size, 0}, k, read_value(o + at, d.size)});
+        k.add_u32(c.number);
+        found->push_back({slice, {at, c.size, 0}, k, read_value(o + at, c.size)});
       }
       return true;
     };
@@ -122,10 +133,15 @@ void walk_sample(ByteView p, char series, Sample& view, std::vector<Found>* foun
       const uint32_t ilen = load_le32(o + ip);
       const uint32_t name_off = load_le32(o + ip + 16), name_len = load_le32(o + ip + 20);
       if (ilen < wp::kInstanceDefSize || ip + ilen > len) break;
-      std::string id = object_key + std::to_string(load_le32(o + ip + 4)) + "/" +
-                       std::to_string(load_le32(o + ip + 8)) + "/" + std::to_string(load_le32(o + ip + 12)) + "/";
-      if (name_off + name_len <= ilen) id.append(reinterpret_cast<const char*>(o + ip + name_off), name_len);
-      id += "/" + std::to_string(occurrences[id]++);
+      // Identity: parent title index, parent instance, unique id, name; then how many instances
+      // of this object had the same identity before it (duplicates stay apart).
+      Key id = object_key;
+      id.add(o + ip + 4, 12);
+      if (uint64_t(name_off) + name_len <= ilen) {
+        id.add_u32(name_len);
+        id.add(o + ip + name_off, name_len);
+      }
+      id.add_u32(uint32_t(occurrences[id]++));
       const size_t cb = ip + ilen;
       if (!add_block(cb, id)) break;
       ip = cb + load_le32(o + cb);
