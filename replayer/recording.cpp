@@ -6,10 +6,14 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <semaphore>
 #include <string>
 #include <thread>
 #include <tuple>
 #include <unordered_map>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "captures/reader.h"
 #include "core/utf16.h"
@@ -519,6 +523,13 @@ void clocks(Recording& r, Recording::Impl& m) {
   }
 }
 
+// The background passes of every recording of the process share these slots (half the cores).
+constexpr int kPassNice = 10;
+std::counting_semaphore<>& pass_slots() {
+  static std::counting_semaphore<> slots(std::max<std::ptrdiff_t>(1, std::thread::hardware_concurrency() / 2));
+  return slots;
+}
+
 Status finish(std::unique_ptr<Recording::Impl> impl, captures::Capture meta, bool background,
               std::shared_ptr<const Recording>& out) {
   Recording::Impl& m = *impl;
@@ -536,6 +547,14 @@ Status finish(std::unique_ptr<Recording::Impl> impl, captures::Capture meta, boo
     m.count_growth(m.src);
   } else {
     m.pass = std::thread([&m] {
+      // Answers come first: the pass runs at a lower priority, and a fleet of many captures runs
+      // a few passes at a time instead of one thread per capture competing for every core.
+      ::setpriority(PRIO_PROCESS, pid_t(::gettid()), kPassNice);
+      while (!pass_slots().try_acquire_for(std::chrono::milliseconds(100)))
+        if (m.stopping) return;
+      struct Release {
+        ~Release() { pass_slots().release(); }
+      } release;
       Source own;  // a reader of its own: the pass never waits on the serving one
       if (Status st = captures::Reader::open(m.path, own.reader, captures::ReaderOptions{true, true}); !st.ok()) {
         m.set_known();  // cannot happen for a file just opened; serve with no counter growth

@@ -209,3 +209,19 @@ TEST_CASE("a capture whose last tick is 1e9 opens in small memory and serves its
   CHECK(resident_bytes() - before < 200u * 1024 * 1024);
   std::filesystem::remove(path);
 }
+
+// Passes take turns in a few slots (recording.cpp): each must give its slot back, and a recording
+// closed while its pass still waits for one must not wait for it.
+TEST_CASE("background passes of many recordings take turns, all finish, and closing one never waits") {
+  const std::string path = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
+  std::vector<std::shared_ptr<const Recording>> recs(6);
+  for (auto& r : recs) REQUIRE(open_recording(path, std::make_shared<SampleCache>(), r).ok());
+  recs.back().reset();  // its pass may still be queued behind the others
+  recs.pop_back();
+  for (const auto& r : recs) {
+    const SampleRef s = r->sample(1, Series::kGlobal, true);  // waits for this recording's pass
+    REQUIRE(s);
+    CHECK(s->counters);
+    CHECK(r->counters_known());
+  }
+}
