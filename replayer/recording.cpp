@@ -52,19 +52,33 @@ struct KeyHash {
   size_t operator()(const Key& k) const { return size_t(k.a ^ (k.b * 0xBF58476D1CE4E5B9ull)); }
 };
 
-// A cumulative counter found while walking one sample: where it is and whose it is.
-struct Found {
-  size_t slice;  // into Sample::objects
+// What walking one sample finds: each counter block holding cumulative counters (an instance, or
+// a single-instance object) with its identity, and those counters. One identity per block keeps
+// the growth tables' lookups per instance, not per counter.
+struct FoundCounter {
+  uint32_t number;  // the counter's position among its object's definitions
   CounterPatch patch;
-  Key key;
   uint64_t value;
+};
+struct FoundBlock {
+  size_t slice;  // into Sample::objects
+  Key key;
+  uint32_t begin, end;  // range of Walk::counters
+};
+struct Walk {
+  std::vector<FoundBlock> blocks;
+  std::vector<FoundCounter> counters;
+  void clear() {
+    blocks.clear();
+    counters.clear();
+  }
 };
 
 // What the recording says of one counter over the capture.
 struct History {
   uint32_t first_tick = 0, last_tick = 0;
   uint64_t first = 0, last = 0, at1 = 0;
-  bool seen0 = false, seen1 = false;
+  bool seen = false, seen0 = false, seen1 = false;
 };
 
 uint64_t read_value(const uint8_t* p, uint32_t size) { return size == 8 ? load_le64(p) : load_le32(p); }
@@ -72,7 +86,7 @@ uint64_t read_value(const uint8_t* p, uint32_t size) { return size == 8 ? load_l
 // Walks the objects of a payload (bounded by TotalByteLength and the payload), filling the slices
 // and (when `found` is given) the cumulative counters. Stops quietly at the first inconsistent
 // length.
-void walk_sample(ByteView p, char series, Sample& view, std::vector<Found>* found) {
+void walk_sample(ByteView p, char series, Sample& view, Walk* found) {
   if (p.size() < wp::kDataBlockSize) return;
   const size_t total = std::min<size_t>(load_le32(&p[20]), p.size());
   const uint32_t count = load_le32(&p[28]);
@@ -114,17 +128,18 @@ void walk_sample(ByteView p, char series, Sample& view, std::vector<Found>* foun
     Key object_key;
     object_key.add(std::string_view(&series, 1));
     object_key.add_u32(s.index);
-    auto add_block = [&](size_t cb, const Key& base) {
+    auto add_block = [&](size_t cb, const Key& key) {
       if (cb + 4 > len) return false;
       const uint32_t cb_len = load_le32(o + cb);
       if (cb_len < 4 || cb + cb_len > len) return false;
+      const uint32_t begin = uint32_t(found->counters.size());
       for (const Cumulative& c : cumulative) {
         if (uint64_t(c.offset) + c.size > cb_len) continue;  // 64-bit: a huge offset must not wrap
         const uint32_t at = uint32_t(cb + c.offset);
-        Key k = base;
-        k.add_u32(c.number);
-        found->push_back({slice, {at, c.size, 0}, k, read_value(o + at, c.size)});
+        found->counters.push_back({c.number, {at, c.size, 0}, read_value(o + at, c.size)});
       }
+      if (found->counters.size() > begin)
+        found->blocks.push_back({slice, key, begin, uint32_t(found->counters.size())});
       return true;
     };
     if (ninst < 0) {
@@ -163,6 +178,22 @@ uint64_t per_loop(const History& h, uint32_t last_tick, int64_t loop_100ns, cons
   const int64_t lived = offsets[h.last_tick] - offsets[h.first_tick];
   if (lived <= 0 || h.last < h.first) return 0;
   return uint64_t(double(h.last - h.first) * double(loop_100ns) / double(lived));
+}
+
+// One more value of a counter, seen at tick t.
+void note(History& h, uint32_t t, uint64_t value) {
+  if (!h.seen) {
+    h.seen = true;
+    h.first_tick = t;
+    h.first = value;
+    h.seen0 = t == 0;
+  }
+  if (t == 1 && h.seen0) {
+    h.seen1 = true;
+    h.at1 = value;
+  }
+  h.last_tick = t;
+  h.last = value;
 }
 
 // Where the records come from: a capture in memory or a file read through captures::Reader
@@ -227,8 +258,9 @@ struct Recording::Impl {
   std::vector<int64_t> offsets;
   std::map<uint32_t, int64_t> spans[2];  // object PerfTime advance per loop, per series and object
 
-  // The per-loop growth of every counter whose growth is not 0, once the pass has run.
-  std::unordered_map<Key, uint64_t, KeyHash> per_loop;
+  // Per-loop growth by counter number, for each counter block with a counter whose growth is not
+  // 0, once the pass has run.
+  std::unordered_map<Key, std::vector<uint64_t>, KeyHash> per_loop;
   std::atomic<bool> known{false};
   std::mutex known_mu;
   std::condition_variable known_cv;
@@ -251,17 +283,22 @@ struct Recording::Impl {
     auto s = std::make_shared<Sample>();
     if (!from.fetch(rec, *s).ok()) return nullptr;
     if (s->status != 0) return s;
-    std::vector<Found> found;
+    Walk found;
     walk_sample(s->payload, series == Series::kGlobal ? 'G' : 'C', *s, resolve ? &found : nullptr);
     if (spans_ready)
       for (ObjectSlice& o : s->objects)
         if (auto it = spans[int(series)].find(o.index); it != spans[int(series)].end()) o.time_span = it->second;
     if (!resolve) return s;
-    for (Found& f : found) {
-      auto it = per_loop.find(f.key);
+    for (const FoundBlock& b : found.blocks) {
+      auto it = per_loop.find(b.key);
       if (it == per_loop.end()) continue;
-      f.patch.per_loop = it->second;
-      s->objects[f.slice].counters.push_back(f.patch);
+      const std::vector<uint64_t>& growth = it->second;
+      for (uint32_t i = b.begin; i < b.end; ++i) {
+        FoundCounter& f = found.counters[i];
+        if (f.number >= growth.size() || !growth[f.number]) continue;
+        f.patch.per_loop = growth[f.number];
+        s->objects[b.slice].counters.push_back(f.patch);
+      }
     }
     for (ObjectSlice& o : s->objects) o.counters.shrink_to_fit();
     s->counters = true;
@@ -302,9 +339,9 @@ struct Recording::Impl {
 
   // Every counter's history over the capture, then its per-loop growth (recording.h).
   void count_growth(Source& from) {
-    std::unordered_map<Key, History, KeyHash> hist;
+    std::unordered_map<Key, std::vector<History>, KeyHash> hist;  // per block, by counter number
     const uint32_t n = uint32_t(ticks.size());
-    std::vector<Found> found;
+    Walk found;
     for (uint32_t t = 0; t < n && !stopping; ++t) {
       for (Series series : {Series::kGlobal, Series::kCostly}) {
         const uint32_t rec = record(t, series);
@@ -313,25 +350,23 @@ struct Recording::Impl {
         if (!from.fetch(rec, s).ok() || s.status != 0) continue;
         found.clear();
         walk_sample(s.payload, series == Series::kGlobal ? 'G' : 'C', s, &found);
-        for (const Found& f : found) {
-          auto [it, fresh] = hist.try_emplace(f.key);
-          History& h = it->second;
-          if (fresh) {
-            h.first_tick = t;
-            h.first = f.value;
-            h.seen0 = t == 0;
+        for (const FoundBlock& b : found.blocks) {
+          std::vector<History>& block = hist[b.key];
+          for (uint32_t i = b.begin; i < b.end; ++i) {
+            const FoundCounter& f = found.counters[i];
+            if (block.size() <= f.number) block.resize(f.number + 1);
+            note(block[f.number], t, f.value);
           }
-          if (t == 1 && h.seen0) {
-            h.seen1 = true;
-            h.at1 = f.value;
-          }
-          h.last_tick = t;
-          h.last = f.value;
         }
       }
     }
-    for (const auto& [key, h] : hist)
-      if (uint64_t v = replayer::per_loop(h, n - 1, loop_100ns_for_pass, offsets)) per_loop.emplace(key, v);
+    for (const auto& [key, block] : hist) {
+      std::vector<uint64_t> growth(block.size());
+      bool any = false;
+      for (size_t j = 0; j < block.size(); ++j)
+        if (block[j].seen) any |= (growth[j] = replayer::per_loop(block[j], n - 1, loop_100ns_for_pass, offsets)) != 0;
+      if (any) per_loop.emplace(key, std::move(growth));
+    }
     set_known();
   }
   int64_t loop_100ns_for_pass = 0;
