@@ -25,6 +25,9 @@ namespace {
 namespace wp = perfsim::winperf;
 const char* kPerflib = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
 constexpr uint32_t kNone = UINT32_MAX;
+// Ticks decoded ahead of a timeline: enough that back-to-back reads of a step timeline find each
+// tick decoded while the decoder runs on another core (a few samples of the 64 MB cache).
+constexpr uint32_t kAhead = 4;
 
 bool needs_two(uint32_t t) {
   return (t & wp::PERF_DELTA_COUNTER) || t == wp::PERF_AVERAGE_TIMER || t == wp::PERF_AVERAGE_BULK;
@@ -382,9 +385,25 @@ struct Recording::Impl {
         std::tie(pos, counters) = *ahead;
         ahead.reset();
       }
-      for (Series s : {Series::kGlobal, Series::kCostly})
-        if (uint32_t rec = record(pos, s); rec != kNone) cached(rec, s, counters);
+      for (uint32_t k = 0; k < kAhead; ++k) {
+        {
+          std::lock_guard lock(ahead_mu);
+          if (stopping || ahead) break;  // a newer position to start from
+        }
+        const uint32_t p = uint32_t((uint64_t(pos) + k) % ticks.size());
+        for (Series s : {Series::kGlobal, Series::kCostly})
+          if (uint32_t rec = record(p, s); rec != kNone) cached(rec, s, counters);
+      }
     }
+  }
+
+  bool is_cached(uint32_t pos, bool counters) const {
+    for (Series s : {Series::kGlobal, Series::kCostly})
+      if (uint32_t rec = record(pos, s); rec != kNone) {
+        const SampleRef c = cache->find(id, rec);
+        if (!c || (counters && !c->counters)) return false;
+      }
+    return true;
   }
 };
 
@@ -436,11 +455,8 @@ void Recording::prefetch(uint32_t pos, bool counters) const {
   Impl& m = *impl_;
   if (m.path.empty() || pos >= m.ticks.size()) return;  // in memory: nothing to decode
   bool cached = true;
-  for (Series s : {Series::kGlobal, Series::kCostly})
-    if (uint32_t rec = m.record(pos, s); rec != kNone) {
-      const SampleRef c = m.cache->find(m.id, rec);
-      if (!c || (counters && !c->counters)) cached = false;
-    }
+  for (uint32_t k = 0; k < kAhead && cached; ++k)
+    cached = m.is_cached(uint32_t((uint64_t(pos) + k) % m.ticks.size()), counters);
   if (cached) return;
   {
     std::lock_guard lock(m.ahead_mu);

@@ -5,7 +5,7 @@
 // A recording opened from a file is lazy (open_recording): at open it reads the metadata and the
 // index, and the first bytes of each Global sample (its PERF_DATA_BLOCK clocks, decoded without
 // the rest); samples are decoded when a timeline reaches them, into a byte-bounded SampleCache
-// shared by every recording of the serve run, and the next tick is decoded ahead in the
+// shared by every recording of the serve run, and the next 4 ticks are decoded ahead in the
 // background (prefetch). Each decoded sample is cut once into what live answers patch: the byte
 // ranges of its objects, their PerfTime fields and every cumulative counter (the two-sample types
 // and their bases) with how much it grows per loop of the timeline. A counter's growth depends on
@@ -103,7 +103,8 @@ class Recording {
   uint32_t sample_size(uint32_t pos, Series s) const;
   // A value recorded under exactly `name` (case-insensitive) at pos, else at position 0; or null.
   SampleRef other(uint32_t pos, std::string_view name) const;
-  // Decodes position pos's samples in the background (with counter patches) if not cached.
+  // Decodes the samples of positions pos..pos+3 (wrapping) in the background, with counter
+  // patches when `counters`, unless they are cached.
   void prefetch(uint32_t pos, bool counters) const;
   // True once every counter's per-loop growth is known.
   bool counters_known() const;

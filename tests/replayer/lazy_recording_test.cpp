@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "captures/reader.h"
 #include "captures/writer.h"
@@ -224,4 +226,25 @@ TEST_CASE("background passes of many recordings take turns, all finish, and clos
     CHECK(s->counters);
     CHECK(r->counters_known());
   }
+}
+
+TEST_CASE("prefetch decodes the next four ticks in the background, and no more") {
+  const std::string path = synth_file("2016");
+  auto cache = std::make_shared<SampleCache>();
+  std::shared_ptr<const Recording> rec;
+  REQUIRE(open_recording(path, cache, rec).ok());
+  REQUIRE(rec->tick_count() > 7);
+  auto bytes_of = [&](uint32_t first, uint32_t count) {
+    size_t n = 0;
+    for (uint32_t p = first; p < first + count; ++p)
+      for (Series s : {Series::kGlobal, Series::kCostly}) n += rec->sample_size(p, s);
+    return n;
+  };
+  rec->prefetch(2, false);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (cache->bytes() < bytes_of(2, 4) && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // room for a wrong fifth
+  CHECK(cache->bytes() >= bytes_of(2, 4));
+  CHECK(cache->bytes() < bytes_of(2, 5));
 }
