@@ -2,7 +2,10 @@
 // start to listening, peak and steady resident memory, and the answer latency of a step timeline
 // (a new tick, decoded on the way, every answer) against a frozen one (the same bytes every time).
 // Runs the real executables; see bench/README.md. Usage:
-//   bench_replay [--perfsim PATH] [--dir DIR] [--week] [--queries N]
+//   bench_replay [--perfsim PATH] [--dir DIR] [--week] [--queries N] [--rounds R]
+// The latency ratio is taken with both servers idle (their background passes done), in R rounds
+// of N reads that alternate between them; the step server is also timed right after its start,
+// while its pass runs.
 // Captures are made once in DIR (default /tmp/perfsim-bench-replay) and kept for later runs.
 #include <fmt/core.h>
 #include <poll.h>
@@ -19,6 +22,7 @@
 #include "bench/common/stats.h"
 #include "core/subprocess.h"
 #include "recorder/client.h"
+#include "replayer/recording.h"
 #include "winreg/codec.h"
 
 using namespace perfsim;
@@ -135,9 +139,20 @@ double wait_idle(pid_t pid, double bound_s) {
   for (;;) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     const double now = cpu_s(pid), waited = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (now - last < 0.05 || waited > bound_s) return waited;
+    // Idle: the pass runs at nice 10, so under load it may get only a few percent of a core.
+    if (now - last < 0.005 || waited > bound_s) return waited;
     last = now;
   }
+}
+
+// Seconds from opening `capture` in this process until its counter-growth pass is done (what a
+// serve run waits for before answers of a later loop can be patched).
+double pass_seconds(const std::string& capture) {
+  const auto t0 = Clock::now();
+  std::shared_ptr<const replayer::Recording> rec;
+  if (Status s = replayer::open_recording(capture, nullptr, rec); !s.ok()) die("open " + capture + ": " + s.ToString());
+  while (!rec->counters_known()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
 }  // namespace
@@ -145,7 +160,7 @@ double wait_idle(pid_t pid, double bound_s) {
 int main(int argc, char** argv) {
   std::string perfsim = PERFSIM_EXE, dir = "/tmp/perfsim-bench-replay";
   bool week = false;
-  int queries = 200;
+  int queries = 40, rounds = 15;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--perfsim" && i + 1 < argc)
@@ -156,35 +171,49 @@ int main(int argc, char** argv) {
       week = true;
     else if (a == "--queries" && i + 1 < argc)
       queries = std::stoi(argv[++i]);
+    else if (a == "--rounds" && i + 1 < argc)
+      rounds = std::stoi(argv[++i]);
     else
-      die("usage: bench_replay [--perfsim PATH] [--dir DIR] [--week] [--queries N]");
+      die("usage: bench_replay [--perfsim PATH] [--dir DIR] [--week] [--queries N] [--rounds R]");
   }
   std::filesystem::create_directories(dir);
   std::vector<std::string> lengths = {"1h", "24h"};
   if (week) lengths.push_back("168h");
   fmt::print(
-      "| capture | file MB | ready s | RSS at ready MB | step: median us (p90) | frozen: median us (p90) | "
-      "frozen/step | pass s | peak MB | steady MB |\n|---|---|---|---|---|---|---|---|---|---|\n");
+      "| capture | file MB | ready s | RSS at ready MB | step during pass: median us (p90) | pass s | peak MB | "
+      "steady MB | step: median us (p90) | frozen: median us (p90) | frozen/step (rounds' range) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const std::string& len : lengths) {
     const std::string cap = make_capture(perfsim, dir, len);
     const double file_mb = double(std::filesystem::file_size(cap)) / 1e6;
     Served step = serve(perfsim, cap, "step");
     const double ready_mb = memory_mb(step.child.pid).second;
     size_t bytes = 0;
-    const std::vector<double> st = global_latencies(step.port, queries, bytes);
-    const double pass_s = wait_idle(step.child.pid, 1200);
+    // Right after start the background pass over the capture competes with the answers.
+    const std::vector<double> cold = global_latencies(step.port, queries, bytes);
+    wait_idle(step.child.pid, 1200);
     const auto [peak, steady] = memory_mb(step.child.pid);
     Served frozen = serve(perfsim, cap, "frozen:1");
-    const std::vector<double> fr = global_latencies(frozen.port, queries, bytes);
+    wait_idle(frozen.child.pid, 1200);
+    // Both servers idle: rounds alternate so load from elsewhere falls on both alike.
+    std::vector<double> st, fr, ratios;
+    for (int r = 0; r < rounds; ++r) {
+      const std::vector<double> a = global_latencies(step.port, queries, bytes);
+      const std::vector<double> b = global_latencies(frozen.port, queries, bytes);
+      st.insert(st.end(), a.begin(), a.end());
+      fr.insert(fr.end(), b.begin(), b.end());
+      ratios.push_back(bench::median(b) / bench::median(a));
+    }
     subprocess::stop(frozen.child, std::chrono::seconds(5));
     subprocess::stop(step.child, std::chrono::seconds(5));
-    const double ms = bench::median(st), mf = bench::median(fr);
+    const double pass_s = pass_seconds(cap);
     fmt::print(
-        "| {} ({} KB Global) | {:.0f} | {:.2f} | {:.0f} | {:.0f} ({:.0f}) | {:.0f} ({:.0f}) | {:.2f} | {:.0f} | {:.0f} "
+        "| {} ({} KB Global) | {:.0f} | {:.2f} | {:.0f} | {:.0f} ({:.0f}) | {:.0f} | {:.0f} | {:.0f} | {:.0f} ({:.0f}) "
         "| "
-        "{:.0f} |\n",
-        len, bytes / 1024, file_mb, step.ready_s, ready_mb, ms, bench::percentile(st, 0.9), mf,
-        bench::percentile(fr, 0.9), mf / ms, pass_s, peak, steady);
+        "{:.0f} ({:.0f}) | {} |\n",
+        len, bytes / 1024, file_mb, step.ready_s, ready_mb, bench::median(cold), bench::percentile(cold, 0.9), pass_s,
+        peak, steady, bench::median(st), bench::percentile(st, 0.9), bench::median(fr), bench::percentile(fr, 0.9),
+        bench::median_range(ratios, "%.2f"));
     std::fflush(stdout);
   }
   return 0;
