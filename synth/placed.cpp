@@ -75,9 +75,9 @@ void set_dword(captures::Capture& cap, const std::string& key, const std::string
 void provider_ranges(const Catalog& cat, const Renamer& r, captures::Capture& cap) {
   std::map<std::string, std::pair<uint32_t, uint32_t>> range;
   for (const CatalogObject& o : cat.objects) {
-    const uint32_t first = r.to(o.desc.index);
-    auto& x = range.try_emplace(o.desc.provider, first, first).first->second;
-    for (uint32_t i : {o.desc.index}) x = {std::min(x.first, r.to(i)), std::max(x.second, r.to(i))};
+    const uint32_t index = r.to(o.desc.index);
+    auto& x = range.try_emplace(o.desc.provider, index, index).first->second;
+    x = {std::min(x.first, index), std::max(x.second, index)};
     for (const CounterDesc& c : o.desc.counters)
       x = {std::min(x.first, r.to(c.index)), std::max(x.second, r.to(c.index))};
   }
