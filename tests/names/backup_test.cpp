@@ -122,7 +122,7 @@ TEST_CASE("bad backups are refused with the line and what to fix", "[names]") {
   CHECK_THAT(st.message(), Catch::Contains("line 3") && Catch::Contains("twice"));
 }
 
-TEST_CASE("a repeated index keeps its first text and is warned about; comments are skipped", "[names]") {
+TEST_CASE("a repeated index keeps its first text and is warned about and comments are skipped", "[names]") {
   const std::string text = "; saved by hand\r\n[PerfStrings_009]\r\n2=System\r\n2=Other\r\n[Extra]\r\nx=1\r\n";
   NameSet s;
   std::vector<std::string> w;
