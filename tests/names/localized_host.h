@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "captures/capture.h"
+#include "core/text.h"
+#include "core/utf16.h"
 #include "names/backup.h"
 #include "synth/spec.h"
 #include "synth/synth.h"
@@ -124,10 +126,51 @@ struct ScratchDir {
   }
 };
 
-// The localized host: synthesize the spec with the backup written to `dir`.
-inline captures::Capture localized_capture(const ScratchDir& dir, const names::NameSet& set) {
+// The encodings a backup arrives in: as Windows writes it and as people re-save it.
+enum class Encoding { kUtf16LeBom, kUtf16Le, kUtf8Bom, kUtf8, kLatin1 };
+inline const std::pair<Encoding, const char*> kEncodings[] = {
+    {Encoding::kUtf16LeBom, "UTF-16LE with BOM"},
+    {Encoding::kUtf16Le, "UTF-16LE without BOM"},
+    {Encoding::kUtf8Bom, "UTF-8 with BOM"},
+    {Encoding::kUtf8, "UTF-8"},
+    {Encoding::kLatin1, "Latin-1"},
+};
+
+// write_backup's bytes in `e`; Latin-1 holds only the languages whose texts fit in it.
+inline Bytes encoded_backup(names::NameSet set, Encoding e) {
+  if (e == Encoding::kLatin1)
+    std::erase_if(set.languages, [](const names::Strings& s) {
+      for (const auto& [i, t] : s.text)
+        for (char16_t c : utf8_to_utf16(t))
+          if (c > 0xFF) return true;
+      return false;
+    });
+  const Bytes utf16 = names::write_backup(set);  // UTF-16LE with a BOM
+  const std::string text = decode_text(utf16);
+  Bytes out;
+  switch (e) {
+    case Encoding::kUtf16LeBom:
+      return utf16;
+    case Encoding::kUtf16Le:
+      return Bytes(utf16.begin() + 2, utf16.end());
+    case Encoding::kUtf8Bom:
+      out = {0xEF, 0xBB, 0xBF};
+      [[fallthrough]];
+    case Encoding::kUtf8:
+      out.insert(out.end(), text.begin(), text.end());
+      return out;
+    case Encoding::kLatin1:
+      for (char16_t c : utf8_to_utf16(text)) out.push_back(uint8_t(c));
+      return out;
+  }
+  return out;
+}
+
+// The localized host: synthesize the spec with the backup written to `dir` in `e`.
+inline captures::Capture localized_capture(const ScratchDir& dir, const names::NameSet& set,
+                                           Encoding e = Encoding::kUtf16LeBom) {
   synth::Spec spec = localized_spec();
-  spec.names_file = dir.file("backup.ini", names::write_backup(set));
+  spec.names_file = dir.file("backup.ini", encoded_backup(set, e));
   captures::Capture cap;
   const Status s = synth::synthesize(spec, cap);
   INFO(s.ToString());
