@@ -133,3 +133,26 @@ TEST_CASE("a spec's [host] names is read relative to the spec file", "[names]") 
 
 }  // namespace
 }  // namespace perfsim::testing
+
+namespace perfsim::testing {
+namespace {
+
+TEST_CASE("a host built from its own English backup answers byte for byte as without it", "[names]") {
+  ScratchDir dir;
+  synth::Spec spec = localized_spec();
+  spec.duration_s = 60;
+  captures::Capture plain, named;
+  REQUIRE(synth::synthesize(spec, plain).ok());
+  spec.names_file = dir.file("self.ini", names::write_backup(names::from_capture(plain)));
+  REQUIRE(synth::synthesize(spec, named).ok());
+  REQUIRE(plain.records.size() == named.records.size());
+  for (size_t i = 0; i < plain.records.size(); ++i) CHECK(plain.records[i].payload == named.records[i].payload);
+  CHECK(plain.catalog.size() == named.catalog.size());
+  CHECK(plain.fingerprint_json == named.fingerprint_json);
+  REQUIRE(named.names.size() == 1);
+  CHECK(named.names[0].counter == plain.names[0].counter);
+  CHECK(named.names[0].help == plain.names[0].help);
+}
+
+}  // namespace
+}  // namespace perfsim::testing
