@@ -30,6 +30,7 @@ Status place(const NameSet& set, const std::vector<Wanted>& wanted, std::map<uin
     if (index % 2 == 0 && index > 1) by_name[folded(text)].push_back(index);
   std::map<uint32_t, uint32_t> map;
   std::vector<std::string> missing;
+  std::map<uint32_t, const Wanted*> objects;  // file index -> the object placed there
   for (const Wanted& w : wanted) {
     if (map.count(w.index)) continue;
     const auto it = by_name.find(folded(w.name));
@@ -51,6 +52,14 @@ Status place(const NameSet& set, const std::vector<Wanted>& wanted, std::map<uin
         }
     }
     map[w.index] = chosen;
+    // Two objects at one index would be one object to every collector: refuse, naming both.
+    if (w.object.empty()) {
+      const auto [there, fresh] = objects.emplace(chosen, &w);
+      if (!fresh && there->second->index != w.index)
+        return Status::InvalidArgument("objects \"" + there->second->name + "\" and \"" + w.name +
+                                       "\" both take index " + std::to_string(chosen) +
+                                       " from [PerfStrings_009]; give one of them another name");
+    }
   }
   if (!missing.empty()) {
     std::string list;

@@ -5,7 +5,8 @@
 // indices carrying the name (ASCII case ignored, as PDH compares names) the one inside the
 // provider's [PERF_<service>] First..Last Counter range wins, else the lowest. Names the file
 // lacks are all reported in one InvalidArgument, each as `object "X"` or `counter "Y" of "X"`,
-// with how to fix it; nothing is invented.
+// with how to fix it; nothing is invented. Two objects landing on one index (a name the file has
+// once, given to two objects) are refused too.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -170,6 +170,8 @@ TEST_CASE("place keeps an index that already has the name, prefers the provider'
   CHECK_FALSE(st.ok());
   CHECK_THAT(st.message(), Catch::Contains("lacks 2") && Catch::Contains("object \"Memory\"") &&
                                Catch::Contains("counter \"Bytes/sec\" of \"Web Service\""));
+  const Status twice = place(s, {{238, "Processor", "PerfOS", ""}, {1848, "processor", "Custom", ""}}, m);
+  CHECK_THAT(twice.message(), Catch::Contains("both take index 238"));
   NameSet no_english;
   no_english.languages.push_back({"007", {{2, "System"}}});
   CHECK_THAT(place(no_english, {{2, "System", "PerfOS", ""}}, m).message(), Catch::Contains("[PerfStrings_009]"));
