@@ -13,6 +13,9 @@ namespace perfsim::cli {
 int run_names_export(const NamesExportOptions& o) {
   names::NameSet set;
   if (Status s = names::load_any(o.capture, set); !s.ok()) return fail("names export", o.capture + ": " + s.message());
+  if (set.languages.empty())
+    return fail("names export",
+                o.capture + ": holds no name tables (record it with --lang 009, or add them with synth --names)");
   const Bytes b = names::write_backup(set);
   std::FILE* f = std::fopen(o.out.c_str(), "wb");
   const bool ok = f && std::fwrite(b.data(), 1, b.size(), f) == b.size();
