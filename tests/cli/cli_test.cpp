@@ -424,6 +424,16 @@ TEST_CASE("names export and synth --names round-trip a backup byte for byte and 
   CHECK(r.code == 1);
   const auto j = nlohmann::json::parse(r.out);
   CHECK_FALSE(j.at("differences").empty());
+  // A capture without tables has nothing to export: refused, with how to get them.
+  perfsim::captures::Capture bare;
+  REQUIRE(perfsim::captures::read_capture(a, bare).ok());
+  bare.names.clear();
+  const std::string bare_path = (d.path / "bare.perfcap").string();
+  REQUIRE(perfsim::captures::write_capture(bare_path, bare).ok());
+  r = run_perfsim("names export " + bare_path + " -o " + (d.path / "bare.ini").string());
+  CHECK(r.code == 1);
+  CHECK(r.err.find("no name tables") != std::string::npos);
+  CHECK_FALSE(fs::exists(d.path / "bare.ini"));
   r = run_perfsim("names diff " + a_ini + " /nonexistent.ini");
   CHECK(r.code == 2);
   r = run_perfsim("synth --profile 2016 --names " + a + " -o " + b);  // a capture is not a names file
