@@ -46,6 +46,7 @@ struct SynthOptions {
   std::string host_name;  // overrides the spec's
   std::optional<double> duration_s;
   std::optional<double> interval_s;
+  std::string names;  // lodctr /s backup or perfcLLL.dat; overrides the spec's [host] names
   bool json = false;
 };
 int run_synth(const SynthOptions& o);
@@ -126,6 +127,19 @@ struct ImportOptions {
   bool json = false;
 };
 int run_import(const ImportOptions& o);
+
+struct NamesExportOptions {
+  std::string capture;
+  std::string out;
+};
+int run_names_export(const NamesExportOptions& o);
+
+// Exit 0 when the two sets are the same, 1 when they differ (as diff(1)), 2 usage.
+struct NamesDiffOptions {
+  std::string a, b;
+  bool json = false;
+};
+int run_names_diff(const NamesDiffOptions& o);
 
 // The capture `perfsim serve` uses when given none.
 std::string bundled_default_capture();

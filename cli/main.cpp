@@ -47,6 +47,10 @@ int main(int argc, char** argv) {
   c_synth->add_option("--host-name", synth.host_name, "System name the host reports (default: the spec's, SYNTH01)");
   c_synth->add_option("--duration", synth.duration_s, "Seconds of samples");
   c_synth->add_option("--interval", synth.interval_s, "Seconds between samples");
+  c_synth
+      ->add_option("--names", synth.names,
+                   "Name tables from a `lodctr /s` backup or perfcLLL.dat (names/README.md); overrides [host] names")
+      ->check(CLI::ExistingFile);
   c_synth->add_flag("--json", synth.json, "Machine-readable summary");
   c_synth->callback([&] {
     if (synth.spec.empty() && synth.profile.empty()) {
@@ -237,6 +241,25 @@ int main(int argc, char** argv) {
   c_unlodctr->add_option("driver", unlodctr.driver, "Driver name (the INI's drivername; case-insensitive)")->required();
   c_unlodctr->add_flag("--json", unlodctr.json, "Machine-readable summary");
   c_unlodctr->callback([&] { rc = run_unlodctr(unlodctr); });
+
+  auto* c_names = app.add_subcommand("names", "Name tables as lodctr /s backups: export a capture's, compare two");
+  c_names->require_subcommand(1);
+  NamesExportOptions names_export;
+  auto* c_export = c_names->add_subcommand(
+      "export", "Write a capture's name tables (every language) and Perflib/Services values as a lodctr /s backup");
+  c_export->add_option("capture", names_export.capture, "Capture (.perfcap)")->required()->check(CLI::ExistingFile);
+  c_export->add_option("--out,-o", names_export.out, "Backup file to write (UTF-16LE, as lodctr /s writes it)")
+      ->required();
+  c_export->callback([&] { rc = run_names_export(names_export); });
+  NamesDiffOptions names_diff;
+  auto* c_diff = c_names->add_subcommand(
+      "diff", "List what differs between two name sets: captures, lodctr /s backups or perfcLLL.dat files");
+  c_diff->add_option("a", names_diff.a, "First (A): .perfcap, backup .ini or perfcLLL.dat")
+      ->required()
+      ->check(CLI::ExistingFile);
+  c_diff->add_option("b", names_diff.b, "Second (B)")->required()->check(CLI::ExistingFile);
+  c_diff->add_flag("--json", names_diff.json, "Machine-readable list");
+  c_diff->callback([&] { rc = run_names_diff(names_diff); });
 
   try {
     app.parse(argc, argv);

@@ -22,6 +22,7 @@ int run_synth(const SynthOptions& o) {
     if (!synth::find_profile(o.profile)) return fail("synth", windows::check_os_name(o.profile).message(), kExitUsage);
     spec.profile = o.profile;
   }
+  if (!o.names.empty()) spec.names_file = o.names;
   if (o.seed) spec.seed = *o.seed;
   if (!o.host_name.empty()) spec.host_name = o.host_name;
   if (o.duration_s) spec.duration_s = uint32_t(*o.duration_s);

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "captures/reader.h"
+#include "names/backup.h"
 #include "fuzz/fuzz_input.h"
 #include "replayer/host.h"
 #include "rpc/pdu.h"
@@ -309,6 +310,22 @@ void file_seeds() {
   put("capture", "no-trailer", ByteView(cap).first(cap.size() * 3 / 5));
   for (const auto& e : fs::directory_iterator(src / "tests/npa/data"))
     put("npa", e.path().filename(), read_file(e.path()));
+
+  // names: default-2022's tables as a lodctr /s backup, and its 009 tables as a .dat pair.
+  {
+    captures::Capture meta;
+    if (captures::read_capture((src / "captures/default-2022.perfcap").string(), meta).ok() && !meta.names.empty()) {
+      Bytes backup{0};
+      const Bytes b = names::write_backup(names::from_capture(meta));
+      backup.insert(backup.end(), b.begin(), b.end());
+      put("names", "default-2022-backup", backup);
+      Bytes dat{1};
+      dat.insert(dat.end(), meta.names[0].counter.begin(), meta.names[0].counter.end());
+      dat.insert(dat.end(), {0, 0, 0, 0});
+      dat.insert(dat.end(), meta.names[0].help.begin(), meta.names[0].help.end());
+      put("names", "default-2022-dat", dat);
+    }
+  }
 
   // lodctr: each INI with the symbol file it names.
   const fs::path lod = src / "tests/lodctr/data";

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "core/config.h"
+#include "core/text.h"
 #include "core/utf16.h"
 
 namespace perfsim::lodctr {
@@ -24,34 +25,6 @@ std::string trim(std::string_view s) {
 std::string upper(std::string s) {
   for (char& c : s) c = char(std::toupper(uint8_t(c)));
   return s;
-}
-
-bool valid_utf8(ByteView b) {
-  for (size_t i = 0; i < b.size();) {
-    const uint8_t c = b[i];
-    const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > b.size()) return false;
-    for (size_t k = 1; k < n; ++k)
-      if ((b[i + k] & 0xC0) != 0x80) return false;
-    i += n;
-  }
-  return true;
-}
-
-std::string decode(ByteView f) {
-  if (f.size() >= 2 && (f[0] == 0xFF && f[1] == 0xFE)) {  // UTF-16LE
-    std::u16string s = load_utf16le(f.data() + 2, (f.size() - 2) / 2);
-    return utf16_to_utf8(s);
-  }
-  if (f.size() >= 2 && f[0] == 0xFE && f[1] == 0xFF) {  // UTF-16BE
-    std::u16string s;
-    for (size_t i = 2; i + 1 < f.size(); i += 2) s.push_back(char16_t((f[i] << 8) | f[i + 1]));
-    return utf16_to_utf8(s);
-  }
-  if (f.size() >= 3 && f[0] == 0xEF && f[1] == 0xBB && f[2] == 0xBF) f = f.subspan(3);
-  if (valid_utf8(f)) return std::string(f.begin(), f.end());
-  std::u16string latin1(f.begin(), f.end());  // ANSI code page: read as Latin-1
-  return utf16_to_utf8(latin1);
 }
 
 bool comment(const std::string& line) {
@@ -93,19 +66,7 @@ Status read_file(const std::string& path, std::string_view what, Bytes& out) {
 
 }  // namespace
 
-std::vector<std::string> text_lines(ByteView file) {
-  std::string text = decode(file);
-  if (size_t eof = text.find('\x1A'); eof != std::string::npos) text.resize(eof);  // DOS end of file
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
+std::vector<std::string> text_lines(ByteView file) { return perfsim::text_lines(file); }
 
 Status parse_ini(ByteView file, CounterIni& out) {
   CounterIni ini;

@@ -39,7 +39,7 @@ struct CounterIni {
 // Symbol (upper-cased: LodCtr compares symbols case-insensitively) -> offset.
 using Symbols = std::map<std::string, uint32_t>;
 
-// File bytes -> UTF-8 lines: BOM handling, DOS EOF byte, CR LF / LF line ends.
+// File bytes -> UTF-8 lines: core/text.h (BOMs, UTF-16LE without BOM, Latin-1, DOS EOF byte, CR LF / LF).
 std::vector<std::string> text_lines(ByteView file);
 
 Status parse_ini(ByteView file, CounterIni& out);

@@ -18,7 +18,9 @@ bool to_index(const std::string& t, uint32_t& v) {
   return true;
 }
 
+// "009", or "CurrentLanguage" (Vista and later: the table of the user interface language).
 bool is_lang(const std::string& t) {
+  if (iequals(t, "CurrentLanguage")) return true;
   return t.size() == 3 && std::all_of(t.begin(), t.end(), [](char c) { return std::isxdigit(uint8_t(c)); });
 }
 

@@ -33,8 +33,8 @@ enum class QueryKind {
 struct Query {
   QueryKind kind = QueryKind::kUnknown;
   std::vector<uint32_t> indices;  // kIndexList, kForeign
-  std::string lang;               // kCounter/kHelp/kExplain: "009"; empty for the bare form
-  std::string foreign_host;       // kForeign
+  std::string lang;  // kCounter/kHelp/kExplain: "009" or "CURRENTLANGUAGE" (upper-cased); empty for the bare form
+  std::string foreign_host;  // kForeign
 };
 
 // Value names are case-insensitive; blanks around and between tokens are tolerated as perflib does.

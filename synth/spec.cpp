@@ -1,6 +1,8 @@
 // Spec reading: one checked walk over the tree core/config.h makes of TOML or JSON.
 #include "synth/spec.h"
 
+#include <filesystem>
+
 #include <cctype>
 #include <cstdio>
 
@@ -325,7 +327,7 @@ Status read_spec(const config::Doc& doc, Spec& out) {
   const json& h = section("host");
   Status s = r.keys(h, "host",
                     {"name", "profile", "seed", "start", "duration", "interval", "processors", "memory_mb", "uptime",
-                     "process_v1_disabled"});
+                     "process_v1_disabled", "names"});
   if (s.ok()) s = r.string(h, "host", "name", spec.host_name);
   if (s.ok() && (spec.host_name.empty() || spec.host_name.size() > 63)) s = r.fail("host.name", "1 to 63 characters");
   if (s.ok()) s = r.string(h, "host", "profile", spec.profile);
@@ -354,6 +356,7 @@ Status read_spec(const config::Doc& doc, Spec& out) {
     s = r.boolean(h, "host", "process_v1_disabled", b);
     spec.process_v1_disabled = b;
   }
+  if (s.ok()) s = r.string(h, "host", "names", spec.names_file);
   if (!s.ok()) return s;
 
   const json& l = section("load");
@@ -419,7 +422,11 @@ Status parse_spec_json(std::string_view text, Spec& out) {
 Status load_spec(const std::string& path, Spec& out) {
   config::Doc doc;
   if (Status s = config::load_file(path, doc, "synth spec"); !s.ok()) return s;
-  return read_spec(doc, out);
+  if (Status s = read_spec(doc, out); !s.ok()) return s;
+  // A relative names file is the spec's neighbour, wherever perfsim runs from.
+  if (!out.names_file.empty() && std::filesystem::path(out.names_file).is_relative())
+    out.names_file = (std::filesystem::path(path).parent_path() / out.names_file).string();
+  return Status::Ok();
 }
 
 }  // namespace perfsim::synth

@@ -63,6 +63,9 @@ struct Spec {
   uint64_t memory_mb = 16384;
   uint32_t uptime_s = 3 * 86400;            // time since boot at the first sample
   std::optional<bool> process_v1_disabled;  // overrides the profile's default
+  // `lodctr /s` backup or perfcLLL.dat the host's name tables come from (names/backup.h); empty:
+  // the built-in English table. Relative to the spec file when read by load_spec.
+  std::string names_file;
   // [load]: displayed values driving the built-in objects
   GeneratorSpec cpu;        // % busy of all processors
   GeneratorSpec memory;     // % of physical memory in use

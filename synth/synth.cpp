@@ -12,6 +12,7 @@
 #include "perfdata/winperf.h"
 #include "synth/catalog.h"
 #include "synth/model.h"
+#include "synth/placed.h"
 
 namespace perfsim::synth {
 namespace {
@@ -56,6 +57,7 @@ struct Synthesizer::Impl {
   uint32_t tick = 0;
   Rng timing{1};
   std::u16string system_name;
+  Renamer renamer;  // to the names file's indices (identity without one)
 
   captures::QueryRecord record(const char* value_name, int64_t now, const ModelClock& clock, bool costly) {
     perfdata::DataBlock block;
@@ -70,7 +72,9 @@ struct Synthesizer::Impl {
     captures::QueryRecord r;
     r.tick = tick;
     r.value_name = value_name;
+    if (!renamer.empty()) renamer.apply(block);
     r.payload = perfdata::build(block);
+    if (!renamer.empty()) renamer.undo(block);
     model->restore(costly, block);
     r.size = uint32_t(r.payload.size());
     // Latency grows with the answer, as collecting more instances takes longer.
@@ -90,6 +94,7 @@ Status Synthesizer::create(const Spec& spec, std::unique_ptr<Synthesizer>& out) 
   if (!impl->profile) return Status::InvalidArgument("spec: unknown profile \"" + spec.profile + "\"");
   if (Status s = build_catalog(spec, *impl->profile, impl->catalog); !s.ok()) return s;
   impl->header = build_header(spec, *impl->profile, impl->catalog);
+  if (Status s = apply_names_file(spec, impl->catalog, impl->header, impl->renamer); !s.ok()) return s;
   impl->ticks = std::max<uint32_t>(1, uint32_t(uint64_t(spec.duration_s) * 1000 / spec.interval_ms));
   impl->timing = Rng(mix_seed(spec.seed, 0x74696d65));
   impl->system_name = utf8_to_utf16(spec.host_name);

@@ -5,7 +5,8 @@
 //    name tables and fingerprint, on every platform.
 //  - Each tick yields two QueryRecords: "Global" (every non-costly object) and "Costly" (Process
 //    Address Space, Image, Thread Details, costly custom objects). Payloads are PERF_DATA_BLOCKs
-//    built with perfdata::build; every object and counter title index is in the 009 name tables.
+//    built with perfdata::build; every object and counter title index is in the 009 name tables
+//    (with Spec::names_file, the file's: indices are the ones its 009 table gives the English names).
 //  - Counters behave as on Windows: cumulative counters only grow for as long as their instance
 //    lives (32-bit ones wrap modulo 2^32, as on Windows); processor and process times advance with
 //    PerfTime100nSec so % values land in [0, 100] (per processor); a thread's parent is its Process

@@ -113,8 +113,8 @@ TEST_CASE("usage errors exit 2 and say how to fix them") {
 }
 
 TEST_CASE("every subcommand has --help") {
-  for (const char* c :
-       {"synth", "inspect", "dump", "validate", "serve", "query", "record", "import", "lodctr", "unlodctr"}) {
+  for (const char* c : {"synth", "inspect", "dump", "validate", "serve", "query", "record", "import", "lodctr",
+                        "unlodctr", "names", "names export", "names diff"}) {
     Run r = run_perfsim(std::string(c) + " --help");
     CHECK(r.code == 0);
     CHECK(r.out.find("Usage") != std::string::npos);
@@ -397,6 +397,48 @@ TEST_CASE("lodctr and unlodctr change a capture, refuse what LodCtr refuses and 
   CHECK(r.err.find("not loaded") != std::string::npos);
   r = run_perfsim("lodctr " + cap + " /nonexistent.ini");
   CHECK(r.code == 2);
+}
+
+TEST_CASE("names export and synth --names round-trip a backup byte for byte and names diff tells equal from not") {
+  TempDir d;
+  const std::string a = (d.path / "a.perfcap").string(), b = (d.path / "b.perfcap").string();
+  const std::string a_ini = (d.path / "a.ini").string(), b_ini = (d.path / "b.ini").string();
+  Run r = run_perfsim("synth --profile 2016 --duration 30 -o " + a);
+  REQUIRE(r.code == 0);
+  r = run_perfsim("names export " + a + " -o " + a_ini);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("1 languages (009)") != std::string::npos);
+  r = run_perfsim("synth --profile 2016 --duration 30 --names " + a_ini + " -o " + b);
+  REQUIRE(r.code == 0);
+  REQUIRE(run_perfsim("names export " + b + " -o " + b_ini).code == 0);
+  std::ifstream fa(a_ini, std::ios::binary), fb(b_ini, std::ios::binary);
+  const std::string ba((std::istreambuf_iterator<char>(fa)), {}), bb((std::istreambuf_iterator<char>(fb)), {});
+  CHECK(ba.size() > 1000);
+  CHECK(ba == bb);
+  r = run_perfsim("names diff " + a_ini + " " + b);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("0 difference(s)") != std::string::npos);
+  r = run_perfsim("names diff --json " + a + " " + std::string(PERFSIM_SOURCE_DIR) +
+                  "/captures/default-win2000.perfcap");
+  CHECK(r.code == 1);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK_FALSE(j.at("differences").empty());
+  // A capture without tables has nothing to export: refused, with how to get them.
+  perfsim::captures::Capture bare;
+  REQUIRE(perfsim::captures::read_capture(a, bare).ok());
+  bare.names.clear();
+  const std::string bare_path = (d.path / "bare.perfcap").string();
+  REQUIRE(perfsim::captures::write_capture(bare_path, bare).ok());
+  r = run_perfsim("names export " + bare_path + " -o " + (d.path / "bare.ini").string());
+  CHECK(r.code == 1);
+  CHECK(r.err.find("no name tables") != std::string::npos);
+  CHECK_FALSE(fs::exists(d.path / "bare.ini"));
+  r = run_perfsim("names diff " + a_ini + " /nonexistent.ini");
+  CHECK(r.code == 2);
+  r = run_perfsim("synth --profile 2016 --names " + a + " -o " + b);  // a capture is not a names file
+  CHECK(r.code == 2);
+  CHECK(r.err.find("PerfStrings") != std::string::npos);
 }
 
 TEST_CASE("record captures a served host, serve --profile changes what the fingerprint finds") {

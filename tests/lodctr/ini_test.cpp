@@ -94,6 +94,19 @@ TEST_CASE("UTF-16 files with a BOM read like their UTF-8 text") {
   CHECK(s.size() == 3);
 }
 
+TEST_CASE("UTF-16LE files without a BOM (as Windows tools write them) read like their UTF-8 text") {
+  const Bytes utf8 = read_file(data("messy.ini"));
+  const Bytes with_bom = utf16_with_bom(utf8);
+  const Bytes no_bom(with_bom.begin() + 2, with_bom.end());
+  CounterIni a, b;
+  REQUIRE(parse_ini(utf8, a).ok());
+  const Status s = parse_ini(no_bom, b);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  REQUIRE(a.texts.size() == b.texts.size());
+  CHECK(b.texts[1].text == "Débit du périphérique B");
+}
+
 TEST_CASE("INI errors say what is missing or malformed") {
   CounterIni ini;
   CHECK(parse_ini(ascii("[languages]\n009=English\n[text]\nA_009_NAME=x\n[info]\nsymbolfile=a.h\n"), ini)

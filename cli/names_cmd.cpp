@@ -1,0 +1,58 @@
+#include <fmt/core.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "core/json.h"
+#include "names/backup.h"
+#include "names/diff.h"
+
+namespace perfsim::cli {
+
+int run_names_export(const NamesExportOptions& o) {
+  names::NameSet set;
+  if (Status s = names::load_any(o.capture, set); !s.ok()) return fail("names export", o.capture + ": " + s.message());
+  if (set.languages.empty())
+    return fail("names export",
+                o.capture + ": holds no name tables (record it with --lang 009, or add them with synth --names)");
+  const Bytes b = names::write_backup(set);
+  std::FILE* f = std::fopen(o.out.c_str(), "wb");
+  const bool ok = f && std::fwrite(b.data(), 1, b.size(), f) == b.size();
+  if (f && std::fclose(f) != 0) return fail("names export", o.out + ": write failed (disk full?)");
+  if (!ok) return fail("names export", o.out + ": cannot write (check the directory exists and is writable)");
+  size_t strings = 0;
+  std::string langs;
+  for (const names::Strings& s : set.languages) {
+    strings += s.text.size();
+    langs += (langs.empty() ? "" : ", ") + s.lang;
+  }
+  fmt::print("{}: {} languages ({}), {} strings, {} services, {} bytes\n", o.out, set.languages.size(), langs, strings,
+             set.services.size(), b.size());
+  return kExitOk;
+}
+
+int run_names_diff(const NamesDiffOptions& o) {
+  names::NameSet a, b;
+  std::vector<std::string> warnings;
+  if (Status s = names::load_any(o.a, a, &warnings); !s.ok()) return fail("names diff", o.a + ": " + s.message());
+  if (Status s = names::load_any(o.b, b, &warnings); !s.ok()) return fail("names diff", o.b + ": " + s.message());
+  for (const std::string& w : warnings) std::fprintf(stderr, "perfsim names diff: warning: %s\n", w.c_str());
+  const std::vector<names::Difference> d = names::diff(a, b);
+  if (o.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const names::Difference& x : d)
+      list.push_back({{"section", x.section},
+                      {"key", x.key},
+                      {"a", x.a ? nlohmann::json(*x.a) : nlohmann::json()},
+                      {"b", x.b ? nlohmann::json(*x.b) : nlohmann::json()}});
+    fmt::print("{}\n", json_text(nlohmann::json({{"a", o.a}, {"b", o.b}, {"differences", list}})));
+  } else {
+    fmt::print("A: {}\nB: {}\n", o.a, o.b);
+    for (const names::Difference& x : d) fmt::print("{}\n", names::to_line(x));
+    fmt::print("{} difference(s)\n", d.size());
+  }
+  return d.empty() ? kExitOk : kExitFailure;
+}
+
+}  // namespace perfsim::cli

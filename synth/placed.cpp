@@ -1,0 +1,140 @@
+#include "synth/placed.h"
+
+#include <algorithm>
+#include <map>
+
+#include "captures/fingerprint.h"
+#include "core/utf16.h"
+#include "names/backup.h"
+#include "names/place.h"
+#include "windows/constants.h"
+
+namespace perfsim::synth {
+
+uint32_t Renamer::to(uint32_t index) const {
+  if (auto it = map_.find(index); it != map_.end()) return it->second;
+  if (index % 2 == 1)
+    if (auto it = map_.find(index - 1); it != map_.end()) return it->second + 1;
+  return index;
+}
+
+template <typename F>
+void Renamer::each(perfdata::DataBlock& block, F f) {
+  uint32_t default_object = uint32_t(block.default_object);
+  f(default_object);
+  block.default_object = int32_t(default_object);
+  for (perfdata::Object& o : block.objects) {
+    f(o.name_index);
+    f(o.help_index);
+    for (perfdata::CounterDef& c : o.counters) {
+      f(c.name_index);
+      f(c.help_index);
+    }
+    for (perfdata::Instance& i : o.instances)
+      if (i.parent_title_index) f(i.parent_title_index);
+  }
+}
+
+void Renamer::apply(perfdata::DataBlock& block) {
+  saved_.clear();
+  each(block, [&](uint32_t& v) {
+    saved_.push_back(v);
+    v = to(v);
+  });
+}
+
+void Renamer::undo(perfdata::DataBlock& block) {
+  size_t k = 0;
+  each(block, [&](uint32_t& v) { v = saved_[k++]; });
+}
+
+namespace {
+
+const char kPerflib[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+
+bool is_base(uint32_t type) { return (type & 0x00070000) == 0x00030000; }  // PERF_COUNTER_BASE
+
+Bytes dword(uint32_t v) {
+  Bytes b;
+  put_le32(b, v);
+  return b;
+}
+
+void set_dword(captures::Capture& cap, const std::string& key, const std::string& name, uint32_t v) {
+  for (captures::RegistryValue& r : cap.registry)
+    if (iequals(r.key, key) && iequals(r.name, name)) {
+      r.type = windows::kRegDword;
+      r.data = dword(v);
+      return;
+    }
+  cap.registry.push_back({key, name, windows::kRegDword, dword(v)});
+}
+
+// Services\<svc>\Performance ranges from the placed indices (the file's [PERF_] sections, applied
+// after, override them).
+void provider_ranges(const Catalog& cat, const Renamer& r, captures::Capture& cap) {
+  std::map<std::string, std::pair<uint32_t, uint32_t>> range;
+  for (const CatalogObject& o : cat.objects) {
+    const uint32_t index = r.to(o.desc.index);
+    auto& x = range.try_emplace(o.desc.provider, index, index).first->second;
+    x = {std::min(x.first, index), std::max(x.second, index)};
+    for (const CounterDesc& c : o.desc.counters)
+      x = {std::min(x.first, r.to(c.index)), std::max(x.second, r.to(c.index))};
+  }
+  for (const auto& [svc, x] : range) {
+    const std::string key = "SYSTEM\\CurrentControlSet\\Services\\" + svc + "\\Performance";
+    set_dword(cap, key, "First Counter", x.first);
+    set_dword(cap, key, "Last Counter", x.second);
+    set_dword(cap, key, "First Help", x.first + 1);
+    set_dword(cap, key, "Last Help", x.second + 1);
+  }
+}
+
+// Perflib's Last Counter / Last Help when the file has no [Perflib] (raw .dat tables): the 009
+// Counter table's `1` entry (Windows' own record of it), else the highest index of each parity.
+void perflib_from_tables(const names::NameSet& set, captures::Capture& cap) {
+  const names::Strings* en = set.find("009");
+  uint32_t last_counter = 0, last_help = 0;
+  for (const auto& [index, text] : en->text)
+    (index % 2 ? last_help : last_counter) = std::max(index % 2 ? last_help : last_counter, index);
+  if (auto it = en->text.find(1); it != en->text.end()) {
+    uint32_t v = 0;
+    for (char c : it->second) v = c >= '0' && c <= '9' ? v * 10 + uint32_t(c - '0') : v;
+    if (v) last_counter = v;
+  }
+  if (!set.perflib_value("Last Counter")) set_dword(cap, kPerflib, "Last Counter", last_counter);
+  if (!set.perflib_value("Last Help")) set_dword(cap, kPerflib, "Last Help", std::max(last_help, last_counter + 1));
+}
+
+}  // namespace
+
+Status apply_names_file(const Spec& spec, const Catalog& cat, captures::Capture& header, Renamer& renamer) {
+  if (spec.names_file.empty()) return Status::Ok();
+  names::NameSet set;
+  if (Status s = names::load_names(spec.names_file, set); !s.ok()) return s;
+  std::map<uint32_t, std::string> english(cat.names.begin(), cat.names.end());
+  std::vector<names::Wanted> wanted;
+  for (const CatalogObject& o : cat.objects) {
+    const std::string& object = english[o.desc.index];
+    wanted.push_back({o.desc.index, object, o.desc.provider, ""});
+    for (const CounterDesc& c : o.desc.counters)
+      if (!is_base(c.type)) wanted.push_back({c.index, english[c.index], o.desc.provider, object});
+  }
+  std::map<uint32_t, uint32_t> placed;
+  if (Status s = names::place(set, wanted, placed); !s.ok())
+    return Status::InvalidArgument(spec.names_file + ": " + s.message());
+  renamer.set({placed.begin(), placed.end()});
+
+  for (captures::ObjectInfo& o : header.catalog) o.index = renamer.to(o.index);
+  captures::Fingerprint fp;
+  if (captures::from_json(header.fingerprint_json, fp).ok() && fp.costly_objects) {
+    for (uint32_t& i : *fp.costly_objects) i = renamer.to(i);
+    header.fingerprint_json = captures::to_json(fp);
+  }
+  provider_ranges(cat, renamer, header);
+  names::to_capture(set, header);
+  perflib_from_tables(set, header);
+  return Status::Ok();
+}
+
+}  // namespace perfsim::synth
