@@ -303,6 +303,28 @@ void perfdata_seeds(const captures::Capture& cap) {
   }
 }
 
+// replay: three Globals (u32 length each) and a Costly of each bundled capture that has them.
+void replay_seeds() {
+  for (const char* name : {"default-2016", "default-win2000", "default-2003"}) {
+    captures::Capture cap;
+    fuzz::require(captures::read_capture(fuzz::source_path(std::string("captures/") + name + ".perfcap"), cap).ok());
+    std::vector<const Bytes*> globals;
+    const Bytes* costly = nullptr;
+    for (const captures::QueryRecord& r : cap.records) {
+      if (r.value_name == "Global" && globals.size() < 3) globals.push_back(&r.payload);
+      if (r.value_name == "Costly" && !costly) costly = &r.payload;
+    }
+    if (globals.size() < 3) continue;
+    Bytes in;
+    for (const Bytes* g : globals) {
+      for (int shift = 0; shift < 32; shift += 8) in.push_back(uint8_t(g->size() >> shift));
+      in.insert(in.end(), g->begin(), g->end());
+    }
+    if (costly) in.insert(in.end(), costly->begin(), costly->end());
+    put("replay", name, in);
+  }
+}
+
 void file_seeds() {
   const fs::path src(PERFSIM_SOURCE_DIR);
   const Bytes cap = read_file(src / "captures/default-2022.perfcap");
@@ -379,5 +401,6 @@ int main(int argc, char** argv) {
   run_session(cap);
   perfdata_seeds(cap);
   file_seeds();
+  replay_seeds();
   return 0;
 }
