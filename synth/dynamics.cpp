@@ -270,4 +270,23 @@ void Model::State::step_custom(Custom& c, int64_t dt, double t) {
   }
 }
 
+// Processor Information's counters beyond Processor's, from this tick's busy/idle split. Draws
+// only from xrng, so the objects of the first catalog keep their values.
+void Model::State::step_counter_sets(int64_t dt) {
+  const double dt_s = double(dt) / k100ns;
+  const uint32_t ms = uint32_t(dt / 10000);
+  for (Cpu& c : cpus) {
+    const double f = double(c.busy_now) / double(dt);
+    const double perf = xrng.uniform(0.97, 1.0);  // no turbo: at most the nominal frequency
+    c.low_prio += c.idle_now + c.busy_now / 20;
+    c.clock_ints += uint64_t(64 * dt_s);
+    c.idle_breaks += uint64_t((200 + 600 * f) * dt_s * xrng.uniform(0.9, 1.1));
+    c.util_base += ms;
+    c.perf += uint64_t(100.0 * perf * ms);
+    c.util += uint64_t(double(c.busy_now) / 100 * perf);
+    c.priv_util += uint64_t(double(c.priv - c.last_priv) / 100 * perf);
+    c.last_priv = c.priv;
+  }
+}
+
 }  // namespace perfsim::synth

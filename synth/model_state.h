@@ -30,6 +30,12 @@ struct ObjState {
   bool enabled = true;
 
   uint32_t index() const { return cat->desc.index; }
+  // A counter set's counter by name (its index differs per profile); 0, which set() ignores, if absent.
+  uint32_t idx(std::string_view name) const {
+    for (const CounterDesc& c : cat->desc.counters)
+      if (c.name && name == c.name) return c.index;
+    return 0;
+  }
   bool has(uint32_t i) const { return pos.count(i) != 0; }
   void set(Bytes& block, uint32_t i, uint64_t v, int nth = 0) const {
     if (has(i)) perfdata::write_counter(block, obj.counters[size_t(pos.at(i) + nth)], v);
@@ -54,6 +60,9 @@ struct Cpu {
   uint64_t interrupts = 0, dpcs = 0, c1t = 0, c2t = 0, c3t = 0;
   uint32_t dpc_rate = 0;
   uint64_t busy_now = 0, idle_now = 0;  // this tick's share, for the processes
+  // Processor Information's own counters (step_counter_sets; not drawn from the shared Rng).
+  uint64_t low_prio = 0, clock_ints = 0, idle_breaks = 0, perf = 0, util = 0, priv_util = 0, last_priv = 0;
+  uint32_t util_base = 0;  // milliseconds (a DWORD base, wrapping as Windows' does)
 };
 
 struct Thread {
@@ -134,6 +143,7 @@ struct Model::State {
   Spec spec;
   const Profile* profile = nullptr;
   Rng rng{1};
+  Rng xrng{1};  // counter sets and objects added after the first catalog: existing values stay as they were
   Signal cpu_sig, mem_sig, disk_sig, net_sig;
   std::vector<ObjState> objects;
   std::vector<Custom> customs;
@@ -175,10 +185,12 @@ struct Model::State {
   void step_network(int64_t dt, double t);
   void churn(int64_t dt);
   void step_custom(Custom& c, int64_t dt, double t);
+  void step_counter_sets(int64_t dt);
   // write_os.cpp
   void write_system(ObjState& o);
   void write_memory(ObjState& o);
   void write_paging(ObjState& o);
+  void write_objects(ObjState& o);
   // write_cpu.cpp
   void write_processor(ObjState& o);
   // write_process.cpp
@@ -190,6 +202,8 @@ struct Model::State {
   void write_disks(ObjState& o, bool logical);
   // write_network.cpp
   void write_network(ObjState& o);
+  // write_counter_sets.cpp
+  void write_processor_information(ObjState& o);
   // write_custom.cpp
   void write_custom(Custom& c, int64_t dt);
 };

@@ -1,4 +1,4 @@
-// Writers of the OS-wide objects (PerfOS): System, Memory, Paging File. System's rates are the
+// Writers of the OS-wide objects (PerfOS): System, Memory, Paging File, Objects. System's rates are the
 // processes' sums; Memory draws the displayed load and keeps the paging accumulators.
 #include "synth/model_state.h"
 
@@ -96,6 +96,19 @@ void Model::State::write_paging(ObjState& o) {
     o.set_pair(b, idx::kUsage, uint64_t(pagefile_used * 256), pages);
     o.set_pair(b, idx::kUsagePeak, uint64_t(pagefile_peak * 256), pages);
   }
+}
+
+// Objects: Processes and Threads are System's; the other kernel objects follow the open handles.
+void Model::State::write_objects(ObjState& o) {
+  Bytes& b = o.obj.counter_block;
+  double handles = 0;
+  for (const Process& p : procs) handles += p.handles;
+  o.set(b, idx::kProcesses, procs.size());
+  o.set(b, idx::kThreads, thread_total(procs));
+  o.set(b, idx::kEvents, uint64_t(handles * 0.30));
+  o.set(b, idx::kSemaphores, uint64_t(handles * 0.04));
+  o.set(b, idx::kMutexes, uint64_t(handles * 0.01));
+  o.set(b, idx::kSections, uint64_t(handles * 0.08));
 }
 
 }  // namespace perfsim::synth

@@ -1,0 +1,207 @@
+// The objects added to the first catalog (Objects, the counter sets such as Processor
+// Information): served by the profiles that have them with the types synth/README.md's table
+// gives, and consistent with the objects they mirror.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "core/utf16.h"
+#include "helpers.h"
+#include "perfdata/counters.h"
+#include "perfdata/names.h"
+#include "perfdata/winperf.h"
+#include "synth/profiles.h"
+#include "synth/synth.h"
+#include "windows/os.h"
+
+using namespace perfsim;
+using namespace perfsim::synth;
+using namespace perfsim::winperf;
+using test::decode;
+using test::value;
+
+namespace {
+
+using Row = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+// The rows between <!-- added-objects --> and <!-- /added-objects -->, `from` cut to its version.
+std::set<Row> readme_rows() {
+  std::ifstream f(std::string(PERFSIM_SOURCE_DIR) + "/synth/README.md");
+  std::set<Row> rows;
+  bool in = false;
+  for (std::string line; std::getline(f, line);) {
+    if (line == "<!-- added-objects -->") in = true;
+    if (line == "<!-- /added-objects -->") in = false;
+    if (!in || line.rfind("| ", 0) != 0 || line.rfind("| object", 0) == 0) continue;
+    std::vector<std::string> cells;
+    for (size_t at = 1; at < line.size();) {
+      const size_t bar = line.find('|', at);
+      if (bar == std::string::npos) break;
+      cells.push_back(trim(line.substr(at, bar - at)));
+      at = bar + 1;
+    }
+    REQUIRE(cells.size() == 5);
+    rows.insert({cells[0], cells[1], cells[2], cells[3], cells[4].substr(0, cells[4].find(' '))});
+  }
+  return rows;
+}
+
+std::string version(uint32_t v) { return std::to_string(v / 100) + "." + std::to_string(v % 100); }
+
+captures::Capture make(const Spec& s) {
+  captures::Capture c;
+  const Status st = synthesize(s, c);
+  if (!st.ok()) throw std::runtime_error(st.message());
+  return c;
+}
+
+std::map<uint32_t, std::string> names_of(const captures::Capture& c) {
+  perfdata::NameTable t;
+  REQUIRE(perfdata::parse_names(c.names[0].counter, t).ok());
+  return t.to_map();
+}
+
+// The first (lowest) index of each name.
+std::map<std::string, uint32_t> index_of(const captures::Capture& c) {
+  std::map<std::string, uint32_t> m;
+  for (const auto& [i, name] : names_of(c)) m.try_emplace(name, i);
+  return m;
+}
+
+const perfdata::Instance* instance(const perfdata::Object& o, const std::u16string& name) {
+  for (const perfdata::Instance& in : o.instances)
+    if (in.name() == name) return &in;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("the README's table of added objects is the catalogue's") {
+  std::set<Row> code;
+  const Profile* p2016 = find_profile("2016");
+  REQUIRE(p2016);
+  std::map<uint32_t, std::string> names;
+  for (const NameDef& n : builtin_names()) names[n.index] = n.name;
+  for (const ObjectDesc& o : builtin_objects(*p2016))
+    if (o.index == idx::kObjects)
+      for (const CounterDesc& c : o.counters)
+        code.insert({"Objects", names.at(c.index), perfdata::counter_type_name(c.type), "", "all"});
+  for (const CounterSet& set : counter_sets())
+    for (const SetCounter& c : set.counters)
+      code.insert({set.name, c.name, perfdata::counter_type_name(c.type),
+                   c.base ? perfdata::counter_type_name(c.base) : "", version(c.since ? c.since : set.since)});
+  CHECK(code.size() > 30);
+  const std::set<Row> readme = readme_rows();
+  auto text = [](const Row& r) {
+    return std::get<0>(r) + " | " + std::get<1>(r) + " | " + std::get<2>(r) + " | " + std::get<3>(r) + " | " +
+           std::get<4>(r);
+  };
+  for (const Row& r : code)
+    if (!readme.count(r)) FAIL_CHECK("the README lacks: " << text(r));
+  for (const Row& r : readme)
+    if (!code.count(r)) FAIL_CHECK("the code lacks: " << text(r));
+}
+
+TEST_CASE("every profile serves Objects, and Processor Information from 2008 R2 on, with the catalogue's types") {
+  for (const windows::OsProfile& os : windows::os_profiles()) {
+    INFO(os.name);
+    const captures::Capture c = make(test::small_spec(std::string(os.name), 2));
+    const std::map<std::string, uint32_t> index = index_of(c);
+    const std::map<uint32_t, std::string> names = names_of(c);
+    const perfdata::DataBlock g = decode(c.records[0]);
+    REQUIRE(c.records[0].value_name == "Global");
+    const perfdata::Object* objects = g.find(idx::kObjects);
+    REQUIRE(objects);
+    CHECK(objects->num_instances == PERF_NO_INSTANCES);
+    CHECK(objects->counters.size() == 6);
+    for (const perfdata::CounterDef& d : objects->counters) CHECK(d.type == PERF_COUNTER_RAWCOUNT);
+    const uint32_t v = os.by_version ? os.major * 100 + os.minor : 0;
+    for (const CounterSet& set : counter_sets()) {
+      INFO(set.name);
+      const bool served = v >= set.since;
+      REQUIRE(index.count(set.name) == (served ? 1u : 0u));
+      if (!served) continue;
+      const uint32_t set_index = index.at(set.name);
+      CHECK(set_index > 1847);  // above Base Index: registered after the standard objects
+      const perfdata::Object* o = g.find(set_index);
+      REQUIRE(o);
+      size_t expected = 0;
+      for (const SetCounter& sc : set.counters) {
+        // The object's counter of that name (names repeat: Processor has "% Processor Time" too).
+        size_t at = 0;
+        while (at < o->counters.size() && names.at(o->counters[at].name_index) != sc.name) ++at;
+        INFO(sc.name);
+        if (sc.since > v) {
+          CHECK(at == o->counters.size());
+          continue;
+        }
+        expected += sc.base ? 2 : 1;
+        REQUIRE(at < o->counters.size());
+        CHECK(o->counters[at].name_index > set_index);
+        CHECK(o->counters[at].type == sc.type);
+        if (sc.base) {
+          REQUIRE(at + 1 < o->counters.size());
+          CHECK(o->counters[at + 1].type == sc.base);
+        }
+      }
+      CHECK(o->counters.size() == expected);
+    }
+  }
+}
+
+TEST_CASE("Processor Information mirrors Processor and Objects mirrors System and Process") {
+  Spec s = test::small_spec("2016", 4);
+  s.processors = 3;
+  const captures::Capture c = make(s);
+  const std::map<std::string, uint32_t> index = index_of(c);
+  const uint32_t pi = index.at("Processor Information");
+  size_t globals = 0;
+  for (const captures::QueryRecord& r : c.records) {
+    if (r.value_name != "Global") continue;
+    ++globals;
+    const perfdata::DataBlock g = decode(r);
+    const perfdata::Object* proc = g.find(idx::kProcessor);
+    const perfdata::Object* info = g.find(pi);
+    REQUIRE(proc);
+    REQUIRE(info);
+    REQUIRE(info->instances.size() == s.processors + 2);
+    // Processor Information's own "% Processor Time" index (a counter set's, above Base Index).
+    uint32_t info_time = 0;
+    for (const perfdata::CounterDef& d : info->counters)
+      if (d.type == PERF_100NSEC_TIMER_INV && info_time == 0) info_time = d.name_index;
+    REQUIRE(info_time > 1847);
+    for (uint32_t k = 0; k < s.processors; ++k) {
+      const perfdata::Instance* a = instance(*proc, utf8_to_utf16(std::to_string(k)));
+      const perfdata::Instance* b = instance(*info, utf8_to_utf16("0," + std::to_string(k)));
+      REQUIRE(a);
+      REQUIRE(b);
+      CHECK(value(*info, b->counter_block, info_time) == value(*proc, a->counter_block, idx::kProcessorTime));
+    }
+    const uint64_t total = value(*proc, instance(*proc, u"_Total")->counter_block, idx::kProcessorTime);
+    for (const std::u16string name : {u"0,_Total", u"_Total"}) {
+      const perfdata::Instance* in = instance(*info, name);
+      REQUIRE(in);
+      CHECK(value(*info, in->counter_block, info_time) == total);
+    }
+    const perfdata::Object* sys = g.find(idx::kSystem);
+    const perfdata::Object* objs = g.find(idx::kObjects);
+    const perfdata::Object* process = g.find(idx::kProcess);
+    const perfdata::Object* thread = g.find(idx::kThread);
+    REQUIRE((sys && objs && process && thread));
+    const uint64_t procs = value(*objs, objs->counter_block, idx::kProcesses);
+    const uint64_t threads = value(*objs, objs->counter_block, idx::kThreads);
+    CHECK(procs == value(*sys, sys->counter_block, idx::kProcesses));
+    CHECK(threads == value(*sys, sys->counter_block, idx::kThreads));
+    CHECK(procs == process->instances.size() - 1);    // all but _Total
+    CHECK(threads == thread->instances.size() - 1);   // all but _Total
+    CHECK(value(*objs, objs->counter_block, idx::kEvents) > 0);
+  }
+  CHECK(globals == 4);
+}
