@@ -43,8 +43,8 @@ CounterSet processor_information() {
               {"Processor Frequency", "Current frequency of the processor, in megahertz.", PERF_COUNTER_RAWCOUNT},
               {"% of Maximum Frequency", "Current frequency as a percentage of the maximum.", PERF_COUNTER_RAWCOUNT},
               {"Processor State Flags", "Flags describing the processor's state.", PERF_COUNTER_RAWCOUNT},
-              {"Clock Interrupts/sec", "Rate of clock tick interrupts the processor serviced.", PERF_COUNTER_COUNTER,
-               0, PERF_DETAIL_NOVICE, kWin8},
+              {"Clock Interrupts/sec", "Rate of clock tick interrupts the processor serviced.", PERF_COUNTER_COUNTER, 0,
+               PERF_DETAIL_NOVICE, kWin8},
               {"Average Idle Time", "Average idle time between breaks, as a share of the interval.",
                PERF_PRECISION_100NS_TIMER, PERF_PRECISION_TIMESTAMP, PERF_DETAIL_NOVICE, kWin8},
               {"Idle Break Events/sec", "Rate at which the processor left the idle state.", PERF_COUNTER_BULK_COUNT, 0,
@@ -55,11 +55,174 @@ CounterSet processor_information() {
                PERF_AVERAGE_BASE, PERF_DETAIL_NOVICE, kWin8},
               {"% Privileged Utility", "Privileged time scaled by % Processor Performance.", PERF_AVERAGE_BULK,
                PERF_AVERAGE_BASE, PERF_DETAIL_NOVICE, kWin8},
-              {"% Performance Limit", "Percentage of nominal performance a limit takes away.", PERF_COUNTER_RAWCOUNT,
-               0, PERF_DETAIL_NOVICE, kWin10},
+              {"% Performance Limit", "Percentage of nominal performance a limit takes away.", PERF_COUNTER_RAWCOUNT, 0,
+               PERF_DETAIL_NOVICE, kWin10},
               {"Performance Limit Flags", "Why the processor's performance is limited.", PERF_COUNTER_RAWCOUNT, 0,
                PERF_DETAIL_NOVICE, kWin10},
           }};
+}
+
+constexpr uint32_t kWin2000 = 500, kVista = 600;
+constexpr uint32_t R = PERF_COUNTER_RAWCOUNT, C = PERF_COUNTER_COUNTER, B = PERF_COUNTER_BULK_COUNT;
+
+// A counter whose help is its name's meaning, said once for the protocol objects' many counters.
+SetCounter n(const char* name, uint32_t type) { return {name, name, type}; }
+
+// TCPv4 and TCPv6 (Win32_PerfRawData_Tcpip_TCPv4 / _TCPv6): the same counters.
+CounterSet tcp(bool v6) {
+  return {v6 ? Family::kTcpV6 : Family::kTcpV4,
+          v6 ? "TCPv6" : "TCPv4",
+          "TCP segments and connections over IP version 4 or 6.",
+          "Tcpip",
+          false,
+          kVista,
+          {n("Segments/sec", C), n("Connections Established", R), n("Connections Active", R),
+           n("Connections Passive", R), n("Connection Failures", R), n("Connections Reset", R),
+           n("Segments Received/sec", C), n("Segments Sent/sec", C), n("Segments Retransmitted/sec", C)}};
+}
+
+// IPv4 and IPv6 (Win32_PerfRawData_Tcpip_IPv4 / _IPv6).
+CounterSet ip(bool v6) {
+  return {v6 ? Family::kIpV6 : Family::kIpV4,
+          v6 ? "IPv6" : "IPv4",
+          "IP datagrams and fragments of IP version 4 or 6.",
+          "Tcpip",
+          false,
+          kVista,
+          {n("Datagrams/sec", C), n("Datagrams Received/sec", C), n("Datagrams Received Header Errors", R),
+           n("Datagrams Received Address Errors", R), n("Datagrams Forwarded/sec", C),
+           n("Datagrams Received Unknown Protocol", R), n("Datagrams Received Discarded", R),
+           n("Datagrams Received Delivered/sec", C), n("Datagrams Sent/sec", C), n("Datagrams Outbound Discarded", R),
+           n("Datagrams Outbound No Route", R), n("Fragments Received/sec", C), n("Fragments Re-assembled/sec", C),
+           n("Fragment Re-assembly Failures", R), n("Fragmented Datagrams/sec", C), n("Fragmentation Failures", R),
+           n("Fragments Created/sec", C)}};
+}
+
+// UDPv4 and UDPv6 (Win32_PerfRawData_Tcpip_UDPv4 / _UDPv6).
+CounterSet udp(bool v6) {
+  return {v6 ? Family::kUdpV6 : Family::kUdpV4,
+          v6 ? "UDPv6" : "UDPv4",
+          "UDP datagrams over IP version 4 or 6.",
+          "Tcpip",
+          false,
+          kVista,
+          {n("Datagrams/sec", C), n("Datagrams Received/sec", C), n("Datagrams No Port/sec", C),
+           n("Datagrams Received Errors", R), n("Datagrams Sent/sec", C)}};
+}
+
+// ICMP (Win32_PerfRawData_Tcpip_ICMP), served since Windows 2000.
+CounterSet icmp() {
+  return {Family::kIcmp,
+          "ICMP",
+          "ICMP messages received and sent over IP version 4.",
+          "Tcpip",
+          false,
+          kWin2000,
+          {n("Messages/sec", C),
+           n("Messages Received/sec", C),
+           n("Messages Received Errors", R),
+           n("Received Dest. Unreachable", R),
+           n("Received Time Exceeded", R),
+           n("Received Parameter Problem", R),
+           n("Received Source Quench", R),
+           n("Received Redirect/sec", C),
+           n("Received Echo/sec", C),
+           n("Received Echo Reply/sec", C),
+           n("Received Timestamp/sec", C),
+           n("Received Timestamp Reply/sec", C),
+           n("Received Address Mask", R),
+           n("Received Address Mask Reply", R),
+           n("Messages Sent/sec", C),
+           n("Messages Outbound Errors", R),
+           n("Sent Destination Unreachable", R),
+           n("Sent Time Exceeded", R),
+           n("Sent Parameter Problem", R),
+           n("Sent Source Quench", R),
+           n("Sent Redirect/sec", C),
+           n("Sent Echo/sec", C),
+           n("Sent Echo Reply/sec", C),
+           n("Sent Timestamp/sec", C),
+           n("Sent Timestamp Reply/sec", C),
+           n("Sent Address Mask", R),
+           n("Sent Address Mask Reply", R)}};
+}
+
+// ICMPv6 (Win32_PerfRawData_Tcpip_ICMPv6).
+CounterSet icmp6() {
+  return {Family::kIcmpV6,
+          "ICMPv6",
+          "ICMP messages received and sent over IP version 6.",
+          "Tcpip",
+          false,
+          kVista,
+          {n("Messages/sec", C),
+           n("Messages Received/sec", C),
+           n("Messages Received Errors", R),
+           n("Received Dest. Unreachable", R),
+           n("Received Packet Too Big", R),
+           n("Received Time Exceeded", R),
+           n("Received Parameter Problem", R),
+           n("Received Echo/sec", C),
+           n("Received Echo Reply/sec", C),
+           n("Received Membership Query", R),
+           n("Received Membership Report", R),
+           n("Received Membership Reduction", R),
+           n("Received Router Solicit", R),
+           n("Received Router Advert", R),
+           n("Received Neighbor Solicit", R),
+           n("Received Neighbor Advert", R),
+           n("Received Redirect/sec", C),
+           n("Messages Sent/sec", C),
+           n("Messages Outbound Errors", R),
+           n("Sent Destination Unreachable", R),
+           n("Sent Packet Too Big", R),
+           n("Sent Time Exceeded", R),
+           n("Sent Parameter Problem", R),
+           n("Sent Echo/sec", C),
+           n("Sent Echo Reply/sec", C),
+           n("Sent Membership Query", R),
+           n("Sent Membership Report", R),
+           n("Sent Membership Reduction", R),
+           n("Sent Router Solicit", R),
+           n("Sent Router Advert", R),
+           n("Sent Neighbor Solicit", R),
+           n("Sent Neighbor Advert", R),
+           n("Sent Redirect/sec", C)}};
+}
+
+// Network Adapter (Win32_PerfRawData_Tcpip_NetworkAdapter): Network Interface's counters, per
+// adapter, plus the offload counters of 2012.
+CounterSet network_adapter() {
+  return {Family::kNetworkAdapter,
+          "Network Adapter",
+          "Bytes and packets of each network adapter.",
+          "Tcpip",
+          true,
+          kWin7,
+          {n("Bytes Total/sec", B),
+           n("Packets/sec", C),
+           n("Packets Received/sec", C),
+           n("Packets Sent/sec", C),
+           n("Current Bandwidth", R),
+           n("Bytes Received/sec", B),
+           n("Packets Received Unicast/sec", C),
+           n("Packets Received Non-Unicast/sec", C),
+           n("Packets Received Discarded", R),
+           n("Packets Received Errors", R),
+           n("Packets Received Unknown", R),
+           n("Bytes Sent/sec", B),
+           n("Packets Sent Unicast/sec", C),
+           n("Packets Sent Non-Unicast/sec", C),
+           n("Packets Outbound Discarded", R),
+           n("Packets Outbound Errors", R),
+           n("Output Queue Length", R),
+           n("Offloaded Connections", PERF_COUNTER_LARGE_RAWCOUNT),
+           {"TCP Active RSC Connections", "TCP Active RSC Connections", PERF_COUNTER_LARGE_RAWCOUNT, 0,
+            PERF_DETAIL_NOVICE, kWin8},
+           {"TCP RSC Coalesced Packets/sec", "TCP RSC Coalesced Packets/sec", B, 0, PERF_DETAIL_NOVICE, kWin8},
+           {"TCP RSC Exceptions/sec", "TCP RSC Exceptions/sec", B, 0, PERF_DETAIL_NOVICE, kWin8},
+           {"TCP RSC Average Packet Size", "TCP RSC Average Packet Size", PERF_COUNTER_LARGE_RAWCOUNT, 0,
+            PERF_DETAIL_NOVICE, kWin8}}};
 }
 
 uint32_t version_of(const Profile& p) { return p.os->by_version ? p.os->major * 100 + p.os->minor : 0; }
@@ -67,7 +230,9 @@ uint32_t version_of(const Profile& p) { return p.os->by_version ? p.os->major * 
 }  // namespace
 
 const std::vector<CounterSet>& counter_sets() {
-  static const std::vector<CounterSet> v = {processor_information()};
+  static const std::vector<CounterSet> v = {
+      processor_information(), tcp(false), tcp(true), ip(false), ip(true), udp(false), udp(true), icmp(), icmp6(),
+      network_adapter()};
   return v;
 }
 

@@ -197,6 +197,14 @@ void Model::State::write_all() {
       write_processor_information(o);
       continue;
     }
+    if (o.cat->desc.family == Family::kNetworkAdapter) {
+      write_network_adapter(o);
+      continue;
+    }
+    if (o.cat->desc.family != Family::kStandard) {
+      write_protocol(o);
+      continue;
+    }
     switch (o.index()) {
       case idx::kSystem:
         write_system(o);

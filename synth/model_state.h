@@ -118,6 +118,16 @@ struct Nic {
   uint32_t rdiscard = 0, rerrors = 0;
 };
 
+// The IP stack behind the adapters (TCPv4/v6, IPv4/v6, UDPv4/v6, ICMP, ICMPv6), [0] IPv4 and [1]
+// IPv6, fed by the adapters' packets (step_counter_sets), so the protocols fit Network Interface.
+struct NetStack {
+  uint64_t last_rx = 0, last_tx = 0;  // the adapters' packet totals at the last step
+  uint64_t ip_rx[2] = {}, ip_deliv[2] = {}, ip_tx[2] = {}, tcp_rx[2] = {}, tcp_tx[2] = {}, tcp_retx[2] = {};
+  uint64_t udp_rx[2] = {}, udp_tx[2] = {}, udp_noport[2] = {}, icmp_rx[2] = {}, icmp_tx[2] = {};
+  uint32_t estab[2] = {}, active[2] = {}, passive[2] = {}, failures[2] = {}, resets[2] = {};
+  double carry[2] = {};
+};
+
 struct CustomInstance {
   std::string name;
   std::vector<Signal> signals;  // one per spec counter
@@ -155,6 +165,7 @@ struct Model::State {
   std::vector<Process> procs;  // Idle, System, then the others in creation order
   std::vector<Volume> volumes;
   std::vector<Nic> nics;
+  NetStack net;
   // System and Memory accumulators.
   uint64_t file_ops[3] = {}, file_bytes[3] = {}, cswitch = 0, syscalls = 0, exceptions = 0, faults = 0;
   uint64_t write_copies = 0, transition = 0, cache_faults = 0, demand_zero = 0, page_reads = 0, pages_input = 0,
@@ -186,6 +197,7 @@ struct Model::State {
   void churn(int64_t dt);
   void step_custom(Custom& c, int64_t dt, double t);
   void step_counter_sets(int64_t dt);
+  void step_ip_stack(int64_t dt);
   // write_os.cpp
   void write_system(ObjState& o);
   void write_memory(ObjState& o);
@@ -204,6 +216,8 @@ struct Model::State {
   void write_network(ObjState& o);
   // write_counter_sets.cpp
   void write_processor_information(ObjState& o);
+  void write_protocol(ObjState& o);
+  void write_network_adapter(ObjState& o);
   // write_custom.cpp
   void write_custom(Custom& c, int64_t dt);
 };

@@ -35,7 +35,19 @@ struct CounterDesc {
 
 // Which writer fills an object (synth/model.cpp write_all). Standard objects go by title index;
 // counter sets (indices above Base Index, different per profile) by family.
-enum class Family : uint8_t { kStandard, kProcessorInformation };
+enum class Family : uint8_t {
+  kStandard,
+  kProcessorInformation,
+  kTcpV4,
+  kTcpV6,
+  kIpV4,
+  kIpV6,
+  kUdpV4,
+  kUdpV6,
+  kIcmp,
+  kIcmpV6,
+  kNetworkAdapter,
+};
 
 struct ObjectDesc {
   uint32_t index = 0;

@@ -17,13 +17,13 @@ void Model::State::write_processor_information(ObjState& o) {
                  dpcs = o.idx("DPCs Queued/sec"), dpc_rate = o.idx("DPC Rate"), idle = o.idx("% Idle Time"),
                  c1 = o.idx("% C1 Time"), c2 = o.idx("% C2 Time"), c3 = o.idx("% C3 Time"),
                  c1t = o.idx("C1 Transitions/sec"), c2t = o.idx("C2 Transitions/sec"),
-                 c3t = o.idx("C3 Transitions/sec"), prio = o.idx("% Priority Time"),
-                 parking = o.idx("Parking Status"), freq = o.idx("Processor Frequency"),
-                 max_freq = o.idx("% of Maximum Frequency"), flags = o.idx("Processor State Flags"),
-                 clock = o.idx("Clock Interrupts/sec"), avg_idle = o.idx("Average Idle Time"),
-                 breaks = o.idx("Idle Break Events/sec"), perf = o.idx("% Processor Performance"),
-                 util = o.idx("% Processor Utility"), priv_util = o.idx("% Privileged Utility"),
-                 limit = o.idx("% Performance Limit"), limit_flags = o.idx("Performance Limit Flags");
+                 c3t = o.idx("C3 Transitions/sec"), prio = o.idx("% Priority Time"), parking = o.idx("Parking Status"),
+                 freq = o.idx("Processor Frequency"), max_freq = o.idx("% of Maximum Frequency"),
+                 flags = o.idx("Processor State Flags"), clock = o.idx("Clock Interrupts/sec"),
+                 avg_idle = o.idx("Average Idle Time"), breaks = o.idx("Idle Break Events/sec"),
+                 perf = o.idx("% Processor Performance"), util = o.idx("% Processor Utility"),
+                 priv_util = o.idx("% Privileged Utility"), limit = o.idx("% Performance Limit"),
+                 limit_flags = o.idx("Performance Limit Flags");
   Cpu total;
   const uint64_t n = cpus.size();
   for (size_t i = 0; i < cpus.size() + 2; ++i) {
@@ -68,6 +68,87 @@ void Model::State::write_processor_information(ObjState& o) {
     total.c1 += c.c1, total.c2 += c.c2, total.c3 += c.c3, total.c1t += c.c1t, total.c2t += c.c2t, total.c3t += c.c3t;
     total.low_prio += c.low_prio, total.clock_ints += c.clock_ints, total.idle_breaks += c.idle_breaks;
     total.perf += c.perf, total.util += c.util, total.priv_util += c.priv_util;
+  }
+}
+
+// TCPv4/v6, IPv4/v6, UDPv4/v6, ICMP, ICMPv6: single-instance objects of the IP stack (NetStack).
+void Model::State::write_protocol(ObjState& o) {
+  const Family f = o.cat->desc.family;
+  const int v = f == Family::kTcpV6 || f == Family::kIpV6 || f == Family::kUdpV6 || f == Family::kIcmpV6;
+  Bytes& b = o.obj.counter_block;
+  auto set = [&](const char* name, uint64_t value) { o.set(b, o.idx(name), value); };
+  const NetStack& n = net;
+  switch (f) {
+    case Family::kTcpV4:
+    case Family::kTcpV6:
+      set("Segments/sec", n.tcp_rx[v] + n.tcp_tx[v]);
+      set("Connections Established", n.estab[v]);
+      set("Connections Active", n.active[v]);
+      set("Connections Passive", n.passive[v]);
+      set("Connection Failures", n.failures[v]);
+      set("Connections Reset", n.resets[v]);
+      set("Segments Received/sec", n.tcp_rx[v]);
+      set("Segments Sent/sec", n.tcp_tx[v]);
+      set("Segments Retransmitted/sec", n.tcp_retx[v]);
+      break;
+    case Family::kIpV4:
+    case Family::kIpV6:
+      set("Datagrams/sec", n.ip_rx[v] + n.ip_tx[v]);
+      set("Datagrams Received/sec", n.ip_rx[v]);
+      set("Datagrams Received Discarded", n.ip_rx[v] - n.ip_deliv[v]);
+      set("Datagrams Received Delivered/sec", n.ip_deliv[v]);
+      set("Datagrams Sent/sec", n.ip_tx[v]);
+      break;  // the error, forwarding and fragment counters stay 0: a host that neither routes nor fragments
+    case Family::kUdpV4:
+    case Family::kUdpV6:
+      set("Datagrams/sec", n.udp_rx[v] + n.udp_tx[v]);
+      set("Datagrams Received/sec", n.udp_rx[v] - n.udp_noport[v]);
+      set("Datagrams No Port/sec", n.udp_noport[v]);
+      set("Datagrams Sent/sec", n.udp_tx[v]);
+      break;
+    case Family::kIcmp:
+    case Family::kIcmpV6:
+      set("Messages/sec", n.icmp_rx[v] + n.icmp_tx[v]);
+      set("Messages Received/sec", n.icmp_rx[v]);
+      set("Messages Sent/sec", n.icmp_tx[v]);
+      set("Received Echo/sec", n.icmp_rx[v] / 2);
+      set("Sent Echo Reply/sec", n.icmp_rx[v] / 2);
+      break;
+    default:
+      break;
+  }
+}
+
+// Network Adapter: the same adapters and traffic as Network Interface.
+void Model::State::write_network_adapter(ObjState& o) {
+  if (o.obj.instances.size() != nics.size()) {
+    o.obj.instances.clear();
+    for (const Nic& n : nics) o.add_instance(n.name);
+  }
+  const uint32_t total = o.idx("Bytes Total/sec"), packets = o.idx("Packets/sec"),
+                 received = o.idx("Packets Received/sec"), sent = o.idx("Packets Sent/sec"),
+                 bandwidth = o.idx("Current Bandwidth"), rbytes = o.idx("Bytes Received/sec"),
+                 rucast = o.idx("Packets Received Unicast/sec"), rnucast = o.idx("Packets Received Non-Unicast/sec"),
+                 rdiscard = o.idx("Packets Received Discarded"), rerrors = o.idx("Packets Received Errors"),
+                 sbytes = o.idx("Bytes Sent/sec"), sucast = o.idx("Packets Sent Unicast/sec"),
+                 snucast = o.idx("Packets Sent Non-Unicast/sec"), offloaded = o.idx("Offloaded Connections");
+  for (size_t i = 0; i < nics.size(); ++i) {
+    const Nic& n = nics[i];
+    Bytes& b = o.block(i);
+    o.set(b, total, n.rbytes + n.sbytes);
+    o.set(b, packets, n.rucast + n.rnucast + n.sucast + n.snucast);
+    o.set(b, received, n.rucast + n.rnucast);
+    o.set(b, sent, n.sucast + n.snucast);
+    o.set(b, bandwidth, spec.bandwidth_bps);
+    o.set(b, rbytes, n.rbytes);
+    o.set(b, rucast, n.rucast);
+    o.set(b, rnucast, n.rnucast);
+    o.set(b, rdiscard, n.rdiscard);
+    o.set(b, rerrors, n.rerrors);
+    o.set(b, sbytes, n.sbytes);
+    o.set(b, sucast, n.sucast);
+    o.set(b, snucast, n.snucast);
+    o.set(b, offloaded, 0);
   }
 }
 

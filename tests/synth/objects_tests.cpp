@@ -109,7 +109,7 @@ TEST_CASE("the README's table of added objects is the catalogue's") {
     if (!code.count(r)) FAIL_CHECK("the code lacks: " << text(r));
 }
 
-TEST_CASE("every profile serves Objects, and Processor Information from 2008 R2 on, with the catalogue's types") {
+TEST_CASE("every profile serves Objects and each counter set from its first version on, with the catalogue's types") {
   for (const windows::OsProfile& os : windows::os_profiles()) {
     INFO(os.name);
     const captures::Capture c = make(test::small_spec(std::string(os.name), 2));
@@ -199,9 +199,64 @@ TEST_CASE("Processor Information mirrors Processor and Objects mirrors System an
     const uint64_t threads = value(*objs, objs->counter_block, idx::kThreads);
     CHECK(procs == value(*sys, sys->counter_block, idx::kProcesses));
     CHECK(threads == value(*sys, sys->counter_block, idx::kThreads));
-    CHECK(procs == process->instances.size() - 1);    // all but _Total
-    CHECK(threads == thread->instances.size() - 1);   // all but _Total
+    CHECK(procs == process->instances.size() - 1);   // all but _Total
+    CHECK(threads == thread->instances.size() - 1);  // all but _Total
     CHECK(value(*objs, objs->counter_block, idx::kEvents) > 0);
   }
   CHECK(globals == 4);
+}
+
+namespace {
+
+// A counter of a set by its name: the object's counter whose 009 name it is.
+uint64_t named(const perfdata::Object& o, const Bytes& block, const std::map<uint32_t, std::string>& names,
+               const std::string& counter) {
+  for (const perfdata::CounterDef& d : o.counters)
+    if (names.at(d.name_index) == counter) return perfdata::read_counter(block, d);
+  throw std::runtime_error("no counter " + counter);
+}
+
+}  // namespace
+
+TEST_CASE("the IP stack's objects fit Network Interface's traffic, Network Adapter equals it") {
+  Spec s = test::small_spec("2016", 6);
+  s.adapters = {"Intel[R] Ethernet A", "Intel[R] Ethernet B"};
+  const captures::Capture c = make(s);
+  const std::map<std::string, uint32_t> index = index_of(c);
+  const std::map<uint32_t, std::string> names = names_of(c);
+  std::vector<perfdata::DataBlock> g;
+  for (const captures::QueryRecord& r : c.records)
+    if (r.value_name == "Global") g.push_back(decode(r));
+  REQUIRE(g.size() == 6);
+  auto single = [&](const perfdata::DataBlock& b, const char* object, const char* counter) {
+    const perfdata::Object* o = b.find(index.at(object));
+    REQUIRE(o);
+    return named(*o, o->counter_block, names, counter);
+  };
+  auto nic_sum = [&](const perfdata::DataBlock& b, uint32_t object, const char* counter) {
+    const perfdata::Object* o = b.find(object);
+    REQUIRE(o);
+    REQUIRE(o->instances.size() == 2);
+    uint64_t sum = 0;
+    for (const perfdata::Instance& in : o->instances) sum += named(*o, in.counter_block, names, counter);
+    return sum;
+  };
+  for (size_t k = 1; k < g.size(); ++k) {
+    INFO("sample " << k);
+    auto delta = [&](const char* object, const char* counter) {
+      return single(g[k], object, counter) - single(g[k - 1], object, counter);
+    };
+    const uint64_t nic_rx = nic_sum(g[k], idx::kNetworkInterface, "Packets Received/sec") -
+                            nic_sum(g[k - 1], idx::kNetworkInterface, "Packets Received/sec");
+    const uint64_t ip_rx = delta("IPv4", "Datagrams Received/sec") + delta("IPv6", "Datagrams Received/sec");
+    CHECK(nic_rx > 1000);
+    CHECK(ip_rx <= nic_rx);
+    CHECK(double(ip_rx) >= 0.99 * double(nic_rx));
+    CHECK(delta("TCPv4", "Segments Received/sec") + delta("UDPv4", "Datagrams/sec") <= delta("IPv4", "Datagrams/sec"));
+    CHECK(delta("TCPv4", "Segments Received/sec") > delta("TCPv6", "Segments Received/sec"));
+    CHECK(single(g[k], "TCPv4", "Connections Established") > 0);
+    // Network Adapter counts the same adapters' traffic as Network Interface.
+    CHECK(nic_sum(g[k], index.at("Network Adapter"), "Bytes Total/sec") ==
+          nic_sum(g[k], idx::kNetworkInterface, "Bytes Total/sec"));
+  }
 }
