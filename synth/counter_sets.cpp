@@ -225,15 +225,61 @@ CounterSet network_adapter() {
             PERF_DETAIL_NOVICE, kWin8}}};
 }
 
+// Process V2 (Win32_PerfRawData_Counters_ProcessV2): Process's counters per "name:pid" instance,
+// IDs and sizes 64-bit; Server 2022 (build 20348) serves it, with or without the legacy Process.
+CounterSet process_v2() {
+  constexpr uint32_t L = PERF_COUNTER_LARGE_RAWCOUNT, T = PERF_100NSEC_TIMER;
+  return {Family::kProcessV2,
+          "Process V2",
+          "Counters for the running processes, one instance per name:process ID.",
+          "Counters",
+          true,
+          kWin10,
+          {n("% Processor Time", T),
+           n("% User Time", T),
+           n("% Privileged Time", T),
+           n("Virtual Bytes Peak", L),
+           n("Virtual Bytes", L),
+           n("Page Faults/sec", C),
+           n("Working Set Peak", L),
+           n("Working Set", L),
+           n("Page File Bytes Peak", L),
+           n("Page File Bytes", L),
+           n("Private Bytes", L),
+           n("Thread Count", R),
+           n("Priority Base", R),
+           n("Elapsed Time", PERF_ELAPSED_TIME),
+           n("Process ID", L),
+           n("Creating Process ID", L),
+           n("Pool Paged Bytes", L),
+           n("Pool Nonpaged Bytes", L),
+           n("Handle Count", R),
+           n("IO Read Operations/sec", B),
+           n("IO Write Operations/sec", B),
+           n("IO Data Operations/sec", B),
+           n("IO Other Operations/sec", B),
+           n("IO Read Bytes/sec", B),
+           n("IO Write Bytes/sec", B),
+           n("IO Data Bytes/sec", B),
+           n("IO Other Bytes/sec", B),
+           n("Working Set - Private", L)},
+          20348};
+}
+
 uint32_t version_of(const Profile& p) { return p.os->by_version ? p.os->major * 100 + p.os->minor : 0; }
 
 }  // namespace
 
 const std::vector<CounterSet>& counter_sets() {
   static const std::vector<CounterSet> v = {
-      processor_information(), tcp(false), tcp(true), ip(false), ip(true), udp(false), udp(true), icmp(), icmp6(),
-      network_adapter()};
+      processor_information(), tcp(false),  tcp(true), ip(false), ip(true), udp(false), udp(true), icmp(), icmp6(),
+      network_adapter(),       process_v2()};
   return v;
+}
+
+bool serves(const Profile& p, const CounterSet& set) {
+  const uint32_t version = version_of(p);
+  return version != 0 && version >= set.since && (version > set.since || p.os->first_build >= set.build);
 }
 
 void register_counter_sets(const Profile& p, std::vector<ObjectDesc>* objects, std::vector<NameDef>* names) {
@@ -246,7 +292,7 @@ void register_counter_sets(const Profile& p, std::vector<ObjectDesc>* objects, s
     return i;
   };
   for (const CounterSet& set : counter_sets()) {
-    if (version == 0 || version < set.since) continue;
+    if (!serves(p, set)) continue;
     ObjectDesc o;
     o.index = take(set.name, set.help);
     o.provider = set.provider;
@@ -256,6 +302,7 @@ void register_counter_sets(const Profile& p, std::vector<ObjectDesc>* objects, s
       if (c.since > version) continue;
       const uint32_t i = take(c.name, c.help);
       o.counters.push_back({i, c.type, size_for(c.type), c.detail, 0, c.name});
+      o.object_timer |= c.type == PERF_ELAPSED_TIME;  // Elapsed Time needs the 100 ns object clock
       if (c.base) o.counters.push_back({i, c.base, size_for(c.base), c.detail, 0, c.name});
     }
     if (objects) objects->push_back(std::move(o));

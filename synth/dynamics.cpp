@@ -160,6 +160,7 @@ void Model::State::churn(int64_t dt) {
     const uint32_t threads = spec.threads_min + uint32_t(rng.below(spec.threads_max - spec.threads_min + 1));
     procs.push_back(make_process(name, now - int64_t(rng.below(uint64_t(dt))), threads));
     procs_dirty = true;
+    ++procs_generation;
   }
   for (Custom& c : customs) {
     const ObjectSpec& os = *objects[c.state].cat->custom;

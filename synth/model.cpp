@@ -197,6 +197,10 @@ void Model::State::write_all() {
       write_processor_information(o);
       continue;
     }
+    if (o.cat->desc.family == Family::kProcessV2) {
+      write_process_v2(o);
+      continue;
+    }
     if (o.cat->desc.family == Family::kNetworkAdapter) {
       write_network_adapter(o);
       continue;

@@ -160,6 +160,7 @@ struct Model::State {
   int64_t boot = 0, last = 0, now = 0;
   uint32_t next_cid = 8;
   bool procs_dirty = true;
+  uint32_t procs_generation = 0, v2_generation = ~0u;  // Process V2 rebuilds its instances on a change
 
   std::vector<Cpu> cpus;
   std::vector<Process> procs;  // Idle, System, then the others in creation order
@@ -218,6 +219,7 @@ struct Model::State {
   void write_processor_information(ObjState& o);
   void write_protocol(ObjState& o);
   void write_network_adapter(ObjState& o);
+  void write_process_v2(ObjState& o);
   // write_custom.cpp
   void write_custom(Custom& c, int64_t dt);
 };

@@ -47,6 +47,7 @@ enum class Family : uint8_t {
   kIcmp,
   kIcmpV6,
   kNetworkAdapter,
+  kProcessV2,
 };
 
 struct ObjectDesc {
@@ -86,7 +87,11 @@ struct CounterSet {
   bool multi;
   uint32_t since;  // major * 100 + minor of the first OS version serving it
   std::vector<SetCounter> counters;
+  uint32_t build = 0;  // and its first build, for versions several OSes share (10.0)
 };
+
+// Whether the profile serves the set (its version and build from the set's on).
+bool serves(const Profile& p, const CounterSet& set);
 
 // The counter sets, in registration order (which gives their title indices: from Base Index + 1
 // on, the set's name then its counters, each a fresh even index, on the profiles that have it).

@@ -3,6 +3,8 @@
 // from the same state as Processor, so its _Total equals Processor's.
 #include "synth/model_state.h"
 
+#include <algorithm>
+
 namespace perfsim::synth {
 
 void Model::State::write_processor_information(ObjState& o) {
@@ -150,6 +152,67 @@ void Model::State::write_network_adapter(ObjState& o) {
     o.set(b, snucast, n.snucast);
     o.set(b, offloaded, 0);
   }
+}
+
+// Process V2: the processes of Process, named "name:pid" (Idle "Idle:0"), then "_Total:0" with
+// the sums, so it agrees with Process whether or not the legacy object is served.
+void Model::State::write_process_v2(ObjState& o) {
+  if (v2_generation != procs_generation || o.obj.instances.size() != procs.size() + 1) {
+    o.obj.instances.clear();
+    for (const Process& p : procs) o.add_instance(p.name + ":" + std::to_string(p.pid));
+    o.add_instance("_Total:0");
+    v2_generation = procs_generation;
+  }
+  struct Sums {
+    uint64_t user = 0, priv = 0, faults = 0, threads = 0, ops[3] = {}, bytes[3] = {};
+    double ws = 0, vb = 0, pool_p = 0, pool_np = 0, handles = 0, ws_peak = 0, vb_peak = 0, pf_peak = 0;
+  };
+  auto write = [&](Bytes& b, const Sums& s, uint64_t pid, uint64_t ppid, uint32_t prio, int64_t start) {
+    auto set = [&](const char* name, uint64_t v) { o.set(b, o.idx(name), v); };
+    set("% Processor Time", s.user + s.priv);
+    set("% User Time", s.user);
+    set("% Privileged Time", s.priv);
+    set("Virtual Bytes Peak", uint64_t(std::max(s.vb_peak, s.vb)));
+    set("Virtual Bytes", uint64_t(s.vb));
+    set("Page Faults/sec", s.faults);
+    set("Working Set Peak", uint64_t(std::max(s.ws_peak, s.ws)));
+    set("Working Set", uint64_t(s.ws));
+    set("Page File Bytes Peak", uint64_t(std::max(s.pf_peak, s.ws * 0.8)));
+    set("Page File Bytes", uint64_t(s.ws * 0.8));
+    set("Private Bytes", uint64_t(s.ws * 0.8));
+    set("Thread Count", s.threads);
+    set("Priority Base", prio);
+    set("Elapsed Time", uint64_t(start));
+    set("Process ID", pid);
+    set("Creating Process ID", ppid);
+    set("Pool Paged Bytes", uint64_t(s.pool_p));
+    set("Pool Nonpaged Bytes", uint64_t(s.pool_np));
+    set("Handle Count", uint64_t(s.handles));
+    set("IO Read Operations/sec", s.ops[0]);
+    set("IO Write Operations/sec", s.ops[1]);
+    set("IO Data Operations/sec", s.ops[0] + s.ops[1]);
+    set("IO Other Operations/sec", s.ops[2]);
+    set("IO Read Bytes/sec", s.bytes[0]);
+    set("IO Write Bytes/sec", s.bytes[1]);
+    set("IO Data Bytes/sec", s.bytes[0] + s.bytes[1]);
+    set("IO Other Bytes/sec", s.bytes[2]);
+    set("Working Set - Private", uint64_t(s.ws * 0.6));
+  };
+  Sums total;
+  for (size_t i = 0; i < procs.size(); ++i) {
+    const Process& p = procs[i];
+    Sums s;
+    s.user = p.user, s.priv = p.priv, s.faults = p.faults, s.threads = p.threads.size();
+    for (int k = 0; k < 3; ++k) s.ops[k] = p.io_ops[k], s.bytes[k] = p.io_bytes[k];
+    s.ws = p.ws, s.vb = p.vb, s.pool_p = p.pool_p, s.pool_np = p.pool_np, s.handles = p.handles;
+    s.ws_peak = double(p.ws_peak), s.vb_peak = double(p.vb_peak), s.pf_peak = double(p.pf_peak);
+    write(o.block(i), s, p.pid, p.ppid, p.prio, p.start);
+    total.user += s.user, total.priv += s.priv, total.faults += s.faults, total.threads += s.threads;
+    for (int k = 0; k < 3; ++k) total.ops[k] += s.ops[k], total.bytes[k] += s.bytes[k];
+    total.ws += s.ws, total.vb += s.vb, total.pool_p += s.pool_p, total.pool_np += s.pool_np;
+    total.handles += s.handles, total.ws_peak += s.ws_peak, total.vb_peak += s.vb_peak, total.pf_peak += s.pf_peak;
+  }
+  write(o.block(procs.size()), total, 0, 0, 0, boot);
 }
 
 }  // namespace perfsim::synth

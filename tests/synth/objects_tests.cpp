@@ -123,9 +123,12 @@ TEST_CASE("every profile serves Objects and each counter set from its first vers
     CHECK(objects->counters.size() == 6);
     for (const perfdata::CounterDef& d : objects->counters) CHECK(d.type == PERF_COUNTER_RAWCOUNT);
     const uint32_t v = os.by_version ? os.major * 100 + os.minor : 0;
+    const Profile* profile = find_profile(os.name);
+    REQUIRE(profile);
     for (const CounterSet& set : counter_sets()) {
       INFO(set.name);
-      const bool served = v >= set.since;
+      const bool served = serves(*profile, set);
+      CHECK(served == (v >= set.since && (v > set.since || os.first_build >= set.build)));
       REQUIRE(index.count(set.name) == (served ? 1u : 0u));
       if (!served) continue;
       const uint32_t set_index = index.at(set.name);
@@ -259,4 +262,41 @@ TEST_CASE("the IP stack's objects fit Network Interface's traffic, Network Adapt
     CHECK(nic_sum(g[k], index.at("Network Adapter"), "Bytes Total/sec") ==
           nic_sum(g[k], idx::kNetworkInterface, "Bytes Total/sec"));
   }
+}
+
+TEST_CASE("Server 2022 serves Process V2 with or without the legacy Process, agreeing with it") {
+  for (bool v1_off : {true, false}) {
+    INFO("process v1 disabled: " << v1_off);
+    Spec s = test::small_spec("2022", 3);
+    s.process_v1_disabled = v1_off;
+    s.process_churn_per_hour = 400;  // instances come and go between samples
+    const captures::Capture c = make(s);
+    const std::map<std::string, uint32_t> index = index_of(c);
+    const std::map<uint32_t, std::string> names = names_of(c);
+    REQUIRE(index.count("Process V2") == 1);
+    for (const captures::QueryRecord& r : c.records) {
+      if (r.value_name != "Global") continue;
+      const perfdata::DataBlock g = decode(r);
+      const perfdata::Object* v2 = g.find(index.at("Process V2"));
+      REQUIRE(v2);
+      const perfdata::Object* sys = g.find(idx::kSystem);
+      REQUIRE(sys);
+      CHECK(v2->instances.size() == value(*sys, sys->counter_block, idx::kProcesses) + 1);  // + _Total:0
+      CHECK(v2->instances.back().name() == u"_Total:0");
+      // Every instance is name:pid with its Process ID.
+      for (const perfdata::Instance& in : v2->instances) {
+        const std::string name = utf16_to_utf8(in.name());
+        REQUIRE(name.find(':') != std::string::npos);
+        CHECK(name.substr(name.rfind(':') + 1) == std::to_string(named(*v2, in.counter_block, names, "Process ID")));
+      }
+      const perfdata::Object* v1 = g.find(idx::kProcess);
+      CHECK((v1 == nullptr) == v1_off);
+      if (v1) {
+        const uint64_t a = value(*v1, v1->instances.back().counter_block, idx::kProcessorTime);
+        CHECK(named(*v2, v2->instances.back().counter_block, names, "% Processor Time") == a);
+      }
+    }
+  }
+  const captures::Capture c2016 = make(test::small_spec("2016", 1));
+  CHECK(index_of(c2016).count("Process V2") == 0);
 }
