@@ -266,14 +266,198 @@ CounterSet process_v2() {
           20348};
 }
 
+// Cache (Win32_PerfRawData_PerfOS_Cache): the file system cache's activity; hit ratios are
+// sample fractions (hits over tries).
+CounterSet cache() {
+  constexpr uint32_t F = PERF_SAMPLE_FRACTION, FB = PERF_SAMPLE_BASE;
+  return {
+      Family::kCache,
+      "Cache",
+      "Activity of the file system cache, which keeps recently used disk data in memory.",
+      "PerfOS",
+      false,
+      kWin2000,
+      {n("Data Maps/sec", C),
+       n("Sync Data Maps/sec", C),
+       n("Async Data Maps/sec", C),
+       {"Data Map Hits %", "Data Map Hits %", F, FB},
+       n("Data Map Pins/sec", C),
+       n("Pin Reads/sec", C),
+       n("Sync Pin Reads/sec", C),
+       n("Async Pin Reads/sec", C),
+       {"Pin Read Hits %", "Pin Read Hits %", F, FB},
+       n("Copy Reads/sec", C),
+       n("Sync Copy Reads/sec", C),
+       n("Async Copy Reads/sec", C),
+       {"Copy Read Hits %", "Copy Read Hits %", F, FB},
+       n("MDL Reads/sec", C),
+       n("Sync MDL Reads/sec", C),
+       n("Async MDL Reads/sec", C),
+       {"MDL Read Hits %", "MDL Read Hits %", F, FB},
+       n("Read Aheads/sec", C),
+       n("Fast Reads/sec", C),
+       n("Sync Fast Reads/sec", C),
+       n("Async Fast Reads/sec", C),
+       n("Fast Read Resource Misses/sec", C),
+       n("Fast Read Not Possibles/sec", C),
+       n("Lazy Write Flushes/sec", C),
+       n("Lazy Write Pages/sec", C),
+       n("Data Flushes/sec", C),
+       n("Data Flush Pages/sec", C),
+       {"Dirty Pages", "Dirty Pages", PERF_COUNTER_LARGE_RAWCOUNT, 0, PERF_DETAIL_NOVICE, kWin8},
+       {"Dirty Page Threshold", "Dirty Page Threshold", PERF_COUNTER_LARGE_RAWCOUNT, 0, PERF_DETAIL_NOVICE, kWin8}}};
+}
+
+// Server (Win32_PerfRawData_PerfNet_Server): the SMB server service.
+CounterSet server() {
+  return {Family::kServer,
+          "Server",
+          "Communication between this computer and the network through the Server service.",
+          "PerfNet",
+          false,
+          kWin2000,
+          {n("Bytes Total/sec", B),
+           n("Bytes Received/sec", B),
+           n("Bytes Transmitted/sec", B),
+           n("Sessions Timed Out", R),
+           n("Sessions Errored Out", R),
+           n("Sessions Logged Off", R),
+           n("Sessions Forced Off", R),
+           n("Errors Logon", R),
+           n("Errors Access Permissions", R),
+           n("Errors Granted Access", R),
+           n("Errors System", R),
+           n("Blocking Requests Rejected", R),
+           n("Work Item Shortages", R),
+           n("Files Opened Total", R),
+           n("Files Open", R),
+           n("Server Sessions", R),
+           n("File Directory Searches", R),
+           n("Pool Nonpaged Bytes", R),
+           n("Pool Nonpaged Failures", R),
+           n("Pool Nonpaged Peak", R),
+           n("Pool Paged Bytes", R),
+           n("Pool Paged Failures", R),
+           n("Pool Paged Peak", R),
+           n("Context Blocks Queued/sec", C),
+           n("Logon/sec", C),
+           n("Logon Total", R)}};
+}
+
+// Server Work Queues (Win32_PerfRawData_PerfNet_ServerWorkQueues): one queue per processor and
+// the blocking queue.
+CounterSet server_work_queues() {
+  return {Family::kServerWorkQueues,
+          "Server Work Queues",
+          "The Server service's work queues: one per processor and the blocking queue.",
+          "PerfNet",
+          true,
+          kWin2000,
+          {n("Queue Length", R), n("Active Threads", R), n("Available Threads", R), n("Available Work Items", R),
+           n("Borrowed Work Items", R), n("Work Item Shortages", R), n("Current Clients", R),
+           n("Bytes Received/sec", B), n("Bytes Sent/sec", B), n("Bytes Transferred/sec", B),
+           n("Read Operations/sec", B), n("Read Bytes/sec", B), n("Write Operations/sec", B), n("Write Bytes/sec", B),
+           n("Total Bytes/sec", B), n("Total Operations/sec", B), n("Context Blocks Queued/sec", C)}};
+}
+
+// Redirector (Win32_PerfRawData_PerfNet_Redirector): the SMB client.
+CounterSet redirector() {
+  return {Family::kRedirector,
+          "Redirector",
+          "Network connections from this computer to other computers' shares (the SMB client).",
+          "PerfNet",
+          false,
+          kWin2000,
+          {n("Bytes Total/sec", B),
+           n("File Data Operations/sec", C),
+           n("Packets/sec", B),
+           n("Bytes Received/sec", B),
+           n("Packets Received/sec", B),
+           n("Read Bytes Paging/sec", B),
+           n("Read Bytes Non-Paging/sec", B),
+           n("Read Bytes Cache/sec", B),
+           n("Read Bytes Network/sec", B),
+           n("Bytes Transmitted/sec", B),
+           n("Packets Transmitted/sec", B),
+           n("Write Bytes Paging/sec", B),
+           n("Write Bytes Non-Paging/sec", B),
+           n("Write Bytes Cache/sec", B),
+           n("Write Bytes Network/sec", B),
+           n("File Read Operations/sec", C),
+           n("Read Operations Random/sec", C),
+           n("Read Packets/sec", C),
+           n("Reads Large/sec", C),
+           n("Read Packets Small/sec", C),
+           n("File Write Operations/sec", C),
+           n("Write Operations Random/sec", C),
+           n("Write Packets/sec", C),
+           n("Writes Large/sec", C),
+           n("Write Packets Small/sec", C),
+           n("Reads Denied/sec", C),
+           n("Writes Denied/sec", C),
+           n("Network Errors/sec", C),
+           n("Server Sessions", R),
+           n("Server Reconnects", R),
+           n("Connects Core", R),
+           n("Connects LAN Manager 2.0", R),
+           n("Connects LAN Manager 2.1", R),
+           n("Connects Windows NT", R),
+           n("Server Disconnects", R),
+           n("Server Sessions Hung", R),
+           n("Current Commands", R)}};
+}
+
+// Browser (Win32_PerfRawData_PerfNet_Browser; types from the Windows counter reference).
+CounterSet browser() {
+  return {Family::kBrowser,
+          "Browser",
+          "Announcements, enumerations and other transmissions of the Computer Browser service.",
+          "PerfNet",
+          false,
+          kWin2000,
+          {n("Announcements Server/sec", B),
+           n("Announcements Domain/sec", B),
+           n("Announcements Total/sec", B),
+           n("Election Packets/sec", C),
+           n("Mailslot Writes/sec", C),
+           n("Server List Requests/sec", C),
+           n("Enumerations Server/sec", C),
+           n("Enumerations Domain/sec", C),
+           n("Enumerations Other/sec", C),
+           n("Enumerations Total/sec", C),
+           n("Server Announce Allocations Failed/sec", C),
+           n("Mailslot Allocations Failed", R),
+           n("Missed Server Announcements", R),
+           n("Missed Mailslot Datagrams", R),
+           n("Missed Server List Requests", R),
+           n("Mailslot Receives Failed", R),
+           n("Mailslot Writes Failed", R),
+           n("Mailslot Opens Failed/sec", C),
+           n("Duplicate Master Announcements", R),
+           n("Illegal Datagrams/sec", B)}};
+}
+
 uint32_t version_of(const Profile& p) { return p.os->by_version ? p.os->major * 100 + p.os->minor : 0; }
 
 }  // namespace
 
 const std::vector<CounterSet>& counter_sets() {
-  static const std::vector<CounterSet> v = {
-      processor_information(), tcp(false),  tcp(true), ip(false), ip(true), udp(false), udp(true), icmp(), icmp6(),
-      network_adapter(),       process_v2()};
+  static const std::vector<CounterSet> v = {processor_information(),
+                                            tcp(false),
+                                            tcp(true),
+                                            ip(false),
+                                            ip(true),
+                                            udp(false),
+                                            udp(true),
+                                            icmp(),
+                                            icmp6(),
+                                            network_adapter(),
+                                            process_v2(),
+                                            cache(),
+                                            server(),
+                                            server_work_queues(),
+                                            redirector(),
+                                            browser()};
   return v;
 }
 

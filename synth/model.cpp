@@ -193,20 +193,8 @@ void Model::State::write_all() {
   if (procs_dirty) rebuild_process_instances();
   for (ObjState& o : objects) {
     if (o.cat->custom || !o.enabled) continue;
-    if (o.cat->desc.family == Family::kProcessorInformation) {
-      write_processor_information(o);
-      continue;
-    }
-    if (o.cat->desc.family == Family::kProcessV2) {
-      write_process_v2(o);
-      continue;
-    }
-    if (o.cat->desc.family == Family::kNetworkAdapter) {
-      write_network_adapter(o);
-      continue;
-    }
     if (o.cat->desc.family != Family::kStandard) {
-      write_protocol(o);
+      write_counter_set(o);
       continue;
     }
     switch (o.index()) {

@@ -128,6 +128,12 @@ struct NetStack {
   double carry[2] = {};
 };
 
+// The file system cache's counters, accumulated from System's file reads and Memory's cache
+// faults and page writes of each tick (write_cache), so Cache and Memory agree.
+struct CacheState {
+  uint64_t last_reads = 0, last_faults = 0, reads = 0, misses = 0;
+};
+
 struct CustomInstance {
   std::string name;
   std::vector<Signal> signals;  // one per spec counter
@@ -167,6 +173,7 @@ struct Model::State {
   std::vector<Volume> volumes;
   std::vector<Nic> nics;
   NetStack net;
+  CacheState cache_state;
   // System and Memory accumulators.
   uint64_t file_ops[3] = {}, file_bytes[3] = {}, cswitch = 0, syscalls = 0, exceptions = 0, faults = 0;
   uint64_t write_copies = 0, transition = 0, cache_faults = 0, demand_zero = 0, page_reads = 0, pages_input = 0,
@@ -216,10 +223,16 @@ struct Model::State {
   // write_network.cpp
   void write_network(ObjState& o);
   // write_counter_sets.cpp
+  void write_counter_set(ObjState& o);  // by the object's family
   void write_processor_information(ObjState& o);
   void write_protocol(ObjState& o);
   void write_network_adapter(ObjState& o);
   void write_process_v2(ObjState& o);
+  // write_services.cpp
+  void write_cache(ObjState& o);
+  void write_server(ObjState& o, bool queues);
+  void write_redirector(ObjState& o);
+  void write_browser(ObjState& o);
   // write_custom.cpp
   void write_custom(Custom& c, int64_t dt);
 };

@@ -48,6 +48,11 @@ enum class Family : uint8_t {
   kIcmpV6,
   kNetworkAdapter,
   kProcessV2,
+  kCache,
+  kServer,
+  kServerWorkQueues,
+  kRedirector,
+  kBrowser,
 };
 
 struct ObjectDesc {

@@ -7,6 +7,30 @@
 
 namespace perfsim::synth {
 
+void Model::State::write_counter_set(ObjState& o) {
+  switch (o.cat->desc.family) {
+    case Family::kProcessorInformation:
+      return write_processor_information(o);
+    case Family::kNetworkAdapter:
+      return write_network_adapter(o);
+    case Family::kProcessV2:
+      return write_process_v2(o);
+    case Family::kCache:
+      return write_cache(o);
+    case Family::kServer:
+    case Family::kServerWorkQueues:
+      return write_server(o, o.cat->desc.family == Family::kServerWorkQueues);
+    case Family::kRedirector:
+      return write_redirector(o);
+    case Family::kBrowser:
+      return write_browser(o);
+    case Family::kStandard:
+      return;
+    default:
+      return write_protocol(o);
+  }
+}
+
 void Model::State::write_processor_information(ObjState& o) {
   if (o.obj.instances.size() != cpus.size() + 2) {
     o.obj.instances.clear();

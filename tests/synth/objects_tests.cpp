@@ -300,3 +300,60 @@ TEST_CASE("Server 2022 serves Process V2 with or without the legacy Process, agr
   const captures::Capture c2016 = make(test::small_spec("2016", 1));
   CHECK(index_of(c2016).count("Process V2") == 0);
 }
+
+TEST_CASE("Cache agrees with System and Memory, Server Work Queues carry Server's traffic") {
+  Spec s = test::small_spec("2016", 5);
+  s.memory = GeneratorSpec::constant(90);  // hard faults and page writes under memory pressure
+  const captures::Capture c = make(s);
+  const std::map<std::string, uint32_t> index = index_of(c);
+  const std::map<uint32_t, std::string> names = names_of(c);
+  std::vector<perfdata::DataBlock> g;
+  for (const captures::QueryRecord& r : c.records)
+    if (r.value_name == "Global") g.push_back(decode(r));
+  REQUIRE(g.size() == 5);
+  for (size_t k = 1; k < g.size(); ++k) {
+    INFO("sample " << k);
+    const perfdata::Object* c0 = g[k - 1].find(index.at("Cache"));
+    const perfdata::Object* c1 = g[k].find(index.at("Cache"));
+    const perfdata::Object* m0 = g[k - 1].find(idx::kMemory);
+    const perfdata::Object* m1 = g[k].find(idx::kMemory);
+    const perfdata::Object* s0 = g[k - 1].find(idx::kSystem);
+    const perfdata::Object* s1 = g[k].find(idx::kSystem);
+    REQUIRE((c0 && c1 && m0 && m1 && s0 && s1));
+    auto cache = [&](const perfdata::Object* o, const char* name) { return named(*o, o->counter_block, names, name); };
+    auto mem = [&](const perfdata::Object* o, uint32_t i) { return value(*o, o->counter_block, i); };
+    const uint64_t reads = cache(c1, "Copy Reads/sec") - cache(c0, "Copy Reads/sec");
+    CHECK(reads > 0);
+    CHECK(reads == mem(s1, idx::kFileReadOps) - mem(s0, idx::kFileReadOps));
+    // Copy Read Hits %: hits over reads between the samples, misses no more than Memory's cache faults.
+    uint64_t hit0 = 0, hit1 = 0, base1 = 0;
+    for (size_t i = 0; i < c1->counters.size(); ++i)
+      if (names.at(c1->counters[i].name_index) == "Copy Read Hits %") {
+        hit0 = perfdata::read_counter(c0->counter_block, c0->counters[i]);
+        hit1 = perfdata::read_counter(c1->counter_block, c1->counters[i]);
+        base1 = perfdata::read_counter(c1->counter_block, c1->counters[i + 1]);
+        CHECK(c1->counters[i + 1].type == PERF_SAMPLE_BASE);
+        break;  // the base that follows carries the same title index
+      }
+    CHECK(base1 == cache(c1, "Copy Reads/sec"));
+    const uint64_t misses = reads - (hit1 - hit0);
+    CHECK(misses <= mem(m1, idx::kCacheFaults) - mem(m0, idx::kCacheFaults));
+    CHECK(cache(c1, "Lazy Write Pages/sec") - cache(c0, "Lazy Write Pages/sec") <=
+          mem(m1, idx::kPagesOutput) - mem(m0, idx::kPagesOutput));
+    CHECK(cache(c1, "Lazy Write Flushes/sec") - cache(c0, "Lazy Write Flushes/sec") <=
+          mem(m1, idx::kPageWrites) - mem(m0, idx::kPageWrites));
+    CHECK(cache(c1, "Dirty Pages") * 4096 <= mem(m1, idx::kCacheBytesPeak));
+    // Server Work Queues: the processors' queues carry the Server's bytes.
+    const perfdata::Object* server = g[k].find(index.at("Server"));
+    const perfdata::Object* queues = g[k].find(index.at("Server Work Queues"));
+    REQUIRE((server && queues));
+    REQUIRE(queues->instances.size() == s.processors + 1);
+    CHECK(queues->instances.back().name() == u"Blocking Queue");
+    uint64_t queued = 0;
+    for (const perfdata::Instance& in : queues->instances)
+      queued += named(*queues, in.counter_block, names, "Bytes Received/sec");
+    const uint64_t served = named(*server, server->counter_block, names, "Bytes Received/sec");
+    CHECK(queued <= served);
+    CHECK(queued + s.processors >= served);  // integer shares
+  }
+}
