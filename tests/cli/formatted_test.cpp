@@ -55,9 +55,7 @@ TEST_CASE("a python3-samba collector reads Processor Information(_Total) through
   const fs::path dir = fs::temp_directory_path() / ("perfsim-formatted-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  {
-    std::ofstream(dir / "spec.toml") << kSpec;
-  }
+  { std::ofstream(dir / "spec.toml") << kSpec; }
   const std::string cap = (dir / "host.perfcap").string();
   const auto synth = perfsim::testing::run_command(PERFSIM_EXE, "synth " + (dir / "spec.toml").string() + " -o " + cap);
   INFO(synth.err);
@@ -69,8 +67,8 @@ TEST_CASE("a python3-samba collector reads Processor Information(_Total) through
   o.err = sp::Stream::kNull;
   sp::Child child;
   REQUIRE(sp::start({"/bin/sh", "-c",
-                     "exec " + std::string(PERFSIM_EXE) + " serve --json --timeline step --listen 127.0.0.1:0 --capture " +
-                         cap},
+                     "exec " + std::string(PERFSIM_EXE) +
+                         " serve --json --timeline step --listen 127.0.0.1:0 --capture " + cap},
                     o, child)
               .ok());
   std::string line;
@@ -85,8 +83,9 @@ TEST_CASE("a python3-samba collector reads Processor Information(_Total) through
       "'Processor Information(_Total)\\% Processor Time' 'Processor Information(0,_Total)\\% Processor Time' "
       "'Processor(_Total)\\% Processor Time'";
   const auto r = perfsim::testing::run_command(
-      PERFSIM_PYTHON, "-B " + std::string(INTEROP_SCRIPTS_DIR) + "/collector_formatted.py --port " +
-                          std::to_string(port) + " --out " + out + " --samples " + std::to_string(kTicks) + " " + paths,
+      PERFSIM_PYTHON,
+      "-B " + std::string(INTEROP_SCRIPTS_DIR) + "/collector_formatted.py --port " + std::to_string(port) + " --out " +
+          out + " --samples " + std::to_string(kTicks) + " " + paths,
       120);
   CHECK(sp::stop(child, std::chrono::seconds(10)).code == 0);
   INFO(r.out << r.err);
