@@ -437,6 +437,57 @@ CounterSet browser() {
            n("Illegal Datagrams/sec", B)}};
 }
 
+// Terminal Services (Win32_PerfRawData_LocalSessionManager_TerminalServices): session counts.
+CounterSet terminal_services() {
+  return {Family::kTerminalServices,
+          "Terminal Services",
+          "Remote Desktop Services session counts.",
+          "LSM",
+          false,
+          kVista,
+          {n("Active Sessions", R), n("Inactive Sessions", R), n("Total Sessions", R)}};
+}
+
+// Thermal Zone Information (Win32_PerfRawData_Counters_ThermalZoneInformation), one ACPI zone.
+CounterSet thermal_zone() {
+  return {Family::kThermalZone,
+          "Thermal Zone Information",
+          "Temperatures and throttling of the ACPI thermal zones.",
+          "Counters",
+          true,
+          kWin7,
+          {n("Temperature", R),
+           n("% Passive Limit", R),
+           n("Throttle Reasons", R),
+           {"High Precision Temperature", "High Precision Temperature", R, 0, PERF_DETAIL_NOVICE, kWin10}}};
+}
+
+// NUMA Node Memory (Win32_PerfRawData_Counters_NUMANodeMemory): one node, Memory's totals.
+CounterSet numa_node_memory() {
+  return {Family::kNumaNodeMemory,
+          "NUMA Node Memory",
+          "Physical memory of each NUMA node, in megabytes.",
+          "Counters",
+          true,
+          kWin8,
+          {n("Total MBytes", R), n("Free & Zero Page List MBytes", R), n("Available MBytes", R),
+           n("Standby List MBytes", R), n("Modified List MBytes", R)}};
+}
+
+// Print Queue (Win32_PerfRawData_Spooler_PrintQueue): one printer and _Total.
+CounterSet print_queue() {
+  return {Family::kPrintQueue,
+          "Print Queue",
+          "Jobs, pages and errors of each print queue.",
+          "Spooler",
+          true,
+          kWin2000,
+          {n("Total Jobs Printed", R), n("Bytes Printed/sec", B), n("Total Pages Printed", R), n("Jobs", R),
+           n("References", R), n("Max References", R), n("Jobs Spooling", R), n("Max Jobs Spooling", R),
+           n("Out of Paper Errors", R), n("Not Ready Errors", R), n("Job Errors", R),
+           n("Enumerate Network Printer Calls", R), n("Add Network Printer Calls", R)}};
+}
+
 uint32_t version_of(const Profile& p) { return p.os->by_version ? p.os->major * 100 + p.os->minor : 0; }
 
 }  // namespace
@@ -457,7 +508,11 @@ const std::vector<CounterSet>& counter_sets() {
                                             server(),
                                             server_work_queues(),
                                             redirector(),
-                                            browser()};
+                                            browser(),
+                                            terminal_services(),
+                                            thermal_zone(),
+                                            numa_node_memory(),
+                                            print_queue()};
   return v;
 }
 

@@ -180,6 +180,7 @@ struct Model::State {
            page_writes = 0, pages_output = 0;
   double pagefile_mb = 0, pagefile_used = 0, pagefile_peak = 0;
   uint64_t cache_peak = 0;
+  uint64_t available = 0;  // Memory's Available Bytes this tick (NUMA Node Memory shows it)
 
   ObjState* find(uint32_t index) {
     for (ObjState& o : objects)
@@ -233,6 +234,7 @@ struct Model::State {
   void write_server(ObjState& o, bool queues);
   void write_redirector(ObjState& o);
   void write_browser(ObjState& o);
+  void write_small_sets(ObjState& o);  // Terminal Services, Thermal Zone, NUMA Node Memory, Print Queue
   // write_custom.cpp
   void write_custom(Custom& c, int64_t dt);
 };

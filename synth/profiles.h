@@ -53,6 +53,10 @@ enum class Family : uint8_t {
   kServerWorkQueues,
   kRedirector,
   kBrowser,
+  kTerminalServices,
+  kThermalZone,
+  kNumaNodeMemory,
+  kPrintQueue,
 };
 
 struct ObjectDesc {

@@ -24,6 +24,11 @@ void Model::State::write_counter_set(ObjState& o) {
       return write_redirector(o);
     case Family::kBrowser:
       return write_browser(o);
+    case Family::kTerminalServices:
+    case Family::kThermalZone:
+    case Family::kNumaNodeMemory:
+    case Family::kPrintQueue:
+      return write_small_sets(o);
     case Family::kStandard:
       return;
     default:

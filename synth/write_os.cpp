@@ -45,6 +45,7 @@ void Model::State::write_memory(ObjState& o) {
   const double used = std::clamp(mem_sig.at(double(now - spec.start_100ns) / k100ns) / 100, 0.0, 1.0);
   const uint64_t total = spec.memory_mb * kMiB;
   const uint64_t avail = uint64_t(double(total) * (1 - used));
+  available = avail;
   pagefile_used = pagefile_mb * std::clamp(0.05 + 0.4 * std::max(0.0, used - 0.5) + 0.01 * rng.normal(), 0.01, 1.0);
   pagefile_peak = std::max(pagefile_peak, pagefile_used);
   const uint64_t limit = total + uint64_t(pagefile_mb * kMiB);

@@ -153,4 +153,63 @@ void Model::State::write_browser(ObjState& o) {
   set("Enumerations Total/sec", up_s / 1200 + up_s / 3600 + up_s / 7200);
 }
 
+// Terminal Services (the console session), a thermal zone near 40 C, NUMA node 0 holding all of
+// Memory, a print queue that printed a job an hour. No draws.
+void Model::State::write_small_sets(ObjState& o) {
+  const uint64_t up_s = uint64_t((now - boot) / k100ns);
+  auto single = [&](const char* name, uint64_t v) { o.set(o.obj.counter_block, o.idx(name), v); };
+  switch (o.cat->desc.family) {
+    case Family::kTerminalServices:
+      single("Active Sessions", 1);
+      single("Inactive Sessions", 0);
+      single("Total Sessions", 2);  // the console and the services' session 0
+      return;
+    case Family::kThermalZone: {
+      if (o.obj.instances.empty()) o.add_instance("\\_TZ.THRM");
+      double busy = 0;
+      for (const Cpu& c : cpus) busy += double(c.busy_now) / double(std::max<int64_t>(now - last, 1));
+      const uint64_t kelvin = uint64_t(313 + 20 * busy / double(std::max<size_t>(cpus.size(), 1)));
+      Bytes& b = o.block(0);
+      o.set(b, o.idx("Temperature"), kelvin);
+      o.set(b, o.idx("% Passive Limit"), 100);
+      o.set(b, o.idx("Throttle Reasons"), 0);
+      o.set(b, o.idx("High Precision Temperature"), kelvin * 10);
+      return;
+    }
+    case Family::kNumaNodeMemory: {
+      if (o.obj.instances.empty()) {
+        o.add_instance("0");
+        o.add_instance("_Total");
+      }
+      const uint64_t total = spec.memory_mb, avail = available / kMiB;
+      for (size_t i = 0; i < 2; ++i) {
+        Bytes& b = o.block(i);
+        o.set(b, o.idx("Total MBytes"), total);
+        o.set(b, o.idx("Available MBytes"), avail);
+        o.set(b, o.idx("Free & Zero Page List MBytes"), avail / 10);
+        o.set(b, o.idx("Standby List MBytes"), avail - avail / 10);
+        o.set(b, o.idx("Modified List MBytes"), (total - std::min(total, avail)) / 50);
+      }
+      return;
+    }
+    case Family::kPrintQueue:
+      if (o.obj.instances.empty()) {
+        o.add_instance("Microsoft Print to PDF");
+        o.add_instance("_Total");
+      }
+      for (size_t i = 0; i < 2; ++i) {
+        Bytes& b = o.block(i);
+        o.set(b, o.idx("Total Jobs Printed"), up_s / 3600);
+        o.set(b, o.idx("Bytes Printed/sec"), up_s / 3600 * 250000);
+        o.set(b, o.idx("Total Pages Printed"), up_s / 3600 * 3);
+        o.set(b, o.idx("References"), 1);
+        o.set(b, o.idx("Max References"), 2);
+        o.set(b, o.idx("Max Jobs Spooling"), 1);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
 }  // namespace perfsim::synth

@@ -357,3 +357,23 @@ TEST_CASE("Cache agrees with System and Memory, Server Work Queues carry Server'
     CHECK(queued + s.processors >= served);  // integer shares
   }
 }
+
+TEST_CASE("NUMA Node Memory holds Memory's available megabytes, the thermal zone a plausible temperature") {
+  const captures::Capture c = make(test::small_spec("2016", 2));
+  const std::map<std::string, uint32_t> index = index_of(c);
+  const std::map<uint32_t, std::string> names = names_of(c);
+  const perfdata::DataBlock g = decode(c.records[2]);
+  REQUIRE(c.records[2].value_name == "Global");
+  const perfdata::Object* numa = g.find(index.at("NUMA Node Memory"));
+  const perfdata::Object* mem = g.find(idx::kMemory);
+  const perfdata::Object* tz = g.find(index.at("Thermal Zone Information"));
+  REQUIRE((numa && mem && tz));
+  for (const perfdata::Instance& in : numa->instances) {
+    CHECK(named(*numa, in.counter_block, names, "Available MBytes") ==
+          value(*mem, mem->counter_block, idx::kAvailableMBytes));
+    CHECK(named(*numa, in.counter_block, names, "Total MBytes") == 16384);
+  }
+  const uint64_t kelvin = named(*tz, tz->instances.at(0).counter_block, names, "Temperature");
+  CHECK(kelvin >= 313);
+  CHECK(kelvin <= 333);
+}
