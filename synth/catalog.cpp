@@ -87,6 +87,7 @@ Bytes reg_dword(uint32_t v) {
 void add_provider_keys(captures::Capture& cap, const Catalog& cat) {
   std::map<std::string, std::pair<uint32_t, uint32_t>> range;  // provider -> min/max title index
   for (const CatalogObject& o : cat.objects) {
+    if (o.desc.family != Family::kStandard) continue;  // counter sets: Perflib V2, no service key
     auto& r = range.try_emplace(o.desc.provider, o.desc.index, o.desc.index).first->second;
     for (const CounterDesc& c : o.desc.counters) {
       r.first = std::min({r.first, o.desc.index, c.index});
@@ -136,7 +137,7 @@ Status build_catalog(const Spec& spec, const Profile& profile, Catalog& out) {
   cat.process_v1_disabled = spec.process_v1_disabled.value_or(windows::has_quirk(*profile.os, "process-v1-disabled"));
   std::set<uint32_t> used;
   std::map<uint32_t, std::pair<std::string, std::string>> text;
-  for (const NameDef& n : builtin_names()) {
+  for (const NameDef& n : profile_names(profile)) {
     used.insert(n.index);
     text[n.index] = {n.name, n.help};
   }

@@ -160,6 +160,7 @@ void Model::State::churn(int64_t dt) {
     const uint32_t threads = spec.threads_min + uint32_t(rng.below(spec.threads_max - spec.threads_min + 1));
     procs.push_back(make_process(name, now - int64_t(rng.below(uint64_t(dt))), threads));
     procs_dirty = true;
+    ++procs_generation;
   }
   for (Custom& c : customs) {
     const ObjectSpec& os = *objects[c.state].cat->custom;
@@ -267,6 +268,55 @@ void Model::State::step_custom(Custom& c, int64_t dt, double t) {
           break;  // raw counts: the value itself
       }
     }
+  }
+}
+
+// Processor Information's counters beyond Processor's, from this tick's busy/idle split. Draws
+// only from xrng, so the objects of the first catalog keep their values.
+void Model::State::step_counter_sets(int64_t dt) {
+  const double dt_s = double(dt) / k100ns;
+  const uint32_t ms = uint32_t(dt / 10000);
+  for (Cpu& c : cpus) {
+    const double f = double(c.busy_now) / double(dt);
+    const double perf = xrng.uniform(0.97, 1.0);  // no turbo: at most the nominal frequency
+    c.low_prio += c.idle_now + c.busy_now / 20;
+    c.clock_ints += uint64_t(64 * dt_s);
+    c.idle_breaks += uint64_t((200 + 600 * f) * dt_s * xrng.uniform(0.9, 1.1));
+    c.util_base += ms;
+    c.perf += uint64_t(100.0 * perf * ms);
+    c.util += uint64_t(double(c.busy_now) / 100 * perf);
+    c.priv_util += uint64_t(double(c.priv - c.last_priv) / 100 * perf);
+    c.last_priv = c.priv;
+  }
+  step_ip_stack(dt);
+}
+
+// The protocols share the adapters' packets: 90% IPv4, 10% IPv6; of what IP delivers, TCP 85%,
+// UDP 13%, ICMP the rest. Connections follow the segment rate.
+void Model::State::step_ip_stack(int64_t dt) {
+  const double dt_s = double(dt) / k100ns;
+  uint64_t rx = 0, tx = 0;
+  for (const Nic& n : nics) rx += n.rucast + n.rnucast, tx += n.sucast + n.snucast;
+  const uint64_t drx = rx - std::min(rx, net.last_rx), dtx = tx - std::min(tx, net.last_tx);
+  net.last_rx = rx, net.last_tx = tx;
+  for (int v = 0; v < 2; ++v) {
+    const double share = v == 0 ? 0.9 : 0.1;
+    const uint64_t in = uint64_t(double(drx) * share), out = uint64_t(double(dtx) * share);
+    const uint64_t deliv = in - in / 200;
+    const uint64_t tcp_in = uint64_t(double(deliv) * 0.85), udp_in = uint64_t(double(deliv) * 0.13);
+    const uint64_t tcp_out = uint64_t(double(out) * 0.88), udp_out = uint64_t(double(out) * 0.11);
+    net.ip_rx[v] += in, net.ip_deliv[v] += deliv, net.ip_tx[v] += out;
+    net.tcp_rx[v] += tcp_in, net.tcp_tx[v] += tcp_out;
+    net.tcp_retx[v] += uint64_t(double(tcp_out) * xrng.uniform(0.001, 0.01));
+    net.udp_rx[v] += udp_in, net.udp_tx[v] += udp_out, net.udp_noport[v] += udp_in / 50;
+    net.icmp_rx[v] += deliv - tcp_in - udp_in, net.icmp_tx[v] += out - tcp_out - udp_out;
+    const double seg_rate = double(tcp_in + tcp_out) / std::max(dt_s, 1e-9);
+    net.estab[v] = uint32_t((5 + seg_rate / 40) * xrng.uniform(0.9, 1.1));
+    net.carry[v] += (0.05 + seg_rate / 2000) * dt_s;
+    const uint32_t opened = uint32_t(net.carry[v]);
+    net.carry[v] -= opened;
+    net.active[v] += opened / 3, net.passive[v] += opened - opened / 3;
+    net.failures[v] += uint32_t(xrng.chance(0.02)), net.resets[v] += uint32_t(xrng.chance(0.05));
   }
 }
 

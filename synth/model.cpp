@@ -52,6 +52,7 @@ Model::Model(const Spec& spec, const Profile& profile, const Catalog& catalog) :
   s.spec = spec;
   s.profile = &profile;
   s.rng = Rng(mix_seed(spec.seed, 0x686f7374));
+  s.xrng = Rng(mix_seed(spec.seed, 0x78747261));
   s.cpu_sig = Signal(spec.cpu, mix_seed(spec.seed, 1));
   s.mem_sig = Signal(spec.memory, mix_seed(spec.seed, 2));
   s.disk_sig = Signal(spec.disk_iops, mix_seed(spec.seed, 3));
@@ -82,6 +83,13 @@ void Model::State::init() {
     c.c1 = c.idle / 2, c.c2 = c.idle / 4, c.c3 = c.idle / 8;
     c.interrupts = uint64_t(std::min(up_s * 800, 1e9));
     c.dpcs = uint64_t(std::min(up_s * 80, 1e9));
+    c.last_priv = c.priv;
+    c.low_prio = c.idle + (c.user + c.priv) / 20;
+    c.clock_ints = uint64_t(up_s * 64);
+    c.idle_breaks = uint64_t(std::min(up_s * 300, 1e9));
+    c.util_base = uint32_t(uint64_t(up_s * 1000) & 0xFFFFFFFFu);
+    c.perf = uint64_t(c.util_base) * 100;
+    c.util = (c.user + c.priv) / 100, c.priv_util = c.priv / 100;
   }
   Process idle;
   idle.name = "Idle";
@@ -176,6 +184,7 @@ void Model::State::step(int64_t dt) {
   step_disks(dt, t);
   step_network(dt, t);
   for (Custom& c : customs) step_custom(c, dt, t);
+  step_counter_sets(dt);
 }
 
 // One case per built-in object, each writer in its family's write_*.cpp. Catalog order: System
@@ -184,6 +193,10 @@ void Model::State::write_all() {
   if (procs_dirty) rebuild_process_instances();
   for (ObjState& o : objects) {
     if (o.cat->custom || !o.enabled) continue;
+    if (o.cat->desc.family != Family::kStandard) {
+      write_counter_set(o);
+      continue;
+    }
     switch (o.index()) {
       case idx::kSystem:
         write_system(o);
@@ -211,6 +224,9 @@ void Model::State::write_all() {
         break;
       case idx::kPagingFile:
         write_paging(o);
+        break;
+      case idx::kObjects:
+        write_objects(o);
         break;
       default:
         break;

@@ -30,6 +30,12 @@ struct ObjState {
   bool enabled = true;
 
   uint32_t index() const { return cat->desc.index; }
+  // A counter set's counter by name (its index differs per profile); 0, which set() ignores, if absent.
+  uint32_t idx(std::string_view name) const {
+    for (const CounterDesc& c : cat->desc.counters)
+      if (c.name && name == c.name) return c.index;
+    return 0;
+  }
   bool has(uint32_t i) const { return pos.count(i) != 0; }
   void set(Bytes& block, uint32_t i, uint64_t v, int nth = 0) const {
     if (has(i)) perfdata::write_counter(block, obj.counters[size_t(pos.at(i) + nth)], v);
@@ -54,6 +60,9 @@ struct Cpu {
   uint64_t interrupts = 0, dpcs = 0, c1t = 0, c2t = 0, c3t = 0;
   uint32_t dpc_rate = 0;
   uint64_t busy_now = 0, idle_now = 0;  // this tick's share, for the processes
+  // Processor Information's own counters (step_counter_sets; not drawn from the shared Rng).
+  uint64_t low_prio = 0, clock_ints = 0, idle_breaks = 0, perf = 0, util = 0, priv_util = 0, last_priv = 0;
+  uint32_t util_base = 0;  // milliseconds (a DWORD base, wrapping as Windows' does)
 };
 
 struct Thread {
@@ -109,6 +118,22 @@ struct Nic {
   uint32_t rdiscard = 0, rerrors = 0;
 };
 
+// The IP stack behind the adapters (TCPv4/v6, IPv4/v6, UDPv4/v6, ICMP, ICMPv6), [0] IPv4 and [1]
+// IPv6, fed by the adapters' packets (step_counter_sets), so the protocols fit Network Interface.
+struct NetStack {
+  uint64_t last_rx = 0, last_tx = 0;  // the adapters' packet totals at the last step
+  uint64_t ip_rx[2] = {}, ip_deliv[2] = {}, ip_tx[2] = {}, tcp_rx[2] = {}, tcp_tx[2] = {}, tcp_retx[2] = {};
+  uint64_t udp_rx[2] = {}, udp_tx[2] = {}, udp_noport[2] = {}, icmp_rx[2] = {}, icmp_tx[2] = {};
+  uint32_t estab[2] = {}, active[2] = {}, passive[2] = {}, failures[2] = {}, resets[2] = {};
+  double carry[2] = {};
+};
+
+// The file system cache's counters, accumulated from System's file reads and Memory's cache
+// faults and page writes of each tick (write_cache), so Cache and Memory agree.
+struct CacheState {
+  uint64_t last_reads = 0, last_faults = 0, reads = 0, misses = 0;
+};
+
 struct CustomInstance {
   std::string name;
   std::vector<Signal> signals;  // one per spec counter
@@ -134,23 +159,28 @@ struct Model::State {
   Spec spec;
   const Profile* profile = nullptr;
   Rng rng{1};
+  Rng xrng{1};  // counter sets and objects added after the first catalog: existing values stay as they were
   Signal cpu_sig, mem_sig, disk_sig, net_sig;
   std::vector<ObjState> objects;
   std::vector<Custom> customs;
   int64_t boot = 0, last = 0, now = 0;
   uint32_t next_cid = 8;
   bool procs_dirty = true;
+  uint32_t procs_generation = 0, v2_generation = ~0u;  // Process V2 rebuilds its instances on a change
 
   std::vector<Cpu> cpus;
   std::vector<Process> procs;  // Idle, System, then the others in creation order
   std::vector<Volume> volumes;
   std::vector<Nic> nics;
+  NetStack net;
+  CacheState cache_state;
   // System and Memory accumulators.
   uint64_t file_ops[3] = {}, file_bytes[3] = {}, cswitch = 0, syscalls = 0, exceptions = 0, faults = 0;
   uint64_t write_copies = 0, transition = 0, cache_faults = 0, demand_zero = 0, page_reads = 0, pages_input = 0,
            page_writes = 0, pages_output = 0;
   double pagefile_mb = 0, pagefile_used = 0, pagefile_peak = 0;
   uint64_t cache_peak = 0;
+  uint64_t available = 0;  // Memory's Available Bytes this tick (NUMA Node Memory shows it)
 
   ObjState* find(uint32_t index) {
     for (ObjState& o : objects)
@@ -175,10 +205,13 @@ struct Model::State {
   void step_network(int64_t dt, double t);
   void churn(int64_t dt);
   void step_custom(Custom& c, int64_t dt, double t);
+  void step_counter_sets(int64_t dt);
+  void step_ip_stack(int64_t dt);
   // write_os.cpp
   void write_system(ObjState& o);
   void write_memory(ObjState& o);
   void write_paging(ObjState& o);
+  void write_objects(ObjState& o);
   // write_cpu.cpp
   void write_processor(ObjState& o);
   // write_process.cpp
@@ -190,6 +223,18 @@ struct Model::State {
   void write_disks(ObjState& o, bool logical);
   // write_network.cpp
   void write_network(ObjState& o);
+  // write_counter_sets.cpp
+  void write_counter_set(ObjState& o);  // by the object's family
+  void write_processor_information(ObjState& o);
+  void write_protocol(ObjState& o);
+  void write_network_adapter(ObjState& o);
+  void write_process_v2(ObjState& o);
+  // write_services.cpp
+  void write_cache(ObjState& o);
+  void write_server(ObjState& o, bool queues);
+  void write_redirector(ObjState& o);
+  void write_browser(ObjState& o);
+  void write_small_sets(ObjState& o);  // Terminal Services, Thermal Zone, NUMA Node Memory, Print Queue
   // write_custom.cpp
   void write_custom(Custom& c, int64_t dt);
 };

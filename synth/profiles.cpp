@@ -95,6 +95,14 @@ ObjectDesc processor_object(const Profile& p) {
   return o;
 }
 
+// Objects (PerfOS): counts of the kernel's object types, all raw counts, one instance.
+ObjectDesc objects_object(const Profile&) {
+  ObjectDesc o{idx::kObjects, "PerfOS", false, false, false, PERF_DETAIL_NOVICE, 0, {}};
+  for (uint32_t i : {idx::kProcesses, idx::kThreads, idx::kEvents, idx::kSemaphores, idx::kMutexes, idx::kSections})
+    o.counters.push_back(c(i, PERF_COUNTER_RAWCOUNT));
+  return o;
+}
+
 ObjectDesc process_object(const Profile& p) {
   const uint32_t size_type = p.host.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
   ObjectDesc o{idx::kProcess, "PerfProc", false, true, true, PERF_DETAIL_NOVICE, 0, {}};
@@ -255,9 +263,20 @@ const Profile* find_profile(std::string_view name) {
 }
 
 std::vector<ObjectDesc> builtin_objects(const Profile& p) {
-  return {system_object(p),      memory_object(p),        processor_object(p),  process_object(p),
-          thread_object(p),      disk_object(p, false),   disk_object(p, true), network_object(p),
-          paging_file_object(p), address_space_object(p), image_object(p),      thread_details_object(p)};
+  std::vector<ObjectDesc> v = {system_object(p),  memory_object(p),     processor_object(p),   objects_object(p),
+                               process_object(p), thread_object(p),     disk_object(p, false), disk_object(p, true),
+                               network_object(p), paging_file_object(p)};
+  register_counter_sets(p, &v, nullptr);  // Global: counter sets after the standard objects
+  v.push_back(address_space_object(p));
+  v.push_back(image_object(p));
+  v.push_back(thread_details_object(p));
+  return v;
+}
+
+std::vector<NameDef> profile_names(const Profile& p) {
+  std::vector<NameDef> v = builtin_names();
+  register_counter_sets(p, nullptr, &v);
+  return v;
 }
 
 const std::vector<ProviderDesc>& builtin_providers() {
@@ -334,6 +353,11 @@ const std::vector<NameDef>& builtin_names() {
       {238, "Processor", "Counters for each processor and their total."},
       {248, "Processes", "Number of processes in the computer when the data was collected."},
       {250, "Threads", "Number of threads in the computer when the data was collected."},
+      {252, "Events", "Number of events in the computer when the data was collected."},
+      {254, "Semaphores", "Number of semaphores in the computer when the data was collected."},
+      {256, "Mutexes", "Number of mutexes in the computer when the data was collected."},
+      {258, "Sections", "Number of sections (shared memory mappings) when the data was collected."},
+      {260, "Objects", "Counts of the kernel's objects: processes, threads, events, semaphores, mutexes, sections."},
       {264, "Bytes Received/sec", "Rate at which bytes are received on the interface, framing included."},
       {266, "Packets Received/sec", "Rate at which packets are received on the interface."},
       {336, "Thread Wait Reason", "Why the thread is waiting (only meaningful in the Wait state)."},

@@ -1,7 +1,7 @@
 // Built-in OS profiles (windows/os.h rows) and the standard perf objects collectors read, as Windows defines them:
 // real title indices from the English (009) table, counter types and sizes per OS, providers.
 //
-// Contract: builtin_objects() lists only indices that builtin_names() names; every counter's
+// Contract: builtin_objects(p) lists only indices that profile_names(p) names; every counter's
 // CounterSize matches the size bits of its type; a counter that needs a base is directly followed
 // by its base. Values are not generated here (synth.h does that).
 #pragma once
@@ -30,6 +30,33 @@ struct CounterDesc {
   uint32_t size = 4;
   uint32_t detail = 100;
   int32_t scale = 0;
+  const char* name = nullptr;  // counter sets only: writers find their counters by name
+};
+
+// Which writer fills an object (synth/model.cpp write_all). Standard objects go by title index;
+// counter sets (indices above Base Index, different per profile) by family.
+enum class Family : uint8_t {
+  kStandard,
+  kProcessorInformation,
+  kTcpV4,
+  kTcpV6,
+  kIpV4,
+  kIpV6,
+  kUdpV4,
+  kUdpV6,
+  kIcmp,
+  kIcmpV6,
+  kNetworkAdapter,
+  kProcessV2,
+  kCache,
+  kServer,
+  kServerWorkQueues,
+  kRedirector,
+  kBrowser,
+  kTerminalServices,
+  kThermalZone,
+  kNumaNodeMemory,
+  kPrintQueue,
 };
 
 struct ObjectDesc {
@@ -41,10 +68,7 @@ struct ObjectDesc {
   uint32_t detail = 100;
   int32_t default_counter = 0;
   std::vector<CounterDesc> counters;
-};
-
-struct ProviderDesc {
-  std::string service, library, open, collect, close;
+  Family family = Family::kStandard;
 };
 
 struct NameDef {
@@ -53,9 +77,46 @@ struct NameDef {
   const char* help;
 };
 
+// A counter of a counter set (a provider registered after the standard objects, as Perflib V2
+// providers are): its 009 name and help, type, detail and the first OS version that has it.
+struct SetCounter {
+  const char* name;
+  const char* help;
+  uint32_t type;
+  uint32_t base = 0;  // base counter type following it, 0 for none
+  uint32_t detail = 100;
+  uint32_t since = 0;  // major * 100 + minor; 0 = as its set
+};
+
+struct CounterSet {
+  Family family;
+  const char* name;
+  const char* help;
+  const char* provider;
+  bool multi;
+  uint32_t since;  // major * 100 + minor of the first OS version serving it
+  std::vector<SetCounter> counters;
+  uint32_t build = 0;  // and its first build, for versions several OSes share (10.0)
+};
+
+// Whether the profile serves the set (its version and build from the set's on).
+bool serves(const Profile& p, const CounterSet& set);
+
+// The counter sets, in registration order (which gives their title indices: from Base Index + 1
+// on, the set's name then its counters, each a fresh even index, on the profiles that have it).
+const std::vector<CounterSet>& counter_sets();
+// Registers the profile's counter sets: appends their objects and/or their names (either may be null).
+void register_counter_sets(const Profile& p, std::vector<ObjectDesc>* objects, std::vector<NameDef>* names);
+
+struct ProviderDesc {
+  std::string service, library, open, collect, close;
+};
+
 // The standard objects of the profile, in the order Windows returns them in Global/Costly.
 std::vector<ObjectDesc> builtin_objects(const Profile& p);
-const std::vector<NameDef>& builtin_names();
+const std::vector<NameDef>& builtin_names();  // the standard (fixed) indices only
+// The profile's whole 009 table: builtin_names() and the indices its counter sets registered.
+std::vector<NameDef> profile_names(const Profile& p);
 const std::vector<ProviderDesc>& builtin_providers();
 
 // CounterSize the type's size bits ask for (4, 8, or 0 for PERF_SIZE_ZERO).
@@ -76,27 +137,27 @@ constexpr uint32_t kSystem = 2, kMemory = 4, kProcessorTime = 6, kFileReadOps = 
                    kAvgSecWrite = 210, kTransfers = 212, kReads = 214, kWrites = 216, kDiskBytes = 218,
                    kDiskReadBytes = 220, kDiskWriteBytes = 222, kAvgBytesTransfer = 224, kAvgBytesRead = 226,
                    kAvgBytesWrite = 228, kProcess = 230, kThread = 232, kPhysicalDisk = 234, kLogicalDisk = 236,
-                   kProcessor = 238, kProcesses = 248, kThreads = 250, kBytesReceived = 264, kPacketsReceived = 266,
-                   kWaitReason = 336, kBytesTotal = 388, kPackets = 400, kFileDataOps = 406, kFreeSpace = 408,
-                   kFreeMegabytes = 410, kPacketsSent = 452, kBytesSent = 506, kNetworkInterface = 510,
-                   kBandwidth = 520, kRecvUnicast = 524, kRecvNonUnicast = 526, kRecvDiscarded = 528, kRecvErrors = 530,
-                   kRecvUnknown = 532, kSentUnicast = 536, kSentNonUnicast = 538, kOutDiscarded = 540, kOutErrors = 542,
-                   kOutputQueue = 544, kFreePtes = 678, kThreadCount = 680, kPriorityBase = 682, kElapsedTime = 684,
-                   kExceptions = 688, kPriorityCurrent = 694, kDpcTime = 696, kInterruptTime = 698, kPagingFile = 700,
-                   kUsage = 702, kUsagePeak = 704, kStartAddress = 706, kUserPc = 708, kImage = 740,
-                   kImageSpaceNoAccess = 760, kImageSpaceReadOnly = 762, kImageSpaceReadWrite = 764,
-                   kImageSpaceWriteCopy = 766, kImageSpaceExec = 768, kImageSpaceExecReadOnly = 770,
-                   kImageSpaceExecReadWrite = 772, kImageSpaceExecWriteCopy = 774, kBytesImageReserved = 776,
-                   kBytesImageFree = 778, kBytesReserved = 780, kBytesFree = 782, kIdProcess = 784,
-                   kProcessAddressSpace = 786, kIdThread = 804, kThreadDetails = 816, kCacheBytes = 818,
-                   kCacheBytesPeak = 820, kPagesInput = 822, kHandleCount = 952, kDpcsQueued = 1334, kDpcRate = 1336,
-                   kRegistryQuota = 1350, kAvailableKBytes = 1380, kAvailableMBytes = 1382, kAvgDiskQueue = 1400,
-                   kAvgDiskReadQueue = 1402, kAvgDiskWriteQueue = 1404, kCommittedInUse = 1406,
-                   kCreatingProcessId = 1410, kIoReadOps = 1412, kIoWriteOps = 1414, kIoDataOps = 1416,
-                   kIoOtherOps = 1418, kIoReadBytes = 1420, kIoWriteBytes = 1422, kIoDataBytes = 1424,
-                   kIoOtherBytes = 1426, kWorkingSetPrivate = 1478, kDiskIdleTime = 1482, kSplitIo = 1484,
-                   kIdleTime = 1746, kC1Time = 1748, kC2Time = 1750, kC3Time = 1752, kC1Transitions = 1754,
-                   kC2Transitions = 1756, kC3Transitions = 1758, kSystemUpTime = 674;
+                   kProcessor = 238, kProcesses = 248, kThreads = 250, kEvents = 252, kSemaphores = 254, kMutexes = 256,
+                   kSections = 258, kObjects = 260, kBytesReceived = 264, kPacketsReceived = 266, kWaitReason = 336,
+                   kBytesTotal = 388, kPackets = 400, kFileDataOps = 406, kFreeSpace = 408, kFreeMegabytes = 410,
+                   kPacketsSent = 452, kBytesSent = 506, kNetworkInterface = 510, kBandwidth = 520, kRecvUnicast = 524,
+                   kRecvNonUnicast = 526, kRecvDiscarded = 528, kRecvErrors = 530, kRecvUnknown = 532,
+                   kSentUnicast = 536, kSentNonUnicast = 538, kOutDiscarded = 540, kOutErrors = 542, kOutputQueue = 544,
+                   kFreePtes = 678, kThreadCount = 680, kPriorityBase = 682, kElapsedTime = 684, kExceptions = 688,
+                   kPriorityCurrent = 694, kDpcTime = 696, kInterruptTime = 698, kPagingFile = 700, kUsage = 702,
+                   kUsagePeak = 704, kStartAddress = 706, kUserPc = 708, kImage = 740, kImageSpaceNoAccess = 760,
+                   kImageSpaceReadOnly = 762, kImageSpaceReadWrite = 764, kImageSpaceWriteCopy = 766,
+                   kImageSpaceExec = 768, kImageSpaceExecReadOnly = 770, kImageSpaceExecReadWrite = 772,
+                   kImageSpaceExecWriteCopy = 774, kBytesImageReserved = 776, kBytesImageFree = 778,
+                   kBytesReserved = 780, kBytesFree = 782, kIdProcess = 784, kProcessAddressSpace = 786,
+                   kIdThread = 804, kThreadDetails = 816, kCacheBytes = 818, kCacheBytesPeak = 820, kPagesInput = 822,
+                   kHandleCount = 952, kDpcsQueued = 1334, kDpcRate = 1336, kRegistryQuota = 1350,
+                   kAvailableKBytes = 1380, kAvailableMBytes = 1382, kAvgDiskQueue = 1400, kAvgDiskReadQueue = 1402,
+                   kAvgDiskWriteQueue = 1404, kCommittedInUse = 1406, kCreatingProcessId = 1410, kIoReadOps = 1412,
+                   kIoWriteOps = 1414, kIoDataOps = 1416, kIoOtherOps = 1418, kIoReadBytes = 1420, kIoWriteBytes = 1422,
+                   kIoDataBytes = 1424, kIoOtherBytes = 1426, kWorkingSetPrivate = 1478, kDiskIdleTime = 1482,
+                   kSplitIo = 1484, kIdleTime = 1746, kC1Time = 1748, kC2Time = 1750, kC3Time = 1752,
+                   kC1Transitions = 1754, kC2Transitions = 1756, kC3Transitions = 1758, kSystemUpTime = 674;
 }  // namespace idx
 
 }  // namespace perfsim::synth

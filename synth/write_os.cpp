@@ -1,4 +1,4 @@
-// Writers of the OS-wide objects (PerfOS): System, Memory, Paging File. System's rates are the
+// Writers of the OS-wide objects (PerfOS): System, Memory, Paging File, Objects. System's rates are the
 // processes' sums; Memory draws the displayed load and keeps the paging accumulators.
 #include "synth/model_state.h"
 
@@ -45,6 +45,7 @@ void Model::State::write_memory(ObjState& o) {
   const double used = std::clamp(mem_sig.at(double(now - spec.start_100ns) / k100ns) / 100, 0.0, 1.0);
   const uint64_t total = spec.memory_mb * kMiB;
   const uint64_t avail = uint64_t(double(total) * (1 - used));
+  available = avail;
   pagefile_used = pagefile_mb * std::clamp(0.05 + 0.4 * std::max(0.0, used - 0.5) + 0.01 * rng.normal(), 0.01, 1.0);
   pagefile_peak = std::max(pagefile_peak, pagefile_used);
   const uint64_t limit = total + uint64_t(pagefile_mb * kMiB);
@@ -96,6 +97,19 @@ void Model::State::write_paging(ObjState& o) {
     o.set_pair(b, idx::kUsage, uint64_t(pagefile_used * 256), pages);
     o.set_pair(b, idx::kUsagePeak, uint64_t(pagefile_peak * 256), pages);
   }
+}
+
+// Objects: Processes and Threads are System's; the other kernel objects follow the open handles.
+void Model::State::write_objects(ObjState& o) {
+  Bytes& b = o.obj.counter_block;
+  double handles = 0;
+  for (const Process& p : procs) handles += p.handles;
+  o.set(b, idx::kProcesses, procs.size());
+  o.set(b, idx::kThreads, thread_total(procs));
+  o.set(b, idx::kEvents, uint64_t(handles * 0.30));
+  o.set(b, idx::kSemaphores, uint64_t(handles * 0.04));
+  o.set(b, idx::kMutexes, uint64_t(handles * 0.01));
+  o.set(b, idx::kSections, uint64_t(handles * 0.08));
 }
 
 }  // namespace perfsim::synth

@@ -1,0 +1,114 @@
+// Acceptance of Processor Information through a real collector: python3-samba resolves
+// "\Processor Information(_Total)\% Processor Time" through Counter 009 against `perfsim serve`
+// (step timeline: one sample per Global answer) and formats it between samples, as PDH does.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/subprocess.h"
+#include "synth/signal.h"
+#include "tests/common/run_command.h"
+
+namespace fs = std::filesystem;
+namespace sp = perfsim::subprocess;
+
+namespace {
+
+constexpr int kTicks = 60, kIntervalS = 15, kSeed = 5;
+
+const char kSpec[] = R"([host]
+profile = "2016"
+seed = 5
+duration = "15m"
+interval = "15s"
+processors = 16
+
+[load]
+cpu = { kind = "sine", mean = 50, amplitude = 30, period = "10m" }
+)";
+
+// What the spec's generator says the load was over the intervals between the first and last
+// samples (synth's Model draws cpu at each tick's time, from seed mix_seed(seed, 1)).
+double generator_mean() {
+  perfsim::synth::GeneratorSpec g;
+  g.kind = perfsim::synth::GeneratorSpec::Kind::kSine;
+  g.mean = 50, g.amplitude = 30, g.period_s = 600;
+  perfsim::synth::Signal sig(g, perfsim::synth::mix_seed(kSeed, 1));
+  double sum = 0;
+  for (int k = 0; k < kTicks; ++k) {
+    const double v = std::clamp(sig.at(double(k * kIntervalS)), 0.0, 100.0);
+    if (k > 0) sum += v;
+  }
+  return sum / (kTicks - 1);
+}
+
+}  // namespace
+
+TEST_CASE("a python3-samba collector reads Processor Information(_Total) through 009 names within 1% of the spec") {
+  const fs::path dir = fs::temp_directory_path() / ("perfsim-formatted-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  { std::ofstream(dir / "spec.toml") << kSpec; }
+  const std::string cap = (dir / "host.perfcap").string();
+  const auto synth = perfsim::testing::run_command(PERFSIM_EXE, "synth " + (dir / "spec.toml").string() + " -o " + cap);
+  INFO(synth.err);
+  REQUIRE(synth.code == 0);
+
+  sp::Options o;
+  o.in = sp::Stream::kInherit;
+  o.out = sp::Stream::kPipe;
+  o.err = sp::Stream::kNull;
+  sp::Child child;
+  REQUIRE(sp::start({"/bin/sh", "-c",
+                     "exec " + std::string(PERFSIM_EXE) +
+                         " serve --json --timeline step --listen 127.0.0.1:0 --capture " + cap},
+                    o, child)
+              .ok());
+  std::string line;
+  char c;
+  while (read(child.out_fd, &c, 1) == 1 && c != '\n') line.push_back(c);
+  sp::close_pipes(child);
+  REQUIRE_FALSE(line.empty());
+  const int port = nlohmann::json::parse(line).at("port").get<int>();
+
+  const std::string out = (dir / "result.json").string();
+  const std::string paths =
+      "'Processor Information(_Total)\\% Processor Time' 'Processor Information(0,_Total)\\% Processor Time' "
+      "'Processor(_Total)\\% Processor Time'";
+  const auto r = perfsim::testing::run_command(
+      PERFSIM_PYTHON,
+      "-B " + std::string(INTEROP_SCRIPTS_DIR) + "/collector_formatted.py --port " + std::to_string(port) + " --out " +
+          out + " --samples " + std::to_string(kTicks) + " " + paths,
+      120);
+  CHECK(sp::stop(child, std::chrono::seconds(10)).code == 0);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  nlohmann::json j;
+  std::ifstream(out) >> j;
+  const auto& series = j.at("series");
+  const std::vector<double> info = series.at("Processor Information(_Total)\\% Processor Time");
+  const std::vector<double> node = series.at("Processor Information(0,_Total)\\% Processor Time");
+  const std::vector<double> proc = series.at("Processor(_Total)\\% Processor Time");
+  REQUIRE(info.size() == kTicks - 1);
+  // The counter set's index is above Base Index, not Processor's 6: the name resolved through 009.
+  CHECK(j.at("indices").at("Processor Information(_Total)\\% Processor Time")[1].get<int>() > 1847);
+  for (size_t k = 0; k < info.size(); ++k) {
+    INFO("interval " << k);
+    CHECK(info[k] >= 0);
+    CHECK(info[k] <= 100);
+    CHECK(info[k] == Approx(proc[k]).margin(1e-9));  // _Total is Processor's
+    CHECK(node[k] == Approx(info[k]).margin(1e-9));  // one NUMA node: its total is _Total
+  }
+  const double overall = j.at("overall").at("Processor Information(_Total)\\% Processor Time").get<double>();
+  const double want = generator_mean();
+  INFO("collector " << overall << ", generator " << want);
+  CHECK(std::abs(overall - want) <= 0.01 * want);
+  fs::remove_all(dir);
+}

@@ -1,0 +1,379 @@
+// The objects added to the first catalog (Objects, the counter sets such as Processor
+// Information): served by the profiles that have them with the types synth/README.md's table
+// gives, and consistent with the objects they mirror.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "core/utf16.h"
+#include "helpers.h"
+#include "perfdata/counters.h"
+#include "perfdata/names.h"
+#include "perfdata/winperf.h"
+#include "synth/profiles.h"
+#include "synth/synth.h"
+#include "windows/os.h"
+
+using namespace perfsim;
+using namespace perfsim::synth;
+using namespace perfsim::winperf;
+using test::decode;
+using test::value;
+
+namespace {
+
+using Row = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+
+std::string trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+// The rows between <!-- added-objects --> and <!-- /added-objects -->, `from` cut to its version.
+std::set<Row> readme_rows() {
+  std::ifstream f(std::string(PERFSIM_SOURCE_DIR) + "/synth/README.md");
+  std::set<Row> rows;
+  bool in = false;
+  for (std::string line; std::getline(f, line);) {
+    if (line == "<!-- added-objects -->") in = true;
+    if (line == "<!-- /added-objects -->") in = false;
+    if (!in || line.rfind("| ", 0) != 0 || line.rfind("| object", 0) == 0) continue;
+    std::vector<std::string> cells;
+    for (size_t at = 1; at < line.size();) {
+      const size_t bar = line.find('|', at);
+      if (bar == std::string::npos) break;
+      cells.push_back(trim(line.substr(at, bar - at)));
+      at = bar + 1;
+    }
+    REQUIRE(cells.size() == 5);
+    rows.insert({cells[0], cells[1], cells[2], cells[3], cells[4].substr(0, cells[4].find(' '))});
+  }
+  return rows;
+}
+
+std::string version(uint32_t v) { return std::to_string(v / 100) + "." + std::to_string(v % 100); }
+
+captures::Capture make(const Spec& s) {
+  captures::Capture c;
+  const Status st = synthesize(s, c);
+  if (!st.ok()) throw std::runtime_error(st.message());
+  return c;
+}
+
+std::map<uint32_t, std::string> names_of(const captures::Capture& c) {
+  perfdata::NameTable t;
+  REQUIRE(perfdata::parse_names(c.names[0].counter, t).ok());
+  return t.to_map();
+}
+
+// The first (lowest) index of each name.
+std::map<std::string, uint32_t> index_of(const captures::Capture& c) {
+  std::map<std::string, uint32_t> m;
+  for (const auto& [i, name] : names_of(c)) m.try_emplace(name, i);
+  return m;
+}
+
+const perfdata::Instance* instance(const perfdata::Object& o, const std::u16string& name) {
+  for (const perfdata::Instance& in : o.instances)
+    if (in.name() == name) return &in;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("the README's table of added objects is the catalogue's") {
+  std::set<Row> code;
+  const Profile* p2016 = find_profile("2016");
+  REQUIRE(p2016);
+  std::map<uint32_t, std::string> names;
+  for (const NameDef& n : builtin_names()) names[n.index] = n.name;
+  for (const ObjectDesc& o : builtin_objects(*p2016))
+    if (o.index == idx::kObjects)
+      for (const CounterDesc& c : o.counters)
+        code.insert({"Objects", names.at(c.index), perfdata::counter_type_name(c.type), "", "all"});
+  for (const CounterSet& set : counter_sets())
+    for (const SetCounter& c : set.counters)
+      code.insert({set.name, c.name, perfdata::counter_type_name(c.type),
+                   c.base ? perfdata::counter_type_name(c.base) : "", version(c.since ? c.since : set.since)});
+  CHECK(code.size() > 30);
+  const std::set<Row> readme = readme_rows();
+  auto text = [](const Row& r) {
+    return std::get<0>(r) + " | " + std::get<1>(r) + " | " + std::get<2>(r) + " | " + std::get<3>(r) + " | " +
+           std::get<4>(r);
+  };
+  for (const Row& r : code)
+    if (!readme.count(r)) FAIL_CHECK("the README lacks: " << text(r));
+  for (const Row& r : readme)
+    if (!code.count(r)) FAIL_CHECK("the code lacks: " << text(r));
+}
+
+TEST_CASE("every profile serves Objects and each counter set from its first version on, with the catalogue's types") {
+  for (const windows::OsProfile& os : windows::os_profiles()) {
+    INFO(os.name);
+    const captures::Capture c = make(test::small_spec(std::string(os.name), 2));
+    const std::map<std::string, uint32_t> index = index_of(c);
+    const std::map<uint32_t, std::string> names = names_of(c);
+    const perfdata::DataBlock g = decode(c.records[0]);
+    REQUIRE(c.records[0].value_name == "Global");
+    const perfdata::Object* objects = g.find(idx::kObjects);
+    REQUIRE(objects);
+    CHECK(objects->num_instances == PERF_NO_INSTANCES);
+    CHECK(objects->counters.size() == 6);
+    for (const perfdata::CounterDef& d : objects->counters) CHECK(d.type == PERF_COUNTER_RAWCOUNT);
+    const uint32_t v = os.by_version ? os.major * 100 + os.minor : 0;
+    const Profile* profile = find_profile(os.name);
+    REQUIRE(profile);
+    for (const CounterSet& set : counter_sets()) {
+      INFO(set.name);
+      const bool served = serves(*profile, set);
+      CHECK(served == (v >= set.since && (v > set.since || os.first_build >= set.build)));
+      REQUIRE(index.count(set.name) == (served ? 1u : 0u));
+      if (!served) continue;
+      const uint32_t set_index = index.at(set.name);
+      CHECK(set_index > 1847);  // above Base Index: registered after the standard objects
+      const perfdata::Object* o = g.find(set_index);
+      REQUIRE(o);
+      size_t expected = 0;
+      for (const SetCounter& sc : set.counters) {
+        // The object's counter of that name (names repeat: Processor has "% Processor Time" too).
+        size_t at = 0;
+        while (at < o->counters.size() && names.at(o->counters[at].name_index) != sc.name) ++at;
+        INFO(sc.name);
+        if (sc.since > v) {
+          CHECK(at == o->counters.size());
+          continue;
+        }
+        expected += sc.base ? 2 : 1;
+        REQUIRE(at < o->counters.size());
+        CHECK(o->counters[at].name_index > set_index);
+        CHECK(o->counters[at].type == sc.type);
+        if (sc.base) {
+          REQUIRE(at + 1 < o->counters.size());
+          CHECK(o->counters[at + 1].type == sc.base);
+        }
+      }
+      CHECK(o->counters.size() == expected);
+    }
+  }
+}
+
+TEST_CASE("Processor Information mirrors Processor and Objects mirrors System and Process") {
+  Spec s = test::small_spec("2016", 4);
+  s.processors = 3;
+  const captures::Capture c = make(s);
+  const std::map<std::string, uint32_t> index = index_of(c);
+  const uint32_t pi = index.at("Processor Information");
+  size_t globals = 0;
+  for (const captures::QueryRecord& r : c.records) {
+    if (r.value_name != "Global") continue;
+    ++globals;
+    const perfdata::DataBlock g = decode(r);
+    const perfdata::Object* proc = g.find(idx::kProcessor);
+    const perfdata::Object* info = g.find(pi);
+    REQUIRE(proc);
+    REQUIRE(info);
+    REQUIRE(info->instances.size() == s.processors + 2);
+    // Processor Information's own "% Processor Time" index (a counter set's, above Base Index).
+    uint32_t info_time = 0;
+    for (const perfdata::CounterDef& d : info->counters)
+      if (d.type == PERF_100NSEC_TIMER_INV && info_time == 0) info_time = d.name_index;
+    REQUIRE(info_time > 1847);
+    for (uint32_t k = 0; k < s.processors; ++k) {
+      const perfdata::Instance* a = instance(*proc, utf8_to_utf16(std::to_string(k)));
+      const perfdata::Instance* b = instance(*info, utf8_to_utf16("0," + std::to_string(k)));
+      REQUIRE(a);
+      REQUIRE(b);
+      CHECK(value(*info, b->counter_block, info_time) == value(*proc, a->counter_block, idx::kProcessorTime));
+    }
+    const uint64_t total = value(*proc, instance(*proc, u"_Total")->counter_block, idx::kProcessorTime);
+    for (const std::u16string name : {u"0,_Total", u"_Total"}) {
+      const perfdata::Instance* in = instance(*info, name);
+      REQUIRE(in);
+      CHECK(value(*info, in->counter_block, info_time) == total);
+    }
+    const perfdata::Object* sys = g.find(idx::kSystem);
+    const perfdata::Object* objs = g.find(idx::kObjects);
+    const perfdata::Object* process = g.find(idx::kProcess);
+    const perfdata::Object* thread = g.find(idx::kThread);
+    REQUIRE((sys && objs && process && thread));
+    const uint64_t procs = value(*objs, objs->counter_block, idx::kProcesses);
+    const uint64_t threads = value(*objs, objs->counter_block, idx::kThreads);
+    CHECK(procs == value(*sys, sys->counter_block, idx::kProcesses));
+    CHECK(threads == value(*sys, sys->counter_block, idx::kThreads));
+    CHECK(procs == process->instances.size() - 1);   // all but _Total
+    CHECK(threads == thread->instances.size() - 1);  // all but _Total
+    CHECK(value(*objs, objs->counter_block, idx::kEvents) > 0);
+  }
+  CHECK(globals == 4);
+}
+
+namespace {
+
+// A counter of a set by its name: the object's counter whose 009 name it is.
+uint64_t named(const perfdata::Object& o, const Bytes& block, const std::map<uint32_t, std::string>& names,
+               const std::string& counter) {
+  for (const perfdata::CounterDef& d : o.counters)
+    if (names.at(d.name_index) == counter) return perfdata::read_counter(block, d);
+  throw std::runtime_error("no counter " + counter);
+}
+
+}  // namespace
+
+TEST_CASE("the IP stack's objects fit Network Interface's traffic, Network Adapter equals it") {
+  Spec s = test::small_spec("2016", 6);
+  s.adapters = {"Intel[R] Ethernet A", "Intel[R] Ethernet B"};
+  const captures::Capture c = make(s);
+  const std::map<std::string, uint32_t> index = index_of(c);
+  const std::map<uint32_t, std::string> names = names_of(c);
+  std::vector<perfdata::DataBlock> g;
+  for (const captures::QueryRecord& r : c.records)
+    if (r.value_name == "Global") g.push_back(decode(r));
+  REQUIRE(g.size() == 6);
+  auto single = [&](const perfdata::DataBlock& b, const char* object, const char* counter) {
+    const perfdata::Object* o = b.find(index.at(object));
+    REQUIRE(o);
+    return named(*o, o->counter_block, names, counter);
+  };
+  auto nic_sum = [&](const perfdata::DataBlock& b, uint32_t object, const char* counter) {
+    const perfdata::Object* o = b.find(object);
+    REQUIRE(o);
+    REQUIRE(o->instances.size() == 2);
+    uint64_t sum = 0;
+    for (const perfdata::Instance& in : o->instances) sum += named(*o, in.counter_block, names, counter);
+    return sum;
+  };
+  for (size_t k = 1; k < g.size(); ++k) {
+    INFO("sample " << k);
+    auto delta = [&](const char* object, const char* counter) {
+      return single(g[k], object, counter) - single(g[k - 1], object, counter);
+    };
+    const uint64_t nic_rx = nic_sum(g[k], idx::kNetworkInterface, "Packets Received/sec") -
+                            nic_sum(g[k - 1], idx::kNetworkInterface, "Packets Received/sec");
+    const uint64_t ip_rx = delta("IPv4", "Datagrams Received/sec") + delta("IPv6", "Datagrams Received/sec");
+    CHECK(nic_rx > 1000);
+    CHECK(ip_rx <= nic_rx);
+    CHECK(double(ip_rx) >= 0.99 * double(nic_rx));
+    CHECK(delta("TCPv4", "Segments Received/sec") + delta("UDPv4", "Datagrams/sec") <= delta("IPv4", "Datagrams/sec"));
+    CHECK(delta("TCPv4", "Segments Received/sec") > delta("TCPv6", "Segments Received/sec"));
+    CHECK(single(g[k], "TCPv4", "Connections Established") > 0);
+    // Network Adapter counts the same adapters' traffic as Network Interface.
+    CHECK(nic_sum(g[k], index.at("Network Adapter"), "Bytes Total/sec") ==
+          nic_sum(g[k], idx::kNetworkInterface, "Bytes Total/sec"));
+  }
+}
+
+TEST_CASE("Server 2022 serves Process V2 with or without the legacy Process, agreeing with it") {
+  for (bool v1_off : {true, false}) {
+    INFO("process v1 disabled: " << v1_off);
+    Spec s = test::small_spec("2022", 3);
+    s.process_v1_disabled = v1_off;
+    s.process_churn_per_hour = 400;  // instances come and go between samples
+    const captures::Capture c = make(s);
+    const std::map<std::string, uint32_t> index = index_of(c);
+    const std::map<uint32_t, std::string> names = names_of(c);
+    REQUIRE(index.count("Process V2") == 1);
+    for (const captures::QueryRecord& r : c.records) {
+      if (r.value_name != "Global") continue;
+      const perfdata::DataBlock g = decode(r);
+      const perfdata::Object* v2 = g.find(index.at("Process V2"));
+      REQUIRE(v2);
+      const perfdata::Object* sys = g.find(idx::kSystem);
+      REQUIRE(sys);
+      CHECK(v2->instances.size() == value(*sys, sys->counter_block, idx::kProcesses) + 1);  // + _Total:0
+      CHECK(v2->instances.back().name() == u"_Total:0");
+      // Every instance is name:pid with its Process ID.
+      for (const perfdata::Instance& in : v2->instances) {
+        const std::string name = utf16_to_utf8(in.name());
+        REQUIRE(name.find(':') != std::string::npos);
+        CHECK(name.substr(name.rfind(':') + 1) == std::to_string(named(*v2, in.counter_block, names, "Process ID")));
+      }
+      const perfdata::Object* v1 = g.find(idx::kProcess);
+      CHECK((v1 == nullptr) == v1_off);
+      if (v1) {
+        const uint64_t a = value(*v1, v1->instances.back().counter_block, idx::kProcessorTime);
+        CHECK(named(*v2, v2->instances.back().counter_block, names, "% Processor Time") == a);
+      }
+    }
+  }
+  const captures::Capture c2016 = make(test::small_spec("2016", 1));
+  CHECK(index_of(c2016).count("Process V2") == 0);
+}
+
+TEST_CASE("Cache agrees with System and Memory, Server Work Queues carry Server's traffic") {
+  Spec s = test::small_spec("2016", 5);
+  s.memory = GeneratorSpec::constant(90);  // hard faults and page writes under memory pressure
+  const captures::Capture c = make(s);
+  const std::map<std::string, uint32_t> index = index_of(c);
+  const std::map<uint32_t, std::string> names = names_of(c);
+  std::vector<perfdata::DataBlock> g;
+  for (const captures::QueryRecord& r : c.records)
+    if (r.value_name == "Global") g.push_back(decode(r));
+  REQUIRE(g.size() == 5);
+  for (size_t k = 1; k < g.size(); ++k) {
+    INFO("sample " << k);
+    const perfdata::Object* c0 = g[k - 1].find(index.at("Cache"));
+    const perfdata::Object* c1 = g[k].find(index.at("Cache"));
+    const perfdata::Object* m0 = g[k - 1].find(idx::kMemory);
+    const perfdata::Object* m1 = g[k].find(idx::kMemory);
+    const perfdata::Object* s0 = g[k - 1].find(idx::kSystem);
+    const perfdata::Object* s1 = g[k].find(idx::kSystem);
+    REQUIRE((c0 && c1 && m0 && m1 && s0 && s1));
+    auto cache = [&](const perfdata::Object* o, const char* name) { return named(*o, o->counter_block, names, name); };
+    auto mem = [&](const perfdata::Object* o, uint32_t i) { return value(*o, o->counter_block, i); };
+    const uint64_t reads = cache(c1, "Copy Reads/sec") - cache(c0, "Copy Reads/sec");
+    CHECK(reads > 0);
+    CHECK(reads == mem(s1, idx::kFileReadOps) - mem(s0, idx::kFileReadOps));
+    // Copy Read Hits %: hits over reads between the samples, misses no more than Memory's cache faults.
+    uint64_t hit0 = 0, hit1 = 0, base1 = 0;
+    for (size_t i = 0; i < c1->counters.size(); ++i)
+      if (names.at(c1->counters[i].name_index) == "Copy Read Hits %") {
+        hit0 = perfdata::read_counter(c0->counter_block, c0->counters[i]);
+        hit1 = perfdata::read_counter(c1->counter_block, c1->counters[i]);
+        base1 = perfdata::read_counter(c1->counter_block, c1->counters[i + 1]);
+        CHECK(c1->counters[i + 1].type == PERF_SAMPLE_BASE);
+        break;  // the base that follows carries the same title index
+      }
+    CHECK(base1 == cache(c1, "Copy Reads/sec"));
+    const uint64_t misses = reads - (hit1 - hit0);
+    CHECK(misses <= mem(m1, idx::kCacheFaults) - mem(m0, idx::kCacheFaults));
+    CHECK(cache(c1, "Lazy Write Pages/sec") - cache(c0, "Lazy Write Pages/sec") <=
+          mem(m1, idx::kPagesOutput) - mem(m0, idx::kPagesOutput));
+    CHECK(cache(c1, "Lazy Write Flushes/sec") - cache(c0, "Lazy Write Flushes/sec") <=
+          mem(m1, idx::kPageWrites) - mem(m0, idx::kPageWrites));
+    CHECK(cache(c1, "Dirty Pages") * 4096 <= mem(m1, idx::kCacheBytesPeak));
+    // Server Work Queues: the processors' queues carry the Server's bytes.
+    const perfdata::Object* server = g[k].find(index.at("Server"));
+    const perfdata::Object* queues = g[k].find(index.at("Server Work Queues"));
+    REQUIRE((server && queues));
+    REQUIRE(queues->instances.size() == s.processors + 1);
+    CHECK(queues->instances.back().name() == u"Blocking Queue");
+    uint64_t queued = 0;
+    for (const perfdata::Instance& in : queues->instances)
+      queued += named(*queues, in.counter_block, names, "Bytes Received/sec");
+    const uint64_t served = named(*server, server->counter_block, names, "Bytes Received/sec");
+    CHECK(queued <= served);
+    CHECK(queued + s.processors >= served);  // integer shares
+  }
+}
+
+TEST_CASE("NUMA Node Memory holds Memory's available megabytes, the thermal zone a plausible temperature") {
+  const captures::Capture c = make(test::small_spec("2016", 2));
+  const std::map<std::string, uint32_t> index = index_of(c);
+  const std::map<uint32_t, std::string> names = names_of(c);
+  const perfdata::DataBlock g = decode(c.records[2]);
+  REQUIRE(c.records[2].value_name == "Global");
+  const perfdata::Object* numa = g.find(index.at("NUMA Node Memory"));
+  const perfdata::Object* mem = g.find(idx::kMemory);
+  const perfdata::Object* tz = g.find(index.at("Thermal Zone Information"));
+  REQUIRE((numa && mem && tz));
+  for (const perfdata::Instance& in : numa->instances) {
+    CHECK(named(*numa, in.counter_block, names, "Available MBytes") ==
+          value(*mem, mem->counter_block, idx::kAvailableMBytes));
+    CHECK(named(*numa, in.counter_block, names, "Total MBytes") == 16384);
+  }
+  const uint64_t kelvin = named(*tz, tz->instances.at(0).counter_block, names, "Temperature");
+  CHECK(kelvin >= 313);
+  CHECK(kelvin <= 333);
+}
