@@ -16,11 +16,13 @@ Status io_error(const std::string& what) { return Status::IOError(what + ": " + 
 Status Writer::create(const std::string& path, const HostInfo& host, const WriterOptions& opt,
                       std::unique_ptr<Writer>& out) {
   if (opt.keyframe_interval == 0) return Status::InvalidArgument("keyframe_interval must be at least 1");
+  if (opt.version < kMinFormatVersion || opt.version > kFormatVersion)
+    return Status::InvalidArgument("capture format version " + std::to_string(opt.version) + " is not 1 or 2");
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return io_error("cannot create " + path);
   std::unique_ptr<Writer> w(new Writer(fd, opt));
   Bytes header(std::begin(kFileMagic), std::end(kFileMagic));
-  put_le32(header, kFormatVersion);
+  put_le32(header, opt.version);
   put_le32(header, 0);
   Status st = w->write_all(header);
   if (st.ok()) st = w->write_metadata(RecordType::kHost, encode_host(host));
@@ -92,6 +94,27 @@ Codec Writer::encode_delta(ByteView payload, ByteView base) {
   return encode_payload(payload, base, Codec::kLz4, coded_, scratch_);
 }
 
+bool Writer::encode_split(ByteView payload, QueryState& q, bool& keyframe, uint32_t seq) {
+  SplitState& st = q.split;
+  if (opt_.version < 2 || !find_layout(payload, layout_)) {
+    st.history = 0;  // the next split record starts afresh
+    return false;
+  }
+  make_structure(payload, layout_, structure_);
+  const bool same = st.struct_seq != kNoBase && structure_ == st.structure;
+  keyframe = keyframe || !same || st.history == 0;
+  bool inline_structure = !same;
+  if (!same) {
+    std::swap(st.structure, structure_);
+    std::swap(st.layout, layout_);
+  } else if (keyframe && ++q.keyframes_by_ref >= opt_.structure_every) {
+    inline_structure = true;
+  }
+  if (inline_structure) q.keyframes_by_ref = 0;
+  split_.encode(payload, st, !keyframe, inline_structure, seq, coded_);
+  return true;
+}
+
 Status Writer::append(const QueryRecord& r) {
   if (!index_.records.empty() && r.tick < last_tick_)
     return Status::InvalidArgument("tick " + std::to_string(r.tick) + " after tick " + std::to_string(last_tick_));
@@ -104,11 +127,15 @@ Status Writer::append(const QueryRecord& r) {
     q.id = uint32_t(index_.queries.size());
     index_.queries.push_back(r.value_name);
   }
-  const bool keyframe =
+  bool keyframe =
       q.last_entry == kNoBase || q.since_keyframe + 1 >= opt_.keyframe_interval || opt_.delta == DeltaCodec::kNone;
   coded_.clear();
   QueryHeader h;
   h.seq = uint32_t(index_.records.size());
+  if (encode_split(r.payload, q, keyframe, h.seq))
+    h.codec = Codec::kSplit;
+  else
+    h.codec = keyframe ? encode_payload(r.payload, {}, Codec::kLz4, coded_, scratch_) : encode_delta(r.payload, q.prev);
   h.base_seq = keyframe ? kNoBase : q.last_entry;
   h.tick = r.tick;
   h.time_100ns = r.time_100ns;
@@ -117,7 +144,6 @@ Status Writer::append(const QueryRecord& r) {
   h.reg_type = r.reg_type;
   h.size = r.size;
   h.raw_size = uint32_t(r.payload.size());
-  h.codec = keyframe ? encode_payload(r.payload, {}, Codec::kLz4, coded_, scratch_) : encode_delta(r.payload, q.prev);
   h.value_name = r.value_name;
   body_.clear();
   encode_query_header(body_, h);
