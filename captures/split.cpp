@@ -78,14 +78,33 @@ uint32_t zigzag(uint32_t d) { return (d << 1) ^ uint32_t(int32_t(d) >> 31); }
 uint32_t unzigzag(uint32_t z) { return (z >> 1) ^ (0u - (z & 1)); }
 
 // Residual modes, one byte per group in a delta record.
-constexpr uint8_t kDelta = 0;        // against the previous value
-constexpr uint8_t kDeltaDelta = 1;   // against prev + (prev - prev2): clocks and steady rates give 0
-constexpr uint8_t kAbsolute = 2;     // a keyframe's values (never written as a mode byte)
+constexpr uint8_t kDelta = 0;       // against the previous value
+constexpr uint8_t kDeltaDelta = 1;  // against prev + (prev - prev2): clocks and steady rates give 0
+constexpr uint8_t kAbsolute = 2;    // a keyframe's values (never written as a mode byte)
 
 uint32_t predict(uint8_t mode, const SplitState& st, size_t j) {
   if (mode == kDelta) return st.prev[j];
   if (mode == kDeltaDelta) return 2 * st.prev[j] - st.prev2[j];
   return 0;
+}
+
+// Values [j0, j1) of one column from the residual planes, one loop per mode: this is the decoder's
+// hot path, so the mode is not tested per value.
+void restore(uint8_t mode, SplitState& st, const uint8_t* p, size_t n, size_t j0, size_t j1) {
+  auto z = [&](size_t j) {
+    return unzigzag(uint32_t(p[j]) | uint32_t(p[n + j]) << 8 | uint32_t(p[2 * n + j]) << 16 |
+                    uint32_t(p[3 * n + j]) << 24);
+  };
+  uint32_t* cur = st.cur.data();
+  const uint32_t* a = st.prev.data();
+  const uint32_t* b = st.prev2.data();
+  if (mode == kDelta) {
+    for (size_t j = j0; j < j1; ++j) cur[j] = a[j] + z(j);
+  } else if (mode == kDeltaDelta) {
+    for (size_t j = j0; j < j1; ++j) cur[j] = 2 * a[j] - b[j] + z(j);
+  } else {
+    for (size_t j = j0; j < j1; ++j) cur[j] = z(j);
+  }
 }
 
 // After a record: its values become prev, prev becomes prev2.
@@ -163,8 +182,7 @@ Status SplitCoder::decompress(Entropy e, ByteView src, Bytes& out, size_t size) 
   return Status::Ok();
 }
 
-void SplitCoder::encode(ByteView payload, SplitState& st, bool delta, bool inline_structure, uint32_t seq,
-                        Bytes& out) {
+void SplitCoder::encode(ByteView payload, SplitState& st, bool delta, bool inline_structure, uint32_t seq, Bytes& out) {
   out.push_back(uint8_t(entropy_));
   put_le32(out, inline_structure ? kNoBase : st.struct_seq);
   if (inline_structure) {
@@ -201,14 +219,15 @@ void SplitCoder::encode(ByteView payload, SplitState& st, bool delta, bool inlin
   rotate(st, delta);
 }
 
-Status SplitCoder::load_structure(ByteView coded, SplitState& st, size_t& used) {
+Status SplitCoder::load_structure(ByteView coded, uint32_t raw_size, SplitState& st, size_t& used) {
   ByteReader r(coded);
   uint8_t e = 0;
   uint32_t ref = 0, size = 0, clen = 0;
   ByteView block;
   if (!r.u8(e) || !r.u32(ref) || ref != kNoBase || !r.u32(size) || !r.u32(clen) || !r.bytes(clen, block))
     return Status::Corruption("split record's structure cut short or absent");
-  if (size > kMaxRecordBody) return Status::Corruption("structure size out of range");
+  // Checked before decoding, so a damaged size never allocates more than the payload needs.
+  if (size != raw_size) return Status::Corruption("structure size differs from the recorded size");
   if (Status s = decompress(Entropy(e), block, st.structure, size); !s.ok()) return s;
   if (!find_layout(st.structure, st.layout)) return Status::Corruption("structure is not a walkable PERF_DATA_BLOCK");
   used = r.pos();
@@ -224,7 +243,7 @@ Status SplitCoder::decode(ByteView coded, uint32_t seq, uint32_t raw_size, bool 
   if (ref == kNoBase) {
     st.struct_seq = kNoBase;
     size_t used = 0;
-    if (Status s = load_structure(coded, st, used); !s.ok()) return s;
+    if (Status s = load_structure(coded, raw_size, st, used); !s.ok()) return s;
     st.struct_seq = seq;
     r = ByteReader(coded, used);
   } else if (st.struct_seq != ref) {
@@ -233,7 +252,7 @@ Status SplitCoder::decode(ByteView coded, uint32_t seq, uint32_t raw_size, bool 
     ByteView other;
     size_t used = 0;
     if (Status s = fetch(ref, other); !s.ok()) return s;
-    if (Status s = load_structure(other, st, used); !s.ok())
+    if (Status s = load_structure(other, raw_size, st, used); !s.ok())
       return Status::Corruption("structure in record " + std::to_string(ref) + ": " + s.message());
     st.struct_seq = ref;
   }
@@ -255,16 +274,13 @@ Status SplitCoder::decode(ByteView coded, uint32_t seq, uint32_t raw_size, bool 
   for (size_t g = 0, j0 = 0; g < groups; j0 = l.group_end[g++]) {
     const uint8_t mode = delta ? planes_[g] : kAbsolute;
     if (mode > kDeltaDelta && delta) return Status::Corruption("unknown residual mode " + std::to_string(mode));
-    if (mode == kDeltaDelta && st.history < 2)
+    if (mode == kDeltaDelta && (st.history < 2 || st.prev2.size() != n))
       return Status::Corruption("delta-of-delta without two earlier samples");
-    for (size_t j = j0; j < l.group_end[g]; ++j) {
-      const uint32_t z = uint32_t(p[j]) | uint32_t(p[n + j]) << 8 | uint32_t(p[2 * n + j]) << 16 |
-                         uint32_t(p[3 * size_t(n) + j]) << 24;
-      const uint32_t v = predict(mode, st, j) + unzigzag(z);
-      st.cur[j] = v;
-      store_le32(&out[l.offsets[j]], v);
-    }
+    restore(mode, st, p, n, j0, l.group_end[g]);
   }
+  // Scattering after the columns keeps the hot loop above free of the payload's layout.
+  uint8_t* o = out.data();
+  for (size_t j = 0; j < n; ++j) store_le32(o + l.offsets[j], st.cur[j]);
   rotate(st, delta);
   return Status::Ok();
 }

@@ -68,7 +68,7 @@ class SplitCoder {
                 Bytes& out);
 
  private:
-  Status load_structure(ByteView coded, SplitState& st, size_t& used);
+  Status load_structure(ByteView coded, uint32_t raw_size, SplitState& st, size_t& used);
   void compress(ByteView src, Bytes& out);
   Status decompress(Entropy e, ByteView src, Bytes& out, size_t size);
 
