@@ -1,6 +1,10 @@
 #include "captures/writer.h"
 
 #include <fcntl.h>
+
+#include <filesystem>
+
+#include "captures/reader.h"
 #include <unistd.h>
 
 #include <cerrno>
@@ -191,6 +195,51 @@ Status write_capture(const std::string& path, const Capture& c, const WriterOpti
     if (st.ok()) st = w->append(r);
   if (st.ok()) st = w->close();
   return st;
+}
+
+namespace {
+
+Status copy_capture(Reader& r, const std::string& out, const WriterOptions& opt, uint64_t& n) {
+  if (Status st = r.damage(); !st.ok()) return st;
+  const Capture& m = r.metadata();
+  std::unique_ptr<Writer> w;
+  Status st = Writer::create(out, m.host, opt, w);
+  for (const RegistryValue& v : m.registry)
+    if (st.ok()) st = w->add_registry(v);
+  for (const NameTable& t : m.names)
+    if (st.ok()) st = w->add_names(t);
+  for (const ObjectInfo& o : m.catalog)
+    if (st.ok()) st = w->add_object(o);
+  if (st.ok() && !m.fingerprint_json.empty()) st = w->set_fingerprint(m.fingerprint_json);
+  QueryRecord rec;
+  for (size_t i = 0; st.ok() && i < r.records().size(); ++i) {
+    st = r.read_record(i, rec);
+    if (st.ok()) st = w->append(rec);
+    n += st.ok();
+  }
+  if (w) {
+    Status closed = w->close();
+    if (st.ok()) st = closed;
+  }
+  return st;
+}
+
+}  // namespace
+
+Status convert_capture(const std::string& in, const std::string& out, const WriterOptions& opt, uint64_t* records) {
+  std::error_code ec;
+  if (std::filesystem::exists(out, ec) && std::filesystem::equivalent(in, out, ec))
+    return Status::InvalidArgument("convert: the output " + out + " is the input; write to another file");
+  std::unique_ptr<Reader> r;
+  if (Status st = Reader::open(in, r, ReaderOptions{true, true}); !st.ok()) return st;
+  uint64_t n = 0;
+  Status st = copy_capture(*r, out, opt, n);
+  if (!st.ok()) {
+    std::filesystem::remove(out, ec);
+    return st;
+  }
+  if (records) *records = n;
+  return Status::Ok();
 }
 
 }  // namespace perfsim::captures

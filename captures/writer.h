@@ -102,4 +102,11 @@ class Writer {
 // Writes a whole capture (host, registry, names, catalog, fingerprint, records) and closes it.
 Status write_capture(const std::string& path, const Capture& c, const WriterOptions& opt = {});
 
+// Rewrites the capture at `in` (v1 or v2) into `out` with `opt` (e.g. v1 -> v2), one record at a
+// time: memory stays at a few samples whatever the capture's length. A damaged input is refused
+// (Corruption naming the offset; `out` is removed) rather than silently shortened.
+// `records` (optional) receives the number of query records written.
+Status convert_capture(const std::string& in, const std::string& out, const WriterOptions& opt,
+                       uint64_t* records = nullptr);
+
 }  // namespace perfsim::captures
