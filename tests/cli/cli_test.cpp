@@ -635,7 +635,7 @@ TEST_CASE("serve --faults: a SIGHUP re-read of /dev/zero or a FIFO is refused an
   CHECK(srv.stop() == 0);
 }
 
-TEST_CASE("synth --format-version 1 writes v1, convert makes it v2 with the same records, smaller") {
+TEST_CASE("synth --format-version 1 writes v1 and convert makes it a smaller v2 with the same records") {
   TempDir d;
   const std::string v1 = (d.path / "v1.perfcap").string(), v2 = (d.path / "v2.perfcap").string();
   REQUIRE(run_perfsim("synth --profile 2016 --duration 300 --interval 15 --format-version 1 --out " + v1).code == 0);

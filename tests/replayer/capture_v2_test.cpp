@@ -109,7 +109,7 @@ Capture served(const Capture& base, const replayer::Quirks& q) {
 
 }  // namespace
 
-TEST_CASE("capture v2 gives back the exact bytes of every OS profile's synth data, split into columns") {
+TEST_CASE("capture v2 gives back the exact bytes of every OS profile's synth data and splits it into columns") {
   for (const windows::OsProfile& p : windows::os_profiles()) {
     const Capture cap = synth_capture(p.name);
     const std::string name(p.name);
@@ -143,7 +143,7 @@ TEST_CASE("capture v2 gives back the exact bytes a served host answers under eve
   }
 }
 
-TEST_CASE("capture v2 gives back the exact bytes of the bundled captures, which stay readable as v1") {
+TEST_CASE("capture v2 gives back the exact bytes of the bundled captures (read as v1)") {
   for (const char* name : {"default-win2000", "default-2003", "default-2008r2", "default-2016", "default-2022"}) {
     Capture cap;
     REQUIRE(read_capture(std::string(PERFSIM_SOURCE_DIR) + "/captures/" + name + ".perfcap", cap).ok());
@@ -152,7 +152,7 @@ TEST_CASE("capture v2 gives back the exact bytes of the bundled captures, which 
   }
 }
 
-TEST_CASE("capture v2 falls back to the v1 codecs, losslessly, for perf data that does not split") {
+TEST_CASE("capture v2 falls back losslessly to the v1 codecs for perf data that does not split") {
   Capture cap = testing::small_synth_capture(4, 2, 60);
   const Bytes good = cap.records[0].payload;
   REQUIRE(good.size() > 400);
