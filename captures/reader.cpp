@@ -242,6 +242,13 @@ Status Reader::prefix_one(size_t i, size_t n, QueryCache& c) {
              : 0;
     if (got != int(want)) st = corruption_at(size_t(index_.records[i].offset), "LZ4 block does not decode");
     if (st.ok() && h.codec == Codec::kXorLz4) xor_into(out, c.prefix);
+  } else if (st.ok() && h.codec == Codec::kSplit) {
+    auto fetch = [this](uint32_t seq, ByteView& coded_seq) { return fetch_coded(seq, coded_seq); };
+    st = split_->prefix(coded, h.raw_size, want, c.prefix_split, fetch, out);
+    if (!st.ok()) {
+      c.prefix_split.struct_seq = kNoBase;
+      st = corruption_at(size_t(index_.records[i].offset), st.message());
+    }
   } else if (st.ok()) {
     return Status::Unsupported("codec");  // the caller decodes in full
   }

@@ -59,7 +59,8 @@ class Reader {
   Status head(size_t i, QueryHeader& out);
   // The first min(n, raw_size) bytes of record i's payload, decoding only those (LZ4 can stop
   // early): enough for a PERF_DATA_BLOCK header without decoding the whole sample. Checksums are
-  // not verified here (a full read does); the dictionary codec falls back to a full decode.
+  // not verified here (a full read does); the dictionary codec falls back to a full decode; a v2
+  // split record needs only its structure (cached per query) and its plain clock words.
   Status payload_prefix(size_t i, size_t n, Bytes& out);
   // Record numbers [first, last) of a tick (empty when it has none).
   std::pair<size_t, size_t> tick_range(uint32_t tick) const;
@@ -71,7 +72,8 @@ class Reader {
     Bytes cur, tmp;
     size_t prefix_of = SIZE_MAX;  // record whose first bytes `prefix` holds (payload_prefix)
     Bytes prefix;
-    SplitState split;  // v2: the structure and last values of the split records decoded
+    SplitState split;         // v2: the structure and last values of the split records decoded
+    SplitState prefix_split;  // v2: the structure payload_prefix last used
   };
 
   Reader() = default;

@@ -17,7 +17,8 @@ using winperf::kObjectTypeSize;
 
 // PERF_DATA_BLOCK value words: SystemTime (36..52), PerfTime, PerfFreq, PerfTime100nSec (56..80).
 constexpr uint32_t kHeaderValues[] = {36, 40, 44, 48, 56, 60, 64, 68, 72, 76};
-constexpr uint32_t kObjectTimes = 48;  // PERF_OBJECT_TYPE PerfTime and PerfFreq: 48..64
+constexpr size_t kHeaderWords = std::size(kHeaderValues);  // the first columns of every layout
+constexpr uint32_t kObjectTimes = 48;                      // PERF_OBJECT_TYPE PerfTime and PerfFreq: 48..64
 
 void lone(Layout& l, uint32_t off) {
   l.offsets.push_back(off);
@@ -213,6 +214,9 @@ void SplitCoder::encode(ByteView payload, SplitState& st, bool delta, bool inlin
       for (size_t b = 0; b < 4; ++b) plane[b * n + j] = uint8_t(z >> (8 * b));
     }
   }
+  // The block header's clock words again, plain: a reader wanting only the payload's first bytes
+  // (payload_prefix) gets them from the structure and these, without the record's chain.
+  for (size_t k = 0; k < kHeaderWords; ++k) put_le32(out, st.cur[k]);
   put_le32(out, uint32_t(n));
   put_le32(out, uint32_t(ends.size()));
   compress(planes_, out);
@@ -258,7 +262,7 @@ Status SplitCoder::decode(ByteView coded, uint32_t seq, uint32_t raw_size, bool 
   }
   uint32_t n = 0, groups = 0, vlen = 0;
   ByteView block;
-  if (!r.u32(n) || !r.u32(groups) || !r.u32(vlen) || !r.bytes(vlen, block))
+  if (!r.skip(4 * kHeaderWords) || !r.u32(n) || !r.u32(groups) || !r.u32(vlen) || !r.bytes(vlen, block))
     return Status::Corruption("split record's values cut short");
   const Layout& l = st.layout;
   if (st.structure.size() != raw_size) return Status::Corruption("structure size differs from the recorded size");
@@ -282,6 +286,35 @@ Status SplitCoder::decode(ByteView coded, uint32_t seq, uint32_t raw_size, bool 
   uint8_t* o = out.data();
   for (size_t j = 0; j < n; ++j) store_le32(o + l.offsets[j], st.cur[j]);
   rotate(st, delta);
+  return Status::Ok();
+}
+
+Status SplitCoder::prefix(ByteView coded, uint32_t raw_size, size_t want, SplitState& st, const Fetch& fetch,
+                          Bytes& out) {
+  ByteReader r(coded);
+  uint8_t e = 0;
+  uint32_t ref = 0;
+  size_t used = 0;
+  if (!r.u8(e) || !r.u32(ref)) return Status::Corruption("split record cut short");
+  if (ref == kNoBase) {
+    st.struct_seq = kNoBase;
+    if (Status s = load_structure(coded, raw_size, st, used); !s.ok()) return s;
+    r = ByteReader(coded, used);
+  } else if (st.struct_seq != ref) {
+    st.struct_seq = kNoBase;
+    ByteView other;
+    if (Status s = fetch(ref, other); !s.ok()) return s;
+    if (Status s = load_structure(other, raw_size, st, used); !s.ok()) return s;
+    st.struct_seq = ref;
+  }
+  if (st.structure.size() != raw_size) return Status::Corruption("structure size differs from the recorded size");
+  want = std::min<size_t>(want, raw_size);
+  out.assign(st.structure.begin(), st.structure.begin() + want);
+  for (uint32_t off : kHeaderValues) {
+    uint32_t v = 0;
+    if (!r.u32(v)) return Status::Corruption("split record's clock words cut short");
+    for (size_t b = 0; b < 4 && off + b < want; ++b) out[off + b] = uint8_t(v >> (8 * b));
+  }
   return Status::Ok();
 }
 

@@ -66,6 +66,9 @@ class SplitCoder {
   // Decodes a record (sequence `seq`) into out; st must hold the history of its base when delta.
   Status decode(ByteView coded, uint32_t seq, uint32_t raw_size, bool delta, SplitState& st, const Fetch& fetch,
                 Bytes& out);
+  // The first min(want, raw_size) bytes of a record without its chain: the structure (kept in st,
+  // which must not be a decode() state) and the block header's clock words stored plainly.
+  Status prefix(ByteView coded, uint32_t raw_size, size_t want, SplitState& st, const Fetch& fetch, Bytes& out);
 
  private:
   Status load_structure(ByteView coded, uint32_t raw_size, SplitState& st, size_t& used);

@@ -45,6 +45,17 @@ size_t round_trip(const Capture& cap, const WriterOptions& opt, const std::strin
     REQUIRE(r->head(i, h).ok());
     split += h.codec == Codec::kSplit;
   }
+  std::unique_ptr<Reader> pre;  // payload_prefix: the block header without decoding (v2: no chain)
+  REQUIRE(Reader::open(path, pre).ok());
+  for (size_t i = cap.records.size(); i-- > 0;) {
+    for (size_t n : {size_t(80), size_t(50), size_t(3)}) {
+      Bytes head;
+      REQUIRE(pre->payload_prefix(i, n, head).ok());
+      const Bytes& p = cap.records[i].payload;
+      INFO(name << " record " << i << " prefix " << n);
+      REQUIRE(head == Bytes(p.begin(), p.begin() + std::min(n, p.size())));
+    }
+  }
   std::unique_ptr<Reader> back;
   REQUIRE(Reader::open(path, back).ok());
   for (size_t i = cap.records.size(); i-- > 0;) {
