@@ -233,7 +233,7 @@ Status Reader::prefix_one(size_t i, size_t n, QueryCache& c) {
   if (st.ok() && h.codec == Codec::kStored) {
     if (coded.size() < want)
       st = corruption_at(size_t(index_.records[i].offset), "stored payload cut short");
-    else
+    else if (want)  // an empty payload's buffers may be null: memcpy must not see them
       std::memcpy(out.data(), coded.data(), want);
   } else if (st.ok() && (h.codec == Codec::kLz4 || h.codec == Codec::kXorLz4)) {
     const int got =
