@@ -1,4 +1,4 @@
-// Capture file format v1: constants and record framing shared by writer and reader (FORMAT.md
+// Capture file format (v2; v1 files are read too): constants and record framing shared by writer and reader (FORMAT.md
 // specifies every byte). A record is `sync | crc32c | length | type | body`; frame_record()
 // builds one, check_record() validates one at an offset without reading outside the file.
 // Body field helpers (put_str/get_str, put_blob/get_blob) are the only encoding the bodies use.
@@ -12,8 +12,9 @@
 namespace perfsim::captures {
 
 inline constexpr char kFileMagic[8] = {'P', 'S', 'I', 'M', 'C', 'A', 'P', '1'};
-inline constexpr uint32_t kFormatVersion = 1;
-inline constexpr size_t kFileHeaderSize = 16;  // magic(8) version(4) reserved(4)
+inline constexpr uint32_t kFormatVersion = 2;     // what the writer makes by default
+inline constexpr uint32_t kMinFormatVersion = 1;  // still read (and written on request), forever
+inline constexpr size_t kFileHeaderSize = 16;     // magic(8) version(4) reserved(4)
 
 inline constexpr uint32_t kSyncMarker = 0x7AC41FD9;  // arbitrary; the CRC decides, the marker finds
 inline constexpr size_t kRecordHeaderSize = 13;      // sync(4) crc(4) length(4) type(1)
@@ -40,6 +41,7 @@ enum class Codec : uint8_t {
   kLz4 = 1,      // LZ4 block of the payload alone (keyframe)
   kXorLz4 = 2,   // LZ4 block of payload XOR base payload
   kDictLz4 = 3,  // 32 KiB chunks, each LZ4 with a 64 KiB window of the base payload as dictionary
+  kSplit = 4,    // v2: structure (stored once, referenced) + value columns (split.h)
 };
 
 // CRC-32C (Castagnoli; init and xorout 0xFFFFFFFF), in hardware where the CPU has it (isa-l).

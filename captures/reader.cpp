@@ -34,7 +34,9 @@ Status Reader::open(const std::string& path, std::unique_ptr<Reader>& out, const
     return corruption_at(0, path + " is not a perfsim capture");
   if (size < kFileHeaderSize) return corruption_at(0, "file header cut off (" + std::to_string(size) + " bytes)");
   const uint32_t version = load_le32(r->data_ + 8);
-  if (version != kFormatVersion) return Status::Unsupported("capture format version " + std::to_string(version));
+  if (version < kMinFormatVersion || version > kFormatVersion)
+    return Status::Unsupported("capture format version " + std::to_string(version) +
+                               " (this perfsim reads 1 and 2: a newer perfsim wrote it)");
 
   std::string why;
   if (opt.use_index && r->load_index(why)) {
@@ -188,16 +190,32 @@ void Reader::drop(size_t i) {
   if (last > first) ::madvise(const_cast<uint8_t*>(data_) + first, last - first, MADV_DONTNEED);
 }
 
+Status Reader::fetch_coded(uint32_t seq, ByteView& coded) {
+  const auto at = std::lower_bound(seqs_.begin(), seqs_.end(), seq);
+  if (at == seqs_.end() || *at != seq)
+    return Status::Corruption("record " + std::to_string(seq) + " holding the structure was lost");
+  QueryHeader h;
+  if (Status st = read_header(size_t(at - seqs_.begin()), h, coded); !st.ok()) return st;
+  if (h.codec != Codec::kSplit) return Status::Corruption("record " + std::to_string(seq) + " holds no structure");
+  return Status::Ok();
+}
+
 Status Reader::decode_one(size_t i, QueryCache& c) {
   QueryHeader h;
   ByteView coded;
   Status st = read_header(i, h, coded);
-  if (st.ok()) {
+  if (st.ok() && h.codec == Codec::kSplit) {
+    auto fetch = [this](uint32_t seq, ByteView& out) { return fetch_coded(seq, out); };
+    st = split_->decode(coded, h.seq, h.raw_size, h.base_seq != kNoBase, c.split, fetch, c.tmp);
+  } else if (st.ok()) {
+    c.split.history = 0;  // a split record after this one is a keyframe
     st = decode_payload(h.codec, coded, c.cur, h.raw_size, c.tmp);
-    if (!st.ok()) st = corruption_at(size_t(index_.records[i].offset), st.message());
   }
+  if (!st.ok() && st.message().rfind("at offset", 0) != 0)
+    st = corruption_at(size_t(index_.records[i].offset), st.message());
   if (!st.ok()) {
     c.decoded = SIZE_MAX;
+    c.split.history = 0;
     return st;
   }
   std::swap(c.cur, c.tmp);
@@ -215,7 +233,7 @@ Status Reader::prefix_one(size_t i, size_t n, QueryCache& c) {
   if (st.ok() && h.codec == Codec::kStored) {
     if (coded.size() < want)
       st = corruption_at(size_t(index_.records[i].offset), "stored payload cut short");
-    else
+    else if (want)  // an empty payload's buffers may be null: memcpy must not see them
       std::memcpy(out.data(), coded.data(), want);
   } else if (st.ok() && (h.codec == Codec::kLz4 || h.codec == Codec::kXorLz4)) {
     const int got =
@@ -224,6 +242,13 @@ Status Reader::prefix_one(size_t i, size_t n, QueryCache& c) {
              : 0;
     if (got != int(want)) st = corruption_at(size_t(index_.records[i].offset), "LZ4 block does not decode");
     if (st.ok() && h.codec == Codec::kXorLz4) xor_into(out, c.prefix);
+  } else if (st.ok() && h.codec == Codec::kSplit) {
+    auto fetch = [this](uint32_t seq, ByteView& coded_seq) { return fetch_coded(seq, coded_seq); };
+    st = split_->prefix(coded, h.raw_size, want, c.prefix_split, fetch, out);
+    if (!st.ok()) {
+      c.prefix_split.struct_seq = kNoBase;
+      st = corruption_at(size_t(index_.records[i].offset), st.message());
+    }
   } else if (st.ok()) {
     return Status::Unsupported("codec");  // the caller decodes in full
   }

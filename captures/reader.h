@@ -10,7 +10,9 @@
 //  - Each record's checksum is verified the first time it is read (or at open when scanning); the
 //    file must not change while it is open.
 //  - payload(i) decodes at most keyframe_interval - 1 deltas (fewer when reading in order: the
-//    last payload of each query is cached).
+//    last payload of each query is cached); a v2 split record may also read the one earlier record
+//    that holds its structure.
+//  - v1 and v2 files are read alike; every payload decodes to the exact bytes recorded.
 #pragma once
 #include <memory>
 #include <string>
@@ -19,6 +21,7 @@
 
 #include "captures/capture.h"
 #include "captures/records.h"
+#include "captures/split.h"
 
 namespace perfsim::captures {
 
@@ -56,7 +59,8 @@ class Reader {
   Status head(size_t i, QueryHeader& out);
   // The first min(n, raw_size) bytes of record i's payload, decoding only those (LZ4 can stop
   // early): enough for a PERF_DATA_BLOCK header without decoding the whole sample. Checksums are
-  // not verified here (a full read does); the dictionary codec falls back to a full decode.
+  // not verified here (a full read does); the dictionary codec falls back to a full decode; a v2
+  // split record needs only its structure (cached per query) and its plain clock words.
   Status payload_prefix(size_t i, size_t n, Bytes& out);
   // Record numbers [first, last) of a tick (empty when it has none).
   std::pair<size_t, size_t> tick_range(uint32_t tick) const;
@@ -68,6 +72,8 @@ class Reader {
     Bytes cur, tmp;
     size_t prefix_of = SIZE_MAX;  // record whose first bytes `prefix` holds (payload_prefix)
     Bytes prefix;
+    SplitState split;         // v2: the structure and last values of the split records decoded
+    SplitState prefix_split;  // v2: the structure payload_prefix last used
   };
 
   Reader() = default;
@@ -78,6 +84,7 @@ class Reader {
   Status decode_one(size_t i, QueryCache& c);
   Status read_header(size_t i, QueryHeader& h, ByteView& coded, bool verify = true);
   Status prefix_one(size_t i, size_t n, QueryCache& c);
+  Status fetch_coded(uint32_t seq, ByteView& coded);  // a split record's coded bytes, by seq
   void drop(size_t i);
 
   const uint8_t* data_ = nullptr;
@@ -87,6 +94,7 @@ class Reader {
   std::vector<uint32_t> seqs_;     // seq written in each record (equals its number unless records were lost)
   std::vector<uint8_t> verified_;  // record i's checksum already checked (scan, or an earlier read)
   std::vector<QueryCache> cache_;
+  std::unique_ptr<SplitCoder> split_ = std::make_unique<SplitCoder>();
   std::vector<std::string> warnings_;
   Status damage_;
   bool used_index_ = false;

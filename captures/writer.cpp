@@ -1,6 +1,10 @@
 #include "captures/writer.h"
 
 #include <fcntl.h>
+
+#include <filesystem>
+
+#include "captures/reader.h"
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,11 +20,13 @@ Status io_error(const std::string& what) { return Status::IOError(what + ": " + 
 Status Writer::create(const std::string& path, const HostInfo& host, const WriterOptions& opt,
                       std::unique_ptr<Writer>& out) {
   if (opt.keyframe_interval == 0) return Status::InvalidArgument("keyframe_interval must be at least 1");
+  if (opt.version < kMinFormatVersion || opt.version > kFormatVersion)
+    return Status::InvalidArgument("capture format version " + std::to_string(opt.version) + " is not 1 or 2");
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return io_error("cannot create " + path);
   std::unique_ptr<Writer> w(new Writer(fd, opt));
   Bytes header(std::begin(kFileMagic), std::end(kFileMagic));
-  put_le32(header, kFormatVersion);
+  put_le32(header, opt.version);
   put_le32(header, 0);
   Status st = w->write_all(header);
   if (st.ok()) st = w->write_metadata(RecordType::kHost, encode_host(host));
@@ -92,6 +98,27 @@ Codec Writer::encode_delta(ByteView payload, ByteView base) {
   return encode_payload(payload, base, Codec::kLz4, coded_, scratch_);
 }
 
+bool Writer::encode_split(ByteView payload, QueryState& q, bool& keyframe, uint32_t seq) {
+  SplitState& st = q.split;
+  if (opt_.version < 2 || !find_layout(payload, layout_)) {
+    st.history = 0;  // the next split record starts afresh
+    return false;
+  }
+  make_structure(payload, layout_, structure_);
+  const bool same = st.struct_seq != kNoBase && structure_ == st.structure;
+  keyframe = keyframe || !same || st.history == 0;
+  bool inline_structure = !same;
+  if (!same) {
+    std::swap(st.structure, structure_);
+    std::swap(st.layout, layout_);
+  } else if (keyframe && ++q.keyframes_by_ref >= opt_.structure_every) {
+    inline_structure = true;
+  }
+  if (inline_structure) q.keyframes_by_ref = 0;
+  split_.encode(payload, st, !keyframe, inline_structure, seq, coded_);
+  return true;
+}
+
 Status Writer::append(const QueryRecord& r) {
   if (!index_.records.empty() && r.tick < last_tick_)
     return Status::InvalidArgument("tick " + std::to_string(r.tick) + " after tick " + std::to_string(last_tick_));
@@ -104,11 +131,15 @@ Status Writer::append(const QueryRecord& r) {
     q.id = uint32_t(index_.queries.size());
     index_.queries.push_back(r.value_name);
   }
-  const bool keyframe =
+  bool keyframe =
       q.last_entry == kNoBase || q.since_keyframe + 1 >= opt_.keyframe_interval || opt_.delta == DeltaCodec::kNone;
   coded_.clear();
   QueryHeader h;
   h.seq = uint32_t(index_.records.size());
+  if (encode_split(r.payload, q, keyframe, h.seq))
+    h.codec = Codec::kSplit;
+  else
+    h.codec = keyframe ? encode_payload(r.payload, {}, Codec::kLz4, coded_, scratch_) : encode_delta(r.payload, q.prev);
   h.base_seq = keyframe ? kNoBase : q.last_entry;
   h.tick = r.tick;
   h.time_100ns = r.time_100ns;
@@ -117,7 +148,6 @@ Status Writer::append(const QueryRecord& r) {
   h.reg_type = r.reg_type;
   h.size = r.size;
   h.raw_size = uint32_t(r.payload.size());
-  h.codec = keyframe ? encode_payload(r.payload, {}, Codec::kLz4, coded_, scratch_) : encode_delta(r.payload, q.prev);
   h.value_name = r.value_name;
   body_.clear();
   encode_query_header(body_, h);
@@ -165,6 +195,51 @@ Status write_capture(const std::string& path, const Capture& c, const WriterOpti
     if (st.ok()) st = w->append(r);
   if (st.ok()) st = w->close();
   return st;
+}
+
+namespace {
+
+Status copy_capture(Reader& r, const std::string& out, const WriterOptions& opt, uint64_t& n) {
+  if (Status st = r.damage(); !st.ok()) return st;
+  const Capture& m = r.metadata();
+  std::unique_ptr<Writer> w;
+  Status st = Writer::create(out, m.host, opt, w);
+  for (const RegistryValue& v : m.registry)
+    if (st.ok()) st = w->add_registry(v);
+  for (const NameTable& t : m.names)
+    if (st.ok()) st = w->add_names(t);
+  for (const ObjectInfo& o : m.catalog)
+    if (st.ok()) st = w->add_object(o);
+  if (st.ok() && !m.fingerprint_json.empty()) st = w->set_fingerprint(m.fingerprint_json);
+  QueryRecord rec;
+  for (size_t i = 0; st.ok() && i < r.records().size(); ++i) {
+    st = r.read_record(i, rec);
+    if (st.ok()) st = w->append(rec);
+    n += st.ok();
+  }
+  if (w) {
+    Status closed = w->close();
+    if (st.ok()) st = closed;
+  }
+  return st;
+}
+
+}  // namespace
+
+Status convert_capture(const std::string& in, const std::string& out, const WriterOptions& opt, uint64_t* records) {
+  std::error_code ec;
+  if (std::filesystem::exists(out, ec) && std::filesystem::equivalent(in, out, ec))
+    return Status::InvalidArgument("convert: the output " + out + " is the input; write to another file");
+  std::unique_ptr<Reader> r;
+  if (Status st = Reader::open(in, r, ReaderOptions{true, true}); !st.ok()) return st;
+  uint64_t n = 0;
+  Status st = copy_capture(*r, out, opt, n);
+  if (!st.ok()) {
+    std::filesystem::remove(out, ec);
+    return st;
+  }
+  if (records) *records = n;
+  return Status::Ok();
 }
 
 }  // namespace perfsim::captures

@@ -6,8 +6,8 @@
 //    returns, so a writer killed at any point (SIGKILL included) leaves a file whose records up to
 //    the last complete one read back; the torn remainder is reported by the reader.
 //  - SyncPolicy decides what survives a power loss: nothing is fsynced before close() unless asked.
-//  - Payload i of a query is a keyframe when i % keyframe_interval == 0, so decoding any record
-//    needs at most keyframe_interval - 1 deltas.
+//  - A query's records start a keyframe at least every keyframe_interval records, so decoding any
+//    record needs at most keyframe_interval - 1 deltas (v2 also starts one when the structure changes).
 //  - Query records must come in non-decreasing tick order (InvalidArgument otherwise).
 //  - After the first I/O error every call returns that error.
 #pragma once
@@ -18,6 +18,7 @@
 #include "captures/capture.h"
 #include "captures/codec.h"
 #include "captures/records.h"
+#include "captures/split.h"
 
 namespace perfsim::captures {
 
@@ -36,8 +37,14 @@ enum class SyncPolicy {
 
 struct WriterOptions {
   uint32_t keyframe_interval = 32;
-  DeltaCodec delta = DeltaCodec::kXor;
+  DeltaCodec delta = DeltaCodec::kXor;  // v1 codec, and v2's fallback for payloads that do not split
   SyncPolicy sync = SyncPolicy::kOnClose;
+  uint32_t version = kFormatVersion;  // 1: v1 codecs only, for perfsim before v2
+  // v2 only (FORMAT.md "Split codec"):
+  Entropy entropy = Entropy::kZstd;
+  int zstd_level = 3;
+  uint32_t structure_every = 8;  // a keyframe repeats its structure inline at least every this many
+                                 // keyframes, so losing one record costs a bounded stretch
 };
 
 class Writer {
@@ -65,12 +72,16 @@ class Writer {
     uint32_t last_entry = kNoBase;
     uint32_t since_keyframe = 0;
     Bytes prev;  // last payload, the base of the next delta
+    SplitState split;
+    uint32_t keyframes_by_ref = 0;  // keyframes since the structure was last inline
   };
 
-  Writer(int fd, const WriterOptions& opt) : fd_(fd), opt_(opt) {}
+  Writer(int fd, const WriterOptions& opt) : fd_(fd), opt_(opt), split_(opt.entropy, opt.zstd_level) {}
   Status write_frame(RecordType type, ByteView body);
   Status write_metadata(RecordType type, const Bytes& body);
   Codec encode_delta(ByteView payload, ByteView base);
+  // v2: codes payload with the split codec when it walks; false (nothing written) otherwise.
+  bool encode_split(ByteView payload, QueryState& q, bool& keyframe, uint32_t seq);
   Status write_all(ByteView data);
 
   int fd_ = -1;
@@ -82,10 +93,20 @@ class Writer {
   IndexData index_;
   std::unordered_map<std::string, QueryState> queries_;
   EncodeScratch scratch_;
+  SplitCoder split_;
+  Layout layout_;
+  Bytes structure_;
   Bytes coded_, coded_alt_, body_, frame_;
 };
 
 // Writes a whole capture (host, registry, names, catalog, fingerprint, records) and closes it.
 Status write_capture(const std::string& path, const Capture& c, const WriterOptions& opt = {});
+
+// Rewrites the capture at `in` (v1 or v2) into `out` with `opt` (e.g. v1 -> v2), one record at a
+// time: memory stays at a few samples whatever the capture's length. A damaged input is refused
+// (Corruption naming the offset; `out` is removed) rather than silently shortened.
+// `records` (optional) receives the number of query records written.
+Status convert_capture(const std::string& in, const std::string& out, const WriterOptions& opt,
+                       uint64_t* records = nullptr);
 
 }  // namespace perfsim::captures

@@ -46,10 +46,18 @@ struct SynthOptions {
   std::string host_name;  // overrides the spec's
   std::optional<double> duration_s;
   std::optional<double> interval_s;
-  std::string names;  // lodctr /s backup or perfcLLL.dat; overrides the spec's [host] names
+  std::string names;            // lodctr /s backup or perfcLLL.dat; overrides the spec's [host] names
+  uint32_t format_version = 2;  // capture format: 1 for perfsim before v2
   bool json = false;
 };
 int run_synth(const SynthOptions& o);
+
+struct ConvertOptions {
+  std::string in, out;
+  uint32_t format_version = 2;
+  bool json = false;
+};
+int run_convert(const ConvertOptions& o);
 
 struct ServeOptions {
   std::vector<std::string> listen;    // "ADDR:PORT" or "ADDR:PORT=SOURCE" (SOURCE: FILE.perfcap)
@@ -116,6 +124,7 @@ struct RecordOptions {
   uint32_t count = 0;  // samples; 0 with no duration = until Ctrl-C
   double duration_s = 0;
   double timeout_s = 30;
+  uint32_t format_version = 2;  // capture format: 1 for perfsim before v2
   bool json = false;
   SmbOptions smb;  // SMB targets only (cli/target.h)
 };

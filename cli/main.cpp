@@ -27,6 +27,13 @@ void add_smb_options(CLI::App* c, SmbOptions& o) {
   c->add_flag("--encrypt", o.encrypt, "SMB: require SMB3 encryption");
 }
 
+// Which capture format a writing subcommand makes (captures/FORMAT.md).
+void add_format_option(CLI::App* c, uint32_t& version) {
+  c->add_option("--format-version", version, "Capture format to write: 2, or 1 for perfsim before format v2")
+      ->check(CLI::Range(1, 2))
+      ->capture_default_str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -51,6 +58,7 @@ int main(int argc, char** argv) {
       ->add_option("--names", synth.names,
                    "Name tables from a `lodctr /s` backup or perfcLLL.dat (names/README.md); overrides [host] names")
       ->check(CLI::ExistingFile);
+  add_format_option(c_synth, synth.format_version);
   c_synth->add_flag("--json", synth.json, "Machine-readable summary");
   c_synth->callback([&] {
     if (synth.spec.empty() && synth.profile.empty()) {
@@ -62,6 +70,15 @@ int main(int argc, char** argv) {
     }
     rc = run_synth(synth);
   });
+
+  ConvertOptions convert;
+  auto* c_convert = app.add_subcommand(
+      "convert", "Rewrite a capture in another format version (v1 -> v2: same records, exact bytes, smaller file)");
+  c_convert->add_option("file", convert.in, "Capture to read (v1 or v2)")->required()->check(CLI::ExistingFile);
+  c_convert->add_option("--out,-o", convert.out, "Capture file to write")->required();
+  add_format_option(c_convert, convert.format_version);
+  c_convert->add_flag("--json", convert.json, "Machine-readable summary");
+  c_convert->callback([&] { rc = run_convert(convert); });
 
   InspectOptions inspect;
   auto* c_inspect = app.add_subcommand("inspect", "Summarise a capture: host, queries, ticks, sizes");
@@ -201,6 +218,7 @@ int main(int argc, char** argv) {
   c_record->add_option("--timeout", record.timeout_s, "Seconds to wait for the host on each step")
       ->capture_default_str();
   add_smb_options(c_record, record.smb);
+  add_format_option(c_record, record.format_version);
   c_record->add_flag("--json", record.json, "Machine-readable summary");
   c_record->callback([&] { rc = run_record(record); });
 

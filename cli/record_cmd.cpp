@@ -29,6 +29,7 @@ int run_record(const RecordOptions& o) {
   if (o.duration_s < 0) return fail("record", "--duration must not be negative", kExitUsage);
 
   recorder::RecordOptions ro;
+  ro.writer.version = o.format_version;
   if (!o.queries.empty()) ro.queries = o.queries;
   if (!o.languages.empty()) ro.languages = o.languages;
   ro.interval = std::chrono::milliseconds(int64_t(o.interval_s * 1000));

@@ -35,7 +35,9 @@ int run_synth(const SynthOptions& o) {
   if (Status s = synth::Synthesizer::create(spec, gen); !s.ok()) return fail("synth", s.message(), kExitUsage);
   const captures::Capture& head = gen->header();
   std::unique_ptr<captures::Writer> w;
-  if (Status s = captures::Writer::create(o.out, head.host, {}, w); !s.ok())
+  captures::WriterOptions wopt;
+  wopt.version = o.format_version;
+  if (Status s = captures::Writer::create(o.out, head.host, wopt, w); !s.ok())
     return fail("synth", o.out + ": " + s.ToString() + " (check the directory exists and is writable)");
   Status st;
   for (const auto& v : head.registry)

@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (ByteView& g : global) g = in.take(in.u32() % (1u << 20));
   const ByteView costly = in.rest();
   for (uint32_t tick = 0; tick < 3; ++tick) {
-    cap.records.push_back({tick, 0, 0, "Global", 0, windows::kRegBinary, 0, Bytes(global[tick].begin(), global[tick].end())});
+    cap.records.push_back(
+        {tick, 0, 0, "Global", 0, windows::kRegBinary, 0, Bytes(global[tick].begin(), global[tick].end())});
     cap.records.push_back({tick, 0, 0, "Costly", 0, windows::kRegBinary, 0, Bytes(costly.begin(), costly.end())});
   }
   for (bool costly_apart : {true, false}) {

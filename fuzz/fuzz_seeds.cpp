@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "captures/reader.h"
+#include "captures/writer.h"
 #include "names/backup.h"
 #include "fuzz/fuzz_input.h"
 #include "replayer/host.h"
@@ -330,6 +331,20 @@ void file_seeds() {
   const Bytes cap = read_file(src / "captures/default-2022.perfcap");
   put("capture", "default-2022", cap);
   put("capture", "no-trailer", ByteView(cap).first(cap.size() * 3 / 5));
+  // Format v2 (split codec): short keyframe intervals and structure references, both entropy coders.
+  for (const auto& [name, entropy] :
+       {std::pair{"v2-zstd", captures::Entropy::kZstd}, {"v2-lz4", captures::Entropy::kLz4}}) {
+    captures::WriterOptions opt;
+    opt.keyframe_interval = 3;
+    opt.structure_every = 2;
+    opt.entropy = entropy;
+    const fs::path tmp = fs::temp_directory_path() / ("perfsim-fuzz-seed-" + std::string(name) + ".perfcap");
+    fuzz::require(captures::convert_capture((src / "captures/default-2022.perfcap").string(), tmp.string(), opt).ok());
+    const Bytes v2 = read_file(tmp);
+    fs::remove(tmp);
+    put("capture", name, v2);
+    put("capture", std::string(name) + "-no-trailer", ByteView(v2).first(v2.size() * 3 / 5));
+  }
   for (const auto& e : fs::directory_iterator(src / "tests/npa/data"))
     put("npa", e.path().filename(), read_file(e.path()));
 

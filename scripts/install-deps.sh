@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
-  libboost-dev liblz4-dev libisal-dev catch2 libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
+  libboost-dev liblz4-dev libzstd-dev libisal-dev catch2 libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   samba-dev libtalloc-dev
   python3 python3-samba python3-impacket tshark samba smbclient
   iproute2 passwd strace clang-format

@@ -275,10 +275,10 @@ TEST_CASE("files that are not captures are refused with a reason") {
   CHECK_FALSE(Reader::open(path, r).ok());
   write_file(path, Bytes(std::begin(kFileMagic), std::begin(kFileMagic) + 5));
   CHECK(Reader::open(path, r).message().find("cut off") != std::string::npos);
-  Bytes v2(std::begin(kFileMagic), std::end(kFileMagic));
-  put_le32(v2, 2);
-  put_le32(v2, 0);
-  write_file(path, v2);
+  Bytes v3(std::begin(kFileMagic), std::end(kFileMagic));
+  put_le32(v3, 3);  // a version from a later perfsim
+  put_le32(v3, 0);
+  write_file(path, v3);
   CHECK(Reader::open(path, r).code() == Status::Code::kUnsupported);
   CHECK(Reader::open(temp_path("does-not-exist"), r).code() == Status::Code::kIOError);
   std::filesystem::remove(path);

@@ -114,7 +114,7 @@ TEST_CASE("usage errors exit 2 and say how to fix them") {
 
 TEST_CASE("every subcommand has --help") {
   for (const char* c : {"synth", "inspect", "dump", "validate", "serve", "query", "record", "import", "lodctr",
-                        "unlodctr", "names", "names export", "names diff"}) {
+                        "unlodctr", "names", "names export", "names diff", "convert"}) {
     Run r = run_perfsim(std::string(c) + " --help");
     CHECK(r.code == 0);
     CHECK(r.out.find("Usage") != std::string::npos);
@@ -675,4 +675,37 @@ TEST_CASE("serve --faults: a SIGHUP re-read of /dev/zero or a FIFO is refused an
   CHECK(global == 170);  // the reloader was not stuck on /dev/zero or the FIFO
   client.reset();
   CHECK(srv.stop() == 0);
+}
+
+TEST_CASE("synth --format-version 1 writes v1 and convert makes it a smaller v2 with the same records") {
+  TempDir d;
+  const std::string v1 = (d.path / "v1.perfcap").string(), v2 = (d.path / "v2.perfcap").string();
+  REQUIRE(run_perfsim("synth --profile 2016 --duration 300 --interval 15 --format-version 1 --out " + v1).code == 0);
+  auto version = [](const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    char h[12] = {};
+    f.read(h, 12);
+    return uint8_t(h[8]);
+  };
+  CHECK(version(v1) == 1);
+  Run c = run_perfsim("convert --json " + v1 + " --out " + v2);
+  REQUIRE(c.code == 0);
+  CHECK(version(v2) == 2);
+  auto cj = nlohmann::json::parse(c.out);
+  CHECK(cj["out_bytes"].get<uint64_t>() * 2 < cj["in_bytes"].get<uint64_t>());
+  perfsim::captures::Capture a, b;
+  REQUIRE(perfsim::captures::read_capture(v1, a).ok());
+  REQUIRE(perfsim::captures::read_capture(v2, b).ok());
+  REQUIRE(a.records.size() == b.records.size());
+  CHECK(cj["records"] == a.records.size());
+  for (size_t i = 0; i < a.records.size(); ++i) CHECK(a.records[i].payload == b.records[i].payload);
+  CHECK(a.fingerprint_json == b.fingerprint_json);
+  CHECK(run_perfsim("convert " + v1 + " --out " + v1).code == 1);  // would destroy its input
+  CHECK(run_perfsim("convert --format-version 3 " + v1 + " --out " + v2).code == 2);
+  // A cut-off input is refused and leaves no output behind.
+  const std::string cut = (d.path / "cut.perfcap").string(), out = (d.path / "out.perfcap").string();
+  fs::copy_file(v1, cut);
+  fs::resize_file(cut, fs::file_size(cut) / 2);
+  CHECK(run_perfsim("convert " + cut + " --out " + out).code == 1);
+  CHECK_FALSE(fs::exists(out));
 }

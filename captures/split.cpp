@@ -1,0 +1,321 @@
+#include "captures/split.h"
+
+#include <lz4.h>
+#include <zstd.h>
+
+#include <bit>
+#include <cstring>
+
+#include "perfdata/winperf.h"
+
+namespace perfsim::captures {
+namespace {
+
+using winperf::kDataBlockSize;
+using winperf::kInstanceDefSize;
+using winperf::kObjectTypeSize;
+
+// PERF_DATA_BLOCK value words: SystemTime (36..52), PerfTime, PerfFreq, PerfTime100nSec (56..80).
+constexpr uint32_t kHeaderValues[] = {36, 40, 44, 48, 56, 60, 64, 68, 72, 76};
+constexpr size_t kHeaderWords = std::size(kHeaderValues);  // the first columns of every layout
+constexpr uint32_t kObjectTimes = 48;                      // PERF_OBJECT_TYPE PerfTime and PerfFreq: 48..64
+
+void lone(Layout& l, uint32_t off) {
+  l.offsets.push_back(off);
+  l.group_end.push_back(uint32_t(l.offsets.size()));
+}
+
+// A counter block at `at` (its ByteLength DWORD) inside [.., end): false when it does not fit.
+bool block_len(ByteView p, size_t at, size_t end, uint32_t& len) {
+  if (at + 4 > end) return false;
+  len = load_le32(&p[at]);
+  return len >= 4 && at + len <= end;
+}
+
+// Columns of a multi-instance object: word w of every instance's counter block, w = 0, 1, ...
+bool instances(ByteView p, size_t pos, size_t end, int32_t n, Layout& l) {
+  struct Block {
+    uint32_t data, words;
+  };
+  std::vector<Block> blocks;
+  uint32_t most = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    if (pos + kInstanceDefSize > end) return false;
+    const uint32_t ilen = load_le32(&p[pos]);
+    if (ilen < kInstanceDefSize || pos + ilen > end) return false;
+    uint32_t blen = 0;
+    if (!block_len(p, pos + ilen, end, blen)) return false;
+    blocks.push_back({uint32_t(pos + ilen + 4), (blen - 4) / 4});
+    most = std::max(most, (blen - 4) / 4);
+    pos += ilen + blen;
+  }
+  for (uint32_t w = 0; w < most; ++w) {
+    for (const Block& b : blocks)
+      if (w < b.words) l.offsets.push_back(b.data + 4 * w);
+    l.group_end.push_back(uint32_t(l.offsets.size()));
+  }
+  return true;
+}
+
+bool object(ByteView p, size_t pos, size_t total, Layout& l, size_t& next) {
+  if (pos + kObjectTypeSize > total) return false;
+  const uint32_t otot = load_le32(&p[pos]), def_len = load_le32(&p[pos + 4]), hdr_len = load_le32(&p[pos + 8]);
+  const auto n = int32_t(load_le32(&p[pos + 40]));
+  if (otot < kObjectTypeSize || pos + otot > total || hdr_len < kObjectTypeSize || def_len < hdr_len || def_len > otot)
+    return false;
+  for (uint32_t w = 0; w < 4; ++w) lone(l, uint32_t(pos + kObjectTimes + 4 * w));
+  const size_t end = pos + otot;
+  next = end;
+  if (n == winperf::PERF_NO_INSTANCES) {
+    uint32_t blen = 0;
+    if (!block_len(p, pos + def_len, end, blen)) return false;
+    for (uint32_t w = 0; w < (blen - 4) / 4; ++w) lone(l, uint32_t(pos + def_len + 4 + 4 * w));
+    return true;
+  }
+  return n >= 0 && instances(p, pos + def_len, end, n, l);
+}
+
+uint32_t zigzag(uint32_t d) { return (d << 1) ^ uint32_t(int32_t(d) >> 31); }
+uint32_t unzigzag(uint32_t z) { return (z >> 1) ^ (0u - (z & 1)); }
+
+// Residual modes, one byte per group in a delta record.
+constexpr uint8_t kDelta = 0;       // against the previous value
+constexpr uint8_t kDeltaDelta = 1;  // against prev + (prev - prev2): clocks and steady rates give 0
+constexpr uint8_t kAbsolute = 2;    // a keyframe's values (never written as a mode byte)
+
+uint32_t predict(uint8_t mode, const SplitState& st, size_t j) {
+  if (mode == kDelta) return st.prev[j];
+  if (mode == kDeltaDelta) return 2 * st.prev[j] - st.prev2[j];
+  return 0;
+}
+
+// Values [j0, j1) of one column from the residual planes, one loop per mode: this is the decoder's
+// hot path, so the mode is not tested per value.
+void restore(uint8_t mode, SplitState& st, const uint8_t* p, size_t n, size_t j0, size_t j1) {
+  auto z = [&](size_t j) {
+    return unzigzag(uint32_t(p[j]) | uint32_t(p[n + j]) << 8 | uint32_t(p[2 * n + j]) << 16 |
+                    uint32_t(p[3 * n + j]) << 24);
+  };
+  uint32_t* cur = st.cur.data();
+  const uint32_t* a = st.prev.data();
+  const uint32_t* b = st.prev2.data();
+  if (mode == kDelta) {
+    for (size_t j = j0; j < j1; ++j) cur[j] = a[j] + z(j);
+  } else if (mode == kDeltaDelta) {
+    for (size_t j = j0; j < j1; ++j) cur[j] = 2 * a[j] - b[j] + z(j);
+  } else {
+    for (size_t j = j0; j < j1; ++j) cur[j] = z(j);
+  }
+}
+
+// After a record: its values become prev, prev becomes prev2.
+void rotate(SplitState& st, bool delta) {
+  st.prev2.swap(st.prev);
+  st.prev.swap(st.cur);
+  st.history = delta ? std::min<uint32_t>(st.history + 1, 2) : 1;
+}
+
+}  // namespace
+
+struct ZstdContexts {
+  ZSTD_CCtx* c = ZSTD_createCCtx();
+  ZSTD_DCtx* d = ZSTD_createDCtx();
+  ~ZstdContexts() {
+    ZSTD_freeCCtx(c);
+    ZSTD_freeDCtx(d);
+  }
+};
+
+bool find_layout(ByteView p, Layout& l) {
+  l.offsets.clear();
+  l.group_end.clear();
+  static constexpr uint8_t kSig[8] = {'P', 0, 'E', 0, 'R', 0, 'F', 0};
+  if (p.size() < kDataBlockSize || std::memcmp(p.data(), kSig, 8) != 0) return false;
+  const uint32_t total = load_le32(&p[20]), hdr_len = load_le32(&p[24]), n = load_le32(&p[28]);
+  if (total > p.size() || hdr_len < kDataBlockSize || hdr_len > total) return false;
+  for (uint32_t off : kHeaderValues) lone(l, off);
+  size_t pos = hdr_len;
+  for (uint32_t i = 0; i < n && pos < total; ++i)
+    if (!object(p, pos, total, l, pos)) return false;
+  return true;
+}
+
+void make_structure(ByteView payload, const Layout& layout, Bytes& out) {
+  out.assign(payload.begin(), payload.end());
+  for (uint32_t off : layout.offsets) std::memset(&out[off], 0, 4);
+}
+
+SplitCoder::SplitCoder(Entropy entropy, int zstd_level)
+    : entropy_(entropy), level_(zstd_level), z_(std::make_unique<ZstdContexts>()) {}
+SplitCoder::~SplitCoder() = default;
+
+void SplitCoder::compress(ByteView src, Bytes& out) {
+  const size_t len_at = out.size();
+  put_le32(out, 0);
+  const size_t at = out.size();
+  if (entropy_ == Entropy::kZstd) {
+    out.resize(at + ZSTD_compressBound(src.size()));
+    const size_t n = ZSTD_compressCCtx(z_->c, out.data() + at, out.size() - at, src.data(), src.size(), level_);
+    out.resize(at + (ZSTD_isError(n) ? 0 : n));  // cannot fail with a bound-sized buffer
+  } else {
+    const int bound = LZ4_compressBound(int(src.size()));
+    out.resize(at + size_t(bound));
+    const int n = LZ4_compress_default(reinterpret_cast<const char*>(src.data()),
+                                       reinterpret_cast<char*>(out.data() + at), int(src.size()), bound);
+    out.resize(at + size_t(n));
+  }
+  store_le32(&out[len_at], uint32_t(out.size() - at));
+}
+
+Status SplitCoder::decompress(Entropy e, ByteView src, Bytes& out, size_t size) {
+  out.resize(size);
+  if (e == Entropy::kZstd) {
+    const size_t n = ZSTD_decompressDCtx(z_->d, out.data(), size, src.data(), src.size());
+    if (ZSTD_isError(n) || n != size) return Status::Corruption("zstd block does not decode to its size");
+  } else if (e == Entropy::kLz4) {
+    if (size == 0 && src.empty()) return Status::Ok();
+    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(src.data()), reinterpret_cast<char*>(out.data()),
+                                      int(src.size()), int(size));
+    if (n != int(size)) return Status::Corruption("LZ4 block does not decode to its size");
+  } else {
+    return Status::Corruption("unknown entropy coder " + std::to_string(int(e)));
+  }
+  return Status::Ok();
+}
+
+void SplitCoder::encode(ByteView payload, SplitState& st, bool delta, bool inline_structure, uint32_t seq, Bytes& out) {
+  out.push_back(uint8_t(entropy_));
+  put_le32(out, inline_structure ? kNoBase : st.struct_seq);
+  if (inline_structure) {
+    put_le32(out, uint32_t(st.structure.size()));
+    compress(st.structure, out);
+    st.struct_seq = seq;
+  }
+  const std::vector<uint32_t>& off = st.layout.offsets;
+  const std::vector<uint32_t>& ends = st.layout.group_end;
+  const size_t n = off.size(), groups = delta ? ends.size() : 0;
+  st.cur.resize(n);
+  for (size_t j = 0; j < n; ++j) st.cur[j] = load_le32(&payload[off[j]]);
+  planes_.assign(groups + 4 * n, 0);
+  uint8_t* plane = planes_.data() + groups;
+  for (size_t g = 0, j0 = 0; g < ends.size(); j0 = ends[g++]) {
+    uint8_t mode = kAbsolute;
+    if (delta) {
+      // The mode that needs fewer bits over the group (delta-of-delta only with two samples).
+      uint64_t bits[2] = {0, 0};
+      for (size_t j = j0; j < ends[g]; ++j)
+        for (uint8_t m = 0; m < (st.history >= 2 ? 2 : 1); ++m)
+          bits[m] += uint64_t(std::bit_width(zigzag(st.cur[j] - predict(m, st, j))));
+      mode = st.history >= 2 && bits[1] < bits[0] ? kDeltaDelta : kDelta;
+      planes_[g] = mode;
+    }
+    for (size_t j = j0; j < ends[g]; ++j) {
+      const uint32_t z = zigzag(st.cur[j] - predict(mode, st, j));
+      for (size_t b = 0; b < 4; ++b) plane[b * n + j] = uint8_t(z >> (8 * b));
+    }
+  }
+  // The block header's clock words again, plain: a reader wanting only the payload's first bytes
+  // (payload_prefix) gets them from the structure and these, without the record's chain.
+  for (size_t k = 0; k < kHeaderWords; ++k) put_le32(out, st.cur[k]);
+  put_le32(out, uint32_t(n));
+  put_le32(out, uint32_t(ends.size()));
+  compress(planes_, out);
+  rotate(st, delta);
+}
+
+Status SplitCoder::load_structure(ByteView coded, uint32_t raw_size, SplitState& st, size_t& used) {
+  ByteReader r(coded);
+  uint8_t e = 0;
+  uint32_t ref = 0, size = 0, clen = 0;
+  ByteView block;
+  if (!r.u8(e) || !r.u32(ref) || ref != kNoBase || !r.u32(size) || !r.u32(clen) || !r.bytes(clen, block))
+    return Status::Corruption("split record's structure cut short or absent");
+  // Checked before decoding, so a damaged size never allocates more than the payload needs.
+  if (size != raw_size) return Status::Corruption("structure size differs from the recorded size");
+  if (Status s = decompress(Entropy(e), block, st.structure, size); !s.ok()) return s;
+  if (!find_layout(st.structure, st.layout)) return Status::Corruption("structure is not a walkable PERF_DATA_BLOCK");
+  used = r.pos();
+  return Status::Ok();
+}
+
+Status SplitCoder::decode(ByteView coded, uint32_t seq, uint32_t raw_size, bool delta, SplitState& st,
+                          const Fetch& fetch, Bytes& out) {
+  ByteReader r(coded);
+  uint8_t e = 0;
+  uint32_t ref = 0;
+  if (!r.u8(e) || !r.u32(ref)) return Status::Corruption("split record cut short");
+  if (ref == kNoBase) {
+    st.struct_seq = kNoBase;
+    size_t used = 0;
+    if (Status s = load_structure(coded, raw_size, st, used); !s.ok()) return s;
+    st.struct_seq = seq;
+    r = ByteReader(coded, used);
+  } else if (st.struct_seq != ref) {
+    if (ref >= seq) return Status::Corruption("structure reference " + std::to_string(ref) + " is not earlier");
+    st.struct_seq = kNoBase;
+    ByteView other;
+    size_t used = 0;
+    if (Status s = fetch(ref, other); !s.ok()) return s;
+    if (Status s = load_structure(other, raw_size, st, used); !s.ok())
+      return Status::Corruption("structure in record " + std::to_string(ref) + ": " + s.message());
+    st.struct_seq = ref;
+  }
+  uint32_t n = 0, groups = 0, vlen = 0;
+  ByteView block;
+  if (!r.skip(4 * kHeaderWords) || !r.u32(n) || !r.u32(groups) || !r.u32(vlen) || !r.bytes(vlen, block))
+    return Status::Corruption("split record's values cut short");
+  const Layout& l = st.layout;
+  if (st.structure.size() != raw_size) return Status::Corruption("structure size differs from the recorded size");
+  if (n != l.offsets.size() || groups != l.group_end.size())
+    return Status::Corruption("value count differs from the structure's");
+  if (delta && (st.history == 0 || st.prev.size() != n))
+    return Status::Corruption("delta record without the values of its base");
+  const size_t mode_bytes = delta ? groups : 0;
+  if (Status s = decompress(Entropy(e), block, planes_, mode_bytes + 4 * size_t(n)); !s.ok()) return s;
+  out.assign(st.structure.begin(), st.structure.end());
+  st.cur.resize(n);
+  const uint8_t* p = planes_.data() + mode_bytes;
+  for (size_t g = 0, j0 = 0; g < groups; j0 = l.group_end[g++]) {
+    const uint8_t mode = delta ? planes_[g] : kAbsolute;
+    if (mode > kDeltaDelta && delta) return Status::Corruption("unknown residual mode " + std::to_string(mode));
+    if (mode == kDeltaDelta && (st.history < 2 || st.prev2.size() != n))
+      return Status::Corruption("delta-of-delta without two earlier samples");
+    restore(mode, st, p, n, j0, l.group_end[g]);
+  }
+  // Scattering after the columns keeps the hot loop above free of the payload's layout.
+  uint8_t* o = out.data();
+  for (size_t j = 0; j < n; ++j) store_le32(o + l.offsets[j], st.cur[j]);
+  rotate(st, delta);
+  return Status::Ok();
+}
+
+Status SplitCoder::prefix(ByteView coded, uint32_t raw_size, size_t want, SplitState& st, const Fetch& fetch,
+                          Bytes& out) {
+  ByteReader r(coded);
+  uint8_t e = 0;
+  uint32_t ref = 0;
+  size_t used = 0;
+  if (!r.u8(e) || !r.u32(ref)) return Status::Corruption("split record cut short");
+  if (ref == kNoBase) {
+    st.struct_seq = kNoBase;
+    if (Status s = load_structure(coded, raw_size, st, used); !s.ok()) return s;
+    r = ByteReader(coded, used);
+  } else if (st.struct_seq != ref) {
+    st.struct_seq = kNoBase;
+    ByteView other;
+    if (Status s = fetch(ref, other); !s.ok()) return s;
+    if (Status s = load_structure(other, raw_size, st, used); !s.ok()) return s;
+    st.struct_seq = ref;
+  }
+  if (st.structure.size() != raw_size) return Status::Corruption("structure size differs from the recorded size");
+  want = std::min<size_t>(want, raw_size);
+  out.assign(st.structure.begin(), st.structure.begin() + want);
+  for (uint32_t off : kHeaderValues) {
+    uint32_t v = 0;
+    if (!r.u32(v)) return Status::Corruption("split record's clock words cut short");
+    for (size_t b = 0; b < 4 && off + b < want; ++b) out[off + b] = uint8_t(v >> (8 * b));
+  }
+  return Status::Ok();
+}
+
+}  // namespace perfsim::captures

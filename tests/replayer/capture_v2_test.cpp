@@ -1,0 +1,199 @@
+// Capture format v2 (captures/FORMAT.md "Split codec") against what perfsim really stores: every
+// OS profile's synth data, what a served host answers under every quirk, the bundled captures and
+// damaged perf data. Decoding must give back the exact bytes recorded, every time. Lives with the
+// replayer tests because the quirky answers come from a SimulatedHost.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "captures/reader.h"
+#include "captures/writer.h"
+#include "replayer/host.h"
+#include "synth/synth.h"
+#include "tests/common/small_synth.h"
+#include "windows/os.h"
+
+using namespace perfsim;
+using namespace perfsim::captures;
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("perfsim_v2_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+// Writes `cap` with `opt`, reads it back in order and in reverse (random access), checks every
+// record is the one written; returns how many records used the split codec.
+size_t round_trip(const Capture& cap, const WriterOptions& opt, const std::string& name) {
+  const std::string path = temp_path(name);
+  REQUIRE(write_capture(path, cap, opt).ok());
+  std::unique_ptr<Reader> r;
+  REQUIRE(Reader::open(path, r).ok());
+  REQUIRE(r->damage().ok());
+  REQUIRE(r->records().size() == cap.records.size());
+  size_t split = 0;
+  for (size_t i = 0; i < cap.records.size(); ++i) {
+    QueryRecord got;
+    REQUIRE(r->read_record(i, got).ok());
+    INFO(name << " record " << i << " " << got.value_name);
+    REQUIRE(got.payload == cap.records[i].payload);
+    REQUIRE(got.value_name == cap.records[i].value_name);
+    REQUIRE(got.status == cap.records[i].status);
+    REQUIRE(got.size == cap.records[i].size);
+    QueryHeader h;
+    REQUIRE(r->head(i, h).ok());
+    split += h.codec == Codec::kSplit;
+  }
+  std::unique_ptr<Reader> pre;  // payload_prefix: the block header without decoding (v2: no chain)
+  REQUIRE(Reader::open(path, pre).ok());
+  for (size_t i = cap.records.size(); i-- > 0;) {
+    for (size_t n : {size_t(80), size_t(50), size_t(3)}) {
+      Bytes head;
+      REQUIRE(pre->payload_prefix(i, n, head).ok());
+      const Bytes& p = cap.records[i].payload;
+      INFO(name << " record " << i << " prefix " << n);
+      REQUIRE(head == Bytes(p.begin(), p.begin() + std::min(n, p.size())));
+    }
+  }
+  std::unique_ptr<Reader> back;
+  REQUIRE(Reader::open(path, back).ok());
+  for (size_t i = cap.records.size(); i-- > 0;) {
+    ByteView p;
+    REQUIRE(back->payload(i, p).ok());
+    INFO(name << " record " << i << " read backwards");
+    REQUIRE(Bytes(p.begin(), p.end()) == cap.records[i].payload);
+  }
+  std::filesystem::remove(path);
+  return split;
+}
+
+WriterOptions v2(uint32_t keyframe_interval = 32) {
+  WriterOptions o;
+  o.keyframe_interval = keyframe_interval;
+  return o;
+}
+
+Capture synth_capture(std::string_view profile) {
+  synth::Spec spec;
+  spec.profile = std::string(profile);
+  spec.process_count = 6;
+  spec.threads_max = 3;
+  spec.duration_s = 40 * 15;
+  spec.interval_ms = 15000;
+  spec.process_churn_per_hour = 60;  // structure changes within the capture
+  Capture cap;
+  REQUIRE(synth::synthesize(spec, cap).ok());
+  return cap;
+}
+
+// What a host with `q` answers: several value names, each with no buffer, a short one and a large one.
+Capture served(const Capture& base, const replayer::Quirks& q) {
+  replayer::HostOptions opt(replayer::TimelineMode::kStep);
+  opt.quirks = q;
+  std::shared_ptr<replayer::SimulatedHost> host;
+  REQUIRE(replayer::SimulatedHost::load(base, opt, host).ok());
+  Capture cap = base;
+  cap.records.clear();
+  const std::pair<replayer::PerfKey, const char*> names[] = {
+      {replayer::PerfKey::kData, "Global"},    {replayer::PerfKey::kData, "Costly"},
+      {replayer::PerfKey::kData, "238"},       {replayer::PerfKey::kData, "230 232"},
+      {replayer::PerfKey::kText, "Counter"},   {replayer::PerfKey::kData, "Counter 009"},
+      {replayer::PerfKey::kData, "Foreign x"},
+  };
+  const replayer::BufferOffer offers[] = {{false, 0}, {true, 1024}, {true, 1u << 24}};
+  for (uint32_t tick = 0; tick < 12; ++tick)
+    for (const auto& [key, name] : names)
+      for (const auto& offer : offers) {
+        const replayer::ValueAnswer a = host->query(key, name, offer);
+        QueryRecord r;
+        r.tick = tick;
+        r.value_name = std::string(name) + (offer.has_buffer ? "/" + std::to_string(offer.size) : "/null");
+        r.status = a.status;
+        r.reg_type = a.type;
+        r.size = a.size;
+        r.payload = a.data.to_bytes();
+        cap.records.push_back(std::move(r));
+      }
+  return cap;
+}
+
+}  // namespace
+
+TEST_CASE("capture v2 gives back the exact bytes of every OS profile's synth data and splits it into columns") {
+  for (const windows::OsProfile& p : windows::os_profiles()) {
+    const Capture cap = synth_capture(p.name);
+    const std::string name(p.name);
+    // Most payloads are PERF_DATA_BLOCKs: they must take the split codec, not the v1 fallback.
+    CHECK(round_trip(cap, v2(), name + "-k32") * 10 >= cap.records.size() * 9);
+    CHECK(round_trip(cap, v2(5), name + "-k5") * 10 >= cap.records.size() * 9);  // many structure references
+    WriterOptions lz4 = v2();
+    lz4.entropy = Entropy::kLz4;
+    round_trip(cap, lz4, name + "-lz4");
+    WriterOptions v1 = v2();
+    v1.version = 1;
+    CHECK(round_trip(cap, v1, name + "-v1") == 0);
+  }
+}
+
+TEST_CASE("capture v2 gives back the exact bytes a served host answers under every quirk") {
+  const Capture base = testing::small_synth_capture(4, 2, 120);
+  std::vector<std::string> quirks = replayer::quirk_names();
+  size_t applied = 0;
+  for (const std::string& quirk : quirks) {
+    replayer::Quirks q;
+    if (!replayer::apply_setting(q, replayer::QuirkSetting{quirk, true, {}}).ok()) continue;
+    ++applied;
+    round_trip(served(base, q), v2(4), "quirk-" + quirk);
+  }
+  CHECK(applied * 2 >= quirks.size());
+  for (const windows::OsProfile& p : windows::os_profiles()) {
+    replayer::Quirks q;
+    REQUIRE(replayer::profile_quirks(p.name, q).ok());
+    round_trip(served(base, q), v2(4), "profile-" + std::string(p.name));
+  }
+}
+
+TEST_CASE("capture v2 gives back the exact bytes of the bundled captures (read as v1)") {
+  for (const char* name : {"default-win2000", "default-2003", "default-2008r2", "default-2016", "default-2022"}) {
+    Capture cap;
+    REQUIRE(read_capture(std::string(PERFSIM_SOURCE_DIR) + "/captures/" + name + ".perfcap", cap).ok());
+    REQUIRE(!cap.records.empty());
+    CHECK(round_trip(cap, v2(), name) > 0);
+  }
+}
+
+TEST_CASE("capture v2 falls back losslessly to the v1 codecs for perf data that does not split") {
+  Capture cap = testing::small_synth_capture(4, 2, 60);
+  const Bytes good = cap.records[0].payload;
+  REQUIRE(good.size() > 400);
+  std::vector<QueryRecord> recs;
+  auto add = [&](Bytes b) {
+    QueryRecord r = cap.records[0];
+    r.tick = uint32_t(recs.size());
+    r.payload = std::move(b);
+    recs.push_back(std::move(r));
+  };
+  for (size_t cut : {size_t(0), size_t(7), size_t(87), size_t(88), size_t(200), good.size() / 2, good.size() - 1}) {
+    add(Bytes(good.begin(), good.begin() + cut));  // cut short: lengths point past the end
+    add(good);
+  }
+  // Every structure field this walk reads, made absurd in turn (and a value word, which still splits).
+  for (size_t at : {size_t(0), size_t(20), size_t(24), size_t(28), size_t(88), size_t(92), size_t(96), size_t(128),
+                    size_t(36), size_t(60)}) {
+    for (uint8_t v : {uint8_t(0), uint8_t(0xFF), uint8_t(3)}) {
+      Bytes b = good;
+      b[at] = v;
+      b[at + 1] ^= 0x40;
+      add(std::move(b));
+    }
+  }
+  Bytes longer = good;  // bytes past TotalByteLength are structure too
+  longer.insert(longer.end(), {1, 2, 3, 4, 5});
+  add(longer);
+  add(Bytes(1000, 0xAB));
+  cap.records = std::move(recs);
+  const size_t split = round_trip(cap, v2(3), "damaged");
+  CHECK(split > 0);
+  CHECK(split < cap.records.size());
+}
