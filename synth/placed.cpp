@@ -75,6 +75,7 @@ void set_dword(captures::Capture& cap, const std::string& key, const std::string
 void provider_ranges(const Catalog& cat, const Renamer& r, captures::Capture& cap) {
   std::map<std::string, std::pair<uint32_t, uint32_t>> range;
   for (const CatalogObject& o : cat.objects) {
+    if (o.desc.family != Family::kStandard) continue;  // counter sets: Perflib V2, no service key
     const uint32_t index = r.to(o.desc.index);
     auto& x = range.try_emplace(o.desc.provider, index, index).first->second;
     x = {std::min(x.first, index), std::max(x.second, index)};

@@ -13,6 +13,7 @@
 #include "core/text.h"
 #include "core/utf16.h"
 #include "names/backup.h"
+#include "perfdata/names.h"
 #include "synth/spec.h"
 #include "synth/synth.h"
 
@@ -65,6 +66,21 @@ inline synth::Spec localized_spec() {
   return spec;
 }
 
+// The index the synth gives `name` in the spec's 009 table without a names file.
+inline uint32_t synth_own_index(const std::string& name) {
+  captures::Capture plain;
+  synth::Spec spec = localized_spec();
+  spec.duration_s = 15;
+  REQUIRE(synth::synthesize(spec, plain).ok());
+  REQUIRE(!plain.names.empty());
+  perfdata::NameTable t;
+  REQUIRE(perfdata::parse_names(plain.names[0].counter, t).ok());
+  for (const perfdata::NameEntry& e : t.entries)
+    if (e.text == utf8_to_utf16(name)) return e.index;
+  FAIL("no " << name << " in the synth's own table");
+  return 0;
+}
+
 // The backup: English from the plain synth header, the custom object at 5000.., the translations.
 inline names::NameSet localized_names() {
   captures::Capture plain;
@@ -74,8 +90,16 @@ inline names::NameSet localized_names() {
   names::NameSet set = names::from_capture(plain);
   REQUIRE(set.languages.size() == 1);
   names::Strings& en = set.languages[0];
-  // Drop the synth's own custom indices (after the built-in table) and put the object at 5000.
-  for (auto it = en.text.begin(); it != en.text.end();) it = it->first > 1847 ? en.text.erase(it) : std::next(it);
+  // Drop the synth's own indices for the custom object (names and their help texts; the profile's
+  // counter sets above Base Index stay) and put the object at 5000.
+  std::vector<uint32_t> custom;
+  for (const auto& [i, text] : en.text)
+    if (i % 2 == 0 && (text == "Web Service" || text == "Total Method Requests/sec" || text == "Current Connections"))
+      custom.push_back(i);
+  for (uint32_t i : custom) {
+    en.text.erase(i);
+    en.text.erase(i + 1);
+  }
   en.text[kWebService] = "Web Service";
   en.text[kWebService + 1] = "Requests served by the web server.";
   en.text[kRequests] = "Total Method Requests/sec";
