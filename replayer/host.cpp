@@ -30,7 +30,11 @@ int64_t wall_filetime() {
 }
 
 // Ticks of a `freq` Hz clock in `t100` units of 100 ns (double: freq * t overflows int64).
-int64_t ticks_of(int64_t t100, uint64_t freq) { return int64_t(double(t100) * double(freq) / 1e7); }
+// Saturates: a recorded PerfFreq may be any 64-bit value (outside input).
+int64_t ticks_of(int64_t t100, uint64_t freq) {
+  const double v = double(t100) * double(freq) / 1e7;
+  return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : int64_t(v);
+}
 
 uint64_t splitmix(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -192,8 +196,9 @@ Bytes SimulatedHost::header(const Sample& base, const SeriesClock& c, const Mome
   uint8_t* h = out.data();
   const uint64_t freq = load_le64(h + 64);
   store_le64(h + 56, load_le64(h + 56) + m.loop * c.perf_time_span + ticks_of(m.extra_100ns, freq));
-  const int64_t t100 =
-      int64_t(load_le64(h + 72)) + wall_shift_100ns_ + int64_t(m.loop) * c.time100_span + m.extra_100ns;
+  // Wrapping, as the clocks do (a recorded clock may be anything).
+  const int64_t t100 = int64_t(load_le64(h + 72) + uint64_t(wall_shift_100ns_) + m.loop * uint64_t(c.time100_span) +
+                               uint64_t(m.extra_100ns));
   store_le64(h + 72, uint64_t(t100));
   store_systemtime(h + 36, t100);
   return out;

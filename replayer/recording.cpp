@@ -171,7 +171,12 @@ void walk_sample(ByteView p, char series, Sample& view, Walk* found) {
   }
 }
 
-int64_t span_of(int64_t first, int64_t second, int64_t last) { return last - first + (second - first); }
+// Clock arithmetic wraps as the 64-bit clocks themselves do: a capture's clocks are outside input
+// and may be anything (found by fuzz_replay), and signed overflow would be undefined.
+int64_t wrapping_sub(int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); }
+int64_t span_of(int64_t first, int64_t second, int64_t last) {
+  return int64_t(uint64_t(wrapping_sub(last, first)) + uint64_t(wrapping_sub(second, first)));
+}
 
 // Per-loop growth of one counter (see the contract in recording.h).
 uint64_t per_loop(const History& h, uint32_t last_tick, int64_t loop_100ns, const std::vector<int64_t>& offsets) {
@@ -180,7 +185,10 @@ uint64_t per_loop(const History& h, uint32_t last_tick, int64_t loop_100ns, cons
   // A counter of an instance that lives only part of the capture grows at its average rate.
   const int64_t lived = offsets[h.last_tick] - offsets[h.first_tick];
   if (lived <= 0 || h.last < h.first) return 0;
-  return uint64_t(double(h.last - h.first) * double(loop_100ns) / double(lived));
+  // A capture's values are outside input: growth past 2^64 (a counter near its top over a short
+  // life) saturates instead of an out-of-range conversion (found by fuzz_replay).
+  const double growth = double(h.last - h.first) * double(loop_100ns) / double(lived);
+  return growth < 18446744073709551616.0 ? uint64_t(growth) : UINT64_MAX;
 }
 
 // One more value of a counter, seen at tick t.
@@ -529,7 +537,8 @@ void clock_offsets(Recording& r, Recording::Impl& m) {
     if (!t100[t] || (t && t100[t] <= t100[t - 1])) increasing = false;
   }
   m.offsets.resize(n);
-  for (size_t t = 0; t < n; ++t) m.offsets[t] = increasing ? t100[t] - t100[0] : int64_t(t) * nominal;
+  for (size_t t = 0; t < n; ++t)
+    m.offsets[t] = increasing ? wrapping_sub(t100[t], t100[0]) : int64_t(t * uint64_t(nominal));
   r.start_100ns = increasing ? t100[0] : r.cap.host.start_time_100ns;
   r.loop_100ns = n >= 2 ? span_of(0, m.offsets[1], m.offsets[n - 1]) : nominal;
 }
@@ -551,7 +560,7 @@ void clocks(Recording& r, Recording::Impl& m) {
       c.perf_time_span = span_of(clock(0, 56), clock(1, 56), clock(2, 56));
     if (n >= 2 && clock(0, 72) && clock(1, 72) && clock(2, 72))
       c.time100_span = span_of(clock(0, 72), clock(1, 72), clock(2, 72));
-    if (c.time100_span <= 0) c.time100_span = nominal * int64_t(n);
+    if (c.time100_span <= 0) c.time100_span = int64_t(uint64_t(nominal) * n);
     if (c.perf_time_span <= 0) c.perf_time_span = 0;
     (series == Series::kGlobal ? r.global_clock : r.costly_clock) = c;
     // An object's own PerfTime at the three samples (0: absent or no own time base); the last
