@@ -95,11 +95,6 @@ std::pair<uint32_t, uint32_t> perflib_last(captures::Capture& cap) {
   return {last_counter, dword_value(cap, kPerflibKey, "Last Help", last_counter + 1)};
 }
 
-void remove_value(captures::Capture& cap, const std::string& key, const std::string& name) {
-  std::erase_if(cap.registry,
-                [&](const captures::RegistryValue& v) { return iequals(v.key, key) && iequals(v.name, name); });
-}
-
 struct Resolved {  // one [text] line with its offset
   const IniText* text;
   uint32_t offset;
@@ -128,36 +123,6 @@ Status resolve(const CounterIni& ini, const Symbols& symbols, std::vector<Resolv
 
 std::string performance_key(const std::string& driver) {
   return "SYSTEM\\CurrentControlSet\\Services\\" + driver + "\\Performance";
-}
-
-const captures::RegistryValue* find_value(const captures::Capture& cap, const std::string& key,
-                                          const std::string& name) {
-  for (const captures::RegistryValue& v : cap.registry)
-    if (iequals(v.key, key) && iequals(v.name, name)) return &v;
-  return nullptr;
-}
-
-void set_value(captures::Capture& cap, const std::string& key, const std::string& name, uint32_t type, Bytes data) {
-  for (captures::RegistryValue& v : cap.registry)
-    if (iequals(v.key, key) && iequals(v.name, name)) {
-      v.type = type;
-      v.data = std::move(data);
-      return;
-    }
-  cap.registry.push_back({key, name, type, std::move(data)});
-}
-
-Bytes reg_dword(uint32_t v) {
-  Bytes b;
-  put_le32(b, v);
-  return b;
-}
-
-Bytes reg_sz(const std::string& s) {
-  Bytes b;
-  put_utf16le(b, utf8_to_utf16(s));
-  put_le16(b, 0);
-  return b;
 }
 
 namespace {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "captures/capture.h"
+#include "captures/registry_values.h"
 #include "core/status.h"
 #include "lodctr/ini.h"
 
@@ -51,12 +52,12 @@ Status find_driver(const captures::Capture& cap, const std::string& driver, Driv
 // Title index of `symbol` for an installed driver (First Counter + offset); false if undefined.
 bool symbol_index(const DriverRange& range, const Symbols& symbols, const std::string& symbol, uint32_t& index);
 
-// Registry helpers shared with providers.h.
-const captures::RegistryValue* find_value(const captures::Capture& cap, const std::string& key,
-                                          const std::string& name);
-void set_value(captures::Capture& cap, const std::string& key, const std::string& name, uint32_t type, Bytes data);
-Bytes reg_dword(uint32_t v);
-Bytes reg_sz(const std::string& s);
+// The capture registry helpers, in lodctr's namespace for its callers.
+using captures::find_value;
+using captures::reg_dword;
+using captures::reg_sz;
+using captures::remove_value;
+using captures::set_value;
 
 // Rewrites the capture file at `path` atomically: a temporary file next to it, then rename(2), so
 // a reader or a crash sees the old file or the new one, never a mix. A temporary left by a run

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "captures/reader.h"
+#include "captures/registry_values.h"
 #include "core/file.h"
 #include "core/text.h"
 #include "core/utf16.h"
@@ -287,26 +288,6 @@ Bytes help_table(const Strings& s) {
   return perfdata::build_names(perfdata::make_names(pairs));
 }
 
-namespace {
-
-void set_value(captures::Capture& cap, const std::string& key, const std::string& name, uint32_t type, Bytes data) {
-  for (captures::RegistryValue& v : cap.registry)
-    if (iequals(v.key, key) && iequals(v.name, name)) {
-      v.type = type;
-      v.data = std::move(data);
-      return;
-    }
-  cap.registry.push_back({key, name, type, std::move(data)});
-}
-
-Bytes dword(uint32_t v) {
-  Bytes b;
-  put_le32(b, v);
-  return b;
-}
-
-}  // namespace
-
 void to_capture(const NameSet& set, captures::Capture& cap) {
   const std::string sub = std::string(kPerflib) + "\\";
   std::erase_if(cap.registry, [&](const captures::RegistryValue& v) {
@@ -320,10 +301,11 @@ void to_capture(const NameSet& set, captures::Capture& cap) {
     cap.registry.push_back({sub + s.lang, "Help", windows::kRegMultiSz, t.help});
     cap.names.push_back(std::move(t));
   }
-  for (const auto& [key, v] : set.perflib) set_value(cap, kPerflib, key, windows::kRegDword, dword(v));
+  for (const auto& [key, v] : set.perflib)
+    captures::set_value(cap, kPerflib, key, windows::kRegDword, captures::reg_dword(v));
   for (const ServiceRange& s : set.services)
     for (const auto& [key, v] : s.values)
-      set_value(cap, kServices + s.service + kPerformance, key, windows::kRegDword, dword(v));
+      captures::set_value(cap, kServices + s.service + kPerformance, key, windows::kRegDword, captures::reg_dword(v));
 }
 
 }  // namespace perfsim::names

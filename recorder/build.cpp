@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "captures/registry_values.h"
 #include "core/utf16.h"
 #include "perfdata/model.h"
 #include "perfdata/select.h"
@@ -15,14 +16,8 @@ namespace perfsim::recorder {
 namespace {
 
 std::string registry_string(const std::vector<captures::RegistryValue>& reg, const char* key, const char* name) {
-  for (const captures::RegistryValue& v : reg)
-    if (iequals(v.key, key) && iequals(v.name, name)) {
-      std::u16string s;
-      for (size_t i = 0; i + 1 < v.data.size(); i += 2) s.push_back(char16_t(v.data[i] | (v.data[i + 1] << 8)));
-      while (!s.empty() && s.back() == 0) s.pop_back();
-      return utf16_to_utf8(s);
-    }
-  return "";
+  const captures::RegistryValue* v = captures::find_value(reg, key, name);
+  return v ? captures::reg_sz_text(v->data) : "";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "captures/fingerprint.h"
+#include "captures/registry_values.h"
 #include "core/utf16.h"
 #include "perfdata/names.h"
 #include "perfdata/winperf.h"
@@ -72,17 +73,8 @@ Status add_custom(const Spec& spec, Catalog& cat, std::set<uint32_t>& used) {
   return Status::Ok();
 }
 
-Bytes reg_sz(std::string_view s) {
-  Bytes b;
-  put_utf16le(b, utf8_to_utf16(s));
-  put_le16(b, 0);
-  return b;
-}
-Bytes reg_dword(uint32_t v) {
-  Bytes b;
-  put_le32(b, v);
-  return b;
-}
+using captures::reg_dword;
+using captures::reg_sz;
 
 void add_provider_keys(captures::Capture& cap, const Catalog& cat) {
   std::map<std::string, std::pair<uint32_t, uint32_t>> range;  // provider -> min/max title index

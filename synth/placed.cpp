@@ -4,6 +4,7 @@
 #include <map>
 
 #include "captures/fingerprint.h"
+#include "captures/registry_values.h"
 #include "core/utf16.h"
 #include "names/backup.h"
 #include "names/place.h"
@@ -54,20 +55,8 @@ const char kPerflib[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perfli
 
 bool is_base(uint32_t type) { return (type & 0x00070000) == 0x00030000; }  // PERF_COUNTER_BASE
 
-Bytes dword(uint32_t v) {
-  Bytes b;
-  put_le32(b, v);
-  return b;
-}
-
 void set_dword(captures::Capture& cap, const std::string& key, const std::string& name, uint32_t v) {
-  for (captures::RegistryValue& r : cap.registry)
-    if (iequals(r.key, key) && iequals(r.name, name)) {
-      r.type = windows::kRegDword;
-      r.data = dword(v);
-      return;
-    }
-  cap.registry.push_back({key, name, windows::kRegDword, dword(v)});
+  captures::set_value(cap, key, name, windows::kRegDword, captures::reg_dword(v));
 }
 
 // Services\<svc>\Performance ranges from the placed indices (the file's [PERF_] sections, applied

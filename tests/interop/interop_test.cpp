@@ -14,6 +14,7 @@
 #include <set>
 
 #include "captures/capture.h"
+#include "captures/registry_values.h"
 #include "core/utf16.h"
 #include "perfdata/model.h"
 #include "perfdata/names.h"
@@ -170,12 +171,6 @@ const captures::QueryRecord* recorded(const Env& e, const std::string& name) {
   return nullptr;
 }
 
-const captures::RegistryValue* registry_value(const Env& e, const std::string& key, const std::string& name) {
-  for (const captures::RegistryValue& v : e.cap.registry)
-    if (iequals(v.key, key) && iequals(v.name, name)) return &v;
-  return nullptr;
-}
-
 std::vector<uint32_t> object_indices(const perfdata::DataBlock& b) {
   std::vector<uint32_t> out;
   for (const perfdata::Object& o : b.objects) out.push_back(o.name_index);
@@ -274,7 +269,7 @@ void check_hklm(const Env& e, const Session& s) {
   INFO(s.script << ": HKLM");
   const json* v = find_value(s, "Last Counter");
   REQUIRE(v != nullptr);
-  const captures::RegistryValue* last = registry_value(e, kPerflibKey, "Last Counter");
+  const captures::RegistryValue* last = captures::find_value(e.cap, kPerflibKey, "Last Counter");
   REQUIRE(last != nullptr);
   CHECK((*v)["status"].get<uint32_t>() == windows::kErrorSuccess);
   CHECK((*v)["type"].get<uint32_t>() == last->type);
