@@ -46,8 +46,9 @@ struct SynthOptions {
   std::string host_name;  // overrides the spec's
   std::optional<double> duration_s;
   std::optional<double> interval_s;
-  std::string names;            // lodctr /s backup or perfcLLL.dat; overrides the spec's [host] names
-  uint32_t format_version = 2;  // capture format: 1 for perfsim before v2
+  std::string names;               // lodctr /s backup or perfcLLL.dat; overrides the spec's [host] names
+  std::vector<std::string> roles;  // added to the spec's [host] roles
+  uint32_t format_version = 2;     // capture format: 1 for perfsim before v2
   bool json = false;
 };
 int run_synth(const SynthOptions& o);

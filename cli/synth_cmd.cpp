@@ -1,5 +1,7 @@
 #include <fmt/core.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "core/json.h"
@@ -7,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "synth/profiles.h"
+#include "synth/roles.h"
 #include "synth/spec.h"
 #include "synth/synth.h"
 #include "windows/os.h"
@@ -23,6 +26,9 @@ int run_synth(const SynthOptions& o) {
     spec.profile = o.profile;
   }
   if (!o.names.empty()) spec.names_file = o.names;
+  for (const std::string& r : o.roles)
+    if (std::find(spec.roles.begin(), spec.roles.end(), r) == spec.roles.end()) spec.roles.push_back(r);
+  if (Status s = synth::check_roles(spec.roles); !s.ok()) return fail("synth", "--role: " + s.message(), kExitUsage);
   if (o.seed) spec.seed = *o.seed;
   if (!o.host_name.empty()) spec.host_name = o.host_name;
   if (o.duration_s) spec.duration_s = uint32_t(*o.duration_s);

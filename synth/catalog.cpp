@@ -9,6 +9,7 @@
 #include "core/utf16.h"
 #include "perfdata/names.h"
 #include "perfdata/winperf.h"
+#include "synth/roles.h"
 #include "windows/constants.h"
 
 namespace perfsim::synth {
@@ -33,13 +34,21 @@ uint32_t base_type_for(uint32_t type) {
   }
 }
 
-// Custom objects: indices given in the spec are kept; the others follow the highest index in use.
+// Custom objects, the roles' and then the spec's: indices given in the spec are kept; the others
+// follow the highest index in use, in that order (a real host's registration order).
 Status add_custom(const Spec& spec, Catalog& cat, std::set<uint32_t>& used) {
+  std::vector<const ObjectSpec*> customs;
+  for (const std::string& role : spec.roles) {
+    const std::vector<ObjectSpec>* objects = nullptr;
+    if (Status s = role_objects(role, objects); !s.ok()) return s;
+    for (const ObjectSpec& o : *objects) customs.push_back(&o);
+  }
+  for (const ObjectSpec& o : spec.objects) customs.push_back(&o);
   uint32_t next = std::max<uint32_t>(*used.rbegin(), 1846) + 2;
-  for (const ObjectSpec& o : spec.objects)
-    for (uint32_t i : {o.index}) used.insert(i);
-  for (const ObjectSpec& o : spec.objects)
-    for (const CounterSpec& c : o.counters) used.insert(c.index);
+  for (const ObjectSpec* o : customs) {
+    used.insert(o->index);
+    for (const CounterSpec& c : o->counters) used.insert(c.index);
+  }
   used.erase(0);
   auto take = [&](uint32_t wanted) {
     if (wanted) return wanted;
@@ -47,7 +56,8 @@ Status add_custom(const Spec& spec, Catalog& cat, std::set<uint32_t>& used) {
     used.insert(next);
     return next;
   };
-  for (const ObjectSpec& o : spec.objects) {
+  for (const ObjectSpec* op : customs) {
+    const ObjectSpec& o = *op;
     CatalogObject co;
     co.custom = &o;
     co.desc.index = take(o.index);

@@ -1,6 +1,7 @@
 // Spec reading: one checked walk over the tree core/config.h makes of TOML or JSON.
 #include "synth/spec.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <cctype>
@@ -9,6 +10,7 @@
 #include "core/config.h"
 #include "perfdata/winperf.h"
 #include "synth/profiles.h"
+#include "synth/roles.h"
 #include "windows/os.h"
 
 namespace perfsim::synth {
@@ -327,7 +329,7 @@ Status read_spec(const config::Doc& doc, Spec& out) {
   const json& h = section("host");
   Status s = r.keys(h, "host",
                     {"name", "profile", "seed", "start", "duration", "interval", "processors", "memory_mb", "uptime",
-                     "process_v1_disabled", "names"});
+                     "process_v1_disabled", "names", "roles"});
   if (s.ok()) s = r.string(h, "host", "name", spec.host_name);
   if (s.ok() && (spec.host_name.empty() || spec.host_name.size() > 63)) s = r.fail("host.name", "1 to 63 characters");
   if (s.ok()) s = r.string(h, "host", "profile", spec.profile);
@@ -357,6 +359,10 @@ Status read_spec(const config::Doc& doc, Spec& out) {
     spec.process_v1_disabled = b;
   }
   if (s.ok()) s = r.string(h, "host", "names", spec.names_file);
+  if (s.ok()) s = r.strings(h, "host", "roles", spec.roles);
+  if (s.ok()) {
+    if (Status rs = check_roles(spec.roles); !rs.ok()) s = r.fail("host.roles", rs.message());
+  }
   if (!s.ok()) return s;
 
   const json& l = section("load");

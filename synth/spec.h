@@ -66,6 +66,8 @@ struct Spec {
   // `lodctr /s` backup or perfcLLL.dat the host's name tables come from (names/backup.h); empty:
   // the built-in English table. Relative to the spec file when read by load_spec.
   std::string names_file;
+  // Server roles (roles.h): their objects come after the OS's and before [[objects]].
+  std::vector<std::string> roles;
   // [load]: displayed values driving the built-in objects
   GeneratorSpec cpu;        // % busy of all processors
   GeneratorSpec memory;     // % of physical memory in use

@@ -8,7 +8,8 @@
 //       server answering the same request with a canned reply of the same size (same load generator);
 //   (c) resident memory per idle bound connection (after bind + OpenHKPD), vs the plain server.
 //   --objects [calls]: Global bytes and server CPU per answer with and without issue 14's objects.
-// Prints a table and one JSON line. Usage: bench_server [--quick | --profile-global [calls] | --objects [calls]]
+//   --roles [calls]: the same with and without the iis and mssql roles.
+// Prints a table and one JSON line. Usage: bench_server [--quick | --profile-global [calls] | --objects [calls] | --roles [calls]]
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <malloc.h>
@@ -676,10 +677,36 @@ Memory bench_memory(const std::shared_ptr<replayer::SimulatedHost>& host, int n)
   return m;
 }
 
+// Global of two hosts, same run, rounds alternating: bytes per answer and server CPU per answer
+// (WinregHandler::on_pdu, live host); `after` is measured against `before`.
+void compare_globals(const char* bench, const std::string& title, const captures::Capture& before,
+                     const char* before_label, const captures::Capture& after, const char* after_label, int calls,
+                     int rounds) {
+  auto old_host = make_host(before, replayer::TimelineMode::kRealtime);
+  auto new_host = make_host(after, replayer::TimelineMode::kRealtime);
+  const size_t old_bytes = old_host->content(replayer::PerfKey::kData, "Global", 0).data.size();
+  const size_t new_bytes = new_host->content(replayer::PerfKey::kData, "Global", 0).data.size();
+  std::vector<double> old_us, new_us, ratio;
+  for (int k = 0; k < rounds; ++k) {
+    old_us.push_back(handler_us_per_call(old_host, uint32_t(old_bytes), calls));
+    new_us.push_back(handler_us_per_call(new_host, uint32_t(new_bytes), calls));
+    ratio.push_back(new_us.back() / old_us.back());
+  }
+  std::printf("%s; %d rounds of %d calls\n", title.c_str(), rounds, calls);
+  std::printf("  %-28s %12s %14s\n", "", "bytes", "us per answer");
+  std::printf("  %-28s %12zu %14.1f\n", before_label, old_bytes, bench::median(old_us));
+  std::printf("  %-28s %12zu %14.1f\n", after_label, new_bytes, bench::median(new_us));
+  std::printf("  ratio %s/%s: bytes %.4f, CPU %s (median of rounds, range)\n", after_label, before_label,
+              double(new_bytes) / double(old_bytes), bench::median_range(ratio, "%.3f").c_str());
+  std::printf(
+      "{\"bench\":\"%s\",\"before_bytes\":%zu,\"after_bytes\":%zu,\"before_us\":%.2f,\"after_us\":%.2f,"
+      "\"cpu_ratio\":%.4f}\n",
+      bench, old_bytes, new_bytes, bench::median(old_us), bench::median(new_us), bench::median(ratio));
+}
+
 // Issue 14's objects (Objects 260 and the counter sets above Base Index, e.g. Processor
 // Information): Global of a 2016 host with 300 processes with them ("after", what synth makes now)
-// and without them ("before": the same samples with those objects cut out), same run, rounds
-// alternating. Bytes per answer and server CPU per answer (WinregHandler::on_pdu, live host).
+// and without them ("before": the same samples with those objects cut out).
 void bench_objects(int calls, int rounds) {
   captures::Capture after;
   check(bench::synth_bench_host(300, after), "synthesize");
@@ -696,27 +723,19 @@ void bench_objects(int calls, int rounds) {
     r.payload = perfdata::build(b);
     r.size = uint32_t(r.payload.size());
   }
-  auto old_host = make_host(before, replayer::TimelineMode::kRealtime);
-  auto new_host = make_host(after, replayer::TimelineMode::kRealtime);
-  const size_t old_bytes = old_host->content(replayer::PerfKey::kData, "Global", 0).data.size();
-  const size_t new_bytes = new_host->content(replayer::PerfKey::kData, "Global", 0).data.size();
-  std::vector<double> old_us, new_us, ratio;
-  for (int k = 0; k < rounds; ++k) {
-    old_us.push_back(handler_us_per_call(old_host, uint32_t(old_bytes), calls));
-    new_us.push_back(handler_us_per_call(new_host, uint32_t(new_bytes), calls));
-    ratio.push_back(new_us.back() / old_us.back());
-  }
-  std::printf("Global of synth 2016, 300 processes, live host; %zu objects added; %d rounds of %d calls\n", cut, rounds,
-              calls);
-  std::printf("  %-28s %12s %14s\n", "", "bytes", "us per answer");
-  std::printf("  %-28s %12zu %14.1f\n", "before (objects cut out)", old_bytes, bench::median(old_us));
-  std::printf("  %-28s %12zu %14.1f\n", "after", new_bytes, bench::median(new_us));
-  std::printf("  ratio after/before: bytes %.4f, CPU %s (median of rounds, range)\n",
-              double(new_bytes) / double(old_bytes), bench::median_range(ratio, "%.3f").c_str());
-  std::printf(
-      "{\"bench\":\"objects\",\"before_bytes\":%zu,\"after_bytes\":%zu,\"before_us\":%.2f,\"after_us\":%.2f,"
-      "\"cpu_ratio\":%.4f}\n",
-      old_bytes, new_bytes, bench::median(old_us), bench::median(new_us), bench::median(ratio));
+  compare_globals("objects",
+                  "Global of synth 2016, 300 processes, live host; " + std::to_string(cut) + " objects added", before,
+                  "before (objects cut out)", after, "after", calls, rounds);
+}
+
+// The iis and mssql roles (synth/roles): Global of the same 2016 host, 300 processes, synthesized
+// with and without them.
+void bench_roles(int calls, int rounds) {
+  captures::Capture plain, roles;
+  check(bench::synth_bench_host(300, plain), "synthesize");
+  check(bench::synth_bench_host(300, roles, {"iis", "mssql"}), "synthesize with roles");
+  compare_globals("roles", "Global of synth 2016, 300 processes, live host, roles iis + mssql", plain, "no roles",
+                  roles, "iis + mssql", calls, rounds);
 }
 
 }  // namespace
@@ -725,6 +744,10 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   if (argc > 1 && std::string(argv[1]) == "--objects") {
     bench_objects(argc > 2 ? std::atoi(argv[2]) : 300, 15);
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--roles") {
+    bench_roles(argc > 2 ? std::atoi(argv[2]) : 300, 15);
     return 0;
   }
   // --profile-global: only the in-process Global path, long enough for perf/callgrind.

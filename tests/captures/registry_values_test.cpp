@@ -7,8 +7,7 @@
 using namespace perfsim;
 using namespace perfsim::captures;
 
-TEST_CASE("registry values are found and replaced by key and name without regard to case",
-          "[captures][registry]") {
+TEST_CASE("registry values are found and replaced by key and name without regard to case", "[captures][registry]") {
   Capture cap;
   set_value(cap, "SOFTWARE\\Perflib", "Last Counter", windows::kRegDword, reg_dword(1846));
   set_value(cap, "software\\PERFLIB", "last counter", windows::kRegDword, reg_dword(0x01020304));

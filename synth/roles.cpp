@@ -1,0 +1,55 @@
+#include "synth/roles.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "synth/roles_data.h"
+
+namespace perfsim::synth {
+
+const std::vector<std::string>& role_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const RoleFile& f : role_files()) v.emplace_back(f.name);
+    return v;
+  }();
+  return names;
+}
+
+Status check_roles(const std::vector<std::string>& roles) {
+  const std::vector<std::string>& known = role_names();
+  for (auto it = roles.begin(); it != roles.end(); ++it) {
+    if (std::find(known.begin(), known.end(), *it) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      return Status::InvalidArgument("unknown role \"" + *it + "\" (known roles: " + list + ")");
+    }
+    if (std::find(roles.begin(), it, *it) != it) return Status::InvalidArgument("role \"" + *it + "\" is named twice");
+  }
+  return Status::Ok();
+}
+
+Status role_objects(std::string_view role, const std::vector<ObjectSpec>*& out) {
+  // Parsed once each; the built-in files are checked by the synth tests, so a parse error here
+  // means a broken build and is reported as such.
+  static std::mutex mu;
+  static std::map<std::string, Spec, std::less<>> parsed;
+  const std::lock_guard lock(mu);
+  if (auto it = parsed.find(role); it != parsed.end()) {
+    out = &it->second.objects;
+    return Status::Ok();
+  }
+  for (const RoleFile& f : role_files()) {
+    if (f.name != role) continue;
+    Spec spec;
+    if (Status s = parse_spec_toml(f.toml, spec); !s.ok())
+      return Status::Corruption("built-in role \"" + std::string(role) + "\" (synth/roles/" + std::string(role) +
+                                ".toml): " + s.message());
+    out = &parsed.emplace(std::string(role), std::move(spec)).first->second.objects;
+    return Status::Ok();
+  }
+  return check_roles({std::string(role)});
+}
+
+}  // namespace perfsim::synth

@@ -1,0 +1,25 @@
+// Server roles a synthetic host can have (`[host] roles = ["iis", "mssql"]`): each adds the objects
+// that role's software registers, as extensible providers installed after the OS (title indices
+// above the OS's, a Services\<provider>\Performance key with First/Last Counter, as lodctr writes it).
+// A role is a spec fragment in synth/roles/<name>.toml, in the same `[[objects]]` schema users
+// write, built into perfsim; the files cite the WMI classes the counters and types come from.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "synth/spec.h"
+
+namespace perfsim::synth {
+
+// The roles perfsim knows, in the order their objects are registered.
+const std::vector<std::string>& role_names();
+
+// InvalidArgument naming the first role perfsim does not know (with the known ones) or one named twice.
+Status check_roles(const std::vector<std::string>& roles);
+
+// The objects of `role`; they live as long as the program (catalogs point into them).
+Status role_objects(std::string_view role, const std::vector<ObjectSpec>*& out);
+
+}  // namespace perfsim::synth
