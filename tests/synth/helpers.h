@@ -1,12 +1,17 @@
 // Shared helpers of the synth tests: small specs and decoding of generated records.
 #pragma once
+#include <catch2/catch.hpp>
 #include <cstdint>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "captures/capture.h"
 #include "perfdata/model.h"
+#include "perfdata/names.h"
 #include "synth/spec.h"
+#include "synth/synth.h"
 
 namespace perfsim::synth::test {
 
@@ -39,6 +44,21 @@ inline uint64_t value(const perfdata::Object& o, const Bytes& block, uint32_t na
   for (size_t i = 0; i < o.counters.size(); ++i)
     if (o.counters[i].name_index == name_index) return perfdata::read_counter(block, o.counters[i + size_t(nth)]);
   throw std::runtime_error("counter " + std::to_string(name_index) + " missing");
+}
+
+// The capture `s` makes; a synth error fails the test with its message.
+inline captures::Capture make(const Spec& s) {
+  captures::Capture c;
+  const Status st = synthesize(s, c);
+  if (!st.ok()) throw std::runtime_error(st.message());
+  return c;
+}
+
+// The capture's 009 Counter table, index -> name.
+inline std::map<uint32_t, std::string> names_of(const captures::Capture& c) {
+  perfdata::NameTable t;
+  REQUIRE(perfdata::parse_names(c.names[0].counter, t).ok());
+  return t.to_map();
 }
 
 }  // namespace perfsim::synth::test

@@ -20,6 +20,8 @@ using namespace perfsim;
 using namespace perfsim::synth;
 using namespace perfsim::winperf;
 using test::decode;
+using test::make;
+using test::names_of;
 using test::value;
 
 namespace {
@@ -54,19 +56,6 @@ std::set<Row> readme_rows() {
 }
 
 std::string version(uint32_t v) { return std::to_string(v / 100) + "." + std::to_string(v % 100); }
-
-captures::Capture make(const Spec& s) {
-  captures::Capture c;
-  const Status st = synthesize(s, c);
-  if (!st.ok()) throw std::runtime_error(st.message());
-  return c;
-}
-
-std::map<uint32_t, std::string> names_of(const captures::Capture& c) {
-  perfdata::NameTable t;
-  REQUIRE(perfdata::parse_names(c.names[0].counter, t).ok());
-  return t.to_map();
-}
 
 // The first (lowest) index of each name.
 std::map<std::string, uint32_t> index_of(const captures::Capture& c) {

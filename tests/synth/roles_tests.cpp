@@ -16,21 +16,10 @@
 using namespace perfsim;
 using namespace perfsim::synth;
 using test::decode;
+using test::make;
+using test::names_of;
 
 namespace {
-
-captures::Capture make(const Spec& s) {
-  captures::Capture c;
-  const Status st = synthesize(s, c);
-  if (!st.ok()) throw std::runtime_error(st.message());
-  return c;
-}
-
-std::map<uint32_t, std::string> names_of(const captures::Capture& c) {
-  perfdata::NameTable t;
-  REQUIRE(perfdata::parse_names(c.names[0].counter, t).ok());
-  return t.to_map();
-}
 
 const captures::QueryRecord& global(const captures::Capture& c, uint32_t tick) {
   for (const captures::QueryRecord& r : c.records)

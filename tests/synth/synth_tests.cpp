@@ -13,16 +13,11 @@ using namespace perfsim;
 using namespace perfsim::synth;
 using namespace perfsim::winperf;
 using test::decode;
+using test::make;
+using test::names_of;
 using test::value;
 
 namespace {
-
-captures::Capture make(const Spec& s) {
-  captures::Capture c;
-  const Status st = synthesize(s, c);
-  if (!st.ok()) throw std::runtime_error(st.message());
-  return c;
-}
 
 std::vector<perfdata::DataBlock> blocks(const captures::Capture& c, const std::string& name) {
   std::vector<perfdata::DataBlock> v;
