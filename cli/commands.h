@@ -83,6 +83,8 @@ struct ServeOptions {
   bool smb_no_anonymous = false;
   bool smb_encrypt = false;  // require SMB3 encryption of every SMB session
   std::string smb_dir;       // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
+  // --epm[=PORT]: an endpoint mapper on every host address ("" = off, "default" = 135, root only).
+  std::string epm;
 };
 int run_serve(const ServeOptions& o);
 

@@ -181,6 +181,12 @@ int main(int argc, char** argv) {
                     "Require SMB3 encryption of every SMB session (anonymous sessions then fail: they have no key)");
   c_serve->add_option("--smb-dir", serve.smb_dir,
                       "Directory for smbd's private config and state (must not exist or be empty)");
+  c_serve
+      ->add_option("--epm", serve.epm,
+                   "Also answer the endpoint mapper (ept_map/ept_lookup) on PORT of every host address, so "
+                   "clients binding ncacn_ip_tcp:ADDR without a port find winreg (135 without a value; root only)")
+      ->expected(0, 1)
+      ->default_str("default");
   c_serve->callback([&] { rc = run_serve(serve); });
 
   QueryOptions query;

@@ -12,6 +12,7 @@
 #include "replayer/fleet_file.h"
 #include "replayer/quirks.h"
 #include "replayer/serve_hosts.h"
+#include "server/epm_handler.h"
 #include "server/server.h"
 #include "server/smb_serve.h"
 #include "server/winreg_handler.h"
@@ -93,7 +94,7 @@ int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, s
 
 void print_listening(const ServeOptions& o, const server::Server& srv, const server::ServerConfig& cfg,
                      const std::vector<replayer::FleetHost>& specs) {
-  for (size_t i = 0; i < srv.bound().size(); ++i) {
+  for (size_t i = 0; i < specs.size() && i < srv.bound().size(); ++i) {
     const server::BoundListener& b = srv.bound()[i];
     const auto& f = static_cast<server::WinregHandlerFactory&>(*cfg.listeners[i].factory);
     const std::string ep = b.address.find(':') != std::string::npos ? fmt::format("[{}]:{}", b.address, b.port)
@@ -110,6 +111,15 @@ void print_listening(const ServeOptions& o, const server::Server& srv, const ser
       fmt::print("perfsim serve: host {} listening on {} (ncacn_ip_tcp:{}[{}]) from {}\n", f.host()->name(), ep,
                  b.address, b.port, specs[i].capture);
     }
+  }
+}
+
+void print_epm(const ServeOptions& o, const server::EpmSetup& epm) {
+  for (const std::string& a : epm.addresses) {
+    if (o.json)
+      fmt::print("{}\n", json_text(nlohmann::json({{"event", "epm"}, {"address", a}, {"port", epm.port}})));
+    else
+      fmt::print("perfsim serve: endpoint mapper on {}:{} (ncacn_ip_tcp:{} finds winreg)\n", a, epm.port, a);
   }
 }
 
@@ -144,6 +154,12 @@ int run_serve(const ServeOptions& o) {
   server::ServerConfig cfg = server_config(o);
   Hosts hosts;
   if (int rc = make_hosts(o, specs, cfg, hosts); rc != kExitOk) return rc;
+  server::EpmSetup epm;
+  if (!o.epm.empty()) {
+    uint16_t port = 0;
+    if (Status st = server::parse_epm_port(o.epm, port); !st.ok()) return fail("serve", st.message(), kExitUsage);
+    if (Status st = server::prepare_epm(port, cfg, epm); !st.ok()) return fail("serve", "--epm: " + st.message());
+  }
   server::SmbSetup smb;
   if (!o.smb.empty()) {
     if (Status st = server::prepare_smb(smb_options(o), hosts.smb, cfg, smb); !st.ok())
@@ -158,7 +174,9 @@ int run_serve(const ServeOptions& o) {
   server::Server srv(cfg);
   if (Status st = srv.start(); !st.ok())
     return fail("serve", st.message() + " (is the port in use? try another --listen port)");
+  if (epm.registry) server::register_endpoints(srv.bound(), epm);
   print_listening(o, srv, cfg, specs);
+  print_epm(o, epm);
   if (smb.smbd) {
     if (Status st = smb.smbd->start(); !st.ok()) return fail("serve", "--smb: " + st.message());
     print_smb(o, smb);

@@ -10,7 +10,9 @@
 
 #include "core/config.h"
 #include "core/utf16.h"
+#include "server/netapi_handler.h"
 #include "server/pipe_listener.h"
+#include "windows/os.h"
 #include "server/winreg_handler.h"
 
 namespace perfsim::server {
@@ -90,6 +92,35 @@ PipeRouter make_router(const std::vector<SmbHost>& hosts) {
   };
 }
 
+// The host as srvsvc/wkssvc report it: its name and its Windows (windows/os.h; a capture of no
+// known OS reports 10.0, like the SMB dialects' default).
+netapi::HostIdentity identity_of(const replayer::SimulatedHost& host) {
+  netapi::HostIdentity id;
+  std::string name = host.name();
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+  id.name = utf8_to_utf16(name);
+  if (const windows::OsProfile* os = windows::find_os(host.capture().host.profile)) {
+    id.major = os->major;
+    id.minor = os->minor;
+    id.server = os->name != "xp";  // every other row is a server edition (or NT 4.0 Server)
+  }
+  return id;
+}
+
+// \PIPE\srvsvc and \PIPE\wkssvc: one factory per address; Samba's own ncalrpc opens (none
+// expected) go to the first host.
+PipeRouter make_netapi_router(const std::vector<SmbHost>& hosts, netapi::Pipe pipe) {
+  auto routes = std::make_shared<std::map<std::string, PipeRoute>>();
+  for (const SmbHost& h : hosts)
+    routes->emplace(h.address,
+                    PipeRoute{std::make_shared<NetapiHandlerFactory>(pipe, identity_of(*h.host)), 0, h.host->name()});
+  const std::string first = hosts.front().address;
+  return [routes, first](const npa::Request& req) {
+    auto it = routes->find(req.transport == npa::kTransportNcalrpc ? first : req.local_server_addr);
+    return it == routes->end() ? PipeRoute{} : it->second;
+  };
+}
+
 }  // namespace
 
 Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerConfig& cfg, SmbSetup& smb) {
@@ -105,6 +136,9 @@ Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerC
   for (const SmbHost& h : unique) {
     SmbHostAddress a{h.address, {}};
     if (Status st = parse_dialects(h, a.dialects); !st.ok()) return st;
+    // Windows 2000/XP/2003 accepted NTLMv1 (LmCompatibilityLevel 0-2; windows/os.h).
+    const windows::OsProfile* os = windows::find_os(h.host->capture().host.profile);
+    a.ntlmv1 = os && os->accepts_ntlmv1_lm;
     sc.hosts.push_back(a);
   }
   for (const std::string& u : o.users) {
@@ -128,6 +162,12 @@ Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerC
   pc.socket_path = smb.smbd->winreg_socket();
   pc.router = make_router(unique);
   cfg.extra_listeners.push_back(std::make_shared<PipeListener>(pc));
+  for (auto [name, pipe] : {std::pair{"srvsvc", netapi::Pipe::kSrvsvc}, std::pair{"wkssvc", netapi::Pipe::kWkssvc}}) {
+    PipeListenerConfig np;
+    np.socket_path = (std::filesystem::path(pc.socket_path).parent_path() / name).string();
+    np.router = make_netapi_router(unique, pipe);
+    cfg.extra_listeners.push_back(std::make_shared<PipeListener>(np));
+  }
   smb.port = sc.port;
   smb.hosts = std::move(unique);
   return Status::Ok();

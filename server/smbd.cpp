@@ -169,8 +169,8 @@ struct Smbd::Impl {
     set("passdb backend", "tdbsam:" + r + "/private/passdb.tdb");
     set("log file", r + "/log/%m.log");
     set("max log size", "1000");
-    // perfsim owns <pipes>/np/winreg; samba-dcerpcd (started by us, without rpcd_winreg) serves
-    // smbd's other pipes (srvsvc for share lists) from the ncalrpc dir.
+    // perfsim owns <pipes>/np/{winreg,srvsvc,wkssvc}; samba-dcerpcd (started by us with
+    // rpcd_classic and rpcd_lsad, without rpcd_winreg) serves lsarpc from the ncalrpc dir.
     set("rpc start on demand helpers", "no");
     set("external_rpc_pipe:socket_dir", pipes.string());
     set("map to guest", cfg.anonymous ? "Bad User" : "Never");
@@ -194,11 +194,20 @@ struct Smbd::Impl {
     if (ec) return Status::IOError("cannot create " + root.string() + ": " + ec.message());
     // smbd refuses an np dir that is not root-only.
     ::chmod((pipes / "np").c_str(), 0700);
+    // lsarpc (rpcclient lsaquery, net rpc ...) is Samba's own rpcd_lsad on the ncalrpc dir: smbd
+    // looks for every pipe under external_rpc_pipe:socket_dir, so a link sends it there.
+    for (const char* name : {"lsarpc", "lsass"}) {
+      fs::create_symlink(ncalrpc / "np" / name, pipes / "np" / name, ec);
+      if (ec) return Status::IOError("cannot link the " + std::string(name) + " pipe: " + ec.message());
+    }
     ::chmod((root / "private").c_str(), 0700);
     if (!write_file(conf_path(), smb_conf())) return Status::IOError("cannot write " + conf_path());
     for (const SmbHostAddress& h : cfg.hosts) {
+      // `ntlm auth` is a global that smbd reads per connection, after this include (%i) is
+      // loaded for the address the client reached, like the dialects (tests/smb: ntlmv1 test).
       const std::string text = "# " + h.address + "\n\tserver min protocol = " + h.dialects.min +
-                               "\n\tserver max protocol = " + h.dialects.max + "\n";
+                               "\n\tserver max protocol = " + h.dialects.max +
+                               "\n\tntlm auth = " + (h.ntlmv1 ? "ntlmv1-permitted" : "ntlmv2-only") + "\n";
       if (!write_file(root / "hosts" / (h.address + ".conf"), text))
         return Status::IOError("cannot write the include for " + h.address);
     }
@@ -262,7 +271,7 @@ struct Smbd::Impl {
     if (::access(cfg.dcerpcd.c_str(), X_OK) != 0) return {};
     const fs::path libexec = fs::path(cfg.dcerpcd).parent_path();
     std::vector<std::string> args = {cfg.dcerpcd, "-s", conf_path(), "--foreground", "--no-process-group"};
-    for (const char* rpcd : {"rpcd_classic"})
+    for (const char* rpcd : {"rpcd_classic", "rpcd_lsad"})
       if (::access((libexec / rpcd).c_str(), X_OK) == 0) args.push_back((libexec / rpcd).string());
     return spawn_daemon(args, (root / "log" / "dcerpcd.out").string());
   }

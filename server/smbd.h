@@ -33,6 +33,7 @@ SmbDialects smb_dialects_for_profile(const std::string& profile);
 struct SmbHostAddress {
   std::string address;  // IPv4 loopback, e.g. "127.0.0.2"
   SmbDialects dialects;
+  bool ntlmv1 = false;  // NTLMv1 logons accepted (`ntlm auth` in the address's include); else NTLMv2 only
 };
 
 struct SmbUser {

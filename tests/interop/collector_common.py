@@ -39,6 +39,8 @@ def parse_args():
     # Over SMB (ncacn_np, \\PIPE\\winreg through smbd) instead of ncacn_ip_tcp.
     p.add_argument("--smb", action="store_true")
     p.add_argument("--address", default="127.0.0.1")
+    p.add_argument("--epm", action="store_true",
+                   help="over TCP, bind without a port: the endpoint mapper (port 135) names it")
     p.add_argument("--user", default="", help="SMB account; empty = anonymous")
     p.add_argument("--password", default="")
     p.add_argument("--smb1", action="store_true", help="offer only SMB1 (NT LM 0.12)")

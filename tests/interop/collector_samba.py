@@ -36,6 +36,8 @@ class SambaSession:
                 lp.set("client max protocol", "NT1")
                 lp.set("client min protocol", "NT1")
             binding = f"ncacn_np:{args.address}[\\pipe\\winreg]"
+        elif args.epm:
+            binding = f"ncacn_ip_tcp:{args.address}"  # no port: librpc asks the endpoint mapper on 135
         else:
             binding = f"ncacn_ip_tcp:{args.address}[{args.port}]"
         self.conn = winreg.winreg(binding, lp, creds)

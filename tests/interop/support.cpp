@@ -145,13 +145,13 @@ void PacketRecorder::stop() {
   log_ = read_text(log_file_);
 }
 
-WireReport check_wire(const std::string& pcap, uint16_t port) {
+WireReport check_wire(const std::string& pcap, uint16_t port, const std::string& op_field) {
   WireReport w;
   const std::string fields[] = {"frame.number",
                                 "tcp.len",
                                 "frame.protocols",
                                 "dcerpc.pkt_type",
-                                "winreg.opnum",
+                                op_field,
                                 "tcp.reassembled_in",
                                 "dcerpc.reassembled_in",
                                 "_ws.expert.severity",
@@ -194,7 +194,7 @@ WireReport check_wire(const std::string& pcap, uint16_t port) {
     for (const std::string& t : split(f[3], ','))
       if ((t == "0" || t == "2") && !winreg && f[6].empty())
         w.problems.push_back("frame " + frame + ": DCE/RPC " + (t == "0" ? "request" : "response") +
-                             " not decoded as WINREG (" + protocols + ")");
+                             " not decoded as " + op_field + " (" + protocols + ")");
     if (winreg)
       for (const std::string& op : split(f[4], ','))
         if (!op.empty()) w.opnums.insert(unsigned(std::stoul(op)));

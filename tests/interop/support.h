@@ -64,7 +64,9 @@ struct WireReport {
 // WINREG (or are fragments reassembled into one), and that no frame is malformed or carries
 // expert info of severity error, or warning outside TCP's flow analysis (zero window, RST and
 // retransmissions depend on the machine's load, not on our PDUs).
-WireReport check_wire(const std::string& pcap, uint16_t port);
+// `op_field` names the interface whose calls requests and responses must decode as
+// (e.g. "epm.opnum" for the endpoint mapper); WireReport's winreg_frames then counts those.
+WireReport check_wire(const std::string& pcap, uint16_t port, const std::string& op_field = "winreg.opnum");
 
 // The capture the interop tests serve: the bundled captures/default-2016.perfcap (made by the
 // synth, scripts/make-bundled-captures.sh). `path` names it; a missing file is NotFound.

@@ -1,0 +1,102 @@
+// The pipes a Windows host has besides winreg, through perfsim's smbd, with Samba's own tools:
+// srvsvc reports each simulated host's Windows version (rpcclient srvinfo), lsarpc is Samba's
+// rpcd_lsad (rpcclient lsaquery); and NTLMv1 logons are accepted by a 2003 host, refused by a
+// 2016 host.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "support.h"
+#include "tests/common/perfsim_smb_serve.h"
+
+using namespace perfsim;
+
+namespace {
+
+const char* const kUser = "carol";
+const char* const kPassword = "C4rol-pw";
+const std::string k2016 = "127.0.0.12", k2000 = "127.0.0.13", k2003 = "127.0.0.14";
+
+std::string tool(const std::string& command) { return "timeout 60 " + command; }
+
+interop::CommandResult rpcclient(const testing::PerfsimSmbServe& s, const std::string& address,
+                                 const std::string& cmd) {
+  return interop::run_command(tool("rpcclient " + address + " -p " + std::to_string(s.port()) + " -U " + kUser + "%" +
+                                   kPassword + " -c " + interop::shell_quote(cmd) + " 2>&1"));
+}
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// The value after the first "label ... :" line of rpcclient's output, tabs and spaces trimmed.
+std::string field(const std::string& text, const std::string& label) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find(label), colon = line.find(':');
+    if (at == std::string::npos || colon == std::string::npos) continue;
+    const size_t b = line.find_first_not_of(" \t", colon + 1), e = line.find_last_not_of(" \t\r");
+    return b == std::string::npos ? std::string() : line.substr(b, e - b + 1);
+  }
+  return "(no " + label + " line)";
+}
+
+TEST_CASE("perfsim serve --smb: srvsvc and wkssvc and lsarpc answer as the simulated host", "[smb]") {
+  testing::PerfsimSmbServe s;
+  testing::ServeSmbConfig cfg;
+  cfg.perfsim = PERFSIM_EXE;
+  cfg.dir = std::string(SMB_WORK_DIR) + "/pipes";
+  const std::string captures = std::string(PERFSIM_SOURCE_DIR) + "/captures/";
+  cfg.hosts = {{k2016, captures + "default-2016.perfcap", {}},
+               {k2000, captures + "default-win2000.perfcap", {}},
+               {k2003, captures + "default-2003.perfcap", {}}};
+  cfg.users = {{kUser, kPassword}};
+  {
+    const Status st = s.start(cfg);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+  }
+  INFO("perfsim serve log: " << s.err_path());
+
+  SECTION("rpcclient srvinfo: each host's own Windows version and platform") {
+    const interop::CommandResult r2016 = rpcclient(s, k2016, "srvinfo");
+    const interop::CommandResult r2000 = rpcclient(s, k2000, "srvinfo");
+    INFO(r2016.output << "\n" << r2000.output);
+    CHECK(r2016.exit_status == 0);
+    CHECK(field(r2016.output, "os version") == "10.0");
+    CHECK(field(r2016.output, "platform_id") == "500");
+    CHECK(r2000.exit_status == 0);
+    CHECK(field(r2000.output, "os version") == "5.0");
+  }
+
+  SECTION("rpcclient lsaquery: lsarpc is Samba's rpcd_lsad behind smbd") {
+    const interop::CommandResult lsa = rpcclient(s, k2016, "lsaquery");
+    INFO(lsa.output);
+    CHECK(lsa.exit_status == 0);
+    CHECK(contains(lsa.output, "Domain Name:"));
+  }
+
+  SECTION("NTLMv1: a 2003 host accepts the logon, a 2016 host refuses it") {
+    auto logon = [&](const std::string& address) {
+      return interop::run_command(tool("smbclient //" + address + "/perfsim -p " + std::to_string(s.port()) + " -U " +
+                                       kUser + "%" + kPassword +
+                                       " --option='client ntlmv2 auth = no' --option='client min protocol = "
+                                       "NT1' -c ls 2>&1"));
+    };
+    const interop::CommandResult ok = logon(k2003);
+    INFO(ok.output);
+    CHECK(ok.exit_status == 0);
+    const interop::CommandResult refused = logon(k2016);
+    INFO(refused.output);
+    CHECK(refused.exit_status != 0);
+    CHECK(
+        (contains(refused.output, "NT_STATUS_LOGON_FAILURE") || contains(refused.output, "NT_STATUS_WRONG_PASSWORD")));
+    // The same client with NTLMv2 gets in on the 2016 host: only the NTLM version was refused.
+    const interop::CommandResult v2 =
+        interop::run_command(tool("smbclient //" + k2016 + "/perfsim -p " + std::to_string(s.port()) + " -U " + kUser +
+                                  "%" + kPassword + " -c ls 2>&1"));
+    INFO(v2.output);
+    CHECK(v2.exit_status == 0);
+  }
+}
+
+}  // namespace
