@@ -243,19 +243,24 @@ uint32_t Service::query_info_key(ByteView stub, ByteChain& out) {
     resp.result = windows::kErrorInvalidHandle;
     return reply(resp, out);
   }
+  // MS-RRP 3.1.5.16 allows "the size of the key's subkey with the longest name, or a greater size"
+  // for lpcbMaxSubKeyLen and lpcbMaxValueNameLen; Windows answers the registry's byte counts (two
+  // per UTF-16 unit), and clients size their EnumKey/EnumValue buffers from them: Samba's `net rpc
+  // registry enumerate` offers max + 2 bytes and stops at ERROR_MORE_DATA when given the
+  // character count instead.
+  auto bytes = [](const std::string& name) { return 2 * uint32_t(utf8_to_utf16(name).size()); };
   if (e->perf) {
     const std::vector<std::string> names = host_->perf_value_names();
     resp.num_values = uint32_t(names.size());
-    for (const auto& n : names) resp.max_valnamelen = std::max<uint32_t>(resp.max_valnamelen, uint32_t(n.size()));
+    for (const auto& n : names) resp.max_valnamelen = std::max(resp.max_valnamelen, bytes(n));
     resp.max_valbufsize = uint32_t(host_->content(e->perf_key, "Global", host_->current_tick()).data.size());
   } else {
     const RegKey& k = *e->key;
     resp.num_subkeys = uint32_t(k.subkeys.size());
-    for (const auto& s : k.subkeys)
-      resp.max_subkeylen = std::max<uint32_t>(resp.max_subkeylen, uint32_t(utf8_to_utf16(s->name).size()));
+    for (const auto& s : k.subkeys) resp.max_subkeylen = std::max(resp.max_subkeylen, bytes(s->name));
     resp.num_values = uint32_t(k.values.size());
     for (const auto& v : k.values) {
-      resp.max_valnamelen = std::max<uint32_t>(resp.max_valnamelen, uint32_t(utf8_to_utf16(v.name).size()));
+      resp.max_valnamelen = std::max(resp.max_valnamelen, bytes(v.name));
       resp.max_valbufsize = std::max<uint32_t>(resp.max_valbufsize, uint32_t(v.data.size()));
     }
     resp.last_changed_time = uint64_t(k.last_write_100ns);

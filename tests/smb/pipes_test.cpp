@@ -3,12 +3,16 @@
 // rpcd_lsad (rpcclient lsaquery); and NTLMv1 logons are accepted by a 2003 host, refused by a
 // 2016 host.
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "captures/reader.h"
 #include "support.h"
+#include "windows/constants.h"
 #include "tests/common/perfsim_smb_serve.h"
 
 using namespace perfsim;
@@ -126,6 +130,30 @@ TEST_CASE("perfsim serve --smb: srvsvc and wkssvc and lsarpc answer as the simul
     }
     CHECK(srvsvc_responses >= 1);
     CHECK(wkssvc_responses == 2);
+  }
+
+  SECTION("net rpc registry enumerate lists Perflib's subkey and values from the capture") {
+    std::unique_ptr<captures::Reader> reader;
+    REQUIRE(captures::Reader::open(captures + "default-2016.perfcap", reader).ok());
+    const captures::Capture& meta = reader->metadata();
+    const interop::CommandResult r = interop::run_command(
+        tool("net rpc registry enumerate " +
+             interop::shell_quote("HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib") + " -S " + k2016 +
+             " -p " + std::to_string(s.port()) + " -U " + kUser + "%" + kPassword + " 2>&1"));
+    INFO(r.output);
+    CHECK(r.exit_status == 0);
+    CHECK(contains(r.output, "Keyname   = 009"));
+    size_t values = 0;
+    for (const captures::RegistryValue& v : meta.registry) {
+      if (v.key != "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib") continue;
+      ++values;
+      REQUIRE(v.type == windows::kRegDword);
+      uint32_t n = 0;
+      std::memcpy(&n, v.data.data(), 4);
+      CHECK(
+          contains(r.output, "Valuename  = " + v.name + "\nType       = REG_DWORD\nValue      = " + std::to_string(n)));
+    }
+    CHECK(values >= 4);  // Last Counter, Last Help, Version, Base Index
   }
 
   SECTION("rpcclient lsaquery: lsarpc is Samba's rpcd_lsad behind smbd") {

@@ -156,9 +156,10 @@ TEST_CASE("EnumKey, EnumValue and QueryInfoKey walk the key") {
   qi.classname = std::u16string();
   auto info = f.call<QueryInfoKeyRequest, QueryInfoKeyResponse>(kQueryInfoKey, qi);
   CHECK(info.result == windows::kErrorSuccess);
-  CHECK(info.num_subkeys == 1);  // 009
-  CHECK(info.num_values == 1);   // Last Counter
-  CHECK(info.max_valnamelen == 12);
+  CHECK(info.num_subkeys == 1);      // 009
+  CHECK(info.num_values == 1);       // Last Counter
+  CHECK(info.max_valnamelen == 24);  // "Last Counter": 12 UTF-16 units, in bytes as Windows counts them
+  CHECK(info.max_subkeylen == 6);    // "009"
 
   EnumKeyRequest ek;
   ek.handle = perflib;
