@@ -102,7 +102,8 @@ TEST_CASE("usage errors exit 2 and say how to fix them") {
   CHECK(r.err.find("win2000") != std::string::npos);  // lists the valid profiles
   r = run_perfsim("synth --profile 2016 --role exchange --out /tmp/x.perfcap");
   CHECK(r.code == 2);
-  CHECK(r.err.find("--role: unknown role \"exchange\" (known roles: iis, mssql, hyperv, dc)") != std::string::npos);
+  CHECK(r.err.find("--role: unknown role \"exchange\" (known roles: iis, mssql, hyperv, dc, dotnet)") !=
+        std::string::npos);
   r = run_perfsim("serve --listen 192.0.2.1:0");
   CHECK(r.code == 2);
   CHECK(r.err.find("loopback") != std::string::npos);

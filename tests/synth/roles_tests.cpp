@@ -53,7 +53,7 @@ Spec with_all_roles() {
 }  // namespace
 
 TEST_CASE("every built-in role parses and names the objects the issue lists", "[synth][roles]") {
-  CHECK(role_names() == std::vector<std::string>{"iis", "mssql", "hyperv", "dc"});
+  CHECK(role_names() == std::vector<std::string>{"iis", "mssql", "hyperv", "dc", "dotnet"});
   std::set<std::string> names;
   for (const ObjectSpec* o : all_role_objects()) {
     names.insert(o->name);
@@ -95,7 +95,8 @@ TEST_CASE("a host with roles serves their objects with the files' counters and t
     CHECK(o->name_index > previous);  // registered after the OS and the roles before it, in order
     previous = o->name_index;
     CHECK((o->num_instances >= 0) == spec->instances.multi);
-    if (spec->instances.multi) CHECK(size_t(o->num_instances) == spec->instances.names.size() + 1);  // + _Total
+    if (spec->instances.multi)
+      CHECK(size_t(o->num_instances) == spec->instances.names.size() + (spec->instances.total ? 1 : 0));
     size_t k = 0;
     for (const CounterSpec& c : spec->counters) {
       REQUIRE(k < o->counters.size());
@@ -121,8 +122,8 @@ TEST_CASE("each role provider gets the Performance key lodctr writes, bracketing
       it->second.second = std::max(it->second.second, d.name_index);
     }
   }
-  CHECK(range.size() ==
-        9);  // W3SVC, WAS, W3SVC_W3WP, ASP.NET, MSSQLSERVER, HvStats, VmmsVirtualMachineStats, NTDS, DNS
+  // W3SVC, WAS, W3SVC_W3WP, ASP.NET, MSSQLSERVER, HvStats, VmmsVirtualMachineStats, NTDS, DNS, .NETFramework
+  CHECK(range.size() == 10);
   for (const auto& [provider, r] : range) {
     INFO(provider);
     const std::string key = "SYSTEM\\CurrentControlSet\\Services\\" + provider + "\\Performance";
@@ -170,6 +171,9 @@ TEST_CASE("formatted role values stay within their generators' ranges", "[synth]
   auto lp = values("Hyper-V Hypervisor Logical Processor", "Hv LP 0");
   CHECK(lp["% Total Run Time"] >= 0);
   CHECK(lp["% Total Run Time"] <= 100);
+  auto gc = values(".NET CLR Memory", "w3wp");
+  CHECK(gc["% Time in GC"] >= 0);
+  CHECK(gc["% Time in GC"] <= 40);
   auto dbs = values("SQLServer:Databases", "tempdb");
   CHECK(dbs["Percent Log Used"] >= 1);
   CHECK(dbs["Percent Log Used"] <= 90);
@@ -181,7 +185,7 @@ TEST_CASE("an unknown or repeated role is refused with the known ones named", "[
   REQUIRE(!st.ok());
   CHECK(st.message().find("host.roles") != std::string::npos);
   CHECK(st.message().find("\"exchange\"") != std::string::npos);
-  CHECK(st.message().find("iis, mssql, hyperv, dc") != std::string::npos);
+  CHECK(st.message().find("iis, mssql, hyperv, dc, dotnet") != std::string::npos);
   st = parse_spec_toml("[host]\nroles = [\"dc\", \"dc\"]\n", s);
   REQUIRE(!st.ok());
   CHECK(st.message().find("named twice") != std::string::npos);
