@@ -205,7 +205,7 @@ json host_json(const AdminHost& a) {
           {"name", h.name()},
           {"addresses", a.addresses},
           {"profile", a.profile},
-          {"quirks", quirks_json(*h.quirks())},
+          {"quirks", quirks_json(h.quirks())},
           {"timeline", timeline},
           {"calls", h.calls()}};
 }
@@ -318,7 +318,7 @@ HttpResponse AdminApi::host_route(const HttpRequest& req, const std::vector<std:
   if (parts.size() != 4) return error(404, "no endpoint " + req.target);
   const std::string& sub = parts[3];
   if (sub == "quirks") {
-    if (get) return ok_json(quirks_json(*h->host->quirks()));
+    if (get) return ok_json(quirks_json(h->host->quirks()));
     if (req.method != "PUT") return not_allowed(req.method, path, "GET, PUT");
     return put_quirks(*h, req.body);
   }
@@ -369,7 +369,7 @@ HttpResponse AdminApi::faults(const HttpRequest& req) {
 
 HttpResponse AdminApi::put_quirks(const AdminHost& h, const std::string& body) {
   replayer::Quirks q = h.base_quirks;
-  q.content = h.host->quirks()->content;  // fixed for the host's life (set_quirks)
+  q.content = h.host->quirks().content;  // fixed for the host's life (set_quirks)
   std::istringstream in(body);
   std::string word;
   while (in >> word) {  // settings separated by blanks or lines, each as --quirk takes it

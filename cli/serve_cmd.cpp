@@ -70,7 +70,7 @@ admin::AdminHost admin_host(const ServeOptions& o, const replayer::FleetHost& s,
   replayer::HostReplay base = s.replay;
   base.quirks.clear();
   replayer::HostOptions opt;
-  if (!replayer::host_options(base, o.profile, host->capture(), opt).ok()) opt.quirks = *host->quirks();
+  if (!replayer::host_options(base, o.profile, host->capture(), opt).ok()) opt.quirks = host->quirks();
   a.base_quirks = opt.quirks;
   return a;
 }

@@ -116,7 +116,8 @@ Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOpt
   }
   h->wall_shift_100ns_ = wall_filetime() + opt.identity.clock_offset_100ns - h->rec_->start_100ns;
   h->epoch_ns_ = steady_ns();
-  h->quirks_.store(std::make_shared<const Quirks>(opt.quirks));
+  h->quirk_versions_.push_back(std::make_unique<const Quirks>(opt.quirks));
+  h->quirks_.store(h->quirk_versions_.back().get());
   h->frozen_tick_.store(opt.frozen_tick);
   h->set_realtime_clock(RealtimeClock{false, h->epoch_ns_, 0, opt.speed});
   out = std::move(h);
@@ -297,7 +298,7 @@ ValueContent SimulatedHost::count_lies(const Quirks& q, ValueContent& c) const {
 }
 
 ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, const Moment& m) const {
-  return content(*quirks_.load(), key, value_name, m);
+  return content(quirks(), key, value_name, m);
 }
 
 ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_view value_name, const Moment& m) const {
@@ -451,8 +452,7 @@ ValueAnswer SimulatedHost::buffer_policy(const Quirks& q, ValueContent c, Buffer
 }
 
 ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, BufferOffer offer) {
-  const std::shared_ptr<const Quirks> quirks = quirks_.load();  // one snapshot for the whole call
-  const Quirks& q = *quirks;
+  const Quirks& q = quirks();  // one snapshot for the whole call
   const uint64_t call = calls_.fetch_add(1, std::memory_order_relaxed);
   ValueAnswer a;
   if (key == PerfKey::kData && q.access_denied_query) {
@@ -482,8 +482,8 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
 }
 
 Status SimulatedHost::set_quirks(const Quirks& q) {
-  const std::shared_ptr<const Quirks> cur = quirks_.load();
-  const ContentQuirks &a = cur->content, &b = q.content;
+  const std::lock_guard<std::mutex> lock(control_mu_);
+  const ContentQuirks &a = quirks().content, &b = q.content;
   const bool same = a.duplicate_counter_object == b.duplicate_counter_object &&
                     a.duplicate_instances_object == b.duplicate_instances_object &&
                     a.duplicate_instances_count == b.duplicate_instances_count &&
@@ -495,7 +495,8 @@ Status SimulatedHost::set_quirks(const Quirks& q) {
         "content quirks (duplicate-counter-defs, duplicate-instances, name-table-gaps, counter-type-change, "
         "perffreq, localized-partial) rewrite the capture when the host is made and cannot change while it "
         "serves; restart perfsim serve with --quirk for them");
-  quirks_.store(std::make_shared<const Quirks>(q));
+  quirk_versions_.push_back(std::make_unique<const Quirks>(q));
+  quirks_.store(quirk_versions_.back().get(), std::memory_order_release);
   return Status::Ok();
 }
 

@@ -118,8 +118,9 @@ class SimulatedHost {
   // The options the host was made with; quirks() and timeline_paused()/timeline_speed() say what
   // is in force now.
   const HostOptions& options() const { return opt_; }
-  // The quirks in force; replaced whole by set_quirks.
-  std::shared_ptr<const Quirks> quirks() const { return quirks_.load(); }
+  // The quirks in force; replaced whole by set_quirks. Every version stays alive as long as the
+  // host (a few hundred bytes per change), so a reference stays valid.
+  const Quirks& quirks() const { return *quirks_.load(std::memory_order_acquire); }
   // Replaces the behaviour quirks while serving. Content quirks (content_quirks.h) rewrite the
   // host's recording when it is made, so they cannot change here: InvalidArgument if `q`'s differ.
   Status set_quirks(const Quirks& q);
@@ -147,7 +148,7 @@ class SimulatedHost {
   void set_faults(std::shared_ptr<const FaultPlan> plan) { faults_.store(std::move(plan)); }
   std::shared_ptr<const FaultPlan> faults() const { return faults_.load(); }
   // True when OpenHKPD must be refused (access-denied on = open).
-  bool refuses_open(PerfKey key) const { return key == PerfKey::kData && quirks_.load()->access_denied_open; }
+  bool refuses_open(PerfKey key) const { return key == PerfKey::kData && quirks().access_denied_open; }
   // The value names EnumValue lists on HKPD (index order).
   std::vector<std::string> perf_value_names() const { return {"Global", "Costly"}; }
 
@@ -198,7 +199,10 @@ class SimulatedHost {
   mutable std::atomic<uint64_t> step_{0};
   std::atomic<uint64_t> calls_{0};  // perf queries so far: drives the quirks' chances
   std::atomic<std::shared_ptr<const FaultPlan>> faults_;
-  std::atomic<std::shared_ptr<const Quirks>> quirks_;
+  // The serving path reads one plain atomic pointer (no reference count, no lock); the versions
+  // it may point to are owned here and freed with the host.
+  std::atomic<const Quirks*> quirks_{nullptr};
+  std::vector<std::unique_ptr<const Quirks>> quirk_versions_;  // under control_mu_
   // Timeline control: the realtime clock's fields behind a sequence number (odd while written),
   // a step or frozen position, and the writers' mutex (control(), never taken while serving).
   std::atomic<uint64_t> clock_seq_{0};

@@ -187,7 +187,7 @@ TEST_CASE("timeline control while other threads serve: every answer is whole, th
         ++answers;
       }
     });
-  Quirks busy = *host->quirks();
+  Quirks busy = host->quirks();
   busy.slow_global_ms = 1;
   // Changes of every kind, interleaved with the readers' calls: at least 300, and on until the
   // readers have answered 20 times (a loaded machine may start them late; bounded: 60 s).
@@ -209,7 +209,7 @@ TEST_CASE("timeline control while other threads serve: every answer is whole, th
   const ValueAnswer b = host->query(PerfKey::kData, "Global", BufferOffer{true, 1u << 24});
   CHECK(a.data.to_bytes() == b.data.to_bytes());
   CHECK(host->control(TimelineOp{TimelineOpKind::kSeek, n, 1}).code() == Status::Code::kInvalidArgument);
-  Quirks content = *host->quirks();
+  Quirks content = host->quirks();
   content.content.perf_freq = 1000;
   CHECK(host->set_quirks(content).code() == Status::Code::kInvalidArgument);
 }
