@@ -71,7 +71,7 @@ std::string error_of(const HttpReply& r) { return json::parse(r.body).at("error"
 }  // namespace
 
 TEST_CASE(
-    "PUT /api/faults: a busy fault on Global reaches the next call; a malformed plan is a 400 and changes nothing") {
+    "PUT /api/faults: a busy fault on Global reaches the next call, a malformed plan is a 400 and changes nothing") {
   Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});
   CHECK(rig.read("Global").status == 0);
 
@@ -107,7 +107,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "PUT /api/hosts/NAME/quirks replaces the host's quirks; a bad or content quirk is a 400 and changes nothing") {
+    "PUT /api/hosts/NAME/quirks replaces the host's quirks, a bad or content quirk is a 400 and changes nothing") {
   Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});
   const std::string url = "/api/hosts/" + rig.host->name() + "/quirks";
   CHECK(rig.read("Global").status == 0);
@@ -274,7 +274,7 @@ TEST_CASE("GET /api/hosts and the counter series: typeperf's formatted values ov
             .status == 404);
 }
 
-TEST_CASE("perfsim serve --admin: the API lists the served host; a non-loopback address needs --allow-remote") {
+TEST_CASE("perfsim serve --admin: the API lists the served host, a non-loopback address needs --allow-remote") {
   perfsim::testing::CommandResult r =
       perfsim::testing::run_command(PERFSIM_EXE, "serve --listen 127.0.0.1:0 --admin 192.0.2.1:8080");
   CHECK(r.code == 2);
