@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "admin/server.h"
+#include "captures/fingerprint.h"
 #include "core/json.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -67,6 +68,8 @@ admin::AdminHost admin_host(const ServeOptions& o, const replayer::FleetHost& s,
   admin::AdminHost a;
   a.host = host;
   a.profile = s.replay.profile.empty() ? o.profile : s.replay.profile;
+  if (captures::Fingerprint fp; a.profile.empty() && captures::from_json(host->capture().fingerprint_json, fp).ok())
+    a.profile = fp.profile.value_or("");  // the capture's own, when nothing overrides it
   replayer::HostReplay base = s.replay;
   base.quirks.clear();
   replayer::HostOptions opt;

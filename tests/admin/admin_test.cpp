@@ -311,6 +311,7 @@ TEST_CASE("perfsim serve --admin: the API lists the served host, a non-loopback 
   const json hosts = json::parse(h.body);
   REQUIRE(hosts.size() == 1);
   CHECK(hosts[0]["name"] == listening["host"]);
+  CHECK(hosts[0]["profile"] == "2016");  // the bundled capture's fingerprint
   CHECK(hosts[0]["addresses"][0] == "127.0.0.1:" + std::to_string(listening["port"].get<uint16_t>()));
   CHECK(sp::stop(child, std::chrono::seconds(10)).code == 0);
 }
