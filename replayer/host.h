@@ -16,7 +16,8 @@
 // and object PerfTime, and cumulative counters keep growing across loops at the recorded rates.
 // A host is safe to share across connections and threads without locks. Its quirks, fault plan
 // and timeline can be changed while it serves (set_quirks, set_faults, control): the serving path
-// reads them through atomics (a snapshot per call), never a lock; changes are serialised apart.
+// reads quirks and timeline through plain atomics (a snapshot per call; the fault plan through an
+// atomic shared_ptr, as before) and never takes the mutex that serialises the changes.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -126,7 +127,7 @@ class SimulatedHost {
   Status set_quirks(const Quirks& q);
   // Perf queries (query() calls) answered so far.
   uint64_t calls() const { return calls_.load(std::memory_order_relaxed); }
-  // Pause, resume, step, seek or re-pace the timeline (README.md, "Timeline control"). A mode
+  // Pause, resume, step, seek or re-pace the timeline (README.md, "Runtime control"). A mode
   // cannot do what it has no meaning for (speed of a step timeline, resume of a frozen one):
   // InvalidArgument says so; seek past the last sample likewise.
   Status control(const TimelineOp& op);
