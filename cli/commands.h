@@ -75,6 +75,7 @@ struct ServeOptions {
   size_t reply_budget_mib = 512;  // unread reply bytes of all connections (server/README.md); 0 = none
   bool allow_remote = false;
   bool json = false;  // the start-up lines as JSON
+  std::string admin;  // --admin ADDR:PORT: the admin HTTP API and dashboard (admin/README.md); "" = off
   // --smb[=PORT]: every host also as \\ADDR\PIPE\winreg through a private smbd ("" = off,
   // "default" = 445). Root only.
   std::string smb;

@@ -165,6 +165,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(size_t(0), size_t(1) << 20))
       ->capture_default_str();
   c_serve->add_flag("--allow-remote", serve.allow_remote, "Allow listening on non-loopback addresses");
+  c_serve->add_option("--admin", serve.admin,
+                      "Serve the admin HTTP API and web dashboard on ADDR:PORT (loopback unless --allow-remote; "
+                      "admin/README.md)");
   c_serve->add_flag("--json", serve.json, "Print the listening endpoints as JSON lines");
   c_serve
       ->add_option("--smb", serve.smb,

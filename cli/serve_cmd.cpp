@@ -6,6 +6,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "admin/server.h"
+#include "captures/fingerprint.h"
 #include "core/json.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -58,7 +60,24 @@ server::SmbServeOptions smb_options(const ServeOptions& o) {
 struct Hosts {
   std::vector<std::shared_ptr<replayer::SimulatedHost>> all;
   std::vector<server::SmbHost> smb;
+  std::vector<admin::AdminHost> admin;  // one per host in `all`, addresses filled once bound
 };
+
+// What PUT /api/hosts/NAME/quirks starts from: the host's quirks without explicit settings.
+admin::AdminHost admin_host(const ServeOptions& o, const replayer::FleetHost& s,
+                            const std::shared_ptr<replayer::SimulatedHost>& host) {
+  admin::AdminHost a;
+  a.host = host;
+  a.profile = s.replay.profile.empty() ? o.profile : s.replay.profile;
+  if (captures::Fingerprint fp; a.profile.empty() && captures::from_json(host->capture().fingerprint_json, fp).ok())
+    a.profile = fp.profile.value_or("");  // the capture's own, when nothing overrides it
+  replayer::HostReplay base = s.replay;
+  base.quirks.clear();
+  replayer::HostOptions opt;
+  if (!replayer::host_options(base, o.profile, host->capture(), opt).ok()) opt.quirks = host->quirks();
+  a.base_quirks = opt.quirks;
+  return a;
+}
 
 // Hosts are made once per capture file, timeline and replay settings, and shared by the listeners
 // naming them. Returns the exit code: usage errors are the options' fault.
@@ -85,6 +104,7 @@ int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, s
       if (!st.ok()) return fail("serve", st.message());
       factories[key] = std::make_shared<server::WinregHandlerFactory>(host);
       out.all.push_back(host);
+      out.admin.push_back(admin_host(o, s, host));
     }
     cfg.listeners.push_back({s.listen, std::string(), factories[key]});
     out.smb.push_back({addr, factories[key]->host(), s.smb_allow, s.smb_dialects});
@@ -142,8 +162,37 @@ void print_smb(const ServeOptions& o, const server::SmbSetup& smb) {
 
 std::string bundled_default_capture() { return std::string(PERFSIM_BUNDLED_CAPTURES_DIR) + "/default-2016.perfcap"; }
 
+// The admin server over the bound hosts; its address was checked before anything was made.
+Status start_admin(const ServeOptions& o, const server::Server& srv, const server::ServerConfig& cfg, Hosts& hosts,
+                   std::unique_ptr<admin::AdminServer>& out) {
+  for (size_t i = 0; i < srv.bound().size(); ++i) {
+    const auto& f = static_cast<server::WinregHandlerFactory&>(*cfg.listeners[i].factory);
+    for (admin::AdminHost& a : hosts.admin)
+      if (a.host == f.host()) a.addresses.push_back(fmt::format("{}:{}", srv.bound()[i].address, srv.bound()[i].port));
+  }
+  auto api =
+      std::make_shared<admin::AdminApi>(hosts.admin, admin::AdminSources{}, admin::WebFiles{PERFSIM_ADMIN_WEB_DIR});
+  out = std::make_unique<admin::AdminServer>(admin::AdminConfig{o.admin, o.allow_remote}, api);
+  if (Status st = out->start(); !st.ok()) return st;
+  const std::string url = out->address().find(':') != std::string::npos
+                              ? fmt::format("http://[{}]:{}/", out->address(), out->port())
+                              : fmt::format("http://{}:{}/", out->address(), out->port());
+  if (o.json)
+    fmt::print("{}\n", json_text(nlohmann::json(
+                           {{"event", "admin"}, {"address", out->address()}, {"port", out->port()}, {"url", url}})));
+  else
+    fmt::print("perfsim serve: admin API and dashboard on {}\n", url);
+  return Status::Ok();
+}
+
 int run_serve(const ServeOptions& o) {
   std::vector<replayer::FleetHost> specs;
+  if (!o.admin.empty()) {
+    std::string addr;
+    uint16_t port = 0;
+    if (Status s = server::parse_listen_address(o.admin, o.allow_remote, addr, port); !s.ok())
+      return fail("serve", "--admin: " + s.message(), kExitUsage);
+  }
   if (replayer::Quirks unused; !o.profile.empty()) {
     if (Status s = replayer::profile_quirks(o.profile, unused); !s.ok())
       return fail("serve", "--profile " + o.profile + ": " + s.message(), kExitUsage);
@@ -177,6 +226,10 @@ int run_serve(const ServeOptions& o) {
   if (epm.registry) server::register_endpoints(srv.bound(), epm);
   print_listening(o, srv, cfg, specs);
   print_epm(o, epm);
+  std::unique_ptr<admin::AdminServer> admin;
+  if (!o.admin.empty()) {
+    if (Status st = start_admin(o, srv, cfg, hosts, admin); !st.ok()) return fail("serve", st.message());
+  }
   if (smb.smbd) {
     if (Status st = smb.smbd->start(); !st.ok()) return fail("serve", "--smb: " + st.message());
     print_smb(o, smb);

@@ -113,6 +113,16 @@ bool glob_match(std::string_view p, std::string_view s) {
 Status parse_fault_plan(std::string_view text, const std::string& origin, std::shared_ptr<const FaultPlan>& out) {
   config::Doc doc;
   if (Status s = config::parse_toml(text, origin, doc); !s.ok()) return s;
+  return fault_plan_of(doc, out);
+}
+
+Status parse_fault_plan_json(std::string_view text, const std::string& origin, std::shared_ptr<const FaultPlan>& out) {
+  config::Doc doc;
+  if (Status s = config::parse_json(text, origin, doc); !s.ok()) return s;
+  return fault_plan_of(doc, out);
+}
+
+Status fault_plan_of(const config::Doc& doc, std::shared_ptr<const FaultPlan>& out) {
   const config::Reader rd(doc);
   if (Status s = rd.keys(doc.root, "", {"fault"}); !s.ok()) return s;
   auto plan = std::make_shared<FaultPlan>();
@@ -128,6 +138,44 @@ Status parse_fault_plan(std::string_view text, const std::string& origin, std::s
   plan->loaded_ns = steady_ns();
   out = std::move(plan);
   return Status::Ok();
+}
+
+config::Json to_json(const FaultPlan& plan) {
+  static const char* const kinds[] = {"latency", "busy",  "access-denied", "rpc-fault",
+                                      "reset",   "stall", "truncate",      "bandwidth"};
+  static const char* const shapes[] = {"fixed", "uniform", "lognormal"};
+  config::Json rules = config::Json::array();
+  for (const FaultRule& r : plan.rules) {
+    config::Json j = {{"host", r.host}, {"value", r.value}, {"kind", kinds[int(r.kind)]}};
+    if (r.when.every) j["every"] = r.when.every;
+    if (r.when.probability != (r.when.every ? 0.0 : 1.0)) j["probability"] = r.when.probability;
+    if (r.from_s) j["from_s"] = r.from_s;
+    if (r.until_s) j["until_s"] = r.until_s;
+    switch (r.kind) {
+      case FaultKind::kLatency:
+        j["shape"] = shapes[int(r.shape)];
+        j["ms"] = r.ms;
+        if (r.shape == LatencyShape::kUniform) j["max_ms"] = r.max_ms;
+        if (r.shape == LatencyShape::kLognormal) j["sigma"] = r.sigma;
+        break;
+      case FaultKind::kStall:
+        j["seconds"] = r.seconds;
+        break;
+      case FaultKind::kRpcFault:
+        j["code"] = r.code;
+        break;
+      case FaultKind::kTruncate:
+        j["bytes"] = r.bytes;
+        break;
+      case FaultKind::kBandwidth:
+        j["bytes_per_s"] = r.bytes_per_s;
+        break;
+      default:
+        break;
+    }
+    rules.push_back(std::move(j));
+  }
+  return {{"fault", std::move(rules)}};
 }
 
 Status load_fault_plan(const std::string& path, std::shared_ptr<const FaultPlan>& out) {

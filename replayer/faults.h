@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/config.h"
 #include "core/status.h"
 #include "replayer/quirks.h"
 
@@ -43,6 +44,12 @@ struct FaultPlan {
 // "access-denied", "rpc-fault", "reset", "stall", "truncate", "bandwidth"), every, probability,
 // from_s, until_s and the kind's parameters (replayer/README.md). `origin` names the text in errors.
 Status parse_fault_plan(std::string_view toml_text, const std::string& origin, std::shared_ptr<const FaultPlan>& out);
+// The same plan as JSON: {"fault": [{"kind": "busy", ...}, ...]}, the same keys and checks.
+Status parse_fault_plan_json(std::string_view json_text, const std::string& origin,
+                             std::shared_ptr<const FaultPlan>& out);
+Status fault_plan_of(const config::Doc& doc, std::shared_ptr<const FaultPlan>& out);
+// The plan in the JSON form parse_fault_plan_json reads (defaults left out).
+config::Json to_json(const FaultPlan& plan);
 Status load_fault_plan(const std::string& path, std::shared_ptr<const FaultPlan>& out);
 
 // Case-insensitive glob match (`*`, `?`).

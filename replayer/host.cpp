@@ -116,15 +116,44 @@ Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOpt
   }
   h->wall_shift_100ns_ = wall_filetime() + opt.identity.clock_offset_100ns - h->rec_->start_100ns;
   h->epoch_ns_ = steady_ns();
+  h->quirk_versions_.push_back(std::make_unique<const Quirks>(opt.quirks));
+  h->quirks_.store(h->quirk_versions_.back().get());
+  h->frozen_tick_.store(opt.frozen_tick);
+  h->set_realtime_clock(RealtimeClock{false, h->epoch_ns_, 0, opt.speed});
   out = std::move(h);
   return Status::Ok();
+}
+
+SimulatedHost::RealtimeClock SimulatedHost::realtime_clock() const {
+  for (;;) {
+    const uint64_t seq = clock_seq_.load(std::memory_order_acquire);
+    const RealtimeClock c{paused_.load(std::memory_order_relaxed), base_ns_.load(std::memory_order_relaxed),
+                          base_v_.load(std::memory_order_relaxed), speed_.load(std::memory_order_relaxed)};
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (!(seq & 1) && clock_seq_.load(std::memory_order_relaxed) == seq) return c;
+  }
+}
+
+void SimulatedHost::set_realtime_clock(const RealtimeClock& c) {
+  const uint64_t seq = clock_seq_.load(std::memory_order_relaxed);
+  clock_seq_.store(seq + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  paused_.store(c.paused, std::memory_order_relaxed);
+  base_ns_.store(c.base_ns, std::memory_order_relaxed);
+  base_v_.store(c.base_v, std::memory_order_relaxed);
+  speed_.store(c.speed, std::memory_order_relaxed);
+  clock_seq_.store(seq + 2, std::memory_order_release);
+}
+
+int64_t SimulatedHost::position(const RealtimeClock& c, int64_t now_ns) {
+  return c.paused ? c.base_v : c.base_v + int64_t(double(now_ns - c.base_ns) / 100.0 * c.speed);
 }
 
 Moment SimulatedHost::now() const {
   const uint32_t n = ticks();
   switch (opt_.mode) {
     case TimelineMode::kFrozen:
-      return Moment{std::min(opt_.frozen_tick, n - 1), 0, 0, true};
+      return Moment{std::min(frozen_tick_.load(std::memory_order_relaxed), n - 1), 0, 0, true};
     case TimelineMode::kStep: {
       const uint64_t s = step_.load(std::memory_order_relaxed);
       return Moment{uint32_t(s % n), s / n, 0, false};
@@ -132,7 +161,11 @@ Moment SimulatedHost::now() const {
     case TimelineMode::kRealtime:
       break;
   }
-  const int64_t v = int64_t(double(steady_ns() - epoch_ns_) / 100.0 * opt_.speed);
+  return realtime_moment(position(realtime_clock(), steady_ns()));
+}
+
+Moment SimulatedHost::realtime_moment(int64_t v) const {
+  const uint32_t n = ticks();
   const std::vector<int64_t>& t = rec_->offsets();  // non-decreasing, t[0] = 0
   if (!opt_.loop && v >= t.back()) return Moment{n - 1, 0, v - t.back(), false};
   const int64_t loop_len = std::max<int64_t>(rec_->loop_100ns, 1);
@@ -149,8 +182,7 @@ bool SimulatedHost::fires(const Chance& c, uint64_t call, uint64_t salt) const {
   return u < c.probability;
 }
 
-bool SimulatedHost::served(uint32_t index) const {
-  const Quirks& q = opt_.quirks;
+bool SimulatedHost::served(const Quirks& q, uint32_t index) const {
   if (!q.process_v1_disabled && q.timed_out_providers.empty()) return true;
   for (const perfdata::ObjectInfo& o : rec_->cap.catalog) {
     if (o.index != index) continue;
@@ -163,12 +195,12 @@ bool SimulatedHost::served(uint32_t index) const {
 
 // The objects a Global answer holds when quirks change it: the recorded ones (plus the costly
 // sample's when the costly quirk is off), minus hidden providers.
-std::vector<uint32_t> SimulatedHost::sample_objects(const Sample* global, const Sample* costly) const {
+std::vector<uint32_t> SimulatedHost::sample_objects(const Quirks& q, const Sample* global, const Sample* costly) const {
   std::vector<uint32_t> out;
   for (const ObjectSlice& s : global->objects) out.push_back(s.index);
-  if (!opt_.quirks.costly && costly)
+  if (!q.costly && costly)
     for (const ObjectSlice& s : costly->objects) out.push_back(s.index);
-  std::erase_if(out, [&](uint32_t i) { return !served(i); });
+  std::erase_if(out, [&](uint32_t i) { return !served(q, i); });
   return out;
 }
 
@@ -256,17 +288,20 @@ Bytes SimulatedHost::assemble(const SampleRef& global, const SampleRef& costly, 
 }
 
 // object-count-lies: NumObjectTypes claims more objects than the answer holds.
-ValueContent SimulatedHost::count_lies(ValueContent& c) const {
-  if (opt_.quirks.object_count_extra && c.status == windows::kErrorSuccess &&
-      c.data.size() >= winperf::kDataBlockSize) {
+ValueContent SimulatedHost::count_lies(const Quirks& q, ValueContent& c) const {
+  if (q.object_count_extra && c.status == windows::kErrorSuccess && c.data.size() >= winperf::kDataBlockSize) {
     Bytes b = c.data.to_bytes();  // the shared bytes stay as recorded
-    store_le32(&b[28], load_le32(&b[28]) + opt_.quirks.object_count_extra);
+    store_le32(&b[28], load_le32(&b[28]) + q.object_count_extra);
     c.data = std::move(b);
   }
   return std::move(c);
 }
 
 ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, const Moment& m) const {
+  return content(quirks(), key, value_name, m);
+}
+
+ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_view value_name, const Moment& m) const {
   ValueContent c;
   const uint32_t pos = std::min(m.tick, ticks() - 1);
   // A value recorded under exactly this name is answered as recorded (real hosts' oddities); one
@@ -301,7 +336,6 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
     c.status = windows::kErrorFileNotFound;
     return c;
   }
-  const Quirks& qk = opt_.quirks;
   // Samples are decoded (or found in the cache) only when the answer needs them.
   const bool counters = patches_counters(m);
   std::optional<SampleRef> global_s, costly_s;
@@ -317,8 +351,8 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
   if (q.kind == perfdata::QueryKind::kGlobal && reshaped && global() && global()->header_length) {
     // With the costly quirk on every index comes from Global: Costly is not decoded.
     const SampleRef extra = qk.costly ? nullptr : costly();
-    c.data = assemble(global(), extra, sample_objects(global().get(), extra.get()), m);
-    return count_lies(c);
+    c.data = assemble(global(), extra, sample_objects(qk, global().get(), extra.get()), m);
+    return count_lies(qk, c);
   }
   // A disabled or timed-out provider's objects vanish from Costly too, not only from Global.
   const bool hides = qk.process_v1_disabled || !qk.timed_out_providers.empty();
@@ -326,9 +360,9 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
       costly()->status == windows::kErrorSuccess) {
     std::vector<uint32_t> indices;
     for (const ObjectSlice& s : costly()->objects)
-      if (served(s.index)) indices.push_back(s.index);
+      if (served(qk, s.index)) indices.push_back(s.index);
     c.data = assemble(SampleRef{}, costly(), indices, m);
-    return count_lies(c);
+    return count_lies(qk, c);
   }
   for (auto [kind, series, clock] : {std::tuple{perfdata::QueryKind::kGlobal, Series::kGlobal, &rec_->global_clock},
                                      std::tuple{perfdata::QueryKind::kCostly, Series::kCostly, &rec_->costly_clock}}) {
@@ -338,7 +372,7 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
     c.status = view->status;
     c.type = view->reg_type;
     c.data = c.status == windows::kErrorSuccess ? serve_sample(view, *clock, m) : share(view);
-    return count_lies(c);
+    return count_lies(qk, c);
   }
   std::vector<uint32_t> indices;
   const bool foreign_self = q.kind == perfdata::QueryKind::kForeign && iequals(q.foreign_host, name_);
@@ -347,13 +381,13 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
   if (!qk.extra_objects && (q.kind == perfdata::QueryKind::kIndexList || q.kind == perfdata::QueryKind::kForeign))
     std::erase_if(indices,
                   [&](uint32_t i) { return std::find(q.indices.begin(), q.indices.end(), i) == q.indices.end(); });
-  std::erase_if(indices, [&](uint32_t i) { return !served(i); });
+  std::erase_if(indices, [&](uint32_t i) { return !served(qk, i); });
   c.data = assemble(global(), costly(), indices, m);
-  return count_lies(c);
+  return count_lies(qk, c);
 }
 
-ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, const Moment& m, uint64_t call) const {
-  const Quirks& q = opt_.quirks;
+ValueAnswer SimulatedHost::buffer_policy(const Quirks& q, ValueContent c, BufferOffer offer, const Moment& m,
+                                         uint64_t call) const {
   const bool perf_data = c.status == windows::kErrorSuccess && c.type == windows::kRegBinary;
   if (!perf_data || (q.buffer == BufferPolicy::kRrpExact && !q.growth_bytes)) return rrp_exact(std::move(c), offer);
   ValueAnswer a;
@@ -418,7 +452,7 @@ ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, cons
 }
 
 ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, BufferOffer offer) {
-  const Quirks& q = opt_.quirks;
+  const Quirks& q = quirks();  // one snapshot for the whole call
   const uint64_t call = calls_.fetch_add(1, std::memory_order_relaxed);
   ValueAnswer a;
   if (key == PerfKey::kData && q.access_denied_query) {
@@ -430,9 +464,9 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
     return a;
   }
   const Moment m = now();
-  ValueContent c = content(key, value_name, m);
+  ValueContent c = content(q, key, value_name, m);
   if (c.type == windows::kRegMultiSz && fires(q.empty_names, call, 0xE111)) c.data = Bytes(4, 0);
-  a = buffer_policy(std::move(c), offer, m, call);
+  a = buffer_policy(q, std::move(c), offer, m, call);
   const perfdata::QueryKind kind = perfdata::parse_query(value_name).kind;
   if (q.slow_global_ms && (kind == perfdata::QueryKind::kGlobal || kind == perfdata::QueryKind::kCostly))
     a.delay_ms += q.slow_global_ms;
@@ -442,9 +476,120 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
   if (!m.recorded) rec_->prefetch(m.tick + 1 < ticks() ? m.tick + 1 : 0, patches_counters(m));
   // A stepping timeline moves on after each completed data answer.
   if (opt_.mode == TimelineMode::kStep && a.status == windows::kErrorSuccess && offer.has_buffer &&
-      a.type == windows::kRegBinary)
+      a.type == windows::kRegBinary && !paused_.load(std::memory_order_relaxed))
     step_.fetch_add(1, std::memory_order_relaxed);
   return a;
+}
+
+Status SimulatedHost::set_quirks(const Quirks& q) {
+  const std::lock_guard<std::mutex> lock(control_mu_);
+  const ContentQuirks &a = quirks().content, &b = q.content;
+  const bool same = a.duplicate_counter_object == b.duplicate_counter_object &&
+                    a.duplicate_instances_object == b.duplicate_instances_object &&
+                    a.duplicate_instances_count == b.duplicate_instances_count &&
+                    a.name_table_gaps == b.name_table_gaps && a.type_change_counter == b.type_change_counter &&
+                    a.type_change_type == b.type_change_type && a.perf_freq == b.perf_freq &&
+                    a.localized_lang == b.localized_lang && a.localized_share == b.localized_share;
+  if (!same)
+    return Status::InvalidArgument(
+        "content quirks (duplicate-counter-defs, duplicate-instances, name-table-gaps, counter-type-change, "
+        "perffreq, localized-partial) rewrite the capture when the host is made and cannot change while it "
+        "serves; restart perfsim serve with --quirk for them");
+  quirk_versions_.push_back(std::make_unique<const Quirks>(q));
+  quirks_.store(quirk_versions_.back().get(), std::memory_order_release);
+  return Status::Ok();
+}
+
+bool SimulatedHost::timeline_paused() const {
+  return opt_.mode == TimelineMode::kFrozen || paused_.load(std::memory_order_relaxed);
+}
+
+double SimulatedHost::timeline_speed() const {
+  return opt_.mode == TimelineMode::kRealtime ? realtime_clock().speed : 0.0;
+}
+
+Status SimulatedHost::control(const TimelineOp& op) {
+  const std::lock_guard<std::mutex> lock(control_mu_);
+  const uint32_t n = ticks();
+  if (op.kind == TimelineOpKind::kSeek && op.tick >= n)
+    return Status::InvalidArgument("seek=" + std::to_string(op.tick) + ": the timeline has " + std::to_string(n) +
+                                   " samples, 0.." + std::to_string(n - 1));
+  if (op.kind == TimelineOpKind::kSpeed && !(op.speed > 0 && op.speed < 1e9))
+    return Status::InvalidArgument("speed must be a number > 0 (recorded seconds per real second), e.g. speed=2");
+  const char* mode = opt_.mode == TimelineMode::kStep ? "step" : "frozen";
+  switch (opt_.mode) {
+    case TimelineMode::kRealtime:
+      return control_realtime(op);
+    case TimelineMode::kStep:
+      switch (op.kind) {
+        case TimelineOpKind::kPause:
+        case TimelineOpKind::kResume:
+          paused_.store(op.kind == TimelineOpKind::kPause);
+          return Status::Ok();
+        case TimelineOpKind::kStep:
+          step_.fetch_add(1);
+          return Status::Ok();
+        case TimelineOpKind::kSeek:
+          step_.store(step_.load() / n * n + op.tick);
+          return Status::Ok();
+        case TimelineOpKind::kSpeed:
+          break;
+      }
+      break;
+    case TimelineMode::kFrozen:
+      switch (op.kind) {
+        case TimelineOpKind::kPause:  // already still
+          return Status::Ok();
+        case TimelineOpKind::kStep:
+          frozen_tick_.store((std::min(frozen_tick_.load(), n - 1) + 1) % n);
+          return Status::Ok();
+        case TimelineOpKind::kSeek:
+          frozen_tick_.store(op.tick);
+          return Status::Ok();
+        case TimelineOpKind::kResume:
+          return Status::InvalidArgument("a frozen timeline does not run: use step or seek=K to move it");
+        case TimelineOpKind::kSpeed:
+          break;
+      }
+      break;
+  }
+  return Status::InvalidArgument(std::string("speed applies to realtime timelines; this host's timeline is ") + mode);
+}
+
+// Every change re-bases the clock at now, so the position is continuous except where asked.
+Status SimulatedHost::control_realtime(const TimelineOp& op) {
+  const int64_t now_ns = steady_ns();
+  RealtimeClock c = realtime_clock();
+  const int64_t v = position(c, now_ns);
+  const Moment m = realtime_moment(v);
+  const std::vector<int64_t>& t = rec_->offsets();
+  const int64_t loop_len = std::max<int64_t>(rec_->loop_100ns, 1);
+  const int64_t loop_base = opt_.loop ? int64_t(m.loop) * loop_len : 0;
+  c.base_ns = now_ns;
+  c.base_v = v;
+  switch (op.kind) {
+    case TimelineOpKind::kPause:
+      c.paused = true;
+      break;
+    case TimelineOpKind::kResume:
+      c.paused = false;
+      break;
+    case TimelineOpKind::kStep:  // to the next sample, and stay there
+      c.paused = true;
+      if (m.tick + 1 < ticks())
+        c.base_v = loop_base + t[m.tick + 1];
+      else
+        c.base_v = opt_.loop ? loop_base + loop_len : t.back();
+      break;
+    case TimelineOpKind::kSeek:
+      c.base_v = loop_base + t[op.tick];
+      break;
+    case TimelineOpKind::kSpeed:
+      c.speed = op.speed;
+      break;
+  }
+  set_realtime_clock(c);
+  return Status::Ok();
 }
 
 void SimulatedHost::inject_faults(ValueAnswer& a, std::string_view value_name, uint64_t call) const {

@@ -14,11 +14,15 @@
 //  - frozen:K: sample K exactly as recorded (clocks and counters untouched).
 // In the live modes every answer carries the serving moment's SystemTime/PerfTime/PerfTime100nSec
 // and object PerfTime, and cumulative counters keep growing across loops at the recorded rates.
-// A host is safe to share across connections and threads without locks.
+// A host is safe to share across connections and threads without locks. Its quirks, fault plan
+// and timeline can be changed while it serves (set_quirks, set_faults, control): the serving path
+// reads quirks and timeline through plain atomics (a snapshot per call; the fault plan through an
+// atomic shared_ptr, as before) and never takes the mutex that serialises the changes.
 #pragma once
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +88,14 @@ struct HostOptions {
   Quirks quirks;  // the defaults behave as MS-RRP says
 };
 
+// A change to a running timeline (POST /api/hosts/NAME/timeline, admin/README.md).
+enum class TimelineOpKind { kPause, kResume, kStep, kSeek, kSpeed };
+struct TimelineOp {
+  TimelineOpKind kind = TimelineOpKind::kPause;
+  uint32_t tick = 0;   // seek: timeline position (0 .. ticks() - 1)
+  double speed = 1.0;  // speed: recorded seconds per real second (realtime)
+};
+
 // A point of the timeline. `recorded` serves the sample's bytes as they were (frozen mode).
 struct Moment {
   uint32_t tick = 0;
@@ -104,7 +116,23 @@ class SimulatedHost {
   const captures::Capture& capture() const { return rec_->cap; }
   const Recording& recording() const { return *rec_; }
   const Registry& registry() const { return rec_->registry; }
+  // The options the host was made with; quirks() and timeline_paused()/timeline_speed() say what
+  // is in force now.
   const HostOptions& options() const { return opt_; }
+  // The quirks in force; replaced whole by set_quirks. Every version stays alive as long as the
+  // host (a few hundred bytes per change), so a reference stays valid.
+  const Quirks& quirks() const { return *quirks_.load(std::memory_order_acquire); }
+  // Replaces the behaviour quirks while serving. Content quirks (content_quirks.h) rewrite the
+  // host's recording when it is made, so they cannot change here: InvalidArgument if `q`'s differ.
+  Status set_quirks(const Quirks& q);
+  // Perf queries (query() calls) answered so far.
+  uint64_t calls() const { return calls_.load(std::memory_order_relaxed); }
+  // Pause, resume, step, seek or re-pace the timeline (README.md, "Runtime control"). A mode
+  // cannot do what it has no meaning for (speed of a step timeline, resume of a frozen one):
+  // InvalidArgument says so; seek past the last sample likewise.
+  Status control(const TimelineOp& op);
+  bool timeline_paused() const;  // frozen timelines are always still
+  double timeline_speed() const;
   uint32_t ticks() const { return rec_->tick_count(); }
 
   // The moment a query made now is served at (does not advance a stepping timeline).
@@ -121,12 +149,26 @@ class SimulatedHost {
   void set_faults(std::shared_ptr<const FaultPlan> plan) { faults_.store(std::move(plan)); }
   std::shared_ptr<const FaultPlan> faults() const { return faults_.load(); }
   // True when OpenHKPD must be refused (access-denied on = open).
-  bool refuses_open(PerfKey key) const { return key == PerfKey::kData && opt_.quirks.access_denied_open; }
+  bool refuses_open(PerfKey key) const { return key == PerfKey::kData && quirks().access_denied_open; }
   // The value names EnumValue lists on HKPD (index order).
   std::vector<std::string> perf_value_names() const { return {"Global", "Costly"}; }
 
  private:
   SimulatedHost() = default;
+  // realtime: the timeline's position (recorded 100 ns since the first sample, loops included) is
+  // base_v + (now - base_ns) * speed, or base_v while paused.
+  struct RealtimeClock {
+    bool paused = false;
+    int64_t base_ns = 0;
+    int64_t base_v = 0;
+    double speed = 1.0;
+  };
+  RealtimeClock realtime_clock() const;             // a consistent snapshot (seqlock read)
+  void set_realtime_clock(const RealtimeClock& c);  // under control_mu_
+  static int64_t position(const RealtimeClock& c, int64_t now_ns);
+  Moment realtime_moment(int64_t v) const;
+  Status control_realtime(const TimelineOp& op);
+  ValueContent content(const Quirks& q, PerfKey key, std::string_view value_name, const Moment& m) const;
   SharedBytes serve_sample(const SampleRef& v, const SeriesClock& clock, const Moment& m) const;
   // Recorded bytes without a copy: a decoded sample keeps its own bytes, an in-memory capture's
   // live as long as the recording.
@@ -141,10 +183,10 @@ class SimulatedHost {
   // True when an answer at `m` patches counters (a later loop, or a per-host variation).
   bool patches_counters(const Moment& m) const { return !m.recorded && (m.loop > 0 || scale_ppm_ != 1000000); }
   const captures::NameTable* names(const std::string& lang) const;
-  bool served(uint32_t object_index) const;
-  ValueContent count_lies(ValueContent& c) const;  // false for objects a quirk hides
-  std::vector<uint32_t> sample_objects(const Sample* global, const Sample* costly) const;
-  ValueAnswer buffer_policy(ValueContent c, BufferOffer offer, const Moment& m, uint64_t call) const;
+  bool served(const Quirks& q, uint32_t object_index) const;  // false for objects a quirk hides
+  ValueContent count_lies(const Quirks& q, ValueContent& c) const;
+  std::vector<uint32_t> sample_objects(const Quirks& q, const Sample* global, const Sample* costly) const;
+  ValueAnswer buffer_policy(const Quirks& q, ValueContent c, BufferOffer offer, const Moment& m, uint64_t call) const;
   bool fires(const Chance& c, uint64_t call, uint64_t salt) const;
   void inject_faults(ValueAnswer& a, std::string_view value_name, uint64_t call) const;
 
@@ -156,8 +198,20 @@ class SimulatedHost {
   uint64_t scale_ppm_ = 1000000;  // per-host factor of cumulative counters
   int64_t epoch_ns_ = 0;          // steady clock when the host started serving
   mutable std::atomic<uint64_t> step_{0};
-  std::atomic<uint64_t> calls_{0};
-  std::atomic<std::shared_ptr<const FaultPlan>> faults_;  // perf queries so far: drives the quirks' chances
+  std::atomic<uint64_t> calls_{0};  // perf queries so far: drives the quirks' chances
+  std::atomic<std::shared_ptr<const FaultPlan>> faults_;
+  // The serving path reads one plain atomic pointer (no reference count, no lock); the versions
+  // it may point to are owned here and freed with the host.
+  std::atomic<const Quirks*> quirks_{nullptr};
+  std::vector<std::unique_ptr<const Quirks>> quirk_versions_;  // under control_mu_
+  // Timeline control: the realtime clock's fields behind a sequence number (odd while written),
+  // a step or frozen position, and the writers' mutex (control(), never taken while serving).
+  std::atomic<uint64_t> clock_seq_{0};
+  std::atomic<bool> paused_{false};
+  std::atomic<int64_t> base_ns_{0}, base_v_{0};
+  std::atomic<double> speed_{1.0};
+  std::atomic<uint32_t> frozen_tick_{0};
+  std::mutex control_mu_;
 };
 
 // SYSTEMTIME (16 bytes, UTC) of a FILETIME, as PERF_DATA_BLOCK carries it.

@@ -10,6 +10,7 @@ PACKAGES=(
   python3 python3-samba python3-impacket tshark samba smbclient
   iproute2 passwd strace clang-format
   clang libclang-rt-14-dev
+  prometheus chromium libjs-chart.js
 )
 
 missing=()

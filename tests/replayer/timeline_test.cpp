@@ -5,7 +5,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <ctime>
+#include <atomic>
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "captures/reader.h"
 #include "perfdata/counters.h"
@@ -165,4 +168,48 @@ TEST_CASE("frozen serves the recorded bytes, a fleet identity renames the host a
   CHECK(d.system_name() == u"FLEET-HOST-0042-WITH-A-LONG-NAME");
   CHECK(d.objects.size() == parsed(cap.records[6].payload).objects.size());
   CHECK(parsed(renamed->content(PerfKey::kData, "238", 3).data).system_name() == u"FLEET-HOST-0042-WITH-A-LONG-NAME");
+}
+
+TEST_CASE("timeline control while other threads serve: every answer is whole, the last change holds") {
+  std::shared_ptr<SimulatedHost> host;
+  REQUIRE(SimulatedHost::load(bundled("default-2016.perfcap"), HostOptions{TimelineMode::kRealtime, 0}, host).ok());
+  const uint32_t n = host->ticks();
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> answers{0}, bad{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t)
+    readers.emplace_back([&] {
+      while (!stop.load()) {
+        const ValueAnswer a = host->query(PerfKey::kData, "Global", BufferOffer{true, 1u << 24});
+        pd::DataBlock d;
+        if (a.status != windows::kErrorSuccess || !pd::parse(a.data.view(), d, pd::ParseOptions{false}).ok()) ++bad;
+        if (host->now().tick >= n) ++bad;
+        ++answers;
+      }
+    });
+  Quirks busy = host->quirks();
+  busy.slow_global_ms = 1;
+  // Changes of every kind, interleaved with the readers' calls: at least 300, and on until the
+  // readers have answered 20 times (a loaded machine may start them late; bounded: 60 s).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  for (uint32_t i = 0; i < 300 || (answers < 20 && std::chrono::steady_clock::now() < deadline); ++i) {
+    REQUIRE(host->control(TimelineOp{TimelineOpKind(i % 5), i % n, 1.0 + i % 7}).ok());
+    REQUIRE(host->set_quirks(i % 2 ? busy : Quirks{}).ok());
+  }
+  REQUIRE(host->control(TimelineOp{TimelineOpKind::kSeek, 4, 1}).ok());
+  REQUIRE(host->control(TimelineOp{TimelineOpKind::kPause, 0, 1}).ok());
+  stop = true;
+  for (auto& t : readers) t.join();
+  CHECK(bad == 0);
+  CHECK(answers >= 20);
+  // Seek then pause: position 4 from now on, the same bytes each time.
+  CHECK(host->now().tick == 4);
+  CHECK(host->timeline_paused());
+  const ValueAnswer a = host->query(PerfKey::kData, "Global", BufferOffer{true, 1u << 24});
+  const ValueAnswer b = host->query(PerfKey::kData, "Global", BufferOffer{true, 1u << 24});
+  CHECK(a.data.to_bytes() == b.data.to_bytes());
+  CHECK(host->control(TimelineOp{TimelineOpKind::kSeek, n, 1}).code() == Status::Code::kInvalidArgument);
+  Quirks content = host->quirks();
+  content.content.perf_freq = 1000;
+  CHECK(host->set_quirks(content).code() == Status::Code::kInvalidArgument);
 }

@@ -1,0 +1,429 @@
+#include "admin/api.h"
+
+#include <fmt/core.h>
+
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "admin/series.h"
+#include "core/config.h"
+#include "core/file.h"
+#include "core/json.h"
+#include "core/utf16.h"
+#include "replayer/faults.h"
+#include "replayer/fleet_file.h"
+
+namespace perfsim::admin {
+namespace {
+
+using nlohmann::json;
+constexpr int64_t kFiletimeUnixEpoch = 116444736000000000;
+
+HttpResponse error(unsigned status, const std::string& what) {
+  HttpResponse r;
+  r.status = status;
+  r.body = json_text(json{{"error", what}}) + "\n";
+  return r;
+}
+
+HttpResponse ok_json(const json& j) {
+  HttpResponse r;
+  r.body = json_text(j, 2) + "\n";
+  return r;
+}
+
+HttpResponse not_allowed(const std::string& method, const std::string& path, const std::string& allow) {
+  HttpResponse r = error(405, method + " is not allowed on " + path + "; use " + allow);
+  r.allow = allow;
+  return r;
+}
+
+HttpResponse from_status(const Status& s) {
+  return error(s.code() == Status::Code::kNotFound ? 404 : 400, s.message());
+}
+
+std::string iso_time(int64_t filetime) {
+  const int64_t ms = (filetime - kFiletimeUnixEpoch) / 10000;
+  const std::time_t secs = std::time_t(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec, int((ms % 1000 + 1000) % 1000));
+}
+
+const char* mode_name(replayer::TimelineMode m) {
+  switch (m) {
+    case replayer::TimelineMode::kRealtime:
+      return "realtime";
+    case replayer::TimelineMode::kStep:
+      return "step";
+    case replayer::TimelineMode::kFrozen:
+      return "frozen";
+  }
+  return "?";
+}
+
+std::string chance_params(const replayer::Chance& c) {
+  std::string s;
+  if (c.probability > 0) s += fmt::format("probability={}", c.probability);
+  if (c.every) s += fmt::format("{}every={}", s.empty() ? "" : ",", c.every);
+  return s;
+}
+
+std::string escape_label(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+// "a=1&b=x" -> {a: 1, b: x}; a bad %-escape makes the whole query bad.
+bool parse_query(std::string_view q, std::map<std::string, std::string>& out) {
+  for (const std::string& kv : split_nonempty(std::string(q), "&")) {
+    const size_t eq = kv.find('=');
+    std::string k, v;
+    if (!url_decode(kv.substr(0, eq), k)) return false;
+    if (eq != std::string::npos && !url_decode(kv.substr(eq + 1), v)) return false;
+    out[k] = v;
+  }
+  return true;
+}
+
+Status query_uint(const std::map<std::string, std::string>& q, const char* key, uint64_t& out) {
+  auto it = q.find(key);
+  if (it == q.end() || it->second.empty()) return Status::Ok();
+  return config::parse_uint(it->second, std::string("query parameter ") + key, out);
+}
+
+std::string trim(std::string s) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && blank(s.back())) s.pop_back();
+  size_t i = 0;
+  while (i < s.size() && blank(s[i])) ++i;
+  return s.substr(i);
+}
+
+}  // namespace
+
+bool url_decode(std::string_view in, std::string& out) {
+  out.clear();
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '+') {
+      out += ' ';
+    } else if (in[i] == '%') {
+      const auto hex = [](char c) {
+        return c >= '0' && c <= '9'   ? c - '0'
+               : c >= 'a' && c <= 'f' ? c - 'a' + 10
+               : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                      : -1;
+      };
+      if (i + 2 >= in.size() || hex(in[i + 1]) < 0 || hex(in[i + 2]) < 0) return false;
+      out += char(hex(in[i + 1]) * 16 + hex(in[i + 2]));
+      i += 2;
+    } else {
+      out += in[i];
+    }
+  }
+  return true;
+}
+
+json quirks_json(const replayer::Quirks& q) {
+  using replayer::BufferPolicy;
+  json out = json::array();
+  switch (q.buffer) {
+    case BufferPolicy::kRrpExact:
+      out.push_back("rrp-exact");
+      break;
+    case BufferPolicy::kWin32Undefined:
+      out.push_back("win32-undefined");
+      break;
+    case BufferPolicy::kWin2000Echo:
+      out.push_back(fmt::format("win2000-echo-oversize:overhead={}", q.win2000_overhead));
+      break;
+    case BufferPolicy::kNt4Unsettled:
+      out.push_back(fmt::format("nt4-unsettled:jitter={}", q.nt4_jitter));
+      break;
+    case BufferPolicy::kSambaTruncate:
+      out.push_back("samba-truncate");
+      break;
+  }
+  if (q.growth_bytes) out.push_back(fmt::format("growth-between-calls:bytes={}", q.growth_bytes));
+  if (q.busy.active()) out.push_back("busy:" + chance_params(q.busy));
+  if (q.slow_global_ms) out.push_back(fmt::format("slow-global:ms={}", q.slow_global_ms));
+  if (!q.timed_out_providers.empty()) {
+    std::string p;
+    for (const std::string& s : q.timed_out_providers) p += (p.empty() ? "" : ",") + s;
+    out.push_back("provider-timeout:provider=" + p);
+  }
+  if (q.hang.active()) out.push_back(fmt::format("hang:{},ms={}", chance_params(q.hang), q.hang_ms));
+  if (q.empty_names.active()) out.push_back("empty-names-under-stress:" + chance_params(q.empty_names));
+  if (q.pipe_not_available_first) out.push_back("pipe-not-available-first");
+  if (q.access_denied_open) out.push_back("access-denied:on=open");
+  if (q.access_denied_query) out.push_back("access-denied:on=query");
+  out.push_back(q.extra_objects ? "extra-objects" : "extra-objects=off");
+  out.push_back(q.costly ? "costly" : "costly=off");
+  if (q.object_count_extra) out.push_back(fmt::format("object-count-lies:extra={}", q.object_count_extra));
+  if (q.process_v1_disabled) out.push_back("process-v1-disabled");
+  const replayer::ContentQuirks& c = q.content;
+  if (c.duplicate_counter_object)
+    out.push_back(fmt::format("duplicate-counter-defs:object={}", c.duplicate_counter_object));
+  if (c.duplicate_instances_object)
+    out.push_back(fmt::format("duplicate-instances:object={},count={}", c.duplicate_instances_object,
+                              c.duplicate_instances_count));
+  if (c.name_table_gaps) out.push_back("name-table-gaps");
+  if (c.type_change_counter)
+    out.push_back(
+        fmt::format("counter-type-change:counter={},type=0x{:08x}", c.type_change_counter, c.type_change_type));
+  if (c.perf_freq) out.push_back(fmt::format("perffreq:hz={}", c.perf_freq));
+  if (!c.localized_lang.empty())
+    out.push_back(fmt::format("localized-partial:lang={},share={}", c.localized_lang, c.localized_share));
+  return out;
+}
+
+json host_json(const AdminHost& a) {
+  const replayer::SimulatedHost& h = *a.host;
+  const replayer::Moment m = h.now();
+  const uint32_t pos = std::min(m.tick, h.ticks() - 1);
+  const int64_t offset = h.recording().offsets()[pos];
+  json timeline = {{"mode", mode_name(h.options().mode)},
+                   {"paused", h.timeline_paused()},
+                   {"position", pos},
+                   {"samples", h.ticks()},
+                   {"tick", h.recording().tick_number(pos)},
+                   {"loop", m.loop},
+                   {"offset_s", double(offset) / 1e7},
+                   {"sample_time", iso_time(h.recording().start_100ns + offset)}};
+  if (h.options().mode == replayer::TimelineMode::kRealtime) timeline["speed"] = h.timeline_speed();
+  return {{"id", a.id},
+          {"name", h.name()},
+          {"addresses", a.addresses},
+          {"profile", a.profile},
+          {"quirks", quirks_json(h.quirks())},
+          {"timeline", timeline},
+          {"calls", h.calls()}};
+}
+
+AdminApi::AdminApi(std::vector<AdminHost> hosts, AdminSources sources, WebFiles web)
+    : hosts_(std::move(hosts)), sources_(std::move(sources)), web_(std::move(web)) {
+  assign_ids(hosts_);
+}
+
+void AdminApi::assign_ids(std::vector<AdminHost>& hosts) {
+  std::map<std::string, size_t> seen;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    AdminHost& h = hosts[i];
+    if (h.id.empty()) h.id = h.host->name();
+    if (seen[h.id]++) h.id += "@" + std::to_string(i);
+  }
+}
+
+const AdminHost* AdminApi::find(const std::string& id) const {
+  for (const AdminHost& h : hosts_)
+    if (h.id == id) return &h;
+  for (const AdminHost& h : hosts_)  // names are case-insensitive on Windows
+    if (iequals(h.id, id)) return &h;
+  return nullptr;
+}
+
+std::string AdminApi::metrics() const {
+  std::string out =
+      "# HELP perfsim_host_calls_total Perf-data queries (winreg QueryValue under HKPD/HKPT/HKPN) a simulated host "
+      "answered.\n# TYPE perfsim_host_calls_total counter\n";
+  for (const AdminHost& h : hosts_)
+    out += fmt::format("perfsim_host_calls_total{{host=\"{}\"}} {}\n", escape_label(h.id), h.host->calls());
+  out +=
+      "# HELP perfsim_host_timeline_position The timeline position (sample) a host serves now.\n"
+      "# TYPE perfsim_host_timeline_position gauge\n";
+  for (const AdminHost& h : hosts_)
+    out += fmt::format("perfsim_host_timeline_position{{host=\"{}\"}} {}\n", escape_label(h.id), h.host->now().tick);
+  if (sources_.metrics_text) out += sources_.metrics_text();
+  return out;
+}
+
+HttpResponse AdminApi::file(const std::string& path, const std::string& content_type,
+                            const std::string& missing_hint) const {
+  std::string text;
+  if (Status s = read_bounded_file(path, "dashboard file", text); !s.ok())
+    return error(404, s.message() + (missing_hint.empty() ? "" : " (" + missing_hint + ")"));
+  HttpResponse r;
+  r.content_type = content_type;
+  r.body = std::move(text);
+  return r;
+}
+
+HttpResponse AdminApi::handle(const HttpRequest& req) {
+  const size_t qmark = req.target.find('?');
+  const std::string path = req.target.substr(0, qmark);
+  std::map<std::string, std::string> query;
+  if (qmark != std::string::npos && !parse_query(std::string_view(req.target).substr(qmark + 1), query))
+    return error(400, "bad %-escape in the query string of " + req.target);
+  std::vector<std::string> parts;
+  for (const std::string& raw : split_nonempty(path, "/")) {
+    std::string p;
+    if (!url_decode(raw, p)) return error(400, "bad %-escape in the path " + path);
+    parts.push_back(p);
+  }
+  const bool get = req.method == "GET" || req.method == "HEAD";
+  if (parts.empty() || (parts.size() == 1 && (parts[0] == "dashboard.js" || parts[0] == "chart.js"))) {
+    if (!get) return not_allowed(req.method, path, "GET");
+    if (parts.empty()) return file(web_.dir + "/index.html", "text/html; charset=utf-8", "");
+    if (parts[0] == "dashboard.js") return file(web_.dir + "/dashboard.js", "text/javascript; charset=utf-8", "");
+    return file(web_.chart_js, "text/javascript; charset=utf-8",
+                "Debian's libjs-chart.js is not installed: apt-get install libjs-chart.js");
+  }
+  if (parts.size() == 1 && parts[0] == "metrics") {
+    if (!get) return not_allowed(req.method, path, "GET");
+    HttpResponse r;
+    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    r.body = metrics();
+    return r;
+  }
+  if (parts[0] != "api" || parts.size() < 2) return error(404, "no endpoint " + path + " (admin/README.md lists them)");
+  const std::string& what = parts[1];
+  if (what == "hosts" && parts.size() == 2) {
+    if (!get) return not_allowed(req.method, path, "GET");
+    json all = json::array();
+    for (const AdminHost& h : hosts_) all.push_back(host_json(h));
+    return ok_json(all);
+  }
+  if (what == "hosts") return host_route(req, parts, query);
+  if (what == "faults" && parts.size() == 2) return faults(req);
+  if (what == "journal" && parts.size() == 2) return journal(req, query);
+  if (what == "sessions" && parts.size() == 2) {
+    if (!get) return not_allowed(req.method, path, "GET");
+    if (!sources_.sessions) return error(503, "journal not enabled");
+    return ok_json(sources_.sessions());
+  }
+  return error(404, "no endpoint " + path + " (admin/README.md lists them)");
+}
+
+HttpResponse AdminApi::host_route(const HttpRequest& req, const std::vector<std::string>& parts,
+                                  const std::map<std::string, std::string>& query) {
+  const AdminHost* h = find(parts[2]);
+  if (!h) {
+    std::string ids;
+    for (const AdminHost& x : hosts_) ids += (ids.empty() ? "" : ", ") + x.id;
+    return error(404, "no host '" + parts[2] + "'; hosts: " + ids);
+  }
+  const std::string path = "/api/hosts/" + parts[2] + (parts.size() > 3 ? "/" + parts[3] : "");
+  const bool get = req.method == "GET" || req.method == "HEAD";
+  if (parts.size() == 3) return get ? ok_json(host_json(*h)) : not_allowed(req.method, path, "GET");
+  if (parts.size() != 4) return error(404, "no endpoint " + req.target);
+  const std::string& sub = parts[3];
+  if (sub == "quirks") {
+    if (get) return ok_json(quirks_json(h->host->quirks()));
+    if (req.method != "PUT") return not_allowed(req.method, path, "GET, PUT");
+    return put_quirks(*h, req.body);
+  }
+  if (sub == "timeline") {
+    if (req.method != "POST") return not_allowed(req.method, path, "POST");
+    return timeline(*h, req, query);
+  }
+  if (sub == "counters") {
+    if (!get) return not_allowed(req.method, path, "GET");
+    json j;
+    if (Status s = host_counters(*h->host, j); !s.ok()) return from_status(s);
+    return ok_json(j);
+  }
+  if (sub == "series") {
+    if (!get) return not_allowed(req.method, path, "GET");
+    SeriesRequest sr;
+    for (const char* k : {"object", "counter"})
+      if (!query.count(k) || query.at(k).empty())
+        return error(400, std::string("series needs ?object=NAME&instance=NAME&counter=NAME; ") + k + " is missing");
+    sr.object = query.at("object");
+    sr.counter = query.at("counter");
+    if (query.count("instance")) sr.instance = query.at("instance");
+    uint64_t points = sr.max_points;
+    if (Status s = query_uint(query, "points", points); !s.ok()) return error(400, s.message());
+    sr.max_points = uint32_t(std::clamp<uint64_t>(points, 1, 5000));
+    json j;
+    if (Status s = host_series(*h->host, sr, j); !s.ok()) return from_status(s);
+    return ok_json(j);
+  }
+  return error(404, "no endpoint " + req.target + " (admin/README.md lists them)");
+}
+
+HttpResponse AdminApi::faults(const HttpRequest& req) {
+  if (req.method == "GET" || req.method == "HEAD") {
+    std::shared_ptr<const replayer::FaultPlan> plan = hosts_.empty() ? nullptr : hosts_.front().host->faults();
+    return ok_json(plan ? replayer::to_json(*plan) : json{{"fault", json::array()}});
+  }
+  if (req.method != "PUT") return not_allowed(req.method, "/api/faults", "GET, PUT");
+  const std::string body = trim(req.body);
+  const bool is_json = req.content_type.find("json") != std::string::npos || (!body.empty() && body[0] == '{');
+  std::shared_ptr<const replayer::FaultPlan> plan;
+  const Status s = is_json ? replayer::parse_fault_plan_json(body, "request body", plan)
+                           : replayer::parse_fault_plan(body, "request body", plan);
+  if (!s.ok()) return error(400, s.message());
+  for (const AdminHost& h : hosts_) h.host->set_faults(plan);
+  return ok_json(replayer::to_json(*plan));
+}
+
+HttpResponse AdminApi::put_quirks(const AdminHost& h, const std::string& body) {
+  replayer::Quirks q = h.base_quirks;
+  q.content = h.host->quirks().content;  // fixed for the host's life (set_quirks)
+  std::istringstream in(body);
+  std::string word;
+  while (in >> word) {  // settings separated by blanks or lines, each as --quirk takes it
+    replayer::QuirkSetting s;
+    if (Status st = replayer::parse_quirk_arg(word, s); !st.ok()) return error(400, st.message());
+    if (Status st = replayer::apply_setting(q, s); !st.ok()) return error(400, st.message());
+  }
+  if (Status st = h.host->set_quirks(q); !st.ok()) return error(400, st.message());
+  return ok_json(host_json(h));
+}
+
+HttpResponse AdminApi::timeline(const AdminHost& h, const HttpRequest& req,
+                                const std::map<std::string, std::string>& query) {
+  std::string op = trim(req.body);
+  if (op.empty() && !query.empty()) {
+    op = query.begin()->first;
+    if (!query.begin()->second.empty()) op += "=" + query.begin()->second;
+  }
+  const size_t eq = op.find('=');
+  const std::string name = op.substr(0, eq), arg = eq == std::string::npos ? "" : op.substr(eq + 1);
+  replayer::TimelineOp t;
+  Status s;
+  if (name == "pause" || name == "resume" || name == "step") {
+    t.kind = name == "pause"    ? replayer::TimelineOpKind::kPause
+             : name == "resume" ? replayer::TimelineOpKind::kResume
+                                : replayer::TimelineOpKind::kStep;
+    if (eq != std::string::npos) return error(400, name + " takes no value");
+  } else if (name == "seek") {
+    t.kind = replayer::TimelineOpKind::kSeek;
+    s = config::parse_uint_as(arg, "seek=K (a sample position)", t.tick);
+  } else if (name == "speed") {
+    t.kind = replayer::TimelineOpKind::kSpeed;
+    s = config::parse_double(arg, "speed=X (recorded seconds per real second)", t.speed);
+  } else {
+    return error(400, "timeline operation '" + op + "' is not one of pause, resume, step, seek=K, speed=X");
+  }
+  if (s.ok()) s = h.host->control(t);
+  if (!s.ok()) return error(400, s.message());
+  return ok_json(host_json(h));
+}
+
+HttpResponse AdminApi::journal(const HttpRequest& req, const std::map<std::string, std::string>& query) {
+  if (req.method == "DELETE") {
+    if (!sources_.clear_journal) return error(503, "journal not enabled");
+    sources_.clear_journal();
+    return ok_json(json{{"cleared", true}});
+  }
+  if (req.method != "GET" && req.method != "HEAD") return not_allowed(req.method, "/api/journal", "GET, DELETE");
+  if (!sources_.journal) return error(503, "journal not enabled");
+  uint64_t since = 0, limit = 0;
+  if (Status s = query_uint(query, "since", since); !s.ok()) return error(400, s.message());
+  if (Status s = query_uint(query, "limit", limit); !s.ok()) return error(400, s.message());
+  const auto get = [&](const char* k) { return query.count(k) ? query.at(k) : std::string(); };
+  return ok_json(sources_.journal(get("host"), get("session"), since, limit));
+}
+
+}  // namespace perfsim::admin

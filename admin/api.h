@@ -1,0 +1,102 @@
+// The admin HTTP API of a serve run, without sockets: a request (method, target, body) in, a
+// response (status, content type, body) out. admin/server.h carries it over HTTP/1.1; tests call
+// it directly too. Endpoints: README.md.
+//
+// Contract:
+//  - Errors are JSON `{"error": "what was wrong"}` with 400 (bad input: the parser's message), 404
+//    (no such endpoint or host), 405 (the endpoint exists, not with this method; Allow lists the
+//    methods), 503 (a journal endpoint whose source is not wired).
+//  - Changes go to the hosts through their atomic setters (SimulatedHost::set_faults, set_quirks,
+//    control): a refused change leaves what is in force unchanged.
+//  - handle() may be called from any one thread at a time (the admin server's); it reads hosts that
+//    worker threads serve concurrently and never blocks them.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "replayer/host.h"
+
+namespace perfsim::admin {
+
+// What the call journal (another part of perfsim) gives the API; the serve command wires them.
+// An empty function makes its endpoints answer 503 {"error":"journal not enabled"}.
+struct AdminSources {
+  // GET /metrics: Prometheus text format 0.0.4, appended after the admin's own per-host lines.
+  std::function<std::string()> metrics_text;
+  // GET /api/journal?host=&session=&since=&limit=: empty host/session = all; since = the first
+  // entry id to return (0 = the oldest kept); limit = at most this many (0 = the journal's default).
+  std::function<nlohmann::json(const std::string& host, const std::string& session, uint64_t since, uint64_t limit)>
+      journal;
+  std::function<void()> clear_journal;       // DELETE /api/journal
+  std::function<nlohmann::json()> sessions;  // GET /api/sessions: the per-session collector diagnosis
+};
+
+// One simulated host as the API shows it.
+struct AdminHost {
+  std::string id;  // the host's name, unique in the run (a repeated name gets "@N", N its position)
+  std::shared_ptr<replayer::SimulatedHost> host;
+  std::vector<std::string> addresses;  // "ADDR:PORT" it is served on (TCP, SMB)
+  std::string profile;                 // the OS profile its quirks came from ("" = none named)
+  // The quirks before explicit settings (defaults, fingerprint, profile): PUT .../quirks starts
+  // from these.
+  replayer::Quirks base_quirks;
+};
+
+struct HttpRequest {
+  std::string method;  // "GET", "PUT", ...
+  std::string target;  // path and query, as sent ("/api/journal?limit=5")
+  std::string content_type;
+  std::string body;
+};
+
+struct HttpResponse {
+  unsigned status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::string allow;  // 405: the methods the endpoint takes
+};
+
+// Where the dashboard's files come from: the page and script (admin/web, or a test's folder) and
+// Debian's libjs-chart.js (chart.min.js in /usr/share/javascript/chart.js).
+struct WebFiles {
+  std::string dir;
+  std::string chart_js = "/usr/share/javascript/chart.js/chart.min.js";
+};
+
+class AdminApi {
+ public:
+  AdminApi(std::vector<AdminHost> hosts, AdminSources sources, WebFiles web);
+  HttpResponse handle(const HttpRequest& req);
+  // Gives each host a unique id (AdminHost::id) from its name.
+  static void assign_ids(std::vector<AdminHost>& hosts);
+
+ private:
+  const AdminHost* find(const std::string& id) const;
+  HttpResponse host_route(const HttpRequest& req, const std::vector<std::string>& parts,
+                          const std::map<std::string, std::string>& query);
+  HttpResponse faults(const HttpRequest& req);
+  HttpResponse put_quirks(const AdminHost& h, const std::string& body);
+  HttpResponse timeline(const AdminHost& h, const HttpRequest& req, const std::map<std::string, std::string>& query);
+  HttpResponse journal(const HttpRequest& req, const std::map<std::string, std::string>& query);
+  HttpResponse file(const std::string& path, const std::string& content_type, const std::string& missing_hint) const;
+  std::string metrics() const;
+
+  std::vector<AdminHost> hosts_;
+  AdminSources sources_;
+  WebFiles web_;
+};
+
+// A host's state as GET /api/hosts/NAME gives it.
+nlohmann::json host_json(const AdminHost& h);
+// The quirks in force, by the names and parameters --quirk uses.
+nlohmann::json quirks_json(const replayer::Quirks& q);
+// Decodes %XX and '+' in a query component; false on a bad escape.
+bool url_decode(std::string_view in, std::string& out);
+
+}  // namespace perfsim::admin

@@ -1,0 +1,317 @@
+// The admin API through its HTTP server (admin/server.h) while a simulated host serves winreg
+// clients in the same process: each change made over HTTP is checked by what a winreg client
+// reads next, and each refused change by what it still reads.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "admin/api.h"
+#include "admin/server.h"
+#include "core/subprocess.h"
+#include "recorder/client.h"
+#include "tests/admin/http_client.h"
+#include "tests/admin/rig.h"
+#include "tests/common/run_command.h"
+#include "tests/common/served_host.h"
+#include "winreg/codec.h"
+
+namespace {
+
+using nlohmann::json;
+using perfsim::testing::http_request;
+using perfsim::testing::HttpReply;
+namespace replayer = perfsim::replayer;
+namespace admin = perfsim::admin;
+
+constexpr uint32_t kBusy = 170;  // ERROR_BUSY
+
+// A host served over ncacn_ip_tcp and its admin API over HTTP, both on 127.0.0.1.
+struct Rig {
+  std::shared_ptr<replayer::SimulatedHost> host;
+  perfsim::testing::ServedHost served;
+  admin::AdminServer http;
+  std::unique_ptr<perfsim::recorder::WinregClient> client;
+  perfsim::winreg::PolicyHandle hkpd;
+
+  explicit Rig(replayer::HostOptions opt, admin::AdminSources sources = {})
+      : host(perfsim::testing::bundled_host(opt)),
+        served(host),
+        http(admin::AdminConfig{},
+             std::make_shared<admin::AdminApi>(std::vector<admin::AdminHost>{{"", host, {"127.0.0.1:0"}, "", {}}},
+                                               std::move(sources), admin::WebFiles{PERFSIM_ADMIN_WEB_DIR})) {
+    REQUIRE(served.start().ok());
+    REQUIRE(http.start().ok());
+    REQUIRE(
+        perfsim::recorder::WinregClient::connect("127.0.0.1", served.port(), std::chrono::seconds(10), client).ok());
+    REQUIRE(client->open_hive(perfsim::winreg::kOpenHKPD, hkpd).ok());
+  }
+  HttpReply call(const std::string& method, const std::string& target, const std::string& body = "",
+                 const std::string& type = "") {
+    HttpReply r = http_request(http.port(), method, target, body, type);
+    INFO(r.error);
+    REQUIRE(r.status != 0);
+    return r;
+  }
+  perfsim::recorder::ValueResult read(const std::string& value) {
+    perfsim::recorder::ValueResult r;
+    const perfsim::Status st = client->query_value_growing(hkpd, value, {}, r);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+    return r;
+  }
+  json host_state() { return json::parse(call("GET", "/api/hosts/" + host->name()).body); }
+};
+
+std::string error_of(const HttpReply& r) { return json::parse(r.body).at("error").get<std::string>(); }
+
+}  // namespace
+
+TEST_CASE(
+    "PUT /api/faults: a busy fault on Global reaches the next call, a malformed plan is a 400 and changes nothing") {
+  Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});
+  CHECK(rig.read("Global").status == 0);
+
+  HttpReply r = rig.call("PUT", "/api/faults", "[[fault]]\nvalue = \"Global\"\nkind = \"busy\"\n", "application/toml");
+  REQUIRE(r.status == 200);
+  CHECK(json::parse(r.body)["fault"][0]["kind"] == "busy");
+  CHECK(rig.read("Global").status == kBusy);
+  CHECK(rig.read("238").status == 0);  // only the value the plan names
+
+  // Malformed TOML, an unknown kind and a wrongly typed key in JSON: each a 400 saying what was wrong.
+  r = rig.call("PUT", "/api/faults", "[[fault]\nkind = ", "application/toml");
+  CHECK(r.status == 400);
+  CHECK(r.content_type == "application/json");
+  CHECK(error_of(r).find("request body") != std::string::npos);
+  r = rig.call("PUT", "/api/faults", "[[fault]]\nkind = \"explode\"\n");
+  CHECK(r.status == 400);
+  CHECK(error_of(r).find("\"explode\" is not one of latency") != std::string::npos);
+  r = rig.call("PUT", "/api/faults", R"({"fault": [{"kind": "busy", "every": "5"}]})", "application/json");
+  CHECK(r.status == 400);
+  CHECK(error_of(r).find("fault[0].every: expected an integer") != std::string::npos);
+  // The plan in force is the first one, still.
+  CHECK(rig.read("Global").status == kBusy);
+  CHECK(rig.read("238").status == 0);
+  CHECK(json::parse(rig.call("GET", "/api/faults").body)["fault"].size() == 1);
+
+  // A JSON plan replaces it; an empty one clears it.
+  r = rig.call("PUT", "/api/faults", R"({"fault": [{"kind": "busy", "value": "238"}]})", "application/json");
+  REQUIRE(r.status == 200);
+  CHECK(rig.read("Global").status == 0);
+  CHECK(rig.read("238").status == kBusy);
+  REQUIRE(rig.call("PUT", "/api/faults", "").status == 200);
+  CHECK(rig.read("238").status == 0);
+}
+
+TEST_CASE(
+    "PUT /api/hosts/NAME/quirks replaces the host's quirks, a bad or content quirk is a 400 and changes nothing") {
+  Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});
+  const std::string url = "/api/hosts/" + rig.host->name() + "/quirks";
+  CHECK(rig.read("Global").status == 0);
+  HttpReply r = rig.call("PUT", url, "busy:every=1\nslow-global:ms=1\n");
+  REQUIRE(r.status == 200);
+  const json q = json::parse(r.body)["quirks"];
+  CHECK(std::find(q.begin(), q.end(), "busy:every=1") != q.end());
+  CHECK(rig.read("Global").status == kBusy);
+  CHECK(rig.read("Counter 009").status == kBusy);
+
+  r = rig.call("PUT", url, "busy:every=x");
+  CHECK(r.status == 400);
+  CHECK(error_of(r).find("every") != std::string::npos);
+  r = rig.call("PUT", url, "perffreq:hz=1000");
+  CHECK(r.status == 400);
+  CHECK(error_of(r).find("cannot change while it serves") != std::string::npos);
+  CHECK(rig.read("Global").status == kBusy);  // unchanged
+
+  REQUIRE(rig.call("PUT", url, "").status == 200);  // back to the host's base quirks
+  CHECK(rig.read("Global").status == 0);
+  r = rig.call("PUT", url, "access-denied");
+  REQUIRE(r.status == 200);
+  CHECK(rig.read("Global").status == 5);  // ERROR_ACCESS_DENIED
+}
+
+TEST_CASE("POST /api/hosts/NAME/timeline: pause keeps the sample, step and seek move it, resume and speed run it") {
+  SECTION("a step timeline") {
+    Rig rig(replayer::HostOptions{replayer::TimelineMode::kStep, 0});
+    const std::string url = "/api/hosts/" + rig.host->name() + "/timeline";
+    const auto a = rig.read("Global").data, b = rig.read("Global").data;
+    CHECK(a != b);  // each data answer steps
+    REQUIRE(rig.call("POST", url, "pause").status == 200);
+    const uint32_t at = rig.host->now().tick;
+    const auto c = rig.read("Global").data, d = rig.read("Global").data;
+    CHECK(c == d);  // paused: the same sample twice
+    CHECK(rig.host->now().tick == at);
+    json s = json::parse(rig.call("POST", url, "step").body)["timeline"];
+    CHECK(s["position"] == (at + 1) % rig.host->ticks());
+    CHECK(s["paused"] == true);
+    CHECK(rig.read("Global").data != d);
+    s = json::parse(rig.call("POST", url + "?seek=3").body)["timeline"];  // the query form works too
+    CHECK(s["position"] == 3);
+    CHECK(rig.host->now().tick == 3);
+    HttpReply r = rig.call("POST", url, "speed=2");
+    CHECK(r.status == 400);
+    CHECK(error_of(r).find("realtime") != std::string::npos);
+    r = rig.call("POST", url, "seek=100000");
+    CHECK(r.status == 400);
+    CHECK(error_of(r).find("samples") != std::string::npos);
+    REQUIRE(rig.call("POST", url, "resume").status == 200);
+    const auto e = rig.read("Global").data;
+    CHECK(rig.read("Global").data != e);
+  }
+  SECTION("a realtime timeline") {
+    Rig rig(replayer::HostOptions{replayer::TimelineMode::kRealtime, 0});
+    const std::string url = "/api/hosts/" + rig.host->name() + "/timeline";
+    REQUIRE(rig.call("POST", url, "pause").status == 200);
+    const auto a = rig.read("Global").data;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK(rig.read("Global").data == a);  // clocks and sample stay while paused
+    json s = json::parse(rig.call("POST", url, "seek=5").body)["timeline"];
+    CHECK(s["position"] == 5);
+    CHECK(s["paused"] == true);
+    s = json::parse(rig.call("POST", url, "step").body)["timeline"];
+    CHECK(s["position"] == 6);
+    CHECK(rig.read("Global").data != a);
+    // Resumed 10,000 times faster than recorded: within a bounded wait the position moves on.
+    REQUIRE(rig.call("POST", url, "speed=10000").status == 200);
+    REQUIRE(rig.call("POST", url, "resume").status == 200);
+    CHECK(rig.host_state()["timeline"]["speed"] == 10000.0);
+    bool moved = false;
+    for (int i = 0; i < 100 && !moved; ++i) {  // bounded: 10 s
+      moved = rig.host_state()["timeline"]["position"] != 6;
+      if (!moved) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    CHECK(moved);
+    HttpReply r = rig.call("POST", url, "speed=-1");
+    CHECK(r.status == 400);
+    r = rig.call("POST", url, "rewind");
+    CHECK(r.status == 400);
+    CHECK(error_of(r).find("pause, resume, step, seek=K, speed=X") != std::string::npos);
+  }
+}
+
+TEST_CASE(
+    "admin errors: unknown paths 404, wrong methods 405 with Allow, journal endpoints 503 until wired, size limits") {
+  Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});
+  HttpReply r = rig.call("GET", "/api/nothing");
+  CHECK(r.status == 404);
+  CHECK(error_of(r).find("/api/nothing") != std::string::npos);
+  r = rig.call("GET", "/api/hosts/NO-SUCH-HOST");
+  CHECK(r.status == 404);
+  CHECK(error_of(r).find(rig.host->name()) != std::string::npos);  // lists the hosts there are
+  r = rig.call("DELETE", "/api/faults");
+  CHECK(r.status == 405);
+  CHECK(r.allow == "GET, PUT");
+  for (const char* path : {"/api/journal", "/api/sessions"}) {
+    r = rig.call("GET", path);
+    CHECK(r.status == 503);
+    CHECK(error_of(r) == "journal not enabled");
+  }
+  CHECK(rig.call("DELETE", "/api/journal").status == 503);
+  r = rig.call("GET", "/api/journal?limit=%zz");
+  CHECK(r.status == 400);
+  // A body over the 1 MiB limit is refused from its Content-Length, before it is read.
+  r = http_request(rig.http.port(), "PUT", "/api/faults", "", "application/toml", size_t(2) << 20);
+  CHECK(r.status == 413);
+  CHECK(error_of(r).find("larger than") != std::string::npos);
+}
+
+TEST_CASE("admin sources: wired journal functions answer their endpoints, metrics are appended") {
+  bool cleared = false;
+  admin::AdminSources src;
+  src.metrics_text = [] { return std::string("perfsim_journal_drops_total 0\n"); };
+  src.journal = [](const std::string& host, const std::string& session, uint64_t since, uint64_t limit) {
+    return json{{"host", host}, {"session", session}, {"since", since}, {"limit", limit}};
+  };
+  src.clear_journal = [&] { cleared = true; };
+  src.sessions = [] { return json::array({json{{"session", "1"}}}); };
+  Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0}, src);
+  CHECK(rig.read("Global").status == 0);
+  const json j = json::parse(rig.call("GET", "/api/journal?host=H%201&session=7&since=3&limit=9").body);
+  CHECK(j == json{{"host", "H 1"}, {"session", "7"}, {"since", 3}, {"limit", 9}});
+  CHECK(rig.call("DELETE", "/api/journal").status == 200);
+  CHECK(cleared);
+  CHECK(json::parse(rig.call("GET", "/api/sessions").body)[0]["session"] == "1");
+  const HttpReply m = rig.call("GET", "/metrics");
+  CHECK(m.content_type.find("text/plain; version=0.0.4") == 0);
+  CHECK(m.body.find("perfsim_host_calls_total{host=\"" + rig.host->name() + "\"} " +
+                    std::to_string(rig.host->calls())) != std::string::npos);
+  CHECK(m.body.find("perfsim_journal_drops_total 0\n") != std::string::npos);
+}
+
+TEST_CASE("GET /api/hosts and the counter series: typeperf's formatted values over the capture's timeline") {
+  Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 2});
+  const json hosts = json::parse(rig.call("GET", "/api/hosts").body);
+  REQUIRE(hosts.size() == 1);
+  CHECK(hosts[0]["name"] == rig.host->name());
+  CHECK(hosts[0]["timeline"]["mode"] == "frozen");
+  CHECK(hosts[0]["timeline"]["position"] == 2);
+  CHECK(hosts[0]["quirks"].size() >= 3);
+  const json counters = json::parse(rig.call("GET", "/api/hosts/" + rig.host->name() + "/counters").body);
+  bool processor = false;
+  for (const json& o : counters["objects"])
+    processor = processor || (o["object"] == "Processor" && std::find(o["instances"].begin(), o["instances"].end(),
+                                                                      "_Total") != o["instances"].end());
+  CHECK(processor);
+  const HttpReply r = rig.call("GET", "/api/hosts/" + rig.host->name() +
+                                          "/series?object=Processor&instance=_Total&counter=%25%20Processor%20Time");
+  REQUIRE(r.status == 200);
+  const json s = json::parse(r.body);
+  CHECK(s["type"] == "PERF_100NSEC_TIMER_INV");
+  REQUIRE(s["points"].size() == rig.host->ticks());
+  CHECK(s["points"][0].contains("error"));  // the first sample has no previous one
+  size_t values = 0;
+  for (const json& p : s["points"])
+    if (p.contains("value")) {
+      ++values;
+      CHECK(p["value"].get<double>() >= 0.0);
+      CHECK(p["value"].get<double>() <= 100.0);
+    }
+  CHECK(values == rig.host->ticks() - 1);
+  CHECK(rig.call("GET", "/api/hosts/" + rig.host->name() + "/series?object=Processor&instance=_Total&counter=Nope")
+            .status == 404);
+}
+
+TEST_CASE("perfsim serve --admin: the API lists the served host, a non-loopback address needs --allow-remote") {
+  perfsim::testing::CommandResult r =
+      perfsim::testing::run_command(PERFSIM_EXE, "serve --listen 127.0.0.1:0 --admin 192.0.2.1:8080");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--admin") != std::string::npos);
+  CHECK(r.err.find("--allow-remote") != std::string::npos);
+  r = perfsim::testing::run_command(PERFSIM_EXE, "serve --admin 127.0.0.1:http");
+  CHECK(r.code == 2);
+
+  namespace sp = perfsim::subprocess;
+  sp::Options o;
+  o.out = sp::Stream::kPipe;
+  o.err = sp::Stream::kNull;
+  o.parent_death_signal = 9;
+  sp::Child child;
+  REQUIRE(
+      sp::start({PERFSIM_EXE, "serve", "--json", "--timeline", "frozen:0", "--admin", "127.0.0.1:0"}, o, child).ok());
+  json listening, admin_line;
+  std::string line;
+  char c;
+  while (admin_line.is_null() && read(child.out_fd, &c, 1) == 1) {  // ends when serve exits
+    if (c != '\n') {
+      line.push_back(c);
+      continue;
+    }
+    const json j = json::parse(line);
+    (j["event"] == "admin" ? admin_line : listening) = j;
+    line.clear();
+  }
+  sp::close_pipes(child);
+  REQUIRE(admin_line.is_object());
+  CHECK(admin_line["url"].get<std::string>().rfind("http://127.0.0.1:", 0) == 0);
+  const HttpReply h = http_request(admin_line["port"].get<uint16_t>(), "GET", "/api/hosts");
+  REQUIRE(h.status == 200);
+  const json hosts = json::parse(h.body);
+  REQUIRE(hosts.size() == 1);
+  CHECK(hosts[0]["name"] == listening["host"]);
+  CHECK(hosts[0]["profile"] == "2016");  // the bundled capture's fingerprint
+  CHECK(hosts[0]["addresses"][0] == "127.0.0.1:" + std::to_string(listening["port"].get<uint16_t>()));
+  CHECK(sp::stop(child, std::chrono::seconds(10)).code == 0);
+}
