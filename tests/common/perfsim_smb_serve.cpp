@@ -68,7 +68,7 @@ Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
     for (size_t p = 0; (p = text.find("\"event\":\"smb\"", p)) != std::string::npos; ++p) ++n;
     if (n == cfg_.hosts.size()) return Status::Ok();
     if (subprocess::ExitStatus st; subprocess::poll(child_, st))
-      return Status::IOError("perfsim serve exited: " + read_text(err_path()));
+      return Status::IOError("perfsim serve exited (" + subprocess::describe(st) + "): " + read_text(err_path()));
     std::this_thread::sleep_for(50ms);
   }
   return Status::IOError("perfsim serve did not report its SMB hosts within 60 s: " + read_text(err_path()) +
