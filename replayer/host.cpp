@@ -357,6 +357,7 @@ ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, cons
   const bool perf_data = c.status == windows::kErrorSuccess && c.type == windows::kRegBinary;
   if (!perf_data || (q.buffer == BufferPolicy::kRrpExact && !q.growth_bytes)) return rrp_exact(std::move(c), offer);
   ValueAnswer a;
+  a.applied = kAppliedBufferQuirk;
   a.type = c.type;
   const uint32_t size = uint32_t(c.data.size());
   switch (q.buffer) {
@@ -417,26 +418,123 @@ ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, cons
   return a;
 }
 
+namespace {
+
+uint32_t fault_bit(FaultKind k) {
+  switch (k) {
+    case FaultKind::kLatency:
+      return kAppliedFaultLatency;
+    case FaultKind::kBusy:
+      return kAppliedFaultBusy;
+    case FaultKind::kAccessDenied:
+      return kAppliedFaultAccessDenied;
+    case FaultKind::kRpcFault:
+      return kAppliedFaultRpc;
+    case FaultKind::kReset:
+      return kAppliedFaultReset;
+    case FaultKind::kStall:
+      return kAppliedFaultStall;
+    case FaultKind::kTruncate:
+      return kAppliedFaultTruncate;
+    case FaultKind::kBandwidth:
+      return kAppliedFaultBandwidth;
+  }
+  return 0;
+}
+
+std::string_view policy_name(BufferPolicy p) {
+  switch (p) {
+    case BufferPolicy::kRrpExact:
+      return "growth-between-calls";  // the only way rrp-exact leaves plain MS-RRP
+    case BufferPolicy::kWin32Undefined:
+      return "win32-undefined";
+    case BufferPolicy::kWin2000Echo:
+      return "win2000-echo-oversize";
+    case BufferPolicy::kNt4Unsettled:
+      return "nt4-unsettled";
+    case BufferPolicy::kSambaTruncate:
+      return "samba-truncate";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string_view applied_name(uint32_t bit, BufferPolicy policy) {
+  switch (bit) {
+    case kAppliedBufferQuirk:
+      return policy_name(policy);
+    case kAppliedBusy:
+      return "busy";
+    case kAppliedAccessDenied:
+      return "access-denied";
+    case kAppliedEmptyNames:
+      return "empty-names-under-stress";
+    case kAppliedSlowGlobal:
+      return "slow-global";
+    case kAppliedHang:
+      return "hang";
+    case kAppliedFaultLatency:
+      return "fault:latency";
+    case kAppliedFaultStall:
+      return "fault:stall";
+    case kAppliedFaultBusy:
+      return "fault:busy";
+    case kAppliedFaultAccessDenied:
+      return "fault:access-denied";
+    case kAppliedFaultRpc:
+      return "fault:rpc-fault";
+    case kAppliedFaultReset:
+      return "fault:reset";
+    case kAppliedFaultTruncate:
+      return "fault:truncate";
+    case kAppliedFaultBandwidth:
+      return "fault:bandwidth";
+    default:
+      return "";
+  }
+}
+
+std::string applied_names(uint32_t mask, BufferPolicy policy) {
+  std::string out;
+  for (uint32_t i = 0; i < kAppliedBits; ++i) {
+    const std::string_view n = (mask >> i) & 1 ? applied_name(1u << i, policy) : std::string_view();
+    if (n.empty()) continue;
+    if (!out.empty()) out += ',';
+    out += n;
+  }
+  return out;
+}
+
 ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, BufferOffer offer) {
   const Quirks& q = opt_.quirks;
   const uint64_t call = calls_.fetch_add(1, std::memory_order_relaxed);
   ValueAnswer a;
   if (key == PerfKey::kData && q.access_denied_query) {
     a.status = windows::kErrorAccessDenied;
+    a.applied = kAppliedAccessDenied;
     return a;
   }
   if (fires(q.busy, call, 0xB057)) {
     a.status = windows::kErrorBusy;
+    a.applied = kAppliedBusy;
     return a;
   }
   const Moment m = now();
   ValueContent c = content(key, value_name, m);
-  if (c.type == windows::kRegMultiSz && fires(q.empty_names, call, 0xE111)) c.data = Bytes(4, 0);
+  const bool empty_names = c.type == windows::kRegMultiSz && fires(q.empty_names, call, 0xE111);
+  if (empty_names) c.data = Bytes(4, 0);
   a = buffer_policy(std::move(c), offer, m, call);
+  if (empty_names) a.applied |= kAppliedEmptyNames;
   const perfdata::QueryKind kind = perfdata::parse_query(value_name).kind;
-  if (q.slow_global_ms && (kind == perfdata::QueryKind::kGlobal || kind == perfdata::QueryKind::kCostly))
+  if (q.slow_global_ms && (kind == perfdata::QueryKind::kGlobal || kind == perfdata::QueryKind::kCostly)) {
     a.delay_ms += q.slow_global_ms;
-  if (fires(q.hang, call, 0x4A46)) a.delay_ms += q.hang_ms;
+    a.applied |= kAppliedSlowGlobal;
+  }
+  if (fires(q.hang, call, 0x4A46)) {
+    a.delay_ms += q.hang_ms;
+    a.applied |= kAppliedHang;
+  }
   inject_faults(a, value_name, call);
   // The next sample is decoded ahead, so a moving timeline does not wait on it.
   if (!m.recorded) rec_->prefetch(m.tick + 1 < ticks() ? m.tick + 1 : 0, patches_counters(m));
@@ -458,6 +556,7 @@ void SimulatedHost::inject_faults(ValueAnswer& a, std::string_view value_name, u
     auto unit = [&](uint64_t salt) {
       return (double(splitmix(opt_.identity.seed ^ (call * 31 + i) ^ salt) >> 11) + 0.5) / double(1ull << 53);
     };
+    a.applied |= fault_bit(r.kind);
     switch (r.kind) {
       case FaultKind::kLatency: {
         double ms = r.ms;
@@ -471,10 +570,10 @@ void SimulatedHost::inject_faults(ValueAnswer& a, std::string_view value_name, u
         a.delay_ms += uint32_t(std::min(r.seconds * 1000, 3.6e6));
         break;
       case FaultKind::kBusy:
-        a = ValueAnswer{windows::kErrorBusy, 0, 0, {}, a.delay_ms};
+        a = ValueAnswer{windows::kErrorBusy, 0, 0, {}, a.delay_ms, 0, false, a.applied};
         break;
       case FaultKind::kAccessDenied:
-        a = ValueAnswer{windows::kErrorAccessDenied, 0, 0, {}, a.delay_ms};
+        a = ValueAnswer{windows::kErrorAccessDenied, 0, 0, {}, a.delay_ms, 0, false, a.applied};
         break;
       case FaultKind::kRpcFault:
         a.rpc_fault = r.code;

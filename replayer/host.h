@@ -57,7 +57,33 @@ struct ValueAnswer {
   uint32_t delay_ms = 0;         // how long the host takes before this answer leaves (slow-global, hang)
   uint32_t rpc_fault = 0;        // non-zero: answer with this DCE/RPC fault instead (faults)
   bool drop_connection = false;  // close the connection without answering (faults)
+  uint32_t applied = 0;          // Applied bits: which quirks and faults shaped this answer (observers)
 };
+
+// What shaped an answer, for observers above the host (the journal names them, metrics count
+// them). One bit each, so the hot path only ORs; `applied_names` spells them out.
+enum Applied : uint32_t {
+  kAppliedBufferQuirk = 1u << 0,  // a buffer policy other than plain rrp-exact decided the answer
+  kAppliedBusy = 1u << 1,
+  kAppliedAccessDenied = 1u << 2,
+  kAppliedEmptyNames = 1u << 3,
+  kAppliedSlowGlobal = 1u << 4,
+  kAppliedHang = 1u << 5,
+  kAppliedFaultLatency = 1u << 8,
+  kAppliedFaultStall = 1u << 9,
+  kAppliedFaultBusy = 1u << 10,
+  kAppliedFaultAccessDenied = 1u << 11,
+  kAppliedFaultRpc = 1u << 12,
+  kAppliedFaultReset = 1u << 13,
+  kAppliedFaultTruncate = 1u << 14,
+  kAppliedFaultBandwidth = 1u << 15,
+};
+inline constexpr uint32_t kAppliedBits = 16;
+// The quirk or fault name of one Applied bit ("busy", "fault:latency", "win2000-echo-oversize"
+// for kAppliedBufferQuirk under that policy); empty for an unused bit.
+std::string_view applied_name(uint32_t bit, BufferPolicy policy);
+// Comma-separated names of every bit in `mask`.
+std::string applied_names(uint32_t mask, BufferPolicy policy);
 
 // MS-RRP 3.1.5.17 (rrp-exact): NULL data -> success + needed size; short buffer -> ERROR_MORE_DATA
 // + needed size; otherwise the data.
