@@ -80,10 +80,18 @@ struct ServeOptions {
   std::vector<std::string> smb_users;  // NAME:PASSWORD (pdbedit; a unix account is made if missing)
   std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD on hosts without smb_allow (empty: all)
   bool smb_no_anonymous = false;
-  bool smb_encrypt = false;  // require SMB3 encryption of every SMB session
-  std::string smb_dir;       // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
+  bool smb_encrypt = false;     // require SMB3 encryption of every SMB session
+  std::string smb_dir;          // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
+  size_t journal_size = 10000;  // winreg calls kept in memory (journal/README.md); 0 = no journal
+  std::string journal;          // also write every call to this JSON-lines file
 };
 int run_serve(const ServeOptions& o);
+
+struct JournalOptions {
+  std::string file;  // a `perfsim serve --journal FILE` file
+  bool json = false;
+};
+int run_journal(const JournalOptions& o);
 
 struct QueryOptions {
   std::string endpoint;  // ADDR:PORT (ncacn_ip_tcp) or smb:HOST[:PORT] (cli/target.h)

@@ -9,6 +9,7 @@
 #include "core/json.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "journal/recorder.h"
 #include "replayer/fleet_file.h"
 #include "replayer/quirks.h"
 #include "replayer/serve_hosts.h"
@@ -50,8 +51,8 @@ server::ServerConfig server_config(const ServeOptions& o) {
   return cfg;
 }
 
-server::SmbServeOptions smb_options(const ServeOptions& o) {
-  return {o.smb, o.smb_users, o.smb_allow, !o.smb_no_anonymous, o.smb_encrypt, o.smb_dir};
+server::SmbServeOptions smb_options(const ServeOptions& o, std::shared_ptr<journal::Recorder> recorder) {
+  return {o.smb, o.smb_users, o.smb_allow, !o.smb_no_anonymous, o.smb_encrypt, o.smb_dir, std::move(recorder)};
 }
 
 struct Hosts {
@@ -144,9 +145,15 @@ int run_serve(const ServeOptions& o) {
   server::ServerConfig cfg = server_config(o);
   Hosts hosts;
   if (int rc = make_hosts(o, specs, cfg, hosts); rc != kExitOk) return rc;
+  // One journal and one set of metrics for the run, fed by every listener's handlers.
+  std::shared_ptr<journal::Recorder> recorder;
+  if (Status st = server::make_recorder(o.journal_size, o.journal, recorder); !st.ok())
+    return fail("serve", "--journal: " + st.message());
+  for (const server::ListenerConfig& l : cfg.listeners)
+    static_cast<server::WinregHandlerFactory&>(*l.factory).observe(recorder, journal::Transport::kTcp);
   server::SmbSetup smb;
   if (!o.smb.empty()) {
-    if (Status st = server::prepare_smb(smb_options(o), hosts.smb, cfg, smb); !st.ok())
+    if (Status st = server::prepare_smb(smb_options(o, recorder), hosts.smb, cfg, smb); !st.ok())
       return fail("serve", "--smb: " + st.message());
   }
   replayer::FaultReloader faults;
