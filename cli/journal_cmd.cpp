@@ -21,7 +21,8 @@ int run_journal(const JournalOptions& o) {
     for (const journal::SessionDiagnosis& d : sessions) list.push_back(journal::to_json(d));
     fmt::print("{}\n", json_text(list));
   } else {
-    fmt::print("{}: {} calls in {} sessions\n{}", o.file, events.size(), sessions.size(), journal::render_text(sessions));
+    fmt::print("{}: {} calls in {} sessions\n{}", o.file, events.size(), sessions.size(),
+               journal::render_text(sessions));
   }
   return kExitOk;
 }

@@ -20,8 +20,8 @@ bool iequals_prefix(const std::string& s, const char* p) {
 }
 
 bool is_open(uint16_t op) {
-  return op == winreg::kOpenHKLM || op == winreg::kOpenHKPD || op == winreg::kOpenHKPT ||
-         op == winreg::kOpenHKPN || op == winreg::kOpenKey;
+  return op == winreg::kOpenHKLM || op == winreg::kOpenHKPD || op == winreg::kOpenHKPT || op == winreg::kOpenHKPN ||
+         op == winreg::kOpenKey;
 }
 
 // Per session while reading its events.
@@ -96,6 +96,12 @@ struct Reader {
   SessionDiagnosis finish() {
     end_run();
     d.growth = classify_growth(d.steps, d.growth_n);
+    std::map<std::string, std::vector<RetryStep>> by_value;
+    for (const RetryStep& s : d.steps) by_value[s.value].push_back(s);
+    for (const auto& [value, steps] : by_value) {
+      SessionDiagnosis::ValueGrowth& g = d.value_growth[value];
+      g.growth = classify_growth(steps, g.n);
+    }
     return std::move(d);
   }
 };
@@ -213,33 +219,43 @@ nlohmann::json to_json(const SessionDiagnosis& d) {
   nlohmann::json steps = nlohmann::json::array(), loops = nlohmann::json::array();
   nlohmann::json offers = nlohmann::json::array();
   for (const RetryStep& s : d.steps) {
-    steps.push_back(
-        {{"value", s.value}, {"offered", s.offered}, {"said", s.said}, {"next", s.next}, {"kind", step_name(classify_step(s))}});
+    steps.push_back({{"value", s.value},
+                     {"offered", s.offered},
+                     {"said", s.said},
+                     {"next", s.next},
+                     {"kind", step_name(classify_step(s))}});
     offers.push_back(s.next);
   }
   for (const Loop& l : d.loops) loops.push_back({{"value", l.value}, {"size", l.size}, {"offers", l.offers}});
+  nlohmann::json per_value = nlohmann::json::object();
+  for (const auto& [value, g] : d.value_growth) per_value[value] = {{"growth", growth_name(g.growth)}, {"n", g.n}};
   const Summary backoff = summarize(d.busy_backoff_ms);
-  return {{"session", d.session},
-          {"host", d.host},
-          {"peer", d.peer},
-          {"transport", transport_name(d.transport)},
-          {"first_us", d.first_us},
-          {"last_us", d.last_us},
-          {"calls", d.calls},
-          {"more_data_offers", offers},
-          {"retry_steps", steps},
-          {"growth", growth_name(d.growth)},
-          {"growth_n", d.growth_n},
-          {"loops", loops},
-          {"busy", {{"answers", d.busy_answers},
-                    {"retries", d.busy_retries},
-                    {"backoff", {{"count", backoff.count}, {"min_ms", backoff.min}, {"median_ms", backoff.median}, {"max_ms", backoff.max}}}}},
-          {"values", d.values},
-          {"value_kinds", d.kinds},
-          {"handles", {{"opened", d.handles_opened},
-                       {"closed", d.handles_closed},
-                       {"all_closed", d.handles_opened == d.handles_closed}}},
-          {"poll_interval", summary_json(d.poll_interval_ms)}};
+  return {
+      {"session", d.session},
+      {"host", d.host},
+      {"peer", d.peer},
+      {"transport", transport_name(d.transport)},
+      {"first_us", d.first_us},
+      {"last_us", d.last_us},
+      {"calls", d.calls},
+      {"more_data_offers", offers},
+      {"retry_steps", steps},
+      {"growth", growth_name(d.growth)},
+      {"growth_n", d.growth_n},
+      {"value_growth", per_value},
+      {"loops", loops},
+      {"busy",
+       {{"answers", d.busy_answers},
+        {"retries", d.busy_retries},
+        {"backoff",
+         {{"count", backoff.count}, {"min_ms", backoff.min}, {"median_ms", backoff.median}, {"max_ms", backoff.max}}}}},
+      {"values", d.values},
+      {"value_kinds", d.kinds},
+      {"handles",
+       {{"opened", d.handles_opened},
+        {"closed", d.handles_closed},
+        {"all_closed", d.handles_opened == d.handles_closed}}},
+      {"poll_interval", summary_json(d.poll_interval_ms)}};
 }
 
 std::string render_text(const std::vector<SessionDiagnosis>& sessions) {
@@ -248,8 +264,7 @@ std::string render_text(const std::vector<SessionDiagnosis>& sessions) {
     out += fmt::format("session {}  host {}  peer {} ({})  {} calls over {:.3f} s\n", d.session, d.host, d.peer,
                        transport_name(d.transport), d.calls, double(d.last_us - d.first_us) / 1e6);
     std::string offers;
-    for (size_t i = 0; i < d.steps.size() && i < 12; ++i)
-      offers += (i ? " " : "") + std::to_string(d.steps[i].next);
+    for (size_t i = 0; i < d.steps.size() && i < 12; ++i) offers += (i ? " " : "") + std::to_string(d.steps[i].next);
     if (d.steps.size() > 12) offers += fmt::format(" ... ({} in all)", d.steps.size());
     if (d.steps.empty())
       out += "  buffer growth: no retry after ERROR_MORE_DATA\n";
@@ -257,6 +272,10 @@ std::string render_text(const std::vector<SessionDiagnosis>& sessions) {
       out += fmt::format("  buffer growth: +{} bytes  (offers after ERROR_MORE_DATA: {})\n", d.growth_n, offers);
     else
       out += fmt::format("  buffer growth: {}  (offers after ERROR_MORE_DATA: {})\n", growth_name(d.growth), offers);
+    if (d.value_growth.size() > 1)
+      for (const auto& [value, g] : d.value_growth)
+        out += g.growth == Growth::kPlusN ? fmt::format("    {}: +{} bytes\n", value, g.n)
+                                          : fmt::format("    {}: {}\n", value, growth_name(g.growth));
     for (const Loop& l : d.loops)
       out += fmt::format("  LOOP: {} offered {} bytes {} times in a row, each answered ERROR_MORE_DATA\n", l.value,
                          l.size, l.offers);

@@ -59,9 +59,14 @@ struct SessionDiagnosis {
   Transport transport = Transport::kTcp;
   int64_t first_us = 0, last_us = 0;
   uint64_t calls = 0;
-  std::vector<RetryStep> steps;  // every retry after ERROR_MORE_DATA, in order
-  Growth growth = Growth::kNone;
+  std::vector<RetryStep> steps;   // every retry after ERROR_MORE_DATA, in order
+  Growth growth = Growth::kNone;  // over every value's steps
   int64_t growth_n = 0;
+  struct ValueGrowth {
+    Growth growth = Growth::kNone;
+    int64_t n = 0;
+  };
+  std::map<std::string, ValueGrowth> value_growth;  // per value (a collector may grow each its own way)
   std::vector<Loop> loops;
   uint64_t busy_answers = 0, busy_retries = 0;
   std::vector<double> busy_backoff_ms;

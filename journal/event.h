@@ -21,24 +21,24 @@ using SharedText = std::shared_ptr<const std::string>;
 const std::string& text(const SharedText& t);  // "" for null
 
 struct CallEvent {
-  uint64_t seq = 0;      // the journal's order, from 1; 0 until recorded
-  int64_t time_us = 0;   // wall clock (UTC, microseconds since 1970) when the call arrived
-  SharedText host;       // the simulated host's system name
-  SharedText peer;       // the client, "127.0.0.1:51234"
+  uint64_t seq = 0;     // the journal's order, from 1; 0 until recorded
+  int64_t time_us = 0;  // wall clock (UTC, microseconds since 1970) when the call arrived
+  SharedText host;      // the simulated host's system name
+  SharedText peer;      // the client, "127.0.0.1:51234"
   Transport transport = Transport::kTcp;
   uint64_t session = 0;  // one per connection (TCP) or pipe open (SMB), from 1
   uint16_t opnum = 0;
-  std::string value_name;  // QueryValue/EnumValue value, OpenKey subkey; "" otherwise
-  SharedText key_path;     // "HKEY_PERFORMANCE_DATA", "HKLM\\SOFTWARE\\..."; null: unknown handle
-  bool has_buffer = false; // the caller sent a data buffer
-  uint32_t offered = 0;    // its size
-  uint32_t status = 0;     // WERROR returned (meaningless when rpc_fault != 0)
-  uint32_t type = 0;       // value type returned
-  uint32_t size = 0;       // data_size returned: the size the server said
-  uint32_t bytes = 0;      // value bytes returned
-  uint32_t rpc_fault = 0;  // a DCE/RPC fault answered instead of a response; 0: none
-  uint32_t latency_us = 0; // handling time plus the delay the host imposed (slow-global, faults)
-  std::string applied;     // quirks and faults that shaped the answer, comma-separated ("busy,fault:latency")
+  std::string value_name;   // QueryValue/EnumValue value, OpenKey subkey; "" otherwise
+  SharedText key_path;      // "HKEY_PERFORMANCE_DATA", "HKLM\\SOFTWARE\\..."; null: unknown handle
+  bool has_buffer = false;  // the caller sent a data buffer
+  uint32_t offered = 0;     // its size
+  uint32_t status = 0;      // WERROR returned (meaningless when rpc_fault != 0)
+  uint32_t type = 0;        // value type returned
+  uint32_t size = 0;        // data_size returned: the size the server said
+  uint32_t bytes = 0;       // value bytes returned
+  uint32_t rpc_fault = 0;   // a DCE/RPC fault answered instead of a response; 0: none
+  uint32_t latency_us = 0;  // handling time plus the delay the host imposed (slow-global, faults)
+  std::string applied;      // quirks and faults that shaped the answer, comma-separated ("busy,fault:latency")
 };
 
 // The JSON object of one event (a line of the journal file, an element of the admin API's list):

@@ -30,11 +30,11 @@
 namespace perfsim::journal {
 
 struct JournalFilter {
-  std::string host;       // the host's system name; empty: all
-  uint64_t session = 0;   // 0: all
-  uint64_t since_seq = 0; // only events with seq > since_seq (a client's last seen seq)
-  int64_t since_ms = 0;   // only events at or after this wall-clock time (ms since 1970); 0: all
-  size_t limit = 0;       // the newest `limit` of the matches; 0: all
+  std::string host;        // the host's system name; empty: all
+  uint64_t session = 0;    // 0: all
+  uint64_t since_seq = 0;  // only events with seq > since_seq (a client's last seen seq)
+  int64_t since_ms = 0;    // only events at or after this wall-clock time (ms since 1970); 0: all
+  size_t limit = 0;        // the newest `limit` of the matches; 0: all
   // The admin API's single `since=`: values below 10^12 are event seqs, larger ones ms since 1970
   // (10^12 ms is September 2001, and a run's seqs stay far below it).
   void set_since(uint64_t v) {
@@ -97,8 +97,8 @@ class Journal {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
-  uint64_t written_ = 0;    // events up to this seq are in the file or counted as dropped
-  uint64_t flush_to_ = 0;   // flush() asked for this seq
+  uint64_t written_ = 0;   // events up to this seq are in the file or counted as dropped
+  uint64_t flush_to_ = 0;  // flush() asked for this seq
 };
 
 }  // namespace perfsim::journal

@@ -9,9 +9,9 @@ namespace perfsim::journal {
 namespace {
 
 constexpr std::array<uint32_t, kStatusSlots - 2> kStatuses = {
-    windows::kErrorSuccess,          windows::kErrorFileNotFound, windows::kErrorAccessDenied,
-    windows::kErrorInvalidHandle,    windows::kErrorInvalidParameter, windows::kErrorInsufficientBuffer,
-    windows::kErrorBusy,             windows::kErrorMoreData,      windows::kErrorNoMoreItems};
+    windows::kErrorSuccess,       windows::kErrorFileNotFound,     windows::kErrorAccessDenied,
+    windows::kErrorInvalidHandle, windows::kErrorInvalidParameter, windows::kErrorInsufficientBuffer,
+    windows::kErrorBusy,          windows::kErrorMoreData,         windows::kErrorNoMoreItems};
 constexpr size_t kOtherStatus = kStatusSlots - 2, kRpcFault = kStatusSlots - 1;
 
 size_t status_slot(const CallEvent& e) {
@@ -44,10 +44,17 @@ std::string esc(const std::string& s) {
 }  // namespace
 
 const char* status_label(size_t slot) {
-  static const std::array<const char*, kStatusSlots> names = {
-      "WERR_OK",           "WERR_FILE_NOT_FOUND",      "WERR_ACCESS_DENIED", "WERR_INVALID_HANDLE",
-      "WERR_INVALID_PARAMETER", "WERR_INSUFFICIENT_BUFFER", "WERR_BUSY",          "WERR_MORE_DATA",
-      "WERR_NO_MORE_ITEMS", "other",                    "rpc_fault"};
+  static const std::array<const char*, kStatusSlots> names = {"WERR_OK",
+                                                              "WERR_FILE_NOT_FOUND",
+                                                              "WERR_ACCESS_DENIED",
+                                                              "WERR_INVALID_HANDLE",
+                                                              "WERR_INVALID_PARAMETER",
+                                                              "WERR_INSUFFICIENT_BUFFER",
+                                                              "WERR_BUSY",
+                                                              "WERR_MORE_DATA",
+                                                              "WERR_NO_MORE_ITEMS",
+                                                              "other",
+                                                              "rpc_fault"};
   return slot < names.size() ? names[slot] : "other";
 }
 

@@ -30,7 +30,7 @@ namespace perfsim::journal {
 inline constexpr size_t kOpnumSlots = 0x23 + 1;  // winreg opnums 0..0x22, then "other"
 inline constexpr size_t kStatusSlots = 11;       // the WERRORs collectors meet, "other", rpc_fault
 inline constexpr std::array<double, 11> kLatencyBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
-                                                          0.01,   0.05,    0.1,    0.5,   1.0};
+                                                           0.01,   0.05,    0.1,    0.5,   1.0};
 inline constexpr size_t kAppliedSlots = 32;
 
 struct HostMetrics {
@@ -39,7 +39,7 @@ struct HostMetrics {
   std::atomic<uint64_t> reply_bytes{0};
   std::array<std::atomic<uint64_t>, kLatencyBuckets.size() + 1> latency{};  // last: +Inf
   std::atomic<uint64_t> latency_sum_us{0};
-  std::array<std::atomic<int64_t>, 2> open{};     // by Transport
+  std::array<std::atomic<int64_t>, 2> open{};  // by Transport
   std::array<std::atomic<uint64_t>, 2> total{};
   std::array<std::atomic<uint64_t>, kAppliedSlots> applied{};  // by bit of CallEvent's applied mask
 

@@ -27,8 +27,15 @@ Status Recorder::create(const RecorderOptions& o, std::shared_ptr<Recorder>& out
     if (!o.journal_file.empty())
       if (Status s = r->journal_->open_file(o.journal_file); !s.ok()) return s;
     std::weak_ptr<Journal> j = r->journal_;
-    r->metrics_->set_journal_counters([j] { auto p = j.lock(); return p ? p->drops() : 0; },
-                                      [j] { auto p = j.lock(); return p ? p->recorded() : 0; });
+    r->metrics_->set_journal_counters(
+        [j] {
+          auto p = j.lock();
+          return p ? p->drops() : 0;
+        },
+        [j] {
+          auto p = j.lock();
+          return p ? p->recorded() : 0;
+        });
   } else if (!o.journal_file.empty()) {
     return Status::InvalidArgument("--journal FILE needs a journal: --journal-size must be at least 1");
   }
