@@ -24,7 +24,56 @@ SharedText shared(const nlohmann::json& j, const char* key) {
   return std::make_shared<const std::string>(j[key].get<std::string>());
 }
 
+// A JSON string literal of `s` (UTF-8 passed through; quotes, backslashes and controls escaped).
+void append_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    const auto u = uint8_t(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      out += fmt::format("\\u{:04x}", u);
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
 }  // namespace
+
+void append_json_line(const CallEvent& e, std::string& out) {
+  // Keys in nlohmann's (sorted) order, so a line reads the same whichever way it was written.
+  out += "{\"applied\":[";
+  for (size_t b = 0, first = 1; b < e.applied.size(); first = 0) {
+    const size_t c = std::min(e.applied.find(',', b), e.applied.size());
+    if (!first) out += ',';
+    append_string(out, std::string_view(e.applied).substr(b, c - b));
+    b = c + 1;
+  }
+  out += fmt::format("],\"buffer\":{},\"bytes\":{},\"host\":", e.has_buffer, e.bytes);
+  append_string(out, text(e.host));
+  out += ",\"key\":";
+  if (e.key_path)
+    append_string(out, *e.key_path);
+  else
+    out += "null";
+  out += fmt::format(",\"latency_us\":{},\"offered\":{},\"op\":", e.latency_us, e.offered);
+  append_string(out, opnum_label(e.opnum));
+  out += fmt::format(",\"opnum\":{},\"peer\":", e.opnum);
+  append_string(out, text(e.peer));
+  out +=
+      fmt::format(",\"rpc_fault\":{},\"seq\":{},\"session\":{},\"size\":{},\"status\":{},\"status_name\":", e.rpc_fault,
+                  e.seq, e.session, e.size, e.status);
+  append_string(out, windows::werror_name(e.status));
+  out += ",\"time\":";
+  append_string(out, iso_time(e.time_us));
+  out += fmt::format(",\"time_us\":{},\"transport\":\"{}\",\"type\":{},\"value\":", e.time_us,
+                     transport_name(e.transport), e.type);
+  append_string(out, e.value_name);
+  out += '}';
+}
 
 const char* transport_name(Transport t) { return t == Transport::kSmb ? "smb" : "tcp"; }
 

@@ -45,6 +45,9 @@ struct CallEvent {
 // seq, time (ISO 8601 UTC, ms), time_us, host, peer, transport, session, opnum, op (name), value,
 // key, buffer, offered, status, status_name, type, size, bytes, rpc_fault, latency_us, applied.
 nlohmann::json to_json(const CallEvent& e);
+// The same object as one line of text (no newline), written without building a json value: what
+// the journal file's writer uses to keep up with the server.
+void append_json_line(const CallEvent& e, std::string& out);
 // The reverse; `where` prefixes errors ("journal.jsonl:12").
 Status from_json(const nlohmann::json& j, const std::string& where, CallEvent& e);
 // A JSON-lines journal file (`perfsim serve --journal FILE`), every line an event. Blank lines are

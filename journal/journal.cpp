@@ -136,7 +136,8 @@ void Journal::drain() {
       ++lost;
       continue;
     }
-    line = to_json(e).dump();
+    line.clear();
+    append_json_line(e, line);
     line += '\n';
     std::fwrite(line.data(), 1, line.size(), file_);
   }

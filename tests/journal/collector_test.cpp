@@ -103,7 +103,8 @@ TEST_CASE("impacket's hBaseRegQueryValue against a Windows 2000 host: the diagno
 TEST_CASE("a collector growing by 64 KB against the Windows 2000 host is reported as +65536 bytes, no loop",
           "[journal][impacket]") {
   Served s("grow-win2000", profile("win2000"));
-  const testing::CommandResult r = s.run("interop/quirk_client.py", "--op grow --name 238 --start 65536 --step 65536", 60);
+  const testing::CommandResult r =
+      s.run("interop/quirk_client.py", "--op grow --name 238 --start 65536 --step 65536", 60);
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   const std::vector<SessionDiagnosis> d = s.sessions();
@@ -158,7 +159,8 @@ TEST_CASE("ERROR_BUSY from a fault plan: the diagnosis counts the retries and th
   size_t marked = 0;
   for (const CallEvent& e : ev) marked += e.applied == "fault:busy";
   CHECK(marked == busy);
-  CHECK(s.rec->metrics()->render_prometheus().find("name=\"fault:busy\"} " + std::to_string(busy)) != std::string::npos);
+  CHECK(s.rec->metrics()->render_prometheus().find("name=\"fault:busy\"} " + std::to_string(busy)) !=
+        std::string::npos);
 }
 
 }  // namespace perfsim::journal

@@ -51,7 +51,9 @@ CallEvent op(uint64_t session, uint16_t opnum, uint32_t status = kOk) {
   return e;
 }
 
-std::string temp_path(const std::string& name) { return "/tmp/perfsim-journal-test-" + std::to_string(getpid()) + "-" + name; }
+std::string temp_path(const std::string& name) {
+  return "/tmp/perfsim-journal-test-" + std::to_string(getpid()) + "-" + name;
+}
 
 }  // namespace
 
@@ -175,6 +177,23 @@ TEST_CASE("journal file: every event as a JSON line, read back with the same dia
   CHECK(s.message().find(":6:") != std::string::npos);
   CHECK(s.message().find("time_us") != std::string::npos);
   std::remove(path.c_str());
+}
+
+TEST_CASE("journal file lines: the writer's fast JSON is the same object as to_json, escapes included", "[journal]") {
+  CallEvent e = qv(9, 1795498086173, "we\"ird\\name\x01\xc3\xa9", 12, kMore, 34, 0);
+  e.seq = 77;
+  e.applied = "busy,fault:latency";
+  e.rpc_fault = 5;
+  std::string line;
+  append_json_line(e, line);
+  const nlohmann::json j = nlohmann::json::parse(line);
+  CHECK(j == to_json(e));
+  e.key_path = nullptr;
+  e.applied.clear();
+  line.clear();
+  append_json_line(e, line);
+  CHECK(nlohmann::json::parse(line) == to_json(e));
+  CHECK(line == to_json(e).dump());  // byte for byte where nothing needs escaping differently
 }
 
 TEST_CASE("journal file: events the ring overwrote before the writer got them are counted as drops", "[journal]") {
