@@ -2,8 +2,9 @@
 
 namespace perfsim::journal {
 
-SessionTap::SessionTap(Recorder& r, HostMetrics& m, SharedText host, SharedText peer, Transport t, uint64_t id)
-    : rec_(r), metrics_(m), host_(std::move(host)), peer_(std::move(peer)), transport_(t), id_(id) {
+SessionTap::SessionTap(std::shared_ptr<Recorder> r, HostMetrics& m, SharedText host, SharedText peer, Transport t,
+                       uint64_t id)
+    : rec_(std::move(r)), metrics_(m), host_(std::move(host)), peer_(std::move(peer)), transport_(t), id_(id) {
   metrics_.session_opened(transport_);
 }
 
@@ -11,12 +12,12 @@ SessionTap::~SessionTap() { metrics_.session_closed(transport_); }
 
 void SessionTap::record(CallEvent&& e, uint32_t applied_mask) {
   metrics_.count(e, applied_mask);
-  if (!rec_.journal_) return;
+  if (!rec_->journal_) return;
   e.host = host_;
   e.peer = peer_;
   e.transport = transport_;
   e.session = id_;
-  rec_.journal_->record(std::move(e));
+  rec_->journal_->record(std::move(e));
 }
 
 Status Recorder::create(const RecorderOptions& o, std::shared_ptr<Recorder>& out) {
@@ -44,9 +45,9 @@ Status Recorder::create(const RecorderOptions& o, std::shared_ptr<Recorder>& out
 }
 
 std::unique_ptr<SessionTap> Recorder::open_session(const std::string& host, const std::string& peer, Transport t) {
-  return std::make_unique<SessionTap>(*this, metrics_->host(host), std::make_shared<const std::string>(host),
-                                      std::make_shared<const std::string>(peer), t,
-                                      next_session_.fetch_add(1, std::memory_order_relaxed));
+  return std::make_unique<SessionTap>(
+      shared_from_this(), metrics_->host(host), std::make_shared<const std::string>(host),
+      std::make_shared<const std::string>(peer), t, next_session_.fetch_add(1, std::memory_order_relaxed));
 }
 
 }  // namespace perfsim::journal

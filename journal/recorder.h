@@ -30,7 +30,7 @@ class Recorder;
 
 class SessionTap {
  public:
-  SessionTap(Recorder& r, HostMetrics& m, SharedText host, SharedText peer, Transport t, uint64_t id);
+  SessionTap(std::shared_ptr<Recorder> r, HostMetrics& m, SharedText host, SharedText peer, Transport t, uint64_t id);
   ~SessionTap();
   SessionTap(const SessionTap&) = delete;
   SessionTap& operator=(const SessionTap&) = delete;
@@ -39,14 +39,14 @@ class SessionTap {
   void record(CallEvent&& e, uint32_t applied_mask);
 
  private:
-  Recorder& rec_;
+  std::shared_ptr<Recorder> rec_;  // keeps the journal and metrics alive as long as the session
   HostMetrics& metrics_;
   SharedText host_, peer_;
   Transport transport_;
   uint64_t id_;
 };
 
-class Recorder {
+class Recorder : public std::enable_shared_from_this<Recorder> {
  public:
   static Status create(const RecorderOptions& o, std::shared_ptr<Recorder>& out);
   const std::shared_ptr<Journal>& journal() const { return journal_; }  // null without a journal

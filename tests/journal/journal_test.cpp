@@ -119,7 +119,7 @@ TEST_CASE("diagnosis: a loop, busy retries with back-off, values, handles and po
   CHECK(value_kind("Globalx") == std::string("other"));
 }
 
-TEST_CASE("journal ring: N+k calls keep the newest N, oldest dropped; clear and filters", "[journal]") {
+TEST_CASE("journal ring: N+k calls keep the newest N with the oldest dropped, then clear and filters", "[journal]") {
   Journal j(100);
   for (int i = 0; i < 130; ++i) j.record(qv(1 + i % 2, i, "Global", uint32_t(i), kOk));
   std::vector<CallEvent> all = j.query({});
