@@ -148,7 +148,8 @@ int run_serve(const ServeOptions& o) {
   // One journal and one set of metrics for the run, fed by every listener's handlers.
   std::shared_ptr<journal::Recorder> recorder;
   if (Status st = server::make_recorder(o.journal_size, o.journal, recorder); !st.ok())
-    return fail("serve", "--journal: " + st.message());
+    return fail("serve", "--journal: " + st.message(),
+                st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
   for (const server::ListenerConfig& l : cfg.listeners)
     static_cast<server::WinregHandlerFactory&>(*l.factory).observe(recorder, journal::Transport::kTcp);
   server::SmbSetup smb;

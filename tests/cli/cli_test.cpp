@@ -745,4 +745,11 @@ TEST_CASE("serve --journal FILE and perfsim journal FILE diagnose the collector 
   CHECK(r.code == 1);
   CHECK(r.err.find("cannot open") != std::string::npos);
   CHECK(run_perfsim("journal").code == 2);
+  // serve refuses a journal file it cannot have before listening.
+  r = run_perfsim("serve --journal-size 0 --journal " + file);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--journal-size must be at least 1") != std::string::npos);
+  r = run_perfsim("serve --journal " + (d.path / "no" / "such" / "dir.jsonl").string());
+  CHECK(r.code == 1);
+  CHECK(r.err.find("cannot create the journal file") != std::string::npos);
 }
