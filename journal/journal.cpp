@@ -79,7 +79,7 @@ nlohmann::json Journal::query_json(const JournalFilter& f) const {
   const std::vector<CallEvent> events = query(f);
   nlohmann::json list = nlohmann::json::array();
   for (const CallEvent& e : events) list.push_back(to_json(e));
-  return {{"events", std::move(list)},
+  return {{"entries", std::move(list)},
           {"next_since", events.empty() ? f.since_seq : events.back().seq},
           {"recorded", recorded()},
           {"capacity", capacity_},

@@ -59,7 +59,7 @@ class Journal {
 
   // Matching events, oldest first.
   std::vector<CallEvent> query(const JournalFilter& f) const;
-  // {"events": [...], "next_since": seq of the newest event returned (or the filter's since_seq),
+  // {"entries": [...] (the dashboard reads this key), "next_since": seq of the newest event returned (or the filter's since_seq),
   //  "recorded": events recorded so far, "capacity": N, "drops": drops()}
   nlohmann::json query_json(const JournalFilter& f) const;
   void clear();

@@ -139,6 +139,8 @@ TEST_CASE("journal ring: N+k calls keep the newest N with the oldest dropped, th
   f.set_since(120);
   CHECK(j.query(f).size() == 10);
   CHECK(j.query_json(f)["next_since"] == 130);
+  CHECK(j.query_json(f)["entries"].size() == 10);
+  CHECK(j.query_json(f)["entries"][0]["seq"] == 121);
   f = {};
   f.host = "HOST-B";
   CHECK(j.query(f).empty());
