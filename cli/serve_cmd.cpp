@@ -62,7 +62,8 @@ struct Hosts {
 
 // Hosts are made once per capture file, timeline and replay settings, and shared by the listeners
 // naming them. Returns the exit code: usage errors are the options' fault.
-int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, server::ServerConfig& cfg, Hosts& out) {
+int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, server::ServerConfig& cfg,
+               const std::shared_ptr<journal::Recorder>& recorder, Hosts& out) {
   replayer::RecordingCache cache(o.cache_mb << 20);
   size_t warned = 0;  // the reader's warnings already printed
   std::map<std::string, std::shared_ptr<server::WinregHandlerFactory>> factories;
@@ -84,6 +85,7 @@ int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, s
         fmt::print(stderr, "perfsim serve: {}\n", cache.warnings()[warned]);
       if (!st.ok()) return fail("serve", st.message());
       factories[key] = std::make_shared<server::WinregHandlerFactory>(host);
+      factories[key]->observe(recorder, journal::Transport::kTcp);
       out.all.push_back(host);
     }
     cfg.listeners.push_back({s.listen, std::string(), factories[key]});
@@ -143,15 +145,13 @@ int run_serve(const ServeOptions& o) {
   // Before the hosts: opening a recording starts its prefetch threads, which must not take SIGHUP.
   if (!o.faults.empty()) replayer::FaultReloader::block_sighup();
   server::ServerConfig cfg = server_config(o);
-  Hosts hosts;
-  if (int rc = make_hosts(o, specs, cfg, hosts); rc != kExitOk) return rc;
-  // One journal and one set of metrics for the run, fed by every listener's handlers.
+  // One journal and one set of metrics for the run, fed by every host's handlers (TCP and SMB).
   std::shared_ptr<journal::Recorder> recorder;
   if (Status st = server::make_recorder(o.journal_size, o.journal, recorder); !st.ok())
     return fail("serve", "--journal: " + st.message(),
                 st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
-  for (const server::ListenerConfig& l : cfg.listeners)
-    static_cast<server::WinregHandlerFactory&>(*l.factory).observe(recorder, journal::Transport::kTcp);
+  Hosts hosts;
+  if (int rc = make_hosts(o, specs, cfg, recorder, hosts); rc != kExitOk) return rc;
   server::SmbSetup smb;
   if (!o.smb.empty()) {
     if (Status st = server::prepare_smb(smb_options(o, recorder), hosts.smb, cfg, smb); !st.ok())

@@ -352,12 +352,33 @@ ValueContent SimulatedHost::content(PerfKey key, std::string_view value_name, co
   return count_lies(c);
 }
 
+namespace {
+
+// The Applied bit of the buffer policy that decided an answer (rrp-exact only with growth).
+uint32_t policy_bit(BufferPolicy p) {
+  switch (p) {
+    case BufferPolicy::kRrpExact:
+      return kAppliedGrowth;
+    case BufferPolicy::kWin32Undefined:
+      return kAppliedWin32Undefined;
+    case BufferPolicy::kWin2000Echo:
+      return kAppliedWin2000Echo;
+    case BufferPolicy::kNt4Unsettled:
+      return kAppliedNt4Unsettled;
+    case BufferPolicy::kSambaTruncate:
+      return kAppliedSambaTruncate;
+  }
+  return 0;
+}
+
+}  // namespace
+
 ValueAnswer SimulatedHost::buffer_policy(ValueContent c, BufferOffer offer, const Moment& m, uint64_t call) const {
   const Quirks& q = opt_.quirks;
   const bool perf_data = c.status == windows::kErrorSuccess && c.type == windows::kRegBinary;
   if (!perf_data || (q.buffer == BufferPolicy::kRrpExact && !q.growth_bytes)) return rrp_exact(std::move(c), offer);
   ValueAnswer a;
-  a.applied = kAppliedBufferQuirk;
+  a.applied = policy_bit(q.buffer);
   a.type = c.type;
   const uint32_t size = uint32_t(c.data.size());
   switch (q.buffer) {
@@ -442,28 +463,20 @@ uint32_t fault_bit(FaultKind k) {
   return 0;
 }
 
-std::string_view policy_name(BufferPolicy p) {
-  switch (p) {
-    case BufferPolicy::kRrpExact:
-      return "growth-between-calls";  // the only way rrp-exact leaves plain MS-RRP
-    case BufferPolicy::kWin32Undefined:
-      return "win32-undefined";
-    case BufferPolicy::kWin2000Echo:
-      return "win2000-echo-oversize";
-    case BufferPolicy::kNt4Unsettled:
-      return "nt4-unsettled";
-    case BufferPolicy::kSambaTruncate:
-      return "samba-truncate";
-  }
-  return "";
-}
-
 }  // namespace
 
-std::string_view applied_name(uint32_t bit, BufferPolicy policy) {
+std::string_view applied_name(uint32_t bit) {
   switch (bit) {
-    case kAppliedBufferQuirk:
-      return policy_name(policy);
+    case kAppliedGrowth:
+      return "growth-between-calls";
+    case kAppliedWin32Undefined:
+      return "win32-undefined";
+    case kAppliedWin2000Echo:
+      return "win2000-echo-oversize";
+    case kAppliedNt4Unsettled:
+      return "nt4-unsettled";
+    case kAppliedSambaTruncate:
+      return "samba-truncate";
     case kAppliedBusy:
       return "busy";
     case kAppliedAccessDenied:
@@ -495,10 +508,10 @@ std::string_view applied_name(uint32_t bit, BufferPolicy policy) {
   }
 }
 
-std::string applied_names(uint32_t mask, BufferPolicy policy) {
+std::string applied_names(uint32_t mask) {
   std::string out;
   for (uint32_t i = 0; i < kAppliedBits; ++i) {
-    const std::string_view n = (mask >> i) & 1 ? applied_name(1u << i, policy) : std::string_view();
+    const std::string_view n = (mask >> i) & 1 ? applied_name(1u << i) : std::string_view();
     if (n.empty()) continue;
     if (!out.empty()) out += ',';
     out += n;

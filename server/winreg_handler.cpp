@@ -9,11 +9,10 @@ namespace perfsim::server {
 WinregHandler::WinregHandler(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host,
                              bool perf_data_allowed, std::unique_ptr<journal::SessionTap> tap)
     : assoc_(cfg),
-      service_(host),
+      service_(std::move(host)),
       call_([this](uint16_t opnum, ByteView in, ByteChain& out) { return call(opnum, in, out); }),
       perf_data_allowed_(perf_data_allowed),
-      tap_(std::move(tap)),
-      policy_(host->options().quirks.buffer) {
+      tap_(std::move(tap)) {
   service_.observe(tap_ != nullptr);
 }
 
@@ -44,7 +43,7 @@ void WinregHandler::observe(uint16_t opnum, uint32_t fault, int64_t wall_us, std
   e.rpc_fault = fault;
   const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(took).count() + int64_t(n.delay_ms) * 1000;
   e.latency_us = uint32_t(std::min<int64_t>(us, UINT32_MAX));
-  if (n.applied) e.applied = replayer::applied_names(n.applied, policy_);
+  if (n.applied) e.applied = replayer::applied_names(n.applied);
   tap_->record(std::move(e), n.applied);
 }
 
@@ -90,9 +89,7 @@ Status make_recorder(size_t journal_size, const std::string& journal_file, std::
   o.journal_file = journal_file;
   o.applied_names.resize(replayer::kAppliedBits);
   for (uint32_t i = 0; i < replayer::kAppliedBits; ++i)
-    o.applied_names[i] = std::string(replayer::applied_name(1u << i, replayer::BufferPolicy::kRrpExact));
-  // One label for the buffer quirk whatever the host's policy (hosts differ; the journal names it).
-  o.applied_names[0] = "buffer-quirk";
+    o.applied_names[i] = std::string(replayer::applied_name(1u << i));
   return journal::Recorder::create(o, out);
 }
 

@@ -35,7 +35,6 @@ class WinregHandler final : public ConnectionHandler {
   std::chrono::milliseconds delay_{0};  // the host's latency for the last PDU's answers
   bool perf_data_allowed_;
   std::unique_ptr<journal::SessionTap> tap_;
-  replayer::BufferPolicy policy_;  // names the buffer quirk in the journal
 };
 
 class WinregHandlerFactory final : public HandlerFactory {

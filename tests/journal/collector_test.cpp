@@ -98,6 +98,13 @@ TEST_CASE("impacket's hBaseRegQueryValue against a Windows 2000 host: the diagno
   CHECK(d[0].handles_opened == 1);
   CHECK(d[0].handles_closed == 0);  // killed mid-loop: its handle was never closed
   CHECK(to_json(d[0])["value_growth"]["Global"]["growth"] == "fixed");
+  // Each MORE_DATA answer names the quirk that made it, in the journal and the metrics.
+  const std::vector<CallEvent> ev = s.rec->journal()->query({});
+  size_t echoed = 0;
+  for (const CallEvent& e : ev) echoed += e.status == 234 && e.applied == "win2000-echo-oversize";
+  CHECK(echoed == d[0].loops[0].offers);
+  CHECK(s.rec->metrics()->render_prometheus().find("name=\"win2000-echo-oversize\"} " + std::to_string(echoed)) !=
+        std::string::npos);
 }
 
 TEST_CASE("a collector growing by 64 KB against the Windows 2000 host is reported as +65536 bytes, no loop",
