@@ -422,6 +422,8 @@ HttpResponse AdminApi::journal(const HttpRequest& req, const std::map<std::strin
   uint64_t since = 0, limit = 0;
   if (Status s = query_uint(query, "since", since); !s.ok()) return error(400, s.message());
   if (Status s = query_uint(query, "limit", limit); !s.ok()) return error(400, s.message());
+  uint64_t session = 0;  // checked here; passed on as given
+  if (Status s = query_uint(query, "session", session); !s.ok()) return error(400, s.message());
   const auto get = [&](const char* k) { return query.count(k) ? query.at(k) : std::string(); };
   return ok_json(sources_.journal(get("host"), get("session"), since, limit));
 }

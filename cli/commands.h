@@ -86,8 +86,16 @@ struct ServeOptions {
   std::string smb_dir;       // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
   // --epm[=PORT]: an endpoint mapper on every host address ("" = off, "default" = 135, root only).
   std::string epm;
+  size_t journal_size = 10000;  // winreg calls kept in memory (journal/README.md); 0 = no journal
+  std::string journal;          // also write every call to this JSON-lines file
 };
 int run_serve(const ServeOptions& o);
+
+struct JournalOptions {
+  std::string file;  // a `perfsim serve --journal FILE` file
+  bool json = false;
+};
+int run_journal(const JournalOptions& o);
 
 struct QueryOptions {
   std::string endpoint;  // ADDR:PORT (ncacn_ip_tcp) or smb:HOST[:PORT] (cli/target.h)

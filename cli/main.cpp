@@ -190,7 +190,20 @@ int main(int argc, char** argv) {
                    "clients binding ncacn_ip_tcp:ADDR without a port find winreg (135 without a value; root only)")
       ->expected(0, 1)
       ->default_str("default");
+  c_serve
+      ->add_option("--journal-size", serve.journal_size,
+                   "winreg calls kept in memory for the journal and the collector diagnosis (0: no journal)")
+      ->capture_default_str();
+  c_serve->add_option("--journal", serve.journal,
+                      "Also write every winreg call to this JSON-lines file (read it with perfsim journal FILE)");
   c_serve->callback([&] { rc = run_serve(serve); });
+
+  JournalOptions journal;
+  auto* c_journal = app.add_subcommand(
+      "journal", "Diagnose the collector sessions of a journal file written by perfsim serve --journal FILE");
+  c_journal->add_option("file", journal.file, "The JSON-lines journal file")->required();
+  c_journal->add_flag("--json", journal.json, "Print the diagnosis as JSON (one array of sessions)");
+  c_journal->callback([&] { rc = run_journal(journal); });
 
   QueryOptions query;
   auto* c_query =

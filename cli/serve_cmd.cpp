@@ -11,6 +11,8 @@
 #include "core/json.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "admin/journal_sources.h"
+#include "journal/recorder.h"
 #include "replayer/fleet_file.h"
 #include "replayer/quirks.h"
 #include "replayer/serve_hosts.h"
@@ -53,8 +55,8 @@ server::ServerConfig server_config(const ServeOptions& o) {
   return cfg;
 }
 
-server::SmbServeOptions smb_options(const ServeOptions& o) {
-  return {o.smb, o.smb_users, o.smb_allow, !o.smb_no_anonymous, o.smb_encrypt, o.smb_dir};
+server::SmbServeOptions smb_options(const ServeOptions& o, std::shared_ptr<journal::Recorder> recorder) {
+  return {o.smb, o.smb_users, o.smb_allow, !o.smb_no_anonymous, o.smb_encrypt, o.smb_dir, std::move(recorder)};
 }
 
 struct Hosts {
@@ -81,7 +83,8 @@ admin::AdminHost admin_host(const ServeOptions& o, const replayer::FleetHost& s,
 
 // Hosts are made once per capture file, timeline and replay settings, and shared by the listeners
 // naming them. Returns the exit code: usage errors are the options' fault.
-int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, server::ServerConfig& cfg, Hosts& out) {
+int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, server::ServerConfig& cfg,
+               const std::shared_ptr<journal::Recorder>& recorder, Hosts& out) {
   replayer::RecordingCache cache(o.cache_mb << 20);
   size_t warned = 0;  // the reader's warnings already printed
   std::map<std::string, std::shared_ptr<server::WinregHandlerFactory>> factories;
@@ -103,6 +106,7 @@ int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, s
         fmt::print(stderr, "perfsim serve: {}\n", cache.warnings()[warned]);
       if (!st.ok()) return fail("serve", st.message());
       factories[key] = std::make_shared<server::WinregHandlerFactory>(host);
+      factories[key]->observe(recorder, journal::Transport::kTcp);
       out.all.push_back(host);
       out.admin.push_back(admin_host(o, s, host));
     }
@@ -164,14 +168,14 @@ std::string bundled_default_capture() { return std::string(PERFSIM_BUNDLED_CAPTU
 
 // The admin server over the bound hosts; its address was checked before anything was made.
 Status start_admin(const ServeOptions& o, const server::Server& srv, const server::ServerConfig& cfg, Hosts& hosts,
-                   std::unique_ptr<admin::AdminServer>& out) {
+                   std::shared_ptr<journal::Recorder> recorder, std::unique_ptr<admin::AdminServer>& out) {
   for (size_t i = 0; i < srv.bound().size(); ++i) {
     const auto& f = static_cast<server::WinregHandlerFactory&>(*cfg.listeners[i].factory);
     for (admin::AdminHost& a : hosts.admin)
       if (a.host == f.host()) a.addresses.push_back(fmt::format("{}:{}", srv.bound()[i].address, srv.bound()[i].port));
   }
-  auto api =
-      std::make_shared<admin::AdminApi>(hosts.admin, admin::AdminSources{}, admin::WebFiles{PERFSIM_ADMIN_WEB_DIR});
+  auto api = std::make_shared<admin::AdminApi>(hosts.admin, admin::journal_sources(std::move(recorder)),
+                                               admin::WebFiles{PERFSIM_ADMIN_WEB_DIR});
   out = std::make_unique<admin::AdminServer>(admin::AdminConfig{o.admin, o.allow_remote}, api);
   if (Status st = out->start(); !st.ok()) return st;
   const std::string url = out->address().find(':') != std::string::npos
@@ -201,8 +205,13 @@ int run_serve(const ServeOptions& o) {
   // Before the hosts: opening a recording starts its prefetch threads, which must not take SIGHUP.
   if (!o.faults.empty()) replayer::FaultReloader::block_sighup();
   server::ServerConfig cfg = server_config(o);
+  // One journal and one set of metrics for the run, fed by every host's handlers (TCP and SMB).
+  std::shared_ptr<journal::Recorder> recorder;
+  if (Status st = server::make_recorder(o.journal_size, o.journal, recorder); !st.ok())
+    return fail("serve", "--journal: " + st.message(),
+                st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
   Hosts hosts;
-  if (int rc = make_hosts(o, specs, cfg, hosts); rc != kExitOk) return rc;
+  if (int rc = make_hosts(o, specs, cfg, recorder, hosts); rc != kExitOk) return rc;
   server::EpmSetup epm;
   if (!o.epm.empty()) {
     uint16_t port = 0;
@@ -211,7 +220,7 @@ int run_serve(const ServeOptions& o) {
   }
   server::SmbSetup smb;
   if (!o.smb.empty()) {
-    if (Status st = server::prepare_smb(smb_options(o), hosts.smb, cfg, smb); !st.ok())
+    if (Status st = server::prepare_smb(smb_options(o, recorder), hosts.smb, cfg, smb); !st.ok())
       return fail("serve", "--smb: " + st.message());
   }
   replayer::FaultReloader faults;
@@ -228,7 +237,7 @@ int run_serve(const ServeOptions& o) {
   print_epm(o, epm);
   std::unique_ptr<admin::AdminServer> admin;
   if (!o.admin.empty()) {
-    if (Status st = start_admin(o, srv, cfg, hosts, admin); !st.ok()) return fail("serve", st.message());
+    if (Status st = start_admin(o, srv, cfg, hosts, recorder, admin); !st.ok()) return fail("serve", st.message());
   }
   if (smb.smbd) {
     if (Status st = smb.smbd->start(); !st.ok()) return fail("serve", "--smb: " + st.message());

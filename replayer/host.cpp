@@ -386,11 +386,33 @@ ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_v
   return count_lies(qk, c);
 }
 
+namespace {
+
+// The Applied bit of the buffer policy that decided an answer (rrp-exact only with growth).
+uint32_t policy_bit(BufferPolicy p) {
+  switch (p) {
+    case BufferPolicy::kRrpExact:
+      return kAppliedGrowth;
+    case BufferPolicy::kWin32Undefined:
+      return kAppliedWin32Undefined;
+    case BufferPolicy::kWin2000Echo:
+      return kAppliedWin2000Echo;
+    case BufferPolicy::kNt4Unsettled:
+      return kAppliedNt4Unsettled;
+    case BufferPolicy::kSambaTruncate:
+      return kAppliedSambaTruncate;
+  }
+  return 0;
+}
+
+}  // namespace
+
 ValueAnswer SimulatedHost::buffer_policy(const Quirks& q, ValueContent c, BufferOffer offer, const Moment& m,
                                          uint64_t call) const {
   const bool perf_data = c.status == windows::kErrorSuccess && c.type == windows::kRegBinary;
   if (!perf_data || (q.buffer == BufferPolicy::kRrpExact && !q.growth_bytes)) return rrp_exact(std::move(c), offer);
   ValueAnswer a;
+  a.applied = policy_bit(q.buffer);
   a.type = c.type;
   const uint32_t size = uint32_t(c.data.size());
   switch (q.buffer) {
@@ -451,26 +473,115 @@ ValueAnswer SimulatedHost::buffer_policy(const Quirks& q, ValueContent c, Buffer
   return a;
 }
 
+namespace {
+
+uint32_t fault_bit(FaultKind k) {
+  switch (k) {
+    case FaultKind::kLatency:
+      return kAppliedFaultLatency;
+    case FaultKind::kBusy:
+      return kAppliedFaultBusy;
+    case FaultKind::kAccessDenied:
+      return kAppliedFaultAccessDenied;
+    case FaultKind::kRpcFault:
+      return kAppliedFaultRpc;
+    case FaultKind::kReset:
+      return kAppliedFaultReset;
+    case FaultKind::kStall:
+      return kAppliedFaultStall;
+    case FaultKind::kTruncate:
+      return kAppliedFaultTruncate;
+    case FaultKind::kBandwidth:
+      return kAppliedFaultBandwidth;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string_view applied_name(uint32_t bit) {
+  switch (bit) {
+    case kAppliedGrowth:
+      return "growth-between-calls";
+    case kAppliedWin32Undefined:
+      return "win32-undefined";
+    case kAppliedWin2000Echo:
+      return "win2000-echo-oversize";
+    case kAppliedNt4Unsettled:
+      return "nt4-unsettled";
+    case kAppliedSambaTruncate:
+      return "samba-truncate";
+    case kAppliedBusy:
+      return "busy";
+    case kAppliedAccessDenied:
+      return "access-denied";
+    case kAppliedEmptyNames:
+      return "empty-names-under-stress";
+    case kAppliedSlowGlobal:
+      return "slow-global";
+    case kAppliedHang:
+      return "hang";
+    case kAppliedFaultLatency:
+      return "fault:latency";
+    case kAppliedFaultStall:
+      return "fault:stall";
+    case kAppliedFaultBusy:
+      return "fault:busy";
+    case kAppliedFaultAccessDenied:
+      return "fault:access-denied";
+    case kAppliedFaultRpc:
+      return "fault:rpc-fault";
+    case kAppliedFaultReset:
+      return "fault:reset";
+    case kAppliedFaultTruncate:
+      return "fault:truncate";
+    case kAppliedFaultBandwidth:
+      return "fault:bandwidth";
+    default:
+      return "";
+  }
+}
+
+std::string applied_names(uint32_t mask) {
+  std::string out;
+  for (uint32_t i = 0; i < kAppliedBits; ++i) {
+    const std::string_view n = (mask >> i) & 1 ? applied_name(1u << i) : std::string_view();
+    if (n.empty()) continue;
+    if (!out.empty()) out += ',';
+    out += n;
+  }
+  return out;
+}
+
 ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, BufferOffer offer) {
   const Quirks& q = quirks();  // one snapshot for the whole call
   const uint64_t call = calls_.fetch_add(1, std::memory_order_relaxed);
   ValueAnswer a;
   if (key == PerfKey::kData && q.access_denied_query) {
     a.status = windows::kErrorAccessDenied;
+    a.applied = kAppliedAccessDenied;
     return a;
   }
   if (fires(q.busy, call, 0xB057)) {
     a.status = windows::kErrorBusy;
+    a.applied = kAppliedBusy;
     return a;
   }
   const Moment m = now();
   ValueContent c = content(q, key, value_name, m);
-  if (c.type == windows::kRegMultiSz && fires(q.empty_names, call, 0xE111)) c.data = Bytes(4, 0);
+  const bool empty_names = c.type == windows::kRegMultiSz && fires(q.empty_names, call, 0xE111);
+  if (empty_names) c.data = Bytes(4, 0);
   a = buffer_policy(q, std::move(c), offer, m, call);
+  if (empty_names) a.applied |= kAppliedEmptyNames;
   const perfdata::QueryKind kind = perfdata::parse_query(value_name).kind;
-  if (q.slow_global_ms && (kind == perfdata::QueryKind::kGlobal || kind == perfdata::QueryKind::kCostly))
+  if (q.slow_global_ms && (kind == perfdata::QueryKind::kGlobal || kind == perfdata::QueryKind::kCostly)) {
     a.delay_ms += q.slow_global_ms;
-  if (fires(q.hang, call, 0x4A46)) a.delay_ms += q.hang_ms;
+    a.applied |= kAppliedSlowGlobal;
+  }
+  if (fires(q.hang, call, 0x4A46)) {
+    a.delay_ms += q.hang_ms;
+    a.applied |= kAppliedHang;
+  }
   inject_faults(a, value_name, call);
   // The next sample is decoded ahead, so a moving timeline does not wait on it.
   if (!m.recorded) rec_->prefetch(m.tick + 1 < ticks() ? m.tick + 1 : 0, patches_counters(m));
@@ -603,6 +714,7 @@ void SimulatedHost::inject_faults(ValueAnswer& a, std::string_view value_name, u
     auto unit = [&](uint64_t salt) {
       return (double(splitmix(opt_.identity.seed ^ (call * 31 + i) ^ salt) >> 11) + 0.5) / double(1ull << 53);
     };
+    a.applied |= fault_bit(r.kind);
     switch (r.kind) {
       case FaultKind::kLatency: {
         double ms = r.ms;
@@ -616,10 +728,10 @@ void SimulatedHost::inject_faults(ValueAnswer& a, std::string_view value_name, u
         a.delay_ms += uint32_t(std::min(r.seconds * 1000, 3.6e6));
         break;
       case FaultKind::kBusy:
-        a = ValueAnswer{windows::kErrorBusy, 0, 0, {}, a.delay_ms};
+        a = ValueAnswer{windows::kErrorBusy, 0, 0, {}, a.delay_ms, 0, false, a.applied};
         break;
       case FaultKind::kAccessDenied:
-        a = ValueAnswer{windows::kErrorAccessDenied, 0, 0, {}, a.delay_ms};
+        a = ValueAnswer{windows::kErrorAccessDenied, 0, 0, {}, a.delay_ms, 0, false, a.applied};
         break;
       case FaultKind::kRpcFault:
         a.rpc_fault = r.code;

@@ -61,7 +61,38 @@ struct ValueAnswer {
   uint32_t delay_ms = 0;         // how long the host takes before this answer leaves (slow-global, hang)
   uint32_t rpc_fault = 0;        // non-zero: answer with this DCE/RPC fault instead (faults)
   bool drop_connection = false;  // close the connection without answering (faults)
+  uint32_t applied = 0;          // Applied bits: which quirks and faults shaped this answer (observers)
 };
+
+// What shaped an answer, for observers above the host (the journal names them, metrics count
+// them). One bit each, set when the answer is made (quirks can change while serving), so the hot
+// path only ORs; `applied_names` spells them out.
+enum Applied : uint32_t {
+  kAppliedGrowth = 1u << 0,  // growth-between-calls (rrp-exact that needs more than it said)
+  kAppliedWin32Undefined = 1u << 1,
+  kAppliedWin2000Echo = 1u << 2,
+  kAppliedNt4Unsettled = 1u << 3,
+  kAppliedSambaTruncate = 1u << 4,
+  kAppliedBusy = 1u << 5,
+  kAppliedAccessDenied = 1u << 6,
+  kAppliedEmptyNames = 1u << 7,
+  kAppliedSlowGlobal = 1u << 8,
+  kAppliedHang = 1u << 9,
+  kAppliedFaultLatency = 1u << 16,
+  kAppliedFaultStall = 1u << 17,
+  kAppliedFaultBusy = 1u << 18,
+  kAppliedFaultAccessDenied = 1u << 19,
+  kAppliedFaultRpc = 1u << 20,
+  kAppliedFaultReset = 1u << 21,
+  kAppliedFaultTruncate = 1u << 22,
+  kAppliedFaultBandwidth = 1u << 23,
+};
+inline constexpr uint32_t kAppliedBits = 24;
+// The quirk or fault name of one Applied bit ("busy", "win2000-echo-oversize", "fault:latency");
+// empty for an unused bit.
+std::string_view applied_name(uint32_t bit);
+// Comma-separated names of every bit in `mask`.
+std::string applied_names(uint32_t mask);
 
 // MS-RRP 3.1.5.17 (rrp-exact): NULL data -> success + needed size; short buffer -> ERROR_MORE_DATA
 // + needed size; otherwise the data.

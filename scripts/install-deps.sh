@@ -9,6 +9,7 @@ PACKAGES=(
   samba-dev libtalloc-dev
   python3 python3-samba python3-impacket tshark samba smbclient
   iproute2 passwd strace clang-format
+  prometheus  # promtool: tests/journal checks the metrics format with it
   clang libclang-rt-14-dev
   prometheus chromium libjs-chart.js
 )

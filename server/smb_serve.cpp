@@ -57,7 +57,7 @@ struct Route {
   std::shared_ptr<std::atomic<bool>> refuse_next;  // pipe-not-available-first: the next client open fails
 };
 
-PipeRouter make_router(const std::vector<SmbHost>& hosts) {
+PipeRouter make_router(const std::vector<SmbHost>& hosts, const std::shared_ptr<journal::Recorder>& recorder) {
   rpc::AssociationConfig ac;
   ac.secondary_address = "\\PIPE\\winreg";
   auto routes = std::make_shared<std::map<std::string, Route>>();
@@ -67,6 +67,10 @@ PipeRouter make_router(const std::vector<SmbHost>& hosts) {
             std::make_shared<WinregHandlerFactory>(h.host, ac, false),
             {},
             std::make_shared<std::atomic<bool>>(h.host->options().quirks.pipe_not_available_first)};
+    if (recorder) {
+      for (auto* f : {&r.allowed, &r.denied})
+        static_cast<WinregHandlerFactory&>(**f).observe(recorder, journal::Transport::kSmb);
+    }
     for (const std::string& a : h.allow) r.allow.push_back(lower(a));
     routes->emplace(h.address, std::move(r));
   }
@@ -160,7 +164,7 @@ Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerC
   }
   PipeListenerConfig pc;
   pc.socket_path = smb.smbd->winreg_socket();
-  pc.router = make_router(unique);
+  pc.router = make_router(unique, o.recorder);
   cfg.extra_listeners.push_back(std::make_shared<PipeListener>(pc));
   for (auto [name, pipe] : {std::pair{"srvsvc", netapi::Pipe::kSrvsvc}, std::pair{"wkssvc", netapi::Pipe::kWkssvc}}) {
     PipeListenerConfig np;

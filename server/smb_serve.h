@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "journal/recorder.h"
 #include "replayer/host.h"
 #include "server/server.h"
 #include "server/smbd.h"
@@ -27,7 +28,8 @@ struct SmbServeOptions {
   std::vector<std::string> allow;  // accounts allowed OpenHKPD on hosts without their own list
   bool anonymous = true;
   bool require_encryption = false;
-  std::string dir;  // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
+  std::string dir;                              // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
+  std::shared_ptr<journal::Recorder> recorder;  // journal and metrics of every pipe open; null: none
 };
 
 struct SmbSetup {

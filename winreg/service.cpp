@@ -22,9 +22,19 @@ bool decode_ok(ByteView stub, Req& r) {
 
 // Consumes r: its data buffers move into the stub's shared pieces instead of being copied.
 template <class Resp>
-uint32_t reply(Resp& r, ByteChain& out) {
+uint32_t reply(Resp& r, ByteChain& out, CallNote& note) {
+  note.status = r.result;
   out = encode_shared(std::make_shared<const Resp>(std::move(r)));
   return 0;
+}
+
+std::shared_ptr<const std::string> hive_path(bool perf, PerfKey k) {
+  static const auto hklm = std::make_shared<const std::string>("HKLM");
+  static const auto data = std::make_shared<const std::string>("HKEY_PERFORMANCE_DATA");
+  static const auto text = std::make_shared<const std::string>("HKEY_PERFORMANCE_TEXT");
+  static const auto nls = std::make_shared<const std::string>("HKEY_PERFORMANCE_NLSTEXT");
+  if (!perf) return hklm;
+  return k == PerfKey::kData ? data : k == PerfKey::kText ? text : nls;
 }
 
 StringBuf name_buf(const std::string& utf8, uint16_t capacity) {
@@ -57,21 +67,24 @@ const Service::Entry* Service::find(const PolicyHandle& h) const {
 }
 
 uint32_t Service::note(const replayer::ValueAnswer& a) {
+  note_.delay_ms = a.delay_ms;
+  note_.applied = a.applied;
   effects_.delay_ms += a.delay_ms;
   effects_.drop_connection = effects_.drop_connection || a.drop_connection;
   return a.rpc_fault;
 }
 
 uint32_t Service::call(uint16_t opnum, ByteView stub, ByteChain& out) {
+  if (observing_) note_ = CallNote{};
   switch (opnum) {
     case kOpenHKLM:
-      return open_hive(stub, out, Entry{&host_->registry().root(), false, PerfKey::kData});
+      return open_hive(stub, out, Entry{&host_->registry().root(), false, PerfKey::kData, nullptr});
     case kOpenHKPD:
-      return open_hive(stub, out, Entry{nullptr, true, PerfKey::kData});
+      return open_hive(stub, out, Entry{nullptr, true, PerfKey::kData, nullptr});
     case kOpenHKPT:
-      return open_hive(stub, out, Entry{nullptr, true, PerfKey::kText});
+      return open_hive(stub, out, Entry{nullptr, true, PerfKey::kText, nullptr});
     case kOpenHKPN:
-      return open_hive(stub, out, Entry{nullptr, true, PerfKey::kNlsText});
+      return open_hive(stub, out, Entry{nullptr, true, PerfKey::kNlsText, nullptr});
     case kCloseKey:
       return close_key(stub, out);
     case kOpenKey:
@@ -110,21 +123,24 @@ uint32_t Service::open_hive(ByteView stub, ByteChain& out, Entry e) {
   OpenHiveResponse resp;
   if (e.perf && host_->refuses_open(e.perf_key)) {  // access-denied quirk: not a Performance Monitor User
     resp.result = windows::kErrorAccessDenied;
-    return reply(resp, out);
+    return reply(resp, out, note_);
   }
+  e.path = hive_path(e.perf, e.perf_key);
+  note_key(&e);
   resp.handle = add(e);  // samDesired is ignored, as MS-RRP requires for the perf keys
-  return reply(resp, out);
+  return reply(resp, out, note_);
 }
 
 uint32_t Service::close_key(ByteView stub, ByteChain& out) {
   CloseKeyRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   CloseKeyResponse resp;
+  note_key(find(req.handle));
   if (handles_.erase(req.handle.uuid) == 0) {
     resp.handle = req.handle;
     resp.result = windows::kErrorInvalidHandle;
   }
-  return reply(resp, out);
+  return reply(resp, out, note_);
 }
 
 uint32_t Service::open_key(ByteView stub, ByteChain& out) {
@@ -132,15 +148,19 @@ uint32_t Service::open_key(ByteView stub, ByteChain& out) {
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   OpenKeyResponse resp;
   const Entry* parent = find(req.parent_handle);
+  const std::string sub = utf16_to_utf8(req.keyname.value_or(u""));
+  note_key(parent);
+  if (observing_) note_.value_name = sub;
   if (!parent)
     resp.result = windows::kErrorInvalidHandle;
   else if (parent->perf)
     resp.result = windows::kErrorAccessDenied;  // only 4 methods are valid on perf keys
-  else if (const RegKey* k = host_->registry().open(*parent->key, utf16_to_utf8(req.keyname.value_or(u""))))
-    resp.handle = add(Entry{k, false, PerfKey::kData});
+  else if (const RegKey* k = host_->registry().open(*parent->key, sub))
+    resp.handle = add(Entry{k, false, PerfKey::kData,
+                            std::make_shared<const std::string>(*parent->path + (sub.empty() ? "" : "\\") + sub)});
   else
     resp.result = windows::kErrorFileNotFound;
-  return reply(resp, out);
+  return reply(resp, out, note_);
 }
 
 uint32_t Service::enum_key(ByteView stub, ByteChain& out) {
@@ -151,6 +171,7 @@ uint32_t Service::enum_key(ByteView stub, ByteChain& out) {
   resp.keyclass = req.keyclass;
   resp.last_changed_time = req.last_changed_time;
   const Entry* e = find(req.handle);
+  note_key(e);
   if (!e)
     resp.result = windows::kErrorInvalidHandle;
   else if (e->perf)
@@ -167,7 +188,7 @@ uint32_t Service::enum_key(ByteView stub, ByteChain& out) {
     if (resp.keyclass) resp.keyclass = name_buf("", resp.keyclass->size);
     if (resp.last_changed_time) resp.last_changed_time = uint64_t(sub.last_write_100ns);
   }
-  return reply(resp, out);
+  return reply(resp, out, note_);
 }
 
 uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
@@ -183,9 +204,12 @@ uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
   // NT_STATUS_ARRAY_BOUNDS_EXCEEDED instead of the WERROR).
   if (req.length) resp.length = 0;
   const Entry* e = find(req.handle);
+  note_key(e);
+  note_.has_buffer = req.value.has_value();
+  note_.offered = req.size.value_or(0);
   if (!e) {
     resp.result = windows::kErrorInvalidHandle;
-    return reply(resp, out);
+    return reply(resp, out, note_);
   }
   std::string name;
   uint32_t type = 0, status = windows::kErrorSuccess;
@@ -196,7 +220,7 @@ uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
         e->perf_key == PerfKey::kData ? host_->perf_value_names() : std::vector<std::string>{"Counter", "Help"};
     if (req.enum_index >= names.size()) {
       resp.result = windows::kErrorNoMoreItems;
-      return reply(resp, out);
+      return reply(resp, out, note_);
     }
     name = names[req.enum_index];
     replayer::ValueAnswer a = host_->query(e->perf_key, name, {req.value.has_value(), req.size.value_or(0)});
@@ -208,7 +232,7 @@ uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
   } else {
     if (req.enum_index >= e->key->values.size()) {
       resp.result = windows::kErrorNoMoreItems;
-      return reply(resp, out);
+      return reply(resp, out, note_);
     }
     const RegValue& v = e->key->values[req.enum_index];
     name = v.name;
@@ -219,18 +243,22 @@ uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
     else if (req.value)
       data = v.data;
   }
+  if (observing_) note_.value_name = name;
+  note_.type = type;
+  note_.size = needed;
+  note_.bytes = uint32_t(data.size());
   resp.name = name_buf(name, req.name.size);
   if (resp.name.length > req.name.size) {
     resp.name.text.reset();
     resp.result = windows::kErrorMoreData;
-    return reply(resp, out);
+    return reply(resp, out, note_);
   }
   if (resp.type) resp.type = type;
   if (resp.size) resp.size = needed;
   if (resp.length) resp.length = status == windows::kErrorSuccess && req.value ? needed : 0;
   if (resp.value) resp.value = std::move(data);
   resp.result = status;
-  return reply(resp, out);
+  return reply(resp, out, note_);
 }
 
 uint32_t Service::query_info_key(ByteView stub, ByteChain& out) {
@@ -239,9 +267,10 @@ uint32_t Service::query_info_key(ByteView stub, ByteChain& out) {
   QueryInfoKeyResponse resp;
   resp.classname = std::u16string();
   const Entry* e = find(req.handle);
+  note_key(e);
   if (!e) {
     resp.result = windows::kErrorInvalidHandle;
-    return reply(resp, out);
+    return reply(resp, out, note_);
   }
   // MS-RRP 3.1.5.16 allows "the size of the key's subkey with the longest name, or a greater size"
   // for lpcbMaxSubKeyLen and lpcbMaxValueNameLen; Windows answers the registry's byte counts (two
@@ -266,7 +295,7 @@ uint32_t Service::query_info_key(ByteView stub, ByteChain& out) {
     resp.last_changed_time = uint64_t(k.last_write_100ns);
   }
   resp.secdescsize = uint32_t(default_key_security(0x7).size());
-  return reply(resp, out);
+  return reply(resp, out, note_);
 }
 
 uint32_t Service::query_value(ByteView stub, ByteChain& out) {
@@ -276,6 +305,10 @@ uint32_t Service::query_value(ByteView stub, ByteChain& out) {
   const Entry* e = find(req.handle);
   const std::string name = utf16_to_utf8(req.value_name.value_or(u""));
   replayer::BufferOffer offer{req.data.has_value(), req.data_size.value_or(0)};
+  note_key(e);
+  if (observing_) note_.value_name = name;
+  note_.has_buffer = offer.has_buffer;
+  note_.offered = offer.size;
   replayer::ValueAnswer a;
   if (!e) {
     a.status = windows::kErrorInvalidHandle;
@@ -293,8 +326,12 @@ uint32_t Service::query_value(ByteView stub, ByteChain& out) {
   if (req.data_size)
     resp.data_size = a.status == windows::kErrorSuccess || a.status == windows::kErrorMoreData ? a.size : 0;
   if (req.data_length) resp.data_length = resp.data ? uint32_t(resp.data->size()) : 0;
+  const bool answered = a.status == windows::kErrorSuccess || a.status == windows::kErrorMoreData;
+  note_.type = answered ? a.type : 0;
+  note_.size = answered ? a.size : 0;
+  note_.bytes = resp.data ? uint32_t(resp.data->size()) : 0;
   resp.result = a.status;
-  return reply(resp, out);
+  return reply(resp, out, note_);
 }
 
 uint32_t Service::get_key_security(ByteView stub, ByteChain& out) {
@@ -302,9 +339,10 @@ uint32_t Service::get_key_security(ByteView stub, ByteChain& out) {
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   GetKeySecurityResponse resp;
   resp.sd = req.sd;
+  note_key(find(req.handle));
   if (!find(req.handle)) {
     resp.result = windows::kErrorInvalidHandle;
-    return reply(resp, out);
+    return reply(resp, out, note_);
   }
   Bytes sd = default_key_security(req.sec_info);
   if (req.sd.size < sd.size()) {
@@ -316,18 +354,19 @@ uint32_t Service::get_key_security(ByteView stub, ByteChain& out) {
     resp.sd.len = uint32_t(sd.size());
     resp.sd.data = std::move(sd);
   }
-  return reply(resp, out);
+  return reply(resp, out, note_);
 }
 
 uint32_t Service::get_version(ByteView stub, ByteChain& out) {
   GetVersionRequest req;
   if (!decode_ok(stub, req)) return kFaultBadStubData;
   GetVersionResponse resp;
+  note_key(find(req.handle));
   if (!find(req.handle))
     resp.result = windows::kErrorInvalidHandle;
   else
     resp.version = kRegVersion;
-  return reply(resp, out);
+  return reply(resp, out, note_);
 }
 
 namespace {
@@ -383,7 +422,7 @@ uint32_t Service::query_multiple_values(ByteView stub, ByteChain& out) {
     resp.buffer = std::move(packed);
     resp.buffer_size = needed;
   }
-  return reply(resp, out);
+  return reply(resp, out, note_);
 }
 
 uint32_t Service::query_multiple_values2(ByteView stub, ByteChain& out) {
@@ -395,7 +434,7 @@ uint32_t Service::query_multiple_values2(ByteView stub, ByteChain& out) {
   if (req.offered > kMaxMultipleValuesOffer) {
     resp.result = windows::kErrorInvalidParameter;
     resp.buffer.reset();
-    return reply(resp, out);
+    return reply(resp, out, note_);
   }
   Bytes packed;
   resp.result = multiple_values(req.key_handle, resp.values, packed, resp.needed);
@@ -405,7 +444,7 @@ uint32_t Service::query_multiple_values2(ByteView stub, ByteChain& out) {
     packed.resize(req.offered);  // the IDL sizes the array by the caller's `offered`
     resp.buffer = std::move(packed);
   }
-  return reply(resp, out);
+  return reply(resp, out, note_);
 }
 
 Bytes default_key_security(uint32_t sec_info) {

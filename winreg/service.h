@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <memory>
 #include <utility>
 
@@ -27,6 +28,22 @@ inline constexpr uint32_t kFaultContextMismatch = 0x1C00001A;  // nca_s_fault_co
 // refused (WERR_INVALID_PARAMETER) so a client cannot make the server build a huge reply.
 inline constexpr uint32_t kMaxMultipleValuesOffer = 4u << 20;
 
+// What the last call was about, for observers above this layer (the journal, metrics): plain
+// facts, no knowledge of where they go. Strings are filled only while observing, so a server
+// without observers pays for none of them.
+struct CallNote {
+  std::string value_name;                       // QueryValue, EnumValue (the value listed), OpenKey (the subkey)
+  std::shared_ptr<const std::string> key_path;  // "HKEY_PERFORMANCE_DATA", "HKLM\\SOFTWARE\\..."; null: unknown handle
+  bool has_buffer = false;                      // the caller sent a data buffer (QueryValue, EnumValue)
+  uint32_t offered = 0;                         // its size (data_size in)
+  uint32_t status = 0;                          // WERROR of the response
+  uint32_t type = 0;                            // value type returned (QueryValue, EnumValue)
+  uint32_t size = 0;                            // data_size returned (the size the server said)
+  uint32_t bytes = 0;                           // value bytes returned
+  uint32_t delay_ms = 0;                        // the host's delay before this answer leaves
+  uint32_t applied = 0;                         // replayer::Applied bits
+};
+
 class Service {
  public:
   explicit Service(std::shared_ptr<replayer::SimulatedHost> host);
@@ -43,12 +60,22 @@ class Service {
   };
   Effects take_effects() { return std::exchange(effects_, Effects{}); }
   size_t open_handles() const { return handles_.size(); }
+  // Observing: every call() leaves its facts in last_call() (reset at each call).
+  void observe(bool on) { observing_ = on; }
+  const CallNote& last_call() const { return note_; }
+  CallNote take_call() { return std::move(note_); }
+  // For a call answered above this layer (the SMB account check): its note holds only `status`.
+  void noted_elsewhere(uint32_t status) {
+    note_ = CallNote{};
+    note_.status = status;
+  }
 
  private:
   struct Entry {
     const replayer::RegKey* key = nullptr;  // HKLM or a key below it
     bool perf = false;
     replayer::PerfKey perf_key = replayer::PerfKey::kData;
+    std::shared_ptr<const std::string> path;  // for observers (CallNote::key_path)
   };
   using Uuid = std::array<uint8_t, 16>;
 
@@ -73,7 +100,12 @@ class Service {
   std::map<Uuid, Entry> handles_;
   uint64_t next_handle_ = 1;
   Effects effects_;
+  CallNote note_;
+  bool observing_ = false;
   uint32_t note(const replayer::ValueAnswer& a);  // collects a's effects; returns its rpc fault
+  void note_key(const Entry* e) {
+    if (observing_ && e) note_.key_path = e->path;
+  }
 };
 
 // The self-relative security descriptor GetKeySecurity returns (owner Administrators, group

@@ -108,9 +108,33 @@ async function pollSessions() {
     return;
   }
   div.dataset.state = 'enabled';
-  const pre = document.createElement('pre');
-  pre.textContent = JSON.stringify(body, null, 1);
-  div.appendChild(pre);
+  div.dataset.sessions = body.length;
+  if (!body.length) {
+    div.appendChild(document.createTextNode('no collector sessions yet'));
+    return;
+  }
+  // One row per session: what the journal's diagnosis says the collector did.
+  const table = document.createElement('table');
+  const cols = ['session', 'host', 'peer', 'transport', 'calls', 'growth', 'loops', 'busy retries', 'handles',
+                'values'];
+  const head = document.createElement('tr');
+  for (const c of cols) cell(head, c).style.fontWeight = 'bold';
+  table.appendChild(head);
+  for (const d of body) {
+    const tr = document.createElement('tr');
+    tr.className = 'session';
+    tr.dataset.session = d.session;
+    tr.dataset.growth = d.growth;
+    tr.dataset.loops = d.loops.length;
+    const growth = d.growth_n ? `${d.growth} (${d.growth_n})` : d.growth;
+    const loops = d.loops.map((l) => `${l.value}: ${l.size} x${l.offers}`).join(', ');
+    const handles = `${d.handles.closed}/${d.handles.opened} closed`;
+    for (const v of [d.session, d.host, d.peer, d.transport, d.calls, growth, loops || '-', d.busy.retries, handles,
+                     Object.entries(d.values).map(([k, n]) => `${k} x${n}`).join(', ')])
+      cell(tr, String(v));
+    table.appendChild(tr);
+  }
+  div.appendChild(table);
 }
 
 async function pollJournal() {

@@ -9,7 +9,10 @@
 //   (c) resident memory per idle bound connection (after bind + OpenHKPD), vs the plain server.
 //   --objects [calls]: Global bytes and server CPU per answer with and without issue 14's objects.
 //   --roles [calls]: the same with and without the iis and mssql roles.
-// Prints a table and one JSON line. Usage: bench_server [--quick | --profile-global [calls] | --objects [calls] | --roles [calls]]
+//   --journal [rounds]: (b)'s small calls with issue 15's journal and metrics on vs off (alternating
+//       rounds), and the heap bytes per event of a full 10,000-event journal ring.
+// Prints a table and one JSON line. Usage: bench_server [--quick | --profile-global [calls] | --objects [calls] |
+// --roles [calls] | --journal [rounds]]
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <malloc.h>
@@ -38,6 +41,8 @@
 #include "rpc/association.h"
 #include "rpc/pdu.h"
 #include "server/server.h"
+#include "journal/journal.h"
+#include "journal/recorder.h"
 #include "server/winreg_handler.h"
 #include "windows/constants.h"
 #include "winreg/codec.h"
@@ -80,9 +85,11 @@ std::shared_ptr<replayer::SimulatedHost> make_host(const captures::Capture& cap,
 }
 
 std::unique_ptr<server::Server> start_server(std::shared_ptr<replayer::SimulatedHost> host, unsigned threads,
-                                             uint16_t& port) {
+                                             uint16_t& port, std::shared_ptr<journal::Recorder> recorder = nullptr) {
   server::ServerConfig cfg;
-  cfg.listeners.push_back({"127.0.0.1:0", "bench", std::make_shared<server::WinregHandlerFactory>(host)});
+  auto factory = std::make_shared<server::WinregHandlerFactory>(host);
+  if (recorder) factory->observe(std::move(recorder), journal::Transport::kTcp);
+  cfg.listeners.push_back({"127.0.0.1:0", "bench", factory});
   cfg.threads = threads;
   cfg.handle_signals = false;
   cfg.log = [](std::string_view) {};
@@ -603,6 +610,73 @@ SmallCalls bench_small_calls(const std::shared_ptr<replayer::SimulatedHost>& hos
   return s;
 }
 
+// ---- --journal: small calls with the journal and metrics on vs off ----------------------------
+
+// Alternating rounds (off first in odd rounds, on first in even ones), so load on the shared
+// machine falls on both alike; the ratio is on/off per round.
+struct JournalBench {
+  std::vector<double> off, on, on_file, ratio, ratio_file;
+  double bytes_per_event = 0;
+  uint64_t drops = 0;
+};
+
+JournalBench bench_journal(const std::shared_ptr<replayer::SimulatedHost>& host, int rounds, double window_s) {
+  JournalBench jb;
+  const std::string value = "238";
+  const uint32_t size = uint32_t(host->content(replayer::PerfKey::kData, value, host->current_tick()).data.size());
+  const std::string file = "/tmp/bench_server-journal-" + std::to_string(getpid()) + ".jsonl";
+  auto run = [&](int mode) {  // 0 off, 1 journal + metrics, 2 ... and the journal file
+    std::shared_ptr<journal::Recorder> rec;
+    if (mode) check(server::make_recorder(10000, mode == 2 ? file : "", rec), "recorder");
+    uint16_t port = 0;
+    auto srv = start_server(host, 2, port, rec);
+    const LoadResult r =
+        run_load(port, 64, 0.5, window_s, [&](int fd) { return query_value_pdu(3, bind_and_open(fd), value, size); });
+    srv.reset();
+    if (rec && rec->journal()) jb.drops += rec->journal()->drops();
+    return r.calls_per_s;
+  };
+  for (int i = 0; i < rounds; ++i) {
+    double off = 0, on = 0, on_file = 0;
+    if (i % 2 == 0) {
+      off = run(0);
+      on = run(1);
+      on_file = run(2);
+    } else {
+      on_file = run(2);
+      on = run(1);
+      off = run(0);
+    }
+    jb.off.push_back(off);
+    jb.on.push_back(on);
+    jb.on_file.push_back(on_file);
+    jb.ratio.push_back(on / off);
+    jb.ratio_file.push_back(on_file / off);
+  }
+  std::remove(file.c_str());
+  // A full default ring of events like the ones above: heap in use before and after filling it.
+  std::shared_ptr<journal::Recorder> rec;
+  check(server::make_recorder(10000, "", rec), "recorder");
+  {
+    uint16_t port = 0;
+    auto srv = start_server(host, 1, port, rec);
+    run_load(port, 4, 0.0, 0.3, [&](int fd) { return query_value_pdu(3, bind_and_open(fd), value, size); });
+  }
+  const journal::CallEvent sample = rec->journal()->query({}).back();
+  rec.reset();
+  malloc_trim(0);
+  const size_t heap0 = mallinfo2().uordblks;
+  {
+    journal::Journal j(10000);
+    for (int i = 0; i < 10000; ++i) {
+      journal::CallEvent e = sample;
+      j.record(std::move(e));
+    }
+    jb.bytes_per_event = double(mallinfo2().uordblks - heap0) / 10000;
+  }
+  return jb;
+}
+
 // ---- (c) memory per idle connection -----------------------------------------------------------
 
 size_t rss_bytes() {
@@ -742,6 +816,24 @@ void bench_roles(int calls, int rounds) {
 
 int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  if (argc > 1 && std::string(argv[1]) == "--journal") {
+    const captures::Capture cap = make_capture();
+    auto host = make_host(cap, replayer::TimelineMode::kFrozen);
+    const int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
+    const JournalBench jb = bench_journal(host, rounds, 3.0);
+    auto range = [](const std::vector<double>& v, const char* f) { return bench::median_range(v, f); };
+    std::printf("small calls (QueryValue \"238\"), 64 connections, 2 server threads, %d alternating rounds of 3 s:\n",
+                rounds);
+    std::printf("  %-40s %s calls/s\n", "journal and metrics off", range(jb.off, "%.0f").c_str());
+    std::printf("  %-40s %s calls/s, ratio %s\n", "journal (10,000) and metrics on", range(jb.on, "%.0f").c_str(),
+                range(jb.ratio, "%.3f").c_str());
+    std::printf("  %-40s %s calls/s, ratio %s, %llu events dropped from the file\n", "... and --journal FILE",
+                range(jb.on_file, "%.0f").c_str(), range(jb.ratio_file, "%.3f").c_str(), (unsigned long long)jb.drops);
+    std::printf("full 10,000-event ring: %.0f bytes per event (heap)\n", jb.bytes_per_event);
+    std::printf("{\"journal_ratio\":%.3f,\"journal_file_ratio\":%.3f,\"journal_bytes_per_event\":%.0f}\n",
+                bench::median(jb.ratio), bench::median(jb.ratio_file), jb.bytes_per_event);
+    return 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "--objects") {
     bench_objects(argc > 2 ? std::atoi(argv[2]) : 300, 15);
     return 0;

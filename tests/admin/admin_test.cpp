@@ -313,5 +313,33 @@ TEST_CASE("perfsim serve --admin: the API lists the served host, a non-loopback 
   CHECK(hosts[0]["name"] == listening["host"]);
   CHECK(hosts[0]["profile"] == "2016");  // the bundled capture's fingerprint
   CHECK(hosts[0]["addresses"][0] == "127.0.0.1:" + std::to_string(listening["port"].get<uint16_t>()));
+
+  // The journal (on by default) behind /api/journal, /api/sessions and /metrics: a collector's
+  // session shows up in each.
+  const uint16_t port = admin_line["port"].get<uint16_t>();
+  const perfsim::testing::CommandResult q = perfsim::testing::run_command(
+      PERFSIM_EXE, "query 127.0.0.1:" + std::to_string(listening["port"].get<uint16_t>()) + " Global --initial 4096");
+  INFO(q.out << q.err);
+  REQUIRE(q.code == 0);
+  const HttpReply j = http_request(port, "GET", "/api/journal?limit=100");
+  REQUIRE(j.status == 200);
+  const json entries = json::parse(j.body)["entries"];
+  size_t global_calls = 0;
+  for (const json& e : entries) global_calls += e["value"] == "Global" ? 1 : 0;
+  CHECK(global_calls >= 2);  // 4 KB is too small for Global: ERROR_MORE_DATA, then the whole answer
+  const HttpReply sessions = http_request(port, "GET", "/api/sessions");
+  REQUIRE(sessions.status == 200);
+  const json diag = json::parse(sessions.body);
+  REQUIRE(diag.is_array());
+  REQUIRE(diag.size() == 1);
+  CHECK(diag[0]["growth"] == "exact");  // perfsim query takes the size the host returns
+  CHECK(diag[0]["values"].dump().find("Global") != std::string::npos);
+  const HttpReply metrics = http_request(port, "GET", "/metrics");
+  REQUIRE(metrics.status == 200);
+  CHECK(metrics.body.find("perfsim_winreg_calls_total{host=\"" + listening["host"].get<std::string>()) !=
+        std::string::npos);
+  CHECK(http_request(port, "GET", "/api/journal?session=abc").status == 400);
+  REQUIRE(http_request(port, "DELETE", "/api/journal").status == 200);
+  CHECK(json::parse(http_request(port, "GET", "/api/journal").body)["entries"].empty());
   CHECK(sp::stop(child, std::chrono::seconds(10)).code == 0);
 }

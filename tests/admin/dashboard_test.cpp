@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <regex>
 
+#include "recorder/client.h"
+#include "server/winreg_handler.h"
 #include "tests/admin/http_client.h"
 #include "tests/admin/rig.h"
 #include "tests/common/host_tools.h"
@@ -31,9 +33,26 @@ long attribute(const std::string& dom, const std::string& pattern) {
 
 }  // namespace
 
-TEST_CASE("headless chromium: the dashboard lists the host, plots a counter and saves a screenshot") {
+TEST_CASE("headless chromium: the dashboard lists the host, plots a counter, shows a session and saves a screenshot") {
   perfsim::testing::ScratchDir dir;
-  perfsim::testing::AdminRig rig(perfsim::replayer::HostOptions{perfsim::replayer::TimelineMode::kRealtime, 0});
+  std::shared_ptr<perfsim::journal::Recorder> recorder;
+  REQUIRE(perfsim::server::make_recorder(1000, "", recorder).ok());
+  perfsim::testing::AdminRig rig(perfsim::replayer::HostOptions{perfsim::replayer::TimelineMode::kRealtime, 0},
+                                 perfsim::admin::WebFiles{PERFSIM_ADMIN_WEB_DIR}, recorder);
+  {  // one collector session: OpenHKPD, Global from a 4 KB buffer up, CloseKey
+    std::unique_ptr<perfsim::recorder::WinregClient> client;
+    REQUIRE(perfsim::recorder::WinregClient::connect("127.0.0.1", rig.served.port(), std::chrono::seconds(10), client)
+                .ok());
+    perfsim::winreg::PolicyHandle hkpd;
+    REQUIRE(client->open_hive(perfsim::winreg::kOpenHKPD, hkpd).ok());
+    perfsim::recorder::Growth g;
+    g.initial = 4096;
+    perfsim::recorder::ValueResult v;
+    REQUIRE(client->query_value_growing(hkpd, "Global", g, v).ok());
+    uint32_t werr = 1;
+    REQUIRE(client->close_key(hkpd, werr).ok());
+    REQUIRE(werr == 0);
+  }
   const std::string url = "http://127.0.0.1:" + std::to_string(rig.http.port()) + "/";
   const auto r = chromium(dir.path, url, "--dump-dom");
   INFO(r.output.substr(0, 4000));
@@ -45,7 +64,10 @@ TEST_CASE("headless chromium: the dashboard lists the host, plots a counter and 
   // The series chart drew every formatted value of % Processor Time (_Total): one per sample but the first.
   CHECK(attribute(dom, "id=\"series-chart\"[^>]*data-points=\"(\\d+)\"") == long(rig.host->ticks()) - 1);
   CHECK(attribute(dom, "id=\"series-chart\"[^>]*data-drawn=\"(\\d+)\"") == long(rig.host->ticks()) - 1);
-  CHECK(dom.find("journal not enabled") != std::string::npos);  // sessions, until the journal is wired
+  // The session's diagnosis: one row, the growth the client used after ERROR_MORE_DATA.
+  CHECK(dom.find("data-state=\"enabled\"") != std::string::npos);
+  CHECK(dom.find("<tr class=\"session\" data-session=\"1\" data-growth=\"exact\"") != std::string::npos);
+  CHECK(dom.find("1/1 closed") != std::string::npos);
 
   const fs::path png = dir.path / "dashboard.png";
   const auto s = chromium(dir.path, url, "--screenshot=" + perfsim::interop::shell_quote(png.string()));

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "admin/api.h"
+#include "admin/journal_sources.h"
 #include "admin/server.h"
 #include "replayer/recording.h"
 #include "replayer/sample_cache.h"
@@ -26,16 +27,24 @@ inline std::shared_ptr<replayer::SimulatedHost> bundled_host(replayer::HostOptio
   return host;
 }
 
+inline ServeOptions serve_options(std::shared_ptr<journal::Recorder> recorder) {
+  ServeOptions o;
+  o.recorder = std::move(recorder);
+  return o;
+}
+
 struct AdminRig {
   std::shared_ptr<replayer::SimulatedHost> host;
   ServedHost served;
   admin::AdminServer http;
-  explicit AdminRig(replayer::HostOptions opt, admin::WebFiles web = admin::WebFiles{PERFSIM_ADMIN_WEB_DIR})
+  // With a `recorder`, the host's calls are journaled and the journal endpoints wired to it.
+  explicit AdminRig(replayer::HostOptions opt, admin::WebFiles web = admin::WebFiles{PERFSIM_ADMIN_WEB_DIR},
+                    std::shared_ptr<journal::Recorder> recorder = nullptr)
       : host(bundled_host(opt)),
-        served(host),
+        served(host, serve_options(recorder)),
         http(admin::AdminConfig{},
              std::make_shared<admin::AdminApi>(std::vector<admin::AdminHost>{{"", host, {}, "", {}}},
-                                               admin::AdminSources{}, std::move(web))) {
+                                               admin::journal_sources(recorder), std::move(web))) {
     REQUIRE(served.start().ok());
     REQUIRE(http.start().ok());
   }

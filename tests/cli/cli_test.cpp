@@ -118,7 +118,7 @@ TEST_CASE("usage errors exit 2 and say how to fix them") {
 
 TEST_CASE("every subcommand has --help") {
   for (const char* c : {"synth", "inspect", "dump", "validate", "serve", "query", "record", "import", "lodctr",
-                        "unlodctr", "names", "names export", "names diff", "convert"}) {
+                        "unlodctr", "names", "names export", "names diff", "convert", "journal"}) {
     Run r = run_perfsim(std::string(c) + " --help");
     CHECK(r.code == 0);
     CHECK(r.out.find("Usage") != std::string::npos);
@@ -712,4 +712,48 @@ TEST_CASE("synth --format-version 1 writes v1 and convert makes it a smaller v2 
   fs::resize_file(cut, fs::file_size(cut) / 2);
   CHECK(run_perfsim("convert " + cut + " --out " + out).code == 1);
   CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("serve --journal FILE and perfsim journal FILE diagnose the collector offline") {
+  TempDir d;
+  const std::string file = (d.path / "calls.jsonl").string();
+  {
+    Server srv("--timeline frozen:0 --profile win2000 --journal " + file);
+    // A collector growing its buffer by 64 KB from 64 KB until the Windows 2000 host is satisfied.
+    Run q = run_perfsim("query --json --initial 65536 --growth add:65536 --max-tries 40 127.0.0.1:" +
+                        std::to_string(srv.port) + " \"238\"");
+    INFO(q.out << q.err);
+    REQUIRE(q.code == 0);
+    CHECK(srv.stop() == 0);  // SIGTERM: the journal file gets every call before the exit
+  }
+  Run r = run_perfsim("journal " + file);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("1 sessions") != std::string::npos);
+  CHECK(r.out.find("buffer growth: +65536 bytes") != std::string::npos);
+  CHECK(r.out.find("values asked: 238") != std::string::npos);
+  r = run_perfsim("journal --json " + file);
+  REQUIRE(r.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  REQUIRE(j.size() == 1);
+  CHECK(j[0]["growth"] == "plus-n");
+  CHECK(j[0]["growth_n"] == 65536);
+  CHECK(j[0]["host"] == "PERFSIM-2016");  // the bundled default host under the win2000 profile
+  // A file that is not a journal: exit 1, naming the line.
+  { std::ofstream(file, std::ios::app) << "not json\n"; }
+  r = run_perfsim("journal " + file);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("calls.jsonl:") != std::string::npos);
+  CHECK(r.err.find("not JSON") != std::string::npos);
+  r = run_perfsim("journal " + (d.path / "missing.jsonl").string());
+  CHECK(r.code == 1);
+  CHECK(r.err.find("cannot open") != std::string::npos);
+  CHECK(run_perfsim("journal").code == 2);
+  // serve refuses a journal file it cannot have before listening.
+  r = run_perfsim("serve --journal-size 0 --journal " + file);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--journal-size must be at least 1") != std::string::npos);
+  r = run_perfsim("serve --journal " + (d.path / "no" / "such" / "dir.jsonl").string());
+  CHECK(r.code == 1);
+  CHECK(r.err.find("cannot create the journal file") != std::string::npos);
 }

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "core/status.h"
+#include "journal/recorder.h"
 #include "replayer/host.h"
 #include "rpc/association.h"
 #include "server/server.h"
@@ -22,6 +23,7 @@ struct ServeOptions {
   rpc::AssociationConfig association;  // per-connection DCE/RPC limits
   std::chrono::milliseconds idle_timeout{300'000};
   size_t max_pdu_size = 65535;
+  std::shared_ptr<journal::Recorder> recorder;  // journal and metrics of every call; null: none
 };
 
 class ServedHost {

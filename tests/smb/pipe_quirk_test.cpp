@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include <set>
+
+#include "journal/event.h"
 #include "support.h"
 #include "tests/common/perfsim_smb_serve.h"
 
@@ -36,18 +39,19 @@ std::string open_once(const std::string& address, uint16_t port) {
   return out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
 }
 
-std::string served(testing::PerfsimSmbServe& serve, const std::string& tag, std::vector<std::string> extra) {
+std::string served(testing::PerfsimSmbServe& serve, const std::string& tag, std::vector<std::string> extra,
+                   const std::string& address = "127.0.0.81") {
   testing::ServeSmbConfig cfg;
   cfg.perfsim = PERFSIM_EXE;
   // A sibling of SMB_WORK_DIR, never inside it: smb_test wipes that directory when it starts, and
   // ctest may run it beside this test (it once deleted this smbd's np socket mid-test).
   cfg.dir = std::string(SMB_WORK_DIR) + "-" + tag;
-  cfg.hosts = {{"127.0.0.81", std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", {}}};
+  cfg.hosts = {{address, std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", {}}};
   cfg.extra_args = std::move(extra);
   const Status s = serve.start(cfg);
   INFO(s.ToString());
   REQUIRE(s.ok());
-  return "127.0.0.81";
+  return address;
 }
 
 }  // namespace
@@ -69,4 +73,31 @@ TEST_CASE("pipe-not-available-first: the first SMB open of a host fails, the nex
     CHECK(open_once(addr, serve.port()) == "ok");
     CHECK(serve.stop() == 0);
   }
+}
+
+// The journal over SMB: each pipe open is a session of its own, labelled smb.
+TEST_CASE("perfsim serve --smb --journal: each pipe open is an smb session in the journal", "[smb][journal]") {
+  const std::string file = std::string(SMB_WORK_DIR) + "-journal.jsonl";
+  std::filesystem::remove(file);
+  {
+    testing::PerfsimSmbServe serve;
+    const std::string addr = served(serve, "journal", {"--journal", file}, "127.0.0.83");
+    CHECK(open_once(addr, serve.port()) == "ok");
+    CHECK(open_once(addr, serve.port()) == "ok");
+    CHECK(serve.stop() == 0);  // SIGTERM: the file gets every call first
+  }
+  std::vector<journal::CallEvent> events;
+  const Status s = journal::read_journal_file(file, events);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  std::set<uint64_t> sessions;
+  size_t opens = 0;
+  for (const journal::CallEvent& e : events) {
+    CHECK(e.transport == journal::Transport::kSmb);
+    CHECK(journal::text(e.host) == "PERFSIM-2016");
+    sessions.insert(e.session);
+    opens += e.opnum == 3 && e.status == 0;  // OpenHKPD, WERR_OK
+  }
+  CHECK(sessions.size() == 2);
+  CHECK(opens == 2);
 }

@@ -349,3 +349,36 @@ TEST_CASE("a recorded answer reaches the response stub without a copy: the stub 
   CHECK(r.result == windows::kErrorSuccess);
   CHECK(*r.data == recorded);
 }
+
+TEST_CASE("an observed service notes each call's value, key path, offer, status and sizes") {
+  Fixture f;
+  f.svc->observe(true);
+  const PolicyHandle hkpd = f.open(kOpenHKPD);
+  CHECK(f.svc->last_call().status == windows::kErrorSuccess);
+  REQUIRE(f.svc->last_call().key_path);
+  CHECK(*f.svc->last_call().key_path == "HKEY_PERFORMANCE_DATA");
+  const size_t global = f.host->content(replayer::PerfKey::kData, "Global", 0).data.size();
+  f.query(hkpd, u"Global", 16);
+  winreg::CallNote n = f.svc->take_call();
+  CHECK(n.value_name == "Global");
+  CHECK(n.has_buffer);
+  CHECK(n.offered == 16);
+  CHECK(n.status == windows::kErrorMoreData);
+  CHECK(n.size == global);  // rrp-exact: the size needed
+  CHECK(n.bytes == 0);
+  f.query(hkpd, u"Global", uint32_t(global));
+  CHECK(f.svc->last_call().status == windows::kErrorSuccess);
+  CHECK(f.svc->last_call().bytes == global);
+  CHECK(f.svc->last_call().type == windows::kRegBinary);
+  const PolicyHandle perflib = f.open_perflib();
+  CHECK(f.svc->last_call().value_name == "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib");
+  f.query(perflib, u"Last Counter", 64);
+  REQUIRE(f.svc->last_call().key_path);
+  CHECK(*f.svc->last_call().key_path == "HKLM\\SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib");
+  CHECK(f.svc->last_call().bytes == 4);
+  // A service nobody observes notes no strings.
+  Fixture quiet;
+  quiet.query(quiet.open(kOpenHKPD), u"Global", 16);
+  CHECK(quiet.svc->last_call().value_name.empty());
+  CHECK_FALSE(quiet.svc->last_call().key_path);
+}

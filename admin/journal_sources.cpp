@@ -1,0 +1,29 @@
+#include "admin/journal_sources.h"
+
+#include <charconv>
+#include <utility>
+
+namespace perfsim::admin {
+
+AdminSources journal_sources(std::shared_ptr<journal::Recorder> recorder) {
+  AdminSources s;
+  if (!recorder) return s;
+  if (std::shared_ptr<journal::Metrics> m = recorder->metrics())
+    s.metrics_text = [m] { return m->render_prometheus(); };
+  std::shared_ptr<journal::Journal> j = recorder->journal();
+  if (!j) return s;
+  s.journal = [j](const std::string& host, const std::string& session, uint64_t since, uint64_t limit) {
+    journal::JournalFilter f;
+    f.host = host;
+    // The API checked `session` is a number; an empty one means every session.
+    (void)std::from_chars(session.data(), session.data() + session.size(), f.session);
+    f.set_since(since ? since - 1 : 0);  // the API's since is inclusive, the filter's exclusive
+    f.limit = size_t(limit);
+    return j->query_json(f);
+  };
+  s.clear_journal = [j] { j->clear(); };
+  s.sessions = [j] { return j->sessions_json(); };
+  return s;
+}
+
+}  // namespace perfsim::admin

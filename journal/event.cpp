@@ -1,0 +1,173 @@
+#include "journal/event.h"
+
+#include <fmt/core.h>
+
+#include <ctime>
+#include <fstream>
+
+#include "windows/constants.h"
+#include "winreg/codec.h"
+
+namespace perfsim::journal {
+namespace {
+
+std::string iso_time(int64_t time_us) {
+  const time_t secs = time_t(time_us / 1000000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec, (time_us / 1000) % 1000);
+}
+
+SharedText shared(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return nullptr;
+  return std::make_shared<const std::string>(j[key].get<std::string>());
+}
+
+// A JSON string literal of `s` (UTF-8 passed through; quotes, backslashes and controls escaped).
+void append_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    const auto u = uint8_t(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      out += fmt::format("\\u{:04x}", u);
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+}  // namespace
+
+void append_json_line(const CallEvent& e, std::string& out) {
+  // Keys in nlohmann's (sorted) order, so a line reads the same whichever way it was written.
+  out += "{\"applied\":[";
+  for (size_t b = 0, first = 1; b < e.applied.size(); first = 0) {
+    const size_t c = std::min(e.applied.find(',', b), e.applied.size());
+    if (!first) out += ',';
+    append_string(out, std::string_view(e.applied).substr(b, c - b));
+    b = c + 1;
+  }
+  out += fmt::format("],\"buffer\":{},\"bytes\":{},\"host\":", e.has_buffer, e.bytes);
+  append_string(out, text(e.host));
+  out += ",\"key\":";
+  if (e.key_path)
+    append_string(out, *e.key_path);
+  else
+    out += "null";
+  out += fmt::format(",\"latency_us\":{},\"offered\":{},\"op\":", e.latency_us, e.offered);
+  append_string(out, opnum_label(e.opnum));
+  out += fmt::format(",\"opnum\":{},\"peer\":", e.opnum);
+  append_string(out, text(e.peer));
+  out +=
+      fmt::format(",\"rpc_fault\":{},\"seq\":{},\"session\":{},\"size\":{},\"status\":{},\"status_name\":", e.rpc_fault,
+                  e.seq, e.session, e.size, e.status);
+  append_string(out, windows::werror_name(e.status));
+  out += ",\"time\":";
+  append_string(out, iso_time(e.time_us));
+  out += fmt::format(",\"time_us\":{},\"transport\":\"{}\",\"type\":{},\"value\":", e.time_us,
+                     transport_name(e.transport), e.type);
+  append_string(out, e.value_name);
+  out += '}';
+}
+
+const char* transport_name(Transport t) { return t == Transport::kSmb ? "smb" : "tcp"; }
+
+const std::string& text(const SharedText& t) {
+  static const std::string empty;
+  return t ? *t : empty;
+}
+
+std::string opnum_label(uint16_t opnum) {
+  const char* n = winreg::opnum_name(opnum);
+  return n ? std::string(n) : fmt::format("opnum 0x{:02x}", opnum);
+}
+
+nlohmann::json to_json(const CallEvent& e) {
+  nlohmann::json applied = nlohmann::json::array();
+  for (size_t b = 0; b < e.applied.size();) {
+    const size_t c = std::min(e.applied.find(',', b), e.applied.size());
+    applied.push_back(e.applied.substr(b, c - b));
+    b = c + 1;
+  }
+  return {{"seq", e.seq},
+          {"time", iso_time(e.time_us)},
+          {"time_us", e.time_us},
+          {"host", text(e.host)},
+          {"peer", text(e.peer)},
+          {"transport", transport_name(e.transport)},
+          {"session", e.session},
+          {"opnum", e.opnum},
+          {"op", opnum_label(e.opnum)},
+          {"value", e.value_name},
+          {"key", e.key_path ? nlohmann::json(*e.key_path) : nlohmann::json()},
+          {"buffer", e.has_buffer},
+          {"offered", e.offered},
+          {"status", e.status},
+          {"status_name", windows::werror_name(e.status)},
+          {"type", e.type},
+          {"size", e.size},
+          {"bytes", e.bytes},
+          {"rpc_fault", e.rpc_fault},
+          {"latency_us", e.latency_us},
+          {"applied", applied}};
+}
+
+Status from_json(const nlohmann::json& j, const std::string& where, CallEvent& e) {
+  if (!j.is_object()) return Status::InvalidArgument(where + ": expected a JSON object (one event per line)");
+  // Every field a diagnosis reads is required, with its type: a wrong file fails here, not later.
+  for (const char* k : {"seq", "time_us", "session", "opnum", "offered", "status", "size", "bytes", "latency_us"})
+    if (!j.contains(k) || !j[k].is_number_integer())
+      return Status::InvalidArgument(fmt::format("{}: field \"{}\" missing or not an integer", where, k));
+  for (const char* k : {"host", "peer", "transport", "value"})
+    if (!j.contains(k) || !j[k].is_string())
+      return Status::InvalidArgument(fmt::format("{}: field \"{}\" missing or not a string", where, k));
+  e = CallEvent{};
+  e.seq = j["seq"].get<uint64_t>();
+  e.time_us = j["time_us"].get<int64_t>();
+  e.host = shared(j, "host");
+  e.peer = shared(j, "peer");
+  const std::string t = j["transport"].get<std::string>();
+  if (t != "tcp" && t != "smb")
+    return Status::InvalidArgument(where + ": transport \"" + t + "\" is neither \"tcp\" nor \"smb\"");
+  e.transport = t == "smb" ? Transport::kSmb : Transport::kTcp;
+  e.session = j["session"].get<uint64_t>();
+  e.opnum = j["opnum"].get<uint16_t>();
+  e.value_name = j["value"].get<std::string>();
+  if (j.contains("key") && j["key"].is_string()) e.key_path = shared(j, "key");
+  e.has_buffer = j.value("buffer", false);
+  e.offered = j["offered"].get<uint32_t>();
+  e.status = j["status"].get<uint32_t>();
+  e.type = j.value("type", 0u);
+  e.size = j["size"].get<uint32_t>();
+  e.bytes = j["bytes"].get<uint32_t>();
+  e.rpc_fault = j.value("rpc_fault", 0u);
+  e.latency_us = j["latency_us"].get<uint32_t>();
+  if (j.contains("applied") && j["applied"].is_array())
+    for (const auto& a : j["applied"]) {
+      if (!a.is_string()) return Status::InvalidArgument(where + ": \"applied\" must hold strings");
+      if (!e.applied.empty()) e.applied += ',';
+      e.applied += a.get<std::string>();
+    }
+  return Status::Ok();
+}
+
+Status read_journal_file(const std::string& path, std::vector<CallEvent>& out) {
+  std::ifstream in(path);
+  if (!in) return Status::IOError(path + ": cannot open (is it the file given to perfsim serve --journal?)");
+  std::string line;
+  for (size_t n = 1; std::getline(in, line); ++n) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = fmt::format("{}:{}", path, n);
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded()) return Status::Corruption(where + ": not JSON (expected one event object per line)");
+    if (Status s = from_json(j, where, out.emplace_back()); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace perfsim::journal

@@ -1,0 +1,75 @@
+// Serve-run metrics in the Prometheus text exposition format (version 0.0.4).
+//
+// Contract: counting is relaxed atomic increments on the host's own counters (HostMetrics, found
+// once per session, not per call); only host() (a session opening) and rendering take the lock.
+// Series, each labelled by host:
+//   perfsim_winreg_calls_total{host,opnum,status}      calls answered, status a WERROR name or rpc_fault
+//   perfsim_winreg_reply_data_bytes_total{host}        value bytes returned
+//   perfsim_winreg_call_duration_seconds{host}         histogram of call latency (handling + host delay)
+//   perfsim_sessions_open{host,transport}              connections (tcp) / pipe opens (smb) now open
+//   perfsim_sessions_total{host,transport}             ... since the start
+//   perfsim_applied_total{host,name}                   quirks and faults applied to answers
+//   perfsim_journal_drops_total                        events the journal file missed
+//   perfsim_journal_events_total                       events journaled
+#pragma once
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "journal/event.h"
+
+namespace perfsim::journal {
+
+inline constexpr size_t kOpnumSlots = 0x23 + 1;  // winreg opnums 0..0x22, then "other"
+inline constexpr size_t kStatusSlots = 11;       // the WERRORs collectors meet, "other", rpc_fault
+inline constexpr std::array<double, 11> kLatencyBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                                           0.01,   0.05,    0.1,    0.5,   1.0};
+inline constexpr size_t kAppliedSlots = 32;
+
+struct HostMetrics {
+  std::string name;
+  std::array<std::array<std::atomic<uint64_t>, kStatusSlots>, kOpnumSlots> calls{};
+  std::atomic<uint64_t> reply_bytes{0};
+  std::array<std::atomic<uint64_t>, kLatencyBuckets.size() + 1> latency{};  // last: +Inf
+  std::atomic<uint64_t> latency_sum_us{0};
+  std::array<std::atomic<int64_t>, 2> open{};  // by Transport
+  std::array<std::atomic<uint64_t>, 2> total{};
+  std::array<std::atomic<uint64_t>, kAppliedSlots> applied{};  // by bit of CallEvent's applied mask
+
+  void count(const CallEvent& e, uint32_t applied_mask);
+  void session_opened(Transport t);
+  void session_closed(Transport t);
+  uint64_t calls_total() const;
+};
+
+class Metrics {
+ public:
+  // applied_names[i]: the label of applied-mask bit i (empty: not reported).
+  explicit Metrics(std::vector<std::string> applied_names = {});
+  // The host's counters, made on first use; the reference stays valid for the Metrics' life.
+  HostMetrics& host(const std::string& name);
+  // Where perfsim_journal_drops_total / _events_total come from (the run's Journal); none: 0.
+  void set_journal_counters(std::function<uint64_t()> drops, std::function<uint64_t()> events);
+
+  std::string render_prometheus() const;
+  uint64_t calls(const std::string& host) const;  // 0 for a host never seen
+  nlohmann::json calls_json() const;              // {"HOST": calls, ...}
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::unique_ptr<HostMetrics>> hosts_;
+  std::vector<std::string> applied_names_;
+  std::function<uint64_t()> drops_, events_;
+};
+
+// The status label of a WERROR ("WERR_MORE_DATA"), "other" or "rpc_fault".
+const char* status_label(size_t slot);
+
+}  // namespace perfsim::journal
