@@ -49,7 +49,7 @@ TEST_CASE("perfsim serve --smb: srvsvc and wkssvc and lsarpc answer as the simul
   testing::PerfsimSmbServe s;
   testing::ServeSmbConfig cfg;
   cfg.perfsim = PERFSIM_EXE;
-  cfg.dir = std::string(SMB_WORK_DIR) + "/pipes";
+  cfg.dir = std::string(SMB_WORK_DIR) + "-pipes";  // a sibling: smb_test wipes SMB_WORK_DIR when it starts
   const std::string captures = std::string(PERFSIM_SOURCE_DIR) + "/captures/";
   cfg.hosts = {{k2016, captures + "default-2016.perfcap", {}},
                {k2000, captures + "default-win2000.perfcap", {}},
