@@ -252,7 +252,17 @@ Status read_object(const Reader& r, const json& v, const std::string& path, Obje
       if (s.ok()) s = r.strings(iv, ip, "names", o.instances.names);
       if (s.ok()) s = r.string(iv, ip, "prefix", o.instances.prefix);
       if (s.ok()) s = r.number(iv, ip, "churn_per_hour", o.instances.churn_per_hour);
-      if (s.ok()) s = r.boolean(iv, ip, "total", o.instances.total);
+      // total = true / "sum": _Total sums the instances (Process); "average": it averages them, as
+      // per-processor objects' _Total does (Processor, Hyper-V Hypervisor Logical Processor).
+      if (s.ok() && iv.contains("total") && iv["total"].is_string()) {
+        const std::string t = iv["total"].get<std::string>();
+        if (t != "sum" && t != "average")
+          s = r.fail(join(ip, "total"), "expected true, false, \"sum\" or \"average\", got \"" + t + "\"");
+        o.instances.total = true;
+        o.instances.total_average = t == "average";
+      } else if (s.ok()) {
+        s = r.boolean(iv, ip, "total", o.instances.total);
+      }
       if (s.ok() && o.instances.count < o.instances.names.size())
         o.instances.count = uint32_t(o.instances.names.size());
     }

@@ -25,8 +25,9 @@ struct InstancesSpec {
   uint32_t count = 0;
   std::vector<std::string> names;  // first names used; more are made from prefix + number
   std::string prefix = "instance";
-  double churn_per_hour = 0;  // instances replaced per hour (new name, fresh counters)
-  bool total = false;         // append a _Total instance summing the others
+  double churn_per_hour = 0;   // instances replaced per hour (new name, fresh counters)
+  bool total = false;          // append a _Total instance summing the others
+  bool total_average = false;  // ... averaging them instead (total = "average"), as Processor's does
 };
 
 struct CounterSpec {

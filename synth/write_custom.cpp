@@ -34,6 +34,8 @@ void Model::State::write_custom(Custom& c, int64_t) {
     if (!multi) break;
   }
   if (multi && is.total) {
+    if (is.total_average && !c.instances.empty())
+      for (double& t : total) t /= double(c.instances.size());  // every raw value and base alike
     for (size_t i = 0; i < total.size(); ++i)
       if (co.desc.counters[i].type == PERF_ELAPSED_TIME)
         total[i] = c.instances.empty() ? double(now) : c.instances[0].acc[i];

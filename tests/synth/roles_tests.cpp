@@ -171,6 +171,12 @@ TEST_CASE("formatted role values stay within their generators' ranges", "[synth]
   auto lp = values("Hyper-V Hypervisor Logical Processor", "Hv LP 0");
   CHECK(lp["% Total Run Time"] >= 0);
   CHECK(lp["% Total Run Time"] <= 100);
+  // Its _Total averages the logical processors, as Windows' per-processor objects do (a sum
+  // would pass 100%).
+  double mean = 0;
+  for (const char* n : {"Hv LP 0", "Hv LP 1", "Hv LP 2", "Hv LP 3"})
+    mean += values("Hyper-V Hypervisor Logical Processor", n)["% Total Run Time"] / 4;
+  CHECK(values("Hyper-V Hypervisor Logical Processor", "_Total")["% Total Run Time"] == Approx(mean).margin(1e-6));
   auto gc = values(".NET CLR Memory", "w3wp");
   CHECK(gc["% Time in GC"] >= 0);
   CHECK(gc["% Time in GC"] <= 40);
@@ -190,5 +196,12 @@ TEST_CASE("an unknown or repeated role is refused with the known ones named", "[
   REQUIRE(!st.ok());
   CHECK(st.message().find("named twice") != std::string::npos);
   REQUIRE(parse_spec_toml("[host]\nroles = [\"mssql\", \"iis\"]\n", s).ok());
+  st = parse_spec_toml(
+      "[[objects]]\nname = \"X\"\ninstances = { count = 2, total = \"median\" }\n"
+      "counters = [ { name = \"C\", type = \"PERF_COUNTER_RAWCOUNT\", value = 1 } ]\n",
+      s);
+  REQUIRE(!st.ok());
+  CHECK(st.message().find("objects[0].instances.total: expected true, false, \"sum\" or \"average\"") !=
+        std::string::npos);
   CHECK(s.roles == std::vector<std::string>{"mssql", "iis"});
 }
