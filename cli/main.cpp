@@ -10,12 +10,6 @@ using namespace perfsim::cli;
 
 namespace {
 
-std::string role_list() {
-  std::string list;
-  for (const std::string& r : perfsim::synth::role_names()) list += (list.empty() ? "" : ", ") + r;
-  return list;
-}
-
 // Who logs on and how, for subcommands that reach a host over SMB.
 void add_smb_options(CLI::App* c, SmbOptions& o) {
   c->add_option(
@@ -65,9 +59,9 @@ int main(int argc, char** argv) {
       ->add_option("--names", synth.names,
                    "Name tables from a `lodctr /s` backup or perfcLLL.dat (names/README.md); overrides [host] names")
       ->check(CLI::ExistingFile);
-  c_synth->add_option(
-      "--role", synth.roles,
-      "Server role whose objects the host also serves (repeatable): " + role_list() + "; added to [host] roles");
+  c_synth->add_option("--role", synth.roles,
+                      "Server role whose objects the host also serves (repeatable): " +
+                          perfsim::synth::role_name_list() + "; added to [host] roles");
   add_format_option(c_synth, synth.format_version);
   c_synth->add_flag("--json", synth.json, "Machine-readable summary");
   c_synth->callback([&] {

@@ -17,14 +17,17 @@ const std::vector<std::string>& role_names() {
   return names;
 }
 
+std::string role_name_list() {
+  std::string list;
+  for (const std::string& r : role_names()) list += (list.empty() ? "" : ", ") + r;
+  return list;
+}
+
 Status check_roles(const std::vector<std::string>& roles) {
   const std::vector<std::string>& known = role_names();
   for (auto it = roles.begin(); it != roles.end(); ++it) {
-    if (std::find(known.begin(), known.end(), *it) == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      return Status::InvalidArgument("unknown role \"" + *it + "\" (known roles: " + list + ")");
-    }
+    if (std::find(known.begin(), known.end(), *it) == known.end())
+      return Status::InvalidArgument("unknown role \"" + *it + "\" (known roles: " + role_name_list() + ")");
     if (std::find(roles.begin(), it, *it) != it) return Status::InvalidArgument("role \"" + *it + "\" is named twice");
   }
   return Status::Ok();

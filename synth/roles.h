@@ -15,6 +15,8 @@ namespace perfsim::synth {
 
 // The roles perfsim knows, in the order their objects are registered.
 const std::vector<std::string>& role_names();
+// The same, as "iis, mssql, ..." for messages and --help.
+std::string role_name_list();
 
 // InvalidArgument naming the first role perfsim does not know (with the known ones) or one named twice.
 Status check_roles(const std::vector<std::string>& roles);
