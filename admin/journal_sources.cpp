@@ -17,7 +17,9 @@ AdminSources journal_sources(std::shared_ptr<journal::Recorder> recorder) {
     f.host = host;
     // The API checked `session` is a number; an empty one means every session.
     (void)std::from_chars(session.data(), session.data() + session.size(), f.session);
-    f.set_since(since ? since - 1 : 0);  // the API's since is inclusive, the filter's exclusive
+    // The API's since is inclusive; the filter's seq bound is exclusive, its time bound inclusive.
+    f.set_since(since);
+    if (f.since_seq) --f.since_seq;
     f.limit = size_t(limit);
     return j->query_json(f);
   };

@@ -327,6 +327,11 @@ TEST_CASE("perfsim serve --admin: the API lists the served host, a non-loopback 
   size_t global_calls = 0;
   for (const json& e : entries) global_calls += e["value"] == "Global" ? 1 : 0;
   CHECK(global_calls >= 2);  // 4 KB is too small for Global: ERROR_MORE_DATA, then the whole answer
+  REQUIRE(entries.size() >= 2);
+  const uint64_t second = entries[1]["seq"].get<uint64_t>();  // since= is the first seq wanted
+  const json from = json::parse(http_request(port, "GET", "/api/journal?since=" + std::to_string(second)).body);
+  REQUIRE(!from["entries"].empty());
+  CHECK(from["entries"][0]["seq"].get<uint64_t>() == second);
   const HttpReply sessions = http_request(port, "GET", "/api/sessions");
   REQUIRE(sessions.status == 200);
   const json diag = json::parse(sessions.body);
