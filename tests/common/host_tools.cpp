@@ -1,15 +1,15 @@
 #include "tests/common/host_tools.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 namespace perfsim::testing {
 namespace {
@@ -20,7 +20,9 @@ namespace fs = std::filesystem;
 std::vector<std::pair<pid_t, std::string>> scan(const std::string& needle) {
   std::vector<std::pair<pid_t, std::string>> out;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+  // increment(ec), not range-for: a process vanishing mid-scan must not throw.
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& e = *it;
     const std::string name = e.path().filename().string();
     if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
     const pid_t pid = pid_t(std::stol(name));
@@ -75,9 +77,25 @@ std::vector<pid_t> pids_mentioning(const std::string& needle) {
   return out;
 }
 
+// Plain read(2), not a stream: a /proc file of a process that exits between open and read fails
+// with ESRCH, which libstdc++'s filebuf turns into an exception that escaped a destructor once.
 std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  std::string out;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buf[8192];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, size_t(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;  // end of file, or an error: keep what was read
+    }
+  }
+  ::close(fd);
+  return out;
 }
 
 }  // namespace perfsim::testing
