@@ -68,7 +68,9 @@ constexpr uint32_t R = PERF_COUNTER_RAWCOUNT, C = PERF_COUNTER_COUNTER, B = PERF
 // A counter whose help is its name's meaning, said once for the protocol objects' many counters.
 SetCounter n(const char* name, uint32_t type) { return {name, name, type}; }
 
-// TCPv4 and TCPv6 (Win32_PerfRawData_Tcpip_TCPv4 / _TCPv6): the same counters.
+// TCPv4 and TCPv6 (Win32_PerfRawData_Tcpip_TCPv4 / _TCPv6): the same counters. Windows 2000 to
+// 2003 served TCPv4's counters as "TCP" (Win32_PerfRawData_Tcpip_TCP), and likewise IP and UDP;
+// Vista split the IP stack's objects by IP version.
 CounterSet tcp(bool v6) {
   return {v6 ? Family::kTcpV6 : Family::kTcpV4,
           v6 ? "TCPv6" : "TCPv4",
@@ -78,10 +80,13 @@ CounterSet tcp(bool v6) {
           kVista,
           {n("Segments/sec", C), n("Connections Established", R), n("Connections Active", R),
            n("Connections Passive", R), n("Connection Failures", R), n("Connections Reset", R),
-           n("Segments Received/sec", C), n("Segments Sent/sec", C), n("Segments Retransmitted/sec", C)}};
+           n("Segments Received/sec", C), n("Segments Sent/sec", C), n("Segments Retransmitted/sec", C)},
+          0,
+          v6 ? nullptr : "TCP",
+          kWin2000};
 }
 
-// IPv4 and IPv6 (Win32_PerfRawData_Tcpip_IPv4 / _IPv6).
+// IPv4 and IPv6 (Win32_PerfRawData_Tcpip_IPv4 / _IPv6); IP before Vista.
 CounterSet ip(bool v6) {
   return {v6 ? Family::kIpV6 : Family::kIpV4,
           v6 ? "IPv6" : "IPv4",
@@ -95,10 +100,13 @@ CounterSet ip(bool v6) {
            n("Datagrams Received Delivered/sec", C), n("Datagrams Sent/sec", C), n("Datagrams Outbound Discarded", R),
            n("Datagrams Outbound No Route", R), n("Fragments Received/sec", C), n("Fragments Re-assembled/sec", C),
            n("Fragment Re-assembly Failures", R), n("Fragmented Datagrams/sec", C), n("Fragmentation Failures", R),
-           n("Fragments Created/sec", C)}};
+           n("Fragments Created/sec", C)},
+          0,
+          v6 ? nullptr : "IP",
+          kWin2000};
 }
 
-// UDPv4 and UDPv6 (Win32_PerfRawData_Tcpip_UDPv4 / _UDPv6).
+// UDPv4 and UDPv6 (Win32_PerfRawData_Tcpip_UDPv4 / _UDPv6); UDP before Vista.
 CounterSet udp(bool v6) {
   return {v6 ? Family::kUdpV6 : Family::kUdpV4,
           v6 ? "UDPv6" : "UDPv4",
@@ -107,7 +115,10 @@ CounterSet udp(bool v6) {
           false,
           kVista,
           {n("Datagrams/sec", C), n("Datagrams Received/sec", C), n("Datagrams No Port/sec", C),
-           n("Datagrams Received Errors", R), n("Datagrams Sent/sec", C)}};
+           n("Datagrams Received Errors", R), n("Datagrams Sent/sec", C)},
+          0,
+          v6 ? nullptr : "UDP",
+          kWin2000};
 }
 
 // ICMP (Win32_PerfRawData_Tcpip_ICMP), served since Windows 2000.
@@ -488,6 +499,43 @@ CounterSet print_queue() {
            n("Enumerate Network Printer Calls", R), n("Add Network Printer Calls", R)}};
 }
 
+constexpr uint32_t L = PERF_COUNTER_LARGE_RAWCOUNT, T = PERF_100NSEC_TIMER;
+
+// Terminal Services Session (Win32_PerfRawData_TermService_TerminalServicesSession): per session,
+// the Process counters of its processes and the session's protocol traffic. The Process counters
+// and the traffic counters' types are those the Windows Server 2003 counter reference lists for
+// the object (technet cc960280); served from Vista, whose Process byte counters are 64-bit.
+CounterSet terminal_services_session() {
+  return {
+      Family::kTerminalServicesSession,
+      "Terminal Services Session",
+      "Resources and protocol traffic of each Terminal Services session.",
+      "TermService",
+      true,
+      kVista,
+      {n("% Processor Time", T),     n("% User Time", T),        n("% Privileged Time", T),   n("Thread Count", R),
+       n("Handle Count", R),         n("Page Faults/sec", C),    n("Working Set", L),         n("Working Set Peak", L),
+       n("Virtual Bytes", L),        n("Virtual Bytes Peak", L), n("Private Bytes", L),       n("Page File Bytes", L),
+       n("Page File Bytes Peak", L), n("Pool Paged Bytes", R),   n("Pool Nonpaged Bytes", R), n("Input Bytes", C),
+       n("Output Bytes", C),         n("Total Bytes", C),        n("Input Frames", C),        n("Output Frames", C),
+       n("Total Frames", C),         n("Input Errors", R),       n("Output Errors", R),       n("Total Errors", R)}};
+}
+
+// Job Object (Win32_PerfRawData_PerfProc_JobObject): each named job's processes.
+CounterSet job_object() {
+  return {Family::kJobObject,
+          "Job Object",
+          "Processor time, page faults and processes of each named job object.",
+          "PerfProc",
+          true,
+          kVista,
+          {n("Current % Processor Time", T), n("Current % User Mode Time", T), n("Current % Kernel Mode Time", T),
+           n("This Period mSec - Processor", L), n("This Period mSec - User Mode", L),
+           n("This Period mSec - Kernel Mode", L), n("Pages/Sec", C), n("Process Count - Total", R),
+           n("Process Count - Active", R), n("Process Count - Terminated", R), n("Total mSec - Processor", L),
+           n("Total mSec - User Mode", L), n("Total mSec - Kernel Mode", L)}};
+}
+
 uint32_t version_of(const Profile& p) { return p.os->by_version ? p.os->major * 100 + p.os->minor : 0; }
 
 }  // namespace
@@ -512,13 +560,28 @@ const std::vector<CounterSet>& counter_sets() {
                                             terminal_services(),
                                             thermal_zone(),
                                             numa_node_memory(),
-                                            print_queue()};
+                                            print_queue(),
+                                            terminal_services_session(),
+                                            job_object()};
   return v;
 }
 
+namespace {
+
+bool serves_as_named(uint32_t version, const Profile& p, const CounterSet& set) {
+  return version != 0 && version >= set.since && (version > set.since || p.os->first_build >= set.build);
+}
+
+}  // namespace
+
 bool serves(const Profile& p, const CounterSet& set) {
   const uint32_t version = version_of(p);
-  return version != 0 && version >= set.since && (version > set.since || p.os->first_build >= set.build);
+  return serves_as_named(version, p, set) ||
+         (set.legacy_name && version != 0 && version >= set.legacy_since && version < set.since);
+}
+
+const char* served_name(const Profile& p, const CounterSet& set) {
+  return set.legacy_name && !serves_as_named(version_of(p), p, set) ? set.legacy_name : set.name;
 }
 
 void register_counter_sets(const Profile& p, std::vector<ObjectDesc>* objects, std::vector<NameDef>* names) {
@@ -533,7 +596,7 @@ void register_counter_sets(const Profile& p, std::vector<ObjectDesc>* objects, s
   for (const CounterSet& set : counter_sets()) {
     if (!serves(p, set)) continue;
     ObjectDesc o;
-    o.index = take(set.name, set.help);
+    o.index = take(served_name(p, set), set.help);
     o.provider = set.provider;
     o.multi = set.multi;
     o.family = set.family;

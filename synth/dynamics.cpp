@@ -291,7 +291,7 @@ void Model::State::step_counter_sets(int64_t dt) {
   step_ip_stack(dt);
 }
 
-// The protocols share the adapters' packets: 90% IPv4, 10% IPv6; of what IP delivers, TCP 85%,
+// The protocols share the adapters' packets: 90% IPv4, 10% IPv6 (all IPv4 before Vista); of what IP delivers, TCP 85%,
 // UDP 13%, ICMP the rest. Connections follow the segment rate.
 void Model::State::step_ip_stack(int64_t dt) {
   const double dt_s = double(dt) / k100ns;
@@ -300,7 +300,7 @@ void Model::State::step_ip_stack(int64_t dt) {
   const uint64_t drx = rx - std::min(rx, net.last_rx), dtx = tx - std::min(tx, net.last_tx);
   net.last_rx = rx, net.last_tx = tx;
   for (int v = 0; v < 2; ++v) {
-    const double share = v == 0 ? 0.9 : 0.1;
+    const double share = !net.ipv6 ? (v == 0 ? 1.0 : 0.0) : v == 0 ? 0.9 : 0.1;
     const uint64_t in = uint64_t(double(drx) * share), out = uint64_t(double(dtx) * share);
     const uint64_t deliv = in - in / 200;
     const uint64_t tcp_in = uint64_t(double(deliv) * 0.85), udp_in = uint64_t(double(deliv) * 0.13);

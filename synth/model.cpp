@@ -74,6 +74,8 @@ void Model::State::init() {
   last = now;
   boot = spec.start_100ns - int64_t(spec.uptime_s) * k100ns;
   const double up_s = double(spec.uptime_s);
+  net.ipv6 = std::any_of(counter_sets().begin(), counter_sets().end(),
+                         [&](const CounterSet& s) { return s.family == Family::kIpV6 && serves(*profile, s); });
   cpus.resize(spec.processors);
   for (Cpu& c : cpus) {
     c.idle = uint64_t(up_s * 0.8 * k100ns);

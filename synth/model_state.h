@@ -126,6 +126,7 @@ struct NetStack {
   uint64_t udp_rx[2] = {}, udp_tx[2] = {}, udp_noport[2] = {}, icmp_rx[2] = {}, icmp_tx[2] = {};
   uint32_t estab[2] = {}, active[2] = {}, passive[2] = {}, failures[2] = {}, resets[2] = {};
   double carry[2] = {};
+  bool ipv6 = true;  // whether the host counts IPv6 (Vista on); before, IPv4 carries every packet
 };
 
 // The file system cache's counters, accumulated from System's file reads and Memory's cache
@@ -229,6 +230,8 @@ struct Model::State {
   void write_protocol(ObjState& o);
   void write_network_adapter(ObjState& o);
   void write_process_v2(ObjState& o);
+  void write_sessions(ObjState& o);  // Terminal Services Session
+  void write_jobs(ObjState& o);      // Job Object
   // write_services.cpp
   void write_cache(ObjState& o);
   void write_server(ObjState& o, bool queues);

@@ -57,6 +57,8 @@ enum class Family : uint8_t {
   kThermalZone,
   kNumaNodeMemory,
   kPrintQueue,
+  kTerminalServicesSession,
+  kJobObject,
 };
 
 struct ObjectDesc {
@@ -97,10 +99,16 @@ struct CounterSet {
   uint32_t since;  // major * 100 + minor of the first OS version serving it
   std::vector<SetCounter> counters;
   uint32_t build = 0;  // and its first build, for versions several OSes share (10.0)
+  // The name older versions served the same counters under, from legacy_since until `since`
+  // (Windows 2000 to 2003 had TCP, IP and UDP; Vista split them into v4 and v6).
+  const char* legacy_name = nullptr;
+  uint32_t legacy_since = 0;
 };
 
-// Whether the profile serves the set (its version and build from the set's on).
+// Whether the profile serves the set (its version and build from the set's on, or its legacy name).
 bool serves(const Profile& p, const CounterSet& set);
+// The name the profile serves the set under: its legacy name before `since`, else its name.
+const char* served_name(const Profile& p, const CounterSet& set);
 
 // The counter sets, in registration order (which gives their title indices: from Base Index + 1
 // on, the set's name then its counters, each a fresh even index, on the profiles that have it).

@@ -29,6 +29,10 @@ void Model::State::write_counter_set(ObjState& o) {
     case Family::kNumaNodeMemory:
     case Family::kPrintQueue:
       return write_small_sets(o);
+    case Family::kTerminalServicesSession:
+      return write_sessions(o);
+    case Family::kJobObject:
+      return write_jobs(o);
     case Family::kStandard:
       return;
     default:

@@ -156,3 +156,86 @@ void Model::State::write_costly(ObjState* pas, ObjState* image, ObjState* detail
 }
 
 }  // namespace perfsim::synth
+
+namespace perfsim::synth {
+namespace {
+
+// The interactive session's processes (session 1 since Vista moved services to session 0);
+// everything else, Idle and System included, runs in session 0, "Services".
+bool in_console(const std::string& name) {
+  static const char* const kConsole[] = {"explorer", "taskhostw", "dwm", "winlogon",
+                                         "LogonUI",  "conhost",   "cmd", "powershell"};
+  return std::any_of(std::begin(kConsole), std::end(kConsole), [&](const char* c) { return name == c; });
+}
+
+// The processes WMI runs its providers in belong to this named job (illustrative: the one job a
+// plain server shows; hosts without a provider host running show Job Object with no instances).
+constexpr const char* kWmiJob = "WmiProviderSubSystemHostJob";
+
+}  // namespace
+
+// Terminal Services Session: "Services" (session 0) and "Console", each the sum of its
+// processes' Process counters, so the two add up to Process(_Total). The console is local, so no
+// protocol traffic.
+void Model::State::write_sessions(ObjState& o) {
+  if (o.obj.instances.empty()) {
+    o.add_instance("Services");
+    o.add_instance("Console");
+  }
+  for (size_t s = 0; s < 2; ++s) {
+    uint64_t user = 0, priv = 0, page_faults = 0, threads = 0, ws_peak = 0, vb_peak = 0, pf_peak = 0;
+    double ws = 0, vb = 0, pool_p = 0, pool_np = 0, handles = 0;
+    for (const Process& p : procs) {
+      if (in_console(p.name) != (s == 1)) continue;
+      user += p.user, priv += p.priv, page_faults += p.faults, threads += p.threads.size();
+      ws_peak += std::max(p.ws_peak, uint64_t(p.ws)), vb_peak += std::max(p.vb_peak, uint64_t(p.vb));
+      pf_peak += std::max(p.pf_peak, uint64_t(p.ws * 0.8));
+      ws += p.ws, vb += p.vb, pool_p += p.pool_p, pool_np += p.pool_np, handles += p.handles;
+    }
+    Bytes& b = o.block(s);
+    o.set(b, o.idx("% Processor Time"), user + priv);
+    o.set(b, o.idx("% User Time"), user);
+    o.set(b, o.idx("% Privileged Time"), priv);
+    o.set(b, o.idx("Thread Count"), threads);
+    o.set(b, o.idx("Handle Count"), uint64_t(handles));
+    o.set(b, o.idx("Page Faults/sec"), page_faults);
+    o.set(b, o.idx("Working Set"), uint64_t(ws));
+    o.set(b, o.idx("Working Set Peak"), ws_peak);
+    o.set(b, o.idx("Virtual Bytes"), uint64_t(vb));
+    o.set(b, o.idx("Virtual Bytes Peak"), vb_peak);
+    o.set(b, o.idx("Private Bytes"), uint64_t(ws * 0.8));
+    o.set(b, o.idx("Page File Bytes"), uint64_t(ws * 0.8));
+    o.set(b, o.idx("Page File Bytes Peak"), pf_peak);
+    o.set(b, o.idx("Pool Paged Bytes"), uint64_t(pool_p));
+    o.set(b, o.idx("Pool Nonpaged Bytes"), uint64_t(pool_np));
+  }
+}
+
+// Job Object: the WMI provider hosts' job while any WmiPrvSE runs; no instance otherwise. The
+// job's times are its processes' (this period = since the job began: no limits are set).
+void Model::State::write_jobs(ObjState& o) {
+  uint64_t user = 0, priv = 0, page_faults = 0, members = 0;
+  for (const Process& p : procs)
+    if (p.name == "WmiPrvSE") user += p.user, priv += p.priv, page_faults += p.faults, ++members;
+  if ((members > 0) != !o.obj.instances.empty()) {
+    o.obj.instances.clear();
+    if (members > 0) o.add_instance(kWmiJob);
+  }
+  if (members == 0) return;
+  Bytes& b = o.block(0);
+  constexpr uint64_t k100nsPerMs = 10000;
+  o.set(b, o.idx("Current % Processor Time"), user + priv);
+  o.set(b, o.idx("Current % User Mode Time"), user);
+  o.set(b, o.idx("Current % Kernel Mode Time"), priv);
+  for (const char* period : {"This Period mSec - ", "Total mSec - "}) {
+    o.set(b, o.idx(std::string(period) + "Processor"), (user + priv) / k100nsPerMs);
+    o.set(b, o.idx(std::string(period) + "User Mode"), user / k100nsPerMs);
+    o.set(b, o.idx(std::string(period) + "Kernel Mode"), priv / k100nsPerMs);
+  }
+  o.set(b, o.idx("Pages/Sec"), page_faults);
+  o.set(b, o.idx("Process Count - Total"), members);
+  o.set(b, o.idx("Process Count - Active"), members);
+  o.set(b, o.idx("Process Count - Terminated"), 0);
+}
+
+}  // namespace perfsim::synth

@@ -117,12 +117,20 @@ TEST_CASE("every profile serves Objects and each counter set from its first vers
     for (const CounterSet& set : counter_sets()) {
       INFO(set.name);
       const bool served = serves(*profile, set);
-      CHECK(served == (v >= set.since && (v > set.since || os.first_build >= set.build)));
-      REQUIRE(index.count(set.name) == (served ? 1u : 0u));
+      const bool as_named = v >= set.since && (v > set.since || os.first_build >= set.build);
+      const bool as_legacy = !as_named && set.legacy_name && v >= set.legacy_since;
+      CHECK(served == (as_named || as_legacy));
+      REQUIRE(index.count(set.name) == (as_named ? 1u : 0u));
+      if (set.legacy_name) CHECK(index.count(set.legacy_name) == (as_legacy ? 1u : 0u));
       if (!served) continue;
-      const uint32_t set_index = index.at(set.name);
+      const uint32_t set_index = index.at(served_name(*profile, set));
       CHECK(set_index > 1847);  // above Base Index: registered after the standard objects
       const perfdata::Object* o = g.find(set_index);
+      // Disabling the legacy Process object disables its provider, PerfProc, and so Job Object.
+      if (std::string(set.provider) == "PerfProc" && windows::has_quirk(os, "process-v1-disabled")) {
+        CHECK(o == nullptr);
+        continue;
+      }
       REQUIRE(o);
       size_t expected = 0;
       for (const SetCounter& sc : set.counters) {
@@ -253,6 +261,50 @@ TEST_CASE("the IP stack's objects fit Network Interface's traffic, Network Adapt
   }
 }
 
+TEST_CASE("Windows 2000 to 2003 serve TCP, IP and UDP with all of the adapters' IPv4 traffic, Vista split them") {
+  for (const char* profile : {"win2000", "xp", "2003", "2008"}) {
+    INFO(profile);
+    const bool pre_vista = std::string(profile) != "2008";
+    Spec s = test::small_spec(profile, 4);
+    s.adapters = {"Intel[R] Ethernet A"};
+    const captures::Capture c = make(s);
+    const std::map<std::string, uint32_t> index = index_of(c);
+    const std::map<uint32_t, std::string> names = names_of(c);
+    for (const char* v4 : {"TCPv4", "IPv4", "UDPv4", "TCPv6", "IPv6", "UDPv6"}) CHECK(index.count(v4) == !pre_vista);
+    for (const char* old : {"TCP", "IP", "UDP"}) CHECK(index.count(old) == pre_vista);
+    if (!pre_vista) continue;
+    std::vector<perfdata::DataBlock> g;
+    for (const captures::QueryRecord& r : c.records)
+      if (r.value_name == "Global") g.push_back(decode(r));
+    REQUIRE(g.size() == 4);
+    auto single = [&](const perfdata::DataBlock& b, const char* object, const char* counter) {
+      const perfdata::Object* o = b.find(index.at(object));
+      REQUIRE(o);
+      CHECK(o->num_instances == PERF_NO_INSTANCES);
+      return named(*o, o->counter_block, names, counter);
+    };
+    auto nic = [&](const perfdata::DataBlock& b) {
+      const perfdata::Object* o = b.find(idx::kNetworkInterface);
+      REQUIRE(o);
+      REQUIRE(o->instances.size() == 1);
+      return named(*o, o->instances[0].counter_block, names, "Packets Received/sec");
+    };
+    for (size_t k = 1; k < g.size(); ++k) {
+      INFO("sample " << k);
+      auto delta = [&](const char* object, const char* counter) {
+        return single(g[k], object, counter) - single(g[k - 1], object, counter);
+      };
+      const uint64_t nic_rx = nic(g[k]) - nic(g[k - 1]), ip_rx = delta("IP", "Datagrams Received/sec");
+      CHECK(nic_rx > 100);
+      // No IPv6 counters before Vista: IP counts every packet the adapter received (within rounding).
+      CHECK(ip_rx <= nic_rx);
+      CHECK(ip_rx + 1 >= nic_rx);
+      CHECK(delta("TCP", "Segments Received/sec") + delta("UDP", "Datagrams/sec") <= delta("IP", "Datagrams/sec"));
+      CHECK(single(g[k], "TCP", "Connections Established") > 0);
+    }
+  }
+}
+
 TEST_CASE("Server 2022 serves Process V2 with or without the legacy Process, agreeing with it") {
   for (bool v1_off : {true, false}) {
     INFO("process v1 disabled: " << v1_off);
@@ -288,6 +340,70 @@ TEST_CASE("Server 2022 serves Process V2 with or without the legacy Process, agr
   }
   const captures::Capture c2016 = make(test::small_spec("2016", 1));
   CHECK(index_of(c2016).count("Process V2") == 0);
+}
+
+TEST_CASE("Terminal Services Session's two sessions add up to Process(_Total), Job Object follows WmiPrvSE") {
+  Spec s = test::small_spec("2016", 4);
+  s.process_count = 30;            // the built-in names: WmiPrvSE, explorer and dwm among them
+  s.process_churn_per_hour = 400;  // processes come and go between samples
+  const captures::Capture c = make(s);
+  const std::map<std::string, uint32_t> index = index_of(c);
+  const std::map<uint32_t, std::string> names = names_of(c);
+  size_t with_job = 0;
+  for (const captures::QueryRecord& r : c.records) {
+    if (r.value_name != "Global") continue;
+    const perfdata::DataBlock g = decode(r);
+    const perfdata::Object* proc = g.find(idx::kProcess);
+    const perfdata::Object* sessions = g.find(index.at("Terminal Services Session"));
+    const perfdata::Object* jobs = g.find(index.at("Job Object"));
+    REQUIRE(proc);
+    REQUIRE(sessions);
+    REQUIRE(jobs);
+    REQUIRE(sessions->instances.size() == 2);
+    CHECK(sessions->instances[0].name() == u"Services");
+    CHECK(sessions->instances[1].name() == u"Console");
+    const perfdata::Instance& total = proc->instances.back();
+    REQUIRE(total.name() == u"_Total");
+    const std::pair<const char*, uint32_t> pairs[] = {{"% Processor Time", idx::kProcessorTime},
+                                                      {"Thread Count", idx::kThreadCount},
+                                                      {"Handle Count", idx::kHandleCount},
+                                                      {"Working Set", idx::kWorkingSet},
+                                                      {"Page Faults/sec", idx::kPageFaults}};
+    for (const auto& [session_counter, process_counter] : pairs) {
+      INFO(session_counter);
+      const uint64_t sum = named(*sessions, sessions->instances[0].counter_block, names, session_counter) +
+                           named(*sessions, sessions->instances[1].counter_block, names, session_counter);
+      const uint64_t whole = value(*proc, total.counter_block, process_counter);
+      // Working Set and Handle Count are sums of doubles truncated per session: within 2 units.
+      CHECK(sum <= whole + 2);
+      CHECK(sum + 2 >= whole);
+    }
+    CHECK(named(*sessions, sessions->instances[0].counter_block, names, "Thread Count") >
+          named(*sessions, sessions->instances[1].counter_block, names, "Thread Count"));
+    // Job Object: WmiProviderSubSystemHostJob while a WmiPrvSE runs, with their processor time.
+    uint64_t wmi = 0, wmi_time = 0;
+    for (const perfdata::Instance& in : proc->instances)
+      if (in.name() == u"WmiPrvSE") ++wmi, wmi_time += value(*proc, in.counter_block, idx::kProcessorTime);
+    REQUIRE(jobs->instances.size() == (wmi ? 1u : 0u));
+    CHECK(jobs->num_instances == int32_t(jobs->instances.size()));
+    if (!wmi) continue;
+    ++with_job;
+    CHECK(jobs->instances[0].name() == u"WmiProviderSubSystemHostJob");
+    CHECK(named(*jobs, jobs->instances[0].counter_block, names, "Process Count - Active") == wmi);
+    CHECK(named(*jobs, jobs->instances[0].counter_block, names, "Current % Processor Time") == wmi_time);
+    CHECK(named(*jobs, jobs->instances[0].counter_block, names, "Total mSec - Processor") == wmi_time / 10000);
+  }
+  CHECK(with_job > 0);
+  // Twelve processes, none of them WmiPrvSE: a multi-instance Job Object with NumInstances 0.
+  const captures::Capture few = make(test::small_spec("2016", 1));
+  const perfdata::DataBlock g = decode(few.records[0]);
+  const perfdata::Object* jobs = g.find(index_of(few).at("Job Object"));
+  REQUIRE(jobs);
+  CHECK(jobs->num_instances == 0);
+  CHECK(jobs->instances.empty());
+  const captures::Capture c2003 = make(test::small_spec("2003", 1));
+  CHECK(index_of(c2003).count("Terminal Services Session") == 0);
+  CHECK(index_of(c2003).count("Job Object") == 0);
 }
 
 TEST_CASE("Cache agrees with System and Memory, Server Work Queues carry Server's traffic") {
