@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A collector that formats counters the way PDH does, reading from a perfsim server with
+"""A collector that formats counters the way PDH does (100 ns timers, counts per second, raw counts), reading from a perfsim server with
 python3-samba (ncacn_ip_tcp, anonymous): it resolves object and counter names through
 "Counter 009" (names repeat across objects, so a counter is the one of that name inside the
 object), reads Global --samples times and computes each counter's value between consecutive
@@ -26,6 +26,10 @@ except ImportError as e:
 ERROR_MORE_DATA = 234
 PERF_100NSEC_TIMER = 0x20510500
 PERF_100NSEC_TIMER_INV = 0x21510500
+PERF_COUNTER_COUNTER = 0x10410400
+PERF_COUNTER_BULK_COUNT = 0x10410500
+PERF_COUNTER_RAWCOUNT = 0x00010000
+PERF_COUNTER_LARGE_RAWCOUNT = 0x00010100
 PERF_NO_INSTANCES = -1
 
 
@@ -55,10 +59,11 @@ def names_009(data):
 
 
 def parse_block(data):
-    """PERF_DATA_BLOCK -> (PerfTime100nSec, {object index: (counters, instances)}); counters are
-    (name index, type, size, offset), instances {name: counter block bytes}."""
+    """PERF_DATA_BLOCK -> ((PerfTime100nSec, PerfTime, PerfFreq), {object index: (counters,
+    instances)}); counters are (name index, type, size, offset), instances {name: counter block}."""
     total, header, count = struct.unpack_from("<III", data, 20)
-    time_100ns = struct.unpack_from("<q", data, 72)[0]
+    clocks = struct.unpack_from("<qqq", data, 72), struct.unpack_from("<qq", data, 56)
+    times = (clocks[0][0], clocks[1][0], clocks[1][1])
     objects, off = {}, header
     for _ in range(count):
         obj_total, definition, obj_header, title = struct.unpack_from("<IIII", data, off)
@@ -80,7 +85,7 @@ def parse_block(data):
             at = block + struct.unpack_from("<I", data, block)[0]
         objects[title] = (counters, instances)
         off += obj_total
-    return time_100ns, objects
+    return times, objects
 
 
 def resolve(path, table, sample):
@@ -105,11 +110,20 @@ def raw(sample, where):
 
 
 def formatted(where, t0, v0, t1, v1):
+    """PDH's formulas: 100 ns timers over PerfTime100nSec, counts per second over PerfTime/PerfFreq."""
     ctype = where[3]
     if ctype == PERF_100NSEC_TIMER_INV:
-        return 100.0 * (1.0 - (v1 - v0) / (t1 - t0))
+        return 100.0 * (1.0 - (v1 - v0) / (t1[0] - t0[0]))
     if ctype == PERF_100NSEC_TIMER:
-        return 100.0 * (v1 - v0) / (t1 - t0)
+        return 100.0 * (v1 - v0) / (t1[0] - t0[0])
+    if ctype in (PERF_COUNTER_COUNTER, PERF_COUNTER_BULK_COUNT):
+        if ctype == PERF_COUNTER_COUNTER:
+            v0, v1 = v0 & 0xFFFFFFFF, v1 & 0xFFFFFFFF
+            if v1 < v0:
+                v1 += 1 << 32  # a 32-bit count wrapped between the samples
+        return (v1 - v0) / ((t1[1] - t0[1]) / t1[2])
+    if ctype in (PERF_COUNTER_RAWCOUNT, PERF_COUNTER_LARGE_RAWCOUNT):
+        return float(v1)
     raise ValueError(f"counter type {ctype:#x} is not handled by this collector")
 
 
