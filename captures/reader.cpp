@@ -181,13 +181,28 @@ Status Reader::read_header(size_t i, QueryHeader& h, ByteView& coded, bool verif
 // Gives record i's pages back (the mapping stays; a later read faults them in again from the page
 // cache). The kernel maps up to 64 KiB around each fault (fault-around), so that whole aligned
 // window goes; pages of neighbouring records in it are simply faulted in again when read.
+// Sequential reads (open's clock scan, the counter pass) give back 1 MiB at a time: one madvise,
+// and one TLB flush, per record cost more than the reads themselves.
 void Reader::drop(size_t i) {
   if (!drop_pages_) return;
-  constexpr size_t kWindow = 64 * 1024;
+  constexpr size_t kWindow = 64 * 1024, kBatch = 1024 * 1024;
   const size_t begin = size_t(index_.records[i].offset);
   const size_t end = i + 1 < index_.records.size() ? size_t(index_.records[i + 1].offset) : size_;
   const size_t first = begin / kWindow * kWindow, last = std::min((end + kWindow - 1) / kWindow * kWindow, size_);
-  if (last > first) ::madvise(const_cast<uint8_t*>(data_) + first, last - first, MADV_DONTNEED);
+  if (last <= first) return;
+  if (drop_last_ > drop_first_ && first <= drop_last_ && last >= drop_first_) {
+    drop_first_ = std::min(drop_first_, first), drop_last_ = std::max(drop_last_, last);
+  } else {
+    flush_drops();
+    drop_first_ = first, drop_last_ = last;
+  }
+  if (drop_last_ - drop_first_ >= kBatch) flush_drops();
+}
+
+void Reader::flush_drops() {
+  if (drop_last_ > drop_first_)
+    ::madvise(const_cast<uint8_t*>(data_) + drop_first_, drop_last_ - drop_first_, MADV_DONTNEED);
+  drop_first_ = drop_last_ = 0;
 }
 
 Status Reader::fetch_coded(uint32_t seq, ByteView& coded) {

@@ -86,6 +86,7 @@ class Reader {
   Status prefix_one(size_t i, size_t n, QueryCache& c);
   Status fetch_coded(uint32_t seq, ByteView& coded);  // a split record's coded bytes, by seq
   void drop(size_t i);
+  void flush_drops();
 
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
@@ -99,6 +100,7 @@ class Reader {
   Status damage_;
   bool used_index_ = false;
   bool drop_pages_ = false;
+  size_t drop_first_ = 0, drop_last_ = 0;  // pages to give back, batched while reads are contiguous
 };
 
 // Reads a whole capture. On damage returns the first Corruption (with its offset) and still fills
