@@ -6,18 +6,14 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <semaphore>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <unordered_map>
-
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include "captures/reader.h"
 #include "core/utf16.h"
 #include "perfdata/winperf.h"
+#include "replayer/workers.h"
 
 namespace perfsim::replayer {
 namespace {
@@ -275,14 +271,13 @@ struct Recording::Impl {
   std::atomic<bool> known{false};
   std::mutex known_mu;
   std::condition_variable known_cv;
-  std::thread pass;
+  std::optional<Workers::Id> pass;  // the counter pass, posted to Workers::passes()
   std::atomic<bool> stopping{false};
 
   std::mutex prepare_mu;
-  std::mutex ahead_mu;  // prefetch: one position waiting, one worker
-  std::condition_variable ahead_cv;
+  std::mutex ahead_mu;                             // prefetch: one position waiting, one worker
   std::optional<std::pair<uint32_t, bool>> ahead;  // position, with counters
-  std::thread ahead_thread;
+  std::optional<Workers::Id> ahead_job;            // posted to Workers::prefetch(), until it ends
 
   uint32_t record(uint32_t pos, Series s) const {
     return pos < ticks.size() ? (s == Series::kGlobal ? ticks[pos].global : ticks[pos].costly) : kNone;
@@ -382,14 +377,18 @@ struct Recording::Impl {
   }
   int64_t loop_100ns_for_pass = 0;
 
+  // Decodes from each position asked until none waits; then the job ends (a later prefetch posts
+  // another), so an idle recording holds no thread.
   void prefetch_loop() {
     for (;;) {
       uint32_t pos;
       bool counters;
       {
-        std::unique_lock lock(ahead_mu);
-        ahead_cv.wait(lock, [&] { return stopping || ahead.has_value(); });
-        if (stopping) return;
+        std::lock_guard lock(ahead_mu);
+        if (stopping || !ahead) {
+          ahead_job.reset();
+          return;
+        }
         std::tie(pos, counters) = *ahead;
         ahead.reset();
       }
@@ -419,10 +418,13 @@ Recording::Recording(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Recording::~Recording() {
   impl_->stopping = true;
-  { std::lock_guard lock(impl_->ahead_mu); }
-  impl_->ahead_cv.notify_all();
-  if (impl_->ahead_thread.joinable()) impl_->ahead_thread.join();
-  if (impl_->pass.joinable()) impl_->pass.join();
+  std::optional<Workers::Id> ahead;
+  {
+    std::lock_guard lock(impl_->ahead_mu);
+    ahead = impl_->ahead_job;
+  }
+  if (ahead) Workers::prefetch().retract(*ahead);
+  if (impl_->pass) Workers::passes().retract(*impl_->pass);
   impl_->cache->forget(impl_->id);
 }
 
@@ -466,12 +468,9 @@ void Recording::prefetch(uint32_t pos, bool counters) const {
   for (uint32_t k = 0; k < kAhead && cached; ++k)
     cached = m.is_cached(uint32_t((uint64_t(pos) + k) % m.ticks.size()), counters);
   if (cached) return;
-  {
-    std::lock_guard lock(m.ahead_mu);
-    m.ahead = {pos, counters};
-    if (!m.ahead_thread.joinable()) m.ahead_thread = std::thread([&m] { m.prefetch_loop(); });
-  }
-  m.ahead_cv.notify_one();
+  std::lock_guard lock(m.ahead_mu);
+  m.ahead = {pos, counters};
+  if (!m.ahead_job) m.ahead_job = Workers::prefetch().post([&m] { m.prefetch_loop(); });
 }
 
 Status Recording::load_capture(captures::Capture& out) const {
@@ -583,13 +582,6 @@ void clocks(Recording& r, Recording::Impl& m) {
   }
 }
 
-// The background passes of every recording of the process share these slots (half the cores).
-constexpr int kPassNice = 10;
-std::counting_semaphore<>& pass_slots() {
-  static std::counting_semaphore<> slots(std::max<std::ptrdiff_t>(1, std::thread::hardware_concurrency() / 2));
-  return slots;
-}
-
 Status finish(std::unique_ptr<Recording::Impl> impl, captures::Capture meta, bool background,
               std::shared_ptr<const Recording>& out) {
   Recording::Impl& m = *impl;
@@ -606,15 +598,9 @@ Status finish(std::unique_ptr<Recording::Impl> impl, captures::Capture meta, boo
   if (!background) {
     m.count_growth(m.src);
   } else {
-    m.pass = std::thread([&m] {
-      // Answers come first: the pass runs at a lower priority, and a fleet of many captures runs
-      // a few passes at a time instead of one thread per capture competing for every core.
-      ::setpriority(PRIO_PROCESS, pid_t(::gettid()), kPassNice);
-      while (!pass_slots().try_acquire_for(std::chrono::milliseconds(100)))
-        if (m.stopping) return;
-      struct Release {
-        ~Release() { pass_slots().release(); }
-      } release;
+    // Answers come first: passes run on Workers::passes() (a few low-priority threads shared by
+    // every recording), not one thread per capture competing for every core.
+    m.pass = Workers::passes().post([&m] {
       Source own;  // a reader of its own: the pass never waits on the serving one
       if (Status st = captures::Reader::open(m.path, own.reader, captures::ReaderOptions{true, true}); !st.ok()) {
         m.set_known();  // cannot happen for a file just opened; serve with no counter growth
