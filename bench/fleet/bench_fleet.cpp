@@ -3,18 +3,32 @@
 // memory the fleet adds, against the baseline of what one copy of the capture's prepared
 // Recording costs (measured in the same run): the fleet must cost far less than one more copy.
 // Usage: bench_fleet [hosts=1000] [capture=captures/default-2016.perfcap]
+//
+// With --distinct N DIR [PROCESSES=10]: N hosts, each replaying its own 24 h capture of a
+// different host (made by `perfsim synth`, seeds 1..N, kept in DIR for later runs), opened as
+// perfsim serve opens them (lazily, one shared sample cache) and each asked once for Global.
+// Reports the time to open them all, resident memory (anonymous vs file pages), threads, the
+// sample cache's bytes and how much of the files the page cache holds.
+#include <fcntl.h>
 #include <fmt/core.h>
 #include <malloc.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
 
 #include <fstream>
 #include <set>
 #include <string>
 
 #include "captures/reader.h"
+#include "core/subprocess.h"
 #include "core/utf16.h"
 #include "recorder/client.h"
 #include "replayer/fleet.h"
+#include "replayer/sample_cache.h"
 #include "server/server.h"
 #include "server/winreg_handler.h"
 
@@ -29,12 +43,20 @@ size_t heap_in_use() {
   return m.uordblks + m.hblkhd;
 }
 
-size_t rss_bytes() {
-  malloc_trim(0);
+// A /proc/self/status field in bytes (kB fields) or as a count (Threads).
+size_t status_field(const std::string& key) {
   std::ifstream f("/proc/self/status");
   for (std::string line; std::getline(f, line);)
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoul(line.substr(6)) * 1024;
+    if (line.rfind(key + ":", 0) == 0) {
+      const size_t v = std::stoul(line.substr(key.size() + 1));
+      return line.find("kB") != std::string::npos ? v * 1024 : v;
+    }
   return 0;
+}
+
+size_t rss_bytes() {
+  malloc_trim(0);
+  return status_field("VmRSS");
 }
 
 [[noreturn]] void die(const std::string& what, const Status& s) {
@@ -83,7 +105,111 @@ std::unique_ptr<server::Server> serve(const std::vector<std::shared_ptr<replayer
 
 }  // namespace
 
+// Bytes of `path` the page cache holds now (mincore over a fresh mapping: touches nothing).
+size_t page_cached(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const size_t size = size_t(std::filesystem::file_size(path));
+  void* map = size ? ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+  ::close(fd);
+  if (map == MAP_FAILED) return 0;
+  const size_t page = size_t(::sysconf(_SC_PAGESIZE)), pages = (size + page - 1) / page;
+  std::vector<unsigned char> in(pages);
+  size_t cached = 0;
+  if (::mincore(map, size, in.data()) == 0)
+    for (unsigned char c : in) cached += (c & 1) ? page : 0;
+  ::munmap(map, size);
+  return cached;
+}
+
+// Makes the N captures `perfsim synth` writes for hosts 1..N (only those DIR lacks).
+std::vector<std::string> make_distinct(uint32_t n, const std::string& dir, uint32_t processes) {
+  std::filesystem::create_directories(dir);
+  const std::string spec = dir + "/spec.toml";
+  std::ofstream(spec) << "[host]\nprofile = \"2016\"\nduration = \"24h\"\ninterval = \"15s\"\n[processes]\ncount = "
+                      << processes << "\n";
+  std::vector<std::string> paths;
+  for (uint32_t i = 1; i <= n; ++i) {
+    const std::string path = fmt::format("{}/host-{:04}.perfcap", dir, i);
+    paths.push_back(path);
+    if (std::filesystem::exists(path)) continue;
+    const std::string tmp = path + ".tmp";
+    std::string output;
+    subprocess::ExitStatus st;
+    const Status s = subprocess::run({PERFSIM_EXE, "synth", spec, "--seed", std::to_string(i), "--host-name",
+                                      fmt::format("DAY-{:04}", i), "-o", tmp},
+                                     "", output, st);
+    if (!s.ok() || st.code != 0) {
+      fmt::print(stderr, "bench_fleet: perfsim synth for host {} failed: {}\n", i, output);
+      std::exit(1);
+    }
+    std::filesystem::rename(tmp, path);
+    if (i % 50 == 0) fmt::print(stderr, "made {} of {} captures\n", i, n);
+  }
+  return paths;
+}
+
+int distinct(uint32_t n, const std::string& dir, uint32_t processes) {
+  const std::vector<std::string> paths = make_distinct(n, dir, processes);
+  size_t file_bytes = 0;
+  for (const std::string& p : paths) file_bytes += size_t(std::filesystem::file_size(p));
+  const size_t before = rss_bytes(), threads_before = status_field("Threads");
+  auto cache = replayer::SampleCache::shared_default();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::shared_ptr<replayer::SimulatedHost>> hosts;
+  for (const std::string& p : paths) {
+    std::shared_ptr<const replayer::Recording> rec;
+    if (Status s = replayer::open_recording(p, cache, rec); !s.ok()) die(p, s);
+    replayer::FleetSpec one;
+    one.name_pattern = rec->cap.host.name;
+    one.base = replayer::HostOptions{replayer::TimelineMode::kRealtime};
+    std::vector<std::shared_ptr<replayer::SimulatedHost>> h;
+    if (Status s = make_fleet(rec, one, h); !s.ok()) die(p, s);
+    hosts.push_back(h.front());
+  }
+  const double open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const size_t opened = rss_bytes(), threads_opened = status_field("Threads");
+  auto srv = serve(hosts);
+  const auto t1 = std::chrono::steady_clock::now();
+  size_t global_bytes = 0;
+  std::set<std::string> names;
+  for (const server::BoundListener& b : srv->bound()) {
+    std::unique_ptr<recorder::WinregClient> c;
+    if (Status s = recorder::WinregClient::connect("127.0.0.1", b.port, std::chrono::seconds(10), c); !s.ok())
+      die("connect", s);
+    winreg::PolicyHandle h;
+    if (Status s = c->open_hive(winreg::kOpenHKPD, h); !s.ok()) die("OpenHKPD", s);
+    winreg::QueryValueResponse r;
+    if (Status s = c->query_value(h, "Global", 16u << 20, r); !s.ok() || r.result != 0 || !r.data)
+      die("QueryValue Global", s);
+    global_bytes += r.data->size();
+    names.insert(system_name(*r.data));
+  }
+  const double ask_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  const size_t served = rss_bytes(), anon = status_field("RssAnon"), file = status_field("RssFile");
+  size_t cached = 0;
+  for (const std::string& p : paths) cached += page_cached(p);
+  fmt::print("{} hosts, each on its own 24 h capture ({} processes, 15 s): {:.1f} GB of captures on disk\n", n,
+             processes, double(file_bytes) / 1e9);
+  fmt::print(
+      "open all (lazy, as perfsim serve): {:.2f} s, {:.0f} ms per capture; resident +{:.1f} MB ({:.0f} KB per host)\n",
+      open_s, 1e3 * open_s / n, double(opened - before) / 1e6, double(opened - before) / 1e3 / n);
+  fmt::print("threads: {} before, {} after open (the counter passes queue on shared workers)\n", threads_before,
+             threads_opened);
+  fmt::print("one Global from each host: {:.2f} s ({:.1f} ms each, {:.0f} KB average), {} distinct system names\n",
+             ask_s, 1e3 * ask_s / n, double(global_bytes) / 1e3 / n, names.size());
+  fmt::print(
+      "resident after serving: {:.1f} MB above start ({:.0f} KB per host): anonymous {:.1f} MB, file pages {:.1f} MB\n",
+      double(served - before) / 1e6, double(served - before) / 1e3 / n, double(anon) / 1e6, double(file) / 1e6);
+  fmt::print("sample cache: {:.1f} MB of {:.0f} MB; page cache holds {:.1f} MB of the captures ({:.1f}%)\n",
+             double(cache->bytes()) / 1e6, double(cache->max_bytes()) / 1e6, double(cached) / 1e6,
+             100.0 * double(cached) / double(std::max<size_t>(file_bytes, 1)));
+  return names.size() == n ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 3 && std::string(argv[1]) == "--distinct")
+    return distinct(uint32_t(std::stoul(argv[2])), argv[3], argc > 4 ? uint32_t(std::stoul(argv[4])) : 10);
   const uint32_t n = argc > 1 ? uint32_t(std::stoul(argv[1])) : 1000;
   const std::string path = argc > 2 ? argv[2] : std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
   rlimit lim{};  // one listening socket per host
