@@ -197,11 +197,9 @@ Status write_capture(const std::string& path, const Capture& c, const WriterOpti
   return st;
 }
 
-namespace {
-
-Status copy_capture(Reader& r, const std::string& out, const WriterOptions& opt, uint64_t& n) {
+Status rewrite_capture(Reader& r, const Capture& m, const RecordEdit& edit, const std::string& out,
+                       const WriterOptions& opt, uint64_t* records) {
   if (Status st = r.damage(); !st.ok()) return st;
-  const Capture& m = r.metadata();
   std::unique_ptr<Writer> w;
   Status st = Writer::create(out, m.host, opt, w);
   for (const RegistryValue& v : m.registry)
@@ -212,8 +210,10 @@ Status copy_capture(Reader& r, const std::string& out, const WriterOptions& opt,
     if (st.ok()) st = w->add_object(o);
   if (st.ok() && !m.fingerprint_json.empty()) st = w->set_fingerprint(m.fingerprint_json);
   QueryRecord rec;
+  uint64_t n = 0;
   for (size_t i = 0; st.ok() && i < r.records().size(); ++i) {
     st = r.read_record(i, rec);
+    if (st.ok() && edit) edit(rec);
     if (st.ok()) st = w->append(rec);
     n += st.ok();
   }
@@ -221,10 +221,9 @@ Status copy_capture(Reader& r, const std::string& out, const WriterOptions& opt,
     Status closed = w->close();
     if (st.ok()) st = closed;
   }
+  if (records) *records = n;
   return st;
 }
-
-}  // namespace
 
 Status convert_capture(const std::string& in, const std::string& out, const WriterOptions& opt, uint64_t* records) {
   std::error_code ec;
@@ -232,14 +231,9 @@ Status convert_capture(const std::string& in, const std::string& out, const Writ
     return Status::InvalidArgument("convert: the output " + out + " is the input; write to another file");
   std::unique_ptr<Reader> r;
   if (Status st = Reader::open(in, r, ReaderOptions{true, true}); !st.ok()) return st;
-  uint64_t n = 0;
-  Status st = copy_capture(*r, out, opt, n);
-  if (!st.ok()) {
-    std::filesystem::remove(out, ec);
-    return st;
-  }
-  if (records) *records = n;
-  return Status::Ok();
+  Status st = rewrite_capture(*r, r->metadata(), nullptr, out, opt, records);
+  if (!st.ok()) std::filesystem::remove(out, ec);
+  return st;
 }
 
 }  // namespace perfsim::captures

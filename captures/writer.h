@@ -11,6 +11,7 @@
 //  - Query records must come in non-decreasing tick order (InvalidArgument otherwise).
 //  - After the first I/O error every call returns that error.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -21,6 +22,8 @@
 #include "captures/split.h"
 
 namespace perfsim::captures {
+
+class Reader;
 
 enum class DeltaCodec {
   kNone,      // every payload a keyframe
@@ -108,5 +111,14 @@ Status write_capture(const std::string& path, const Capture& c, const WriterOpti
 // `records` (optional) receives the number of query records written.
 Status convert_capture(const std::string& in, const std::string& out, const WriterOptions& opt,
                        uint64_t* records = nullptr);
+
+// What rewrite_capture does to each record on the way (nullptr: nothing).
+using RecordEdit = std::function<void(QueryRecord&)>;
+
+// Writes `meta` (host, registry, names, catalog, fingerprint: usually `in`'s metadata, edited)
+// and then every record of `in`, each passed through `edit`, into `out`, one record at a time.
+// A damaged `in` is refused (its lost records would vanish from `out`); `out` is left to the caller.
+Status rewrite_capture(Reader& in, const Capture& meta, const RecordEdit& edit, const std::string& out,
+                       const WriterOptions& opt = {}, uint64_t* records = nullptr);
 
 }  // namespace perfsim::captures

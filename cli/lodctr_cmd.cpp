@@ -32,11 +32,22 @@ std::string join(const std::vector<std::string>& v) {
   return s.empty() ? "none" : s;
 }
 
-Status load(const std::string& path, captures::Capture& cap) {
-  std::vector<std::string> warnings;
-  Status s = captures::read_capture(path, cap, &warnings);
+// Opens the capture to stream it: its metadata now, its records one at a time when saved (the
+// reader drops each record's pages once read, so a capture of any length fits).
+Status open(const std::string& path, std::unique_ptr<captures::Reader>& r) {
+  if (Status s = captures::Reader::open(path, r, captures::ReaderOptions{true, true}); !s.ok()) return s;
   // A damaged capture would be rewritten without its lost records: refuse instead.
-  return s.ok() ? s : Status::Corruption(s.message() + " (repair or re-record the capture first)");
+  const Status d = r->damage();
+  return d.ok() ? d : Status::Corruption(d.message() + " (repair or re-record the capture first)");
+}
+
+// The first sample's clock, for a provider starting with the capture.
+std::optional<int64_t> first_sample_time(captures::Reader& r) {
+  captures::QueryRecord rec;
+  for (size_t i = 0; i < r.records().size(); ++i)
+    if (r.read_record(i, rec).ok())
+      if (auto t = lodctr::first_sample_time(rec)) return t;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -48,15 +59,20 @@ int run_lodctr(const LodctrOptions& o) {
   lodctr::CollectSpec spec;
   if (!o.collect.empty())
     if (Status s = lodctr::load_collect_spec(o.collect, spec); !s.ok()) return fail("lodctr", s.message());
-  captures::Capture cap;
-  if (Status s = load(o.capture, cap); !s.ok()) return fail("lodctr", o.capture + ": " + s.ToString());
+  std::unique_ptr<captures::Reader> reader;
+  if (Status s = open(o.capture, reader); !s.ok()) return fail("lodctr", o.capture + ": " + s.ToString());
+  captures::Capture meta = reader->metadata();
   lodctr::InstallReport rep;
-  if (Status s = lodctr::install(cap, ini, symbols, &rep); !s.ok()) return fail("lodctr", o.ini + ": " + s.message());
-  lodctr::ProviderReport prov;
+  if (Status s = lodctr::install(meta, ini, symbols, &rep); !s.ok()) return fail("lodctr", o.ini + ": " + s.message());
+  lodctr::ProviderEdit provider;
   if (!o.collect.empty())
-    if (Status s = lodctr::add_provider(cap, ini.driver, symbols, spec, &prov); !s.ok())
+    if (Status s = provider.prepare(meta, ini.driver, symbols, spec, first_sample_time(*reader)); !s.ok())
       return fail("lodctr", o.collect + ": " + s.message());
-  if (Status s = lodctr::save_capture(o.capture, cap); !s.ok()) return fail("lodctr", o.capture + ": " + s.ToString());
+  const captures::RecordEdit edit =
+      o.collect.empty() ? captures::RecordEdit{} : [&](captures::QueryRecord& r) { provider.apply(r); };
+  if (Status s = lodctr::save_capture(o.capture, *reader, meta, edit); !s.ok())
+    return fail("lodctr", o.capture + ": " + s.ToString());
+  const lodctr::ProviderReport prov = o.collect.empty() ? lodctr::ProviderReport{} : provider.report();
   if (o.json) {
     nlohmann::json j = report_json(o.capture, rep);
     j["object_list"] = rep.objects;
@@ -86,11 +102,14 @@ int run_lodctr(const LodctrOptions& o) {
 }
 
 int run_unlodctr(const UnlodctrOptions& o) {
-  captures::Capture cap;
-  if (Status s = load(o.capture, cap); !s.ok()) return fail("unlodctr", o.capture + ": " + s.ToString());
+  std::unique_ptr<captures::Reader> reader;
+  if (Status s = open(o.capture, reader); !s.ok()) return fail("unlodctr", o.capture + ": " + s.ToString());
+  captures::Capture meta = reader->metadata();
   lodctr::InstallReport rep;
-  if (Status s = lodctr::uninstall(cap, o.driver, &rep); !s.ok()) return fail("unlodctr", s.message());
-  if (Status s = lodctr::save_capture(o.capture, cap); !s.ok())
+  // The records' edit first: it needs the provider's objects still in the catalog.
+  const captures::RecordEdit edit = lodctr::provider_removal(meta, o.driver);
+  if (Status s = lodctr::uninstall(meta, o.driver, &rep); !s.ok()) return fail("unlodctr", s.message());
+  if (Status s = lodctr::save_capture(o.capture, *reader, meta, edit); !s.ok())
     return fail("unlodctr", o.capture + ": " + s.ToString());
   if (o.json) {
     fmt::print("{}\n", json_text(report_json(o.capture, rep)));

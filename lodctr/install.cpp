@@ -148,12 +148,12 @@ void remove_stale_temporaries(const std::string& path) {
   }
 }
 
-}  // namespace
-
-Status save_capture(const std::string& path, const captures::Capture& cap) {
+// Writes the new file with `write(tmp)` next to `path`, then renames it over `path`.
+template <class Write>
+Status replace_capture(const std::string& path, Write write) {
   remove_stale_temporaries(path);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  if (Status s = captures::write_capture(tmp, cap); !s.ok()) {
+  if (Status s = write(tmp); !s.ok()) {
     std::remove(tmp.c_str());
     return s;
   }
@@ -162,6 +162,18 @@ Status save_capture(const std::string& path, const captures::Capture& cap) {
     return Status::IOError(path + ": cannot replace the capture (rename failed)");
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status save_capture(const std::string& path, const captures::Capture& cap) {
+  return replace_capture(path, [&](const std::string& tmp) { return captures::write_capture(tmp, cap); });
+}
+
+Status save_capture(const std::string& path, captures::Reader& from, const captures::Capture& meta,
+                    const captures::RecordEdit& edit) {
+  return replace_capture(path,
+                         [&](const std::string& tmp) { return captures::rewrite_capture(from, meta, edit, tmp); });
 }
 
 Status find_driver(const captures::Capture& cap, const std::string& driver, DriverRange& out) {

@@ -22,6 +22,7 @@
 
 #include "captures/capture.h"
 #include "captures/registry_values.h"
+#include "captures/writer.h"
 #include "core/status.h"
 #include "lodctr/ini.h"
 
@@ -63,5 +64,9 @@ using captures::set_value;
 // a reader or a crash sees the old file or the new one, never a mix. A temporary left by a run
 // that was killed (`PATH.tmp.PID` whose PID is no longer alive) is removed first.
 Status save_capture(const std::string& path, const captures::Capture& cap);
+// The same, streamed: `meta` and then `from`'s records, each through `edit`, one at a time (the
+// capture `from` reads may be `path` itself: it stays mapped until the reader goes).
+Status save_capture(const std::string& path, captures::Reader& from, const captures::Capture& meta,
+                    const captures::RecordEdit& edit);
 
 }  // namespace perfsim::lodctr

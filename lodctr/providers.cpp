@@ -254,20 +254,37 @@ Status load_collect_spec(const std::string& path, CollectSpec& out) {
   return s.ok() ? read_collect_spec(doc, out) : s;
 }
 
-Status add_provider(captures::Capture& cap_in, const std::string& driver, const Symbols& symbols, const CollectSpec& cs,
-                    ProviderReport* report) {
+struct ProviderEdit::Impl {
   Layout l;
-  if (Status s = find_driver(cap_in, driver, l.range); !s.ok()) return s;
+  CollectSpec cs;
+  std::unique_ptr<synth::ObjectSource> src;
+  std::vector<perfdata::ObjectInfo> catalog;  // the host's, with the provider's objects
+  std::vector<perfdata::Object> objects;      // the provider's answer at `tick`
+  uint32_t tick = UINT32_MAX;
+  bool skip = false;
+  ProviderReport rep;
+};
+
+ProviderEdit::ProviderEdit() = default;
+ProviderEdit::~ProviderEdit() = default;
+ProviderEdit::ProviderEdit(ProviderEdit&&) noexcept = default;
+ProviderEdit& ProviderEdit::operator=(ProviderEdit&&) noexcept = default;
+
+std::optional<int64_t> first_sample_time(const captures::QueryRecord& r) {
+  perfdata::DataBlock first;
+  if (!perf_payload(r) || !perfdata::parse(r.payload, first).ok()) return std::nullopt;
+  return first.perf_time_100ns ? first.perf_time_100ns : r.time_100ns;
+}
+
+Status ProviderEdit::prepare(captures::Capture& meta, const std::string& driver, const Symbols& symbols,
+                             const CollectSpec& cs, std::optional<int64_t> start_100ns) {
+  auto m = std::make_unique<Impl>();
+  Layout& l = m->l;
+  if (Status s = find_driver(meta, driver, l.range); !s.ok()) return s;
   synth::Spec spec;
   spec.seed = cs.seed;
-  spec.start_100ns = cap_in.host.start_time_100ns;
-  for (const captures::QueryRecord& r : cap_in.records) {  // the provider starts with the first sample
-    perfdata::DataBlock first;
-    if (!perf_payload(r) || !perfdata::parse(r.payload, first).ok()) continue;
-    spec.start_100ns = first.perf_time_100ns ? first.perf_time_100ns : r.time_100ns;
-    break;
-  }
-  spec.interval_ms = std::max<uint32_t>(cap_in.host.interval_ms, 1);
+  spec.start_100ns = start_100ns.value_or(meta.host.start_time_100ns);  // the provider starts with the first sample
+  spec.interval_ms = std::max<uint32_t>(meta.host.interval_ms, 1);
   spec.objects = cs.objects;
   bool has_base = false;
   for (size_t i = 0; i < spec.objects.size(); ++i) {
@@ -290,78 +307,99 @@ Status add_provider(captures::Capture& cap_in, const std::string& driver, const 
   if (cs.bad == BadMode::kMissingBase && !has_base)
     return fail("provider.bad", "missing-base needs a fraction or average counter (they have a base)");
   for (uint32_t index : l.object_index)
-    for (const perfdata::ObjectInfo& o : cap_in.catalog)
+    for (const perfdata::ObjectInfo& o : meta.catalog)
       if (o.index == index)
         return fail("objects", "object index " + std::to_string(index) + " is already in the host's catalog");
-  std::unique_ptr<synth::ObjectSource> src;
-  if (Status s = synth::ObjectSource::create(spec, cap_in.host.perf_freq, src); !s.ok()) return s;
+  if (Status s = synth::ObjectSource::create(spec, meta.host.perf_freq, m->src); !s.ok()) return s;
 
-  captures::Capture cap = cap_in;
-  ProviderReport rep;
+  // Nothing above changed `meta`: a refused spec leaves the capture as it was.
   const std::string key = performance_key(driver);
-  set_value(cap, key, "Library", windows::kRegSz, reg_sz(cs.library.empty() ? driver + ".dll" : cs.library));
-  set_value(cap, key, "Open", windows::kRegSz, reg_sz(cs.open.empty() ? "Open" + driver + "PerformanceData" : cs.open));
-  set_value(cap, key, "Collect", windows::kRegSz,
+  set_value(meta, key, "Library", windows::kRegSz, reg_sz(cs.library.empty() ? driver + ".dll" : cs.library));
+  set_value(meta, key, "Open", windows::kRegSz,
+            reg_sz(cs.open.empty() ? "Open" + driver + "PerformanceData" : cs.open));
+  set_value(meta, key, "Collect", windows::kRegSz,
             reg_sz(cs.collect.empty() ? "Collect" + driver + "PerformanceData" : cs.collect));
-  set_value(cap, key, "Close", windows::kRegSz,
+  set_value(meta, key, "Close", windows::kRegSz,
             reg_sz(cs.close.empty() ? "Close" + driver + "PerformanceData" : cs.close));
+  m->cs = cs;
   if (cs.disabled) {  // perflib never loads it: nothing in any answer
-    set_value(cap, key, "Disable Performance Counters", windows::kRegDword, reg_dword(1));
-    cap_in = std::move(cap);
-    if (report) *report = std::move(rep);
+    set_value(meta, key, "Disable Performance Counters", windows::kRegDword, reg_dword(1));
+    impl_ = std::move(m);
     return Status::Ok();
   }
-  for (size_t i = 0; i < l.object_index.size(); ++i) cap.catalog.push_back({l.object_index[i], driver, src->costly(i)});
-  rep.objects = l.object_index;
-
-  std::vector<perfdata::Object> objects;
-  uint32_t tick = UINT32_MAX;
-  bool skip = false;
-  for (captures::QueryRecord& r : cap.records) {
-    if (!perf_payload(r)) continue;
-    perfdata::DataBlock block;
-    if (!perfdata::parse(r.payload, block).ok()) {
-      ++rep.records_unparsed;
-      continue;
-    }
-    if (r.tick != tick) {  // the provider is called once per tick; its clock is the host's
-      tick = r.tick;
-      objects =
-          src->advance(block.perf_time_100ns ? block.perf_time_100ns : r.time_100ns, block.perf_time, block.perf_freq);
-      for (size_t i = 0; i < objects.size(); ++i)
-        finish_object(objects[i], l.base_index[i], l, i == 0 ? cs.bad : BadMode::kNone);
-      skip = cs.timed_out(tick);
-      rep.ticks_timed_out += skip;
-    }
-    if (skip) continue;
-    const std::vector<size_t> take = wanted(r, cap.catalog, l.object_index, *src);
-    if (take.empty()) continue;
-    for (size_t i : take) block.objects.push_back(objects[i]);
-    block.num_object_types += uint32_t(take.size());  // a recorded count lie stays a lie
-    replace_payload(r, block);
-    ++rep.records_changed;
-  }
-  cap_in = std::move(cap);
-  if (report) *report = std::move(rep);
+  for (size_t i = 0; i < l.object_index.size(); ++i)
+    meta.catalog.push_back({l.object_index[i], driver, m->src->costly(i)});
+  m->catalog = meta.catalog;
+  m->rep.objects = l.object_index;
+  impl_ = std::move(m);
   return Status::Ok();
 }
 
-void remove_provider(captures::Capture& cap, const std::string& driver) {
+void ProviderEdit::apply(captures::QueryRecord& r) {
+  Impl& m = *impl_;
+  if (m.cs.disabled || !perf_payload(r)) return;
+  perfdata::DataBlock block;
+  if (!perfdata::parse(r.payload, block).ok()) {
+    ++m.rep.records_unparsed;
+    return;
+  }
+  if (r.tick != m.tick) {  // the provider is called once per tick; its clock is the host's
+    m.tick = r.tick;
+    m.objects =
+        m.src->advance(block.perf_time_100ns ? block.perf_time_100ns : r.time_100ns, block.perf_time, block.perf_freq);
+    for (size_t i = 0; i < m.objects.size(); ++i)
+      finish_object(m.objects[i], m.l.base_index[i], m.l, i == 0 ? m.cs.bad : BadMode::kNone);
+    m.skip = m.cs.timed_out(m.tick);
+    m.rep.ticks_timed_out += m.skip;
+  }
+  if (m.skip) return;
+  const std::vector<size_t> take = wanted(r, m.catalog, m.l.object_index, *m.src);
+  if (take.empty()) return;
+  for (size_t i : take) block.objects.push_back(m.objects[i]);
+  block.num_object_types += uint32_t(take.size());  // a recorded count lie stays a lie
+  replace_payload(r, block);
+  ++m.rep.records_changed;
+}
+
+const ProviderReport& ProviderEdit::report() const { return impl_->rep; }
+
+Status add_provider(captures::Capture& cap, const std::string& driver, const Symbols& symbols, const CollectSpec& cs,
+                    ProviderReport* report) {
+  std::optional<int64_t> start;
+  for (const captures::QueryRecord& r : cap.records)
+    if ((start = first_sample_time(r))) break;
+  captures::Capture meta = cap;
+  meta.records.clear();
+  ProviderEdit edit;
+  if (Status s = edit.prepare(meta, driver, symbols, cs, start); !s.ok()) return s;
+  meta.records = std::move(cap.records);
+  for (captures::QueryRecord& r : meta.records) edit.apply(r);
+  cap = std::move(meta);
+  if (report) *report = edit.report();
+  return Status::Ok();
+}
+
+captures::RecordEdit provider_removal(captures::Capture& meta, const std::string& driver) {
   std::set<uint32_t> indices;
-  for (const perfdata::ObjectInfo& o : cap.catalog)
+  for (const perfdata::ObjectInfo& o : meta.catalog)
     if (iequals(o.provider, driver)) indices.insert(o.index);
-  if (indices.empty()) return;
-  std::erase_if(cap.catalog, [&](const perfdata::ObjectInfo& o) { return indices.count(o.index) != 0; });
-  for (captures::QueryRecord& r : cap.records) {
+  if (indices.empty()) return nullptr;
+  std::erase_if(meta.catalog, [&](const perfdata::ObjectInfo& o) { return indices.count(o.index) != 0; });
+  return [indices](captures::QueryRecord& r) {
     perfdata::DataBlock block;
-    if (!perf_payload(r) || !perfdata::parse(r.payload, block).ok()) continue;
+    if (!perf_payload(r) || !perfdata::parse(r.payload, block).ok()) return;
     const size_t before = block.objects.size();
     std::erase_if(block.objects, [&](const perfdata::Object& o) { return indices.count(o.name_index) != 0; });
     const size_t removed = before - block.objects.size();
-    if (removed == 0) continue;
+    if (removed == 0) return;
     block.num_object_types -= std::min<uint32_t>(block.num_object_types, uint32_t(removed));
     replace_payload(r, block);
-  }
+  };
+}
+
+void remove_provider(captures::Capture& cap, const std::string& driver) {
+  if (const captures::RecordEdit edit = provider_removal(cap, driver))
+    for (captures::QueryRecord& r : cap.records) edit(r);
 }
 
 }  // namespace perfsim::lodctr

@@ -20,10 +20,13 @@
 // `cap` unchanged.
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "captures/capture.h"
+#include "captures/writer.h"
 #include "core/status.h"
 #include "lodctr/ini.h"
 #include "synth/spec.h"
@@ -64,9 +67,40 @@ struct ProviderReport {
   size_t ticks_timed_out = 0;
 };
 
+// A provider added to a capture one record at a time, so a capture of any length streams through
+// (`perfsim lodctr --collect`): prepare() checks the spec against the installed driver and edits
+// the metadata (Performance key values, catalog); apply() then adds the provider's objects to each
+// record, in the capture's order. A refused spec leaves `meta` unchanged.
+class ProviderEdit {
+ public:
+  ProviderEdit();
+  ~ProviderEdit();
+  ProviderEdit(ProviderEdit&&) noexcept;
+  ProviderEdit& operator=(ProviderEdit&&) noexcept;
+
+  // `start_100ns`: the first sample's clock (first_sample_time), the host's start time if none.
+  Status prepare(captures::Capture& meta, const std::string& driver, const Symbols& symbols, const CollectSpec& spec,
+                 std::optional<int64_t> start_100ns);
+  void apply(captures::QueryRecord& r);
+  const ProviderReport& report() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The clock a provider starts from when `r` is the capture's first parseable sample (nullopt if it
+// is not one).
+std::optional<int64_t> first_sample_time(const captures::QueryRecord& r);
+
+// The same over a whole capture in memory.
 Status add_provider(captures::Capture& cap, const std::string& driver, const Symbols& symbols, const CollectSpec& spec,
                     ProviderReport* report = nullptr);
-// Removes the driver's objects from the catalog and from every recorded answer (unlodctr).
+
+// Takes the driver's objects out of the catalog of `meta` and returns what takes them out of each
+// recorded answer (nullptr when the driver has none; unlodctr).
+captures::RecordEdit provider_removal(captures::Capture& meta, const std::string& driver);
+// The same over a whole capture in memory.
 void remove_provider(captures::Capture& cap, const std::string& driver);
 
 }  // namespace perfsim::lodctr

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <sstream>
 #include <set>
 #include <vector>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,8 @@
 #include "captures/reader.h"
 #include "captures/writer.h"
 #include "core/subprocess.h"
+#include "lodctr/install.h"
+#include "lodctr/providers.h"
 #include "recorder/client.h"
 #include "perfdata/names.h"
 #include "tests/common/run_command.h"
@@ -756,4 +759,70 @@ TEST_CASE("serve --journal FILE and perfsim journal FILE diagnose the collector 
   r = run_perfsim("serve --journal " + (d.path / "no" / "such" / "dir.jsonl").string());
   CHECK(r.code == 1);
   CHECK(r.err.find("cannot create the journal file") != std::string::npos);
+}
+
+TEST_CASE("lodctr --collect and unlodctr stream a capture: the in-memory result, in a fraction of its size") {
+  TempDir d;
+  const std::string cap = (d.path / "big.perfcap").string(), spec = (d.path / "big.toml").string();
+  // An hour of a 2016 host with 200 processes: about 150 MB of samples raw.
+  std::ofstream(spec)
+      << "[host]\nprofile = \"2016\"\nduration = \"1h\"\ninterval = \"15s\"\n[processes]\ncount = 200\n";
+  Run r = run_perfsim("synth " + spec + " -o " + cap);
+  REQUIRE(r.code == 0);
+  perfsim::captures::Capture original;
+  REQUIRE(perfsim::captures::read_capture(cap, original).ok());
+  size_t raw = 0;
+  for (const auto& q : original.records) raw += q.payload.size();
+  REQUIRE(raw > 100u * 1000 * 1000);
+
+  // The same change in memory, through the library.
+  const std::string examples = std::string(PERFSIM_SOURCE_DIR) + "/lodctr/examples/";
+  perfsim::lodctr::CounterIni ini;
+  perfsim::lodctr::Symbols symbols;
+  REQUIRE(perfsim::lodctr::load_ini(examples + "transfer.ini", ini, symbols).ok());
+  perfsim::lodctr::CollectSpec cs;
+  REQUIRE(perfsim::lodctr::load_collect_spec(examples + "transfer.collect.toml", cs).ok());
+  perfsim::captures::Capture want = original;
+  REQUIRE(perfsim::lodctr::install(want, ini, symbols).ok());
+  perfsim::lodctr::ProviderReport rep;
+  REQUIRE(perfsim::lodctr::add_provider(want, ini.driver, symbols, cs, &rep).ok());
+  REQUIRE(rep.records_changed >= 240);  // every Global of the hour
+
+  // perfsim lodctr, its peak resident memory measured by the python that runs it.
+  auto peak_kb = [&](const std::string& args) {
+    const Run m = perfsim::testing::run_command(
+        "/usr/bin/python3",
+        "-c 'import resource, subprocess, sys; c = subprocess.run(sys.argv[1:]).returncode; "
+        "print(c, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' " +
+            std::string(PERFSIM_EXE) + " " + args);
+    INFO(m.out << m.err);
+    REQUIRE(m.code == 0);
+    int code = -1;
+    size_t kb = 0;
+    std::istringstream(m.out.substr(m.out.rfind('\n', m.out.size() - 2) + 1)) >> code >> kb;
+    CHECK(code == 0);
+    return kb;
+  };
+  const size_t lodctr_kb =
+      peak_kb("lodctr --collect " + examples + "transfer.collect.toml " + cap + " " + examples + "transfer.ini");
+  perfsim::captures::Capture got;
+  REQUIRE(perfsim::captures::read_capture(cap, got).ok());
+  REQUIRE(got.records.size() == want.records.size());
+  size_t differ = 0;
+  for (size_t i = 0; i < got.records.size(); ++i) differ += got.records[i].payload != want.records[i].payload;
+  CHECK(differ == 0);
+  CHECK(got.catalog.size() == want.catalog.size());
+  CHECK(got.registry.size() == want.registry.size());
+  // Held whole, the samples alone would be `raw` bytes; streamed, a few samples and the metadata.
+  INFO("lodctr peak " << lodctr_kb << " KB for " << raw / 1024 << " KB of samples");
+  CHECK(lodctr_kb * 1024 < raw / 4);
+
+  const size_t unlodctr_kb = peak_kb("unlodctr " + cap + " Transfer");
+  REQUIRE(perfsim::captures::read_capture(cap, got).ok());
+  REQUIRE(got.records.size() == original.records.size());
+  differ = 0;
+  for (size_t i = 0; i < got.records.size(); ++i) differ += got.records[i].payload != original.records[i].payload;
+  CHECK(differ == 0);  // the provider's objects are gone from every answer, nothing else changed
+  CHECK(got.catalog.size() == original.catalog.size());
+  CHECK(unlodctr_kb * 1024 < raw / 4);
 }

@@ -39,8 +39,7 @@ TEST_CASE("workers run at most their threads' worth of jobs at once, and every j
   for (int i = 0; i < 20; ++i)
     w.post([&] {
       const int n = ++now;
-      for (int m = most.load(); n > m && !most.compare_exchange_weak(m, n);) {
-      }
+      for (int m = most.load(); n > m && !most.compare_exchange_weak(m, n);) {}
       std::this_thread::sleep_for(2ms);
       --now;
       ++done;
