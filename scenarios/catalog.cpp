@@ -92,7 +92,8 @@ Status find(const std::string& name, const std::vector<std::string>& dirs, Scena
       out = std::move(sc);
       return Status::Ok();
     }
-  return Status::NotFound("no scenario \"" + name + "\"; known: " + name_list(all) + " (`perfsim scenarios` lists them)");
+  return Status::NotFound("no scenario \"" + name + "\"; known: " + name_list(all) +
+                          " (`perfsim scenarios` lists them)");
 }
 
 std::string name_list(const std::vector<Scenario>& all) {

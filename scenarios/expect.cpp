@@ -17,7 +17,8 @@ std::string session_lacks(const Expected& e, const journal::SessionDiagnosis& d)
   }
   if (!e.growth.empty() && e.growth != journal::growth_name(d.growth))
     return fmt::format("growth {}, expected {}", journal::growth_name(d.growth), e.growth);
-  if (d.steps.size() < e.min_steps) return fmt::format("{} retries after ERROR_MORE_DATA, expected >= {}", d.steps.size(), e.min_steps);
+  if (d.steps.size() < e.min_steps)
+    return fmt::format("{} retries after ERROR_MORE_DATA, expected >= {}", d.steps.size(), e.min_steps);
   if (e.busy && d.busy_answers == 0) return "no ERROR_BUSY answer";
   return "";
 }
@@ -32,8 +33,10 @@ Status check_expected(const Expected& e, const std::vector<journal::SessionDiagn
     bool found = false;
     for (const journal::SessionDiagnosis& d : sessions) {
       const std::string lacks = session_lacks(e, d);
-      if (lacks.empty()) found = true;
-      else why = fmt::format("session {}: {}", d.session, lacks);
+      if (lacks.empty())
+        found = true;
+      else
+        why = fmt::format("session {}: {}", d.session, lacks);
     }
     if (!found) return Status::NotFound("the journal does not show the scenario's diagnosis: " + why);
   }

@@ -16,7 +16,7 @@
 namespace perfsim::scenarios {
 
 struct ServePlan {
-  std::vector<replayer::FleetHost> hosts;            // capture: a file, or a key of `captures`
+  std::vector<replayer::FleetHost> hosts;             // capture: a file, or a key of `captures`
   std::map<std::string, captures::Capture> captures;  // "scenario:NAME/host0" -> the synthesized host
   std::shared_ptr<const replayer::FaultPlan> faults;  // null: the scenario has none
 };

@@ -64,7 +64,8 @@ Status read_host(const config::Reader& r, const config::Doc& doc, const Json& h,
   if (!s.ok()) return s;
   const int sources = int(h.contains("capture")) + int(h.contains("spec")) + int(h.contains("synth"));
   if (sources != 1)
-    return r.fail(path, "needs exactly one of capture = \"FILE.perfcap\", spec = \"FILE.toml\" or a [host.synth] table");
+    return r.fail(path,
+                  "needs exactly one of capture = \"FILE.perfcap\", spec = \"FILE.toml\" or a [host.synth] table");
   if (h.contains("synth")) {
     if (!h["synth"].is_object()) return r.type_error(config::join(path, "synth"), "a table (a synth spec)", h["synth"]);
     synth::Spec spec;
@@ -110,7 +111,8 @@ Status read_scenario(const config::Doc& doc, const BesideReader& beside, Scenari
   if (s.ok()) s = r.string(root, "", "source", sc.source);
   if (s.ok()) s = https_url(r, "source", sc.source);
   if (s.ok()) s = r.strings(root, "", "see_also", sc.see_also);
-  for (size_t i = 0; s.ok() && i < sc.see_also.size(); ++i) s = https_url(r, config::index("see_also", i), sc.see_also[i]);
+  for (size_t i = 0; s.ok() && i < sc.see_also.size(); ++i)
+    s = https_url(r, config::index("see_also", i), sc.see_also[i]);
   if (s.ok()) s = r.string(root, "", "source_says", sc.source_says);
   if (s.ok()) s = r.string(root, "", "behaviour", sc.behaviour);
   if (s.ok()) s = r.string(root, "", "correct", sc.correct);

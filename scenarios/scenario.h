@@ -24,33 +24,33 @@ namespace perfsim::scenarios {
 
 // What the journal of a collector session against the scenario shows (journal/diagnosis.h).
 struct Expected {
-  std::string text;                   // the diagnosis in words, for `scenarios show`
-  std::string loop;                   // a loop (same size offered again and again) on this value
-  std::string growth;                 // the session's growth: fixed, exact, doubling, plus-n, mixed (journal::growth_name)
-  uint32_t min_steps = 0;             // at least this many retries after ERROR_MORE_DATA
-  bool busy = false;                  // ERROR_BUSY answers
+  std::string text;        // the diagnosis in words, for `scenarios show`
+  std::string loop;        // a loop (same size offered again and again) on this value
+  std::string growth;      // the session's growth: fixed, exact, doubling, plus-n, mixed (journal::growth_name)
+  uint32_t min_steps = 0;  // at least this many retries after ERROR_MORE_DATA
+  bool busy = false;       // ERROR_BUSY answers
   std::vector<std::string> statuses;  // statuses some call got ("WERR_ACCESS_DENIED")
 };
 
 struct ScenarioHost {
-  replayer::FleetHost fleet;  // listen (default 127.0.0.1:0), timeline, profile, quirks, smb_allow
-  std::string capture;        // a capture file (relative: beside the scenario), or
+  replayer::FleetHost fleet;        // listen (default 127.0.0.1:0), timeline, profile, quirks, smb_allow
+  std::string capture;              // a capture file (relative: beside the scenario), or
   std::optional<synth::Spec> spec;  // a synth spec (`synth` inline, or `spec = "FILE"` beside it)
 };
 
 struct Scenario {
   std::string name, title;
-  std::string reproduces;             // the field bug in a sentence or two
-  std::string source;                 // https URL of the issue or article
-  std::vector<std::string> see_also;  // more https URLs
-  std::string source_says;            // what the source reports (quoted or paraphrased)
-  std::string behaviour;              // what the simulated host does
-  std::string correct;                // what a correct collector does
+  std::string reproduces;                      // the field bug in a sentence or two
+  std::string source;                          // https URL of the issue or article
+  std::vector<std::string> see_also;           // more https URLs
+  std::string source_says;                     // what the source reports (quoted or paraphrased)
+  std::string behaviour;                       // what the simulated host does
+  std::string correct;                         // what a correct collector does
   std::map<std::string, std::string> clients;  // python3-samba, impacket, typeperf, get-counter
-  bool smb = false;                   // needs `perfsim serve --smb` (root, smbd)
-  std::string origin;                 // the file it came from ("builtin:NAME" for built-in ones)
+  bool smb = false;                            // needs `perfsim serve --smb` (root, smbd)
+  std::string origin;                          // the file it came from ("builtin:NAME" for built-in ones)
   std::vector<ScenarioHost> hosts;
-  config::Json faults;                // the [[fault]] tables (replayer/faults.h), or null
+  config::Json faults;  // the [[fault]] tables (replayer/faults.h), or null
   Expected expected;
 };
 
