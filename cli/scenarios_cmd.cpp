@@ -25,8 +25,12 @@ int run_scenarios(const ScenariosOptions& o) {
   if (o.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const scenarios::Scenario& sc : all)
-      list.push_back({{"name", sc.name}, {"title", sc.title}, {"source", sc.source}, {"smb", sc.smb},
-                      {"hosts", sc.hosts.size()}, {"origin", sc.origin}});
+      list.push_back({{"name", sc.name},
+                      {"title", sc.title},
+                      {"source", sc.source},
+                      {"smb", sc.smb},
+                      {"hosts", sc.hosts.size()},
+                      {"origin", sc.origin}});
     fmt::print("{}\n", json_text(list, 2));
     return kExitOk;
   }
@@ -34,8 +38,9 @@ int run_scenarios(const ScenariosOptions& o) {
   for (const scenarios::Scenario& sc : all) width = std::max(width, sc.name.size());
   for (const scenarios::Scenario& sc : all)
     fmt::print("{:<{}}  {}{}\n", sc.name, width, sc.title, sc.smb ? " (SMB)" : "");
-  fmt::print("\n`perfsim scenarios show NAME` says what each reproduces and its source; "
-             "`perfsim serve --scenario NAME` serves it.\n");
+  fmt::print(
+      "\n`perfsim scenarios show NAME` says what each reproduces and its source; "
+      "`perfsim serve --scenario NAME` serves it.\n");
   return kExitOk;
 }
 

@@ -59,9 +59,9 @@ TEST_CASE("every built-in scenario reads, cites an https source, says how to poi
   std::set<std::string> names;
   for (const scenarios::Scenario& s : all) names.insert(s.name);
   // The cases of issue 19, one file each.
-  for (const char* n : {"win2000-more-data-loop", "global-slow-growing", "busy-exchange", "server2022-process-v2",
-                        "perfproc-disabled", "no-instances", "remote-registry-smb", "corrupt-name-table",
-                        "german-host"})
+  for (const char* n :
+       {"win2000-more-data-loop", "global-slow-growing", "busy-exchange", "server2022-process-v2", "perfproc-disabled",
+        "no-instances", "remote-registry-smb", "corrupt-name-table", "german-host"})
     CHECK(names.count(n) == 1);
   for (const scenarios::Scenario& s : all) {
     INFO(s.name);
@@ -98,7 +98,7 @@ TEST_CASE("every built-in scenario makes its hosts: synthesized captures that a 
   }
 }
 
-TEST_CASE("--listen moves a scenario's hosts in order; more --listen than hosts is refused") {
+TEST_CASE("serve's listen addresses move a scenario's hosts in order and more of them than hosts are refused") {
   scenarios::Scenario s;
   REQUIRE(scenarios::find("remote-registry-smb", {}, s).ok());
   scenarios::ServePlan plan;

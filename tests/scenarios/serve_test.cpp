@@ -126,7 +126,7 @@ TEST_CASE("every TCP scenario starts and answers perfsim query on its address") 
   }
 }
 
-TEST_CASE("win2000-more-data-loop: impacket's hBaseRegQueryValue loops; the journal shows the loop") {
+TEST_CASE("win2000-more-data-loop: impacket's hBaseRegQueryValue loops, the journal shows the loop") {
   Served s("win2000-more-data-loop", "127.0.0.61");
   // The loop never ends by itself: `timeout` ends it (124) after 4 s.
   const CommandResult r = python(std::string(PERFSIM_SOURCE_DIR) + "/tests/interop/quirk_client.py --address " +
@@ -168,7 +168,7 @@ TEST_CASE("global-slow-growing: a +16 KB collector needs over a hundred slow cal
   CHECK(d[1].at("growth") == "doubling");
 }
 
-TEST_CASE("busy-exchange: every poll of the first minute gets ERROR_BUSY; the journal counts the busy answers") {
+TEST_CASE("busy-exchange: every poll of the first minute gets ERROR_BUSY, the journal counts the busy answers") {
   Served s("busy-exchange", "127.0.0.63");
   const json a = query_json(s, "Global --count 3 --interval 0.2");
   REQUIRE(a.size() == 3);
@@ -241,10 +241,10 @@ TEST_CASE("corrupt-name-table: python3-samba reads a duplicate name and Last Cou
 TEST_CASE("german-host: python3-samba reads Prozessor in Counter 007 and Processor in 009 at one index") {
   Served s("german-host", "127.0.0.68");
   const auto table = [&s](const std::string& lang) {
-    const CommandResult r = python(std::string(PERFSIM_SOURCE_DIR) + "/tests/scenarios/samba_reads.py --address " +
-                                       s.address + " --port " + std::to_string(s.port) + " names --lang " + lang +
-                                       " --index 238 --index 6 --index 230",
-                                   60);
+    const CommandResult r =
+        python(std::string(PERFSIM_SOURCE_DIR) + "/tests/scenarios/samba_reads.py --address " + s.address + " --port " +
+                   std::to_string(s.port) + " names --lang " + lang + " --index 238 --index 6 --index 230",
+               60);
     INFO(r.out << r.err);
     REQUIRE(r.code == 0);
     return json::parse(r.out).at("names");

@@ -21,14 +21,18 @@ using nlohmann::json;
 
 // One python3-samba connect + OpenHKPD over SMB: "ok", or "error CODE".
 std::string open_once(const std::string& address, uint16_t port, const std::string& user = "") {
-  const std::string creds = user.empty() ? "c.set_anonymous()\n" : "c.set_username('" + user + "'); c.set_password('Perf4dmin!')\n";
+  const std::string creds =
+      user.empty() ? "c.set_anonymous()\n" : "c.set_username('" + user + "'); c.set_password('Perf4dmin!')\n";
   const std::string script =
       "from samba import credentials, param\n"
       "from samba.dcerpc import winreg, security\n"
-      "lp = param.LoadParm(); c = credentials.Credentials(); c.guess(lp)\n" + creds +
-      "lp.set('smb ports', '" + std::to_string(port) + "')\n"
+      "lp = param.LoadParm(); c = credentials.Credentials(); c.guess(lp)\n" +
+      creds + "lp.set('smb ports', '" + std::to_string(port) +
+      "')\n"
       "try:\n"
-      "    conn = winreg.winreg('ncacn_np:" + address + "[\\\\pipe\\\\winreg]', lp, c)\n"
+      "    conn = winreg.winreg('ncacn_np:" +
+      address +
+      "[\\\\pipe\\\\winreg]', lp, c)\n"
       "    conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)\n"
       "    print('ok')\n"
       "except Exception as e:\n"
@@ -48,13 +52,14 @@ std::string open_once(const std::string& address, uint16_t port, const std::stri
 uint16_t free_port() {
   // A port from the kernel's ephemeral range that is not in use now: bind to 0, read it, close.
   const perfsim::testing::CommandResult r = perfsim::testing::run_command(
-      PERFSIM_PYTHON, "-c \"import socket; s=socket.socket(); s.bind(('127.0.0.91',0)); print(s.getsockname()[1])\"", 10);
+      PERFSIM_PYTHON, "-c \"import socket; s=socket.socket(); s.bind(('127.0.0.91',0)); print(s.getsockname()[1])\"",
+      10);
   return uint16_t(std::stoi(r.out));
 }
 
 }  // namespace
 
-TEST_CASE("remote-registry-smb: the first pipe open fails then works; a non-admin is refused HKPD", "[smb]") {
+TEST_CASE("remote-registry-smb: the first pipe open fails then works, a non-admin is refused HKPD", "[smb]") {
   REQUIRE(geteuid() == 0);  // perfsim serve --smb runs smbd and adds loopback addresses
   fs::remove_all(SCENARIO_SMB_DIR);
   fs::create_directories(SCENARIO_SMB_DIR);
@@ -70,8 +75,9 @@ TEST_CASE("remote-registry-smb: the first pipe open fails then works; a non-admi
   REQUIRE(sp::start({"/bin/sh", "-c",
                      "exec " + std::string(PERFSIM_EXE) +
                          " serve --json --scenario remote-registry-smb --listen 127.0.0.91:0 --listen 127.0.0.92:0"
-                         " --smb=" + std::to_string(port) + " --smb-user perfadmin:Perf4dmin! --smb-dir " +
-                         SCENARIO_SMB_DIR + "/smb --journal " + journal},
+                         " --smb=" +
+                         std::to_string(port) + " --smb-user perfadmin:Perf4dmin! --smb-dir " + SCENARIO_SMB_DIR +
+                         "/smb --journal " + journal},
                     o, child)
               .ok());
   // Two listening lines, then one smb line per host once smbd is up (bounded by perfsim's own wait).
