@@ -86,16 +86,28 @@ struct ServeOptions {
   std::string smb_dir;       // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
   // --epm[=PORT]: an endpoint mapper on every host address ("" = off, "default" = 135, root only).
   std::string epm;
-  size_t journal_size = 10000;  // winreg calls kept in memory (journal/README.md); 0 = no journal
-  std::string journal;          // also write every call to this JSON-lines file
+  size_t journal_size = 10000;             // winreg calls kept in memory (journal/README.md); 0 = no journal
+  std::string journal;                     // also write every call to this JSON-lines file
+  std::string scenario;                    // --scenario NAME: the scenario's hosts and faults (scenarios/)
+  std::vector<std::string> scenario_dirs;  // --scenario-dir: the user's scenario files
 };
 int run_serve(const ServeOptions& o);
 
 struct JournalOptions {
   std::string file;  // a `perfsim serve --journal FILE` file
   bool json = false;
+  std::string scenario;  // also check the file against this scenario's diagnosis (exit 1 when it differs)
+  std::vector<std::string> scenario_dirs;
 };
 int run_journal(const JournalOptions& o);
+
+// `perfsim scenarios` (list) and `perfsim scenarios show NAME`.
+struct ScenariosOptions {
+  std::string show;  // empty: list them
+  std::vector<std::string> dirs;
+  bool json = false;
+};
+int run_scenarios(const ScenariosOptions& o);
 
 struct QueryOptions {
   std::string endpoint;  // ADDR:PORT (ncacn_ip_tcp) or smb:HOST[:PORT] (cli/target.h)

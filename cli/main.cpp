@@ -190,13 +190,36 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   c_serve->add_option("--journal", serve.journal,
                       "Also write every winreg call to this JSON-lines file (read it with perfsim journal FILE)");
+  c_serve->add_option("--scenario", serve.scenario,
+                      "Serve a field-bug scenario's hosts and faults (perfsim scenarios lists them; --listen, in "
+                      "order, moves its hosts)");
+  c_serve->add_option("--scenario-dir", serve.scenario_dirs, "A directory of your own scenario files (repeatable)")
+      ->check(CLI::ExistingDirectory);
   c_serve->callback([&] { rc = run_serve(serve); });
+
+  ScenariosOptions scen;
+  auto* c_scen = app.add_subcommand(
+      "scenarios", "List the field-bug scenarios: known collector failures, each served in one command");
+  c_scen->add_option("--scenario-dir", scen.dirs, "A directory of your own scenario files (repeatable)")
+      ->check(CLI::ExistingDirectory);
+  c_scen->add_flag("--json", scen.json, "Machine-readable list");
+  auto* c_show = c_scen->add_subcommand(
+      "show", "What a scenario reproduces, its public source, the host behaviour, what a correct collector does");
+  c_show->add_option("name", scen.show, "Scenario name")->required();
+  c_show->add_flag("--json", scen.json, "Machine-readable");
+  c_show->add_option("--scenario-dir", scen.dirs, "A directory of your own scenario files (repeatable)")
+      ->check(CLI::ExistingDirectory);
+  c_scen->callback([&] { rc = run_scenarios(scen); });
 
   JournalOptions journal;
   auto* c_journal = app.add_subcommand(
       "journal", "Diagnose the collector sessions of a journal file written by perfsim serve --journal FILE");
   c_journal->add_option("file", journal.file, "The JSON-lines journal file")->required();
   c_journal->add_flag("--json", journal.json, "Print the diagnosis as JSON (one array of sessions)");
+  c_journal->add_option("--scenario", journal.scenario,
+                        "Also check the sessions against this scenario's diagnosis (exit 1 when they do not show it)");
+  c_journal->add_option("--scenario-dir", journal.scenario_dirs, "A directory of your own scenario files")
+      ->check(CLI::ExistingDirectory);
   c_journal->callback([&] { rc = run_journal(journal); });
 
   QueryOptions query;

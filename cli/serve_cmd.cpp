@@ -16,6 +16,8 @@
 #include "replayer/fleet_file.h"
 #include "replayer/quirks.h"
 #include "replayer/serve_hosts.h"
+#include "scenarios/catalog.h"
+#include "scenarios/plan.h"
 #include "server/epm_handler.h"
 #include "server/server.h"
 #include "server/smb_serve.h"
@@ -24,23 +26,35 @@
 namespace perfsim::cli {
 namespace {
 
-// The fleet file's hosts, then --listen's, each count = N entry expanded; --quirk goes first in
-// every host's quirks, so a fleet host's own [host.quirks] come after it and win.
-Status describe_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& hosts) {
-  if (!o.fleet.empty())
-    if (Status s = replayer::read_fleet(o.fleet, hosts); !s.ok()) return s;
-  for (const std::string& l : o.listen) {
+// The scenario's hosts (--listen moves them, in order), the fleet file's, then --listen's (without
+// a scenario), each count = N entry expanded. --quirk goes first in a fleet or --listen host's
+// quirks, so a fleet host's own [host.quirks] win; it goes after a scenario host's own, so a user
+// can tune a scenario (a shorter slow-global).
+Status describe_hosts(const ServeOptions& o, const scenarios::ServePlan* plan,
+                      std::vector<replayer::FleetHost>& hosts) {
+  std::vector<replayer::QuirkSetting> cli_quirks;
+  for (const std::string& text : o.quirks)
+    if (Status s = replayer::parse_quirk_arg(text, cli_quirks.emplace_back()); !s.ok()) return s;
+  if (plan) {
+    hosts = plan->hosts;
+    for (replayer::FleetHost& h : hosts)
+      h.replay.quirks.insert(h.replay.quirks.end(), cli_quirks.begin(), cli_quirks.end());
+  }
+  const size_t scenario_hosts = hosts.size();
+  if (!o.fleet.empty()) {
+    std::vector<replayer::FleetHost> fleet;
+    if (Status s = replayer::read_fleet(o.fleet, fleet); !s.ok()) return s;
+    hosts.insert(hosts.end(), fleet.begin(), fleet.end());
+  }
+  for (const std::string& l : (plan ? std::vector<std::string>() : o.listen)) {
     const size_t eq = l.find('=');
     replayer::FleetHost& h = hosts.emplace_back();
     h.listen = l.substr(0, eq);
     if (eq != std::string::npos) h.capture = l.substr(eq + 1);
   }
   if (hosts.empty()) hosts.emplace_back().listen = "127.0.0.1:0";
-  std::vector<replayer::QuirkSetting> cli_quirks;
-  for (const std::string& text : o.quirks)
-    if (Status s = replayer::parse_quirk_arg(text, cli_quirks.emplace_back()); !s.ok()) return s;
-  for (replayer::FleetHost& h : hosts)
-    h.replay.quirks.insert(h.replay.quirks.begin(), cli_quirks.begin(), cli_quirks.end());
+  for (size_t i = scenario_hosts; i < hosts.size(); ++i)
+    hosts[i].replay.quirks.insert(hosts[i].replay.quirks.begin(), cli_quirks.begin(), cli_quirks.end());
   replayer::expand_fleet(hosts);
   return Status::Ok();
 }
@@ -84,8 +98,11 @@ admin::AdminHost admin_host(const ServeOptions& o, const replayer::FleetHost& s,
 // Hosts are made once per capture file, timeline and replay settings, and shared by the listeners
 // naming them. Returns the exit code: usage errors are the options' fault.
 int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, server::ServerConfig& cfg,
-               const std::shared_ptr<journal::Recorder>& recorder, Hosts& out) {
+               const std::shared_ptr<journal::Recorder>& recorder, scenarios::ServePlan* plan, Hosts& out) {
   replayer::RecordingCache cache(o.cache_mb << 20);
+  if (plan)
+    for (auto& [key, cap] : plan->captures)
+      if (Status st = cache.add(key, std::move(cap)); !st.ok()) return fail("serve", "--scenario: " + st.message());
   size_t warned = 0;  // the reader's warnings already printed
   std::map<std::string, std::shared_ptr<server::WinregHandlerFactory>> factories;
   for (replayer::FleetHost& s : specs) {
@@ -201,7 +218,18 @@ int run_serve(const ServeOptions& o) {
     if (Status s = replayer::profile_quirks(o.profile, unused); !s.ok())
       return fail("serve", "--profile " + o.profile + ": " + s.message(), kExitUsage);
   }
-  if (Status s = describe_hosts(o, specs); !s.ok()) return fail("serve", s.message(), kExitUsage);
+  std::unique_ptr<scenarios::ServePlan> plan;
+  if (!o.scenario.empty()) {
+    scenarios::Scenario sc;
+    if (Status s = scenarios::find(o.scenario, o.scenario_dirs, sc); !s.ok())
+      return fail("serve", "--scenario: " + s.message(), kExitUsage);
+    plan = std::make_unique<scenarios::ServePlan>();
+    if (Status s = scenarios::plan_serve(sc, o.listen, *plan); !s.ok())
+      return fail("serve", "--scenario: " + s.message(), kExitUsage);
+    if (sc.smb && o.smb.empty())
+      fmt::print(stderr, "perfsim serve: scenario {} shows its symptom over SMB: add --smb (as root)\n", sc.name);
+  }
+  if (Status s = describe_hosts(o, plan.get(), specs); !s.ok()) return fail("serve", s.message(), kExitUsage);
   // Before the hosts: opening a recording starts its prefetch threads, which must not take SIGHUP.
   if (!o.faults.empty()) replayer::FaultReloader::block_sighup();
   server::ServerConfig cfg = server_config(o);
@@ -211,7 +239,10 @@ int run_serve(const ServeOptions& o) {
     return fail("serve", "--journal: " + st.message(),
                 st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
   Hosts hosts;
-  if (int rc = make_hosts(o, specs, cfg, recorder, hosts); rc != kExitOk) return rc;
+  if (int rc = make_hosts(o, specs, cfg, recorder, plan.get(), hosts); rc != kExitOk) return rc;
+  // The scenario's fault plan, unless --faults gives one (which SIGHUP then reloads).
+  if (plan && plan->faults && o.faults.empty())
+    for (const auto& h : hosts.all) h->set_faults(plan->faults);
   server::EpmSetup epm;
   if (!o.epm.empty()) {
     uint16_t port = 0;

@@ -28,6 +28,15 @@ Status RecordingCache::get(const std::string& path, std::shared_ptr<const Record
   return Status::Ok();
 }
 
+Status RecordingCache::add(const std::string& key, captures::Capture cap) {
+  if (recordings_.count(key)) return Status::InvalidArgument(key + ": already in the recording cache");
+  std::shared_ptr<const Recording> rec;
+  if (Status st = build_recording(std::move(cap), rec); !st.ok())
+    return Status::InvalidArgument(key + ": " + st.message());
+  recordings_[key] = std::move(rec);
+  return Status::Ok();
+}
+
 Status host_options(const HostReplay& r, const std::string& default_profile, const captures::Capture& cap,
                     HostOptions& opt) {
   if (r.speed) opt.speed = *r.speed;

@@ -28,6 +28,9 @@ class RecordingCache {
   const std::shared_ptr<SampleCache>& samples() const { return samples_; }
   // The recording of the capture at `path`; the reader's warnings go to warnings() the first time.
   Status get(const std::string& path, std::shared_ptr<const Recording>& out);
+  // A capture held in memory (a scenario's synthesized host, scenarios/plan.h), prepared now and
+  // then found by get(key) as if `key` were its path. A key already present is InvalidArgument.
+  Status add(const std::string& key, captures::Capture cap);
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:

@@ -99,9 +99,15 @@ void perflib_from_tables(const names::NameSet& set, captures::Capture& cap) {
 }  // namespace
 
 Status apply_names_file(const Spec& spec, const Catalog& cat, captures::Capture& header, Renamer& renamer) {
-  if (spec.names_file.empty()) return Status::Ok();
+  if (spec.names_file.empty() && spec.names_text.empty()) return Status::Ok();
   names::NameSet set;
-  if (Status s = names::load_names(spec.names_file, set); !s.ok()) return s;
+  if (spec.names_text.empty()) {
+    if (Status s = names::load_names(spec.names_file, set); !s.ok()) return s;
+  } else {
+    const ByteView text(reinterpret_cast<const uint8_t*>(spec.names_text.data()), spec.names_text.size());
+    if (Status s = names::parse_backup(text, set); !s.ok())
+      return Status::InvalidArgument(spec.names_file + ": " + s.message());
+  }
   std::map<uint32_t, std::string> english(cat.names.begin(), cat.names.end());
   std::vector<names::Wanted> wanted;
   for (const CatalogObject& o : cat.objects) {

@@ -67,6 +67,9 @@ struct Spec {
   // `lodctr /s` backup or perfcLLL.dat the host's name tables come from (names/backup.h); empty:
   // the built-in English table. Relative to the spec file when read by load_spec.
   std::string names_file;
+  // The names file's bytes when it is not on disk (a built-in scenario's, scenarios/); used
+  // instead of reading names_file, which then only names it in messages.
+  std::string names_text;
   // Server roles (roles.h): their objects come after the OS's and before [[objects]].
   std::vector<std::string> roles;
   // [load]: displayed values driving the built-in objects

@@ -5,7 +5,7 @@
   hquery (impacket's own hBaseRegQueryValue and its ERROR_MORE_DATA retry loop).
   grow   (impacket, raw): a collector's loop from --start bytes: the size the host says when
          larger than the offer, else --step bytes more, until WERR_OK.
-Usage: quirk_client.py --port P --op probe|hquery|grow --name VALUE [--offers ...] [--start N --step N]"""
+Usage: quirk_client.py --port P [--address A] --op probe|hquery|grow --name VALUE [--offers ...] [--start N --step N]"""
 import argparse
 import json
 import struct
@@ -30,8 +30,8 @@ def describe(data):
             "objects": objects, "problems": problems}
 
 
-def impacket_hkpd(port):
-    t = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:127.0.0.1[{port}]")
+def impacket_hkpd(port, address="127.0.0.1"):
+    t = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:{address}[{port}]")
     t.set_connect_timeout(10)
     dce = t.get_dce_rpc()
     dce.connect()
@@ -43,7 +43,7 @@ def impacket_hkpd(port):
 
 
 def probe(args):
-    dce, hkpd, status = impacket_hkpd(args.port)
+    dce, hkpd, status = impacket_hkpd(args.port, args.address)
     if hkpd is None:
         return {"open_status": status}
     return {"open_status": 0, "calls": [query_once(dce, hkpd, args.name, o) for o in args.offers.split(",")]}
@@ -79,7 +79,7 @@ def query_once(dce, hkpd, name, offer):
 def grow(args):
     """A collector's loop: start with --start bytes; on ERROR_MORE_DATA take the size the host
     said when it is larger than the offer, otherwise grow the buffer by --step."""
-    dce, hkpd, status = impacket_hkpd(args.port)
+    dce, hkpd, status = impacket_hkpd(args.port, args.address)
     if hkpd is None:
         return {"open_status": status}
     attempts, offer = [], args.start
@@ -95,7 +95,7 @@ def grow(args):
 
 
 def hquery(args):
-    dce, hkpd, status = impacket_hkpd(args.port)
+    dce, hkpd, status = impacket_hkpd(args.port, args.address)
     if hkpd is None:
         return {"open_status": status}
     try:
@@ -108,6 +108,7 @@ def hquery(args):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, required=True)
+    p.add_argument("--address", default="127.0.0.1")
     p.add_argument("--op", choices=["probe", "hquery", "grow"], required=True)
     p.add_argument("--name", default="Global")
     p.add_argument("--offers", default="null")

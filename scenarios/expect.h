@@ -1,0 +1,19 @@
+// Does a journal show what a scenario says a collector that trips on it leaves behind
+// (Scenario::expected)? The tests of every scenario ask this of the journal of their collector run.
+#pragma once
+#include <vector>
+
+#include "core/status.h"
+#include "journal/diagnosis.h"
+#include "journal/event.h"
+#include "scenarios/scenario.h"
+
+namespace perfsim::scenarios {
+
+// Ok when some session of `sessions` shows every expectation of `e` (a loop on e.loop, the growth,
+// at least e.min_steps retries, ERROR_BUSY answers) and every status of e.statuses was returned by
+// some call of `events`; else NotFound saying the first that is missing.
+Status check_expected(const Expected& e, const std::vector<journal::SessionDiagnosis>& sessions,
+                      const std::vector<journal::CallEvent>& events);
+
+}  // namespace perfsim::scenarios

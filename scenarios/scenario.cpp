@@ -1,0 +1,205 @@
+// Scenario files read with core/config.h (scenario.h).
+#include "scenarios/scenario.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "replayer/faults.h"
+#include "synth/spec.h"
+
+namespace perfsim::scenarios {
+namespace {
+
+using config::Json;
+
+// The part of `doc` under `path` as a document of its own, keeping the lines, so a synth spec
+// inline in a scenario is read by synth's own reader and its errors still name the line.
+config::Doc sub_doc(const config::Doc& doc, const std::string& path, const Json& tree) {
+  config::Doc sub;
+  sub.origin = doc.origin + " [" + path + "]";
+  sub.root = tree;
+  const std::string prefix = path + ".";
+  for (const auto& [k, line] : doc.lines)
+    if (k.rfind(prefix, 0) == 0) sub.lines[k.substr(prefix.size())] = line;
+  return sub;
+}
+
+Status https_url(const config::Reader& r, const std::string& path, const std::string& url) {
+  if (url.rfind("https://", 0) != 0 || url.size() <= 8)
+    return r.fail(path, "expected an https:// URL of the public source, got \"" + url + "\"");
+  return Status::Ok();
+}
+
+Status read_expected(const config::Reader& r, const Json& root, Expected& e) {
+  if (!root.contains("diagnosis")) return r.fail("diagnosis", "missing: say what the journal shows ([diagnosis] text)");
+  const Json& d = root["diagnosis"];
+  Status s = r.keys(d, "diagnosis", {"text", "loop", "growth", "min_steps", "busy", "statuses"});
+  if (s.ok()) s = r.require(d, "diagnosis", "text");
+  if (s.ok()) s = r.string(d, "diagnosis", "text", e.text);
+  if (s.ok()) s = r.string(d, "diagnosis", "loop", e.loop);
+  if (s.ok()) s = r.string(d, "diagnosis", "growth", e.growth);
+  if (s.ok()) s = r.integer(d, "diagnosis", "min_steps", e.min_steps);
+  if (s.ok()) s = r.boolean(d, "diagnosis", "busy", e.busy);
+  if (s.ok()) s = r.strings(d, "diagnosis", "statuses", e.statuses);
+  static const char* const growths[] = {"", "fixed", "exact", "doubling", "plus-n", "mixed"};
+  if (s.ok() && std::find(std::begin(growths), std::end(growths), e.growth) == std::end(growths))
+    s = r.fail("diagnosis.growth", "expected one of fixed, exact, doubling, plus-n, mixed, got \"" + e.growth + "\"");
+  return s;
+}
+
+Status read_host(const config::Reader& r, const config::Doc& doc, const Json& h, const std::string& path,
+                 const BesideReader& beside, ScenarioHost& out) {
+  Status s = r.keys(h, path,
+                    {"listen", "capture", "spec", "synth", "timeline", "profile", "speed", "loop", "quirks",
+                     "smb_allow", "smb_dialects"});
+  out.fleet.listen = "127.0.0.1:0";
+  if (s.ok()) s = r.string(h, path, "listen", out.fleet.listen);
+  if (s.ok()) s = r.string(h, path, "timeline", out.fleet.timeline);
+  if (s.ok()) s = r.string(h, path, "capture", out.capture);
+  if (s.ok()) s = replayer::read_host_replay(r, h, path, out.fleet.replay);
+  if (s.ok()) s = r.strings(h, path, "smb_allow", out.fleet.smb_allow);
+  if (s.ok()) s = r.string(h, path, "smb_dialects", out.fleet.smb_dialects);
+  if (!s.ok()) return s;
+  const int sources = int(h.contains("capture")) + int(h.contains("spec")) + int(h.contains("synth"));
+  if (sources != 1)
+    return r.fail(path,
+                  "needs exactly one of capture = \"FILE.perfcap\", spec = \"FILE.toml\" or a [host.synth] table");
+  if (h.contains("synth")) {
+    if (!h["synth"].is_object()) return r.type_error(config::join(path, "synth"), "a table (a synth spec)", h["synth"]);
+    synth::Spec spec;
+    if (Status st = synth::read_spec(sub_doc(doc, config::join(path, "synth"), h["synth"]), spec); !st.ok()) return st;
+    out.spec = std::move(spec);
+  } else if (h.contains("spec")) {
+    std::string name, text, file;
+    if (Status st = r.string(h, path, "spec", name); !st.ok()) return st;
+    if (Status st = beside(name, text, file); !st.ok()) return r.fail(config::join(path, "spec"), st.message());
+    config::Doc sd;
+    const bool json = file.size() > 5 && file.substr(file.size() - 5) == ".json";
+    Status st = json ? config::parse_json(text, file, sd) : config::parse_toml(text, file, sd);
+    synth::Spec spec;
+    if (st.ok()) st = synth::read_spec(sd, spec);
+    if (!st.ok()) return st;
+    out.spec = std::move(spec);
+  }
+  // A names file is the scenario's neighbour, read now (a built-in one has no file on disk).
+  if (out.spec && !out.spec->names_file.empty()) {
+    std::string file;
+    if (Status st = beside(out.spec->names_file, out.spec->names_text, file); !st.ok())
+      return r.fail(path, "names file: " + st.message());
+    out.spec->names_file = file;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status read_scenario(const config::Doc& doc, const BesideReader& beside, Scenario& out) {
+  const config::Reader r(doc);
+  const Json& root = doc.root;
+  Scenario sc;
+  sc.origin = doc.origin;
+  Status s = r.keys(root, "",
+                    {"name", "title", "reproduces", "source", "see_also", "source_says", "behaviour", "correct",
+                     "clients", "smb", "host", "fault", "diagnosis"});
+  for (const char* key : {"name", "title", "reproduces", "source", "source_says", "behaviour", "correct"})
+    if (s.ok()) s = r.require(root, "", key);
+  if (s.ok()) s = r.string(root, "", "name", sc.name);
+  if (s.ok()) s = r.string(root, "", "title", sc.title);
+  if (s.ok()) s = r.string(root, "", "reproduces", sc.reproduces);
+  if (s.ok()) s = r.string(root, "", "source", sc.source);
+  if (s.ok()) s = https_url(r, "source", sc.source);
+  if (s.ok()) s = r.strings(root, "", "see_also", sc.see_also);
+  for (size_t i = 0; s.ok() && i < sc.see_also.size(); ++i)
+    s = https_url(r, config::index("see_also", i), sc.see_also[i]);
+  if (s.ok()) s = r.string(root, "", "source_says", sc.source_says);
+  if (s.ok()) s = r.string(root, "", "behaviour", sc.behaviour);
+  if (s.ok()) s = r.string(root, "", "correct", sc.correct);
+  if (s.ok()) s = r.boolean(root, "", "smb", sc.smb);
+  if (!s.ok()) return s;
+  if (sc.name.empty() || sc.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") != std::string::npos)
+    return r.fail("name", "expected lower-case letters, digits and '-' (it is typed on the command line), got \"" +
+                              sc.name + "\"");
+  if (root.contains("clients")) {
+    const Json& c = root["clients"];
+    if (Status st = r.keys(c, "clients", {"python3-samba", "impacket", "typeperf", "get-counter", "perfsim"}); !st.ok())
+      return st;
+    for (auto it = c.begin(); it != c.end(); ++it)
+      if (Status st = r.string(c, "clients", it.key().c_str(), sc.clients[it.key()]); !st.ok()) return st;
+  }
+  const Json& hosts = root.contains("host") ? root["host"] : Json::array();
+  if (!hosts.is_array() || hosts.empty()) return r.fail("host", "no [[host]] tables (each needs a capture or a spec)");
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    ScenarioHost h;
+    if (Status st = read_host(r, doc, hosts[i], config::index("host", i), beside, h); !st.ok()) return st;
+    sc.hosts.push_back(std::move(h));
+  }
+  if (root.contains("fault")) {
+    // Checked now, with the file's lines, so a bad plan is found by `perfsim scenarios`, not by serve.
+    config::Doc plan = doc;
+    plan.root = {{"fault", root["fault"]}};
+    std::shared_ptr<const replayer::FaultPlan> unused;
+    if (Status st = replayer::fault_plan_of(plan, unused); !st.ok()) return st;
+    sc.faults = root["fault"];
+  }
+  if (Status st = read_expected(r, root, sc.expected); !st.ok()) return st;
+  out = std::move(sc);
+  return Status::Ok();
+}
+
+nlohmann::json to_json(const Scenario& s) {
+  nlohmann::json hosts = nlohmann::json::array();
+  for (const ScenarioHost& h : s.hosts) {
+    nlohmann::json j = {{"listen", h.fleet.listen}};
+    if (!h.capture.empty()) j["capture"] = h.capture;
+    if (h.spec) j["synth"] = {{"name", h.spec->host_name}, {"profile", h.spec->profile}};
+    if (!h.fleet.replay.profile.empty()) j["profile"] = h.fleet.replay.profile;
+    if (!h.fleet.timeline.empty()) j["timeline"] = h.fleet.timeline;
+    nlohmann::json q = nlohmann::json::array();
+    for (const replayer::QuirkSetting& qs : h.fleet.replay.quirks) {
+      std::string t = qs.name + (qs.on ? "" : "=off");
+      for (const auto& [k, v] : qs.params) t += (t.find(':') == std::string::npos ? ":" : ",") + k + "=" + v;
+      q.push_back(t);
+    }
+    j["quirks"] = q;
+    if (!h.fleet.smb_allow.empty()) j["smb_allow"] = h.fleet.smb_allow;
+    hosts.push_back(j);
+  }
+  nlohmann::json e = {{"text", s.expected.text}};
+  if (!s.expected.loop.empty()) e["loop"] = s.expected.loop;
+  if (!s.expected.growth.empty()) e["growth"] = s.expected.growth;
+  if (s.expected.min_steps) e["min_steps"] = s.expected.min_steps;
+  if (s.expected.busy) e["busy"] = true;
+  if (!s.expected.statuses.empty()) e["statuses"] = s.expected.statuses;
+  return {{"name", s.name},
+          {"title", s.title},
+          {"reproduces", s.reproduces},
+          {"source", s.source},
+          {"see_also", s.see_also},
+          {"source_says", s.source_says},
+          {"behaviour", s.behaviour},
+          {"correct", s.correct},
+          {"clients", s.clients},
+          {"smb", s.smb},
+          {"origin", s.origin},
+          {"hosts", hosts},
+          {"faults", s.faults.is_null() ? nlohmann::json::array() : s.faults},
+          {"diagnosis", e}};
+}
+
+std::string render_text(const Scenario& s) {
+  const nlohmann::json j = to_json(s);
+  std::string out = fmt::format("{}: {}\n\nReproduces: {}\nSource: {}\n", s.name, s.title, s.reproduces, s.source);
+  for (const std::string& u : s.see_also) out += fmt::format("See also: {}\n", u);
+  out += fmt::format("The source says: {}\n\nHost behaviour: {}\nA correct collector: {}\nJournal diagnosis: {}\n",
+                     s.source_says, s.behaviour, s.correct, s.expected.text);
+  out += "\nHosts:\n";
+  for (const nlohmann::json& h : j["hosts"]) out += "  " + h.dump() + "\n";
+  if (!s.faults.is_null()) out += "Faults: " + s.faults.dump() + "\n";
+  out += fmt::format("\nServe it: perfsim serve --scenario {}{}\n", s.name, s.smb ? " --smb (as root)" : "");
+  for (const auto& [client, how] : s.clients) out += fmt::format("  {}: {}\n", client, how);
+  return out;
+}
+
+}  // namespace perfsim::scenarios

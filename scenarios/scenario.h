@@ -1,0 +1,66 @@
+// A field-bug scenario: a known collector failure as a small data file (README.md, "A scenario
+// file"): what it reproduces, the public source, the host behaviour, what a correct collector does,
+// how to point the collectors people use at it, its host(s) (a capture, or a synth spec inline or
+// beside the file, with profile, quirks and timeline), a fault plan, and the journal diagnosis a
+// collector that trips on it leaves.
+//
+// Read with core/config.h's checked reader: unknown keys and wrongly typed values are errors naming
+// the file, line and key; `source` must be an https URL.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/config.h"
+#include "core/status.h"
+#include "replayer/fleet_file.h"
+#include "synth/spec.h"
+
+namespace perfsim::scenarios {
+
+// What the journal of a collector session against the scenario shows (journal/diagnosis.h).
+struct Expected {
+  std::string text;        // the diagnosis in words, for `scenarios show`
+  std::string loop;        // a loop (same size offered again and again) on this value
+  std::string growth;      // the session's growth: fixed, exact, doubling, plus-n, mixed (journal::growth_name)
+  uint32_t min_steps = 0;  // at least this many retries after ERROR_MORE_DATA
+  bool busy = false;       // ERROR_BUSY answers
+  std::vector<std::string> statuses;  // statuses some call got ("WERR_ACCESS_DENIED")
+};
+
+struct ScenarioHost {
+  replayer::FleetHost fleet;        // listen (default 127.0.0.1:0), timeline, profile, quirks, smb_allow
+  std::string capture;              // a capture file (relative: beside the scenario), or
+  std::optional<synth::Spec> spec;  // a synth spec (`synth` inline, or `spec = "FILE"` beside it)
+};
+
+struct Scenario {
+  std::string name, title;
+  std::string reproduces;                      // the field bug in a sentence or two
+  std::string source;                          // https URL of the issue or article
+  std::vector<std::string> see_also;           // more https URLs
+  std::string source_says;                     // what the source reports (quoted or paraphrased)
+  std::string behaviour;                       // what the simulated host does
+  std::string correct;                         // what a correct collector does
+  std::map<std::string, std::string> clients;  // python3-samba, impacket, typeperf, get-counter
+  bool smb = false;                            // needs `perfsim serve --smb` (root, smbd)
+  std::string origin;                          // the file it came from ("builtin:NAME" for built-in ones)
+  std::vector<ScenarioHost> hosts;
+  config::Json faults;  // the [[fault]] tables (replayer/faults.h), or null
+  Expected expected;
+};
+
+// Reads a scenario file's tree. `beside(name, text)` reads a file named in the scenario (a spec,
+// a names file) relative to it; NotFound when there is none.
+using BesideReader = std::function<Status(const std::string& name, std::string& text, std::string& path)>;
+Status read_scenario(const config::Doc& doc, const BesideReader& beside, Scenario& out);
+
+nlohmann::json to_json(const Scenario& s);
+// `perfsim scenarios show NAME`: every field, for a person.
+std::string render_text(const Scenario& s);
+
+}  // namespace perfsim::scenarios

@@ -1,0 +1,213 @@
+// Scenario files: the built-in ones read, cite an https source and make hosts; a user's directory
+// adds or replaces one; bad files are refused with file, line and key; a journal is checked
+// against a scenario's expected diagnosis.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "replayer/recording.h"
+#include "scenarios/catalog.h"
+#include "scenarios/expect.h"
+#include "scenarios/plan.h"
+
+using namespace perfsim;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<scenarios::Scenario> builtin() {
+  std::vector<scenarios::Scenario> all;
+  const Status s = scenarios::load_all({}, all);
+  INFO(s.ToString());
+  REQUIRE(s.ok());
+  return all;
+}
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("perfsim-scenarios-" + std::to_string(getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name) << text;
+    return (path / name).string();
+  }
+};
+
+const char* const kMine = R"(name = "my-case"
+title = "a customer's host"
+reproduces = "r"
+source = "https://example.org/ticket/1"
+source_says = "s"
+behaviour = "b"
+correct = "c"
+[[host]]
+spec = "mine/spec.toml"
+[host.quirks]
+busy = { every = 2 }
+[diagnosis]
+text = "busy answers"
+busy = true
+)";
+
+}  // namespace
+
+TEST_CASE("every built-in scenario reads, cites an https source, says how to point clients at it") {
+  const std::vector<scenarios::Scenario> all = builtin();
+  std::set<std::string> names;
+  for (const scenarios::Scenario& s : all) names.insert(s.name);
+  // The cases of issue 19, one file each.
+  for (const char* n :
+       {"win2000-more-data-loop", "global-slow-growing", "busy-exchange", "server2022-process-v2", "perfproc-disabled",
+        "no-instances", "remote-registry-smb", "corrupt-name-table", "german-host"})
+    CHECK(names.count(n) == 1);
+  for (const scenarios::Scenario& s : all) {
+    INFO(s.name);
+    CHECK(s.source.rfind("https://", 0) == 0);
+    CHECK(s.source.size() > 12);
+    for (const std::string& u : s.see_also) CHECK(u.rfind("https://", 0) == 0);
+    CHECK_FALSE(s.source_says.empty());
+    CHECK_FALSE(s.correct.empty());
+    CHECK_FALSE(s.expected.text.empty());
+    CHECK(s.clients.size() >= 3);
+    CHECK(s.clients.count("typeperf") == 1);
+    CHECK(s.origin == "builtin:" + s.name + ".toml");  // one file per scenario, named after it
+    const std::string shown = scenarios::render_text(s);
+    CHECK(shown.find("Source: " + s.source) != std::string::npos);
+    CHECK(scenarios::to_json(s)["source"] == s.source);
+  }
+}
+
+TEST_CASE("every built-in scenario makes its hosts: synthesized captures that a replayer prepares, its faults") {
+  for (const scenarios::Scenario& s : builtin()) {
+    INFO(s.name);
+    scenarios::ServePlan plan;
+    const Status st = scenarios::plan_serve(s, {}, plan);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+    REQUIRE(plan.hosts.size() == s.hosts.size());
+    for (const replayer::FleetHost& h : plan.hosts) {
+      REQUIRE(plan.captures.count(h.capture) == 1);
+      std::shared_ptr<const replayer::Recording> rec;
+      CHECK(replayer::build_recording(plan.captures.at(h.capture), rec).ok());
+      CHECK(rec->tick_count() >= 2);
+    }
+    CHECK((plan.faults != nullptr) == !s.faults.is_null());
+  }
+}
+
+TEST_CASE("serve's listen addresses move a scenario's hosts in order and more of them than hosts are refused") {
+  scenarios::Scenario s;
+  REQUIRE(scenarios::find("remote-registry-smb", {}, s).ok());
+  scenarios::ServePlan plan;
+  REQUIRE(scenarios::plan_serve(s, {"127.0.0.62:0"}, plan).ok());
+  CHECK(plan.hosts[0].listen == "127.0.0.62:0");
+  CHECK(plan.hosts[1].listen == "127.0.0.3:0");  // the file's own
+  const Status st = scenarios::plan_serve(s, {"127.0.0.62:0", "127.0.0.63:0", "127.0.0.64:0"}, plan);
+  CHECK(st.code() == Status::Code::kInvalidArgument);
+  CHECK(st.message().find("has 2 host(s); 3 --listen") != std::string::npos);
+}
+
+TEST_CASE("an unknown scenario name is NotFound listing the known ones") {
+  scenarios::Scenario s;
+  const Status st = scenarios::find("win95-bluescreen", {}, s);
+  CHECK(st.code() == Status::Code::kNotFound);
+  CHECK(st.message().find("known: ") != std::string::npos);
+  CHECK(st.message().find("win2000-more-data-loop") != std::string::npos);
+}
+
+TEST_CASE("a user's scenario directory adds a case with its spec beside it, and replaces a built-in by name") {
+  TempDir d;
+  d.write("mine.toml", kMine);
+  fs::create_directories(d.path / "mine");  // a scenario's own files sit beside it, not as *.toml at the top
+  d.write("mine/spec.toml", "[host]\nname = \"CUST01\"\nduration = \"1m\"\n[processes]\ncount = 10\n");
+  std::string replaced = kMine;
+  replaced.replace(replaced.find("my-case"), 7, "busy-exchange");
+  d.write("override.toml", replaced);
+  std::vector<scenarios::Scenario> all;
+  const Status st = scenarios::load_all({d.path.string()}, all);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  const auto named = [&all](const std::string& n) -> const scenarios::Scenario* {
+    for (const auto& s : all)
+      if (s.name == n) return &s;
+    return nullptr;
+  };
+  REQUIRE(named("my-case") != nullptr);
+  REQUIRE(named("my-case")->hosts[0].spec);
+  CHECK(named("my-case")->hosts[0].spec->host_name == "CUST01");
+  CHECK(named("my-case")->hosts[0].fleet.replay.quirks.at(0).name == "busy");
+  REQUIRE(named("busy-exchange") != nullptr);
+  CHECK(named("busy-exchange")->origin == (d.path / "override.toml").string());
+  CHECK(named("busy-exchange")->faults.is_null());  // the user's version, not the built-in one
+}
+
+TEST_CASE("a bad scenario file is refused with file, line and key") {
+  TempDir d;
+  std::string text = kMine;
+  SECTION("a source that is not an https URL") {
+    text.replace(text.find("https://example.org/ticket/1"), 28, "see the ticket");
+    d.write("bad.toml", text);
+    scenarios::Scenario s;
+    const Status st = scenarios::find("my-case", {d.path.string()}, s);
+    CHECK(st.message().find("bad.toml:4: source: expected an https:// URL") != std::string::npos);
+  }
+  SECTION("an unknown key") {
+    d.write("bad.toml", "colour = \"red\"\n" + text);
+    std::vector<scenarios::Scenario> all;
+    const Status st = scenarios::load_all({d.path.string()}, all);
+    CHECK(st.code() == Status::Code::kInvalidArgument);
+    CHECK(st.message().find("colour") != std::string::npos);
+  }
+  SECTION("a wrongly typed fault key, with its line") {
+    fs::create_directories(d.path / "mine");
+    d.write("mine/spec.toml", "[host]\nduration = \"1m\"\n");
+    d.write("bad.toml", text + "[[fault]]\nkind = \"busy\"\nevery = \"5\"\n");
+    std::vector<scenarios::Scenario> all;
+    const Status st = scenarios::load_all({d.path.string()}, all);
+    INFO(st.ToString());
+    CHECK(st.message().find("bad.toml:17: fault[0].every: expected an integer") != std::string::npos);
+  }
+  SECTION("an inline synth spec's error names its line") {
+    std::string inline_spec = text;
+    inline_spec.replace(inline_spec.find("spec = \"mine/spec.toml\"\n"), 24, "");
+    inline_spec += "[host.synth.processes]\ncount = \"many\"\n";
+    // The [diagnosis] table came before; TOML puts host.synth under the last [[host]].
+    d.write("bad.toml", inline_spec);
+    std::vector<scenarios::Scenario> all;
+    const Status st = scenarios::load_all({d.path.string()}, all);
+    INFO(st.ToString());
+    CHECK(st.message().find(":15: processes.count: expected an integer") != std::string::npos);
+  }
+}
+
+TEST_CASE("check_expected: a loop, a growth, busy answers and statuses, each missing one named") {
+  journal::SessionDiagnosis d;
+  d.session = 7;
+  d.growth = journal::Growth::kFixed;
+  d.loops.push_back({"Global", 4096, 5});
+  d.steps.resize(5);
+  scenarios::Expected e;
+  e.loop = "Global";
+  e.growth = "fixed";
+  e.min_steps = 5;
+  CHECK(scenarios::check_expected(e, {d}, {}).ok());
+  e.min_steps = 6;
+  Status st = scenarios::check_expected(e, {d}, {});
+  CHECK(st.message().find("session 7: 5 retries after ERROR_MORE_DATA, expected >= 6") != std::string::npos);
+  e.min_steps = 0;
+  e.growth = "doubling";
+  CHECK(scenarios::check_expected(e, {d}, {}).message().find("growth fixed, expected doubling") != std::string::npos);
+  e = {};
+  e.busy = true;
+  CHECK(scenarios::check_expected(e, {d}, {}).message().find("no ERROR_BUSY answer") != std::string::npos);
+  e = {};
+  e.statuses = {"WERR_ACCESS_DENIED"};
+  journal::CallEvent ev;
+  ev.status = 0;
+  CHECK_FALSE(scenarios::check_expected(e, {}, {ev}).ok());
+  ev.status = 5;
+  CHECK(scenarios::check_expected(e, {}, {ev}).ok());
+}

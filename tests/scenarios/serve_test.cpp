@@ -1,0 +1,265 @@
+// Each TCP scenario served by the real `perfsim serve --scenario NAME` on 127.0.0.61-69: a real
+// client (impacket, python3-samba) or perfsim's own collector shows the symptom, and the journal
+// file, read back by `perfsim journal FILE --scenario NAME`, shows the scenario's diagnosis.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "core/subprocess.h"
+#include "tests/common/run_command.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace sp = perfsim::subprocess;
+using nlohmann::json;
+using perfsim::testing::CommandResult;
+
+CommandResult perfsim_cmd(const std::string& args, int seconds = 120) {
+  return perfsim::testing::run_command(PERFSIM_EXE, args, seconds);
+}
+
+// `perfsim serve --scenario NAME --listen ADDR:0 --journal FILE` in the background; the first
+// stdout line (--json) gives the port.
+struct Served {
+  sp::Child child;
+  std::string address, journal;
+  uint16_t port = 0;
+  Served(const std::string& name, const std::string& addr, const std::string& extra = "") : address(addr) {
+    fs::create_directories(SCENARIO_WORK_DIR);
+    journal = std::string(SCENARIO_WORK_DIR) + "/" + name + ".jsonl";
+    fs::remove(journal);
+    sp::Options o;
+    o.out = sp::Stream::kPipe;
+    o.err = sp::Stream::kFile;
+    o.err_path = std::string(SCENARIO_WORK_DIR) + "/" + name + ".err";
+    o.parent_death_signal = 9;
+    const perfsim::Status st =
+        sp::start({"/bin/sh", "-c",
+                   "exec " + std::string(PERFSIM_EXE) + " serve --json --scenario " + name + " --listen " + addr +
+                       ":0 --journal " + journal + " --journal-size 200000 " + extra},
+                  o, child);
+    REQUIRE(st.ok());
+    std::string line;
+    char c;
+    while (read(child.out_fd, &c, 1) == 1 && c != '\n') line.push_back(c);  // EOF if it exits
+    sp::close_pipes(child);
+    INFO("perfsim serve said nothing; see " << o.err_path);
+    REQUIRE_FALSE(line.empty());
+    const json j = json::parse(line);
+    port = j.at("port").get<uint16_t>();
+    CHECK(j.at("address") == addr);
+  }
+  ~Served() { stop(); }
+  int stop() { return child.pid > 0 ? sp::stop(child, std::chrono::seconds(20)).code : 0; }
+  std::string endpoint() const { return address + ":" + std::to_string(port); }
+  // After stop(): `perfsim journal FILE --scenario NAME --json` (exit 0: the diagnosis is shown).
+  json diagnosis(const std::string& name) {
+    REQUIRE(stop() == 0);
+    const CommandResult r = perfsim_cmd("journal " + journal + " --json --scenario " + name);
+    INFO(r.out << r.err);
+    CHECK(r.code == 0);
+    return json::parse(r.out);
+  }
+};
+
+CommandResult python(const std::string& script_and_args, int seconds) {
+  return perfsim::testing::run_command(PERFSIM_PYTHON, "-B " + script_and_args, seconds);
+}
+
+json query_json(const Served& s, const std::string& args) {
+  const CommandResult r = perfsim_cmd("query " + s.endpoint() + " --json " + args);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  return json::parse(r.out);
+}
+
+std::set<std::string> object_names(const json& answer) {
+  std::set<std::string> names;
+  for (const json& o : answer.at("objects")) names.insert(o.at("object").get<std::string>());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("perfsim scenarios lists every built-in one, show cites its source, unknown names exit 2 listing them") {
+  CommandResult r = perfsim_cmd("scenarios --json");
+  REQUIRE(r.code == 0);
+  const json list = json::parse(r.out);
+  REQUIRE(list.size() >= 9);
+  for (const json& s : list) {
+    const std::string name = s.at("name");
+    INFO(name);
+    const CommandResult shown = perfsim_cmd("scenarios show " + name + " --json");
+    REQUIRE(shown.code == 0);
+    const json j = json::parse(shown.out);
+    CHECK(j.at("source").get<std::string>().rfind("https://", 0) == 0);
+    CHECK(j.at("source") == s.at("source"));
+    const CommandResult text = perfsim_cmd("scenarios show " + name);
+    CHECK(text.out.find("Source: " + j.at("source").get<std::string>()) != std::string::npos);
+    CHECK(text.out.find("A correct collector: ") != std::string::npos);
+  }
+  r = perfsim_cmd("scenarios show win95-bluescreen");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("win2000-more-data-loop") != std::string::npos);
+  r = perfsim_cmd("serve --scenario win95-bluescreen");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("busy-exchange") != std::string::npos);
+}
+
+TEST_CASE("every TCP scenario starts and answers perfsim query on its address") {
+  const json list = json::parse(perfsim_cmd("scenarios --json").out);
+  for (const json& s : list) {
+    if (s.at("smb")) continue;  // tests/scenarios smb_test.cpp, as root with smbd
+    const std::string name = s.at("name");
+    INFO(name);
+    Served served(name, "127.0.0.69");
+    const CommandResult r = perfsim_cmd("query " + served.endpoint() + " \"Counter 009\" --json");
+    INFO(r.out << r.err);
+    CHECK(r.code == 0);
+    CHECK(served.stop() == 0);
+  }
+}
+
+TEST_CASE("win2000-more-data-loop: impacket's hBaseRegQueryValue loops, the journal shows the loop") {
+  Served s("win2000-more-data-loop", "127.0.0.61");
+  // The loop never ends by itself: `timeout` ends it (124) after 4 s.
+  const CommandResult r = python(std::string(PERFSIM_SOURCE_DIR) + "/tests/interop/quirk_client.py --address " +
+                                     s.address + " --port " + std::to_string(s.port) + " --op hquery --name Global",
+                                 4);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 124);
+  const json d = s.diagnosis("win2000-more-data-loop");
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].at("growth") == "fixed");
+  REQUIRE(d[0].at("loops").size() == 1);
+  CHECK(d[0]["loops"][0].at("value") == "Global");
+  CHECK(d[0]["loops"][0].at("offers").get<int>() >= 10);
+}
+
+TEST_CASE("win2000-more-data-loop: a collector that doubles its buffer gets the data") {
+  Served s("win2000-more-data-loop", "127.0.0.61");
+  const json a = query_json(s, "Global --growth double --initial 4096");
+  REQUIRE(a.size() == 1);
+  CHECK(a[0].at("status") == 0);
+  CHECK(a[0].at("tries").get<int>() <= 10);
+}
+
+TEST_CASE("global-slow-growing: a +16 KB collector needs over a hundred slow calls for a Global past 2 MB") {
+  // --quirk comes after the scenario's own: 5 ms instead of 100 keeps the test short.
+  Served s("global-slow-growing", "127.0.0.62", "--quirk slow-global:ms=5");
+  const json fixed = query_json(s, "Global --initial 153600 --growth add:16384 --max-tries 400");
+  REQUIRE(fixed.size() == 1);
+  CHECK(fixed[0].at("status") == 0);
+  CHECK(fixed[0].at("bytes").get<uint64_t>() > 2000000);
+  CHECK(fixed[0].at("tries").get<int>() > 100);
+  const json doubling = query_json(s, "Global --initial 153600 --growth double");
+  CHECK(doubling[0].at("status") == 0);
+  CHECK(doubling[0].at("tries").get<int>() <= 8);
+  const json d = s.diagnosis("global-slow-growing");
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].at("growth") == "plus-n");
+  CHECK(d[0].at("growth_n") == 16384);
+  CHECK(d[1].at("growth") == "doubling");
+}
+
+TEST_CASE("busy-exchange: every poll of the first minute gets ERROR_BUSY, the journal counts the busy answers") {
+  Served s("busy-exchange", "127.0.0.63");
+  const json a = query_json(s, "Global --count 3 --interval 0.2");
+  REQUIRE(a.size() == 3);
+  for (const json& poll : a) CHECK(poll.at("status") == 170);
+  const json d = s.diagnosis("busy-exchange");
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].at("busy").at("answers").get<int>() >= 3);
+}
+
+TEST_CASE("server2022-process-v2: Global has Process V2 and no Process or Thread") {
+  Served s("server2022-process-v2", "127.0.0.64");
+  const std::set<std::string> names = object_names(query_json(s, "Global").at(0));
+  CHECK(names.count("Process V2") == 1);
+  CHECK(names.count("Process") == 0);
+  CHECK(names.count("Thread") == 0);
+  CHECK(names.count("Processor") == 1);
+  // A collector asking for Process by index gets no such object.
+  CHECK(query_json(s, "230").at(0).at("objects").empty());
+  s.diagnosis("server2022-process-v2");
+}
+
+TEST_CASE("perfproc-disabled: Disable Performance Counters = 1 under PerfProc, its objects in no answer") {
+  Served s("perfproc-disabled", "127.0.0.65");
+  const std::set<std::string> names = object_names(query_json(s, "Global").at(0));
+  CHECK(names.count("Process") == 0);
+  CHECK(names.count("Thread") == 0);
+  CHECK(names.count("Processor") == 1);
+  CHECK(query_json(s, "Costly").at(0).at("objects").empty());
+  const CommandResult r = python(std::string(PERFSIM_SOURCE_DIR) + "/tests/scenarios/samba_reads.py --address " +
+                                     s.address + " --port " + std::to_string(s.port) +
+                                     " value --key 'SYSTEM\\CurrentControlSet\\Services\\PerfProc\\Performance'"
+                                     " --value 'Disable Performance Counters'",
+                                 60);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(json::parse(r.out).at("dword") == 1);
+  s.diagnosis("perfproc-disabled");
+}
+
+TEST_CASE("no-instances: Network Interface is multi-instance with no instances, the objects after it read") {
+  Served s("no-instances", "127.0.0.66");
+  const json global = query_json(s, "Global").at(0);
+  bool found = false, after = false;
+  for (const json& o : global.at("objects")) {
+    if (found && !o.at("instances").empty()) after = true;  // a later object still parses with its instances
+    if (o.at("object") == "Network Interface") {
+      found = true;
+      CHECK(o.at("instances").empty());  // NumInstances 0: no instance, not one unnamed
+    }
+  }
+  CHECK(found);
+  CHECK(after);
+  s.diagnosis("no-instances");
+}
+
+TEST_CASE("corrupt-name-table: python3-samba reads a duplicate name and Last Counter below the highest index") {
+  Served s("corrupt-name-table", "127.0.0.67");
+  const CommandResult r = python(std::string(PERFSIM_SOURCE_DIR) + "/tests/scenarios/samba_reads.py --address " +
+                                     s.address + " --port " + std::to_string(s.port) + " names --lang 009",
+                                 60);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const json t = json::parse(r.out);
+  CHECK(t.at("last_counter").get<int>() < t.at("highest").get<int>());
+  CHECK(t.at("highest").get<int>() - t.at("last_counter").get<int>() >= 20);
+  CHECK(t.at("duplicates").size() >= 1);
+  s.diagnosis("corrupt-name-table");
+}
+
+TEST_CASE("german-host: python3-samba reads Prozessor in Counter 007 and Processor in 009 at one index") {
+  Served s("german-host", "127.0.0.68");
+  const auto table = [&s](const std::string& lang) {
+    const CommandResult r =
+        python(std::string(PERFSIM_SOURCE_DIR) + "/tests/scenarios/samba_reads.py --address " + s.address + " --port " +
+                   std::to_string(s.port) + " names --lang " + lang + " --index 238 --index 6 --index 230",
+               60);
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    return json::parse(r.out).at("names");
+  };
+  const json de = table("007"), en = table("009");
+  CHECK(de.at("238") == "Prozessor");
+  CHECK(de.at("6") == "Prozessorzeit (%)");
+  CHECK(de.at("230") == "Prozess");
+  CHECK(en.at("238") == "Processor");
+  CHECK(en.at("6") == "% Processor Time");
+  CHECK(en.at("230") == "Process");
+  // The data is the same whichever table names it: object 238 is in Global once.
+  size_t processors = 0;
+  const json global = query_json(s, "Global").at(0);
+  for (const json& o : global.at("objects")) processors += o.at("index") == 238;
+  CHECK(processors == 1);
+  s.diagnosis("german-host");
+}
