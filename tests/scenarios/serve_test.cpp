@@ -32,12 +32,14 @@ struct Served {
   uint16_t port = 0;
   Served(const std::string& name, const std::string& addr, const std::string& extra = "") : address(addr) {
     fs::create_directories(SCENARIO_WORK_DIR);
-    journal = std::string(SCENARIO_WORK_DIR) + "/" + name + ".jsonl";
+    // Per process: ctest runs two tests of one scenario at once.
+    const std::string stem = std::string(SCENARIO_WORK_DIR) + "/" + name + "-" + std::to_string(getpid());
+    journal = stem + ".jsonl";
     fs::remove(journal);
     sp::Options o;
     o.out = sp::Stream::kPipe;
     o.err = sp::Stream::kFile;
-    o.err_path = std::string(SCENARIO_WORK_DIR) + "/" + name + ".err";
+    o.err_path = stem + ".err";
     o.parent_death_signal = 9;
     const perfsim::Status st =
         sp::start({"/bin/sh", "-c",
