@@ -42,8 +42,8 @@ std::string gss_error(const std::string& what, OM_uint32 major, OM_uint32 minor)
     OM_uint32 ctx = 0, min2 = 0;
     do {
       gss_buffer_desc msg = GSS_C_EMPTY_BUFFER;
-      gss_display_status(&min2, pass == 0 ? major : minor, pass == 0 ? GSS_C_GSS_CODE : GSS_C_MECH_CODE,
-                         GSS_C_NO_OID, &ctx, &msg);
+      gss_display_status(&min2, pass == 0 ? major : minor, pass == 0 ? GSS_C_GSS_CODE : GSS_C_MECH_CODE, GSS_C_NO_OID,
+                         &ctx, &msg);
       if (msg.length) out.append(static_cast<const char*>(msg.value), msg.length).append("; ");
       gss_release_buffer(&min2, &msg);
     } while (ctx != 0);
@@ -125,6 +125,40 @@ bool ntlm_flags(ByteView token, uint8_t type, uint32_t& flags) {
       return true;
     }
     ++it;
+  }
+  return false;
+}
+
+// DER length at p (short or long form up to 4 octets); false past `end`.
+bool der_length(const uint8_t*& p, const uint8_t* end, size_t& n) {
+  if (p >= end) return false;
+  uint8_t b = *p++;
+  if (b < 0x80) {
+    n = b;
+  } else {
+    size_t k = b & 0x7f;
+    if (k == 0 || k > 4 || size_t(end - p) < k) return false;
+    n = 0;
+    while (k--) n = (n << 8) | *p++;
+  }
+  return n <= size_t(end - p);
+}
+
+// Whether a SPNEGO NegTokenResp ([1] SEQUENCE {...}, MS-SPNG 2.2.1 / RFC 4178 4.2.2) holds a
+// mechListMIC ([3]).
+bool has_mech_list_mic(ByteView token) {
+  const uint8_t* p = token.data();
+  const uint8_t* end = p + token.size();
+  size_t n = 0;
+  if (p == end || *p++ != 0xa1 || !der_length(p, end, n)) return false;
+  end = p + n;
+  if (p == end || *p++ != 0x30 || !der_length(p, end, n)) return false;
+  end = p + n;
+  while (p < end) {
+    uint8_t tag = *p++;
+    if (!der_length(p, end, n)) return false;
+    if (tag == 0xa3) return true;
+    p += n;
   }
   return false;
 }
@@ -249,7 +283,8 @@ Status AuthService::create(const std::vector<Account>& accounts, std::shared_ptr
 
   auto impl = std::make_unique<Impl>();
   char dir_template[] = "/tmp/perfsim-auth-XXXXXX";
-  if (!mkdtemp(dir_template)) return Status::IOError(std::string("cannot create a private directory in /tmp: ") + strerror(errno));
+  if (!mkdtemp(dir_template))
+    return Status::IOError(std::string("cannot create a private directory in /tmp: ") + strerror(errno));
   impl->keyfile = std::string(dir_template) + "/accounts";
   std::string text;
   for (const Account& a : accounts) {
@@ -293,14 +328,15 @@ Status AuthService::create(const std::vector<Account>& accounts, std::shared_ptr
 struct SecurityContext::Impl {
   bool is_server = true;
   uint8_t auth_type = kAuthTypeNtlmssp;
-  std::shared_ptr<const AuthService> service;  // server side
-  gss_cred_id_t own_cred = GSS_C_NO_CREDENTIAL; // client side
-  gss_name_t target = GSS_C_NO_NAME;            // client side
+  std::shared_ptr<const AuthService> service;    // server side
+  gss_cred_id_t own_cred = GSS_C_NO_CREDENTIAL;  // client side
+  gss_name_t target = GSS_C_NO_NAME;             // client side
   gss_ctx_id_t ctx = GSS_C_NO_CONTEXT;
   bool done = false;
   uint32_t challenge_flags = 0xffffffff;
   uint32_t flags = 0;
   bool ess = false;
+  bool mic_in = false, mic_out = false;  // the last SPNEGO tokens carried a mechListMIC
   Direction send, recv;
   std::string peer;
 
@@ -322,9 +358,16 @@ struct SecurityContext::Impl {
     gss_release_buffer_set(&minor, &keys);
     ess = flags & kNtlmFlagEss;
     if (ess) {
-      bool ok = is_server ? send.init(key, flags, kServerSign, kServerSeal) && recv.init(key, flags, kClientSign, kClientSeal)
-                          : send.init(key, flags, kClientSign, kClientSeal) && recv.init(key, flags, kServerSign, kServerSeal);
+      bool ok =
+          is_server
+              ? send.init(key, flags, kServerSign, kServerSeal) && recv.init(key, flags, kClientSign, kClientSeal)
+              : send.init(key, flags, kClientSign, kClientSeal) && recv.init(key, flags, kServerSign, kServerSeal);
       if (!ok) return no_crypto();
+      // A SPNEGO mechListMIC was an NTLM signature: it used sequence number 0 of its direction.
+      // MS-SPNG 3.3.5.1 resets the RC4 state afterwards but not the sequence numbers (Samba's
+      // ntlmssp_sign_reset(state, false); gss-ntlmssp's reset_crypto keeps them too).
+      if (mic_in) recv.seq = 1;
+      if (mic_out) send.seq = 1;
     }
     if (is_server) {
       gss_name_t src = GSS_C_NO_NAME;
@@ -344,7 +387,8 @@ struct SecurityContext::Impl {
 SecurityContext::SecurityContext(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 SecurityContext::~SecurityContext() = default;
 
-std::unique_ptr<SecurityContext> SecurityContext::server(std::shared_ptr<const AuthService> service, uint8_t auth_type) {
+std::unique_ptr<SecurityContext> SecurityContext::server(std::shared_ptr<const AuthService> service,
+                                                         uint8_t auth_type) {
   auto impl = std::make_unique<Impl>();
   impl->service = std::move(service);
   impl->auth_type = auth_type;
@@ -365,8 +409,8 @@ Status SecurityContext::client(const ClientIdentity& who, uint8_t auth_type, std
   gss_buffer_desc pw{who.password.size(), const_cast<char*>(who.password.data())};
   gss_OID_desc mech_array[2] = {kNtlmsspOid, kSpnegoOid};
   gss_OID_set_desc mechs{auth_type == kAuthTypeSpnego ? 2u : 1u, mech_array};
-  major = gss_acquire_cred_with_password(&minor, user, &pw, GSS_C_INDEFINITE, &mechs, GSS_C_INITIATE,
-                                         &impl->own_cred, nullptr, nullptr);
+  major = gss_acquire_cred_with_password(&minor, user, &pw, GSS_C_INDEFINITE, &mechs, GSS_C_INITIATE, &impl->own_cred,
+                                         nullptr, nullptr);
   gss_release_name(&minor, &user);
   if (GSS_ERROR(major))
     return Status::Unsupported(gss_error("NTLM credentials for '" + uname + "'", major, minor) +
@@ -411,13 +455,18 @@ Status SecurityContext::step(ByteView in, Bytes& out) {
                                  GSS_C_NO_CHANNEL_BINDINGS, in.empty() ? GSS_C_NO_BUFFER : &input, nullptr, &output,
                                  nullptr, nullptr);
   }
-  if (output.length) out.assign(static_cast<const uint8_t*>(output.value), static_cast<const uint8_t*>(output.value) + output.length);
+  if (output.length)
+    out.assign(static_cast<const uint8_t*>(output.value), static_cast<const uint8_t*>(output.value) + output.length);
   gss_release_buffer(&minor, &output);
   if (GSS_ERROR(major)) return Status::InvalidArgument(gss_error("NTLMSSP authentication failed", major, minor));
   uint32_t f = 0;
   if (m.is_server && ntlm_flags(out, 2, f)) m.challenge_flags = f;
   if (!m.is_server && ntlm_flags(out, 3, f)) m.flags = f;
   if (major & GSS_S_CONTINUE_NEEDED) return Status::Ok();
+  if (m.auth_type == kAuthTypeSpnego) {
+    m.mic_in = has_mech_list_mic(in);
+    m.mic_out = has_mech_list_mic(out);
+  }
   return m.finish();
 }
 
@@ -470,7 +519,8 @@ Status SecurityContext::unprotect(std::span<uint8_t> pdu, size_t stub_offset, si
     return Status::InvalidArgument("no established security context, or a PDU without room for its signature");
   uint8_t* sig = pdu.data() + pdu.size() - kNtlmSignatureSize;
   uint8_t* stub = pdu.data() + stub_offset;
-  const Status bad = Status::Corruption("the PDU's NTLMSSP signature does not verify (wrong key, altered or replayed PDU)");
+  const Status bad =
+      Status::Corruption("the PDU's NTLMSSP signature does not verify (wrong key, altered or replayed PDU)");
   if (m.ess) {
     if (sealed && !m.recv.rc4_apply(stub, stub_size)) return no_crypto();
     uint8_t want[16];
