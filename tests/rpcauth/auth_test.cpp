@@ -128,7 +128,8 @@ TEST_CASE("python3-samba reads the host with [sign] and [seal] over SPNEGO and N
     INFO("binding options " << opts);
     std::string name = std::string("samba-") + opts;
     std::replace(name.begin(), name.end(), ',', '-');
-    const Run r = run_client(name, "127.0.0.52", "--client samba --samba-options " + std::string(opts) + " " + user_args());
+    const Run r =
+        run_client(name, "127.0.0.52", "--client samba --samba-options " + std::string(opts) + " " + user_args());
     check_values(r);
   }
 }
@@ -166,11 +167,12 @@ TEST_CASE("tshark decrypts the sealed session: requests and unfragmented respons
   const uint16_t port = uint16_t(std::stoi(run_command("tshark -r " + shell_quote(pcap) +
                                                        " -Y 'tcp.flags.syn==1 && tcp.flags.ack==1' -T fields -e "
                                                        "tcp.srcport 2>/dev/null | tail -1")
-                                                .output));
-  const CommandResult t = run_command("timeout 120 tshark -n -r " + shell_quote(pcap) + " -d tcp.port==" +
-                                      std::to_string(port) + ",dcerpc -o ntlmssp.nt_password:" + kPassword +
-                                      " -Y dcerpc -T fields -E occurrence=f -e frame.number -e tcp.srcport -e "
-                                      "dcerpc.cn_flags -e winreg.opnum -e _ws.malformed 2>&1");
+                                               .output));
+  const CommandResult t =
+      run_command("timeout 120 tshark -n -r " + shell_quote(pcap) + " -d tcp.port==" + std::to_string(port) +
+                  ",dcerpc -o ntlmssp.nt_password:" + kPassword +
+                  " -Y dcerpc -T fields -E occurrence=f -e frame.number -e tcp.srcport -e "
+                  "dcerpc.cn_flags -e winreg.opnum -e _ws.malformed 2>&1");
   INFO(t.output);
   REQUIRE(t.exit_status == 0);
   size_t requests = 0, responses_clean = 0;
