@@ -80,6 +80,10 @@ struct ServeOptions {
   // "default" = 445). Root only.
   std::string smb;
   std::vector<std::string> smb_users;  // NAME:PASSWORD (pdbedit; a unix account is made if missing)
+  // --user NAME:PASSWORD: the same accounts as --smb-user (both lists are merged): SMB logons and
+  // authenticated DCE/RPC binds over TCP and on the pipe (rpc/auth.h).
+  std::vector<std::string> users;
+  bool require_auth = false;           // unauthenticated TCP binds' calls fault with access denied
   std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD on hosts without smb_allow (empty: all)
   bool smb_no_anonymous = false;
   bool smb_encrypt = false;  // require SMB3 encryption of every SMB session

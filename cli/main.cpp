@@ -169,7 +169,13 @@ int main(int argc, char** argv) {
                    "value; root only)")
       ->expected(0, 1)
       ->default_str("default");
-  c_serve->add_option("--smb-user", serve.smb_users, "NAME:PASSWORD of an SMB account (repeatable)");
+  c_serve->add_option("--user", serve.users,
+                      "NAME:PASSWORD of an account for authenticated DCE/RPC (NTLMSSP, SPNEGO) and SMB logons "
+                      "(repeatable)");
+  c_serve->add_option("--smb-user", serve.smb_users, "The same as --user (repeatable)");
+  c_serve->add_flag("--require-auth", serve.require_auth,
+                    "Refuse calls on unauthenticated ncacn_ip_tcp binds (fault access denied), as a Windows host "
+                    "restricting remote clients does; needs --user");
   c_serve->add_option("--smb-allow", serve.smb_allow,
                       "Accounts allowed to open HKEY_PERFORMANCE_DATA over SMB (repeatable; default: all); others get "
                       "WERR_ACCESS_DENIED");

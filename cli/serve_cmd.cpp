@@ -69,8 +69,29 @@ server::ServerConfig server_config(const ServeOptions& o) {
   return cfg;
 }
 
-server::SmbServeOptions smb_options(const ServeOptions& o, std::shared_ptr<journal::Recorder> recorder) {
-  return {o.smb, o.smb_users, o.smb_allow, !o.smb_no_anonymous, o.smb_encrypt, o.smb_dir, std::move(recorder)};
+std::vector<std::string> all_users(const ServeOptions& o) {
+  std::vector<std::string> u = o.users;
+  u.insert(u.end(), o.smb_users.begin(), o.smb_users.end());
+  return u;
+}
+
+server::SmbServeOptions smb_options(const ServeOptions& o, std::shared_ptr<journal::Recorder> recorder,
+                                    std::shared_ptr<const rpc::AuthService> auth) {
+  return {o.smb,         all_users(o), o.smb_allow,         !o.smb_no_anonymous,
+          o.smb_encrypt, o.smb_dir,    std::move(recorder), std::move(auth)};
+}
+
+// The accounts authenticated DCE/RPC binds are checked against (none: such binds get bind_nak).
+Status make_auth(const ServeOptions& o, std::shared_ptr<const rpc::AuthService>& out) {
+  std::vector<rpc::Account> accounts;
+  for (const std::string& u : all_users(o))
+    if (Status s = rpc::parse_account(u, accounts.emplace_back()); !s.ok())
+      return Status::InvalidArgument("--user: " + s.message());
+  if (accounts.empty()) {
+    if (o.require_auth) return Status::InvalidArgument("--require-auth needs at least one --user NAME:PASSWORD");
+    return Status::Ok();
+  }
+  return rpc::AuthService::create(accounts, out);
 }
 
 struct Hosts {
@@ -98,7 +119,8 @@ admin::AdminHost admin_host(const ServeOptions& o, const replayer::FleetHost& s,
 // Hosts are made once per capture file, timeline and replay settings, and shared by the listeners
 // naming them. Returns the exit code: usage errors are the options' fault.
 int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, server::ServerConfig& cfg,
-               const std::shared_ptr<journal::Recorder>& recorder, scenarios::ServePlan* plan, Hosts& out) {
+               const std::shared_ptr<journal::Recorder>& recorder, const rpc::AssociationConfig& assoc,
+               scenarios::ServePlan* plan, Hosts& out) {
   replayer::RecordingCache cache(o.cache_mb << 20);
   if (plan)
     for (auto& [key, cap] : plan->captures)
@@ -122,7 +144,7 @@ int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, s
       for (; warned < cache.warnings().size(); ++warned)
         fmt::print(stderr, "perfsim serve: {}\n", cache.warnings()[warned]);
       if (!st.ok()) return fail("serve", st.message());
-      factories[key] = std::make_shared<server::WinregHandlerFactory>(host);
+      factories[key] = std::make_shared<server::WinregHandlerFactory>(host, assoc);
       factories[key]->observe(recorder, journal::Transport::kTcp);
       out.all.push_back(host);
       out.admin.push_back(admin_host(o, s, host));
@@ -238,8 +260,14 @@ int run_serve(const ServeOptions& o) {
   if (Status st = server::make_recorder(o.journal_size, o.journal, recorder); !st.ok())
     return fail("serve", "--journal: " + st.message(),
                 st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
+  std::shared_ptr<const rpc::AuthService> auth;
+  if (Status st = make_auth(o, auth); !st.ok())
+    return fail("serve", st.message(), st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
+  rpc::AssociationConfig assoc;
+  assoc.auth = auth;
+  assoc.require_auth = o.require_auth;
   Hosts hosts;
-  if (int rc = make_hosts(o, specs, cfg, recorder, plan.get(), hosts); rc != kExitOk) return rc;
+  if (int rc = make_hosts(o, specs, cfg, recorder, assoc, plan.get(), hosts); rc != kExitOk) return rc;
   // The scenario's fault plan, unless --faults gives one (which SIGHUP then reloads).
   if (plan && plan->faults && o.faults.empty())
     for (const auto& h : hosts.all) h->set_faults(plan->faults);
@@ -251,7 +279,7 @@ int run_serve(const ServeOptions& o) {
   }
   server::SmbSetup smb;
   if (!o.smb.empty()) {
-    if (Status st = server::prepare_smb(smb_options(o, recorder), hosts.smb, cfg, smb); !st.ok())
+    if (Status st = server::prepare_smb(smb_options(o, recorder, auth), hosts.smb, cfg, smb); !st.ok())
       return fail("serve", "--smb: " + st.message());
   }
   replayer::FaultReloader faults;

@@ -4,8 +4,11 @@
 // hands each complete request to the interface, and fragments responses at the negotiated
 // max_xmit_frag. Every request gets a response or a fault PDU with the request's call_id;
 // only protocol violations ask the transport to close the connection.
-// Not supported (noted, answered properly): authentication (bind with auth -> bind_nak
-// "invalid auth type"; auth3 -> close), big-endian/non-ASCII stubs (fault nca_unsupported_type),
+// Authentication (auth.h): with an AuthService configured, binds may carry NTLMSSP or SPNEGO at
+// levels connect to privacy; the handshake's later legs come as auth3 or alter_context, requests
+// are verified (and unsealed) fragment by fragment, responses signed (and sealed). Without one, a
+// bind with auth gets bind_nak "invalid auth type".
+// Not supported (noted, answered properly): big-endian/non-ASCII stubs (fault nca_unsupported_type),
 // concurrent multiplexing (calls are handled one at a time).
 #pragma once
 #include <cstdint>
@@ -16,6 +19,7 @@
 
 #include "core/byte_chain.h"
 #include "core/bytes.h"
+#include "rpc/auth.h"
 #include "rpc/pdu.h"
 
 namespace perfsim::rpc {
@@ -31,6 +35,10 @@ struct AssociationConfig {
   uint32_t max_request_stub = 4 * 1024 * 1024;  // reassembly bound (MS-RPCE 3.3.3.5.4: fault 5 above)
   uint32_t assoc_group_id = 0x12b45;            // given to a client that asks for a new group (0)
   uint8_t bind_time_features = 0x02;            // features we accept: keep-connection-on-orphan
+  std::shared_ptr<const AuthService> auth;      // accounts for authenticated binds; null: none accepted
+  // Calls on an unauthenticated association fault with access denied, as Windows does for an
+  // interface registered secure-only (RestrictRemoteClients, rpc/README.md).
+  bool require_auth = false;
 };
 
 // One complete request, ready to execute.
@@ -73,6 +81,12 @@ class Association {
   uint16_t max_xmit_frag() const { return max_xmit_; }  // largest PDU we send
   uint16_t max_recv_frag() const { return max_recv_; }  // largest PDU the client may send
   uint32_t assoc_group_id() const { return assoc_group_; }
+  // kAuthLevelNone until an authenticated bind; then the level it asked for.
+  uint8_t auth_level() const { return sec_ ? auth_level_ : kAuthLevelNone; }
+  bool authenticated() const { return sec_ && sec_->established(); }
+  std::string auth_peer() const { return authenticated() ? sec_->peer_name() : std::string(); }
+  // Why the last handshake leg failed (empty: none did), for the transport's log.
+  const std::string& auth_error() const { return auth_error_; }
   const AssociationConfig& config() const { return cfg_; }
 
  private:
@@ -84,6 +98,11 @@ class Association {
   Step on_bind(ByteView pdu, const Header& h);
   Step on_alter_context(ByteView pdu, const Header& h);
   Step on_request(ByteView pdu, const Header& h);
+  Step on_auth3(ByteView pdu, const Header& h);
+  Step bind_auth(const Header& h, ByteView verifier, Bytes& token, SecTrailer& t);
+  Status verify_request(ByteView pdu, const Header& h, ByteView& stub, Bytes& plain, uint32_t& fault);
+  bool signs() const { return sec_ && auth_level_ >= kAuthLevelCall; }
+  void respond_signed(uint32_t call_id, uint16_t context_id, ByteView stub, std::vector<Bytes>& out) const;
   std::vector<ContextResult> negotiate(const std::vector<ContextElem>& contexts);
   ContextResult negotiate_one(const ContextElem& c) const;
   bool context_accepted(uint16_t id) const;
@@ -96,6 +115,13 @@ class Association {
   uint32_t assoc_group_ = 0;
   std::vector<uint16_t> accepted_contexts_;
   std::optional<Partial> partial_;
+  // Authentication: the context, what the bind asked for, and whether a leg failed (the next
+  // request is then refused, as Windows refuses it after a failed auth3).
+  std::unique_ptr<SecurityContext> sec_;
+  uint8_t auth_level_ = kAuthLevelNone;
+  uint32_t auth_context_id_ = 0;
+  bool auth_failed_ = false;
+  std::string auth_error_;
 };
 
 // Splits `stub` into request/response fragments of at most max_frag bytes each (stub chunks a
@@ -109,5 +135,10 @@ void build_response_fragments(uint32_t call_id, uint16_t context_id, const ByteC
                               std::vector<ByteChain>& out);
 void build_request_fragments(uint32_t call_id, uint16_t context_id, uint16_t opnum, ByteView stub, uint16_t max_frag,
                              std::vector<Bytes>& out);
+// Request or response fragments signed (and sealed at privacy) by `sec`: stub chunks padded to
+// kAuthPadAlignment, each followed by the sec_trailer `t` and its signature. `opnum` < 0 builds
+// responses.
+Status build_signed_fragments(SecurityContext& sec, const SecTrailer& t, int opnum, uint32_t call_id,
+                              uint16_t context_id, ByteView stub, uint16_t max_frag, std::vector<Bytes>& out);
 
 }  // namespace perfsim::rpc

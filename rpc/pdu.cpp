@@ -249,7 +249,7 @@ Status parse_bind(ByteView pdu, const Header& h, Bind& out) {
     }
     out.contexts.push_back(std::move(c));
   }
-  out.auth_verifier = h.auth_length ? pdu.subspan(end) : ByteView{};
+  out.auth_verifier = h.auth_length ? pdu.last(size_t(h.auth_length) + 8) : ByteView{};  // after the auth padding
   return Status::Ok();
 }
 

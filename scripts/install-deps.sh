@@ -7,6 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libboost-dev liblz4-dev libzstd-dev libisal-dev catch2 libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   samba-dev libtalloc-dev
+  gss-ntlmssp libkrb5-dev libssl-dev  # rpc/auth: NTLMSSP through GSSAPI, NTLM2 session security over OpenSSL
   python3 python3-samba python3-impacket tshark samba smbclient
   iproute2 passwd strace clang-format
   prometheus  # promtool: tests/journal checks the metrics format with it

@@ -57,8 +57,10 @@ struct Route {
   std::shared_ptr<std::atomic<bool>> refuse_next;  // pipe-not-available-first: the next client open fails
 };
 
-PipeRouter make_router(const std::vector<SmbHost>& hosts, const std::shared_ptr<journal::Recorder>& recorder) {
+PipeRouter make_router(const std::vector<SmbHost>& hosts, const std::shared_ptr<journal::Recorder>& recorder,
+                       const std::shared_ptr<const rpc::AuthService>& auth) {
   rpc::AssociationConfig ac;
+  ac.auth = auth;
   ac.secondary_address = "\\PIPE\\winreg";
   auto routes = std::make_shared<std::map<std::string, Route>>();
   for (const SmbHost& h : hosts) {
@@ -164,7 +166,7 @@ Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerC
   }
   PipeListenerConfig pc;
   pc.socket_path = smb.smbd->winreg_socket();
-  pc.router = make_router(unique, o.recorder);
+  pc.router = make_router(unique, o.recorder, o.auth);
   cfg.extra_listeners.push_back(std::make_shared<PipeListener>(pc));
   for (auto [name, pipe] : {std::pair{"srvsvc", netapi::Pipe::kSrvsvc}, std::pair{"wkssvc", netapi::Pipe::kWkssvc}}) {
     PipeListenerConfig np;

@@ -9,6 +9,7 @@
 #include "core/status.h"
 #include "journal/recorder.h"
 #include "replayer/host.h"
+#include "rpc/auth.h"
 #include "server/server.h"
 #include "server/smbd.h"
 
@@ -30,6 +31,9 @@ struct SmbServeOptions {
   bool require_encryption = false;
   std::string dir;                              // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
   std::shared_ptr<journal::Recorder> recorder;  // journal and metrics of every pipe open; null: none
+  // Accounts for DCE/RPC authentication on top of the SMB session (rpc/auth.h); null: binds with
+  // auth get bind_nak.
+  std::shared_ptr<const rpc::AuthService> auth;
 };
 
 struct SmbSetup {

@@ -13,7 +13,7 @@ Status ServedHost::start() {
   server::ServerConfig cfg;
   auto factory = std::make_shared<server::WinregHandlerFactory>(host_, opt_.association);
   if (opt_.recorder) factory->observe(opt_.recorder, journal::Transport::kTcp);
-  cfg.listeners.push_back({"127.0.0.1:0", "test", factory});
+  cfg.listeners.push_back({opt_.address + ":0", "test", factory});
   cfg.threads = opt_.threads;
   cfg.idle_timeout = opt_.idle_timeout;
   cfg.max_pdu_size = opt_.max_pdu_size;

@@ -19,6 +19,7 @@ namespace perfsim::testing {
 
 struct ServeOptions {
   unsigned threads = 1;
+  std::string address = "127.0.0.1";   // the loopback address to listen on (any free port)
   server::LogSink log;                 // empty: discard the server's log lines
   rpc::AssociationConfig association;  // per-connection DCE/RPC limits
   std::chrono::milliseconds idle_timeout{300'000};

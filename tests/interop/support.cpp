@@ -145,7 +145,8 @@ void PacketRecorder::stop() {
   log_ = read_text(log_file_);
 }
 
-WireReport check_wire(const std::string& pcap, uint16_t port, const std::string& op_field) {
+WireReport check_wire(const std::string& pcap, uint16_t port, const std::string& op_field,
+                      const std::string& tshark_options) {
   WireReport w;
   const std::string fields[] = {"frame.number",
                                 "tcp.len",
@@ -161,7 +162,7 @@ WireReport check_wire(const std::string& pcap, uint16_t port, const std::string&
                                 "tcp.analysis.retransmission",
                                 "tcp.analysis.fast_retransmission"};
   std::string cmd = "(timeout 120 tshark -2 -n -r " + shell_quote(pcap) + " -d tcp.port==" + std::to_string(port) +
-                    ",dcerpc -T fields -E separator=/t -E occurrence=a -E aggregator=,";
+                    ",dcerpc " + tshark_options + " -T fields -E separator=/t -E occurrence=a -E aggregator=,";
   for (const std::string& f : fields) cmd += " -e " + f;
   cmd += " 2>" + shell_quote(pcap + ".tshark.err") + ")";
   const CommandResult r = run_command(cmd);

@@ -66,7 +66,10 @@ struct WireReport {
 // retransmissions depend on the machine's load, not on our PDUs).
 // `op_field` names the interface whose calls requests and responses must decode as
 // (e.g. "epm.opnum" for the endpoint mapper); WireReport's winreg_frames then counts those.
-WireReport check_wire(const std::string& pcap, uint16_t port, const std::string& op_field = "winreg.opnum");
+// `tshark_options` go on tshark's command line as they are (e.g. "-o ntlmssp.nt_password:PW" to
+// decrypt sealed stubs).
+WireReport check_wire(const std::string& pcap, uint16_t port, const std::string& op_field = "winreg.opnum",
+                      const std::string& tshark_options = "");
 
 // The capture the interop tests serve: the bundled captures/default-2016.perfcap (made by the
 // synth, scripts/make-bundled-captures.sh). `path` names it; a missing file is NotFound.

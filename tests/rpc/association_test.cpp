@@ -58,7 +58,7 @@ Bytes pattern(size_t n) {
 }  // namespace
 
 TEST_CASE("samba-python bind: winreg accepted, feature negotiation acknowledged") {
-  Association a({winreg_syntax(), "49152", 5840, 4 << 20, 0x4711, 0x02});
+  Association a({winreg_syntax(), "49152", 5840, 4 << 20, 0x4711, 0x02, nullptr, false});
   Step s =
       a.receive(test::from_hex("05 00 0b 03 10 00 00 00 74 00 00 00 01 00 00 00 d0 16 d0 16 00 00 00 00 02 00 00 00"
                                "00 00 01 00 01 d0 8c 33 44 22 f1 31 aa aa 90 00 38 00 10 03 01 00 00 00"
@@ -84,7 +84,9 @@ TEST_CASE("samba-python bind: winreg accepted, feature negotiation acknowledged"
 }
 
 TEST_CASE("impacket bind: one context, smaller fragments, client's assoc group kept") {
-  Association a({winreg_syntax(), "\\PIPE\\winreg"});
+  AssociationConfig pipe_cfg;
+  pipe_cfg.secondary_address = "\\PIPE\\winreg";
+  Association a(pipe_cfg);
   Step s = a.receive(build_bind(PType::kBind, 1, {4280, 4280, 0x99, {winreg_ctx()}, {}}));
   BindAck ack = ack_of(s);
   CHECK(ack.max_xmit_frag == 4280);

@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""The collector sequence (OpenHKPD, QueryValue Global with growth, Counter 009, CloseKey) over an
+authenticated ncacn_ip_tcp binding, with impacket or python3-samba.
+Writes OUT/Global.bin and OUT/Counter.bin and OUT/result.json ({"ok": true} or {"error": "..."}).
+Usage: auth_client.py --client impacket|samba --address A --port P --out DIR
+       [--user U --password PW] [--level connect|integrity|privacy] [--samba-options sign,spnego]"""
+import argparse
+import json
+import os
+import sys
+import traceback
+
+
+def impacket_session(a):
+    from impacket.dcerpc.v5 import rrp, transport, rpcrt
+    t = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:{a.address}[{a.port}]")
+    t.set_connect_timeout(10)
+    if a.user:
+        t.set_credentials(a.user, a.password, "")
+    d = t.get_dce_rpc()
+    if a.user:
+        # impacket 0.10's RPC_C_AUTHN_GSS_NEGOTIATE is Kerberos only; NTLM is RPC_C_AUTHN_WINNT.
+        d.set_auth_type(rpcrt.RPC_C_AUTHN_WINNT)
+        d.set_auth_level({"connect": rpcrt.RPC_C_AUTHN_LEVEL_CONNECT,
+                          "integrity": rpcrt.RPC_C_AUTHN_LEVEL_PKT_INTEGRITY,
+                          "privacy": rpcrt.RPC_C_AUTHN_LEVEL_PKT_PRIVACY}[a.level])
+    d.connect()
+    d.bind(rrp.MSRPC_UUID_RRP)
+    h = rrp.hOpenPerformanceData(d)["phKey"]
+    values = {}
+    for name in ("Global", "Counter 009"):
+        # hBaseRegQueryValue grows its buffer on ERROR_MORE_DATA itself.
+        vtype, value = rrp.hBaseRegQueryValue(d, h, name)
+        values[name] = value.encode("utf-16-le") if isinstance(value, str) else bytes(value)
+        if isinstance(value, list):  # REG_MULTI_SZ decoded as a list by some versions
+            values[name] = "".join(v + "\0" for v in value).encode("utf-16-le") + b"\0\0"
+    rrp.hBaseRegCloseKey(d, h)
+    d.disconnect()
+    return values
+
+
+def samba_session(a):
+    from samba import param, credentials, werror
+    from samba.dcerpc import winreg
+    lp = param.LoadParm()
+    c = credentials.Credentials()
+    c.guess(lp)
+    if a.user:
+        c.set_username(a.user)
+        c.set_password(a.password)
+        c.set_domain("WORKGROUP")
+    else:
+        c.set_anonymous()
+    opts = f",{a.samba_options}" if a.samba_options else ""
+    w = winreg.winreg(f"ncacn_ip_tcp:{a.address}[{a.port}{opts}]", lp, c)
+    h = w.OpenHKPD(None, 0x02000000)
+    values = {}
+    for name in ("Global", "Counter 009"):
+        n = winreg.String()
+        n.name = name
+        size = 4096
+        for _ in range(16):  # growth: the size said, else doubling
+            try:
+                _, data, said, length = w.QueryValue(h, n, 0, [0] * size, size, 0)
+                values[name] = bytes(data[:length])
+                break
+            except Exception as e:  # WERR_MORE_DATA
+                if getattr(e, "args", [None])[0] != werror.WERR_MORE_DATA:
+                    raise
+                size *= 2
+        else:
+            raise RuntimeError(f"{name}: no buffer was large enough")
+    w.CloseKey(h)
+    return values
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--client", choices=["impacket", "samba"], required=True)
+    p.add_argument("--address", required=True)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--user", default="")
+    p.add_argument("--password", default="")
+    p.add_argument("--level", default="integrity", choices=["connect", "integrity", "privacy"])
+    p.add_argument("--samba-options", default="")
+    a = p.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    result = {}
+    try:
+        values = (impacket_session if a.client == "impacket" else samba_session)(a)
+        with open(os.path.join(a.out, "Global.bin"), "wb") as f:
+            f.write(values["Global"])
+        with open(os.path.join(a.out, "Counter.bin"), "wb") as f:
+            f.write(values["Counter 009"])
+        result["ok"] = True
+    except Exception as e:
+        traceback.print_exc()
+        result["error"] = f"{type(e).__name__}: {e}"
+    with open(os.path.join(a.out, "result.json"), "w") as f:
+        json.dump(result, f)
+    return 0 if result.get("ok") else 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())
