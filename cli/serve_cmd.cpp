@@ -2,6 +2,7 @@
 // hosts (replayer/serve_hosts.h), and runs the server with its listeners (server/).
 #include <fmt/core.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -39,10 +40,30 @@ Status describe_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& h
   std::vector<replayer::QuirkSetting> cli_quirks;
   for (const std::string& text : o.quirks)
     if (Status s = replayer::parse_quirk_arg(text, cli_quirks.emplace_back()); !s.ok()) return s;
-  for (replayer::FleetHost& h : hosts)
+  for (replayer::FleetHost& h : hosts) {
     h.replay.quirks.insert(h.replay.quirks.begin(), cli_quirks.begin(), cli_quirks.end());
+    if (!h.replay.speed && o.speed) h.replay.speed = o.speed;  // a fleet entry's own speed wins
+  }
   replayer::expand_fleet(hosts);
+  if (!o.shard.empty()) {
+    uint32_t k = 0, n = 1;
+    if (Status s = replayer::parse_shard(o.shard, k, n); !s.ok()) return s;
+    replayer::keep_shard(hosts, k, n);
+    if (hosts.empty())
+      return Status::InvalidArgument("--shard " + o.shard +
+                                     ": this shard holds none of the fleet's hosts (fewer "
+                                     "hosts than shards); use a smaller N");
+  }
   return Status::Ok();
+}
+
+// --speed: the fleet file's `speed` for every host; refused before anything is made.
+Status check_speed(const ServeOptions& o) {
+  if (!o.speed || (std::isfinite(*o.speed) && *o.speed > 0 && *o.speed < 1e9)) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "--speed {}: must be a number > 0 (recorded seconds per real second), e.g. --speed 10 plays a 15 s sample "
+      "interval every 1.5 s",
+      *o.speed));
 }
 
 server::ServerConfig server_config(const ServeOptions& o) {
@@ -56,7 +77,11 @@ server::ServerConfig server_config(const ServeOptions& o) {
 }
 
 server::SmbServeOptions smb_options(const ServeOptions& o, std::shared_ptr<journal::Recorder> recorder) {
-  return {o.smb, o.smb_users, o.smb_allow, !o.smb_no_anonymous, o.smb_encrypt, o.smb_dir, std::move(recorder)};
+  server::SmbServeOptions s{o.smb,         o.smb_users, o.smb_allow, !o.smb_no_anonymous,
+                            o.smb_encrypt, {},          o.smb_dir,   std::move(recorder)};
+  // Loopback clients only, as the listeners, unless --allow-remote (a fleet for other machines).
+  if (!o.allow_remote) s.clients = {"127.0.0.0/8"};
+  return s;
 }
 
 struct Hosts {
@@ -138,6 +163,22 @@ void print_listening(const ServeOptions& o, const server::Server& srv, const ser
   }
 }
 
+// --list-hosts: what this run (or shard) would serve, in the fleet's expanded order.
+void print_hosts(const ServeOptions& o, const std::vector<replayer::FleetHost>& specs, const Hosts& hosts) {
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const std::string& name = hosts.smb[i].host->name();
+    if (o.json)
+      fmt::print("{}\n", json_text(nlohmann::json({{"event", "host"},
+                                                   {"host", name},
+                                                   {"listen", specs[i].listen},
+                                                   {"address", hosts.smb[i].address},
+                                                   {"capture", specs[i].capture},
+                                                   {"fleet_index", specs[i].fleet_index}})));
+    else
+      fmt::print("{} {} {}\n", name, specs[i].listen, specs[i].capture);
+  }
+}
+
 void print_epm(const ServeOptions& o, const server::EpmSetup& epm) {
   for (const std::string& a : epm.addresses) {
     if (o.json)
@@ -201,6 +242,7 @@ int run_serve(const ServeOptions& o) {
     if (Status s = replayer::profile_quirks(o.profile, unused); !s.ok())
       return fail("serve", "--profile " + o.profile + ": " + s.message(), kExitUsage);
   }
+  if (Status s = check_speed(o); !s.ok()) return fail("serve", s.message(), kExitUsage);
   if (Status s = describe_hosts(o, specs); !s.ok()) return fail("serve", s.message(), kExitUsage);
   // Before the hosts: opening a recording starts its prefetch threads, which must not take SIGHUP.
   if (!o.faults.empty()) replayer::FaultReloader::block_sighup();
@@ -212,6 +254,10 @@ int run_serve(const ServeOptions& o) {
                 st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
   Hosts hosts;
   if (int rc = make_hosts(o, specs, cfg, recorder, hosts); rc != kExitOk) return rc;
+  if (o.list_hosts) {
+    print_hosts(o, specs, hosts);
+    return kExitOk;
+  }
   server::EpmSetup epm;
   if (!o.epm.empty()) {
     uint16_t port = 0;
