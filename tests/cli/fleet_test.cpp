@@ -85,8 +85,8 @@ TEST_CASE("a fleet's addresses are refused with the fix when the range is too sm
   CHECK(r.code == 2);
   CHECK(r.err.find("is not an IPv4 range A.B.C.D/P") != std::string::npos);
   r = perfsim::testing::run_command(
-      PERFSIM_EXE, "serve --list-hosts --fleet " +
-                       d.write("[[host]]\naddresses = \"127.1.0.0/16\"\nlisten = \"127.0.0.1:1\"\n"));
+      PERFSIM_EXE,
+      "serve --list-hosts --fleet " + d.write("[[host]]\naddresses = \"127.1.0.0/16\"\nlisten = \"127.0.0.1:1\"\n"));
   CHECK(r.code == 2);
   CHECK(r.err.find("not both") != std::string::npos);
 }

@@ -48,10 +48,10 @@ std::vector<Poll> poll(const fs::path& dir, const std::string& cap, const std::s
   o.out = sp::Stream::kPipe;
   o.err = sp::Stream::kNull;
   sp::Child child;
-  REQUIRE(sp::start({"/bin/sh", "-c",
-                     "exec " + std::string(PERFSIM_EXE) + " serve --json --listen 127.0.0.1:0 --capture " + cap + " " +
-                         args},
-                    o, child)
+  REQUIRE(sp::start(
+              {"/bin/sh", "-c",
+               "exec " + std::string(PERFSIM_EXE) + " serve --json --listen 127.0.0.1:0 --capture " + cap + " " + args},
+              o, child)
               .ok());
   std::string line;
   char c;
@@ -126,10 +126,10 @@ TEST_CASE("serve --speed 10 plays a 15 s capture a sample every 1.5 s with its f
   const Change& a = changes.front();
   const Change& b = changes.back();
   const double got = formatted(a.t100, recorded[a.sample].value, b.t100, recorded[b.sample].value);
-  const double want = formatted(recorded[a.sample].t100, recorded[a.sample].value, recorded[b.sample].t100,
-                                recorded[b.sample].value);
+  const double want =
+      formatted(recorded[a.sample].t100, recorded[a.sample].value, recorded[b.sample].t100, recorded[b.sample].value);
   WARN("speed 10: " << changes.size() << " sample changes, served clock " << served_s / real_s
-                     << "x real time; % Processor Time " << got << " served, " << want << " recorded");
+                    << "x real time; % Processor Time " << got << " served, " << want << " recorded");
   CHECK(std::abs(got - want) <= 0.01 * std::abs(want));
   fs::remove_all(dir);
 }

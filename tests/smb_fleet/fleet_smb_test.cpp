@@ -28,8 +28,9 @@ std::string fleet_text() {
   const std::string caps = CAPTURES_DIR;
   return "[[host]]\naddresses = \"127.1.0.0/24\"\ncount = 100\nname = \"WEB-{n}\"\ntimeline = \"frozen:2\"\n"
          "capture = \"" +
-         caps + "/default-2016.perfcap\"\n\n[[host]]\naddresses = \"127.1.1.0/24\"\ncount = 100\nname = \"OLD-{n}\"\n"
-                "timeline = \"frozen:2\"\ncapture = \"" +
+         caps +
+         "/default-2016.perfcap\"\n\n[[host]]\naddresses = \"127.1.1.0/24\"\ncount = 100\nname = \"OLD-{n}\"\n"
+         "timeline = \"frozen:2\"\ncapture = \"" +
          caps + "/default-2003.perfcap\"\n";
 }
 
@@ -51,8 +52,7 @@ std::vector<Expected> expected_hosts() {
 
 }  // namespace
 
-TEST_CASE("200 SMB hosts on their own addresses answer python3-samba and impacket at once, each as itself",
-          "[smb]") {
+TEST_CASE("200 SMB hosts on their own addresses answer python3-samba and impacket at once, each as itself", "[smb]") {
   static_assert(2 * kPerRange > perfsim::server::kSmbSocketsPerAddressMax, "the test is of the one-socket mode");
   const std::string dir = std::string(SMB_WORK_DIR) + "/fleet200";
   perfsim::testing::ServeSmbConfig cfg;
