@@ -144,6 +144,13 @@ int main(int argc, char** argv) {
                       "with the names, addresses and data they have in the whole fleet");
   c_serve->add_flag("--list-hosts", serve.list_hosts,
                     "Print the hosts this run would serve (name, address, capture; JSON lines with --json) and exit");
+  c_serve->add_option("--netns", serve.netns,
+                      "Serve inside network namespace NAME, made now (leftovers of a killed run removed) and removed "
+                      "at exit, joined to this one by a veth pair ps-NAME/pi-NAME (root only; needs --subnet)");
+  c_serve->add_option("--subnet", serve.subnet,
+                      "With --netns: A.B.C.D/P holding the veth pair (its first two addresses) and every host address");
+  c_serve->add_option("--netns-bridge", serve.netns_bridge,
+                      "With --netns: put the outer veth end on this existing bridge instead of giving it an address");
   c_serve
       ->add_option("--faults", serve.faults,
                    "TOML fault plan ([[fault]] tables, replayer/README.md), reloaded on SIGHUP")

@@ -18,6 +18,7 @@
 #include "replayer/quirks.h"
 #include "replayer/serve_hosts.h"
 #include "server/epm_handler.h"
+#include "server/netns.h"
 #include "server/server.h"
 #include "server/smb_serve.h"
 #include "server/winreg_handler.h"
@@ -69,7 +70,7 @@ Status check_speed(const ServeOptions& o) {
 server::ServerConfig server_config(const ServeOptions& o) {
   server::ServerConfig cfg;
   cfg.threads = o.threads;
-  cfg.allow_non_loopback = o.allow_remote;
+  cfg.allow_non_loopback = o.allow_remote || !o.netns.empty();  // a namespace of its own is private
   cfg.max_connections = o.max_connections;
   cfg.idle_timeout = std::chrono::milliseconds(int64_t(o.idle_timeout_s * 1000));
   cfg.reply_budget = o.reply_budget_mib << 20;
@@ -79,8 +80,12 @@ server::ServerConfig server_config(const ServeOptions& o) {
 server::SmbServeOptions smb_options(const ServeOptions& o, std::shared_ptr<journal::Recorder> recorder) {
   server::SmbServeOptions s{o.smb,         o.smb_users, o.smb_allow, !o.smb_no_anonymous,
                             o.smb_encrypt, {},          o.smb_dir,   std::move(recorder)};
-  // Loopback clients only, as the listeners, unless --allow-remote (a fleet for other machines).
-  if (!o.allow_remote) s.clients = {"127.0.0.0/8"};
+  // Loopback clients only, as the listeners, unless --allow-remote (a fleet for other machines);
+  // in a namespace, the clients of its subnet.
+  if (!o.netns.empty())
+    s.clients = {o.subnet};
+  else if (!o.allow_remote)
+    s.clients = {"127.0.0.0/8"};
   return s;
 }
 
@@ -116,7 +121,7 @@ int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, s
   for (replayer::FleetHost& s : specs) {
     std::string addr;
     uint16_t port = 0;
-    if (Status st = server::parse_listen_address(s.listen, o.allow_remote, addr, port); !st.ok())
+    if (Status st = server::parse_listen_address(s.listen, o.allow_remote || !o.netns.empty(), addr, port); !st.ok())
       return fail("serve", fmt::format("--listen {}: {}", s.listen, st.message()), kExitUsage);
     if (s.capture.empty()) s.capture = o.capture.empty() ? bundled_default_capture() : o.capture;
     if (s.timeline.empty()) s.timeline = o.timeline;
@@ -243,9 +248,20 @@ int run_serve(const ServeOptions& o) {
       return fail("serve", "--profile " + o.profile + ": " + s.message(), kExitUsage);
   }
   if (Status s = check_speed(o); !s.ok()) return fail("serve", s.message(), kExitUsage);
+  if (o.netns.empty() != o.subnet.empty())
+    return fail("serve", "--netns NAME and --subnet A.B.C.D/P go together (the namespace's addresses)", kExitUsage);
   if (Status s = describe_hosts(o, specs); !s.ok()) return fail("serve", s.message(), kExitUsage);
   // Before the hosts: opening a recording starts its prefetch threads, which must not take SIGHUP.
   if (!o.faults.empty()) replayer::FaultReloader::block_sighup();
+  // Before any thread or child: they inherit the namespace the main thread is in.
+  server::Netns netns;
+  if (!o.netns.empty() && !o.list_hosts) {
+    server::NetnsConfig nc{o.netns, o.subnet, o.netns_bridge, {}};
+    for (const replayer::FleetHost& h : specs) nc.addresses.push_back(h.listen.substr(0, h.listen.rfind(':')));
+    if (Status st = netns.create(nc); !st.ok())
+      return fail("serve", "--netns: " + st.message(),
+                  st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
+  }
   server::ServerConfig cfg = server_config(o);
   // One journal and one set of metrics for the run, fed by every host's handlers (TCP and SMB).
   std::shared_ptr<journal::Recorder> recorder;

@@ -49,6 +49,7 @@ class PerfsimSmbServe {
   int stop();
 
   uint16_t port() const { return port_; }
+  int pid() const { return child_.pid; }  // perfsim's, for a test that kills it outright
   const std::string& dir() const { return cfg_.dir; }
   std::string smb_dir() const { return cfg_.dir + "/smb"; }
   std::string err_path() const { return cfg_.dir + "/serve.err"; }

@@ -3,7 +3,8 @@
 share the addresses; each opens all of its sessions first (so they are open together), then per
 host OpenHKPD, Global and a small index query ("238"), and reports what each host answered.
 
-Usage: poll_fleet.py --client samba|impacket --port P --out FILE --workers W [--values V,...] ADDR...
+Usage: poll_fleet.py --client samba|impacket --port P --out FILE --workers W [--values V,...]
+                    [--transport smb|tcp] ADDR...   (tcp: python3-samba only)
 FILE gets {ADDR: {"dialect", VALUE: {"name", "objects"}...} or {"error": text}} (--values, default
 Global,238: SystemName and NumObjectTypes of each answer).
 Exit status: 0 done (per-host errors are in FILE), 3 the client library is missing.
@@ -27,6 +28,8 @@ def block_facts(data):
 
 
 class Samba:
+    tcp = False  # --transport tcp: ncacn_ip_tcp to ADDR[PORT] instead of \\ADDR\PIPE\winreg
+
     def __init__(self, address, port):
         from samba import credentials, param
         from samba.dcerpc import security, winreg
@@ -37,7 +40,8 @@ class Samba:
         creds = credentials.Credentials()
         creds.guess(lp)
         creds.set_anonymous()
-        self.conn = winreg.winreg(f"ncacn_np:{address}[\\pipe\\winreg]", lp, creds)
+        binding = f"ncacn_ip_tcp:{address}[{port}]" if Samba.tcp else f"ncacn_np:{address}[\\pipe\\winreg]"
+        self.conn = winreg.winreg(binding, lp, creds)
 
     def dialect(self):
         return None
@@ -92,7 +96,8 @@ class Impacket:
 
 
 def work(job):
-    client, port, addresses, values = job
+    client, port, addresses, values, tcp = job
+    Samba.tcp = tcp
     cls = Samba if client == "samba" else Impacket
     sessions, out = {}, {}
     for a in addresses:  # all of this worker's sessions open at once
@@ -122,6 +127,7 @@ def main():
     p.add_argument("--out", required=True)
     p.add_argument("--workers", type=int, default=8)
     p.add_argument("--values", default="Global,238", help="HKPD values each host is asked, comma-separated")
+    p.add_argument("--transport", choices=["smb", "tcp"], default="smb", help="tcp: python3-samba over ncacn_ip_tcp")
     p.add_argument("addresses", nargs="+")
     args = p.parse_args()
     try:
@@ -133,7 +139,8 @@ def main():
         print(f"{args.client} is not importable ({e}); run scripts/install-deps.sh", file=sys.stderr)
         return 3
     n = max(1, min(args.workers, len(args.addresses)))
-    jobs = [(args.client, args.port, args.addresses[i::n], args.values.split(",")) for i in range(n)]
+    jobs = [(args.client, args.port, args.addresses[i::n], args.values.split(","), args.transport == "tcp")
+            for i in range(n)]
     result = {}
     with multiprocessing.Pool(n) as pool:
         for part in pool.map(work, jobs):
