@@ -60,7 +60,7 @@ perfsim::testing::ServeSmbConfig serve_config(const Names& n) {
 
 }  // namespace
 
-TEST_CASE("serve --netns: a client namespace polls 100 hosts over SMB and TCP; tear-down is complete", "[smb]") {
+TEST_CASE("serve --netns: a client namespace polls 100 hosts over SMB and TCP, then tears down completely", "[smb]") {
   ClientSide client;
   const Names& n = client.n;
   perfsim::testing::PerfsimSmbServe serve;
