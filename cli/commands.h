@@ -68,6 +68,12 @@ struct ServeOptions {
   std::string profile;                // quirk bundle for hosts without their own (win2000, 2016, samba, ...)
   std::string faults;                 // TOML fault plan, reloaded on SIGHUP
   std::vector<std::string> quirks;    // NAME[=on|off][:PARAM=VALUE,...] for every host, over profile and fingerprint
+  std::optional<double> speed;        // realtime pace of hosts whose fleet entry sets none
+  std::string shard;                  // "K/N": serve every N-th host of the expanded fleet from the K-th
+  bool list_hosts = false;            // print the hosts this run would serve, then exit
+  std::string netns;                  // serve inside this network namespace (made, joined by a veth pair)
+  std::string subnet;                 // --netns: the pair's and the hosts' addresses (A.B.C.D/P)
+  std::string netns_bridge;           // --netns: enslave the outer veth end to this bridge
   unsigned threads = 0;
   size_t max_connections = 4096;
   double idle_timeout_s = 300;

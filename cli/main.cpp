@@ -136,6 +136,21 @@ int main(int argc, char** argv) {
   c_serve->add_option("--quirk,-Q", serve.quirks,
                       "Quirk for every host, over profile and fingerprint (repeatable): "
                       "NAME[=on|off][:PARAM=VALUE,...], e.g. perffreq:hz=3579545, extra-objects=off");
+  c_serve->add_option("--speed", serve.speed,
+                      "Realtime pace, recorded seconds per real second (> 0), for every host whose fleet entry sets "
+                      "no speed; e.g. 10 plays a 15 s interval every 1.5 s");
+  c_serve->add_option("--shard", serve.shard,
+                      "K/N: serve only shard K (0..N-1) of the fleet, the K-th of N contiguous blocks of its hosts, "
+                      "with the names, addresses and data they have in the whole fleet");
+  c_serve->add_flag("--list-hosts", serve.list_hosts,
+                    "Print the hosts this run would serve (name, address, capture; JSON lines with --json) and exit");
+  c_serve->add_option("--netns", serve.netns,
+                      "Serve inside network namespace NAME, made now (leftovers of a killed run removed) and removed "
+                      "at exit, joined to this one by a veth pair ps-NAME/pi-NAME (root only; needs --subnet)");
+  c_serve->add_option("--subnet", serve.subnet,
+                      "With --netns: A.B.C.D/P holding the veth pair (its first two addresses) and every host address");
+  c_serve->add_option("--netns-bridge", serve.netns_bridge,
+                      "With --netns: put the outer veth end on this existing bridge instead of giving it an address");
   c_serve
       ->add_option("--faults", serve.faults,
                    "TOML fault plan ([[fault]] tables, replayer/README.md), reloaded on SIGHUP")

@@ -2,6 +2,7 @@
 // hosts (replayer/serve_hosts.h), and runs the server with its listeners (server/).
 #include <fmt/core.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include "scenarios/catalog.h"
 #include "scenarios/plan.h"
 #include "server/epm_handler.h"
+#include "server/netns.h"
 #include "server/server.h"
 #include "server/smb_serve.h"
 #include "server/winreg_handler.h"
@@ -55,14 +57,34 @@ Status describe_hosts(const ServeOptions& o, const scenarios::ServePlan* plan,
   if (hosts.empty()) hosts.emplace_back().listen = "127.0.0.1:0";
   for (size_t i = scenario_hosts; i < hosts.size(); ++i)
     hosts[i].replay.quirks.insert(hosts[i].replay.quirks.begin(), cli_quirks.begin(), cli_quirks.end());
+  for (replayer::FleetHost& h : hosts)
+    if (!h.replay.speed && o.speed) h.replay.speed = o.speed;  // a fleet entry's own speed wins
   replayer::expand_fleet(hosts);
+  if (!o.shard.empty()) {
+    uint32_t k = 0, n = 1;
+    if (Status s = replayer::parse_shard(o.shard, k, n); !s.ok()) return s;
+    replayer::keep_shard(hosts, k, n);
+    if (hosts.empty())
+      return Status::InvalidArgument("--shard " + o.shard +
+                                     ": this shard holds none of the fleet's hosts (fewer "
+                                     "hosts than shards); use a smaller N");
+  }
   return Status::Ok();
+}
+
+// --speed: the fleet file's `speed` for every host; refused before anything is made.
+Status check_speed(const ServeOptions& o) {
+  if (!o.speed || (std::isfinite(*o.speed) && *o.speed > 0 && *o.speed < 1e9)) return Status::Ok();
+  return Status::InvalidArgument(fmt::format(
+      "--speed {}: must be a number > 0 (recorded seconds per real second), e.g. --speed 10 plays a 15 s sample "
+      "interval every 1.5 s",
+      *o.speed));
 }
 
 server::ServerConfig server_config(const ServeOptions& o) {
   server::ServerConfig cfg;
   cfg.threads = o.threads;
-  cfg.allow_non_loopback = o.allow_remote;
+  cfg.allow_non_loopback = o.allow_remote || !o.netns.empty();  // a namespace of its own is private
   cfg.max_connections = o.max_connections;
   cfg.idle_timeout = std::chrono::milliseconds(int64_t(o.idle_timeout_s * 1000));
   cfg.reply_budget = o.reply_budget_mib << 20;
@@ -77,8 +99,24 @@ std::vector<std::string> all_users(const ServeOptions& o) {
 
 server::SmbServeOptions smb_options(const ServeOptions& o, std::shared_ptr<journal::Recorder> recorder,
                                     std::shared_ptr<const rpc::AuthService> auth) {
-  return {o.smb,         all_users(o), o.smb_allow,         !o.smb_no_anonymous,
-          o.smb_encrypt, o.smb_dir,    std::move(recorder), std::move(auth)};
+  server::SmbServeOptions s;
+  s.port = o.smb;
+  s.users = all_users(o);
+  s.allow = o.smb_allow;
+  s.anonymous = !o.smb_no_anonymous;
+  s.require_encryption = o.smb_encrypt;
+  s.dir = o.smb_dir;
+  s.recorder = std::move(recorder);
+  s.auth = std::move(auth);
+  // Loopback clients only, as the listeners, unless --allow-remote (a fleet for other machines);
+  // in a namespace, the clients of its subnet.
+  if (!o.netns.empty())
+    s.clients = {o.subnet};
+  else if (!o.allow_remote)
+    s.clients = {"127.0.0.0/8"};
+  else
+    s.clients.clear();
+  return s;
 }
 
 // The accounts authenticated DCE/RPC binds are checked against (none: such binds get bind_nak).
@@ -130,7 +168,7 @@ int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, s
   for (replayer::FleetHost& s : specs) {
     std::string addr;
     uint16_t port = 0;
-    if (Status st = server::parse_listen_address(s.listen, o.allow_remote, addr, port); !st.ok())
+    if (Status st = server::parse_listen_address(s.listen, o.allow_remote || !o.netns.empty(), addr, port); !st.ok())
       return fail("serve", fmt::format("--listen {}: {}", s.listen, st.message()), kExitUsage);
     if (s.capture.empty()) s.capture = o.capture.empty() ? bundled_default_capture() : o.capture;
     if (s.timeline.empty()) s.timeline = o.timeline;
@@ -174,6 +212,22 @@ void print_listening(const ServeOptions& o, const server::Server& srv, const ser
       fmt::print("perfsim serve: host {} listening on {} (ncacn_ip_tcp:{}[{}]) from {}\n", f.host()->name(), ep,
                  b.address, b.port, specs[i].capture);
     }
+  }
+}
+
+// --list-hosts: what this run (or shard) would serve, in the fleet's expanded order.
+void print_hosts(const ServeOptions& o, const std::vector<replayer::FleetHost>& specs, const Hosts& hosts) {
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const std::string& name = hosts.smb[i].host->name();
+    if (o.json)
+      fmt::print("{}\n", json_text(nlohmann::json({{"event", "host"},
+                                                   {"host", name},
+                                                   {"listen", specs[i].listen},
+                                                   {"address", hosts.smb[i].address},
+                                                   {"capture", specs[i].capture},
+                                                   {"fleet_index", specs[i].fleet_index}})));
+    else
+      fmt::print("{} {} {}\n", name, specs[i].listen, specs[i].capture);
   }
 }
 
@@ -251,9 +305,21 @@ int run_serve(const ServeOptions& o) {
     if (sc.smb && o.smb.empty())
       fmt::print(stderr, "perfsim serve: scenario {} shows its symptom over SMB: add --smb (as root)\n", sc.name);
   }
+  if (Status s = check_speed(o); !s.ok()) return fail("serve", s.message(), kExitUsage);
+  if (o.netns.empty() != o.subnet.empty())
+    return fail("serve", "--netns NAME and --subnet A.B.C.D/P go together (the namespace's addresses)", kExitUsage);
   if (Status s = describe_hosts(o, plan.get(), specs); !s.ok()) return fail("serve", s.message(), kExitUsage);
   // Before the hosts: opening a recording starts its prefetch threads, which must not take SIGHUP.
   if (!o.faults.empty()) replayer::FaultReloader::block_sighup();
+  // Before any thread or child: they inherit the namespace the main thread is in.
+  server::Netns netns;
+  if (!o.netns.empty() && !o.list_hosts) {
+    server::NetnsConfig nc{o.netns, o.subnet, o.netns_bridge, {}};
+    for (const replayer::FleetHost& h : specs) nc.addresses.push_back(h.listen.substr(0, h.listen.rfind(':')));
+    if (Status st = netns.create(nc); !st.ok())
+      return fail("serve", "--netns: " + st.message(),
+                  st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
+  }
   server::ServerConfig cfg = server_config(o);
   // One journal and one set of metrics for the run, fed by every host's handlers (TCP and SMB).
   std::shared_ptr<journal::Recorder> recorder;
@@ -271,6 +337,10 @@ int run_serve(const ServeOptions& o) {
   // The scenario's fault plan, unless --faults gives one (which SIGHUP then reloads).
   if (plan && plan->faults && o.faults.empty())
     for (const auto& h : hosts.all) h->set_faults(plan->faults);
+  if (o.list_hosts) {
+    print_hosts(o, specs, hosts);
+    return kExitOk;
+  }
   server::EpmSetup epm;
   if (!o.epm.empty()) {
     uint16_t port = 0;

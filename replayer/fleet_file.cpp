@@ -1,6 +1,8 @@
 // Fleet files and the host descriptions of a serve run, read with core/config.h.
 #include "replayer/fleet_file.h"
 
+#include <arpa/inet.h>
+
 #include <charconv>
 #include <filesystem>
 
@@ -40,16 +42,41 @@ Status read_quirk(const config::Reader& r, const Json& v, const std::string& pat
   return Status::Ok();
 }
 
+// addresses = "A.B.C.D/P" and port = N instead of listen: the members' addresses.
+Status read_address_range(const config::Reader& r, const Json& h, const std::string& path, FleetHost& s) {
+  std::string cidr;
+  uint16_t port = 0;
+  Status st = r.string(h, path, "addresses", cidr);
+  if (st.ok()) st = r.integer(h, path, "port", port, 0, 65535);
+  if (!st.ok()) return st;
+  if (h.contains("listen"))
+    return r.fail(config::join(path, "addresses"), "give listen = \"ADDR:PORT\" or addresses + port, not both");
+  uint32_t capacity = 0;
+  if (Status e = parse_address_range(cidr, s.first_address, capacity); !e.ok())
+    return r.fail(config::join(path, "addresses"), e.message());
+  if (s.replay.count > capacity)
+    return r.fail(config::join(path, "count"), std::to_string(s.replay.count) + " hosts do not fit in addresses \"" +
+                                                   cidr + "\" (" + std::to_string(capacity) + " addresses from " +
+                                                   ipv4_text(s.first_address) + "); give a wider range");
+  s.listen = ipv4_text(s.first_address) + ":" + std::to_string(port);
+  return Status::Ok();
+}
+
 Status read_fleet_host(const config::Reader& r, const Json& h, const std::string& path, FleetHost& s) {
   Status st = r.keys(h, path,
-                     {"listen", "capture", "timeline", "profile", "speed", "loop", "count", "name", "clock_spread_s",
-                      "variation", "seed", "quirks", "smb_allow", "smb_dialects"});
-  if (st.ok()) st = r.require(h, path, "listen");
-  if (st.ok()) st = r.string(h, path, "listen", s.listen);
-  if (st.ok() && s.listen.empty()) st = r.fail(config::join(path, "listen"), "expected \"ADDR:PORT\"");
+                     {"listen", "addresses", "port", "capture", "timeline", "profile", "speed", "loop", "count", "name",
+                      "clock_spread_s", "variation", "seed", "quirks", "smb_allow", "smb_dialects"});
+  if (st.ok()) st = read_host_replay(r, h, path, s.replay);
+  if (st.ok() && h.contains("addresses")) {
+    st = read_address_range(r, h, path, s);
+  } else if (st.ok()) {
+    if (h.contains("port")) return r.fail(config::join(path, "port"), "port goes with addresses = \"A.B.C.D/P\"");
+    st = r.require(h, path, "listen");
+    if (st.ok()) st = r.string(h, path, "listen", s.listen);
+    if (st.ok() && s.listen.empty()) st = r.fail(config::join(path, "listen"), "expected \"ADDR:PORT\"");
+  }
   if (st.ok()) st = r.string(h, path, "capture", s.capture);
   if (st.ok()) st = r.string(h, path, "timeline", s.timeline);
-  if (st.ok()) st = read_host_replay(r, h, path, s.replay);
   if (st.ok()) st = r.string(h, path, "smb_dialects", s.smb_dialects);
   if (st.ok()) st = r.strings(h, path, "smb_allow", s.smb_allow);
   return st;
@@ -97,7 +124,7 @@ Status parse_fleet(const config::Doc& doc, std::vector<FleetHost>& out) {
   if (Status s = r.keys(doc.root, "", {"host"}); !s.ok()) return s;
   const Json& hosts = doc.root.contains("host") ? doc.root["host"] : Json::array();
   if (!hosts.is_array() || hosts.empty())
-    return r.fail("host", "no [[host]] tables (each needs listen = \"ADDR:PORT\")");
+    return r.fail("host", "no [[host]] tables (each needs listen = \"ADDR:PORT\" or addresses = \"A.B.C.D/P\")");
   for (size_t i = 0; i < hosts.size(); ++i) {
     FleetHost s;
     if (Status st = read_fleet_host(r, hosts[i], config::index("host", i), s); !st.ok()) return st;
@@ -127,10 +154,59 @@ void expand_fleet(std::vector<FleetHost>& hosts) {
     for (uint32_t k = 1; k < hosts[i].replay.count; ++k) {
       FleetHost member = hosts[i];
       member.fleet_index = k;
-      member.listen = fleet_listen(hosts[i].listen, k);
+      if (member.first_address != 0)
+        member.listen = ipv4_text(member.first_address + k) + hosts[i].listen.substr(hosts[i].listen.rfind(':'));
+      else
+        member.listen = fleet_listen(hosts[i].listen, k);
       hosts.push_back(std::move(member));
     }
   }
+}
+
+std::string ipv4_text(uint32_t host_order) {
+  in_addr a{htonl(host_order)};
+  char buf[INET_ADDRSTRLEN] = {};
+  ::inet_ntop(AF_INET, &a, buf, sizeof buf);
+  return buf;
+}
+
+Status parse_address_range(const std::string& cidr, uint32_t& first, uint32_t& capacity) {
+  const size_t slash = cidr.find('/');
+  in_addr a{};
+  uint32_t prefix = 0;
+  if (slash == std::string::npos || ::inet_pton(AF_INET, cidr.substr(0, slash).c_str(), &a) != 1 ||
+      !config::parse_uint_as(std::string_view(cidr).substr(slash + 1), "prefix", prefix).ok() || prefix > 32)
+    return Status::InvalidArgument("'" + cidr + "' is not an IPv4 range A.B.C.D/P (e.g. \"127.1.0.0/16\")");
+  const uint32_t mask = prefix == 0 ? 0 : ~uint32_t(0) << (32 - prefix);
+  const uint32_t ip = ntohl(a.s_addr), network = ip & mask, last = network | ~mask;
+  first = ip == network && prefix < 31 ? ip + 1 : ip;
+  const uint32_t end = prefix < 31 ? last - 1 : last;  // the broadcast address is no host's
+  capacity = first > end ? 0 : end - first + 1;
+  if (capacity == 0) return Status::InvalidArgument("'" + cidr + "' holds no host address");
+  return Status::Ok();
+}
+
+void keep_shard(std::vector<FleetHost>& hosts, uint32_t k, uint32_t n) {
+  const size_t m = hosts.size(), begin = m * k / n, end = m * (k + 1) / n;
+  std::vector<FleetHost> mine(std::make_move_iterator(hosts.begin() + ptrdiff_t(begin)),
+                              std::make_move_iterator(hosts.begin() + ptrdiff_t(end)));
+  hosts = std::move(mine);
+}
+
+Status parse_shard(const std::string& text, uint32_t& k, uint32_t& n) {
+  const size_t slash = text.find('/');
+  const auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument("--shard " + text + ": " + why +
+                                   "; give K/N with 0 <= K < N, e.g. --shard 0/4 for the first of four machines "
+                                   "(a StatefulSet pod's ordinal is K)");
+  };
+  if (slash == std::string::npos) return bad("expected K/N");
+  if (!config::parse_uint_as(std::string_view(text).substr(0, slash), "K", k).ok() ||
+      !config::parse_uint_as(std::string_view(text).substr(slash + 1), "N", n).ok())
+    return bad("K and N are whole numbers");
+  if (n == 0) return bad("N must be at least 1");
+  if (k >= n) return bad("K must be below N (shards count from 0)");
+  return Status::Ok();
 }
 
 Status parse_quirk_arg(const std::string& text, QuirkSetting& out) {

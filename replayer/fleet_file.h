@@ -39,6 +39,9 @@ struct FleetHost {
   uint32_t fleet_index = 0;            // which member of a count = N entry
   std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD over SMB (empty: all)
   std::string smb_dialects;            // "MIN-MAX"; empty: from the capture's OS profile
+  // addresses = "127.1.0.0/16": member k listens on the range's (k+1)-th address (the network
+  // address itself is skipped), all on `listen`'s port; 0 = ports step as before.
+  uint32_t first_address = 0;  // host order; 0: no range
 };
 
 // Reads the replay keys of the [[host]] table at `path` ("host[0]"); the caller checks its keys.
@@ -46,10 +49,23 @@ Status read_host_replay(const config::Reader& r, const config::Json& host, const
 // A fleet file's [[host]] tables (TOML, or JSON by extension), with relative captures resolved.
 Status read_fleet(const std::string& path, std::vector<FleetHost>& out);
 Status parse_fleet(const config::Doc& doc, std::vector<FleetHost>& out);
-// Each count = N entry becomes N hosts on consecutive ports (port 0 stays 0), appended to `hosts`.
+// Each count = N entry becomes N hosts on consecutive ports (port 0 stays 0), or on consecutive
+// addresses of its `addresses` range, appended to `hosts`.
 void expand_fleet(std::vector<FleetHost>& hosts);
 // The listen address of fleet member `index`: the port plus index (port 0 stays 0).
 std::string fleet_listen(const std::string& listen, uint32_t index);
+
+// "A.B.C.D/P" -> the first host address (the given one, or the one after a network address) and
+// how many addresses the range holds from there (the broadcast address excluded for P < 31).
+Status parse_address_range(const std::string& cidr, uint32_t& first, uint32_t& capacity);
+std::string ipv4_text(uint32_t host_order);
+
+// Shard `k` of `n` (0 <= k < n) of an expanded host list: the k-th of n contiguous blocks (sizes
+// differ by one at most), so each host lands on exactly one shard with the same name, address and
+// data it has in the whole fleet, and a shard's addresses are one range (one route to its machine).
+void keep_shard(std::vector<FleetHost>& hosts, uint32_t k, uint32_t n);
+// "K/N" -> k, n; InvalidArgument says the form and range.
+Status parse_shard(const std::string& text, uint32_t& k, uint32_t& n);
 
 // A quirk given as text: NAME[=on|off][:PARAM=VALUE,...]. InvalidArgument says what is wrong
 // (unknown quirk or parameter, bad value) in the terms of README.md.

@@ -153,6 +153,8 @@ Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerC
       return Status::InvalidArgument("--smb-user '" + u + "': expected NAME:PASSWORD");
     sc.users.push_back({u.substr(0, colon), u.substr(colon + 1)});
   }
+  sc.one_socket = sc.hosts.size() > kSmbSocketsPerAddressMax;
+  sc.clients = o.clients;
   sc.anonymous = o.anonymous;
   sc.require_encryption = o.require_encryption;
   sc.dir = o.dir.empty()

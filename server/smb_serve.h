@@ -29,12 +29,19 @@ struct SmbServeOptions {
   std::vector<std::string> allow;  // accounts allowed OpenHKPD on hosts without their own list
   bool anonymous = true;
   bool require_encryption = false;
+  // The networks smbd serves clients from when it listens on one wildcard socket (more than
+  // kSmbSocketsPerAddressMax hosts); empty: any (perfsim serve --allow-remote).
+  std::vector<std::string> clients = {"127.0.0.0/8"};
   std::string dir;                              // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
   std::shared_ptr<journal::Recorder> recorder;  // journal and metrics of every pipe open; null: none
   // Accounts for DCE/RPC authentication on top of the SMB session (rpc/auth.h); null: binds with
   // auth get bind_nak.
   std::shared_ptr<const rpc::AuthService> auth;
 };
+
+// Up to this many addresses smbd gets a socket per address (`interfaces`); beyond, one wildcard
+// socket routed by the address reached (SmbdConfig::one_socket; server/README.md, SMB fleets).
+inline constexpr size_t kSmbSocketsPerAddressMax = 64;
 
 struct SmbSetup {
   std::unique_ptr<Smbd> smbd;

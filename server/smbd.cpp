@@ -157,8 +157,19 @@ struct Smbd::Impl {
     set("netbios name", "PERFSIM");
     set("workgroup", "WORKGROUP");
     set("smb ports", std::to_string(cfg.port));
-    set("interfaces", interfaces);
-    set("bind interfaces only", "yes");
+    if (cfg.one_socket) {
+      // smbd listens on the wildcard; only these clients are served (the loopback guarantee).
+      std::string allow;
+      for (const std::string& n : cfg.clients) allow += (allow.empty() ? "" : " ") + n;
+      set("bind interfaces only", "no");
+      if (!allow.empty()) {
+        set("hosts allow", allow);
+        set("hosts deny", "ALL");
+      }
+    } else {
+      set("interfaces", interfaces);
+      set("bind interfaces only", "yes");
+    }
     set("disable netbios", "yes");
     set("private dir", r + "/private");
     set("state directory", r + "/state");
@@ -218,6 +229,8 @@ struct Smbd::Impl {
     for (const SmbHostAddress& h : cfg.hosts) {
       in_addr a{};
       if (!ipv4(h.address, a)) return Status::InvalidArgument("SMB host address '" + h.address + "' is not IPv4");
+      // One wildcard socket needs no interface address, only one the kernel delivers locally.
+      if (cfg.one_socket && bind_error(h.address, 0) == 0) continue;
       if (address_on_this_machine(h.address)) continue;
       if (!cfg.add_addresses)
         return Status::InvalidArgument(h.address +
@@ -255,6 +268,12 @@ struct Smbd::Impl {
   }
 
   Status check_ports() {
+    if (cfg.one_socket) {
+      if (const int err = bind_error("0.0.0.0", cfg.port); err != 0)
+        return Status::IOError("SMB port 0.0.0.0:" + std::to_string(cfg.port) + " is not available: " +
+                               std::strerror(err) + " (another smbd? choose another port with --smb=PORT)");
+      return Status::Ok();
+    }
     for (const SmbHostAddress& h : cfg.hosts)
       if (const int err = bind_error(h.address, cfg.port); err != 0)
         return Status::IOError("SMB port " + h.address + ":" + std::to_string(cfg.port) + " is not available: " +
@@ -279,7 +298,10 @@ struct Smbd::Impl {
   // Waits until smbd accepts on every address, or it exits, or the time is up.
   Status wait_ready(subprocess::Child& daemon) {
     const auto deadline = Clock::now() + cfg.ready_timeout;
-    for (const SmbHostAddress& h : cfg.hosts) {
+    // One socket: accepting on one address is accepting on all (each probe costs smbd a fork).
+    const size_t probes = cfg.one_socket ? 1 : cfg.hosts.size();
+    for (size_t i = 0; i < probes; ++i) {
+      const SmbHostAddress& h = cfg.hosts[i];
       while (!accepts(h.address, cfg.port)) {
         if (subprocess::ExitStatus st; subprocess::poll(daemon, st))
           return Status::IOError("smbd exited (status " + std::to_string(st.code) + ") before accepting on " +

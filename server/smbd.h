@@ -46,7 +46,14 @@ struct SmbdConfig {
   std::string dir;                    // private tree; created, removed by stop()
   std::vector<SmbHostAddress> hosts;  // one per address
   std::vector<SmbUser> users;
-  bool anonymous = true;            // guest/anonymous sessions and pipe opens
+  // One wildcard socket (0.0.0.0:port, `hosts allow` limited to `clients`) for every address,
+  // each connection routed by the address it reached (smbd's %i, NPA's local address), instead of
+  // a socket per address (`interfaces` + `bind interfaces only`): what a fleet of thousands needs
+  // (server/README.md, SMB fleets). Addresses the kernel already delivers locally (127.0.0.0/8 on
+  // lo) are then not added.
+  bool one_socket = false;
+  std::vector<std::string> clients = {"127.0.0.0/8"};  // one_socket: networks served (empty: any)
+  bool anonymous = true;                               // guest/anonymous sessions and pipe opens
   bool require_encryption = false;  // SMB3 encryption required of every session (anonymous ones then fail)
   bool add_addresses = true;        // `ip addr add ADDR/32 dev lo` for addresses lo lacks
   bool create_unix_users = true;    // useradd --system for users without a unix account

@@ -41,7 +41,8 @@ Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
   fs::create_directories(cfg_.dir);
   const std::string out = cfg_.dir + "/serve.out";
   port_ = free_port();
-  std::ofstream(cfg_.dir + "/fleet.toml") << fleet_toml(cfg_);
+  std::ofstream(cfg_.dir + "/fleet.toml") << (cfg_.fleet.empty() ? fleet_toml(cfg_) : cfg_.fleet);
+  const size_t want = cfg_.fleet.empty() ? cfg_.hosts.size() : cfg_.smb_hosts;
   std::vector<std::string> args = {cfg_.perfsim,
                                    "serve",
                                    "--fleet",
@@ -66,7 +67,7 @@ Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
     const std::string text = read_text(out);
     size_t n = 0;
     for (size_t p = 0; (p = text.find("\"event\":\"smb\"", p)) != std::string::npos; ++p) ++n;
-    if (n == cfg_.hosts.size()) return Status::Ok();
+    if (n == want) return Status::Ok();
     if (subprocess::ExitStatus st; subprocess::poll(child_, st))
       return Status::IOError("perfsim serve exited (" + subprocess::describe(st) + "): " + read_text(err_path()));
     std::this_thread::sleep_for(50ms);

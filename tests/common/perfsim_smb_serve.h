@@ -31,6 +31,10 @@ struct ServeSmbConfig {
   std::vector<std::pair<std::string, std::string>> users;  // --smb-user NAME:PASSWORD
   uint32_t frozen_tick = 3;                                // every host serves this sample
   std::vector<std::string> extra_args;  // more `perfsim serve` arguments, e.g. {"--quirk", "pipe-not-available-first"}
+  // A fleet file of the test's own (e.g. count/addresses ranges) instead of one [[host]] per
+  // `hosts`; start() then waits for `smb_hosts` SMB lines.
+  std::string fleet;
+  size_t smb_hosts = 0;
 };
 
 class PerfsimSmbServe {
@@ -45,6 +49,7 @@ class PerfsimSmbServe {
   int stop();
 
   uint16_t port() const { return port_; }
+  int pid() const { return child_.pid; }  // perfsim's, for a test that kills it outright
   const std::string& dir() const { return cfg_.dir; }
   std::string smb_dir() const { return cfg_.dir + "/smb"; }
   std::string err_path() const { return cfg_.dir + "/serve.err"; }

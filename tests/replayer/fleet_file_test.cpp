@@ -84,3 +84,39 @@ TEST_CASE("a RecordingCache reads each capture once and its hosts share it") {
   REQUIRE(make_replayed_host(cache, bundled("default-2016.perfcap"), r, 1, "", HostOptions{}, h).ok());
   CHECK(h->name() == "WEB-0002");
 }
+
+TEST_CASE("address ranges: the first host address and how many the range holds") {
+  using perfsim::replayer::ipv4_text;
+  using perfsim::replayer::parse_address_range;
+  uint32_t first = 0, capacity = 0;
+  REQUIRE(parse_address_range("127.1.0.0/16", first, capacity).ok());
+  CHECK(ipv4_text(first) == "127.1.0.1");  // the network address is skipped
+  CHECK(capacity == 65534);                // and the broadcast address is no host's
+  REQUIRE(parse_address_range("127.1.0.10/24", first, capacity).ok());
+  CHECK(ipv4_text(first) == "127.1.0.10");  // a host address given: the range starts there
+  CHECK(capacity == 245);                   // .10 .. .254
+  REQUIRE(parse_address_range("127.1.0.7/32", first, capacity).ok());
+  CHECK(ipv4_text(first) == "127.1.0.7");
+  CHECK(capacity == 1);
+  REQUIRE(parse_address_range("127.1.0.6/31", first, capacity).ok());  // RFC 3021: both are hosts
+  CHECK(ipv4_text(first) == "127.1.0.6");
+  CHECK(capacity == 2);
+  CHECK_FALSE(parse_address_range("127.1.0.255/24", first, capacity).ok());  // only the broadcast is left
+  for (const char* bad : {"127.1.0.0", "127.1.0.0/33", "127.1.0/16", "127.1.0.0/x", "::1/128", ""})
+    CHECK(parse_address_range(bad, first, capacity).message().find("is not an IPv4 range") != std::string::npos);
+}
+
+TEST_CASE("shards are contiguous blocks whose sizes differ by one at most") {
+  for (const uint32_t n : {1u, 2u, 3u, 7u, 10u}) {
+    size_t next = 0;
+    for (uint32_t k = 0; k < n; ++k) {
+      std::vector<perfsim::replayer::FleetHost> hosts(10);
+      for (size_t i = 0; i < hosts.size(); ++i) hosts[i].fleet_index = uint32_t(i);
+      perfsim::replayer::keep_shard(hosts, k, n);
+      INFO(k << "/" << n);
+      CHECK((hosts.size() == 10 / n || hosts.size() == 10 / n + 1));
+      for (const auto& h : hosts) CHECK(h.fleet_index == next++);  // in order, continuing the previous shard
+    }
+    CHECK(next == 10);
+  }
+}
