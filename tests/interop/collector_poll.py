@@ -46,8 +46,8 @@ def main():
     end = time.monotonic() + args.seconds
     # Bounded: --count polls, or as many as fit in --seconds (at most 100,000).
     while len(polls) < 100000 and (len(polls) < args.count if args.count else time.monotonic() < end):
-        t100, objs = parse_block(query(conn, hkpd, str(where[0])))
-        polls.append([time.monotonic(), t100, raw(objs, where)])
+        times, objs = parse_block(query(conn, hkpd, str(where[0])))  # (PerfTime100nSec, PerfTime, PerfFreq)
+        polls.append([time.monotonic(), times[0], raw(objs, where)])
     conn.CloseKey(hkpd)
     with open(args.out, "w") as f:
         json.dump({"type": where[3], "polls": polls}, f)
