@@ -761,6 +761,12 @@ TEST_CASE("serve --journal FILE and perfsim journal FILE diagnose the collector 
   CHECK(r.err.find("cannot create the journal file") != std::string::npos);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 TEST_CASE("lodctr --collect and unlodctr stream a capture: the in-memory result, in a fraction of its size") {
   TempDir d;
   const std::string cap = (d.path / "big.perfcap").string(), spec = (d.path / "big.toml").string();
@@ -815,7 +821,9 @@ TEST_CASE("lodctr --collect and unlodctr stream a capture: the in-memory result,
   CHECK(got.registry.size() == want.registry.size());
   // Held whole, the samples alone would be `raw` bytes; streamed, a few samples and the metadata.
   INFO("lodctr peak " << lodctr_kb << " KB for " << raw / 1024 << " KB of samples");
-  CHECK(lodctr_kb * 1024 < raw / 4);
+  // Under ASan the allocator's quarantine keeps freed blocks resident (560 MB seen), so the peak
+  // says nothing about what perfsim holds: the bound is the normal build's.
+  if (!kSanitized) CHECK(lodctr_kb * 1024 < raw / 4);
 
   const size_t unlodctr_kb = peak_kb("unlodctr " + cap + " Transfer");
   REQUIRE(perfsim::captures::read_capture(cap, got).ok());
@@ -824,5 +832,5 @@ TEST_CASE("lodctr --collect and unlodctr stream a capture: the in-memory result,
   for (size_t i = 0; i < got.records.size(); ++i) differ += got.records[i].payload != original.records[i].payload;
   CHECK(differ == 0);  // the provider's objects are gone from every answer, nothing else changed
   CHECK(got.catalog.size() == original.catalog.size());
-  CHECK(unlodctr_kb * 1024 < raw / 4);
+  if (!kSanitized) CHECK(unlodctr_kb * 1024 < raw / 4);
 }
