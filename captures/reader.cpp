@@ -170,6 +170,9 @@ Status Reader::read_header(size_t i, QueryHeader& h, ByteView& coded, bool verif
                          "query record " + std::to_string(i) + ": " + (why.empty() ? "not a query" : why));
   ByteReader br(rec.body);
   if (!decode_query_header(br, h)) return corruption_at(size_t(e.offset), "query record header cut short");
+  // A structure fetched by seq (fetch_coded) may be a delta whose base was lost (kLostBase).
+  if (e.base != kNoBase && e.base >= seqs_.size())
+    return corruption_at(size_t(e.offset), "delta record " + std::to_string(i) + " lost its base record");
   const uint32_t want_base = e.base == kNoBase ? kNoBase : seqs_[e.base];
   if (h.seq != seqs_[i] || h.base_seq != want_base || h.raw_size != e.raw_size)
     return corruption_at(size_t(e.offset), "query record " + std::to_string(i) + " does not match the index");
