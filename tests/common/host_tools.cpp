@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -36,16 +37,25 @@ std::vector<std::pair<pid_t, std::string>> scan(const std::string& needle) {
 
 }  // namespace
 
+// Outside the kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768-60999 by default):
+// a port taken from it can be handed to any client's connect() before the daemon we start binds it,
+// and a wildcard bind (the SMB fleet's smbd) then fails with EADDRINUSE (seen in CI).
 uint16_t free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
+  static std::atomic<uint32_t> calls{0};
+  constexpr uint32_t kLow = 20000, kSpan = 12000;  // [20000, 32000)
+  const uint32_t seed = uint32_t(::getpid()) * 2654435761u;
+  for (uint32_t i = 0; i < kSpan; ++i) {
+    const uint16_t port = uint16_t(kLow + (seed + 7919u * calls.fetch_add(1)) % kSpan);
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_ANY);  // free on every address, not just 127.0.0.1
+    const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    ::close(fd);
+    if (ok) return port;
+  }
+  return 0;
 }
 
 bool tcp_accepts(const std::string& address, uint16_t port) {

@@ -10,7 +10,7 @@
 
 namespace perfsim::testing {
 
-// A TCP port on 127.0.0.1 that was free a moment ago (the kernel picked it).
+// A TCP port, outside the ephemeral range, that was free on every address a moment ago.
 uint16_t free_port();
 // True when a TCP connect to address:port succeeds (refused or unreachable ports fail at once on lo).
 bool tcp_accepts(const std::string& address, uint16_t port);

@@ -35,6 +35,17 @@ std::string fleet_toml(const ServeSmbConfig& c) {
 }  // namespace
 
 Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
+  // The port is the harness's choice, not the product's: when another process took it between
+  // free_port() and smbd's bind, perfsim says "is not available" and we pick another (bounded).
+  Status st;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    st = start_once(cfg);
+    if (st.ok() || st.message().find("is not available") == std::string::npos) break;
+  }
+  return st;
+}
+
+Status PerfsimSmbServe::start_once(const ServeSmbConfig& cfg) {
   stop();
   cfg_ = cfg;
   fs::remove_all(cfg_.dir);

@@ -56,6 +56,8 @@ class PerfsimSmbServe {
   std::string stuck_state() const;
 
  private:
+  Status start_once(const ServeSmbConfig& cfg);
+
   ServeSmbConfig cfg_;
   subprocess::Child child_;
   uint16_t port_ = 0;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/subprocess.h"
+#include "tests/common/host_tools.h"
 #include "tests/common/run_command.h"
 
 namespace {
@@ -49,14 +50,6 @@ std::string open_once(const std::string& address, uint16_t port, const std::stri
   return out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
 }
 
-uint16_t free_port() {
-  // A port from the kernel's ephemeral range that is not in use now: bind to 0, read it, close.
-  const perfsim::testing::CommandResult r = perfsim::testing::run_command(
-      PERFSIM_PYTHON, "-c \"import socket; s=socket.socket(); s.bind(('127.0.0.91',0)); print(s.getsockname()[1])\"",
-      10);
-  return uint16_t(std::stoi(r.out));
-}
-
 }  // namespace
 
 TEST_CASE("remote-registry-smb: the first pipe open fails then works, a non-admin is refused HKPD", "[smb]") {
@@ -64,7 +57,7 @@ TEST_CASE("remote-registry-smb: the first pipe open fails then works, a non-admi
   fs::remove_all(SCENARIO_SMB_DIR);
   fs::create_directories(SCENARIO_SMB_DIR);
   const std::string journal = std::string(SCENARIO_SMB_DIR) + "/journal.jsonl";
-  const uint16_t port = free_port();
+  const uint16_t port = perfsim::testing::free_port();
   sp::Options o;
   o.out = sp::Stream::kPipe;
   o.err = sp::Stream::kFile;
