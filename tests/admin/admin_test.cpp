@@ -15,6 +15,7 @@
 #include "recorder/client.h"
 #include "tests/admin/http_client.h"
 #include "tests/admin/rig.h"
+#include "tests/common/perfsim_serve.h"
 #include "tests/common/run_command.h"
 #include "tests/common/served_host.h"
 #include "winreg/codec.h"
@@ -283,27 +284,16 @@ TEST_CASE("perfsim serve --admin: the API lists the served host, a non-loopback 
   r = perfsim::testing::run_command(PERFSIM_EXE, "serve --admin 127.0.0.1:http");
   CHECK(r.code == 2);
 
-  namespace sp = perfsim::subprocess;
-  sp::Options o;
-  o.out = sp::Stream::kPipe;
-  o.err = sp::Stream::kNull;
-  o.parent_death_signal = 9;
-  sp::Child child;
-  REQUIRE(
-      sp::start({PERFSIM_EXE, "serve", "--json", "--timeline", "frozen:0", "--admin", "127.0.0.1:0"}, o, child).ok());
-  json listening, admin_line;
-  std::string line;
-  char c;
-  while (admin_line.is_null() && read(child.out_fd, &c, 1) == 1) {  // ends when serve exits
-    if (c != '\n') {
-      line.push_back(c);
-      continue;
-    }
-    const json j = json::parse(line);
-    (j["event"] == "admin" ? admin_line : listening) = j;
-    line.clear();
-  }
-  sp::close_pipes(child);
+  perfsim::testing::PerfsimServe serve;
+  perfsim::testing::ServeStart how;
+  how.ready = [](const std::vector<std::string>& lines) {
+    return !lines.empty() && json::parse(lines.back())["event"] == "admin";
+  };
+  const perfsim::Status st = serve.start(PERFSIM_EXE, "--timeline frozen:0 --admin 127.0.0.1:0", how);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  const json listening = json::parse(serve.lines().front());
+  const json admin_line = json::parse(serve.lines().back());
   REQUIRE(admin_line.is_object());
   CHECK(admin_line["url"].get<std::string>().rfind("http://127.0.0.1:", 0) == 0);
   const HttpReply h = http_request(admin_line["port"].get<uint16_t>(), "GET", "/api/hosts");
@@ -346,5 +336,5 @@ TEST_CASE("perfsim serve --admin: the API lists the served host, a non-loopback 
   CHECK(http_request(port, "GET", "/api/journal?session=abc").status == 400);
   REQUIRE(http_request(port, "DELETE", "/api/journal").status == 200);
   CHECK(json::parse(http_request(port, "GET", "/api/journal").body)["entries"].empty());
-  CHECK(sp::stop(child, std::chrono::seconds(10)).code == 0);
+  CHECK(serve.stop() == 0);
 }

@@ -24,6 +24,7 @@
 #include "lodctr/providers.h"
 #include "recorder/client.h"
 #include "perfdata/names.h"
+#include "tests/common/perfsim_serve.h"
 #include "tests/common/run_command.h"
 #include "tests/common/test_capture.h"
 #include "captures/writer.h"
@@ -35,17 +36,6 @@ namespace {
 using Run = perfsim::testing::CommandResult;
 
 namespace sp = perfsim::subprocess;
-
-// Starts a shell command line (perfsim's arguments are shell-quoted strings) with stdout to a pipe.
-sp::Child start_shell(const std::string& command, sp::Options o) {
-  o.in = sp::Stream::kInherit;  // as popen and the old fork did
-  o.out = sp::Stream::kPipe;
-  sp::Child c;
-  const perfsim::Status st = sp::start({"/bin/sh", "-c", "exec " + command}, o, c);
-  INFO(st.ToString());
-  REQUIRE(st.ok());
-  return c;
-}
 
 // Runs perfsim with `args` (a shell-quoted string), bounded by `timeout 60`.
 Run run_perfsim(const std::string& args) { return perfsim::testing::run_command(PERFSIM_EXE, args); }
@@ -61,23 +51,18 @@ struct TempDir {
 
 // A background `perfsim serve`; the first stdout line (--json) tells the port.
 struct Server {
-  sp::Child child;
+  perfsim::testing::PerfsimServe serve;
   uint16_t port = 0;
   std::string host;
   explicit Server(const std::string& args) {
-    sp::Options o;
-    o.err = sp::Stream::kNull;
-    child = start_shell(std::string(PERFSIM_EXE) + " serve --json " + args, o);
-    std::string line;
-    char c;
-    while (read(child.out_fd, &c, 1) == 1 && c != '\n') line.push_back(c);
-    sp::close_pipes(child);
-    REQUIRE_FALSE(line.empty());
-    auto j = nlohmann::json::parse(line);
-    port = j.at("port").get<uint16_t>();
-    host = j.at("host").get<std::string>();
+    const perfsim::Status st = serve.start(PERFSIM_EXE, args);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+    port = serve.port();
+    host = serve.host();
+    REQUIRE(port != 0);
   }
-  int stop() { return sp::stop(child, std::chrono::seconds(10)).code; }  // bounded: 10 s
+  int stop() { return serve.stop(); }  // bounded: 10 s
 };
 
 // The status of one HKPD value read through `client` (the same connection every call).
@@ -240,7 +225,7 @@ TEST_CASE("serve --faults is re-read on SIGHUP while a collector's connection st
   CHECK(status_of("Global") == 0);
 
   write_plan("[[fault]]\nvalue = \"Global\"\nkind = \"busy\"\n");
-  REQUIRE(kill(srv.child.pid, SIGHUP) == 0);
+  REQUIRE(kill(srv.serve.pid(), SIGHUP) == 0);
   uint32_t global = 0;
   for (int i = 0; i < 50 && (global = status_of("Global")) == 0; ++i)  // bounded: 5 s
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -249,7 +234,7 @@ TEST_CASE("serve --faults is re-read on SIGHUP while a collector's connection st
 
   // A broken plan is refused and the one in force stays; the connection is still served.
   write_plan("[[fault]]\nkind = \"explode\"\n");
-  REQUIRE(kill(srv.child.pid, SIGHUP) == 0);
+  REQUIRE(kill(srv.serve.pid(), SIGHUP) == 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(status_of("Global") == 170);
   CHECK(status_of("238") == 0);
@@ -664,11 +649,11 @@ TEST_CASE("serve --faults: a SIGHUP re-read of /dev/zero or a FIFO is refused an
   CHECK(status_of("Global") == 0);
   fs::remove(plan);
   fs::create_symlink("/dev/zero", plan);
-  REQUIRE(kill(srv.child.pid, SIGHUP) == 0);
+  REQUIRE(kill(srv.serve.pid(), SIGHUP) == 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   fs::remove(plan);
   REQUIRE(mkfifo(plan.c_str(), 0600) == 0);
-  REQUIRE(kill(srv.child.pid, SIGHUP) == 0);
+  REQUIRE(kill(srv.serve.pid(), SIGHUP) == 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   CHECK(status_of("Global") == 0);  // refused: the plan in force stays
 
@@ -676,7 +661,7 @@ TEST_CASE("serve --faults: a SIGHUP re-read of /dev/zero or a FIFO is refused an
   std::ofstream(plan) << "[[fault]]\nvalue = \"Global\"\nkind = \"busy\"\n";
   uint32_t global = 0;
   for (int i = 0; i < 50 && (global = status_of("Global")) == 0; ++i) {  // bounded: 5 s
-    REQUIRE(kill(srv.child.pid, SIGHUP) == 0);
+    REQUIRE(kill(srv.serve.pid(), SIGHUP) == 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   CHECK(global == 170);  // the reloader was not stuck on /dev/zero or the FIFO

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/subprocess.h"
 #include "synth/signal.h"
+#include "tests/common/perfsim_serve.h"
 #include "tests/common/run_command.h"
 
 namespace fs = std::filesystem;
@@ -61,22 +61,11 @@ nlohmann::json collect(const std::string& spec, const std::string& paths, int sa
   INFO(synth.err);
   REQUIRE(synth.code == 0);
 
-  sp::Options o;
-  o.in = sp::Stream::kInherit;
-  o.out = sp::Stream::kPipe;
-  o.err = sp::Stream::kNull;
-  sp::Child child;
-  REQUIRE(sp::start({"/bin/sh", "-c",
-                     "exec " + std::string(PERFSIM_EXE) +
-                         " serve --json --timeline step --listen 127.0.0.1:0 --capture " + cap},
-                    o, child)
-              .ok());
-  std::string line;
-  char c;
-  while (read(child.out_fd, &c, 1) == 1 && c != '\n') line.push_back(c);
-  sp::close_pipes(child);
-  REQUIRE_FALSE(line.empty());
-  const int port = nlohmann::json::parse(line).at("port").get<int>();
+  perfsim::testing::PerfsimServe serve;
+  const perfsim::Status st = serve.start(PERFSIM_EXE, "--timeline step --listen 127.0.0.1:0 --capture " + cap);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  const int port = serve.port();
 
   const std::string out = (dir / "result.json").string();
   const auto r = perfsim::testing::run_command(
@@ -84,7 +73,7 @@ nlohmann::json collect(const std::string& spec, const std::string& paths, int sa
       "-B " + std::string(INTEROP_SCRIPTS_DIR) + "/collector_formatted.py --port " + std::to_string(port) + " --out " +
           out + " --samples " + std::to_string(samples) + " " + paths,
       120);
-  CHECK(sp::stop(child, std::chrono::seconds(10)).code == 0);
+  CHECK(serve.stop() == 0);
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   nlohmann::json j;

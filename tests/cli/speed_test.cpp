@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/subprocess.h"
+#include "tests/common/perfsim_serve.h"
 #include "tests/common/run_command.h"
 
 namespace fs = std::filesystem;
@@ -44,27 +44,17 @@ struct Poll {
 
 // Serves `cap` with `args`, runs the poller against it and returns its polls.
 std::vector<Poll> poll(const fs::path& dir, const std::string& cap, const std::string& args, const std::string& how) {
-  sp::Options o;
-  o.out = sp::Stream::kPipe;
-  o.err = sp::Stream::kNull;
-  sp::Child child;
-  REQUIRE(sp::start(
-              {"/bin/sh", "-c",
-               "exec " + std::string(PERFSIM_EXE) + " serve --json --listen 127.0.0.1:0 --capture " + cap + " " + args},
-              o, child)
-              .ok());
-  std::string line;
-  char c;
-  while (read(child.out_fd, &c, 1) == 1 && c != '\n') line.push_back(c);
-  sp::close_pipes(child);
-  REQUIRE_FALSE(line.empty());
-  const int port = nlohmann::json::parse(line).at("port").get<int>();
+  perfsim::testing::PerfsimServe serve;
+  const perfsim::Status st = serve.start(PERFSIM_EXE, "--listen 127.0.0.1:0 --capture " + cap + " " + args);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  const int port = serve.port();
   const std::string out = (dir / "polls.json").string();
   const auto r = perfsim::testing::run_command(PERFSIM_PYTHON,
                                                "-B " + std::string(INTEROP_SCRIPTS_DIR) + "/collector_poll.py --port " +
                                                    std::to_string(port) + " --out " + out + " " + how + " " + kPath,
                                                60);
-  CHECK(sp::stop(child, std::chrono::seconds(10)).code == 0);
+  CHECK(serve.stop() == 0);
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   nlohmann::json j;

@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "core/subprocess.h"
+#include "tests/common/perfsim_serve.h"
 #include "tests/common/run_command.h"
 
 namespace {
@@ -27,7 +27,7 @@ CommandResult perfsim_cmd(const std::string& args, int seconds = 120) {
 // `perfsim serve --scenario NAME --listen ADDR:0 --journal FILE` in the background; the first
 // stdout line (--json) gives the port.
 struct Served {
-  sp::Child child;
+  perfsim::testing::PerfsimServe serve;
   std::string address, journal;
   uint16_t port = 0;
   Served(const std::string& name, const std::string& addr, const std::string& extra = "") : address(addr) {
@@ -36,29 +36,18 @@ struct Served {
     const std::string stem = std::string(SCENARIO_WORK_DIR) + "/" + name + "-" + std::to_string(getpid());
     journal = stem + ".jsonl";
     fs::remove(journal);
-    sp::Options o;
-    o.out = sp::Stream::kPipe;
-    o.err = sp::Stream::kFile;
-    o.err_path = stem + ".err";
-    o.parent_death_signal = 9;
-    const perfsim::Status st =
-        sp::start({"/bin/sh", "-c",
-                   "exec " + std::string(PERFSIM_EXE) + " serve --json --scenario " + name + " --listen " + addr +
-                       ":0 --journal " + journal + " --journal-size 200000 " + extra},
-                  o, child);
+    perfsim::testing::ServeStart how;
+    how.err_path = stem + ".err";
+    const perfsim::Status st = serve.start(
+        PERFSIM_EXE,
+        "--scenario " + name + " --listen " + addr + ":0 --journal " + journal + " --journal-size 200000 " + extra,
+        how);
+    INFO(st.ToString());
     REQUIRE(st.ok());
-    std::string line;
-    char c;
-    while (read(child.out_fd, &c, 1) == 1 && c != '\n') line.push_back(c);  // EOF if it exits
-    sp::close_pipes(child);
-    INFO("perfsim serve said nothing; see " << o.err_path);
-    REQUIRE_FALSE(line.empty());
-    const json j = json::parse(line);
-    port = j.at("port").get<uint16_t>();
-    CHECK(j.at("address") == addr);
+    port = serve.port();
+    CHECK(serve.address() == addr);
   }
-  ~Served() { stop(); }
-  int stop() { return child.pid > 0 ? sp::stop(child, std::chrono::seconds(20)).code : 0; }
+  int stop() { return serve.stop(std::chrono::seconds(20)); }
   std::string endpoint() const { return address + ":" + std::to_string(port); }
   // After stop(): `perfsim journal FILE --scenario NAME --json` (exit 0: the diagnosis is shown).
   json diagnosis(const std::string& name) {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "core/subprocess.h"
+#include "tests/common/perfsim_serve.h"
 #include "tests/common/host_tools.h"
 #include "tests/common/run_command.h"
 
@@ -58,43 +58,29 @@ TEST_CASE("remote-registry-smb: the first pipe open fails then works, a non-admi
   fs::create_directories(SCENARIO_SMB_DIR);
   const std::string journal = std::string(SCENARIO_SMB_DIR) + "/journal.jsonl";
   const uint16_t port = perfsim::testing::free_port();
-  sp::Options o;
-  o.out = sp::Stream::kPipe;
-  o.err = sp::Stream::kFile;
-  o.err_path = std::string(SCENARIO_SMB_DIR) + "/serve.err";
-  o.new_session = true;
-  o.parent_death_signal = 15;
-  sp::Child child;
-  REQUIRE(sp::start({"/bin/sh", "-c",
-                     "exec " + std::string(PERFSIM_EXE) +
-                         " serve --json --scenario remote-registry-smb --listen 127.0.0.91:0 --listen 127.0.0.92:0"
-                         " --smb=" +
-                         std::to_string(port) + " --smb-user perfadmin:Perf4dmin! --smb-dir " + SCENARIO_SMB_DIR +
-                         "/smb --journal " + journal},
-                    o, child)
-              .ok());
-  // Two listening lines, then one smb line per host once smbd is up (bounded by perfsim's own wait).
-  std::string all;
-  char c;
-  int smb_lines = 0;
-  std::string line;
-  while (smb_lines < 2 && read(child.out_fd, &c, 1) == 1) {
-    if (c != '\n') {
-      line.push_back(c);
-      continue;
-    }
-    smb_lines += json::parse(line).at("event") == "smb";
-    line.clear();
-  }
-  sp::close_pipes(child);
-  INFO("see " << o.err_path);
-  REQUIRE(smb_lines == 2);
+  // Two listening lines, then one smb line per host once smbd is up.
+  perfsim::testing::PerfsimServe serve;
+  perfsim::testing::ServeStart how;
+  how.err_path = std::string(SCENARIO_SMB_DIR) + "/serve.err";
+  how.parent_death_signal = SIGTERM;
+  how.new_session = true;
+  how.ready = [](const std::vector<std::string>& lines) {
+    return std::count_if(lines.begin(), lines.end(),
+                         [](const std::string& l) { return json::parse(l).at("event") == "smb"; }) == 2;
+  };
+  const perfsim::Status st = serve.start(
+      PERFSIM_EXE,
+      "--scenario remote-registry-smb --listen 127.0.0.91:0 --listen 127.0.0.92:0 --smb=" + std::to_string(port) +
+          " --smb-user perfadmin:Perf4dmin! --smb-dir " + SCENARIO_SMB_DIR + "/smb --journal " + journal,
+      how);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
   const std::string first = open_once("127.0.0.91", port);
   CHECK(first == "error " + std::to_string(0xC000020Cu));  // STATUS_CONNECTION_DISCONNECTED (server/README.md)
   CHECK(open_once("127.0.0.91", port) == "ok");
   CHECK(open_once("127.0.0.92", port) == "error 5");  // WERR_ACCESS_DENIED for anonymous
   CHECK(open_once("127.0.0.92", port, "perfadmin") == "ok");
-  CHECK(sp::stop(child, std::chrono::seconds(30), true).code == 0);
+  CHECK(serve.stop(std::chrono::seconds(30), true) == 0);
   const perfsim::testing::CommandResult r =
       perfsim::testing::run_command(PERFSIM_EXE, "journal " + journal + " --scenario remote-registry-smb", 60);
   INFO(r.out << r.err);
