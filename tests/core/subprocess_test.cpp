@@ -70,8 +70,12 @@ TEST_CASE("a bounded wait times out on a running child, and stop() kills it") {
   CHECK_FALSE(poll(c, st));
   CHECK_FALSE(wait_for(c, 100ms, st));
   // A child ignoring SIGTERM needs the SIGKILL after the grace.
+  // Its streams go to /dev/null: the orphaned sleep would otherwise hold ctest's output pipe, and
+  // ctest waits for that pipe to close (30 s).
+  Options quiet;
+  quiet.out = quiet.err = Stream::kNull;
   Child stubborn;
-  REQUIRE(start({"/bin/sh", "-c", "trap '' TERM; sleep 30"}, Options{}, stubborn).ok());
+  REQUIRE(start({"/bin/sh", "-c", "trap '' TERM; sleep 30"}, quiet, stubborn).ok());
   std::this_thread::sleep_for(100ms);  // let the trap be set
   CHECK(stop(c, 2s).signal == SIGTERM);
   CHECK(stop(stubborn, 200ms).signal == SIGKILL);
