@@ -33,6 +33,16 @@ PERF_COUNTER_LARGE_RAWCOUNT = 0x00010100
 PERF_NO_INSTANCES = -1
 
 
+def connect_hkpd(port):
+    """An anonymous python3-samba winreg connection to 127.0.0.1:port and its HKPD handle."""
+    lp = param.LoadParm()
+    creds = credentials.Credentials()
+    creds.guess(lp)
+    creds.set_anonymous()
+    conn = winreg.winreg(f"ncacn_ip_tcp:127.0.0.1[{port}]", lp, creds)
+    return conn, conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)
+
+
 def query(conn, hkpd, name):
     """QueryValue with a buffer that doubles until the value fits (bounded: 16 tries)."""
     s = winreg.String()
@@ -134,12 +144,7 @@ def main():
     p.add_argument("--samples", type=int, required=True)
     p.add_argument("paths", nargs="+")
     args = p.parse_args()
-    lp = param.LoadParm()
-    creds = credentials.Credentials()
-    creds.guess(lp)
-    creds.set_anonymous()
-    conn = winreg.winreg(f"ncacn_ip_tcp:127.0.0.1[{args.port}]", lp, creds)
-    hkpd = conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)
+    conn, hkpd = connect_hkpd(args.port)
     table = names_009(query(conn, hkpd, "Counter 009"))
     samples = [parse_block(query(conn, hkpd, "Global")) for _ in range(args.samples)]
     conn.CloseKey(hkpd)

@@ -12,14 +12,7 @@ import json
 import sys
 import time
 
-from collector_formatted import names_009, parse_block, query, raw, resolve
-
-try:
-    from samba import credentials, param
-    from samba.dcerpc import security, winreg
-except ImportError as e:
-    print(f"python3-samba is not importable ({e}); run scripts/install-deps.sh", file=sys.stderr)
-    sys.exit(3)
+from collector_formatted import connect_hkpd, names_009, parse_block, query, raw, resolve  # exits 3 without python3-samba
 
 
 def main():
@@ -30,12 +23,7 @@ def main():
     p.add_argument("--count", type=int, default=0)
     p.add_argument("path")
     args = p.parse_args()
-    lp = param.LoadParm()
-    creds = credentials.Credentials()
-    creds.guess(lp)
-    creds.set_anonymous()
-    conn = winreg.winreg(f"ncacn_ip_tcp:127.0.0.1[{args.port}]", lp, creds)
-    hkpd = conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)
+    conn, hkpd = connect_hkpd(args.port)
     table = names_009(query(conn, hkpd, "Counter 009"))
     try:
         where = resolve(args.path, table, parse_block(query(conn, hkpd, "Global"))[1])
