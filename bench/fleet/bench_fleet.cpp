@@ -4,11 +4,13 @@
 // Recording costs (measured in the same run): the fleet must cost far less than one more copy.
 // Usage: bench_fleet [hosts=1000] [capture=captures/default-2016.perfcap]
 //
-// With --distinct N DIR [PROCESSES=10]: N hosts, each replaying its own 24 h capture of a
+// With --distinct N DIR [PROCESSES=10] [ROUNDS=1]: N hosts, each replaying its own 24 h capture of a
 // different host (made by `perfsim synth`, seeds 1..N, kept in DIR for later runs), opened as
 // perfsim serve opens them (lazily, one shared sample cache) and each asked once for Global.
 // Reports the time to open them all, resident memory (anonymous vs file pages), threads, the
-// sample cache's bytes and how much of the files the page cache holds.
+// sample cache's bytes and how much of the files the page cache holds. Each later round (16 s
+// apart, so every realtime host is at a new sample) asks every host again and reports its time,
+// major faults and bytes read from storage: whether the page cache or storage feeds the decoder.
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <malloc.h>
@@ -22,6 +24,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "captures/reader.h"
 #include "core/subprocess.h"
@@ -122,6 +125,47 @@ size_t page_cached(const std::string& path) {
   return cached;
 }
 
+struct Round {
+  double seconds = 0;
+  long major_faults = 0;  // of this process while the round ran
+  size_t read_bytes = 0;  // from storage (not the page cache), /proc/self/io
+};
+
+size_t io_read_bytes() {
+  std::ifstream f("/proc/self/io");
+  std::string key;
+  size_t value = 0;
+  while (f >> key >> value)
+    if (key == "read_bytes:") return value;
+  return 0;
+}
+
+// One Global from every listener's host, a connection each; the bytes and system names seen.
+Round global_round(const server::Server& srv, size_t& bytes, std::set<std::string>& names) {
+  rusage before{}, after{};
+  ::getrusage(RUSAGE_SELF, &before);
+  const size_t read_before = io_read_bytes();
+  const auto t = std::chrono::steady_clock::now();
+  for (const server::BoundListener& b : srv.bound()) {
+    std::unique_ptr<recorder::WinregClient> c;
+    if (Status s = recorder::WinregClient::connect("127.0.0.1", b.port, std::chrono::seconds(10), c); !s.ok())
+      die("connect", s);
+    winreg::PolicyHandle h;
+    if (Status s = c->open_hive(winreg::kOpenHKPD, h); !s.ok()) die("OpenHKPD", s);
+    winreg::QueryValueResponse r;
+    if (Status s = c->query_value(h, "Global", 16u << 20, r); !s.ok() || r.result != 0 || !r.data)
+      die("QueryValue Global", s);
+    bytes += r.data->size();
+    names.insert(system_name(*r.data));
+  }
+  Round out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  ::getrusage(RUSAGE_SELF, &after);
+  out.major_faults = after.ru_majflt - before.ru_majflt;
+  out.read_bytes = io_read_bytes() - read_before;
+  return out;
+}
+
 // Makes the N captures `perfsim synth` writes for hosts 1..N (only those DIR lacks).
 std::vector<std::string> make_distinct(uint32_t n, const std::string& dir, uint32_t processes) {
   std::filesystem::create_directories(dir);
@@ -149,7 +193,7 @@ std::vector<std::string> make_distinct(uint32_t n, const std::string& dir, uint3
   return paths;
 }
 
-int distinct(uint32_t n, const std::string& dir, uint32_t processes) {
+int distinct(uint32_t n, const std::string& dir, uint32_t processes, int rounds) {
   const std::vector<std::string> paths = make_distinct(n, dir, processes);
   size_t file_bytes = 0;
   for (const std::string& p : paths) file_bytes += size_t(std::filesystem::file_size(p));
@@ -170,22 +214,11 @@ int distinct(uint32_t n, const std::string& dir, uint32_t processes) {
   const double open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const size_t opened = rss_bytes(), threads_opened = status_field("Threads");
   auto srv = serve(hosts);
-  const auto t1 = std::chrono::steady_clock::now();
   size_t global_bytes = 0;
   std::set<std::string> names;
-  for (const server::BoundListener& b : srv->bound()) {
-    std::unique_ptr<recorder::WinregClient> c;
-    if (Status s = recorder::WinregClient::connect("127.0.0.1", b.port, std::chrono::seconds(10), c); !s.ok())
-      die("connect", s);
-    winreg::PolicyHandle h;
-    if (Status s = c->open_hive(winreg::kOpenHKPD, h); !s.ok()) die("OpenHKPD", s);
-    winreg::QueryValueResponse r;
-    if (Status s = c->query_value(h, "Global", 16u << 20, r); !s.ok() || r.result != 0 || !r.data)
-      die("QueryValue Global", s);
-    global_bytes += r.data->size();
-    names.insert(system_name(*r.data));
-  }
-  const double ask_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  const auto t1 = std::chrono::steady_clock::now();
+  const Round first = global_round(*srv, global_bytes, names);
+  const double ask_s = first.seconds;
   const size_t served = rss_bytes(), anon = status_field("RssAnon"), file = status_field("RssFile");
   size_t cached = 0;
   for (const std::string& p : paths) cached += page_cached(p);
@@ -204,12 +237,30 @@ int distinct(uint32_t n, const std::string& dir, uint32_t processes) {
   fmt::print("sample cache: {:.1f} MB of {:.0f} MB; page cache holds {:.1f} MB of the captures ({:.1f}%)\n",
              double(cache->bytes()) / 1e6, double(cache->max_bytes()) / 1e6, double(cached) / 1e6,
              100.0 * double(cached) / double(std::max<size_t>(file_bytes, 1)));
+  // Later rounds: a realtime host moves to its next sample every 15 s, so each round 16 s after
+  // the last needs every host's new sample, which the 64 MB cache cannot hold for all of them:
+  // decoded from the file, from the page cache or from disk (major faults say which).
+  for (int round = 2; round <= rounds; ++round) {
+    std::this_thread::sleep_until(t1 + std::chrono::seconds(16 * (round - 1)));
+    size_t bytes = 0;
+    std::set<std::string> again;
+    const Round r = global_round(*srv, bytes, again);
+    size_t in_cache = 0;
+    for (const std::string& p : paths) in_cache += page_cached(p);
+    fmt::print(
+        "round {} (a new sample on every host): {:.2f} s ({:.1f} ms each), {} major faults ({:.0f} MB read), "
+        "page cache {:.1f}% of the captures, resident {:.1f} MB above start\n",
+        round, r.seconds, 1e3 * r.seconds / n, r.major_faults, double(r.read_bytes) / 1e6,
+        100.0 * double(in_cache) / double(std::max<size_t>(file_bytes, 1)), double(rss_bytes() - before) / 1e6);
+    if (again.size() != n) return 1;
+  }
   return names.size() == n ? 0 : 1;
 }
 
 int main(int argc, char** argv) {
   if (argc > 3 && std::string(argv[1]) == "--distinct")
-    return distinct(uint32_t(std::stoul(argv[2])), argv[3], argc > 4 ? uint32_t(std::stoul(argv[4])) : 10);
+    return distinct(uint32_t(std::stoul(argv[2])), argv[3], argc > 4 ? uint32_t(std::stoul(argv[4])) : 10,
+                    argc > 5 ? std::stoi(argv[5]) : 1);
   const uint32_t n = argc > 1 ? uint32_t(std::stoul(argv[1])) : 1000;
   const std::string path = argc > 2 ? argv[2] : std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
   rlimit lim{};  // one listening socket per host
