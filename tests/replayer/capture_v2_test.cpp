@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "captures/reader.h"
+#include "captures/split.h"
 #include "captures/writer.h"
 #include "replayer/host.h"
 #include "synth/synth.h"
@@ -43,7 +44,7 @@ size_t round_trip(const Capture& cap, const WriterOptions& opt, const std::strin
     REQUIRE(got.size == cap.records[i].size);
     QueryHeader h;
     REQUIRE(r->head(i, h).ok());
-    split += h.codec == Codec::kSplit;
+    split += is_split(h.codec);
   }
   std::unique_ptr<Reader> pre;  // payload_prefix: the block header without decoding (v2: no chain)
   REQUIRE(Reader::open(path, pre).ok());
@@ -196,4 +197,107 @@ TEST_CASE("capture v2 falls back losslessly to the v1 codecs for perf data that 
   const size_t split = round_trip(cap, v2(3), "damaged");
   CHECK(split > 0);
   CHECK(split < cap.records.size());
+}
+
+namespace {
+
+// Three groups (columns) of one multi-instance object with the same number of values, from the
+// split codec's own walk: x, a, b (value indices of their first values) and their size.
+struct Triple {
+  size_t x = 0, a = 0, b = 0, n = 0;
+};
+
+bool pick_triple(const Layout& l, Triple& t) {
+  size_t first = 10;  // the block header's ten lone words come first
+  for (uint32_t end : l.object_end) {
+    std::vector<size_t> same;
+    auto begin = [&](size_t g) { return g ? l.group_end[g - 1] : 0; };
+    for (size_t g = first; g < end; ++g)
+      if (l.group_end[g] - begin(g) >= 8) same.push_back(g);
+    for (size_t i = 0; i + 2 < same.size(); ++i) {
+      const size_t n = l.group_end[same[i]] - begin(same[i]);
+      if (l.group_end[same[i + 1]] - begin(same[i + 1]) == n && l.group_end[same[i + 2]] - begin(same[i + 2]) == n) {
+        t = {begin(same[i]), begin(same[i + 1]), begin(same[i + 2]), n};
+        return true;
+      }
+    }
+    first = end;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("capture v2 cross-column prediction decodes exactly where the sum holds only at the keyframe") {
+  synth::Spec spec;
+  spec.profile = "2016";
+  spec.process_count = 6;
+  spec.threads_max = 3;
+  spec.duration_s = 24 * 15;
+  spec.interval_ms = 15000;
+  spec.process_churn_per_hour = 0;  // one structure: every 8th record is a keyframe
+  Capture cap;
+  REQUIRE(synth::synthesize(spec, cap).ok());
+  std::vector<QueryRecord> global;
+  for (const QueryRecord& r : cap.records)
+    if (r.value_name == "Global") global.push_back(r);
+  REQUIRE(global.size() >= 20);
+  Layout l;
+  REQUIRE(find_layout(global[0].payload, l));
+  Triple t;
+  REQUIRE(pick_triple(l, t));
+  // Column x = a + b in every keyframe (records 0, 8, 16, ...); later records break it for some
+  // instances by amounts of every size, and keep it for others.
+  uint32_t noise = 12345;
+  for (size_t i = 0; i < global.size(); ++i) {
+    Bytes& p = global[i].payload;
+    Layout li;
+    REQUIRE(find_layout(p, li));
+    REQUIRE(li.offsets == l.offsets);
+    for (size_t k = 0; k < t.n; ++k) {
+      uint32_t v = load_le32(&p[l.offsets[t.a + k]]) + load_le32(&p[l.offsets[t.b + k]]);
+      if (i % 8 != 0 && k % 3 != 0) v += (noise = noise * 1103515245u + 12345u) >> (k % 29);
+      store_le32(&p[l.offsets[t.x + k]], v);
+    }
+  }
+  cap.records = global;
+  const std::string path = temp_path("cross-broken");
+  REQUIRE(write_capture(path, cap, v2(8)).ok());
+  std::unique_ptr<Reader> r;
+  REQUIRE(Reader::open(path, r).ok());
+  size_t cross = 0;
+  for (size_t i = 0; i < cap.records.size(); ++i) {
+    QueryHeader h;
+    REQUIRE(r->head(i, h).ok());
+    cross += h.codec == Codec::kSplitCross;
+    ByteView p;
+    REQUIRE(r->payload(i, p).ok());
+    INFO("record " << i);
+    REQUIRE(Bytes(p.begin(), p.end()) == cap.records[i].payload);
+  }
+  CHECK(cross == cap.records.size());  // the keyframes declared relations; their chains say so
+  std::filesystem::remove(path);
+  round_trip(cap, v2(8), "cross-broken");  // and backwards, from fresh readers
+}
+
+TEST_CASE("capture v2 without relations writes only codec 4 records, which still decode") {
+  const Capture cap = synth_capture("2016");
+  WriterOptions o = v2();
+  o.cross_columns = false;  // what perfsim wrote before mode table 2
+  const std::string path = temp_path("codec4");
+  REQUIRE(write_capture(path, cap, o).ok());
+  std::unique_ptr<Reader> r;
+  REQUIRE(Reader::open(path, r).ok());
+  size_t split = 0;
+  for (size_t i = 0; i < cap.records.size(); ++i) {
+    QueryHeader h;
+    REQUIRE(r->head(i, h).ok());
+    CHECK(h.codec != Codec::kSplitCross);
+    split += h.codec == Codec::kSplit;
+    ByteView p;
+    REQUIRE(r->payload(i, p).ok());
+    REQUIRE(Bytes(p.begin(), p.end()) == cap.records[i].payload);
+  }
+  CHECK(split * 10 >= cap.records.size() * 9);
+  std::filesystem::remove(path);
 }
