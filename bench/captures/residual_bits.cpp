@@ -57,8 +57,8 @@ std::map<uint32_t, std::string> counter_names(const Capture& c) {
 
 // One group (column) of the split layout, named, and the object it belongs to.
 struct Column {
-  std::string cls;   // "Thread / % Processor Time lo"
-  int object = -1;   // index into Walk::objects, -1 for the block header
+  std::string cls;     // "Thread / % Processor Time lo"
+  int object = -1;     // index into Walk::objects, -1 for the block header
   bool times = false;  // an object's PerfTime/PerfFreq
 };
 struct Object {
@@ -129,7 +129,7 @@ struct Stats {
   uint64_t n = 0, zeros = 0, bits = 0, hist[33] = {};
   double floor_bits = 0;  // synth's draws (only where known)
   bool has_floor = false;
-  uint64_t cross_n = 0;   // values a cross-column relation predicts exactly
+  uint64_t cross_n = 0;  // values a cross-column relation predicts exactly
   void add(uint32_t z) {
     ++n;
     zeros += z == 0;
@@ -248,7 +248,6 @@ void find_relations(Query& q, const Vals& c) {
   }
 }
 
-
 // log2 of a draw's output width, at least 0.
 double lg(double width) { return width > 1 ? std::log2(width) : 0; }
 
@@ -262,7 +261,9 @@ void add_floor(const Walk& w, const Vals& c, const std::vector<uint32_t>& prev, 
       if (w.cols[g].cls == obj + " / " + name || w.cols[g].cls == obj + " / " + plain) return long(g);
     return -1;
   };
-  auto delta = [&](long g, size_t k) { return double(uint32_t(c.v[c.begin(size_t(g)) + k] - prev[c.begin(size_t(g)) + k])); };
+  auto delta = [&](long g, size_t k) {
+    return double(uint32_t(c.v[c.begin(size_t(g)) + k] - prev[c.begin(size_t(g)) + k]));
+  };
   auto value = [&](long g, size_t k) { return double(c.v[c.begin(size_t(g)) + k]); };
   auto note = [&](long g, double bits) {
     if (g < 0) return;
@@ -302,10 +303,12 @@ void add_floor(const Walk& w, const Vals& c, const std::vector<uint32_t>& prev, 
              wb = col("Process", "IO Write Bytes/sec lo"), ws = col("Process", "Working Set lo"),
              vb = col("Process", "Virtual Bytes lo"), hc = col("Process", "Handle Count");
   // Derived from the draws above or from the threads: no information of their own.
-  const char* derived[] = {"% Processor Time lo",    "% User Time lo",          "% Privileged Time lo",
-                           "IO Write Operations/sec lo", "IO Other Operations/sec lo", "IO Data Operations/sec lo",
-                           "IO Other Bytes/sec lo",  "IO Data Bytes/sec lo",    "Private Bytes lo",
-                           "Page File Bytes lo",     "Working Set - Private lo"};
+  const char* derived[] = {"% Processor Time lo",        "% User Time lo",
+                           "% Privileged Time lo",       "IO Write Operations/sec lo",
+                           "IO Other Operations/sec lo", "IO Data Operations/sec lo",
+                           "IO Other Bytes/sec lo",      "IO Data Bytes/sec lo",
+                           "Private Bytes lo",           "Page File Bytes lo",
+                           "Working Set - Private lo"};
   if (pf >= 0) {
     const size_t n = c.size(size_t(pf)) - 1;
     for (size_t k = 1; k < n; ++k) {
@@ -415,10 +418,11 @@ int main(int argc, char** argv) {
             [](const auto& a, const auto& b) { return a.second->entropy_bits() > b.second->entropy_bits(); });
   double total_h = 0, total_cross = 0, total_floor = 0, total_bits = 0;
   for (const auto& [k, s] : order) total_h += s->entropy_bits(), total_bits += double(s->bits);
-  std::printf("synth %s, %u h / 15 s, 200 processes: %llu records (%llu deltas of an unchanged structure), "
-              "%llu raw bytes, %llu values in those deltas\n",
-              profile.c_str(), hours, (unsigned long long)records, (unsigned long long)deltas,
-              (unsigned long long)raw, (unsigned long long)values);
+  std::printf(
+      "synth %s, %u h / 15 s, 200 processes: %llu records (%llu deltas of an unchanged structure), "
+      "%llu raw bytes, %llu values in those deltas\n",
+      profile.c_str(), hours, (unsigned long long)records, (unsigned long long)deltas, (unsigned long long)raw,
+      (unsigned long long)values);
   std::printf("%-52s %9s %6s %8s %8s %8s %8s\n", "column class", "values", "zero%", "bits/v", "H/v", "cross/v",
               "floor/v");
   for (const auto& [k, s] : order) {
@@ -433,21 +437,23 @@ int main(int argc, char** argv) {
                 cross / double(s->n), fl / double(s->n), 100 * h / total_h);
   }
   const double per_delta = 1.0 / double(deltas) / 8;
-  std::printf("total per delta record, bytes: bit widths %.0f, order-0 entropy %.0f, perfect cross-column %.0f, "
-              "synth's draws (floor) %.0f; raw %.0f\n",
-              total_bits * per_delta, total_h * per_delta, total_cross * per_delta, total_floor * per_delta,
-              double(raw) / double(records));
-  std::printf("ratio to raw if every record cost that (structure and framing not counted): entropy %.1fx, "
-              "cross-column %.1fx, floor %.1fx\n",
-              double(raw) / double(records) / (total_h * per_delta), double(raw) / double(records) / (total_cross * per_delta),
-              double(raw) / double(records) / (total_floor * per_delta));
+  std::printf(
+      "total per delta record, bytes: bit widths %.0f, order-0 entropy %.0f, perfect cross-column %.0f, "
+      "synth's draws (floor) %.0f; raw %.0f\n",
+      total_bits * per_delta, total_h * per_delta, total_cross * per_delta, total_floor * per_delta,
+      double(raw) / double(records));
+  std::printf(
+      "ratio to raw if every record cost that (structure and framing not counted): entropy %.1fx, "
+      "cross-column %.1fx, floor %.1fx\n",
+      double(raw) / double(records) / (total_h * per_delta), double(raw) / double(records) / (total_cross * per_delta),
+      double(raw) / double(records) / (total_floor * per_delta));
   std::printf("relations (last structure of each query): column = a + b or = sum of children's column\n");
   for (const auto& [name, q] : queries)
     for (const Relation& r : q.rel)
       if (q.w.cols[r.x].cls.rfind("Thread", 0) == 0 || q.w.cols[r.x].cls.rfind("Process", 0) == 0)
-      std::printf("  %-8s %-44s = %s %s %s  (held %llu of %llu)\n", name.c_str(), q.w.cols[r.x].cls.c_str(),
-                  q.w.cols[r.a].cls.c_str(), r.b < 0 ? "summed over children" : "+",
-                  r.b < 0 ? "" : q.w.cols[size_t(r.b)].cls.c_str(), (unsigned long long)r.held,
-                  (unsigned long long)r.tried);
+        std::printf("  %-8s %-44s = %s %s %s  (held %llu of %llu)\n", name.c_str(), q.w.cols[r.x].cls.c_str(),
+                    q.w.cols[r.a].cls.c_str(), r.b < 0 ? "summed over children" : "+",
+                    r.b < 0 ? "" : q.w.cols[size_t(r.b)].cls.c_str(), (unsigned long long)r.held,
+                    (unsigned long long)r.tried);
   return 0;
 }
