@@ -96,14 +96,17 @@ uint32_t predict(uint8_t mode, const SplitState& st, size_t j) {
 
 // Values [j0, j1) of one column from the residual planes, one loop per mode: this is the decoder's
 // hot path, so the mode is not tested per value.
-void restore(uint8_t mode, SplitState& st, const uint8_t* p, size_t n, size_t j0, size_t j1) {
+void restore(uint8_t mode, SplitState& st, const uint8_t* __restrict p, size_t n, size_t j0, size_t j1) {
+  const uint8_t* __restrict p1 = p + n;
+  const uint8_t* __restrict p2 = p + 2 * n;
+  const uint8_t* __restrict p3 = p + 3 * n;
   auto z = [&](size_t j) {
-    return unzigzag(uint32_t(p[j]) | uint32_t(p[n + j]) << 8 | uint32_t(p[2 * n + j]) << 16 |
-                    uint32_t(p[3 * n + j]) << 24);
+    return unzigzag(uint32_t(p[j]) | uint32_t(p1[j]) << 8 | uint32_t(p2[j]) << 16 | uint32_t(p3[j]) << 24);
   };
-  uint32_t* cur = st.cur.data();
-  const uint32_t* a = st.prev.data();
-  const uint32_t* b = st.prev2.data();
+  // Distinct buffers (cur, prev, prev2, planes): __restrict lets the compiler vectorise these loops.
+  uint32_t* __restrict cur = st.cur.data();
+  const uint32_t* __restrict a = st.prev.data();
+  const uint32_t* __restrict b = st.prev2.data();
   if (mode == kDelta) {
     for (size_t j = j0; j < j1; ++j) cur[j] = a[j] + z(j);
   } else if (mode == kDeltaDelta) {
@@ -457,7 +460,13 @@ Status SplitCoder::decode(ByteView coded, Codec codec, uint32_t seq, uint32_t ra
   }
   // Scattering after the columns keeps the hot loop above free of the payload's layout.
   uint8_t* o = out.data();
-  for (size_t j = 0; j < n; ++j) store_le32(o + l.offsets[j], st.cur[j]);
+  // One 4-byte store a value: store_le32's byte stores, which the compiler cannot merge (the
+  // payload might alias the offsets), took most of the decoder's time.
+  if constexpr (std::endian::native == std::endian::little) {
+    for (size_t j = 0; j < n; ++j) std::memcpy(o + l.offsets[j], &st.cur[j], 4);
+  } else {
+    for (size_t j = 0; j < n; ++j) store_le32(o + l.offsets[j], st.cur[j]);
+  }
   rotate(st, delta);
   return Status::Ok();
 }
