@@ -152,7 +152,7 @@ struct Stats {
 
 // A cross-column relation: column x == a + b (same object), or x[i] == sum of child column a over the
 // instances whose parent is instance i (b = -1, child object `child`).
-struct Relation {
+struct ColumnRelation {
   size_t x, a;
   long b;
   int child = -1;
@@ -165,7 +165,7 @@ struct Query {
   Walk w;
   std::vector<uint32_t> prev, prev2;
   int hist = 0;
-  std::vector<Relation> rel;
+  std::vector<ColumnRelation> rel;
 };
 
 // Column values of group g of the current record.
@@ -183,7 +183,7 @@ bool sum_holds(const Vals& c, size_t x, size_t a, size_t b) {
   return true;
 }
 
-bool child_sum_holds(const Vals& c, const Walk& w, const Relation& r) {
+bool child_sum_holds(const Vals& c, const Walk& w, const ColumnRelation& r) {
   const Object& ch = w.objects[size_t(r.child)];
   std::vector<uint32_t> sums(c.size(r.x), 0);
   for (size_t k = 0; k < c.size(r.a); ++k) {
@@ -216,7 +216,7 @@ void find_relations(Query& q, const Vals& c) {
     return false;
   };
   auto acyclic = [&](size_t x, size_t a, long b) { return !reaches(a, x) && (b < 0 || !reaches(size_t(b), x)); };
-  auto take = [&](const Relation& r) {
+  auto take = [&](const ColumnRelation& r) {
     q.rel.push_back(r);
     dep[r.x].push_back(r.a);
     if (r.b >= 0) dep[r.x].push_back(size_t(r.b));
@@ -237,7 +237,7 @@ void find_relations(Query& q, const Vals& c) {
         const Object& ch = w.objects[ci];
         if (ci == oi || ch.parent_title.empty() || ch.parent_title[0] != o.title) continue;
         for (size_t a : ch.groups) {
-          Relation r{x, a, -1, int(ci)};
+          ColumnRelation r{x, a, -1, int(ci)};
           if (c.size(a) == ch.parent_inst.size() && child_sum_holds(c, w, r) && acyclic(x, a, -1)) {
             take(r), found = true;
             break;
@@ -385,7 +385,7 @@ int main(int argc, char** argv) {
         ++deltas;
         values += cur.size();
         std::vector<bool> predicted(layout.group_end.size(), false);
-        for (Relation& rel : q.rel) {
+        for (ColumnRelation& rel : q.rel) {
           ++rel.tried;
           const bool ok = rel.b < 0 ? child_sum_holds(c, q.w, rel) : sum_holds(c, rel.x, rel.a, size_t(rel.b));
           rel.held += ok;
@@ -449,7 +449,7 @@ int main(int argc, char** argv) {
       double(raw) / double(records) / (total_floor * per_delta));
   std::printf("relations (last structure of each query): column = a + b or = sum of children's column\n");
   for (const auto& [name, q] : queries)
-    for (const Relation& r : q.rel)
+    for (const ColumnRelation& r : q.rel)
       if (q.w.cols[r.x].cls.rfind("Thread", 0) == 0 || q.w.cols[r.x].cls.rfind("Process", 0) == 0)
         std::printf("  %-8s %-44s = %s %s %s  (held %llu of %llu)\n", name.c_str(), q.w.cols[r.x].cls.c_str(),
                     q.w.cols[r.a].cls.c_str(), r.b < 0 ? "summed over children" : "+",
