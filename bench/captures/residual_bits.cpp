@@ -416,7 +416,7 @@ int main(int argc, char** argv) {
   for (const auto& [k, s] : st) order.push_back({k, &s});
   std::sort(order.begin(), order.end(),
             [](const auto& a, const auto& b) { return a.second->entropy_bits() > b.second->entropy_bits(); });
-  double total_h = 0, total_cross = 0, total_floor = 0, total_bits = 0;
+  double total_h = 0, total_cross = 0, total_floor = 0, total_bits = 0, unmodelled = 0;
   for (const auto& [k, s] : order) total_h += s->entropy_bits(), total_bits += double(s->bits);
   std::printf(
       "synth %s, %u h / 15 s, 200 processes: %llu records (%llu deltas of an unchanged structure), "
@@ -431,6 +431,7 @@ int main(int argc, char** argv) {
     const double fl = s->has_floor ? std::min(s->floor_bits, cross) : cross;
     total_cross += cross;
     total_floor += fl;
+    if (!s->has_floor) unmodelled += fl;
     if (h / total_h < 0.002) continue;
     std::printf("%-52s %9llu %5.1f%% %8.2f %8.2f %8.2f %8.2f  (%4.1f%% of H)\n", k.c_str(), (unsigned long long)s->n,
                 100.0 * double(s->zeros) / double(s->n), double(s->bits) / double(s->n), h / double(s->n),
@@ -442,6 +443,10 @@ int main(int argc, char** argv) {
       "synth's draws (floor) %.0f; raw %.0f\n",
       total_bits * per_delta, total_h * per_delta, total_cross * per_delta, total_floor * per_delta,
       double(raw) / double(records));
+  std::printf(
+      "of the floor, columns without a modelled draw (counted at their cross-column entropy): %.0f bytes, "
+      "%.1f%%\n",
+      unmodelled * per_delta, 100 * unmodelled / total_floor);
   std::printf(
       "ratio to raw if every record cost that (structure and framing not counted): entropy %.1fx, "
       "cross-column %.1fx, floor %.1fx\n",
