@@ -301,3 +301,59 @@ TEST_CASE("capture v2 without relations writes only codec 4 records, which still
   CHECK(split * 10 >= cap.records.size() * 9);
   std::filesystem::remove(path);
 }
+
+TEST_CASE("capture v2 refuses relations that cannot be decoded in order, and decodes the valid ones exactly") {
+  const Capture cap = testing::small_synth_capture(6, 3, 60);
+  const Bytes& payload = cap.records[0].payload;
+  SplitState st;
+  REQUIRE(find_layout(payload, st.layout));
+  make_structure(payload, st.layout, st.structure);
+  SplitCoder coder;
+  Bytes coded;
+  REQUIRE(coder.encode(payload, st, false, true, 0, coded) == Codec::kSplitCross);
+  REQUIRE(st.relations.size() >= 2);
+  // FORMAT.md "Split codec": entropy, struct_ref, size, clen, structure, 10 clock words, n_values,
+  // n_columns, then the relation table.
+  const size_t at = 1 + 4 + 4 + 4 + load_le32(&coded[9]) + 40 + 8;
+  REQUIRE(load_le32(&coded[at]) == st.relations.size());
+  const Layout& l = st.layout;
+  const uint32_t groups = uint32_t(l.group_end.size());
+  auto size = [&](uint32_t g) { return l.group_end[g] - (g ? l.group_end[g - 1] : 0); };
+  auto decode = [&](const Bytes& c) {
+    SplitState d;
+    SplitCoder dec;
+    Bytes out;
+    auto fetch = [](uint32_t, ByteView&) { return Status::Corruption("no other record"); };
+    const Status s = dec.decode(c, Codec::kSplitCross, 0, uint32_t(payload.size()), false, d, fetch, out);
+    if (s.ok()) CHECK(out == payload);
+    return s;
+  };
+  // field f of relation i set to v
+  auto with = [&](size_t i, size_t f, uint32_t v) {
+    Bytes c = coded;
+    store_le32(&c[at + 4 + 12 * i + 4 * f], v);
+    return c;
+  };
+  REQUIRE(decode(coded).ok());
+  const Relation r0 = st.relations[0];
+  CHECK(decode(with(0, 0, groups)).message().find("outside the structure") != std::string::npos);
+  CHECK(decode(with(0, 1, r0.target)).message().find("or itself") != std::string::npos);
+  uint32_t other = 0;  // a column of another size than relation 0's
+  while (other < groups && size(other) == size(r0.target)) ++other;
+  REQUIRE(other < groups);
+  CHECK(decode(with(0, 2, other)).message().find("different sizes") != std::string::npos);
+  // Relations i < j of one size: j's target as a source of i is decoded too late; j's target made
+  // i's is a second relation on one target.
+  size_t i = 0, j = 1;
+  for (; i < st.relations.size(); ++i) {
+    for (j = i + 1; j < st.relations.size(); ++j)
+      if (size(st.relations[j].target) == size(st.relations[i].target)) break;
+    if (j < st.relations.size()) break;
+  }
+  REQUIRE(i < st.relations.size());
+  CHECK(decode(with(i, 1, st.relations[j].target)).message().find("before its own relation") != std::string::npos);
+  CHECK(decode(with(j, 0, st.relations[i].target)).message().find("target of two relations") != std::string::npos);
+  Bytes too_many = coded;
+  store_le32(&too_many[at], groups + 1);
+  CHECK(!decode(too_many).ok());
+}
