@@ -22,6 +22,7 @@ constexpr uint32_t kObjectTimes = 48;                      // PERF_OBJECT_TYPE P
 
 void lone(Layout& l, uint32_t off) {
   l.offsets.push_back(off);
+  l.parent.push_back(kNoParent);
   l.group_end.push_back(uint32_t(l.offsets.size()));
 }
 
@@ -35,7 +36,7 @@ bool block_len(ByteView p, size_t at, size_t end, uint32_t& len) {
 // Columns of a multi-instance object: word w of every instance's counter block, w = 0, 1, ...
 bool instances(ByteView p, size_t pos, size_t end, int32_t n, Layout& l) {
   struct Block {
-    uint32_t data, words;
+    uint32_t data, words, parent;
   };
   std::vector<Block> blocks;
   uint32_t most = 0;
@@ -45,13 +46,15 @@ bool instances(ByteView p, size_t pos, size_t end, int32_t n, Layout& l) {
     if (ilen < kInstanceDefSize || pos + ilen > end) return false;
     uint32_t blen = 0;
     if (!block_len(p, pos + ilen, end, blen)) return false;
-    blocks.push_back({uint32_t(pos + ilen + 4), (blen - 4) / 4});
+    // ParentObjectTitleIndex (at +4) 0: no parent; else ParentObjectInstance (at +8) is its index.
+    const uint32_t parent = load_le32(&p[pos + 4]) ? load_le32(&p[pos + 8]) : kNoParent;
+    blocks.push_back({uint32_t(pos + ilen + 4), (blen - 4) / 4, parent});
     most = std::max(most, (blen - 4) / 4);
     pos += ilen + blen;
   }
   for (uint32_t w = 0; w < most; ++w) {
     for (const Block& b : blocks)
-      if (w < b.words) l.offsets.push_back(b.data + 4 * w);
+      if (w < b.words) l.offsets.push_back(b.data + 4 * w), l.parent.push_back(b.parent);
     l.group_end.push_back(uint32_t(l.offsets.size()));
   }
   return true;
@@ -116,24 +119,6 @@ void restore(uint8_t mode, SplitState& st, const uint8_t* __restrict p, size_t n
   }
 }
 
-// Values of a relation's target group from the residual planes: `x`, `a`, `b` are the first value
-// of the target and of its two source groups (already decoded), n the group's size.
-void restore_sum(bool keyframe, SplitState& st, const uint8_t* p, size_t planes, size_t x, size_t a, size_t b,
-                 size_t n) {
-  auto z = [&](size_t j) {
-    return unzigzag(uint32_t(p[j]) | uint32_t(p[planes + j]) << 8 | uint32_t(p[2 * planes + j]) << 16 |
-                    uint32_t(p[3 * planes + j]) << 24);
-  };
-  uint32_t* cur = st.cur.data();
-  const uint32_t* prev = st.prev.data();
-  if (keyframe) {
-    for (size_t k = 0; k < n; ++k) cur[x + k] = cur[a + k] + cur[b + k] + z(x + k);
-  } else {
-    for (size_t k = 0; k < n; ++k)
-      cur[x + k] = prev[x + k] + (cur[a + k] - prev[a + k]) + (cur[b + k] - prev[b + k]) + z(x + k);
-  }
-}
-
 // After a record: its values become prev, prev becomes prev2.
 void rotate(SplitState& st, bool delta) {
   st.prev2.swap(st.prev);
@@ -156,6 +141,7 @@ bool find_layout(ByteView p, Layout& l) {
   l.offsets.clear();
   l.group_end.clear();
   l.object_end.clear();
+  l.parent.clear();
   static constexpr uint8_t kSig[8] = {'P', 0, 'E', 0, 'R', 0, 'F', 0};
   if (p.size() < kDataBlockSize || std::memcmp(p.data(), kSig, 8) != 0) return false;
   const uint32_t total = load_le32(&p[20]), hdr_len = load_le32(&p[24]), n = load_le32(&p[28]);
@@ -216,37 +202,74 @@ namespace {
 
 uint64_t width(uint32_t d) { return uint64_t(std::bit_width(zigzag(d))); }
 
-// The prediction of value j (group begins at j0) by mode; a relation's sources at a0, b0.
-uint32_t predict_value(uint8_t mode, const SplitState& st, size_t j, size_t j0, size_t a0, size_t b0) {
-  const size_t k = j - j0;
-  if (mode == kSumAbsolute) return st.cur[a0 + k] + st.cur[b0 + k];
-  if (mode == kSum) return st.prev[j] + (st.cur[a0 + k] - st.prev[a0 + k]) + (st.cur[b0 + k] - st.prev[b0 + k]);
-  return predict(mode, st, j);
-}
-
 // A relation costs 12 bytes a keyframe: declared only when it saves more than that there.
 constexpr uint64_t kRelationBits = 96;
 
+// Predictions of relation r's target values (k = 0 .. size - 1): in a keyframe a_k + b_k, or for a
+// child sum the sum of a's values whose parent is k; in a delta the target's base value plus the
+// same sum taken over the increments (cur - prev) of the sources.
+void relation_prediction(const SplitState& st, const Relation& r, bool keyframe, std::vector<uint32_t>& pred) {
+  const Layout& l = st.layout;
+  const size_t x0 = group_begin(l, r.target), n = l.group_end[r.target] - x0, a0 = group_begin(l, r.a);
+  const uint32_t* cur = st.cur.data();
+  const uint32_t* prev = st.prev.data();
+  pred.assign(n, 0);
+  if (r.b == kChildSum) {
+    for (size_t j = a0; j < l.group_end[r.a]; ++j)
+      if (const uint32_t i = l.parent[j]; i < n) pred[i] += keyframe ? cur[j] : cur[j] - prev[j];
+  } else {
+    const size_t b0 = group_begin(l, r.b);
+    if (keyframe)
+      for (size_t k = 0; k < n; ++k) pred[k] = cur[a0 + k] + cur[b0 + k];
+    else
+      for (size_t k = 0; k < n; ++k) pred[k] = (cur[a0 + k] - prev[a0 + k]) + (cur[b0 + k] - prev[b0 + k]);
+  }
+  if (!keyframe)
+    for (size_t k = 0; k < n; ++k) pred[k] += prev[x0 + k];
+}
+
 }  // namespace
 
-// Relations for a keyframe: for each group of an object, the pair of groups of the same object and
-// size whose sum predicts it in fewest bits, when that pair is exact on the group's first values
-// and saves more than the declaration costs. Acyclic by construction: a group that is a source is
-// never made a target, so sources are decoded before their targets (FORMAT.md).
+// Relations for a keyframe, found in its values: for each group of an object, the pair of groups of
+// the same object and size whose sum predicts it in fewest bits (exact on the group's first
+// values), else the group of another object whose values summed per parent instance does; declared
+// when that saves more than the declaration costs. No group depends on itself, however indirectly;
+// the relations are then ordered so that a source that is a target comes first (FORMAT.md).
 void SplitCoder::find_relations(SplitState& st) {
-  st.relations.clear();
+  std::vector<Relation> found;
   const Layout& l = st.layout;
   const std::vector<uint32_t>& cur = st.cur;
-  declared_.assign(l.group_end.size(), -1);
-  source_.assign(l.group_end.size(), 0);
+  const size_t groups = l.group_end.size();
+  declared_.assign(groups, -1);  // group -> index into found
   auto size = [&](size_t g) { return l.group_end[g] - group_begin(l, g); };
+  // Does group g depend on group x through the relations found so far?
+  auto depends = [&](size_t g, size_t x) {
+    std::vector<size_t> todo{g};
+    for (size_t steps = 0; !todo.empty() && steps <= found.size() * 4 + 4; ++steps) {
+      const size_t h = todo.back();
+      todo.pop_back();
+      if (h == x) return true;
+      if (declared_[h] < 0) continue;
+      const Relation& r = found[size_t(declared_[h])];
+      todo.push_back(r.a);
+      if (r.b != kChildSum) todo.push_back(r.b);
+    }
+    return false;
+  };
+  auto declare = [&](const Relation& r) {
+    declared_[r.target] = int32_t(found.size());
+    found.push_back(r);
+  };
+  auto plain_bits = [&](size_t x) {
+    uint64_t bits = 0;
+    for (size_t j = group_begin(l, x); j < l.group_end[x]; ++j) bits += width(cur[j]);
+    return bits;
+  };
   size_t first = kHeaderWords;
   for (uint32_t end : l.object_end) {
     for (size_t x = first; x < end; ++x) {
       const size_t n = size(x), x0 = group_begin(l, x);
-      if (n == 0 || source_[x]) continue;
-      uint64_t plain = 0;
-      for (size_t k = 0; k < n; ++k) plain += width(cur[x0 + k]);
+      const uint64_t plain = n ? plain_bits(x) : 0;
       if (plain <= kRelationBits) continue;
       uint64_t best = plain - kRelationBits;
       size_t best_a = 0, best_b = 0;
@@ -259,18 +282,64 @@ void SplitCoder::find_relations(SplitState& st) {
           const size_t b0 = group_begin(l, b);
           bool exact = true;
           for (size_t k = 0; k < probe && exact; ++k) exact = cur[x0 + k] == cur[a0 + k] + cur[b0 + k];
-          if (!exact) continue;
+          if (!exact || depends(a, x) || depends(b, x)) continue;
           uint64_t bits = 0;
           for (size_t k = 0; k < n && bits < best; ++k) bits += width(cur[x0 + k] - cur[a0 + k] - cur[b0 + k]);
           if (bits < best) best = bits, best_a = a, best_b = b;
         }
       }
-      if (best_a == 0) continue;  // group 0 is a header word, never a source
-      declared_[x] = int32_t(st.relations.size());
-      st.relations.push_back({uint32_t(x), uint32_t(best_a), uint32_t(best_b)});
-      source_[best_a] = source_[best_b] = 1;
+      if (best_a != 0) declare({uint32_t(x), uint32_t(best_a), uint32_t(best_b)});  // group 0 is never a source
     }
     first = end;
+  }
+  // Child sums, for the groups no pair predicts: a group of child instances (parent numbers on its
+  // values) summed per parent, each child group's sums computed once.
+  struct Child {
+    size_t group;
+    std::vector<uint32_t> sums;  // by parent number
+  };
+  std::vector<Child> children;
+  for (size_t a = kHeaderWords; a < groups; ++a) {
+    const size_t a0 = group_begin(l, a);
+    if (size(a) == 0 || l.parent[a0] == kNoParent) continue;
+    Child c{a, {}};
+    for (size_t j = a0; j < l.group_end[a]; ++j) {
+      if (l.parent[j] >= l.offsets.size()) continue;  // no instance has that many parents
+      if (l.parent[j] >= c.sums.size()) c.sums.resize(l.parent[j] + 1, 0);
+      c.sums[l.parent[j]] += cur[j];
+    }
+    children.push_back(std::move(c));
+  }
+  for (size_t x = kHeaderWords; x < groups && !children.empty(); ++x) {
+    const size_t n = size(x), x0 = group_begin(l, x);
+    if (declared_[x] >= 0 || n < 2) continue;
+    const uint64_t plain = plain_bits(x);
+    if (plain <= kRelationBits) continue;
+    uint64_t best = plain - kRelationBits;
+    size_t best_a = 0;
+    for (const Child& c : children) {
+      if (c.group == x || c.sums.size() > n || c.sums.size() < 2) continue;
+      bool exact = true;
+      for (size_t k = 0; k < std::min<size_t>(c.sums.size(), 4) && exact; ++k) exact = c.sums[k] == cur[x0 + k];
+      if (!exact || depends(c.group, x)) continue;
+      uint64_t bits = 0;
+      for (size_t k = 0; k < n && bits < best; ++k) bits += width(cur[x0 + k] - (k < c.sums.size() ? c.sums[k] : 0));
+      if (bits < best) best = bits, best_a = c.group;
+    }
+    if (best_a != 0) declare({uint32_t(x), uint32_t(best_a), kChildSum});
+  }
+  // Decoding order: a relation after those whose targets it reads.
+  st.relations.clear();
+  std::vector<uint8_t> done(found.size(), 0);
+  auto ready = [&](uint32_t g) { return declared_[g] < 0 || done[size_t(declared_[g])]; };
+  for (size_t placed = 0, progress = 1; placed < found.size() && progress;) {
+    progress = 0;
+    for (size_t i = 0; i < found.size(); ++i) {
+      const Relation& r = found[i];
+      if (done[i] || !ready(r.a) || (r.b != kChildSum && !ready(r.b))) continue;
+      done[i] = 1, ++placed, ++progress;
+      st.relations.push_back(r);
+    }
   }
 }
 
@@ -300,12 +369,11 @@ Codec SplitCoder::encode(ByteView payload, SplitState& st, bool delta, bool inli
   planes_.assign(groups + 4 * n, 0);
   uint8_t* plane = planes_.data() + groups;
   for (size_t g = 0, j0 = 0; g < ends.size(); j0 = ends[g++]) {
-    size_t a0 = 0, b0 = 0;
     const bool target = declared_[g] >= 0;
-    if (target) {
-      const Relation& r = st.relations[size_t(declared_[g])];
-      a0 = group_begin(l, r.a), b0 = group_begin(l, r.b);
-    }
+    if (target) relation_prediction(st, st.relations[size_t(declared_[g])], !delta, pred_);
+    auto predicted = [&](uint8_t m, size_t j) {
+      return m == kSum || m == kSumAbsolute ? pred_[j - j0] : predict(m, st, j);
+    };
     uint8_t mode = target ? kSumAbsolute : kAbsolute;
     if (delta) {
       // The mode that needs fewer bits over the group (delta-of-delta only with two samples).
@@ -313,13 +381,13 @@ Codec SplitCoder::encode(ByteView payload, SplitState& st, bool delta, bool inli
       const uint8_t modes = target ? 3 : st.history >= 2 ? 2 : 1;
       for (size_t j = j0; j < ends[g]; ++j)
         for (uint8_t m = 0; m < modes; ++m)
-          if (m != kDeltaDelta || st.history >= 2) bits[m] += width(st.cur[j] - predict_value(m, st, j, j0, a0, b0));
+          if (m != kDeltaDelta || st.history >= 2) bits[m] += width(st.cur[j] - predicted(m, j));
       mode = st.history >= 2 && bits[1] < bits[0] ? kDeltaDelta : kDelta;
       if (target && bits[kSum] < bits[mode]) mode = kSum;
       planes_[g] = mode;
     }
     for (size_t j = j0; j < ends[g]; ++j) {
-      const uint32_t z = zigzag(st.cur[j] - predict_value(mode, st, j, j0, a0, b0));
+      const uint32_t z = zigzag(st.cur[j] - predicted(mode, j));
       for (size_t b = 0; b < 4; ++b) plane[b * n + j] = uint8_t(z >> (8 * b));
     }
   }
@@ -368,9 +436,10 @@ Status SplitCoder::check_relations(const SplitState& st) {
   auto size = [&](size_t g) { return l.group_end[g] - group_begin(l, g); };
   for (size_t i = 0; i < st.relations.size(); ++i) {
     const Relation& r = st.relations[i];
-    if (r.target >= groups || r.a >= groups || r.b >= groups || r.a == r.target || r.b == r.target)
+    const bool child = r.b == kChildSum;  // the sum per parent instance: sizes differ
+    if (r.target >= groups || r.a >= groups || (!child && r.b >= groups) || r.a == r.target || r.b == r.target)
       return Status::Corruption("relation " + std::to_string(i) + " names a group outside the structure or itself");
-    if (size(r.a) != size(r.target) || size(r.b) != size(r.target))
+    if (!child && (size(r.a) != size(r.target) || size(r.b) != size(r.target)))
       return Status::Corruption("relation " + std::to_string(i) + " joins groups of different sizes");
     if (declared_[r.target] >= 0)
       return Status::Corruption("group " + std::to_string(r.target) + " is the target of two relations");
@@ -378,7 +447,7 @@ Status SplitCoder::check_relations(const SplitState& st) {
   }
   for (size_t i = 0; i < st.relations.size(); ++i)
     for (uint32_t s : {st.relations[i].a, st.relations[i].b})
-      if (declared_[s] >= int32_t(i))
+      if (s != kChildSum && declared_[s] >= int32_t(i))
         return Status::Corruption("relation " + std::to_string(i) + " uses group " + std::to_string(s) +
                                   " before its own relation");
   return Status::Ok();
@@ -453,10 +522,16 @@ Status SplitCoder::decode(ByteView coded, Codec codec, uint32_t seq, uint32_t ra
     if (!cross) break;
     const size_t x0 = group_begin(l, rel.target), size = l.group_end[rel.target] - x0;
     const uint8_t mode = delta ? planes_[rel.target] : kSumAbsolute;
-    if (mode == kSum || mode == kSumAbsolute)
-      restore_sum(!delta, st, p, n, x0, group_begin(l, rel.a), group_begin(l, rel.b), size);
-    else
+    if (mode == kSum || mode == kSumAbsolute) {
+      relation_prediction(st, rel, !delta, pred_);
+      for (size_t k = 0; k < size; ++k) {
+        const size_t j = x0 + k;
+        st.cur[j] = pred_[k] + unzigzag(uint32_t(p[j]) | uint32_t(p[n + j]) << 8 |
+                                        uint32_t(p[2 * size_t(n) + j]) << 16 | uint32_t(p[3 * size_t(n) + j]) << 24);
+      }
+    } else {
       restore(mode, st, p, n, x0, x0 + size);
+    }
   }
   // Scattering after the columns keeps the hot loop above free of the payload's layout.
   uint8_t* o = out.data();

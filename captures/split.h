@@ -28,14 +28,19 @@ struct Layout {
   std::vector<uint32_t> offsets;
   std::vector<uint32_t> group_end;
   std::vector<uint32_t> object_end;  // groups up to each object's last (the writer looks for relations within one)
+  std::vector<uint32_t> parent;      // per value: its instance's parent instance number, kNoParent for none
 };
+
+inline constexpr uint32_t kNoParent = 0xFFFFFFFF;
 
 // A cross-column prediction (mode table 2, FORMAT.md "Split codec"): every value of group `target`
 // predicted from the same-numbered values of groups a and b (their sum, or the previous value plus
 // their increments). Declared by a keyframe for its chain.
 struct Relation {
-  uint32_t target, a, b;
+  uint32_t target, a, b;  // b = kChildSum: target's value i from the sum of a's values whose parent is i
 };
+
+inline constexpr uint32_t kChildSum = 0xFFFFFFFF;
 
 // False when the payload is not a PERF_DATA_BLOCK this walk understands (the caller falls back).
 bool find_layout(ByteView payload, Layout& out);
@@ -93,7 +98,7 @@ class SplitCoder {
   int level_;
   bool cross_;
   std::vector<int32_t> declared_;  // per group: its relation's number, -1 for none
-  std::vector<uint8_t> source_;    // per group (writer): a source of a declared relation
+  std::vector<uint32_t> pred_;     // a relation target's predictions
   std::unique_ptr<ZstdContexts> z_;
   Bytes planes_, packed_;
 };
