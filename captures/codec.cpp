@@ -101,6 +101,7 @@ Codec encode_payload(ByteView payload, ByteView base, Codec codec, Bytes& out, E
       return Codec::kDictLz4;
     case Codec::kLz4:
     case Codec::kSplit:  // not a payload codec of its own here (split.h); a keyframe does
+    case Codec::kSplitCross:
       break;
   }
   const size_t at = out.size();
@@ -127,6 +128,7 @@ Status decode_payload(Codec codec, ByteView coded, ByteView base, uint32_t raw_s
     case Codec::kDictLz4:
       return decode_dict(coded, base, out);
     case Codec::kSplit:
+    case Codec::kSplitCross:
       return Status::Corruption("split payload needs its query's history (SplitCoder::decode)");
   }
   return Status::Corruption("unknown payload codec " + std::to_string(int(codec)));

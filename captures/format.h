@@ -37,12 +37,15 @@ enum class RecordType : uint8_t {
 
 // How a query payload is stored (FORMAT.md "Payload codecs").
 enum class Codec : uint8_t {
-  kStored = 0,   // raw bytes
-  kLz4 = 1,      // LZ4 block of the payload alone (keyframe)
-  kXorLz4 = 2,   // LZ4 block of payload XOR base payload
-  kDictLz4 = 3,  // 32 KiB chunks, each LZ4 with a 64 KiB window of the base payload as dictionary
-  kSplit = 4,    // v2: structure (stored once, referenced) + value columns (split.h)
+  kStored = 0,      // raw bytes
+  kLz4 = 1,         // LZ4 block of the payload alone (keyframe)
+  kXorLz4 = 2,      // LZ4 block of payload XOR base payload
+  kDictLz4 = 3,     // 32 KiB chunks, each LZ4 with a 64 KiB window of the base payload as dictionary
+  kSplit = 4,       // v2: structure (stored once, referenced) + value columns (split.h), mode table 1
+  kSplitCross = 5,  // v2: the same with mode table 2 (cross-column relations, split.h)
 };
+
+inline bool is_split(Codec c) { return c == Codec::kSplit || c == Codec::kSplitCross; }
 
 // CRC-32C (Castagnoli; init and xorout 0xFFFFFFFF), in hardware where the CPU has it (isa-l).
 uint32_t crc32c(ByteView data);

@@ -214,7 +214,7 @@ Status Reader::fetch_coded(uint32_t seq, ByteView& coded) {
     return Status::Corruption("record " + std::to_string(seq) + " holding the structure was lost");
   QueryHeader h;
   if (Status st = read_header(size_t(at - seqs_.begin()), h, coded); !st.ok()) return st;
-  if (h.codec != Codec::kSplit) return Status::Corruption("record " + std::to_string(seq) + " holds no structure");
+  if (!is_split(h.codec)) return Status::Corruption("record " + std::to_string(seq) + " holds no structure");
   return Status::Ok();
 }
 
@@ -222,9 +222,9 @@ Status Reader::decode_one(size_t i, QueryCache& c) {
   QueryHeader h;
   ByteView coded;
   Status st = read_header(i, h, coded);
-  if (st.ok() && h.codec == Codec::kSplit) {
+  if (st.ok() && is_split(h.codec)) {
     auto fetch = [this](uint32_t seq, ByteView& out) { return fetch_coded(seq, out); };
-    st = split_->decode(coded, h.seq, h.raw_size, h.base_seq != kNoBase, c.split, fetch, c.tmp);
+    st = split_->decode(coded, h.codec, h.seq, h.raw_size, h.base_seq != kNoBase, c.split, fetch, c.tmp);
   } else if (st.ok()) {
     c.split.history = 0;  // a split record after this one is a keyframe
     st = decode_payload(h.codec, coded, c.cur, h.raw_size, c.tmp);
@@ -260,7 +260,7 @@ Status Reader::prefix_one(size_t i, size_t n, QueryCache& c) {
              : 0;
     if (got != int(want)) st = corruption_at(size_t(index_.records[i].offset), "LZ4 block does not decode");
     if (st.ok() && h.codec == Codec::kXorLz4) xor_into(out, c.prefix);
-  } else if (st.ok() && h.codec == Codec::kSplit) {
+  } else if (st.ok() && is_split(h.codec)) {
     auto fetch = [this](uint32_t seq, ByteView& coded_seq) { return fetch_coded(seq, coded_seq); };
     st = split_->prefix(coded, h.raw_size, want, c.prefix_split, fetch, out);
     if (!st.ok()) {

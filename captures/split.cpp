@@ -22,6 +22,7 @@ constexpr uint32_t kObjectTimes = 48;                      // PERF_OBJECT_TYPE P
 
 void lone(Layout& l, uint32_t off) {
   l.offsets.push_back(off);
+  l.parent.push_back(kNoParent);
   l.group_end.push_back(uint32_t(l.offsets.size()));
 }
 
@@ -35,7 +36,7 @@ bool block_len(ByteView p, size_t at, size_t end, uint32_t& len) {
 // Columns of a multi-instance object: word w of every instance's counter block, w = 0, 1, ...
 bool instances(ByteView p, size_t pos, size_t end, int32_t n, Layout& l) {
   struct Block {
-    uint32_t data, words;
+    uint32_t data, words, parent;
   };
   std::vector<Block> blocks;
   uint32_t most = 0;
@@ -45,13 +46,15 @@ bool instances(ByteView p, size_t pos, size_t end, int32_t n, Layout& l) {
     if (ilen < kInstanceDefSize || pos + ilen > end) return false;
     uint32_t blen = 0;
     if (!block_len(p, pos + ilen, end, blen)) return false;
-    blocks.push_back({uint32_t(pos + ilen + 4), (blen - 4) / 4});
+    // ParentObjectTitleIndex (at +4) 0: no parent; else ParentObjectInstance (at +8) is its index.
+    const uint32_t parent = load_le32(&p[pos + 4]) ? load_le32(&p[pos + 8]) : kNoParent;
+    blocks.push_back({uint32_t(pos + ilen + 4), (blen - 4) / 4, parent});
     most = std::max(most, (blen - 4) / 4);
     pos += ilen + blen;
   }
   for (uint32_t w = 0; w < most; ++w) {
     for (const Block& b : blocks)
-      if (w < b.words) l.offsets.push_back(b.data + 4 * w);
+      if (w < b.words) l.offsets.push_back(b.data + 4 * w), l.parent.push_back(b.parent);
     l.group_end.push_back(uint32_t(l.offsets.size()));
   }
   return true;
@@ -79,9 +82,14 @@ uint32_t zigzag(uint32_t d) { return (d << 1) ^ uint32_t(int32_t(d) >> 31); }
 uint32_t unzigzag(uint32_t z) { return (z >> 1) ^ (0u - (z & 1)); }
 
 // Residual modes, one byte per group in a delta record.
-constexpr uint8_t kDelta = 0;       // against the previous value
-constexpr uint8_t kDeltaDelta = 1;  // against prev + (prev - prev2): clocks and steady rates give 0
-constexpr uint8_t kAbsolute = 2;    // a keyframe's values (never written as a mode byte)
+constexpr uint8_t kDelta = 0;        // against the previous value
+constexpr uint8_t kDeltaDelta = 1;   // against prev + (prev - prev2): clocks and steady rates give 0
+constexpr uint8_t kSum = 2;          // mode table 2: prev + the increments of the relation's two groups
+constexpr uint8_t kAbsolute = 3;     // a keyframe's values (never written as a mode byte)
+constexpr uint8_t kSumAbsolute = 4;  // a keyframe's relation target: the sum of its two groups (never written)
+
+// Where group g's values start; the values of a relation's groups pair up by position.
+size_t group_begin(const Layout& l, size_t g) { return g ? l.group_end[g - 1] : 0; }
 
 uint32_t predict(uint8_t mode, const SplitState& st, size_t j) {
   if (mode == kDelta) return st.prev[j];
@@ -91,14 +99,17 @@ uint32_t predict(uint8_t mode, const SplitState& st, size_t j) {
 
 // Values [j0, j1) of one column from the residual planes, one loop per mode: this is the decoder's
 // hot path, so the mode is not tested per value.
-void restore(uint8_t mode, SplitState& st, const uint8_t* p, size_t n, size_t j0, size_t j1) {
+void restore(uint8_t mode, SplitState& st, const uint8_t* __restrict p, size_t n, size_t j0, size_t j1) {
+  const uint8_t* __restrict p1 = p + n;
+  const uint8_t* __restrict p2 = p + 2 * n;
+  const uint8_t* __restrict p3 = p + 3 * n;
   auto z = [&](size_t j) {
-    return unzigzag(uint32_t(p[j]) | uint32_t(p[n + j]) << 8 | uint32_t(p[2 * n + j]) << 16 |
-                    uint32_t(p[3 * n + j]) << 24);
+    return unzigzag(uint32_t(p[j]) | uint32_t(p1[j]) << 8 | uint32_t(p2[j]) << 16 | uint32_t(p3[j]) << 24);
   };
-  uint32_t* cur = st.cur.data();
-  const uint32_t* a = st.prev.data();
-  const uint32_t* b = st.prev2.data();
+  // Distinct buffers (cur, prev, prev2, planes): __restrict lets the compiler vectorise these loops.
+  uint32_t* __restrict cur = st.cur.data();
+  const uint32_t* __restrict a = st.prev.data();
+  const uint32_t* __restrict b = st.prev2.data();
   if (mode == kDelta) {
     for (size_t j = j0; j < j1; ++j) cur[j] = a[j] + z(j);
   } else if (mode == kDeltaDelta) {
@@ -129,14 +140,18 @@ struct ZstdContexts {
 bool find_layout(ByteView p, Layout& l) {
   l.offsets.clear();
   l.group_end.clear();
+  l.object_end.clear();
+  l.parent.clear();
   static constexpr uint8_t kSig[8] = {'P', 0, 'E', 0, 'R', 0, 'F', 0};
   if (p.size() < kDataBlockSize || std::memcmp(p.data(), kSig, 8) != 0) return false;
   const uint32_t total = load_le32(&p[20]), hdr_len = load_le32(&p[24]), n = load_le32(&p[28]);
   if (total > p.size() || hdr_len < kDataBlockSize || hdr_len > total) return false;
   for (uint32_t off : kHeaderValues) lone(l, off);
   size_t pos = hdr_len;
-  for (uint32_t i = 0; i < n && pos < total; ++i)
+  for (uint32_t i = 0; i < n && pos < total; ++i) {
     if (!object(p, pos, total, l, pos)) return false;
+    l.object_end.push_back(uint32_t(l.group_end.size()));
+  }
   return true;
 }
 
@@ -145,8 +160,8 @@ void make_structure(ByteView payload, const Layout& layout, Bytes& out) {
   for (uint32_t off : layout.offsets) std::memset(&out[off], 0, 4);
 }
 
-SplitCoder::SplitCoder(Entropy entropy, int zstd_level)
-    : entropy_(entropy), level_(zstd_level), z_(std::make_unique<ZstdContexts>()) {}
+SplitCoder::SplitCoder(Entropy entropy, int zstd_level, bool cross)
+    : entropy_(entropy), level_(zstd_level), cross_(cross), z_(std::make_unique<ZstdContexts>()) {}
 SplitCoder::~SplitCoder() = default;
 
 void SplitCoder::compress(ByteView src, Bytes& out) {
@@ -183,7 +198,153 @@ Status SplitCoder::decompress(Entropy e, ByteView src, Bytes& out, size_t size) 
   return Status::Ok();
 }
 
-void SplitCoder::encode(ByteView payload, SplitState& st, bool delta, bool inline_structure, uint32_t seq, Bytes& out) {
+namespace {
+
+uint64_t width(uint32_t d) { return uint64_t(std::bit_width(zigzag(d))); }
+
+// A relation costs 12 bytes a keyframe: declared only when it saves more than that there.
+constexpr uint64_t kRelationBits = 96;
+
+// Predictions of relation r's target values (k = 0 .. size - 1): in a keyframe a_k + b_k, or for a
+// child sum the sum of a's values whose parent is k; in a delta the target's base value plus the
+// same sum taken over the increments (cur - prev) of the sources.
+void relation_prediction(const SplitState& st, const Relation& r, bool keyframe, std::vector<uint32_t>& pred) {
+  const Layout& l = st.layout;
+  const size_t x0 = group_begin(l, r.target), n = l.group_end[r.target] - x0, a0 = group_begin(l, r.a);
+  const uint32_t* cur = st.cur.data();
+  const uint32_t* prev = st.prev.data();
+  pred.assign(n, 0);
+  if (r.b == kChildSum) {
+    for (size_t j = a0; j < l.group_end[r.a]; ++j)
+      if (const uint32_t i = l.parent[j]; i < n) pred[i] += keyframe ? cur[j] : cur[j] - prev[j];
+  } else {
+    const size_t b0 = group_begin(l, r.b);
+    if (keyframe)
+      for (size_t k = 0; k < n; ++k) pred[k] = cur[a0 + k] + cur[b0 + k];
+    else
+      for (size_t k = 0; k < n; ++k) pred[k] = (cur[a0 + k] - prev[a0 + k]) + (cur[b0 + k] - prev[b0 + k]);
+  }
+  if (!keyframe)
+    for (size_t k = 0; k < n; ++k) pred[k] += prev[x0 + k];
+}
+
+}  // namespace
+
+// Relations for a keyframe, found in its values: for each group of an object, the pair of groups of
+// the same object and size whose sum predicts it in fewest bits (exact on the group's first
+// values), else the group of another object whose values summed per parent instance does; declared
+// when that saves more than the declaration costs. No group depends on itself, however indirectly;
+// the relations are then ordered so that a source that is a target comes first (FORMAT.md).
+void SplitCoder::find_relations(SplitState& st) {
+  std::vector<Relation> found;
+  const Layout& l = st.layout;
+  const std::vector<uint32_t>& cur = st.cur;
+  const size_t groups = l.group_end.size();
+  declared_.assign(groups, -1);  // group -> index into found
+  auto size = [&](size_t g) { return l.group_end[g] - group_begin(l, g); };
+  // Does group g depend on group x through the relations found so far?
+  auto depends = [&](size_t g, size_t x) {
+    std::vector<size_t> todo{g};
+    for (size_t steps = 0; !todo.empty() && steps <= found.size() * 4 + 4; ++steps) {
+      const size_t h = todo.back();
+      todo.pop_back();
+      if (h == x) return true;
+      if (declared_[h] < 0) continue;
+      const Relation& r = found[size_t(declared_[h])];
+      todo.push_back(r.a);
+      if (r.b != kChildSum) todo.push_back(r.b);
+    }
+    return false;
+  };
+  auto declare = [&](const Relation& r) {
+    declared_[r.target] = int32_t(found.size());
+    found.push_back(r);
+  };
+  auto plain_bits = [&](size_t x) {
+    uint64_t bits = 0;
+    for (size_t j = group_begin(l, x); j < l.group_end[x]; ++j) bits += width(cur[j]);
+    return bits;
+  };
+  size_t first = kHeaderWords;
+  for (uint32_t end : l.object_end) {
+    for (size_t x = first; x < end; ++x) {
+      const size_t n = size(x), x0 = group_begin(l, x);
+      const uint64_t plain = n ? plain_bits(x) : 0;
+      if (plain <= kRelationBits) continue;
+      uint64_t best = plain - kRelationBits;
+      size_t best_a = 0, best_b = 0;
+      const size_t probe = std::min<size_t>(n, 4);
+      for (size_t a = first; a < end && best > 0; ++a) {
+        if (a == x || size(a) != n) continue;
+        const size_t a0 = group_begin(l, a);
+        for (size_t b = a; b < end && best > 0; ++b) {
+          if (b == x || size(b) != n) continue;
+          const size_t b0 = group_begin(l, b);
+          bool exact = true;
+          for (size_t k = 0; k < probe && exact; ++k) exact = cur[x0 + k] == cur[a0 + k] + cur[b0 + k];
+          if (!exact || depends(a, x) || depends(b, x)) continue;
+          uint64_t bits = 0;
+          for (size_t k = 0; k < n && bits < best; ++k) bits += width(cur[x0 + k] - cur[a0 + k] - cur[b0 + k]);
+          if (bits < best) best = bits, best_a = a, best_b = b;
+        }
+      }
+      if (best_a != 0) declare({uint32_t(x), uint32_t(best_a), uint32_t(best_b)});  // group 0 is never a source
+    }
+    first = end;
+  }
+  // Child sums, for the groups no pair predicts: a group of child instances (parent numbers on its
+  // values) summed per parent, each child group's sums computed once.
+  struct Child {
+    size_t group;
+    std::vector<uint32_t> sums;  // by parent number
+  };
+  std::vector<Child> children;
+  for (size_t a = kHeaderWords; a < groups; ++a) {
+    const size_t a0 = group_begin(l, a);
+    if (size(a) == 0 || l.parent[a0] == kNoParent) continue;
+    Child c{a, {}};
+    for (size_t j = a0; j < l.group_end[a]; ++j) {
+      if (l.parent[j] >= l.offsets.size()) continue;  // no instance has that many parents
+      if (l.parent[j] >= c.sums.size()) c.sums.resize(l.parent[j] + 1, 0);
+      c.sums[l.parent[j]] += cur[j];
+    }
+    children.push_back(std::move(c));
+  }
+  for (size_t x = kHeaderWords; x < groups && !children.empty(); ++x) {
+    const size_t n = size(x), x0 = group_begin(l, x);
+    if (declared_[x] >= 0 || n < 2) continue;
+    const uint64_t plain = plain_bits(x);
+    if (plain <= kRelationBits) continue;
+    uint64_t best = plain - kRelationBits;
+    size_t best_a = 0;
+    for (const Child& c : children) {
+      if (c.group == x || c.sums.size() > n || c.sums.size() < 2) continue;
+      bool exact = true;
+      for (size_t k = 0; k < std::min<size_t>(c.sums.size(), 4) && exact; ++k) exact = c.sums[k] == cur[x0 + k];
+      if (!exact || depends(c.group, x)) continue;
+      uint64_t bits = 0;
+      for (size_t k = 0; k < n && bits < best; ++k) bits += width(cur[x0 + k] - (k < c.sums.size() ? c.sums[k] : 0));
+      if (bits < best) best = bits, best_a = c.group;
+    }
+    if (best_a != 0) declare({uint32_t(x), uint32_t(best_a), kChildSum});
+  }
+  // Decoding order: a relation after those whose targets it reads.
+  st.relations.clear();
+  std::vector<uint8_t> done(found.size(), 0);
+  auto ready = [&](uint32_t g) { return declared_[g] < 0 || done[size_t(declared_[g])]; };
+  for (size_t placed = 0, progress = 1; placed < found.size() && progress;) {
+    progress = 0;
+    for (size_t i = 0; i < found.size(); ++i) {
+      const Relation& r = found[i];
+      if (done[i] || !ready(r.a) || (r.b != kChildSum && !ready(r.b))) continue;
+      done[i] = 1, ++placed, ++progress;
+      st.relations.push_back(r);
+    }
+  }
+}
+
+Codec SplitCoder::encode(ByteView payload, SplitState& st, bool delta, bool inline_structure, uint32_t seq,
+                         Bytes& out) {
   out.push_back(uint8_t(entropy_));
   put_le32(out, inline_structure ? kNoBase : st.struct_seq);
   if (inline_structure) {
@@ -191,26 +352,42 @@ void SplitCoder::encode(ByteView payload, SplitState& st, bool delta, bool inlin
     compress(st.structure, out);
     st.struct_seq = seq;
   }
-  const std::vector<uint32_t>& off = st.layout.offsets;
-  const std::vector<uint32_t>& ends = st.layout.group_end;
+  const Layout& l = st.layout;
+  const std::vector<uint32_t>& off = l.offsets;
+  const std::vector<uint32_t>& ends = l.group_end;
   const size_t n = off.size(), groups = delta ? ends.size() : 0;
   st.cur.resize(n);
   for (size_t j = 0; j < n; ++j) st.cur[j] = load_le32(&payload[off[j]]);
+  if (!delta) {
+    if (cross_)
+      find_relations(st);
+    else
+      st.relations.clear();
+  }
+  declared_.assign(ends.size(), -1);
+  for (size_t r = 0; r < st.relations.size(); ++r) declared_[st.relations[r].target] = int32_t(r);
   planes_.assign(groups + 4 * n, 0);
   uint8_t* plane = planes_.data() + groups;
   for (size_t g = 0, j0 = 0; g < ends.size(); j0 = ends[g++]) {
-    uint8_t mode = kAbsolute;
+    const bool target = declared_[g] >= 0;
+    if (target) relation_prediction(st, st.relations[size_t(declared_[g])], !delta, pred_);
+    auto predicted = [&](uint8_t m, size_t j) {
+      return m == kSum || m == kSumAbsolute ? pred_[j - j0] : predict(m, st, j);
+    };
+    uint8_t mode = target ? kSumAbsolute : kAbsolute;
     if (delta) {
       // The mode that needs fewer bits over the group (delta-of-delta only with two samples).
-      uint64_t bits[2] = {0, 0};
+      uint64_t bits[3] = {0, 0, 0};
+      const uint8_t modes = target ? 3 : st.history >= 2 ? 2 : 1;
       for (size_t j = j0; j < ends[g]; ++j)
-        for (uint8_t m = 0; m < (st.history >= 2 ? 2 : 1); ++m)
-          bits[m] += uint64_t(std::bit_width(zigzag(st.cur[j] - predict(m, st, j))));
+        for (uint8_t m = 0; m < modes; ++m)
+          if (m != kDeltaDelta || st.history >= 2) bits[m] += width(st.cur[j] - predicted(m, j));
       mode = st.history >= 2 && bits[1] < bits[0] ? kDeltaDelta : kDelta;
+      if (target && bits[kSum] < bits[mode]) mode = kSum;
       planes_[g] = mode;
     }
     for (size_t j = j0; j < ends[g]; ++j) {
-      const uint32_t z = zigzag(st.cur[j] - predict(mode, st, j));
+      const uint32_t z = zigzag(st.cur[j] - predicted(mode, j));
       for (size_t b = 0; b < 4; ++b) plane[b * n + j] = uint8_t(z >> (8 * b));
     }
   }
@@ -219,8 +396,18 @@ void SplitCoder::encode(ByteView payload, SplitState& st, bool delta, bool inlin
   for (size_t k = 0; k < kHeaderWords; ++k) put_le32(out, st.cur[k]);
   put_le32(out, uint32_t(n));
   put_le32(out, uint32_t(ends.size()));
+  const bool cross = !st.relations.empty();
+  if (cross && !delta) {
+    put_le32(out, uint32_t(st.relations.size()));
+    for (const Relation& r : st.relations) {
+      put_le32(out, r.target);
+      put_le32(out, r.a);
+      put_le32(out, r.b);
+    }
+  }
   compress(planes_, out);
   rotate(st, delta);
+  return cross ? Codec::kSplitCross : Codec::kSplit;
 }
 
 Status SplitCoder::load_structure(ByteView coded, uint32_t raw_size, SplitState& st, size_t& used) {
@@ -238,7 +425,35 @@ Status SplitCoder::load_structure(ByteView coded, uint32_t raw_size, SplitState&
   return Status::Ok();
 }
 
-Status SplitCoder::decode(ByteView coded, uint32_t seq, uint32_t raw_size, bool delta, SplitState& st,
+// A keyframe's relations against the structure: indices within the groups, equal sizes, one relation
+// a target, and each source either no target or a target declared earlier (so decoding the
+// targets in declaration order, after every other group, finds their sources decoded). Fills
+// declared_ (group -> relation number) for the decoder.
+Status SplitCoder::check_relations(const SplitState& st) {
+  const Layout& l = st.layout;
+  const size_t groups = l.group_end.size();
+  declared_.assign(groups, -1);
+  auto size = [&](size_t g) { return l.group_end[g] - group_begin(l, g); };
+  for (size_t i = 0; i < st.relations.size(); ++i) {
+    const Relation& r = st.relations[i];
+    const bool child = r.b == kChildSum;  // the sum per parent instance: sizes differ
+    if (r.target >= groups || r.a >= groups || (!child && r.b >= groups) || r.a == r.target || r.b == r.target)
+      return Status::Corruption("relation " + std::to_string(i) + " names a group outside the structure or itself");
+    if (!child && (size(r.a) != size(r.target) || size(r.b) != size(r.target)))
+      return Status::Corruption("relation " + std::to_string(i) + " joins groups of different sizes");
+    if (declared_[r.target] >= 0)
+      return Status::Corruption("group " + std::to_string(r.target) + " is the target of two relations");
+    declared_[r.target] = int32_t(i);
+  }
+  for (size_t i = 0; i < st.relations.size(); ++i)
+    for (uint32_t s : {st.relations[i].a, st.relations[i].b})
+      if (s != kChildSum && declared_[s] >= int32_t(i))
+        return Status::Corruption("relation " + std::to_string(i) + " uses group " + std::to_string(s) +
+                                  " before its own relation");
+  return Status::Ok();
+}
+
+Status SplitCoder::decode(ByteView coded, Codec codec, uint32_t seq, uint32_t raw_size, bool delta, SplitState& st,
                           const Fetch& fetch, Bytes& out) {
   ByteReader r(coded);
   uint8_t e = 0;
@@ -261,30 +476,72 @@ Status SplitCoder::decode(ByteView coded, uint32_t seq, uint32_t raw_size, bool 
     st.struct_seq = ref;
   }
   uint32_t n = 0, groups = 0, vlen = 0;
-  ByteView block;
-  if (!r.skip(4 * kHeaderWords) || !r.u32(n) || !r.u32(groups) || !r.u32(vlen) || !r.bytes(vlen, block))
+  if (!r.skip(4 * kHeaderWords) || !r.u32(n) || !r.u32(groups))
     return Status::Corruption("split record's values cut short");
   const Layout& l = st.layout;
   if (st.structure.size() != raw_size) return Status::Corruption("structure size differs from the recorded size");
   if (n != l.offsets.size() || groups != l.group_end.size())
     return Status::Corruption("value count differs from the structure's");
+  const bool cross = codec == Codec::kSplitCross;  // mode table 2
+  if (!delta) {
+    st.relations.clear();
+    uint32_t count = 0;
+    if (cross && (!r.u32(count) || count > groups)) return Status::Corruption("split record's relations cut short");
+    for (uint32_t i = 0; i < count; ++i) {
+      Relation rel{};
+      if (!r.u32(rel.target) || !r.u32(rel.a) || !r.u32(rel.b))
+        return Status::Corruption("split record's relations cut short");
+      st.relations.push_back(rel);
+    }
+  }
+  ByteView block;
+  if (!r.u32(vlen) || !r.bytes(vlen, block)) return Status::Corruption("split record's values cut short");
   if (delta && (st.history == 0 || st.prev.size() != n))
     return Status::Corruption("delta record without the values of its base");
+  if (cross) {
+    if (Status s = check_relations(st); !s.ok()) return s;
+  } else {
+    declared_.assign(groups, -1);  // mode table 1: no relations, whatever an earlier keyframe declared
+  }
   const size_t mode_bytes = delta ? groups : 0;
   if (Status s = decompress(Entropy(e), block, planes_, mode_bytes + 4 * size_t(n)); !s.ok()) return s;
   out.assign(st.structure.begin(), st.structure.end());
   st.cur.resize(n);
   const uint8_t* p = planes_.data() + mode_bytes;
+  const uint8_t top = cross ? kSum : kDeltaDelta;  // the highest mode of the record's table
   for (size_t g = 0, j0 = 0; g < groups; j0 = l.group_end[g++]) {
     const uint8_t mode = delta ? planes_[g] : kAbsolute;
-    if (mode > kDeltaDelta && delta) return Status::Corruption("unknown residual mode " + std::to_string(mode));
+    if (delta && mode > top) return Status::Corruption("unknown residual mode " + std::to_string(mode));
     if (mode == kDeltaDelta && (st.history < 2 || st.prev2.size() != n))
       return Status::Corruption("delta-of-delta without two earlier samples");
+    if (declared_[g] >= 0) continue;  // a relation's target: after every other group, below
+    if (mode == kSum) return Status::Corruption("group " + std::to_string(g) + " in mode 2 has no relation");
     restore(mode, st, p, n, j0, l.group_end[g]);
+  }
+  for (const Relation& rel : st.relations) {
+    if (!cross) break;
+    const size_t x0 = group_begin(l, rel.target), size = l.group_end[rel.target] - x0;
+    const uint8_t mode = delta ? planes_[rel.target] : kSumAbsolute;
+    if (mode == kSum || mode == kSumAbsolute) {
+      relation_prediction(st, rel, !delta, pred_);
+      for (size_t k = 0; k < size; ++k) {
+        const size_t j = x0 + k;
+        st.cur[j] = pred_[k] + unzigzag(uint32_t(p[j]) | uint32_t(p[n + j]) << 8 |
+                                        uint32_t(p[2 * size_t(n) + j]) << 16 | uint32_t(p[3 * size_t(n) + j]) << 24);
+      }
+    } else {
+      restore(mode, st, p, n, x0, x0 + size);
+    }
   }
   // Scattering after the columns keeps the hot loop above free of the payload's layout.
   uint8_t* o = out.data();
-  for (size_t j = 0; j < n; ++j) store_le32(o + l.offsets[j], st.cur[j]);
+  // One 4-byte store a value: store_le32's byte stores, which the compiler cannot merge (the
+  // payload might alias the offsets), took most of the decoder's time.
+  if constexpr (std::endian::native == std::endian::little) {
+    for (size_t j = 0; j < n; ++j) std::memcpy(o + l.offsets[j], &st.cur[j], 4);
+  } else {
+    for (size_t j = 0; j < n; ++j) store_le32(o + l.offsets[j], st.cur[j]);
+  }
   rotate(st, delta);
   return Status::Ok();
 }

@@ -98,7 +98,7 @@ Codec Writer::encode_delta(ByteView payload, ByteView base) {
   return encode_payload(payload, base, Codec::kLz4, coded_, scratch_);
 }
 
-bool Writer::encode_split(ByteView payload, QueryState& q, bool& keyframe, uint32_t seq) {
+bool Writer::encode_split(ByteView payload, QueryState& q, bool& keyframe, uint32_t seq, Codec& codec) {
   SplitState& st = q.split;
   if (opt_.version < 2 || !find_layout(payload, layout_)) {
     st.history = 0;  // the next split record starts afresh
@@ -115,7 +115,7 @@ bool Writer::encode_split(ByteView payload, QueryState& q, bool& keyframe, uint3
     inline_structure = true;
   }
   if (inline_structure) q.keyframes_by_ref = 0;
-  split_.encode(payload, st, !keyframe, inline_structure, seq, coded_);
+  codec = split_.encode(payload, st, !keyframe, inline_structure, seq, coded_);
   return true;
 }
 
@@ -136,9 +136,7 @@ Status Writer::append(const QueryRecord& r) {
   coded_.clear();
   QueryHeader h;
   h.seq = uint32_t(index_.records.size());
-  if (encode_split(r.payload, q, keyframe, h.seq))
-    h.codec = Codec::kSplit;
-  else
+  if (!encode_split(r.payload, q, keyframe, h.seq, h.codec))
     h.codec = keyframe ? encode_payload(r.payload, {}, Codec::kLz4, coded_, scratch_) : encode_delta(r.payload, q.prev);
   h.base_seq = keyframe ? kNoBase : q.last_entry;
   h.tick = r.tick;

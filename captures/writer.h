@@ -46,6 +46,7 @@ struct WriterOptions {
   // v2 only (FORMAT.md "Split codec"):
   Entropy entropy = Entropy::kZstd;
   int zstd_level = 3;
+  bool cross_columns = true;     // relations between columns (codec 5); false: codec 4 only, as before
   uint32_t structure_every = 8;  // a keyframe repeats its structure inline at least every this many
                                  // keyframes, so losing one record costs a bounded stretch
 };
@@ -79,12 +80,14 @@ class Writer {
     uint32_t keyframes_by_ref = 0;  // keyframes since the structure was last inline
   };
 
-  Writer(int fd, const WriterOptions& opt) : fd_(fd), opt_(opt), split_(opt.entropy, opt.zstd_level) {}
+  Writer(int fd, const WriterOptions& opt)
+      : fd_(fd), opt_(opt), split_(opt.entropy, opt.zstd_level, opt.cross_columns) {}
   Status write_frame(RecordType type, ByteView body);
   Status write_metadata(RecordType type, const Bytes& body);
   Codec encode_delta(ByteView payload, ByteView base);
-  // v2: codes payload with the split codec when it walks; false (nothing written) otherwise.
-  bool encode_split(ByteView payload, QueryState& q, bool& keyframe, uint32_t seq);
+  // v2: codes payload with the split codec when it walks (codec: kSplit or kSplitCross); false
+  // (nothing written) otherwise.
+  bool encode_split(ByteView payload, QueryState& q, bool& keyframe, uint32_t seq, Codec& codec);
   Status write_all(ByteView data);
 
   int fd_ = -1;

@@ -331,15 +331,34 @@ void file_seeds() {
   const Bytes cap = read_file(src / "captures/default-2022.perfcap");
   put("capture", "default-2022", cap);
   put("capture", "no-trailer", ByteView(cap).first(cap.size() * 3 / 5));
-  // Format v2 (split codec): short keyframe intervals and structure references, both entropy coders.
-  for (const auto& [name, entropy] :
-       {std::pair{"v2-zstd", captures::Entropy::kZstd}, {"v2-lz4", captures::Entropy::kLz4}}) {
+  // Format v2 (split codec): short keyframe intervals and structure references, both entropy coders,
+  // with cross-column relations (codec 5, mode table 2) and without (codec 4, mode table 1).
+  struct V2Seed {
+    const char* name;
+    captures::Entropy entropy;
+    bool cross;
+  };
+  for (const V2Seed& seed :
+       {V2Seed{"v2-zstd", captures::Entropy::kZstd, true}, V2Seed{"v2-lz4", captures::Entropy::kLz4, true},
+        V2Seed{"v2-codec4", captures::Entropy::kZstd, false}}) {
+    const std::string name = seed.name;
     captures::WriterOptions opt;
     opt.keyframe_interval = 3;
     opt.structure_every = 2;
-    opt.entropy = entropy;
-    const fs::path tmp = fs::temp_directory_path() / ("perfsim-fuzz-seed-" + std::string(name) + ".perfcap");
+    opt.entropy = seed.entropy;
+    opt.cross_columns = seed.cross;
+    const fs::path tmp = fs::temp_directory_path() / ("perfsim-fuzz-seed-" + name + ".perfcap");
     fuzz::require(captures::convert_capture((src / "captures/default-2022.perfcap").string(), tmp.string(), opt).ok());
+    std::unique_ptr<captures::Reader> r;
+    fuzz::require(captures::Reader::open(tmp.string(), r).ok());
+    size_t cross = 0;
+    for (size_t i = 0; i < r->records().size(); ++i) {
+      captures::QueryHeader h;
+      fuzz::require(r->head(i, h).ok());
+      cross += h.codec == captures::Codec::kSplitCross;
+    }
+    fuzz::require((cross > 0) == seed.cross);  // the seed holds the mode table it is named for
+    r.reset();
     const Bytes v2 = read_file(tmp);
     fs::remove(tmp);
     put("capture", name, v2);

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <filesystem>
 
 #include "captures/reader.h"
+#include "captures/split.h"
 #include "captures/writer.h"
 #include "replayer/host.h"
 #include "synth/synth.h"
@@ -43,7 +45,7 @@ size_t round_trip(const Capture& cap, const WriterOptions& opt, const std::strin
     REQUIRE(got.size == cap.records[i].size);
     QueryHeader h;
     REQUIRE(r->head(i, h).ok());
-    split += h.codec == Codec::kSplit;
+    split += is_split(h.codec);
   }
   std::unique_ptr<Reader> pre;  // payload_prefix: the block header without decoding (v2: no chain)
   REQUIRE(Reader::open(path, pre).ok());
@@ -196,4 +198,202 @@ TEST_CASE("capture v2 falls back losslessly to the v1 codecs for perf data that 
   const size_t split = round_trip(cap, v2(3), "damaged");
   CHECK(split > 0);
   CHECK(split < cap.records.size());
+}
+
+namespace {
+
+// Three groups (columns) of one multi-instance object with the same number of values, from the
+// split codec's own walk: x, a, b (value indices of their first values) and their size.
+struct Triple {
+  size_t x = 0, a = 0, b = 0, n = 0;
+};
+
+bool pick_triple(const Layout& l, Triple& t) {
+  size_t first = 10;  // the block header's ten lone words come first
+  for (uint32_t end : l.object_end) {
+    std::vector<size_t> same;
+    auto begin = [&](size_t g) { return g ? l.group_end[g - 1] : 0; };
+    for (size_t g = first; g < end; ++g)
+      if (l.group_end[g] - begin(g) >= 8) same.push_back(g);
+    for (size_t i = 0; i + 2 < same.size(); ++i) {
+      const size_t n = l.group_end[same[i]] - begin(same[i]);
+      if (l.group_end[same[i + 1]] - begin(same[i + 1]) == n && l.group_end[same[i + 2]] - begin(same[i + 2]) == n) {
+        t = {begin(same[i]), begin(same[i + 1]), begin(same[i + 2]), n};
+        return true;
+      }
+    }
+    first = end;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("capture v2 cross-column prediction decodes exactly where the sum holds only at the keyframe") {
+  synth::Spec spec;
+  spec.profile = "2016";
+  spec.process_count = 6;
+  spec.threads_max = 3;
+  spec.duration_s = 24 * 15;
+  spec.interval_ms = 15000;
+  spec.process_churn_per_hour = 0;  // one structure: every 8th record is a keyframe
+  Capture cap;
+  REQUIRE(synth::synthesize(spec, cap).ok());
+  std::vector<QueryRecord> global;
+  for (const QueryRecord& r : cap.records)
+    if (r.value_name == "Global") global.push_back(r);
+  REQUIRE(global.size() >= 20);
+  Layout l;
+  REQUIRE(find_layout(global[0].payload, l));
+  Triple t;
+  REQUIRE(pick_triple(l, t));
+  // Column x = a + b in every keyframe (records 0, 8, 16, ...); later records break it for some
+  // instances by amounts of every size, and keep it for others.
+  uint32_t noise = 12345;
+  for (size_t i = 0; i < global.size(); ++i) {
+    Bytes& p = global[i].payload;
+    Layout li;
+    REQUIRE(find_layout(p, li));
+    REQUIRE(li.offsets == l.offsets);
+    for (size_t k = 0; k < t.n; ++k) {
+      uint32_t v = load_le32(&p[l.offsets[t.a + k]]) + load_le32(&p[l.offsets[t.b + k]]);
+      if (i % 8 != 0 && k % 3 != 0) v += (noise = noise * 1103515245u + 12345u) >> (k % 29);
+      store_le32(&p[l.offsets[t.x + k]], v);
+    }
+  }
+  cap.records = global;
+  const std::string path = temp_path("cross-broken");
+  REQUIRE(write_capture(path, cap, v2(8)).ok());
+  std::unique_ptr<Reader> r;
+  REQUIRE(Reader::open(path, r).ok());
+  size_t cross = 0;
+  for (size_t i = 0; i < cap.records.size(); ++i) {
+    QueryHeader h;
+    REQUIRE(r->head(i, h).ok());
+    cross += h.codec == Codec::kSplitCross;
+    ByteView p;
+    REQUIRE(r->payload(i, p).ok());
+    INFO("record " << i);
+    REQUIRE(Bytes(p.begin(), p.end()) == cap.records[i].payload);
+  }
+  CHECK(cross == cap.records.size());  // the keyframes declared relations; their chains say so
+  std::filesystem::remove(path);
+  round_trip(cap, v2(8), "cross-broken");  // and backwards, from fresh readers
+}
+
+TEST_CASE("capture v2 without relations writes only codec 4 records, which still decode") {
+  const Capture cap = synth_capture("2016");
+  WriterOptions o = v2();
+  o.cross_columns = false;  // what perfsim wrote before mode table 2
+  const std::string path = temp_path("codec4");
+  REQUIRE(write_capture(path, cap, o).ok());
+  std::unique_ptr<Reader> r;
+  REQUIRE(Reader::open(path, r).ok());
+  size_t split = 0;
+  for (size_t i = 0; i < cap.records.size(); ++i) {
+    QueryHeader h;
+    REQUIRE(r->head(i, h).ok());
+    CHECK(h.codec != Codec::kSplitCross);
+    split += h.codec == Codec::kSplit;
+    ByteView p;
+    REQUIRE(r->payload(i, p).ok());
+    REQUIRE(Bytes(p.begin(), p.end()) == cap.records[i].payload);
+  }
+  CHECK(split * 10 >= cap.records.size() * 9);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("capture v2 refuses relations that cannot be decoded in order, and decodes the valid ones exactly") {
+  const Capture cap = testing::small_synth_capture(6, 3, 60);
+  const Bytes& payload = cap.records[0].payload;
+  SplitState st;
+  REQUIRE(find_layout(payload, st.layout));
+  make_structure(payload, st.layout, st.structure);
+  SplitCoder coder;
+  Bytes coded;
+  REQUIRE(coder.encode(payload, st, false, true, 0, coded) == Codec::kSplitCross);
+  REQUIRE(st.relations.size() >= 2);
+  // FORMAT.md "Split codec": entropy, struct_ref, size, clen, structure, 10 clock words, n_values,
+  // n_columns, then the relation table.
+  const size_t at = 1 + 4 + 4 + 4 + load_le32(&coded[9]) + 40 + 8;
+  REQUIRE(load_le32(&coded[at]) == st.relations.size());
+  const Layout& l = st.layout;
+  const uint32_t groups = uint32_t(l.group_end.size());
+  auto size = [&](uint32_t g) { return l.group_end[g] - (g ? l.group_end[g - 1] : 0); };
+  auto decode = [&](const Bytes& c) {
+    SplitState d;
+    SplitCoder dec;
+    Bytes out;
+    auto fetch = [](uint32_t, ByteView&) { return Status::Corruption("no other record"); };
+    const Status s = dec.decode(c, Codec::kSplitCross, 0, uint32_t(payload.size()), false, d, fetch, out);
+    if (s.ok()) CHECK(out == payload);
+    return s;
+  };
+  // field f of relation i set to v
+  auto with = [&](size_t i, size_t f, uint32_t v) {
+    Bytes c = coded;
+    store_le32(&c[at + 4 + 12 * i + 4 * f], v);
+    return c;
+  };
+  REQUIRE(decode(coded).ok());
+  const Relation r0 = st.relations[0];
+  CHECK(decode(with(0, 0, groups)).message().find("outside the structure") != std::string::npos);
+  CHECK(decode(with(0, 1, r0.target)).message().find("or itself") != std::string::npos);
+  uint32_t other = 0;  // a column of another size than relation 0's
+  while (other < groups && size(other) == size(r0.target)) ++other;
+  REQUIRE(other < groups);
+  CHECK(decode(with(0, 2, other)).message().find("different sizes") != std::string::npos);
+  // Relations i < j of one size: j's target as a source of i is decoded too late; j's target made
+  // i's is a second relation on one target.
+  size_t i = 0, j = 1;
+  for (; i < st.relations.size(); ++i) {
+    for (j = i + 1; j < st.relations.size(); ++j)
+      if (size(st.relations[j].target) == size(st.relations[i].target)) break;
+    if (j < st.relations.size()) break;
+  }
+  REQUIRE(i < st.relations.size());
+  CHECK(decode(with(i, 1, st.relations[j].target)).message().find("before its own relation") != std::string::npos);
+  CHECK(decode(with(j, 0, st.relations[i].target)).message().find("target of two relations") != std::string::npos);
+  Bytes too_many = coded;
+  store_le32(&too_many[at], groups + 1);
+  CHECK(!decode(too_many).ok());
+}
+
+TEST_CASE("capture v2 child-sum relations (a process's times from its threads') decode exactly when broken") {
+  synth::Spec spec;
+  spec.profile = "2016";
+  spec.process_count = 6;
+  spec.threads_max = 3;
+  spec.duration_s = 24 * 15;
+  spec.interval_ms = 15000;
+  spec.process_churn_per_hour = 0;
+  Capture cap;
+  REQUIRE(synth::synthesize(spec, cap).ok());
+  std::vector<QueryRecord> global;
+  for (const QueryRecord& r : cap.records)
+    if (r.value_name == "Global") global.push_back(r);
+  REQUIRE(global.size() >= 20);
+  // Which group the writer predicts from a child object: Process % User Time from Thread's, say.
+  SplitState st;
+  REQUIRE(find_layout(global[0].payload, st.layout));
+  make_structure(global[0].payload, st.layout, st.structure);
+  SplitCoder coder;
+  Bytes coded;
+  REQUIRE(coder.encode(global[0].payload, st, false, true, 0, coded) == Codec::kSplitCross);
+  const auto child =
+      std::find_if(st.relations.begin(), st.relations.end(), [](const Relation& r) { return r.b == kChildSum; });
+  REQUIRE(child != st.relations.end());
+  const Layout& l = st.layout;
+  const size_t x0 = child->target ? l.group_end[child->target - 1] : 0, x1 = l.group_end[child->target];
+  // Exact in every keyframe (records 0, 8, ...), off by every size in the deltas for most instances.
+  uint32_t noise = 777;
+  for (size_t i = 0; i < global.size(); ++i) {
+    if (i % 8 == 0) continue;
+    Bytes& p = global[i].payload;
+    for (size_t j = x0; j < x1; ++j)
+      if (j % 4 != 0)
+        store_le32(&p[l.offsets[j]], load_le32(&p[l.offsets[j]]) + ((noise = noise * 69069u + 1) >> (j % 31)));
+  }
+  cap.records = global;
+  round_trip(cap, v2(8), "child-sum-broken");
 }
