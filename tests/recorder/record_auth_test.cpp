@@ -25,8 +25,9 @@ constexpr const char* kPassword = "Secret-1";
 
 // Runs the built perfsim with no PERFSIM_* credentials from the test's own environment.
 testing::CommandResult perfsim_cmd(const std::string& args, const std::string& env = {}) {
-  return testing::run_command("env", "-u PERFSIM_USER -u PERFSIM_PASSWORD -u PERFSIM_DOMAIN -u PERFSIM_AUTH_FILE " +
-                                         env + " " + PERFSIM_EXE + " " + args,
+  return testing::run_command("env",
+                              "-u PERFSIM_USER -u PERFSIM_PASSWORD -u PERFSIM_DOMAIN -u PERFSIM_AUTH_FILE " + env +
+                                  " " + PERFSIM_EXE + " " + args,
                               120);
 }
 
@@ -64,9 +65,8 @@ void record_and_compare(const AuthServer& srv, const std::string& stem, const st
                         const std::string& level_in_source) {
   const std::string path = temp_path(stem);
   std::filesystem::remove(path);
-  const testing::CommandResult r =
-      perfsim_cmd("record " + srv.target + " -o " + path + " --count 2 --interval 0.05 -q Global -q 238 --json " +
-                  cred_args);
+  const testing::CommandResult r = perfsim_cmd("record " + srv.target + " -o " + path +
+                                               " --count 2 --interval 0.05 -q Global -q 238 --json " + cred_args);
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -162,7 +162,8 @@ TEST_CASE("perfsim query and record over TCP with a wrong password fail naming t
   std::filesystem::remove(path);
 }
 
-TEST_CASE("perfsim query rejects --auth-level without an account and SMB-only options over TCP", "[recorder][rpcauth]") {
+TEST_CASE("perfsim query rejects --auth-level without an account and SMB-only options over TCP",
+          "[recorder][rpcauth]") {
   CHECK(perfsim_cmd("query 127.0.0.62:1 --auth-level seal Global").code == 2);
   CHECK(perfsim_cmd("query 127.0.0.62:1 -U alice --password x --encrypt Global").code == 2);
   CHECK(perfsim_cmd("query smb:127.0.0.62 -U alice --password x --auth-level seal Global").code == 2);
