@@ -75,7 +75,8 @@ double rate(Session& s, const winreg::PolicyHandle& h, const std::string& name, 
   for (int i = 0; i < calls; ++i) {
     winreg::QueryValueResponse r;
     check(s.client->query_value(h, name, buffer, r), name.c_str());
-    if (r.result != 0 || !r.data || r.data_length.value_or(0) != expect) die(name + ": unexpected answer (status or size)");
+    if (r.result != 0 || !r.data || r.data_length.value_or(0) != expect)
+      die(name + ": unexpected answer (status or size)");
   }
   return calls / std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -125,17 +126,18 @@ int main(int argc, char** argv) {
   std::printf("Global (%zu bytes), %d calls per level per round; %d rounds, 1 server thread\n", global, kGlobalCalls,
               rounds);
   for (size_t i = 0; i < n; ++i)
-    std::printf("  %-8s %s calls/s, ratio to none %s\n", kLevels[i].name,
-                bench::median_range(big[i], "%.1f").c_str(), bench::median_range(big_ratio[i], "%.3f").c_str());
+    std::printf("  %-8s %s calls/s, ratio to none %s\n", kLevels[i].name, bench::median_range(big[i], "%.1f").c_str(),
+                bench::median_range(big_ratio[i], "%.3f").c_str());
   std::printf("small calls (QueryValue Perflib \"Last Counter\", 4 bytes), %d calls per level per round\n",
               kSmallCalls);
   for (size_t i = 0; i < n; ++i)
-    std::printf("  %-8s %s calls/s, ratio to none %s\n", kLevels[i].name,
-                bench::median_range(small[i], "%.0f").c_str(), bench::median_range(small_ratio[i], "%.3f").c_str());
-  std::printf("{\"global_seal_ratio\":%.3f,\"global_sign_ratio\":%.3f,\"small_seal_ratio\":%.3f,"
-              "\"small_sign_ratio\":%.3f}\n",
-              bench::median(big_ratio[3]), bench::median(big_ratio[2]), bench::median(small_ratio[3]),
-              bench::median(small_ratio[2]));
+    std::printf("  %-8s %s calls/s, ratio to none %s\n", kLevels[i].name, bench::median_range(small[i], "%.0f").c_str(),
+                bench::median_range(small_ratio[i], "%.3f").c_str());
+  std::printf(
+      "{\"global_seal_ratio\":%.3f,\"global_sign_ratio\":%.3f,\"small_seal_ratio\":%.3f,"
+      "\"small_sign_ratio\":%.3f}\n",
+      bench::median(big_ratio[3]), bench::median(big_ratio[2]), bench::median(small_ratio[3]),
+      bench::median(small_ratio[2]));
   srv.stop();
   return 0;
 }
