@@ -5,11 +5,15 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "captures/reader.h"
+#include "core/subprocess.h"
+#include "tests/common/host_tools.h"
 #include "replayer/host.h"
 #include "rpc/auth.h"
 #include "tests/common/run_command.h"
@@ -168,4 +172,53 @@ TEST_CASE("perfsim query rejects --auth-level without an account and SMB-only op
   CHECK(perfsim_cmd("query 127.0.0.62:1 -U alice --password x --encrypt Global").code == 2);
   CHECK(perfsim_cmd("query smb:127.0.0.62 -U alice --password x --auth-level seal Global").code == 2);
   CHECK(perfsim_cmd("query 127.0.0.62:1 -U alice --password x --auth-level privatest Global").code == 2);
+}
+
+// `perfsim serve --profile P --user alice:...` on address:free port, stopped at scope exit.
+struct ServeProcess {
+  ServeProcess(const std::string& address, const std::string& profile) {
+    target = address + ":" + std::to_string(testing::free_port());
+    subprocess::Options o;
+    o.out = subprocess::Stream::kNull;
+    o.err = subprocess::Stream::kFile;
+    o.err_path =
+        (std::filesystem::temp_directory_path() / ("serve_" + profile + "_" + std::to_string(::getpid()) + ".err"))
+            .string();
+    o.parent_death_signal = 9;
+    REQUIRE(subprocess::start({PERFSIM_EXE, "serve", "-l", target, "--profile", profile, "--user",
+                               std::string(kUser) + ":" + kPassword, "--timeline", "frozen:1"},
+                              o, child)
+                .ok());
+    err_path = o.err_path;
+    const uint16_t port = uint16_t(std::stoi(target.substr(address.size() + 1)));
+    for (int i = 0; i < 400 && !testing::tcp_accepts(address, port); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE(testing::tcp_accepts(address, port));
+  }
+  ~ServeProcess() {
+    subprocess::stop(child, std::chrono::seconds(10));
+    std::filesystem::remove(err_path);
+  }
+  subprocess::Child child;
+  std::string target, err_path;
+};
+
+TEST_CASE("restrict-remote-clients: an XP host refuses unauthenticated TCP calls, a 2003 server does not",
+          "[recorder][rpcauth]") {
+  {
+    ServeProcess xp("127.0.0.65", "xp");
+    const testing::CommandResult anon = perfsim_cmd("query " + xp.target + " --json Global");
+    INFO(anon.out << anon.err);
+    CHECK(anon.code == 1);
+    CHECK(anon.err.find("refused an unauthenticated call") != std::string::npos);
+    const testing::CommandResult user =
+        perfsim_cmd("query " + xp.target + " --json -U " + kUser + " --password " + kPassword + " Global");
+    INFO(user.out << user.err);
+    CHECK(user.code == 0);
+    CHECK(testing::read_text(xp.err_path).find("refuses unauthenticated calls over TCP") != std::string::npos);
+  }
+  ServeProcess server("127.0.0.66", "2003");
+  const testing::CommandResult anon = perfsim_cmd("query " + server.target + " --json Global");
+  INFO(anon.out << anon.err);
+  CHECK(anon.code == 0);
 }
