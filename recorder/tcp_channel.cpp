@@ -217,7 +217,8 @@ Status TcpChannel::bind() {
     if (auth_ && parsed && nak.reject_reason == rpc::kNakInvalidAuthType)
       return Status::IOError(where_ + " refused the authenticated bind (bind_nak: invalid auth type): it takes no " +
                              (auth_->auth_type == rpc::kAuthTypeSpnego ? "SPNEGO" : "NTLMSSP") +
-                             " logons; try without credentials or the other --auth-type");
+                             " logons; try the other --auth-type, or --anonymous (a user may come from --auth-file or "
+                             "$PERFSIM_USER)");
     return Status::IOError(where_ + " refused the winreg bind (bind_nak, reason " +
                            (parsed ? std::to_string(nak.reject_reason) : std::string("unreadable")) + ")");
   }

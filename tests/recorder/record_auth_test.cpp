@@ -166,6 +166,28 @@ TEST_CASE("perfsim query and record over TCP with a wrong password fail naming t
   std::filesystem::remove(path);
 }
 
+TEST_CASE("perfsim query with credentials against a host taking no logons says so and how to go without",
+          "[recorder][rpcauth]") {
+  replayer::HostOptions opt{replayer::TimelineMode::kFrozen, 1};
+  std::shared_ptr<replayer::SimulatedHost> host;
+  REQUIRE(replayer::SimulatedHost::load(testing::small_synth_capture(), opt, host).ok());
+  testing::ServeOptions so;
+  so.address = "127.0.0.62";
+  testing::ServedHost served(host, so);
+  REQUIRE(served.start().ok());
+  const std::string target = "127.0.0.62:" + std::to_string(served.port());
+  const testing::CommandResult r =
+      perfsim_cmd("query " + target + " Global", std::string("PERFSIM_USER=") + kUser + " PERFSIM_PASSWORD=x");
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find(target + " refused the authenticated bind") != std::string::npos);
+  CHECK(r.err.find("--anonymous") != std::string::npos);
+  const testing::CommandResult anon = perfsim_cmd("query " + target + " --anonymous Global",
+                                                  std::string("PERFSIM_USER=") + kUser + " PERFSIM_PASSWORD=x");
+  INFO(anon.out << anon.err);
+  CHECK(anon.code == 0);
+}
+
 TEST_CASE("perfsim query rejects --auth-level without an account and SMB-only options over TCP",
           "[recorder][rpcauth]") {
   CHECK(perfsim_cmd("query 127.0.0.62:1 --auth-level seal Global").code == 2);
