@@ -165,6 +165,7 @@ json quirks_json(const replayer::Quirks& q) {
   if (q.hang.active()) out.push_back(fmt::format("hang:{},ms={}", chance_params(q.hang), q.hang_ms));
   if (q.empty_names.active()) out.push_back("empty-names-under-stress:" + chance_params(q.empty_names));
   if (q.pipe_not_available_first) out.push_back("pipe-not-available-first");
+  if (q.restrict_remote_clients) out.push_back("restrict-remote-clients");
   if (q.access_denied_open) out.push_back("access-denied:on=open");
   if (q.access_denied_query) out.push_back("access-denied:on=query");
   out.push_back(q.extra_objects ? "extra-objects" : "extra-objects=off");

@@ -182,7 +182,13 @@ int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, s
       for (; warned < cache.warnings().size(); ++warned)
         fmt::print(stderr, "perfsim serve: {}\n", cache.warnings()[warned]);
       if (!st.ok()) return fail("serve", st.message());
-      factories[key] = std::make_shared<server::WinregHandlerFactory>(host, assoc);
+      const rpc::AssociationConfig tcp = server::tcp_association(assoc, *host);
+      if (tcp.require_auth && !assoc.require_auth)
+        fmt::print(stderr,
+                   "perfsim serve: {} refuses unauthenticated calls over TCP, as its Windows did by default "
+                   "(restrict-remote-clients){}\n",
+                   host->name(), assoc.auth ? "" : "; no --user is given, so no TCP client can call it");
+      factories[key] = std::make_shared<server::WinregHandlerFactory>(host, tcp);
       factories[key]->observe(recorder, journal::Transport::kTcp);
       out.all.push_back(host);
       out.admin.push_back(admin_host(o, s, host));

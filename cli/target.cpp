@@ -13,19 +13,8 @@ Status parse_port(const std::string& text, const std::string& whole, uint16_t& p
   return Status::InvalidArgument("port in '" + whole + "' must be 1..65535");
 }
 
-// The SMB side of the options: target settings and who logs on.
-Status smb_settings(const SmbOptions& o, const Target& t, recorder::SmbTarget& target, recorder::Credentials& creds) {
-  target.host = t.host;
-  target.port = t.port;
-  target.require_signing = o.sign;
-  target.require_encryption = o.encrypt;
-  if (!o.protocols.empty()) {
-    const size_t dash = o.protocols.find('-');
-    if (dash == std::string::npos)
-      return Status::InvalidArgument("--smb-protocols wants MIN-MAX, e.g. SMB2_02-SMB3_11");
-    target.min_protocol = o.protocols.substr(0, dash);
-    target.max_protocol = o.protocols.substr(dash + 1);
-  }
+// Who logs on, from options, the authentication file and the environment (recorder/credentials.h).
+Status resolve(const SmbOptions& o, recorder::Credentials& creds) {
   recorder::CredentialOptions co;
   co.user = o.user;
   co.domain = o.domain;
@@ -38,6 +27,53 @@ Status smb_settings(const SmbOptions& o, const Target& t, recorder::SmbTarget& t
     co.kerberos = k;
   }
   return recorder::resolve_credentials(co, recorder::process_environment(), creds);
+}
+
+// The ncacn_ip_tcp side: with a user (from any source) the bind authenticates, at integrity
+// unless --auth-level says otherwise (recorder/README.md says why); without one it does not.
+Status tcp_auth(const SmbOptions& o, std::optional<recorder::TcpAuth>& out) {
+  if (!o.protocols.empty() || o.sign || o.encrypt)
+    return Status::InvalidArgument(
+        "--smb-protocols, --sign and --encrypt apply to SMB targets (smb:HOST or \\\\HOST); over ncacn_ip_tcp "
+        "use --auth-level sign or seal");
+  recorder::Credentials creds;
+  if (Status s = resolve(o, creds); !s.ok()) return s;
+  if (creds.kerberos == recorder::Credentials::Kerberos::kRequired)
+    return Status::InvalidArgument("--kerberos required: perfsim authenticates DCE/RPC over TCP with NTLM only");
+  if (creds.anonymous) {
+    if (o.auth_level || o.auth_type)
+      return Status::InvalidArgument(
+          "--auth-level / --auth-type need an account: give --user (or --auth-file, "
+          "$PERFSIM_USER)");
+    return Status::Ok();
+  }
+  recorder::TcpAuth a;
+  a.who = {creds.domain, creds.user, creds.password};
+  if (o.auth_level)
+    if (Status s = recorder::parse_auth_level(*o.auth_level, a.auth_level); !s.ok()) return s;
+  if (o.auth_type)
+    if (Status s = recorder::parse_auth_type(*o.auth_type, a.auth_type); !s.ok()) return s;
+  out = a;
+  return Status::Ok();
+}
+
+// The SMB side of the options: target settings and who logs on.
+Status smb_settings(const SmbOptions& o, const Target& t, recorder::SmbTarget& target, recorder::Credentials& creds) {
+  if (o.auth_level || o.auth_type)
+    return Status::InvalidArgument(
+        "--auth-level and --auth-type apply to ncacn_ip_tcp targets; over SMB use --sign or --encrypt");
+  target.host = t.host;
+  target.port = t.port;
+  target.require_signing = o.sign;
+  target.require_encryption = o.encrypt;
+  if (!o.protocols.empty()) {
+    const size_t dash = o.protocols.find('-');
+    if (dash == std::string::npos)
+      return Status::InvalidArgument("--smb-protocols wants MIN-MAX, e.g. SMB2_02-SMB3_11");
+    target.min_protocol = o.protocols.substr(0, dash);
+    target.max_protocol = o.protocols.substr(dash + 1);
+  }
+  return resolve(o, creds);
 }
 
 }  // namespace
@@ -78,11 +114,9 @@ Status parse_target(const std::string& t, Target& out) {
 Status connect_target(const Target& t, const SmbOptions& smb, std::chrono::milliseconds timeout,
                       std::unique_ptr<recorder::Channel>& out) {
   if (!t.smb) {
-    if (smb.any())
-      return Status::InvalidArgument(
-          "credentials and --smb-protocols/--sign/--encrypt apply to SMB targets (smb:HOST or \\\\HOST); "
-          "ncacn_ip_tcp here is unauthenticated");
-    return recorder::connect_tcp(t.host, t.port, timeout, out);
+    std::optional<recorder::TcpAuth> auth;
+    if (Status s = tcp_auth(smb, auth); !s.ok()) return s;
+    return recorder::connect_tcp(t.host, t.port, timeout, out, auth);
   }
   recorder::SmbTarget st;
   recorder::Credentials creds;

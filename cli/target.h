@@ -1,6 +1,6 @@
 // Where `perfsim query` and `perfsim record` connect, and how: the target text
 // (ADDR:PORT / tcp:ADDR:PORT for ncacn_ip_tcp, smb:HOST[:PORT] / \\HOST for \PIPE\winreg over SMB)
-// and the SMB options, turned into a bound winreg Channel.
+// and the credential / transport options, turned into a bound winreg Channel.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -19,15 +19,14 @@ struct Target {
   uint16_t port = 0;
 };
 
-// SMB-only options; unset credentials fall back to --auth-file, then PERFSIM_* variables.
+// Who logs on (SMB, and DCE/RPC over ncacn_ip_tcp) and the transport's options; unset credentials
+// fall back to --auth-file, then PERFSIM_* variables.
 struct SmbOptions {
   std::optional<std::string> user, domain, password, auth_file, kerberos;
+  std::optional<std::string> auth_level, auth_type;  // ncacn_ip_tcp only: connect|sign|seal, ntlm|spnego
   bool anonymous = false;
   std::string protocols;  // "MIN-MAX" dialects, e.g. SMB2_02-SMB3_11
   bool sign = false, encrypt = false;
-  bool any() const {
-    return user || domain || password || auth_file || kerberos || anonymous || !protocols.empty() || sign || encrypt;
-  }
 };
 
 // InvalidArgument says what is wrong with the text and what is expected.

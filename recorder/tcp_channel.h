@@ -1,16 +1,33 @@
-// winreg over ncacn_ip_tcp with our own PDU layer (rpc/): connect, bind winreg + NDR 2.0 with no
-// authentication, then calls fragmented at the negotiated sizes. Every network wait is bounded by
-// the timeout given at connect.
+// winreg over ncacn_ip_tcp with our own PDU layer (rpc/): connect, bind winreg + NDR 2.0, with no
+// authentication or with NTLMSSP / SPNEGO (rpc/auth.h's client SecurityContext) at connect,
+// integrity or privacy, then calls fragmented at the negotiated sizes (signed, sealed, and every
+// response fragment verified when the level asks for it). Every network wait is bounded by the
+// timeout given at connect.
 #pragma once
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "recorder/channel.h"
+#include "rpc/auth.h"
 
 namespace perfsim::recorder {
 
+// Who logs on over DCE/RPC, and how.
+struct TcpAuth {
+  rpc::ClientIdentity who;
+  uint8_t auth_type = rpc::kAuthTypeNtlmssp;      // or kAuthTypeSpnego
+  uint8_t auth_level = rpc::kAuthLevelIntegrity;  // kAuthLevelConnect .. kAuthLevelPrivacy
+};
+
+// Parses "connect" | "sign" | "seal" (also "integrity", "privacy") and "ntlm" | "spnego".
+Status parse_auth_level(const std::string& text, uint8_t& level);
+Status parse_auth_type(const std::string& text, uint8_t& type);
+
+// `auth` unset: an unauthenticated bind. A refused logon (wrong password, unknown account) fails
+// here with a message naming the host and the account, never the password.
 Status connect_tcp(const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
-                   std::unique_ptr<Channel>& out);
+                   std::unique_ptr<Channel>& out, const std::optional<TcpAuth>& auth = std::nullopt);
 
 }  // namespace perfsim::recorder

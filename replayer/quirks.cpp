@@ -127,7 +127,8 @@ std::vector<std::string> quirk_names() {
                                 "extra-objects",
                                 "costly",
                                 "object-count-lies",
-                                "process-v1-disabled"};
+                                "process-v1-disabled",
+                                "restrict-remote-clients"};
   for (const char* c : kContentQuirks) n.push_back(c);
   return n;
 }
@@ -183,6 +184,10 @@ Status apply_setting(Quirks& q, const QuirkSetting& s) {
   }
   if (n == "pipe-not-available-first") {
     q.pipe_not_available_first = s.on;
+    return check_known(s, {});
+  }
+  if (n == "restrict-remote-clients") {
+    q.restrict_remote_clients = s.on;
     return check_known(s, {});
   }
   if (n == "access-denied") {

@@ -47,6 +47,7 @@ struct Quirks {
   bool costly = true;                     // costly objects only with Costly or explicit indices
   uint32_t object_count_extra = 0;        // object-count-lies: NumObjectTypes says this many more
   bool process_v1_disabled = false;       // the PerfProc provider's objects vanish
+  bool restrict_remote_clients = false;   // ncacn_ip_tcp only: unauthenticated calls fault access denied
   ContentQuirks content;                  // rewrites of the served content
 };
 

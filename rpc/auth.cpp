@@ -336,7 +336,7 @@ struct SecurityContext::Impl {
   uint32_t challenge_flags = 0xffffffff;
   uint32_t flags = 0;
   bool ess = false;
-  bool mic_in = false, mic_out = false;  // the last SPNEGO tokens carried a mechListMIC
+  bool mic_in = false, mic_out = false;  // a SPNEGO token of the handshake carried a mechListMIC
   Direction send, recv;
   std::string peer;
 
@@ -462,11 +462,12 @@ Status SecurityContext::step(ByteView in, Bytes& out) {
   uint32_t f = 0;
   if (m.is_server && ntlm_flags(out, 2, f)) m.challenge_flags = f;
   if (!m.is_server && ntlm_flags(out, 3, f)) m.flags = f;
-  if (major & GSS_S_CONTINUE_NEEDED) return Status::Ok();
+  // Remembered over legs: a client's MIC goes out one leg before its context completes.
   if (m.auth_type == kAuthTypeSpnego) {
-    m.mic_in = has_mech_list_mic(in);
-    m.mic_out = has_mech_list_mic(out);
+    m.mic_in = m.mic_in || has_mech_list_mic(in);
+    m.mic_out = m.mic_out || has_mech_list_mic(out);
   }
+  if (major & GSS_S_CONTINUE_NEEDED) return Status::Ok();
   return m.finish();
 }
 

@@ -72,6 +72,11 @@ Verdict WinregHandler::on_pdu(ByteView pdu, std::vector<ByteChain>& out) {
   return close ? Verdict::kClose : Verdict::kContinue;
 }
 
+rpc::AssociationConfig tcp_association(rpc::AssociationConfig base, const replayer::SimulatedHost& host) {
+  base.require_auth = base.require_auth || host.options().quirks.restrict_remote_clients;
+  return base;
+}
+
 std::unique_ptr<ConnectionHandler> WinregHandlerFactory::create(const PeerInfo& peer) {
   rpc::AssociationConfig cfg = cfg_;
   if (cfg.secondary_address.empty()) {

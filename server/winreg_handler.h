@@ -37,6 +37,11 @@ class WinregHandler final : public ConnectionHandler {
   std::unique_ptr<journal::SessionTap> tap_;
 };
 
+// The association config of a host's ncacn_ip_tcp listener: `base`, with require_auth switched on
+// by the host's restrict-remote-clients quirk. Windows exempts named pipes from that policy, so
+// the SMB pipe keeps `base`.
+rpc::AssociationConfig tcp_association(rpc::AssociationConfig base, const replayer::SimulatedHost& host);
+
 class WinregHandlerFactory final : public HandlerFactory {
  public:
   // secondary_address: what BIND_ACK names (the port over TCP, "\\PIPE\\winreg" over SMB); empty

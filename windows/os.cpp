@@ -25,6 +25,9 @@ namespace {
 
 constexpr SmbDialectRange kNt1{"NT1", "NT1"};
 constexpr char kPipeFirst[] = "pipe-not-available-first";  // RemoteRegistry trigger-started (8/2012+)
+// RestrictRemoteClients defaults to "Authenticated" on client SKUs since XP SP2, "None" on servers
+// (Microsoft's "Restrict Unauthenticated RPC clients" policy text; windows/README.md).
+constexpr char kRestrictRemote[] = "restrict-remote-clients";
 
 // 32-bit NT before XP: DWORD memory sizes, none of the XP or Vista counters.
 SynthDefaults old_nt(int64_t perf_freq) { return {perf_freq, false, false, false, 0x00010001, 1847}; }
@@ -42,7 +45,7 @@ std::vector<OsProfile> make_rows() {
                kNt1, "win2000-echo-oversize", {}, old_nt(1995190000), true});
   // XP is 32-bit with the XP counters; QPC is the TSC as on 2000 (a 2.4 GHz CPU here).
   v.push_back({"xp", {}, "Microsoft Windows XP", "5.1", 5, 1, 0, "2600", 0, "Service Pack 3", true, kNt1,
-               "win32-undefined", {}, {2394010000, false, true, false, 0x00010001, 1847}, true});
+               "win32-undefined", {kRestrictRemote}, {2394010000, false, true, false, 0x00010001, 1847}, true});
   // 2003 is 32-bit; QPC is the ACPI PM timer.
   v.push_back({"2003", {"2003r2"}, "Microsoft Windows Server 2003", "5.2", 5, 2, 0, "3790", 0, "Service Pack 2",
                true, kNt1, "rrp-exact", {}, {3579545, false, true, false, 0x00010001, 1847}, true});

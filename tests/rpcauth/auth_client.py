@@ -3,7 +3,8 @@
 authenticated ncacn_ip_tcp binding, with impacket or python3-samba.
 Writes OUT/Global.bin and OUT/Counter.bin and OUT/result.json ({"ok": true} or {"error": "..."}).
 Usage: auth_client.py --client impacket|samba --address A --port P --out DIR
-       [--user U --password PW] [--level connect|integrity|privacy] [--samba-options sign,spnego]"""
+       [--user U --password PW] [--level connect|integrity|privacy] [--samba-options sign,spnego]
+       [--ntlmv1] (python3-samba: client ntlmv2 auth = no, an NTLMv1 response as old clients send)"""
 import argparse
 import json
 import os
@@ -43,6 +44,8 @@ def samba_session(a):
     from samba import param, credentials, werror
     from samba.dcerpc import winreg
     lp = param.LoadParm()
+    if a.ntlmv1:
+        lp.set("client ntlmv2 auth", "no")
     c = credentials.Credentials()
     c.guess(lp)
     if a.user:
@@ -84,6 +87,7 @@ def main():
     p.add_argument("--password", default="")
     p.add_argument("--level", default="integrity", choices=["connect", "integrity", "privacy"])
     p.add_argument("--samba-options", default="")
+    p.add_argument("--ntlmv1", action="store_true")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     result = {}

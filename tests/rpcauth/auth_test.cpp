@@ -154,6 +154,35 @@ TEST_CASE("an unauthenticated bind is served by default and refused with require
   check_values(run_client("impacket-required", "127.0.0.54", "--client impacket --level privacy " + user_args(), true));
 }
 
+// Windows servers accept NTLMv1 at their default LmCompatibilityLevel (3 since 2008 R2; only 5
+// refuses it: rpc/README.md cites Microsoft's policy page), so every host takes it here, 2016 too.
+TEST_CASE("an NTLMv1 logon (python3-samba, client ntlmv2 auth = no) is accepted at sign over NTLMSSP and SPNEGO",
+          "[rpcauth]") {
+  for (const char* opts : {"sign,ntlm", "sign"}) {
+    INFO("binding options " << opts);
+    std::string name = std::string("samba-ntlmv1-") + opts;
+    std::replace(name.begin(), name.end(), ',', '-');
+    const Run r =
+        run_client(name, "127.0.0.64",
+                   "--client samba --ntlmv1 --samba-options " + std::string(opts) + " " + user_args(), false, true);
+    check_values(r);
+    // The AUTHENTICATE message really carried a 24-byte NTLMv1 response, no NTLMv2 one.
+    const std::string pcap = shell_quote(r.dir + "/session.pcapng");
+    const std::string port = run_command("tshark -r " + pcap +
+                                         " -Y 'tcp.flags.syn==1 && tcp.flags.ack==1' -T fields -e tcp.srcport "
+                                         "2>/dev/null | tail -1")
+                                 .output;
+    const CommandResult t =
+        run_command("timeout 120 tshark -n -r " + pcap + " -d tcp.port==" + std::to_string(std::stoi(port)) +
+                    ",dcerpc -Y ntlmssp.messagetype==3 -T fields -e ntlmssp.auth.ntresponse -e "
+                    "ntlmssp.ntlmv2_response 2>/dev/null");
+    INFO(t.output);
+    REQUIRE(t.exit_status == 0);
+    CHECK(t.output.find_first_not_of("0123456789abcdef") == 48);              // 24 bytes in hex
+    CHECK(t.output.substr(std::min<size_t>(48, t.output.size())) == "\t\n");  // no NTLMv2 response
+  }
+}
+
 // tshark 4.0 decrypts sealed NTLMSSP stubs but loses its server-to-client RC4 stream once a
 // response comes in several fragments coalesced in one TCP segment (python3-samba, which checks
 // every fragment's signature, reads those responses whole). So: every request and every response

@@ -110,6 +110,7 @@ TEST_CASE("every profile name is accepted by every command that takes one") {
       CHECK(q.buffer == policy_of(os.more_data));
       CHECK(q.pipe_not_available_first == windows::has_quirk(os, "pipe-not-available-first"));
       CHECK(q.process_v1_disabled == windows::has_quirk(os, "process-v1-disabled"));
+      CHECK(q.restrict_remote_clients == windows::has_quirk(os, "restrict-remote-clients"));
       for (std::string_view quirk : os.quirks) {
         replayer::Quirks probe;
         CHECK(replayer::apply_setting(probe, replayer::QuirkSetting{std::string(quirk), true, {}}).ok());

@@ -1,0 +1,122 @@
+// DCE/RPC authentication on top of SMB: python3-samba binds \pipe\winreg with `[sign]` and
+// `[seal]` (SPNEGO/NTLMSSP inside the pipe, on top of the SMB session's own logon) against
+// `perfsim serve --smb --user`, reads Global and Counter 009, and must get the host's bytes; tshark
+// shows the binds and requests carrying that auth level (so the pipe really ran the auth code).
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
+#include "support.h"
+#include "tests/common/perfsim_smb_serve.h"
+
+using namespace perfsim;
+
+namespace {
+
+const char* const kUser = "dave";
+const char* const kPassword = "D4ve-pw!";
+const std::string kAddress = "127.0.0.63";
+constexpr uint32_t kTick = 3;
+
+Bytes read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// python3-samba's winreg client over ncacn_np with RPC-level `level`; writes each value's bytes
+// to DIR/<i>.bin.
+interop::CommandResult read_values(uint16_t port, const std::string& level, const std::string& dir) {
+  const std::string py =
+      "import sys\n"
+      "from samba import param, credentials\n"
+      "from samba.dcerpc import winreg, security\n"
+      "lp = param.LoadParm(); lp.set('smb ports', '" +
+      std::to_string(port) +
+      "')\n"
+      "c = credentials.Credentials(); c.guess(lp); c.set_username('" +
+      kUser + "'); c.set_password('" + kPassword +
+      "')\n"
+      "conn = winreg.winreg(r'ncacn_np:" +
+      kAddress + "[\\pipe\\winreg," + level +
+      "]', lp, c)\n"
+      "h = conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)\n"
+      "for i, name in enumerate(['Global', 'Counter 009']):\n"
+      "    s = winreg.String(); s.name = name\n"
+      "    t, data, size, length = conn.QueryValue(h, s, 0, [], 16 * 1024 * 1024, 0)\n"
+      "    open('" +
+      dir +
+      "/%d.bin' % i, 'wb').write(bytes(data[:length]))\n"
+      "    print(name, t, length)\n"
+      "conn.CloseKey(h)\n";
+  return interop::run_command("timeout 120 " + std::string(PERFSIM_PYTHON) + " -c " + interop::shell_quote(py) +
+                              " 2>&1");
+}
+
+}  // namespace
+
+TEST_CASE("python3-samba with RPC-level sign and seal on the SMB pipe reads the host's Global and Counter 009",
+          "[smb][rpcauth]") {
+  const std::string capture = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
+  testing::PerfsimSmbServe s;
+  testing::ServeSmbConfig cfg;
+  cfg.perfsim = PERFSIM_EXE;
+  cfg.dir = std::string(SMB_WORK_DIR) + "-rpcauth";  // a sibling: smb_test wipes SMB_WORK_DIR when it starts
+  cfg.hosts = {{kAddress, capture, {}}};
+  cfg.users = {{kUser, kPassword}};
+  cfg.frozen_tick = kTick;
+  {
+    const Status st = s.start(cfg);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+  }
+  INFO("perfsim serve log: " << s.err_path());
+  std::shared_ptr<replayer::SimulatedHost> host;
+  REQUIRE(testing::load_frozen_host(capture, kTick, host).ok());
+  const Bytes global = host->content(replayer::PerfKey::kData, "Global", kTick).data.to_bytes();
+  const Bytes counter = host->content(replayer::PerfKey::kData, "Counter 009", kTick).data.to_bytes();
+  REQUIRE(global.size() > 1000);
+  REQUIRE(counter.size() > 1000);
+
+  for (const auto& [level, want] : {std::pair<std::string, std::string>{"sign", "5"}, {"seal", "6"}}) {
+    INFO(level);
+    const std::string dir = s.dir() + "/" + level;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string pcap = dir + "/pipe.pcapng";
+    interop::PacketRecorder wire;
+    {
+      const Status st = wire.start({s.port()}, pcap);
+      INFO(st.ToString());
+      REQUIRE(st.ok());
+    }
+    const interop::CommandResult r = read_values(s.port(), level, dir);
+    wire.stop();
+    INFO(r.output);
+    REQUIRE(r.exit_status == 0);
+    CHECK(read_file(dir + "/0.bin") == global);
+    CHECK(read_file(dir + "/1.bin") == counter);
+
+    // Every DCE/RPC bind and request on the pipe names the level asked for.
+    const interop::CommandResult t = interop::run_command(
+        "timeout 120 tshark -2 -n -r " + interop::shell_quote(pcap) + " -d tcp.port==" + std::to_string(s.port()) +
+        ",nbss -Y 'dcerpc.pkt_type == 0 || dcerpc.pkt_type == 11' -T fields -e dcerpc.pkt_type -e dcerpc.auth_level "
+        "2>&1");
+    INFO(t.output);
+    REQUIRE(t.exit_status == 0);
+    size_t binds = 0, requests = 0;
+    std::istringstream lines(t.output);
+    for (std::string line; std::getline(lines, line);) {
+      const size_t tab = line.find('\t');
+      if (tab == std::string::npos) continue;
+      const std::string type = line.substr(0, tab), auth = line.substr(tab + 1);
+      INFO(line);
+      CHECK(auth == want);
+      (type == "11" ? binds : requests) += 1;
+    }
+    CHECK(binds == 1);
+    CHECK(requests >= 4);  // OpenHKPD, two QueryValue, CloseKey
+  }
+}
