@@ -13,6 +13,7 @@
 
 #include "captures/reader.h"
 #include "core/subprocess.h"
+#include "tests/common/perfsim_serve.h"
 #include "tests/common/host_tools.h"
 #include "replayer/host.h"
 #include "rpc/auth.h"
@@ -198,32 +199,27 @@ TEST_CASE("perfsim query rejects --auth-level without an account and SMB-only op
   CHECK(perfsim_cmd("query 127.0.0.62:1 -U alice --password x --auth-level privatest Global").code == 2);
 }
 
-// `perfsim serve --profile P --user alice:...` on address:free port, stopped at scope exit.
+// `perfsim serve --profile P --user alice:...` on address (any port), stopped at scope exit.
 struct ServeProcess {
   ServeProcess(const std::string& address, const std::string& profile) {
-    target = address + ":" + std::to_string(testing::free_port());
-    subprocess::Options o;
-    o.out = subprocess::Stream::kNull;
-    o.err = subprocess::Stream::kFile;
-    o.err_path =
+    testing::ServeStart how;
+    how.err_path =
         (std::filesystem::temp_directory_path() / ("serve_" + profile + "_" + std::to_string(::getpid()) + ".err"))
             .string();
-    o.parent_death_signal = 9;
-    REQUIRE(subprocess::start({PERFSIM_EXE, "serve", "-l", target, "--profile", profile, "--user",
-                               std::string(kUser) + ":" + kPassword, "--timeline", "frozen:1"},
-                              o, child)
-                .ok());
-    err_path = o.err_path;
-    const uint16_t port = uint16_t(std::stoi(target.substr(address.size() + 1)));
-    for (int i = 0; i < 400 && !testing::tcp_accepts(address, port); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    REQUIRE(testing::tcp_accepts(address, port));
+    const Status st = serve.start(
+        PERFSIM_EXE,
+        "-l " + address + ":0 --profile " + profile + " --user " + kUser + ":" + kPassword + " --timeline frozen:1",
+        how);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+    err_path = how.err_path;
+    target = serve.endpoint();
   }
   ~ServeProcess() {
-    subprocess::stop(child, std::chrono::seconds(10));
+    serve.stop();
     std::filesystem::remove(err_path);
   }
-  subprocess::Child child;
+  testing::PerfsimServe serve;
   std::string target, err_path;
 };
 
