@@ -9,6 +9,7 @@
 
 #include "admin/server.h"
 #include "captures/fingerprint.h"
+#include "core/data_dir.h"
 #include "core/json.h"
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -263,7 +264,9 @@ void print_smb(const ServeOptions& o, const server::SmbSetup& smb) {
 
 }  // namespace
 
-std::string bundled_default_capture() { return std::string(PERFSIM_BUNDLED_CAPTURES_DIR) + "/default-2016.perfcap"; }
+std::string bundled_default_capture() {
+  return data_dir("captures", PERFSIM_BUNDLED_CAPTURES_DIR) + "/default-2016.perfcap";
+}
 
 // The admin server over the bound hosts; its address was checked before anything was made.
 Status start_admin(const ServeOptions& o, const server::Server& srv, const server::ServerConfig& cfg, Hosts& hosts,
@@ -274,7 +277,7 @@ Status start_admin(const ServeOptions& o, const server::Server& srv, const serve
       if (a.host == f.host()) a.addresses.push_back(fmt::format("{}:{}", srv.bound()[i].address, srv.bound()[i].port));
   }
   auto api = std::make_shared<admin::AdminApi>(hosts.admin, admin::journal_sources(std::move(recorder)),
-                                               admin::WebFiles{PERFSIM_ADMIN_WEB_DIR});
+                                               admin::WebFiles{data_dir("web", PERFSIM_ADMIN_WEB_DIR)});
   out = std::make_unique<admin::AdminServer>(admin::AdminConfig{o.admin, o.allow_remote}, api);
   if (Status st = out->start(); !st.ok()) return st;
   const std::string url = out->address().find(':') != std::string::npos

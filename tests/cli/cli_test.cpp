@@ -27,6 +27,7 @@
 #include "tests/common/perfsim_serve.h"
 #include "tests/common/run_command.h"
 #include "tests/common/test_capture.h"
+#include "tests/common/temp_dir.h"
 #include "captures/writer.h"
 
 namespace fs = std::filesystem;
@@ -40,14 +41,7 @@ namespace sp = perfsim::subprocess;
 // Runs perfsim with `args` (a shell-quoted string), bounded by `timeout 60`.
 Run run_perfsim(const std::string& args) { return perfsim::testing::run_command(PERFSIM_EXE, args); }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("perfsim-cli-" + std::to_string(getpid()) + "-" + std::to_string(rand()));
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using perfsim::testing::TempDir;
 
 // A background `perfsim serve`; the first stdout line (--json) tells the port.
 struct Server {
