@@ -3,7 +3,9 @@
 replicas equal its SHARDS, FLEET_RANGE is the fleet file's addresses, the fleet's hosts fit the
 range, each shard's block (perfsim serve --shard K/N: contiguous blocks) is what `perfsim serve
 --list-hosts --shard K/N` prints for the first and last shard, and the Dockerfile installs only
-packages scripts/install-deps.sh names (build stage) and is Debian 12 based.
+packages scripts/install-deps.sh names (build stage), among them the package of every pkg-config
+module the product's CMakeLists ask for (dpkg -S of its .pc file), installs what perfsim loads at
+run time (gss-ntlmssp, libssl3), and is Debian 12 based.
 
 Usage: check_deploy.py --repo DIR --perfsim EXE
 Prints one line per check; exit status 0 when all pass, 1 otherwise.
@@ -36,6 +38,34 @@ def docs(path):
 
 def env_of(container):
     return {e["name"]: e.get("value") for e in container.get("env", [])}
+
+
+def pkgconfig_packages(repo):
+    """{pkg-config module: the Debian package whose .pc file it is} for every module the product's
+    CMakeLists (not tests', benches' or fuzzers') ask for."""
+    modules = set()
+    for root, dirs, files in os.walk(repo):
+        rel = os.path.relpath(root, repo)
+        if rel == ".":
+            dirs[:] = [d for d in dirs if not d.startswith(("build", ".", "tests", "bench", "fuzz"))]
+        if "CMakeLists.txt" in files:
+            with open(os.path.join(root, "CMakeLists.txt")) as f:
+                for args in re.findall(r"pkg_check_modules\(\w+([^)]*)\)", f.read()):
+                    modules |= {w for w in args.split() if w not in ("REQUIRED", "IMPORTED_TARGET", "QUIET")}
+    found = {}
+    for m in sorted(modules):
+        pcdir = subprocess.run(["pkg-config", "--variable=pcfiledir", m], capture_output=True, text=True).stdout.strip()
+        owner = subprocess.run(["dpkg", "-S", os.path.join(pcdir, m + ".pc")], capture_output=True, text=True).stdout
+        found[m] = owner.split(":")[0] if owner else f"(no package owns {m}.pc)"
+    return found
+
+
+def depends_closure(packages):
+    """The packages apt installs for `packages`: themselves and their Depends, recursively."""
+    out = subprocess.run(["apt-cache", "depends", "--recurse", "--no-recommends", "--no-suggests", "--no-conflicts",
+                          "--no-breaks", "--no-replaces", "--no-enhances", *sorted(packages)],
+                         capture_output=True, text=True, timeout=120).stdout
+    return {line.split(":")[0] for line in out.splitlines() if line and not line.startswith(" ")}
 
 
 def listed(perfsim, fleet, shard):
@@ -90,7 +120,7 @@ def main():
     check(max(b - a for a, b in blocks) - min(b - a for a, b in blocks) <= 1, "shard sizes differ by one at most")
 
     # perfsim itself agrees, for the first and the last shard (the capture path made local).
-    text = cm["data"]["fleet.toml"].replace("/opt/perfsim/captures", os.path.join(os.path.abspath(args.repo), "captures"))
+    text = cm["data"]["fleet.toml"].replace("/opt/perfsim/share/perfsim/captures", os.path.join(os.path.abspath(args.repo), "captures"))
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
         f.write(text)
     try:
@@ -117,6 +147,12 @@ def main():
     installed = set(re.findall(r"\b(lib[a-z0-9.+-]+|build-essential|cmake|ninja-build|pkg-config|samba-dev)\b",
                                build_stage.split("install -y -qq --no-install-recommends")[1].split("&&")[0]))
     check(installed <= deps, f"the build stage installs only install-deps.sh's packages ({sorted(installed - deps)})")
+    closure = depends_closure(installed)
+    for module, package in pkgconfig_packages(args.repo).items():
+        check(package in closure, f"the build stage installs {package} (pkg-config {module}), or a package that needs it")
+    runtime_stage = dockerfile.split("FROM debian:12\n")[-1]
+    for package in ("gss-ntlmssp", "libssl3"):  # loaded at run time (GSSAPI mechanism, OpenSSL's legacy provider)
+        check(re.search(rf"\b{re.escape(package)}\b", runtime_stage) is not None, f"the image installs {package}")
     check("perfsim-shard" in dockerfile and os.access(os.path.join(k8s, "entrypoint.sh"), os.X_OK),
           "the image carries the shard entrypoint")
     return 1 if failures else 0
