@@ -41,7 +41,7 @@ struct AdminSources {
 struct AdminHost {
   std::string id;  // the host's name, unique in the run (a repeated name gets "@N", N its position)
   std::shared_ptr<replayer::SimulatedHost> host;
-  std::vector<std::string> addresses;  // "ADDR:PORT" it is served on (TCP, SMB)
+  std::vector<std::string> addresses;  // where it is served: "ADDR:PORT" (TCP), "smb:ADDR:PORT"
   std::string profile;                 // the OS profile its quirks came from ("" = none named)
   // The quirks before explicit settings (defaults, fingerprint, profile): PUT .../quirks starts
   // from these.

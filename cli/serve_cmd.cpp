@@ -269,13 +269,20 @@ std::string bundled_default_capture() {
 }
 
 // The admin server over the bound hosts; its address was checked before anything was made.
+// A host's addresses are endpoints `perfsim query` takes: ADDR:PORT over TCP, smb:ADDR:PORT.
 Status start_admin(const ServeOptions& o, const server::Server& srv, const server::ServerConfig& cfg, Hosts& hosts,
-                   std::shared_ptr<journal::Recorder> recorder, std::unique_ptr<admin::AdminServer>& out) {
+                   const server::SmbSetup& smb, std::shared_ptr<journal::Recorder> recorder,
+                   std::unique_ptr<admin::AdminServer>& out) {
+  auto add = [&](const std::shared_ptr<replayer::SimulatedHost>& host, const std::string& endpoint) {
+    for (admin::AdminHost& a : hosts.admin)
+      if (a.host == host) a.addresses.push_back(endpoint);
+  };
   for (size_t i = 0; i < srv.bound().size(); ++i) {
     const auto& f = static_cast<server::WinregHandlerFactory&>(*cfg.listeners[i].factory);
-    for (admin::AdminHost& a : hosts.admin)
-      if (a.host == f.host()) a.addresses.push_back(fmt::format("{}:{}", srv.bound()[i].address, srv.bound()[i].port));
+    add(f.host(), fmt::format("{}:{}", srv.bound()[i].address, srv.bound()[i].port));
   }
+  if (smb.smbd)
+    for (const server::SmbHost& h : smb.hosts) add(h.host, fmt::format("smb:{}:{}", h.address, smb.port));
   auto api = std::make_shared<admin::AdminApi>(hosts.admin, admin::journal_sources(std::move(recorder)),
                                                admin::WebFiles{data_dir("web", PERFSIM_ADMIN_WEB_DIR)});
   out = std::make_unique<admin::AdminServer>(admin::AdminConfig{o.admin, o.allow_remote}, api);
@@ -375,7 +382,7 @@ int run_serve(const ServeOptions& o) {
   print_epm(o, epm);
   std::unique_ptr<admin::AdminServer> admin;
   if (!o.admin.empty()) {
-    if (Status st = start_admin(o, srv, cfg, hosts, recorder, admin); !st.ok()) return fail("serve", st.message());
+    if (Status st = start_admin(o, srv, cfg, hosts, smb, recorder, admin); !st.ok()) return fail("serve", st.message());
   }
   if (smb.smbd) {
     if (Status st = smb.smbd->start(); !st.ok()) return fail("serve", "--smb: " + st.message());

@@ -2,12 +2,16 @@
 // host fails (as close to Windows' STATUS_PIPE_NOT_AVAILABLE as smbd allows: its bind is cut off,
 // server/README.md), the second works; without the quirk the first works.
 #include <catch2/catch.hpp>
-#include <filesystem>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "journal/event.h"
 #include "support.h"
+#include "tests/admin/http_client.h"
 #include "tests/common/perfsim_smb_serve.h"
 
 using namespace perfsim;
@@ -54,6 +58,20 @@ std::string served(testing::PerfsimSmbServe& serve, const std::string& tag, std:
   return address;
 }
 
+// GET `target` from the admin API whose port perfsim printed (--json) in serve.out; the body.
+std::string admin_get(const testing::PerfsimSmbServe& serve, const std::string& target) {
+  std::ifstream out(serve.dir() + "/serve.out");
+  uint16_t port = 0;
+  for (std::string line; std::getline(out, line);)
+    if (const auto j = nlohmann::json::parse(line, nullptr, false); j.is_object() && j.value("event", "") == "admin")
+      port = j.at("port").get<uint16_t>();
+  REQUIRE(port != 0);
+  const testing::HttpReply r = testing::http_request(port, "GET", target);
+  INFO(r.error);
+  REQUIRE(r.status == 200);
+  return r.body;
+}
+
 }  // namespace
 
 TEST_CASE("pipe-not-available-first: the first SMB open of a host fails, the next works", "[smb]") {
@@ -81,9 +99,15 @@ TEST_CASE("perfsim serve --smb --journal: each pipe open is an smb session in th
   std::filesystem::remove(file);
   {
     testing::PerfsimSmbServe serve;
-    const std::string addr = served(serve, "journal", {"--journal", file}, "127.0.0.83");
+    const std::string addr = served(serve, "journal", {"--journal", file, "--admin", "127.0.0.1:0"}, "127.0.0.83");
     CHECK(open_once(addr, serve.port()) == "ok");
     CHECK(open_once(addr, serve.port()) == "ok");
+    // The admin API lists the host's SMB endpoint beside its TCP one, as `perfsim query` takes it.
+    const nlohmann::json hosts = nlohmann::json::parse(admin_get(serve, "/api/hosts"));
+    REQUIRE(hosts.size() == 1);
+    const auto addresses = hosts[0].at("addresses").get<std::vector<std::string>>();
+    CHECK(std::count(addresses.begin(), addresses.end(), "smb:" + addr + ":" + std::to_string(serve.port())) == 1);
+    CHECK(addresses.size() == 2);
     CHECK(serve.stop() == 0);  // SIGTERM: the file gets every call first
   }
   std::vector<journal::CallEvent> events;
