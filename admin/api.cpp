@@ -1,6 +1,8 @@
 #include "admin/api.h"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
+#include <ranges>
 
 #include <ctime>
 #include <fstream>
@@ -309,9 +311,8 @@ HttpResponse AdminApi::host_route(const HttpRequest& req, const std::vector<std:
                                   const std::map<std::string, std::string>& query) {
   const AdminHost* h = find(parts[2]);
   if (!h) {
-    std::string ids;
-    for (const AdminHost& x : hosts_) ids += (ids.empty() ? "" : ", ") + x.id;
-    return error(404, "no host '" + parts[2] + "'; hosts: " + ids);
+    const auto ids = hosts_ | std::views::transform(&AdminHost::id);
+    return error(404, fmt::format("no host '{}'; hosts: {}", parts[2], fmt::join(ids, ", ")));
   }
   const std::string path = "/api/hosts/" + parts[2] + (parts.size() > 3 ? "/" + parts[3] : "");
   const bool get = req.method == "GET" || req.method == "HEAD";

@@ -1,4 +1,5 @@
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 
@@ -27,9 +28,7 @@ nlohmann::json report_json(const std::string& capture, const lodctr::InstallRepo
 }
 
 std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s.empty() ? "none" : s;
+  return v.empty() ? "none" : fmt::format("{}", fmt::join(v, ", "));
 }
 
 // Opens the capture to stream it: its metadata now, its records one at a time when saved (the

@@ -1,4 +1,6 @@
 #include <fmt/core.h>
+#include <fmt/ranges.h>
+#include <ranges>
 
 #include <nlohmann/json.hpp>
 
@@ -22,13 +24,10 @@ int run_names_export(const NamesExportOptions& o) {
   if (f && std::fclose(f) != 0) return fail("names export", o.out + ": write failed (disk full?)");
   if (!ok) return fail("names export", o.out + ": cannot write (check the directory exists and is writable)");
   size_t strings = 0;
-  std::string langs;
-  for (const names::Strings& s : set.languages) {
-    strings += s.text.size();
-    langs += (langs.empty() ? "" : ", ") + s.lang;
-  }
-  fmt::print("{}: {} languages ({}), {} strings, {} services, {} bytes\n", o.out, set.languages.size(), langs, strings,
-             set.services.size(), b.size());
+  for (const names::Strings& s : set.languages) strings += s.text.size();
+  const auto langs = set.languages | std::views::transform(&names::Strings::lang);
+  fmt::print("{}: {} languages ({}), {} strings, {} services, {} bytes\n", o.out, set.languages.size(),
+             fmt::join(langs, ", "), strings, set.services.size(), b.size());
   return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <sstream>
 
@@ -186,9 +187,7 @@ Status Reader::keys(const Json& obj, const std::string& path, std::initializer_l
   if (!obj.is_object()) return type_error(path, "a table", obj);
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return it.key() == a; })) continue;
-    std::string list;
-    for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
-    return fail(join(path, it.key()), "unknown key (allowed: " + list + ")");
+    return fail(join(path, it.key()), fmt::format("unknown key (allowed: {})", fmt::join(allowed, ", ")));
   }
   return Status::Ok();
 }

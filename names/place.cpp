@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fmt/ranges.h>
+#include <ranges>
 
 #include "core/utf16.h"
 
@@ -62,8 +64,7 @@ Status place(const NameSet& set, const std::vector<Wanted>& wanted, std::map<uin
     }
   }
   if (!missing.empty()) {
-    std::string list;
-    for (size_t i = 0; i < missing.size() && i < 20; ++i) list += (i ? ", " : "") + missing[i];
+    std::string list = fmt::format("{}", fmt::join(missing | std::views::take(20), ", "));
     if (missing.size() > 20) list += ", and " + std::to_string(missing.size() - 20) + " more";
     return Status::InvalidArgument("the names file's [PerfStrings_009] lacks " + std::to_string(missing.size()) +
                                    " English name(s) the host needs: " + list +

@@ -1,6 +1,7 @@
 #include "recorder/tshark_segments.h"
 
 #include <fcntl.h>
+#include <fmt/ranges.h>
 #include <poll.h>
 #include <signal.h>
 #include <unistd.h>
@@ -107,8 +108,7 @@ void note(std::vector<uint64_t>& frames, uint64_t frame) {
 }
 
 std::string frame_list(const std::vector<uint64_t>& frames, uint64_t total) {
-  std::string s;
-  for (uint64_t f : frames) s += (s.empty() ? "" : ", ") + std::to_string(f);
+  const std::string s = fmt::format("{}", fmt::join(frames, ", "));
   return total > frames.size() ? s + ", ..." : s;
 }
 

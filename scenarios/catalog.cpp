@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fmt/ranges.h>
+#include <ranges>
 
 #include "core/file.h"
 #include "scenarios/builtin_data.h"
@@ -97,9 +99,7 @@ Status find(const std::string& name, const std::vector<std::string>& dirs, Scena
 }
 
 std::string name_list(const std::vector<Scenario>& all) {
-  std::string s;
-  for (const Scenario& sc : all) s += (s.empty() ? "" : ", ") + sc.name;
-  return s;
+  return fmt::format("{}", fmt::join(all | std::views::transform(&Scenario::name), ", "));
 }
 
 }  // namespace perfsim::scenarios

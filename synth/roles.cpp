@@ -1,6 +1,7 @@
 #include "synth/roles.h"
 
 #include <algorithm>
+#include <fmt/ranges.h>
 #include <map>
 #include <mutex>
 
@@ -17,11 +18,7 @@ const std::vector<std::string>& role_names() {
   return names;
 }
 
-std::string role_name_list() {
-  std::string list;
-  for (const std::string& r : role_names()) list += (list.empty() ? "" : ", ") + r;
-  return list;
-}
+std::string role_name_list() { return fmt::format("{}", fmt::join(role_names(), ", ")); }
 
 Status check_roles(const std::vector<std::string>& roles) {
   const std::vector<std::string>& known = role_names();

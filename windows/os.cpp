@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fmt/ranges.h>
+#include <ranges>
 
 #include "core/utf16.h"
 
@@ -125,9 +127,7 @@ std::vector<std::string> os_names() {
 }
 
 std::string os_name_list() {
-  std::string s;
-  for (const OsProfile& os : os_profiles()) s += (s.empty() ? "" : ", ") + std::string(os.name);
-  return s;
+  return fmt::format("{}", fmt::join(os_profiles() | std::views::transform(&OsProfile::name), ", "));
 }
 
 bool has_quirk(const OsProfile& os, std::string_view quirk) {
