@@ -1,5 +1,8 @@
 #include "core/text.h"
 
+#include <errno.h>
+#include <iconv.h>
+
 #include <algorithm>
 
 #include "core/utf16.h"
@@ -28,6 +31,33 @@ bool bomless_utf16le(ByteView f) {
   return true;
 }
 
+// A single-byte file in the ANSI code page of a Western Windows, Windows-1252, through glibc's
+// iconv. It differs from Latin-1 in 0x80-0x9F (the euro sign, curly quotes, dashes, the ellipsis),
+// which French and German help texts use ("l’utilisation"). The five bytes 1252 leaves
+// undefined (0x81, 0x8D, 0x8F, 0x90, 0x9D) become U+0081 ... U+009D, as Windows' own conversion
+// makes them (unicode.org MICSFT/WindowsBestFit/bestfit1252.txt).
+std::string windows1252_to_utf8(ByteView f) {
+  const iconv_t cd = iconv_open("UTF-8", "WINDOWS-1252");
+  if (cd == reinterpret_cast<iconv_t>(-1)) return utf16_to_utf8(std::u16string(f.begin(), f.end()));  // Latin-1
+  std::string out(f.size() * 3, '\0');  // at most 3 UTF-8 bytes per input byte (U+20AC)
+  char* in = reinterpret_cast<char*>(const_cast<uint8_t*>(f.data()));
+  size_t in_left = f.size();
+  char* o = out.data();
+  size_t out_left = out.size();
+  while (in_left > 0 && iconv(cd, &in, &in_left, &o, &out_left) == static_cast<size_t>(-1)) {
+    if (errno != EILSEQ && errno != EINVAL) break;
+    const auto b = static_cast<uint8_t>(*in);  // undefined in 1252: the C1 control of that number
+    *o++ = static_cast<char>(0xC0 | (b >> 6));
+    *o++ = static_cast<char>(0x80 | (b & 0x3F));
+    out_left -= 2;
+    ++in;
+    --in_left;
+  }
+  iconv_close(cd);
+  out.resize(out.size() - out_left);
+  return out;
+}
+
 }  // namespace
 
 const char* encoding_name(TextEncoding e) {
@@ -42,8 +72,8 @@ const char* encoding_name(TextEncoding e) {
       return "UTF-8 with BOM";
     case TextEncoding::kUtf8:
       return "UTF-8";
-    case TextEncoding::kLatin1:
-      return "Latin-1";
+    case TextEncoding::kWindows1252:
+      return "Windows-1252";
   }
   return "?";
 }
@@ -53,7 +83,7 @@ TextEncoding detect_encoding(ByteView f) {
   if (f.size() >= 2 && f[0] == 0xFE && f[1] == 0xFF) return TextEncoding::kUtf16BeBom;
   if (f.size() >= 3 && f[0] == 0xEF && f[1] == 0xBB && f[2] == 0xBF) return TextEncoding::kUtf8Bom;
   if (bomless_utf16le(f)) return TextEncoding::kUtf16Le;
-  return valid_utf8(f) ? TextEncoding::kUtf8 : TextEncoding::kLatin1;
+  return valid_utf8(f) ? TextEncoding::kUtf8 : TextEncoding::kWindows1252;
 }
 
 std::string decode_text(ByteView f, TextEncoding* used) {
@@ -73,10 +103,10 @@ std::string decode_text(ByteView f, TextEncoding* used) {
       return std::string(f.begin() + 3, f.end());
     case TextEncoding::kUtf8:
       return std::string(f.begin(), f.end());
-    case TextEncoding::kLatin1:
+    case TextEncoding::kWindows1252:
       break;
   }
-  return utf16_to_utf8(std::u16string(f.begin(), f.end()));  // ANSI code page: read as Latin-1
+  return windows1252_to_utf8(f);
 }
 
 std::vector<std::string> text_lines(ByteView file) {

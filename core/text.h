@@ -3,9 +3,10 @@
 //
 // Contract: a UTF-16LE or UTF-16BE BOM, a UTF-8 BOM, UTF-16LE without a BOM (what
 // BackupPerfRegistryToFile writes: the first code units are ASCII, so every odd byte of the first
-// few is 0), UTF-8 without a BOM, and anything else as Latin-1 (a legacy single-byte file re-saved
-// in an ANSI code page). A DOS end-of-file byte (0x1A) ends the text; lines end at LF (a CR before
-// it stays, callers trim). Never fails: a lone surrogate or a stray byte becomes U+FFFD or Latin-1.
+// few is 0), UTF-8 without a BOM, and anything else as Windows-1252 (a legacy single-byte file
+// re-saved in the ANSI code page of a Western Windows; Latin-1 but for 0x80-0x9F). A DOS
+// end-of-file byte (0x1A) ends the text; lines end at LF (a CR before it stays, callers trim).
+// Never fails: a lone surrogate becomes U+FFFD, a byte 1252 leaves undefined its C1 control.
 #pragma once
 #include <string>
 #include <vector>
@@ -14,7 +15,7 @@
 
 namespace perfsim {
 
-enum class TextEncoding { kUtf16LeBom, kUtf16BeBom, kUtf16Le, kUtf8Bom, kUtf8, kLatin1 };
+enum class TextEncoding { kUtf16LeBom, kUtf16BeBom, kUtf16Le, kUtf8Bom, kUtf8, kWindows1252 };
 const char* encoding_name(TextEncoding e);
 
 // What decode_text would read `file` as.

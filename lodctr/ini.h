@@ -5,7 +5,7 @@
 // section (C comments, `;` lines), `;` and `//` comment lines, section names and keys in any case,
 // blanks around names and values (trimmed, as GetPrivateProfileString does), a quoted value
 // (quotes dropped), any section order, a DOS end-of-file byte (0x1A: the rest is ignored), UTF-16
-// files with a BOM, UTF-8 with or without BOM (bytes that are not UTF-8 are read as Latin-1).
+// files with a BOM, UTF-8 with or without BOM (bytes that are not UTF-8 are read as Windows-1252).
 // parse_ini checks the INI alone (drivername, symbolfile and a language present; every [text]
 // key well formed); whether symbols exist and languages are listed is checked at install.
 // parse_symbols keeps every `#define NAME <decimal or 0x hex>` and ignores all other lines.
@@ -39,7 +39,7 @@ struct CounterIni {
 // Symbol (upper-cased: LodCtr compares symbols case-insensitively) -> offset.
 using Symbols = std::map<std::string, uint32_t>;
 
-// File bytes -> UTF-8 lines: core/text.h (BOMs, UTF-16LE without BOM, Latin-1, DOS EOF byte, CR LF / LF).
+// File bytes -> UTF-8 lines: core/text.h (BOMs, UTF-16LE without BOM, Windows-1252, DOS EOF byte, CR LF / LF).
 std::vector<std::string> text_lines(ByteView file);
 
 Status parse_ini(ByteView file, CounterIni& out);

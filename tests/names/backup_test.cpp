@@ -2,6 +2,7 @@
 // export round trip, placement by English name, and diff.
 #include <catch2/catch.hpp>
 
+#include "core/text.h"
 #include "core/utf16.h"
 #include "names/backup.h"
 #include "names/diff.h"
@@ -59,7 +60,7 @@ TEST_CASE("a lodctr /s backup reads the same in every accepted encoding", "[name
       {"UTF-16LE without BOM (BackupPerfRegistryToFile)", utf16le(text, false)},
       {"UTF-8 with BOM", utf8_bom},
       {"UTF-8", Bytes(text.begin(), text.end())},
-      {"Latin-1 (re-saved in an ANSI code page)", latin1(text)},
+      {"Windows-1252 (re-saved in the ANSI code page; its letters are Latin-1's)", latin1(text)},
   };
   for (const auto& [what, bytes] : files) {
     INFO(what);
@@ -71,6 +72,25 @@ TEST_CASE("a lodctr /s backup reads the same in every accepted encoding", "[name
     CHECK(warnings.empty());
     check_german(s);
   }
+}
+
+TEST_CASE("an ANSI backup reads as Windows-1252: curly quotes, dashes, the euro sign, undefined bytes", "[names]") {
+  // A French help text as Notepad's "ANSI" writes it on a Western Windows: 0x92 is U+2019, 0x85
+  // U+2026, 0x96 U+2013, 0x80 U+20AC, 0xE9 U+00E9; 0x81 is undefined in 1252 and stays U+0081.
+  const std::string head = "[PerfStrings_00C]\r\n238=Processeur\r\n239=";
+  Bytes b(head.begin(), head.end());
+  for (uint8_t c : {0x4C, 0x92, 0x75, 0x74, 0x69, 0x6C, 0x69, 0x73, 0x61, 0x74, 0x69, 0x6F,
+                    0x6E, 0x20, 0x96, 0x20, 0x80, 0x85, 0x20, 0xE9, 0x81, 0x0D, 0x0A})
+    b.push_back(c);
+  TextEncoding used{};
+  decode_text(b, &used);
+  CHECK(used == TextEncoding::kWindows1252);
+  NameSet s;
+  const Status st = parse_backup(b, s);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  CHECK(s.find("00C")->text.at(238) == "Processeur");
+  CHECK(s.find("00C")->text.at(239) == "L\u2019utilisation \u2013 \u20AC\u2026 \u00E9\u0081");
 }
 
 TEST_CASE("Chinese and Arabic texts survive UTF-16 and UTF-8 backups", "[names]") {
