@@ -2,7 +2,6 @@
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
-#include <ranges>
 
 #include <ctime>
 #include <fstream>
@@ -311,7 +310,8 @@ HttpResponse AdminApi::host_route(const HttpRequest& req, const std::vector<std:
                                   const std::map<std::string, std::string>& query) {
   const AdminHost* h = find(parts[2]);
   if (!h) {
-    const auto ids = hosts_ | std::views::transform(&AdminHost::id);
+    std::vector<std::string_view> ids;
+    for (const AdminHost& x : hosts_) ids.push_back(x.id);
     return error(404, fmt::format("no host '{}'; hosts: {}", parts[2], fmt::join(ids, ", ")));
   }
   const std::string path = "/api/hosts/" + parts[2] + (parts.size() > 3 ? "/" + parts[3] : "");

@@ -1,6 +1,5 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
-#include <ranges>
 
 #include <nlohmann/json.hpp>
 
@@ -24,8 +23,11 @@ int run_names_export(const NamesExportOptions& o) {
   if (f && std::fclose(f) != 0) return fail("names export", o.out + ": write failed (disk full?)");
   if (!ok) return fail("names export", o.out + ": cannot write (check the directory exists and is writable)");
   size_t strings = 0;
-  for (const names::Strings& s : set.languages) strings += s.text.size();
-  const auto langs = set.languages | std::views::transform(&names::Strings::lang);
+  std::vector<std::string_view> langs;
+  for (const names::Strings& s : set.languages) {
+    strings += s.text.size();
+    langs.push_back(s.lang);
+  }
   fmt::print("{}: {} languages ({}), {} strings, {} services, {} bytes\n", o.out, set.languages.size(),
              fmt::join(langs, ", "), strings, set.services.size(), b.size());
   return kExitOk;

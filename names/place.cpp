@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <fmt/ranges.h>
-#include <ranges>
 
 #include "core/utf16.h"
 
@@ -64,7 +63,8 @@ Status place(const NameSet& set, const std::vector<Wanted>& wanted, std::map<uin
     }
   }
   if (!missing.empty()) {
-    std::string list = fmt::format("{}", fmt::join(missing | std::views::take(20), ", "));
+    std::string list =
+        fmt::format("{}", fmt::join(missing.begin(), missing.begin() + std::min<size_t>(missing.size(), 20), ", "));
     if (missing.size() > 20) list += ", and " + std::to_string(missing.size() - 20) + " more";
     return Status::InvalidArgument("the names file's [PerfStrings_009] lacks " + std::to_string(missing.size()) +
                                    " English name(s) the host needs: " + list +

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fmt/ranges.h>
-#include <ranges>
 
 #include "core/file.h"
 #include "scenarios/builtin_data.h"
@@ -99,7 +98,9 @@ Status find(const std::string& name, const std::vector<std::string>& dirs, Scena
 }
 
 std::string name_list(const std::vector<Scenario>& all) {
-  return fmt::format("{}", fmt::join(all | std::views::transform(&Scenario::name), ", "));
+  std::vector<std::string_view> names;
+  for (const Scenario& sc : all) names.push_back(sc.name);
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 }  // namespace perfsim::scenarios

@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fmt/ranges.h>
-#include <ranges>
 
 #include "core/utf16.h"
 
@@ -127,7 +126,9 @@ std::vector<std::string> os_names() {
 }
 
 std::string os_name_list() {
-  return fmt::format("{}", fmt::join(os_profiles() | std::views::transform(&OsProfile::name), ", "));
+  std::vector<std::string_view> names;
+  for (const OsProfile& os : os_profiles()) names.push_back(os.name);
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 bool has_quirk(const OsProfile& os, std::string_view quirk) {
