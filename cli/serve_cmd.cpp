@@ -189,7 +189,8 @@ int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, s
                    "perfsim serve: {} refuses unauthenticated calls over TCP, as its Windows did by default "
                    "(restrict-remote-clients){}\n",
                    host->name(), assoc.auth ? "" : "; no --user is given, so no TCP client can call it");
-      factories[key] = std::make_shared<server::WinregHandlerFactory>(host, tcp);
+      factories[key] = std::make_shared<server::WinregHandlerFactory>(host, assoc);
+      factories[key]->serve_tcp();
       factories[key]->observe(recorder, journal::Transport::kTcp);
       out.all.push_back(host);
       out.admin.push_back(admin_host(o, s, host));

@@ -53,8 +53,12 @@ std::string lower(std::string s) {
 struct Route {
   std::string name;
   std::shared_ptr<HandlerFactory> allowed, denied;
-  std::vector<std::string> allow;                  // lower case
-  std::shared_ptr<std::atomic<bool>> refuse_next;  // pipe-not-available-first: the next client open fails
+  std::vector<std::string> allow;  // lower case
+  std::shared_ptr<replayer::SimulatedHost> host;
+  // pipe-not-available-first: the quirks version whose first open was refused. Each version that
+  // has the quirk (the host's first, or one the admin API puts) refuses one open; versions live
+  // as long as the host, so their addresses are never reused.
+  std::shared_ptr<std::atomic<const replayer::Quirks*>> refused_for;
 };
 
 PipeRouter make_router(const std::vector<SmbHost>& hosts, const std::shared_ptr<journal::Recorder>& recorder,
@@ -68,7 +72,8 @@ PipeRouter make_router(const std::vector<SmbHost>& hosts, const std::shared_ptr<
             std::make_shared<WinregHandlerFactory>(h.host, ac, true),
             std::make_shared<WinregHandlerFactory>(h.host, ac, false),
             {},
-            std::make_shared<std::atomic<bool>>(h.host->options().quirks.pipe_not_available_first)};
+            h.host,
+            std::make_shared<std::atomic<const replayer::Quirks*>>(nullptr)};
     if (recorder) {
       for (auto* f : {&r.allowed, &r.denied})
         static_cast<WinregHandlerFactory&>(**f).observe(recorder, journal::Transport::kSmb);
@@ -87,7 +92,8 @@ PipeRouter make_router(const std::vector<SmbHost>& hosts, const std::shared_ptr<
     // pipe-not-available-first: Windows fails the first open with STATUS_PIPE_NOT_AVAILABLE.
     // smbd does not pass an NPA refusal on: the client's open succeeds and its bind then fails
     // with STATUS_CONNECTION_DISCONNECTED, the closest smbd allows (server/README.md).
-    if (req.transport != npa::kTransportNcalrpc && r.refuse_next->exchange(false)) {
+    const replayer::Quirks& q = r.host->quirks();
+    if (req.transport != npa::kTransportNcalrpc && q.pipe_not_available_first && r.refused_for->exchange(&q) != &q) {
       out.status = 0xC00000AC;
       return out;
     }

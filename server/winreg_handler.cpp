@@ -73,12 +73,12 @@ Verdict WinregHandler::on_pdu(ByteView pdu, std::vector<ByteChain>& out) {
 }
 
 rpc::AssociationConfig tcp_association(rpc::AssociationConfig base, const replayer::SimulatedHost& host) {
-  base.require_auth = base.require_auth || host.options().quirks.restrict_remote_clients;
+  base.require_auth = base.require_auth || host.quirks().restrict_remote_clients;
   return base;
 }
 
 std::unique_ptr<ConnectionHandler> WinregHandlerFactory::create(const PeerInfo& peer) {
-  rpc::AssociationConfig cfg = cfg_;
+  rpc::AssociationConfig cfg = tcp_ ? tcp_association(cfg_, *host_) : cfg_;
   if (cfg.secondary_address.empty()) {
     const size_t colon = peer.local.rfind(':');
     cfg.secondary_address = colon == std::string::npos ? std::string() : peer.local.substr(colon + 1);

@@ -38,8 +38,8 @@ class WinregHandler final : public ConnectionHandler {
 };
 
 // The association config of a host's ncacn_ip_tcp listener: `base`, with require_auth switched on
-// by the host's restrict-remote-clients quirk. Windows exempts named pipes from that policy, so
-// the SMB pipe keeps `base`.
+// by the restrict-remote-clients quirk in force now (host.quirks(), which the admin API can
+// replace). Windows exempts named pipes from that policy, so the SMB pipe keeps `base`.
 rpc::AssociationConfig tcp_association(rpc::AssociationConfig base, const replayer::SimulatedHost& host);
 
 class WinregHandlerFactory final : public HandlerFactory {
@@ -51,6 +51,9 @@ class WinregHandlerFactory final : public HandlerFactory {
       : host_(std::move(host)), cfg_(std::move(cfg)), perf_data_allowed_(perf_data_allowed) {}
   std::unique_ptr<ConnectionHandler> create(const PeerInfo& peer) override;
   const std::shared_ptr<replayer::SimulatedHost>& host() const { return host_; }
+  // Connections are ncacn_ip_tcp ones: each new one takes tcp_association() of the quirks then in
+  // force, so a restrict-remote-clients change applies from the next connection on.
+  void serve_tcp() { tcp_ = true; }
   // Every handler made from now on feeds `r` (journal and metrics), labelled with `t`.
   void observe(std::shared_ptr<journal::Recorder> r, journal::Transport t) {
     recorder_ = std::move(r);
@@ -61,6 +64,7 @@ class WinregHandlerFactory final : public HandlerFactory {
   std::shared_ptr<replayer::SimulatedHost> host_;
   rpc::AssociationConfig cfg_;
   bool perf_data_allowed_;
+  bool tcp_ = false;
   std::shared_ptr<journal::Recorder> recorder_;
   journal::Transport transport_ = journal::Transport::kTcp;
 };

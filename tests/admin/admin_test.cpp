@@ -72,6 +72,30 @@ std::string error_of(const HttpReply& r) { return json::parse(r.body).at("error"
 }  // namespace
 
 TEST_CASE(
+    "PUT restrict-remote-clients: TCP connections made after it fault unauthenticated calls, "
+    "one bound before keeps its policy") {
+  Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});
+  const std::string url = "/api/hosts/" + rig.host->name() + "/quirks";
+  const auto open_new = [&] {
+    std::unique_ptr<perfsim::recorder::WinregClient> c;
+    perfsim::Status st =
+        perfsim::recorder::WinregClient::connect("127.0.0.1", rig.served.port(), std::chrono::seconds(10), c);
+    perfsim::winreg::PolicyHandle h;
+    if (st.ok()) st = c->open_hive(perfsim::winreg::kOpenHKPD, h);
+    return st;
+  };
+  REQUIRE(open_new().ok());
+  REQUIRE(rig.call("PUT", url, "restrict-remote-clients").status == 200);
+  const perfsim::Status refused = open_new();
+  INFO(refused.ToString());
+  CHECK_FALSE(refused.ok());
+  CHECK(refused.ToString().find("unauthenticated") != std::string::npos);
+  CHECK(rig.read("Global").status == 0);  // bound before the change
+  REQUIRE(rig.call("PUT", url, "").status == 200);
+  CHECK(open_new().ok());
+}
+
+TEST_CASE(
     "PUT /api/faults: a busy fault on Global reaches the next call, a malformed plan is a 400 and changes nothing") {
   Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});
   CHECK(rig.read("Global").status == 0);

@@ -12,6 +12,7 @@ ServedHost::ServedHost(std::shared_ptr<replayer::SimulatedHost> host, ServeOptio
 Status ServedHost::start() {
   server::ServerConfig cfg;
   auto factory = std::make_shared<server::WinregHandlerFactory>(host_, opt_.association);
+  factory->serve_tcp();
   if (opt_.recorder) factory->observe(opt_.recorder, journal::Transport::kTcp);
   cfg.listeners.push_back({opt_.address + ":0", "test", factory});
   cfg.threads = opt_.threads;

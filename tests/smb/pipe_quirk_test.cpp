@@ -58,15 +58,17 @@ std::string served(testing::PerfsimSmbServe& serve, const std::string& tag, std:
   return address;
 }
 
-// GET `target` from the admin API whose port perfsim printed (--json) in serve.out; the body.
-std::string admin_get(const testing::PerfsimSmbServe& serve, const std::string& target) {
+// `method target` (with `body`) to the admin API whose port perfsim printed (--json) in
+// serve.out; the reply's body.
+std::string admin_call(const testing::PerfsimSmbServe& serve, const std::string& method, const std::string& target,
+                       const std::string& body = "") {
   std::ifstream out(serve.dir() + "/serve.out");
   uint16_t port = 0;
   for (std::string line; std::getline(out, line);)
     if (const auto j = nlohmann::json::parse(line, nullptr, false); j.is_object() && j.value("event", "") == "admin")
       port = j.at("port").get<uint16_t>();
   REQUIRE(port != 0);
-  const testing::HttpReply r = testing::http_request(port, "GET", target);
+  const testing::HttpReply r = testing::http_request(port, method, target, body);
   INFO(r.error);
   REQUIRE(r.status == 200);
   return r.body;
@@ -74,7 +76,10 @@ std::string admin_get(const testing::PerfsimSmbServe& serve, const std::string& 
 
 }  // namespace
 
-TEST_CASE("pipe-not-available-first: the first SMB open of a host fails, the next works", "[smb]") {
+TEST_CASE(
+    "pipe-not-available-first: the first SMB open of a host fails, the next works, also when the admin API "
+    "turns it on",
+    "[smb]") {
   {
     testing::PerfsimSmbServe serve;
     const std::string addr = served(serve, "pipe-quirk", {"--quirk", "pipe-not-available-first"});
@@ -87,7 +92,14 @@ TEST_CASE("pipe-not-available-first: the first SMB open of a host fails, the nex
   }
   {
     testing::PerfsimSmbServe serve;  // the bundled 2016 host's profile alone does not turn it on
-    const std::string addr = served(serve, "pipe-no-quirk", {});
+    const std::string addr = served(serve, "pipe-no-quirk", {"--admin", "127.0.0.1:0"});
+    CHECK(open_once(addr, serve.port()) == "ok");
+    // Put while serving, the quirk refuses the next open once, as at start.
+    const nlohmann::json put =
+        nlohmann::json::parse(admin_call(serve, "PUT", "/api/hosts/PERFSIM-2016/quirks", "pipe-not-available-first"));
+    const auto quirks = put.at("quirks").get<std::vector<std::string>>();
+    CHECK(std::count(quirks.begin(), quirks.end(), "pipe-not-available-first") == 1);
+    CHECK(open_once(addr, serve.port()) == "error " + std::to_string(0xC000020Cu));
     CHECK(open_once(addr, serve.port()) == "ok");
     CHECK(serve.stop() == 0);
   }
@@ -103,7 +115,7 @@ TEST_CASE("perfsim serve --smb --journal: each pipe open is an smb session in th
     CHECK(open_once(addr, serve.port()) == "ok");
     CHECK(open_once(addr, serve.port()) == "ok");
     // The admin API lists the host's SMB endpoint beside its TCP one, as `perfsim query` takes it.
-    const nlohmann::json hosts = nlohmann::json::parse(admin_get(serve, "/api/hosts"));
+    const nlohmann::json hosts = nlohmann::json::parse(admin_call(serve, "GET", "/api/hosts"));
     REQUIRE(hosts.size() == 1);
     const auto addresses = hosts[0].at("addresses").get<std::vector<std::string>>();
     CHECK(std::count(addresses.begin(), addresses.end(), "smb:" + addr + ":" + std::to_string(serve.port())) == 1);
