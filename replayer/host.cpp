@@ -210,6 +210,17 @@ const captures::NameTable* SimulatedHost::names(const std::string& lang) const {
   return nullptr;
 }
 
+const captures::NameTable* SimulatedHost::ui_names() const {
+  if (const captures::NameTable* t = names("CurrentLanguage")) return t;
+  const captures::NameTable* localized = nullptr;
+  for (const captures::NameTable& t : rec_->cap.names) {
+    if (t.lang == "009") continue;
+    if (localized) return names("009");  // several languages: which is the user's is not recorded
+    localized = &t;
+  }
+  return localized ? localized : names("009");
+}
+
 Bytes SimulatedHost::header(const Sample& base, const SeriesClock& c, const Moment& m) const {
   const ByteView p = base.payload;
   Bytes out;
@@ -316,8 +327,11 @@ ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_v
   switch (q.kind) {
     case perfdata::QueryKind::kCounter:
     case perfdata::QueryKind::kHelp: {
-      // Bare "Counter"/"Help" (HKPT/HKPN) answer in the host's default language.
-      const captures::NameTable* nt = names(q.lang.empty() ? "009" : q.lang);
+      // A bare "Counter"/"Help" is English, except over HKEY_PERFORMANCE_NLSTEXT, which answers in
+      // the user's UI language (Microsoft, "Retrieving Counter Names and Help Text").
+      const captures::NameTable* nt = !q.lang.empty()            ? names(q.lang)
+                                      : key == PerfKey::kNlsText ? ui_names()
+                                                                 : names("009");
       if (!nt) {
         c.status = windows::kErrorFileNotFound;
         return c;

@@ -214,6 +214,10 @@ class SimulatedHost {
   // True when an answer at `m` patches counters (a later loop, or a per-host variation).
   bool patches_counters(const Moment& m) const { return !m.recorded && (m.loop > 0 || scale_ppm_ != 1000000); }
   const captures::NameTable* names(const std::string& lang) const;
+  // The table of the user interface language, which HKEY_PERFORMANCE_NLSTEXT answers:
+  // Perflib\CurrentLanguage's (recorded on Vista and later), else the one localized table of a
+  // single-language host, else English.
+  const captures::NameTable* ui_names() const;
   bool served(const Quirks& q, uint32_t object_index) const;  // false for objects a quirk hides
   ValueContent count_lies(const Quirks& q, ValueContent& c) const;
   std::vector<uint32_t> sample_objects(const Quirks& q, const Sample* global, const Sample* costly) const;

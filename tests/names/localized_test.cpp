@@ -89,6 +89,37 @@ TEST_CASE("the replayer answers Counter/Help LLL and CurrentLanguage from the ba
   CHECK(host->content(replayer::PerfKey::kData, "Counter 00C", 1).status == 2);  // a language the file lacks
 }
 
+// Microsoft, "Retrieving Counter Names and Help Text": a bare Counter/Help is English over
+// HKEY_PERFORMANCE_DATA and HKEY_PERFORMANCE_TEXT, the user's UI language over
+// HKEY_PERFORMANCE_NLSTEXT.
+TEST_CASE("a bare Counter/Help is English over HKPD and HKPT, the UI language over HKPN", "[names]") {
+  ScratchDir dir;
+  const auto served = [&dir](const names::NameSet& set, replayer::PerfKey key, const char* value) {
+    std::shared_ptr<replayer::SimulatedHost> host;
+    REQUIRE(
+        replayer::SimulatedHost::load(localized_capture(dir, set), {replayer::TimelineMode::kFrozen, 1}, host).ok());
+    const auto c = host->content(key, value, 1);
+    REQUIRE(c.status == 0);
+    return c.data.to_bytes();
+  };
+  const auto keep = [](names::NameSet set, std::set<std::string> langs) {
+    std::erase_if(set.languages, [&](const names::Strings& s) { return !langs.count(s.lang); });
+    return set;
+  };
+  const names::NameSet all = localized_names();
+  const names::Strings& en = *all.find("009");
+  const names::Strings& de = *all.find("007");
+  // A German host: CurrentLanguage (a copy of 007) is what HKPN answers.
+  CHECK(served(all, replayer::PerfKey::kNlsText, "Counter") == names::counter_table(*all.find("CurrentLanguage")));
+  CHECK(served(all, replayer::PerfKey::kNlsText, "Help") == names::help_table(*all.find("CurrentLanguage")));
+  CHECK(served(all, replayer::PerfKey::kText, "Counter") == names::counter_table(en));
+  CHECK(served(all, replayer::PerfKey::kData, "Counter") == names::counter_table(en));
+  // No CurrentLanguage recorded (before Vista): the one localized table, and with several, English.
+  CHECK(served(keep(all, {"009", "007"}), replayer::PerfKey::kNlsText, "Counter") == names::counter_table(de));
+  CHECK(served(keep(all, {"009", "007", "00A"}), replayer::PerfKey::kNlsText, "Counter") == names::counter_table(en));
+  CHECK(served(keep(all, {"009"}), replayer::PerfKey::kNlsText, "Help") == names::help_table(en));
+}
+
 TEST_CASE("a names file without a host's English names is refused, naming each", "[names]") {
   ScratchDir dir;
   names::NameSet set = localized_names();

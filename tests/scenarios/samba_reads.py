@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """python3-samba reads for the scenario tests, printed as one JSON object on stdout.
-  names  --lang LLL : Counter LLL over HKEY_PERFORMANCE_DATA and Perflib's Last Counter over
-                      HKLM: {"entries": n, "highest": i, "last_counter": k, "duplicates": [...],
+  names  --lang LLL : Counter LLL over HKEY_PERFORMANCE_DATA (--hive text / nls: a bare Counter
+                      over HKEY_PERFORMANCE_TEXT / _NLSTEXT) and Perflib's Last Counter over HKLM: {"entries": n, "highest": i, "last_counter": k, "duplicates": [...],
                       "names": {index: name} for the indices asked with --index}
   value  --key K --value V : one HKLM value: {"type": t, "dword": d} (REG_DWORD) or {"type": t}
 Usage: samba_reads.py --address A --port P names|value ..."""
@@ -53,8 +53,13 @@ def multi_sz(data):
 
 
 def names(conn, args):
-    hkpd = conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)
-    _, data = query(conn, hkpd, f"Counter {args.lang}")
+    if args.hive == "data":
+        hive = conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)
+        _, data = query(conn, hive, f"Counter {args.lang}")
+    else:
+        open_hive = conn.OpenHKPT if args.hive == "text" else conn.OpenHKPN
+        hive = open_hive(None, security.SEC_FLAG_MAXIMUM_ALLOWED)
+        _, data = query(conn, hive, "Counter")
     strings = multi_sz(data)
     pairs = [(int(strings[i]), strings[i + 1]) for i in range(0, len(strings) - 1, 2)]
     seen, dups = {}, []
@@ -87,6 +92,7 @@ def main():
     p.add_argument("--port", type=int, required=True)
     p.add_argument("op", choices=["names", "value"])
     p.add_argument("--lang", default="009")
+    p.add_argument("--hive", choices=["data", "text", "nls"], default="data")
     p.add_argument("--index", type=int, action="append", default=[])
     p.add_argument("--key", default="")
     p.add_argument("--value", default="")

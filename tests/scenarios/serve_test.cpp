@@ -231,24 +231,33 @@ TEST_CASE("corrupt-name-table: python3-samba reads a duplicate name and Last Cou
   s.diagnosis("corrupt-name-table");
 }
 
-TEST_CASE("german-host: python3-samba reads Prozessor in Counter 007 and Processor in 009 at one index") {
+TEST_CASE(
+    "german-host: python3-samba reads Prozessor in Counter 007, CurrentLanguage and HKPN, Processor in 009 and "
+    "HKPT, at one index") {
   Served s("german-host", "127.0.0.68");
-  const auto table = [&s](const std::string& lang) {
-    const CommandResult r =
-        python(std::string(PERFSIM_SOURCE_DIR) + "/tests/scenarios/samba_reads.py --address " + s.address + " --port " +
-                   std::to_string(s.port) + " names --lang " + lang + " --index 238 --index 6 --index 230",
-               60);
+  const auto table = [&s](const std::string& lang, const std::string& hive) {
+    const CommandResult r = python(std::string(PERFSIM_SOURCE_DIR) + "/tests/scenarios/samba_reads.py --address " +
+                                       s.address + " --port " + std::to_string(s.port) + " names --hive " + hive +
+                                       (lang.empty() ? "" : " --lang " + lang) + " --index 238 --index 6 --index 230",
+                                   60);
     INFO(r.out << r.err);
     REQUIRE(r.code == 0);
     return json::parse(r.out).at("names");
   };
-  const json de = table("007"), en = table("009");
-  CHECK(de.at("238") == "Prozessor");
-  CHECK(de.at("6") == "Prozessorzeit (%)");
-  CHECK(de.at("230") == "Prozess");
-  CHECK(en.at("238") == "Processor");
-  CHECK(en.at("6") == "% Processor Time");
-  CHECK(en.at("230") == "Process");
+  for (const auto& [lang, hive] : {std::pair{"007", "data"}, {"CurrentLanguage", "data"}, {"", "nls"}}) {
+    INFO(lang << " over " << hive);
+    const json de = table(lang, hive);
+    CHECK(de.at("238") == "Prozessor");
+    CHECK(de.at("6") == "Prozessorzeit (%)");
+    CHECK(de.at("230") == "Prozess");
+  }
+  for (const auto& [lang, hive] : {std::pair{"009", "data"}, {"", "text"}}) {
+    INFO(lang << " over " << hive);
+    const json en = table(lang, hive);
+    CHECK(en.at("238") == "Processor");
+    CHECK(en.at("6") == "% Processor Time");
+    CHECK(en.at("230") == "Process");
+  }
   // The data is the same whichever table names it: object 238 is in Global once.
   size_t processors = 0;
   const json global = query_json(s, "Global").at(0);
