@@ -153,7 +153,7 @@ struct RecordOptions {
   std::string target;  // ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\HOST (\PIPE\winreg)
   std::string out;
   std::vector<std::string> queries;    // default: Global
-  std::vector<std::string> languages;  // default: 009
+  std::vector<std::string> languages;  // default: 009 and every language Perflib lists
   double interval_s = 15;
   uint32_t count = 0;  // samples; 0 with no duration = until Ctrl-C
   double duration_s = 0;

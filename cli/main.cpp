@@ -281,7 +281,8 @@ int main(int argc, char** argv) {
   c_record->add_option("--query,-q", record.queries,
                        "Value to sample each interval (repeatable): Global (default), Costly, \"238 230\"");
   c_record->add_option("--lang", record.languages,
-                       "Language of the Counter/Help tables to record (repeatable; default 009)");
+                       "Language of the Counter/Help tables to record (repeatable; default: 009 and every "
+                       "language the host's Perflib key lists, e.g. 007 and CurrentLanguage)");
   c_record->add_option("--interval", record.interval_s, "Seconds between samples")->capture_default_str();
   c_record->add_option("--count,-n", record.count, "Samples to record (0: until --duration or Ctrl-C)")
       ->capture_default_str();

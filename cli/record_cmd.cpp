@@ -1,6 +1,7 @@
 // perfsim record: connect to a host, record it into a capture (recorder/record.h), print what the
 // fingerprint found odd.
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <csignal>
 #include <nlohmann/json.hpp>
@@ -65,6 +66,7 @@ int run_record(const RecordOptions& o) {
                         {"profile", r.host.profile},
                         {"samples", r.samples},
                         {"file_bytes", r.file_bytes},
+                        {"languages", r.languages},
                         {"warnings", r.warnings},
                         {"fingerprint", nlohmann::json::parse(captures::to_json(r.fingerprint))},
                         {"ok", s.ok()}};
@@ -73,6 +75,7 @@ int run_record(const RecordOptions& o) {
   } else {
     fmt::print("recorded {} sample(s) of {} from {} into {} ({})\n", r.samples, r.host.name, source, o.out,
                megabytes(r.file_bytes));
+    fmt::print("name tables: {}\n", fmt::join(r.languages, ", "));
     fmt::print("buffer behaviour: {}\n", r.fingerprint.more_data.value_or("not seen (no ERROR_MORE_DATA answer)"));
     for (const std::string& f : r.fingerprint.findings.value_or(std::vector<std::string>{}))
       fmt::print("  noted: {}\n", f);

@@ -18,13 +18,12 @@ bool to_index(const std::string& t, uint32_t& v) {
   return true;
 }
 
-// "009", or "CurrentLanguage" (Vista and later: the table of the user interface language).
-bool is_lang(const std::string& t) {
+}  // namespace
+
+bool is_language(std::string_view t) {
   if (iequals(t, "CurrentLanguage")) return true;
   return t.size() == 3 && std::all_of(t.begin(), t.end(), [](char c) { return std::isxdigit(uint8_t(c)); });
 }
-
-}  // namespace
 
 Query parse_query(std::string_view name) {
   Query q;
@@ -45,7 +44,7 @@ Query parse_query(std::string_view name) {
       q.kind = kind;
       return q;
     }
-    if (t.size() == 2 && is_lang(t[1])) {
+    if (t.size() == 2 && is_language(t[1])) {
       q.kind = kind;
       q.lang = t[1];
       for (char& c : q.lang) c = char(std::toupper(uint8_t(c)));

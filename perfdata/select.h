@@ -37,6 +37,10 @@ struct Query {
   std::string foreign_host;  // kForeign
 };
 
+// A name-table language as Perflib's subkeys and "Counter LLL" name it: three hex digits ("009",
+// "804") or "CurrentLanguage" (Vista and later: the table of the user interface language).
+bool is_language(std::string_view t);
+
 // Value names are case-insensitive; blanks around and between tokens are tolerated as perflib does.
 Query parse_query(std::string_view value_name);
 

@@ -41,6 +41,21 @@ Status WinregClient::open_key(const winreg::PolicyHandle& parent, const std::str
   return Status::Ok();
 }
 
+Status WinregClient::enum_key(const winreg::PolicyHandle& h, uint32_t index, std::string& name, uint32_t& werr) {
+  winreg::EnumKeyRequest req;
+  req.handle = h;
+  req.enum_index = index;
+  req.name = winreg::StringBuf{std::u16string(), 512, 0};  // 255 characters and the NUL, a registry key's limit
+  req.keyclass = winreg::StringBuf{std::u16string(), 0, 0};
+  Bytes out;
+  if (Status s = call(winreg::kEnumKey, winreg::encode(req), out); !s.ok()) return s;
+  winreg::EnumKeyResponse resp;
+  if (Status s = winreg::decode(out, resp); !s.ok()) return s;
+  werr = resp.result;
+  name = resp.name.text ? utf16_to_utf8(*resp.name.text) : std::string();
+  return Status::Ok();
+}
+
 Status WinregClient::close_key(const winreg::PolicyHandle& h, uint32_t& werr) {
   winreg::CloseKeyRequest req;
   req.handle = h;

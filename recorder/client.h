@@ -46,6 +46,8 @@ class WinregClient {
   Status open_hive(uint16_t opnum, winreg::PolicyHandle& h);  // kOpenHKLM, kOpenHKPD, ...
   Status open_key(const winreg::PolicyHandle& parent, const std::string& path, winreg::PolicyHandle& h, uint32_t& werr);
   Status close_key(const winreg::PolicyHandle& h, uint32_t& werr);
+  // The name of subkey `index` of `h` (werr ERROR_NO_MORE_ITEMS past the last), as RegEnumKeyEx asks.
+  Status enum_key(const winreg::PolicyHandle& h, uint32_t index, std::string& name, uint32_t& werr);
   // One QueryValue; buffer nullopt sends a NULL data pointer.
   Status query_value(const winreg::PolicyHandle& h, const std::string& name, std::optional<uint32_t> buffer,
                      winreg::QueryValueResponse& out);

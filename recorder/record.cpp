@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "perfdata/model.h"
+#include "perfdata/select.h"
 #include "recorder/build.h"
 #include "windows/constants.h"
 
@@ -112,9 +113,31 @@ Status probe(WinregClient& c, const winreg::PolicyHandle& hkpd, const std::strin
   return Status::Ok();
 }
 
-// Reads the HKLM values collectors read (record.h, step 1).
+// "009" first (every host has it, and a host whose Perflib cannot be listed still answers it),
+// then the other languages listed.
+std::vector<std::string> with_english(const std::vector<std::string>& listed) {
+  std::vector<std::string> out = {"009"};
+  for (const std::string& l : listed)
+    if (l != "009") out.push_back(l);
+  return out;
+}
+
+// The name-table languages Perflib's subkeys list: "009", "007", ..., "CurrentLanguage" (Vista
+// and later), in the host's order; other subkeys (_V2Providers) are not languages.
+std::vector<std::string> perflib_languages(WinregClient& c, const winreg::PolicyHandle& perflib) {
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < 1024; ++i) {  // bounded: a host answering success forever stops here
+    std::string name;
+    uint32_t werr = 0;
+    if (!c.enum_key(perflib, i, name, werr).ok() || werr != 0) break;
+    if (perfdata::is_language(name)) out.push_back(name);
+  }
+  return out;
+}
+
+// Reads the HKLM values collectors read (record.h, step 1) and the languages Perflib lists.
 void read_hklm(WinregClient& c, std::vector<captures::RegistryValue>& out, std::vector<Exchange>& seen,
-               std::vector<std::string>& warnings) {
+               std::vector<std::string>& languages, std::vector<std::string>& warnings) {
   winreg::PolicyHandle hklm;
   if (Status s = c.open_hive(winreg::kOpenHKLM, hklm); !s.ok()) {
     warnings.push_back("HKLM not readable (" + s.message() + "): the capture has no CurrentVersion/Perflib values");
@@ -136,6 +159,7 @@ void read_hklm(WinregClient& c, std::vector<captures::RegistryValue>& out, std::
       if (!query_until_done(c, h, path, name, 1024, seen, e).ok() || e.status != 0) continue;
       out.push_back({path, name, e.type, e.data});
     }
+    if (std::string_view(path) == kPerflibKey) languages = perflib_languages(c, h);
     // Closing is courtesy to the host: the values are read, a failed close loses nothing.
     static_cast<void>(c.close_key(h, werr));
   }
@@ -165,13 +189,15 @@ Status record(WinregClient& c, const std::string& path, const RecordOptions& o, 
   out = RecordResult{};
   std::vector<Exchange> seen;  // the exchanges the fingerprint is made of (setup and probes)
   std::vector<captures::RegistryValue> reg;
-  read_hklm(c, reg, seen, out.warnings);
+  std::vector<std::string> listed;
+  read_hklm(c, reg, seen, listed, out.warnings);
+  out.languages = o.languages.empty() ? with_english(listed) : o.languages;
 
   winreg::PolicyHandle hkpd;
   if (Status s = open_hkpd(c, hkpd); !s.ok()) return s;
   std::vector<captures::NameTable> tables;
   std::vector<captures::QueryRecord> odd;  // answers kept as they were
-  for (const std::string& lang : o.languages) {
+  for (const std::string& lang : out.languages) {
     for (const char* kind : {"Counter ", "Help "}) {
       Exchange e;
       if (Status s = query_until_done(c, hkpd, "HKPD", kind + lang, 64 * 1024, seen, e); !s.ok()) return s;

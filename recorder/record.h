@@ -42,7 +42,9 @@ struct RecordProgress {
 
 struct RecordOptions {
   std::vector<std::string> queries = {"Global"};
-  std::vector<std::string> languages = {"009"};
+  // Counter/Help tables to record; empty: 009 and every language Perflib's subkeys list (a German
+  // host: 009, 007, CurrentLanguage), so the replay answers each table the host had.
+  std::vector<std::string> languages;
   std::chrono::milliseconds interval{15000};
   uint32_t count = 0;                     // samples; 0 = no limit
   std::chrono::milliseconds duration{0};  // 0 = no limit
@@ -57,6 +59,7 @@ struct RecordResult {
   uint64_t file_bytes = 0;
   captures::HostInfo host;
   Fingerprint fingerprint;
+  std::vector<std::string> languages;  // the Counter/Help tables recorded
   std::vector<std::string> warnings;
 };
 

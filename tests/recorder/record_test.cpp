@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "captures/reader.h"
+#include "core/utf16.h"
 #include "core/subprocess.h"
 #include "recorder/record.h"
 #include "recorder/tcp_channel.h"
@@ -129,6 +130,56 @@ TEST_CASE("a recording over TCP holds exactly what the host served", "[recorder]
   CHECK(fp["more_data"] == "rrp-exact");
   CHECK(fp["queries"]["238"]["objects"].size() > 1);
   std::filesystem::remove(path);
+}
+
+// REG_MULTI_SZ bytes of `strings` (UTF-16LE, each NUL-terminated, one more NUL at the end).
+Bytes multi_sz(std::initializer_list<const char*> strings) {
+  Bytes out;
+  for (const char* s : strings) {
+    for (char16_t c : utf8_to_utf16(s)) out.insert(out.end(), {uint8_t(c & 0xFF), uint8_t(c >> 8)});
+    out.insert(out.end(), {0, 0});
+  }
+  out.insert(out.end(), {0, 0});
+  return out;
+}
+
+TEST_CASE("a recording takes every name table the host's Perflib lists, or only those asked for", "[recorder]") {
+  captures::Capture cap = small_host();
+  // A German host: Perflib\\007 and Perflib\\CurrentLanguage beside 009 (the replayer makes the keys).
+  cap.names.push_back({"007", multi_sz({"1", "238", "238", "Prozessor"}), multi_sz({"239", "Prozessorhilfe"})});
+  cap.names.push_back({"CurrentLanguage", cap.names.back().counter, cap.names.back().help});
+  LiveServer srv(host_with(cap, {}));
+  const auto record = [&](std::vector<std::string> languages) {
+    const std::string path = temp_path("rec_langs");
+    std::unique_ptr<recorder::Channel> ch;
+    REQUIRE(recorder::connect_tcp("127.0.0.1", srv.port, 10s, ch).ok());
+    recorder::WinregClient client(std::move(ch));
+    recorder::RecordOptions o;
+    o.languages = std::move(languages);
+    o.count = 1;
+    o.interval = 20ms;
+    recorder::RecordResult r;
+    const Status st = recorder::record(client, path, o, r);
+    INFO(st.message());
+    REQUIRE(st.ok());
+    captures::Capture got = read_back(path);
+    std::filesystem::remove(path);
+    return std::pair{r.languages, got.names};
+  };
+  const auto [listed, tables] = record({});
+  CHECK(listed == std::vector<std::string>{"009", "007", "CurrentLanguage"});
+  REQUIRE(tables.size() == 3);
+  for (const captures::NameTable& t : tables) {
+    INFO(t.lang);
+    const auto c = srv.host->content(replayer::PerfKey::kData, "Counter " + t.lang, 1);
+    const auto h = srv.host->content(replayer::PerfKey::kData, "Help " + t.lang, 1);
+    CHECK(t.counter == c.data.to_bytes());
+    CHECK(t.help == h.data.to_bytes());
+  }
+  const auto [asked, only] = record({"007"});
+  CHECK(asked == std::vector<std::string>{"007"});
+  REQUIRE(only.size() == 1);
+  CHECK(only[0].counter == multi_sz({"1", "238", "238", "Prozessor"}));
 }
 
 TEST_CASE("the fingerprint names each buffer policy and the recorded capture replays it", "[recorder]") {
