@@ -244,12 +244,26 @@ Step Association::on_auth3(ByteView pdu, const Header& h) {
     s.close = true;  // an auth3 nobody asked for
     return s;
   }
+  // Samba's dcesrv_auth_prepare_auth3 (librpc/rpc/dcesrv_auth.c) marks the association invalid
+  // when auth3 names another auth type, level or context than the bind: no answer, and the next
+  // request is refused, as after a failed leg.
+  Status st = same_auth(t, "auth3");
   Bytes out;
-  if (Status st = sec_->step(t.value, out); !st.ok() || !sec_->established()) {
+  if (st.ok()) st = sec_->step(t.value, out);
+  if (!st.ok() || !sec_->established()) {
     auth_failed_ = true;
     auth_error_ = st.ok() ? "the handshake needs another leg after auth3" : st.ToString();
   }
   return s;
+}
+
+Status Association::same_auth(const SecTrailer& t, const char* pdu) const {
+  if (t.auth_type == sec_->auth_type() && t.auth_level == auth_level_ && t.context_id == auth_context_id_)
+    return Status::Ok();
+  return Status::InvalidArgument(std::string(pdu) + " names auth type " + std::to_string(t.auth_type) + " level " +
+                                 std::to_string(t.auth_level) + " context " + std::to_string(t.context_id) +
+                                 "; the bind had " + std::to_string(sec_->auth_type()) + ", " +
+                                 std::to_string(auth_level_) + ", " + std::to_string(auth_context_id_));
 }
 
 Step Association::on_alter_context(ByteView pdu, const Header& h) {
@@ -262,8 +276,9 @@ Step Association::on_alter_context(ByteView pdu, const Header& h) {
     if (!sec_ || !parse_sec_trailer(verifier(pdu, h), t).ok()) return protocol_error(h.call_id);
     if (!sec_->established()) {
       leg = true;
-      Status st = t.auth_type == sec_->auth_type() ? sec_->step(t.value, token)
-                                                   : Status::InvalidArgument("alter_context changes the auth type");
+      // As for auth3 (Samba's dcesrv_auth_alter): the leg carries the bind's type, level and context.
+      Status st = same_auth(t, "alter_context");
+      if (st.ok()) st = sec_->step(t.value, token);
       if (!st.ok()) {
         // Samba's dcesrv_alter answers a failed leg with this fault and disconnects, as Windows does.
         auth_failed_ = true;

@@ -15,6 +15,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/byte_chain.h"
@@ -85,8 +86,10 @@ class Association {
   uint8_t auth_level() const { return sec_ ? auth_level_ : kAuthLevelNone; }
   bool authenticated() const { return sec_ && sec_->established(); }
   std::string auth_peer() const { return authenticated() ? sec_->peer_name() : std::string(); }
-  // Why the last handshake leg failed (empty: none did), for the transport's log.
+  // Why the last handshake leg failed (empty: none did), for the transport's log; taking it
+  // clears it, so each failure is logged once.
   const std::string& auth_error() const { return auth_error_; }
+  std::string take_auth_error() { return std::exchange(auth_error_, std::string()); }
   const AssociationConfig& config() const { return cfg_; }
 
  private:
@@ -100,6 +103,7 @@ class Association {
   Step on_request(ByteView pdu, const Header& h);
   Step on_auth3(ByteView pdu, const Header& h);
   Step bind_auth(const Header& h, ByteView verifier, Bytes& token, SecTrailer& t);
+  Status same_auth(const SecTrailer& t, const char* pdu) const;
   Status verify_request(ByteView pdu, const Header& h, ByteView& stub, Bytes& plain, uint32_t& fault);
   bool signs() const { return sec_ && auth_level_ >= kAuthLevelCall; }
   void respond_signed(uint32_t call_id, uint16_t context_id, ByteView stub, std::vector<Bytes>& out) const;

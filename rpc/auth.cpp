@@ -18,6 +18,7 @@
 #include <mutex>
 
 #include "core/utf16.h"
+#include "rpc/ntlmssp.h"
 #include "rpc/pdu.h"
 
 namespace perfsim::rpc {
@@ -29,12 +30,6 @@ gss_OID_desc kSpnegoOid = {6, const_cast<char*>("\x2b\x06\x01\x05\x05\x02")};
 // gss-ntlmssp's cred store key for the acceptor's account file (its gssapi_ntlmssp.h, not
 // packaged by Debian).
 constexpr const char* kKeyfileKey = "ntlmssp_keyfile";
-
-// NTLMSSP negotiate flags (MS-NLMP 2.2.2.5) that decide the session security.
-constexpr uint32_t kNtlmFlagEss = 0x00080000;      // NTLMSSP_NEGOTIATE_EXTENDED_SESSIONSECURITY
-constexpr uint32_t kNtlmFlag128 = 0x20000000;      // NTLMSSP_NEGOTIATE_128
-constexpr uint32_t kNtlmFlagKeyExch = 0x40000000;  // NTLMSSP_NEGOTIATE_KEY_EXCH
-constexpr uint32_t kNtlmFlag56 = 0x80000000;       // NTLMSSP_NEGOTIATE_56
 
 std::string gss_error(const std::string& what, OM_uint32 major, OM_uint32 minor) {
   std::string out = what + ": ";
@@ -112,21 +107,10 @@ Status nt_hash_hex(const std::string& password, std::string& out) {
   return Status::Ok();
 }
 
-// The NTLMSSP message of `type` inside a raw or SPNEGO-wrapped token (SPNEGO carries it as an
-// OCTET STRING, unchanged), and its negotiate flags.
-bool ntlm_flags(ByteView token, uint8_t type, uint32_t& flags) {
-  static const uint8_t sig[8] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0};
-  const size_t at = type == 2 ? 20 : 60;  // CHALLENGE / AUTHENTICATE NegotiateFlags
-  auto it = token.begin();
-  while ((it = std::search(it, token.end(), sig, sig + 8)) != token.end()) {
-    size_t off = size_t(it - token.begin());
-    if (off + at + 4 <= token.size() && load_le32(&token[off + 8]) == type) {
-      flags = load_le32(&token[off + at]);
-      return true;
-    }
-    ++it;
-  }
-  return false;
+// The NegotiateFlags of the NTLMSSP message of `type` inside a raw or SPNEGO-wrapped token.
+bool ntlm_flags(ByteView token, uint32_t type, uint32_t& flags) {
+  ByteView m;
+  return ntlmssp::find_message(token, m).ok() && ntlmssp::message_type(m) == type && ntlmssp::negotiate_flags(m, flags);
 }
 
 // DER length at p (short or long form up to 4 octets); false past `end`.
@@ -174,7 +158,7 @@ struct Direction {
     if (!md5(session_key, ByteView(reinterpret_cast<const uint8_t*>(sign_magic), strlen(sign_magic) + 1), sign_key))
       return false;
     // SEALKEY (MS-NLMP 3.4.5.3): the key weakened to 56 or 40 bits unless 128-bit was negotiated.
-    size_t n = (flags & kNtlmFlag128) ? 16 : (flags & kNtlmFlag56) ? 7 : 5;
+    size_t n = (flags & ntlmssp::kFlag128) ? 16 : (flags & ntlmssp::kFlag56) ? 7 : 5;
     uint8_t seal_key[16];
     if (!md5(session_key.first(std::min(n, session_key.size())),
              ByteView(reinterpret_cast<const uint8_t*>(seal_magic), strlen(seal_magic) + 1), seal_key))
@@ -324,6 +308,29 @@ Status AuthService::create(const std::vector<Account>& accounts, std::shared_ptr
   return Status::Ok();
 }
 
+namespace {
+
+// The flags of a CHALLENGE not yet sent.
+constexpr uint32_t kNoChallenge = 0xffffffff;
+
+// A client's token, checked before gss-ntlmssp sees it (ntlmssp.h): a NEGOTIATE until our
+// CHALLENGE went out, then an AUTHENTICATE consistent with it. A SPNEGO token carrying no NTLMSSP
+// message (only a mechListMIC, or another mechanism's optimistic token) is MIT SPNEGO's to answer.
+Status check_client_token(uint32_t challenge_flags, ByteView in) {
+  ByteView m;
+  if (Status s = ntlmssp::find_message(in, m); !s.ok()) return s;
+  const uint32_t type = ntlmssp::message_type(m);
+  if (type == 0) return Status::Ok();
+  const uint32_t due = challenge_flags == kNoChallenge ? ntlmssp::kNegotiate : ntlmssp::kAuthenticate;
+  if (type != due)
+    return Status::InvalidArgument("NTLMSSP message type " + std::to_string(type) + " where type " +
+                                   std::to_string(due) + " was due");
+  return due == ntlmssp::kNegotiate ? ntlmssp::check_negotiate(m)
+                                    : ntlmssp::check_authenticate(m, challenge_flags, ntlmssp::filetime_now());
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------------------------------------
 struct SecurityContext::Impl {
   bool is_server = true;
@@ -333,7 +340,7 @@ struct SecurityContext::Impl {
   gss_name_t target = GSS_C_NO_NAME;             // client side
   gss_ctx_id_t ctx = GSS_C_NO_CONTEXT;
   bool done = false;
-  uint32_t challenge_flags = 0xffffffff;
+  uint32_t challenge_flags = kNoChallenge;
   uint32_t flags = 0;
   bool ess = false;
   bool mic_in = false, mic_out = false;  // a SPNEGO token of the handshake carried a mechListMIC
@@ -356,7 +363,7 @@ struct SecurityContext::Impl {
     Bytes key(static_cast<const uint8_t*>(keys->elements[0].value),
               static_cast<const uint8_t*>(keys->elements[0].value) + keys->elements[0].length);
     gss_release_buffer_set(&minor, &keys);
-    ess = flags & kNtlmFlagEss;
+    ess = flags & ntlmssp::kFlagEss;
     if (ess) {
       bool ok =
           is_server
@@ -430,6 +437,9 @@ Status SecurityContext::step(ByteView in, Bytes& out) {
   Impl& m = *impl_;
   out.clear();
   if (m.done) return Status::InvalidArgument("authentication token after the security context was established");
+  if (m.is_server) {
+    if (Status s = check_client_token(m.challenge_flags, in); !s.ok()) return s;
+  }
   OM_uint32 major, minor = 0;
   // gss-ntlmssp (up to 1.3.1) refuses a NEGOTIATE message without the optional 8-byte Version
   // field (MS-NLMP 2.2.1.1: present only with NTLMSSP_NEGOTIATE_VERSION); impacket sends the
@@ -491,7 +501,7 @@ Status SecurityContext::protect(std::span<uint8_t> pdu, size_t stub_offset, size
       if (!m.send.rc4_apply(stub, stub_size)) return no_crypto();
     }
     ByteView signed_part = seal ? ByteView(plain) : ByteView(pdu.data(), pdu.size() - kNtlmSignatureSize);
-    if (!m.send.mac(signed_part, m.flags & kNtlmFlagKeyExch, s)) return no_crypto();
+    if (!m.send.mac(signed_part, m.flags & ntlmssp::kFlagKeyExch, s)) return no_crypto();
     memcpy(sig, s, 16);
     return Status::Ok();
   }
@@ -525,7 +535,7 @@ Status SecurityContext::unprotect(std::span<uint8_t> pdu, size_t stub_offset, si
   if (m.ess) {
     if (sealed && !m.recv.rc4_apply(stub, stub_size)) return no_crypto();
     uint8_t want[16];
-    if (!m.recv.mac(ByteView(pdu.data(), pdu.size() - kNtlmSignatureSize), m.flags & kNtlmFlagKeyExch, want))
+    if (!m.recv.mac(ByteView(pdu.data(), pdu.size() - kNtlmSignatureSize), m.flags & ntlmssp::kFlagKeyExch, want))
       return no_crypto();
     return memcmp(want, sig, 16) == 0 ? Status::Ok() : bad;
   }

@@ -240,6 +240,8 @@ class Connection final : public ConnectionBase, public std::enable_shared_from_t
     }
     for (ByteChain& r : replies_) enqueue(std::move(r));
     replies_.clear();
+    if (std::string why = handler_->take_auth_error(); !why.empty())
+      tagged(LogLine("auth_refused")).kv("detail", why).emit(*log_);
     if (verdict == Verdict::kClose) closing_ = true;
     if (const auto delay = handler_->reply_delay(); delay.count() > 0) hold_replies(delay);
     if (queued_bytes_ >= limits_.write_queue_limit || over_budget()) paused_ = true;

@@ -30,6 +30,7 @@ class EpmHandler final : public ConnectionHandler {
  public:
   EpmHandler(const rpc::AssociationConfig& cfg, std::vector<epm::Registration> registered);
   Verdict on_pdu(ByteView pdu, std::vector<ByteChain>& out) override;
+  std::string take_auth_error() override { return assoc_.take_auth_error(); }
 
  private:
   rpc::Association assoc_;

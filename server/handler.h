@@ -33,6 +33,9 @@ class ConnectionHandler {
   // host); zero = at once. The connection holds them, and handles no further PDU, on a timer:
   // no thread blocks.
   virtual std::chrono::milliseconds reply_delay() { return std::chrono::milliseconds(0); }
+  // Why the last on_pdu refused an authentication leg (empty: it did not), for the transport's
+  // log: a refused token names the field that failed.
+  virtual std::string take_auth_error() { return {}; }
 };
 
 // Creates the handler for a new connection accepted on a listener.

@@ -13,6 +13,7 @@ class NetapiHandler final : public ConnectionHandler {
  public:
   NetapiHandler(netapi::Pipe pipe, const netapi::HostIdentity& host);
   Verdict on_pdu(ByteView pdu, std::vector<ByteChain>& out) override;
+  std::string take_auth_error() override { return assoc_.take_auth_error(); }
 
  private:
   rpc::Association assoc_;

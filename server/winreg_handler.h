@@ -22,6 +22,7 @@ class WinregHandler final : public ConnectionHandler {
   WinregHandler(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host,
                 bool perf_data_allowed = true, std::unique_ptr<journal::SessionTap> tap = nullptr);
   Verdict on_pdu(ByteView pdu, std::vector<ByteChain>& out) override;
+  std::string take_auth_error() override { return assoc_.take_auth_error(); }
   std::chrono::milliseconds reply_delay() override { return std::exchange(delay_, std::chrono::milliseconds(0)); }
 
  private:

@@ -9,11 +9,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <string_view>
+#include <utility>
+#include <vector>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "replayer/host.h"
 #include "rpc/auth.h"
+#include "rpc/pdu.h"
 #include "support.h"
 #include "tests/common/served_host.h"
 
@@ -61,14 +66,34 @@ struct Run {
   WireReport wire;
 };
 
-// Serves env()'s host on `address` with the accounts (and require_auth), records the session
-// when `record`, and runs auth_client.py with `args`.
-Run run_client(const std::string& name, const std::string& address, const std::string& args, bool require_auth = false,
-               bool record = false) {
+// Runs auth_client.py with `args` against a server on address:port.
+Run run_against(const std::string& name, const std::string& address, uint16_t port, const std::string& args,
+                PacketRecorder* rec = nullptr) {
   Run r;
   r.dir = std::string(AUTH_WORK_DIR) + "/" + name;
   fs::remove_all(r.dir);
   fs::create_directories(r.dir);
+  const std::string cmd = "timeout 120 " + std::string(PERFSIM_PYTHON) + " -B " +
+                          shell_quote(std::string(AUTH_SCRIPTS_DIR) + "/auth_client.py") + " --address " + address +
+                          " --port " + std::to_string(port) + " --out " + shell_quote(r.dir) + " " + args;
+  if (rec) {
+    const std::string pcap = r.dir + "/session.pcapng";
+    REQUIRE(rec->start(port, pcap).ok());
+    r.client = run_command(cmd);
+    rec->stop();
+    r.wire = check_wire(pcap, port, "winreg.opnum", std::string("-o ntlmssp.nt_password:") + kPassword);
+  } else {
+    r.client = run_command(cmd);
+  }
+  std::ifstream f(r.dir + "/result.json");
+  if (f) r.result = nlohmann::json::parse(f, nullptr, false);
+  return r;
+}
+
+// Serves env()'s host on `address` with the accounts (and require_auth), records the session
+// when `record`, and runs auth_client.py with `args`.
+Run run_client(const std::string& name, const std::string& address, const std::string& args, bool require_auth = false,
+               bool record = false) {
   testing::ServeOptions opt;
   opt.threads = 2;
   opt.address = address;
@@ -76,22 +101,9 @@ Run run_client(const std::string& name, const std::string& address, const std::s
   opt.association.require_auth = require_auth;
   testing::ServedHost srv(env().host, opt);
   REQUIRE(srv.start().ok());
-  const std::string cmd = "timeout 120 " + std::string(PERFSIM_PYTHON) + " -B " +
-                          shell_quote(std::string(AUTH_SCRIPTS_DIR) + "/auth_client.py") + " --address " + address +
-                          " --port " + std::to_string(srv.port()) + " --out " + shell_quote(r.dir) + " " + args;
-  if (record) {
-    PacketRecorder rec;
-    const std::string pcap = r.dir + "/session.pcapng";
-    REQUIRE(rec.start(srv.port(), pcap).ok());
-    r.client = run_command(cmd);
-    rec.stop();
-    r.wire = check_wire(pcap, srv.port(), "winreg.opnum", std::string("-o ntlmssp.nt_password:") + kPassword);
-  } else {
-    r.client = run_command(cmd);
-  }
+  PacketRecorder rec;
+  Run r = run_against(name, address, srv.port(), args, record ? &rec : nullptr);
   srv.stop();
-  std::ifstream f(r.dir + "/result.json");
-  if (f) r.result = nlohmann::json::parse(f, nullptr, false);
   return r;
 }
 
@@ -152,6 +164,57 @@ TEST_CASE("an unauthenticated bind is served by default and refused with require
   CHECK(refused.result.value("error", "").find("rpc_s_access_denied") != std::string::npos);
   // An authenticated client is still served under require_auth.
   check_values(run_client("impacket-required", "127.0.0.54", "--client impacket --level privacy " + user_args(), true));
+}
+
+// Issue 28: one account holder crashed every host with an AUTHENTICATE whose KEY_EXCH session key
+// was empty, or whose flags dropped KEY_EXCH (gss-ntlmssp copied 16 bytes from NULL). Each variant,
+// and auth3 legs naming another context or level than the bind, now gets fault access_denied at
+// the next call and a log line naming what was wrong; the same server then serves impacket.
+TEST_CASE("tampered AUTHENTICATE messages of a real account are refused and the server goes on", "[rpcauth]") {
+  std::mutex mu;
+  std::vector<std::string> log;
+  testing::ServeOptions opt;
+  opt.threads = 2;
+  opt.address = "127.0.0.58";
+  opt.association.auth = env().auth;
+  opt.log = [&](std::string_view line) {
+    std::lock_guard<std::mutex> lock(mu);
+    log.emplace_back(line);
+  };
+  testing::ServedHost srv(env().host, opt);
+  REQUIRE(srv.start().ok());
+  const std::pair<const char*, const char*> variants[] = {
+      {"empty-key", "EncryptedRandomSessionKey of 0 bytes"}, {"short-key", "EncryptedRandomSessionKey of 8 bytes"},
+      {"drop-key-exch", "drop NTLMSSP_NEGOTIATE_KEY_EXCH"},  {"zero-flags", "drop NTLMSSP_NEGOTIATE_KEY_EXCH"},
+      {"other-context", "auth3 names auth type 10 level 2"}, {"other-level", "auth3 names auth type 10 level 5"}};
+  for (const auto& [variant, reason] : variants) {
+    INFO(variant);
+    const CommandResult r =
+        run_command("timeout 60 " + std::string(PERFSIM_PYTHON) + " -B " +
+                    shell_quote(std::string(AUTH_SCRIPTS_DIR) + "/hostile_auth.py") +
+                    " --transport tcp --address 127.0.0.58 --port " + std::to_string(srv.port()) + " --user " + kUser +
+                    " --password " + shell_quote(kPassword) + " --variant " + variant + " 2>&1");
+    INFO(r.output);
+    REQUIRE(r.exit_status == 0);
+    const nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.rfind('{')), nullptr, false);
+    CHECK(out.value("key_exch", false));  // the CHALLENGE agreed on KEY_EXCH: the crash's precondition
+    CHECK(out.value("fault", 0u) == rpc::kFaultAccessDenied);
+    std::lock_guard<std::mutex> lock(mu);
+    const bool logged = std::any_of(log.begin(), log.end(), [&](const std::string& l) {
+      return l.find("event=auth_refused") != std::string::npos && l.find(reason) != std::string::npos;
+    });
+    CHECK(logged);
+  }
+  // The untampered logon of the same script is answered: the refusals above are the tampering's.
+  const CommandResult good =
+      run_command("timeout 60 " + std::string(PERFSIM_PYTHON) + " -B " +
+                  shell_quote(std::string(AUTH_SCRIPTS_DIR) + "/hostile_auth.py") +
+                  " --transport tcp --address 127.0.0.58 --port " + std::to_string(srv.port()) + " --user " + kUser +
+                  " --password " + shell_quote(kPassword) + " --variant none 2>&1");
+  INFO(good.output);
+  CHECK(good.output.find("\"ptype\": 2") != std::string::npos);  // a response, not a fault
+  check_values(run_against("impacket-after-hostile", "127.0.0.58", srv.port(),
+                           "--client impacket --level privacy " + user_args()));
 }
 
 // Windows servers accept NTLMv1 at their default LmCompatibilityLevel (3 since 2008 R2; only 5
