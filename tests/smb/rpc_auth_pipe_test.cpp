@@ -120,3 +120,61 @@ TEST_CASE("python3-samba with RPC-level sign and seal on the SMB pipe reads the 
     CHECK(requests >= 4);  // OpenHKPD, two QueryValue, CloseKey
   }
 }
+
+// Issue 28 on the pipe: the AUTHENTICATE variants that crashed perfsim (and with it every host
+// and smbd's pipes) get fault access_denied and a log line; the same perfsim then serves samba.
+TEST_CASE("tampered AUTHENTICATE messages on the SMB pipe are refused and perfsim goes on", "[smb][rpcauth]") {
+  const std::string capture = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
+  testing::PerfsimSmbServe s;
+  testing::ServeSmbConfig cfg;
+  cfg.perfsim = PERFSIM_EXE;
+  cfg.dir = std::string(SMB_WORK_DIR) + "-hostile-auth";
+  cfg.hosts = {{"127.0.0.64", capture, {}}};
+  cfg.users = {{kUser, kPassword}};
+  cfg.frozen_tick = kTick;
+  {
+    const Status st = s.start(cfg);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+  }
+  INFO("perfsim serve log: " << s.err_path());
+  for (const char* variant : {"empty-key", "drop-key-exch"}) {
+    INFO(variant);
+    const interop::CommandResult r = interop::run_command(
+        "timeout 60 " + std::string(PERFSIM_PYTHON) + " -B " + interop::shell_quote(HOSTILE_AUTH_PY) +
+        " --transport smb --address 127.0.0.64 --port " + std::to_string(s.port()) + " --user " + kUser +
+        " --password " + interop::shell_quote(kPassword) + " --variant " + variant + " 2>&1");
+    INFO(r.output);
+    REQUIRE(r.exit_status == 0);
+    CHECK(r.output.find("\"key_exch\": true") != std::string::npos);
+    CHECK(r.output.find("\"fault\": 5}") != std::string::npos);
+  }
+  std::ifstream err(s.err_path());
+  const std::string log{std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>()};
+  CHECK(log.find("event=auth_refused") != std::string::npos);
+  CHECK(log.find("EncryptedRandomSessionKey of 0 bytes") != std::string::npos);
+  CHECK(log.find("drop NTLMSSP_NEGOTIATE_KEY_EXCH") != std::string::npos);
+
+  std::shared_ptr<replayer::SimulatedHost> host;
+  REQUIRE(testing::load_frozen_host(capture, kTick, host).ok());
+  const std::string dir = s.dir() + "/after-hostile";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const interop::CommandResult r = interop::run_command(
+      "timeout 120 " + std::string(PERFSIM_PYTHON) + " -c " +
+      interop::shell_quote("from samba import param, credentials\nfrom samba.dcerpc import winreg, security\n"
+                           "lp = param.LoadParm(); lp.set('smb ports', '" +
+                           std::to_string(s.port()) +
+                           "')\nc = credentials.Credentials(); c.guess(lp); c.set_username('" + kUser +
+                           "'); c.set_password('" + kPassword +
+                           "')\nconn = winreg.winreg(r'ncacn_np:127.0.0.64[\\pipe\\winreg,sign]', lp, c)\n"
+                           "h = conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)\n"
+                           "s = winreg.String(); s.name = 'Global'\n"
+                           "t, data, size, length = conn.QueryValue(h, s, 0, [], 16 * 1024 * 1024, 0)\n"
+                           "open('" +
+                           dir + "/0.bin', 'wb').write(bytes(data[:length]))\n") +
+      " 2>&1");
+  INFO(r.output);
+  REQUIRE(r.exit_status == 0);
+  CHECK(read_file(dir + "/0.bin") == host->content(replayer::PerfKey::kData, "Global", kTick).data.to_bytes());
+}
