@@ -424,6 +424,17 @@ void file_seeds() {
 
 }  // namespace
 
+// auth (fuzz_auth.cpp): [options][target][op pos16 val]*. Clean handshakes of each kind, and the
+// two AUTHENTICATE edits that crashed gss-ntlmssp (issue 28): the session key's length set to 0,
+// and the KEY_EXCH bit cleared in the flags' top byte.
+void auth_seeds() {
+  for (uint8_t options : {0, 1, 6, 7, 8, 12}) put("auth", "clean-" + std::to_string(options), Bytes{options, 0});
+  put("auth", "empty-key", Bytes{4, 1, 3, 52, 0, 0, 3, 54, 0, 0});
+  put("auth", "drop-key-exch", Bytes{4, 1, 0, 63, 0, 0xa2});
+  put("auth", "auth3-context", Bytes{0, 2, 0, 20, 0, 8});
+  put("auth", "request-trailer", Bytes{4, 3, 0, 24, 0, 9});
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::cerr << "usage: fuzz_seeds OUT\n";
@@ -436,5 +447,6 @@ int main(int argc, char** argv) {
   perfdata_seeds(cap);
   file_seeds();
   replay_seeds();
+  auth_seeds();
   return 0;
 }

@@ -439,6 +439,9 @@ Status SecurityContext::step(ByteView in, Bytes& out) {
   if (m.done) return Status::InvalidArgument("authentication token after the security context was established");
   if (m.is_server) {
     if (Status s = check_client_token(m.challenge_flags, in); !s.ok()) return s;
+  } else if (m.ctx != GSS_C_NO_CONTEXT && in.empty()) {
+    // gss-ntlmssp's initiator dereferences a missing CHALLENGE (found by fuzz_auth).
+    return Status::InvalidArgument("the server's answer carries no authentication token");
   }
   OM_uint32 major, minor = 0;
   // gss-ntlmssp (up to 1.3.1) refuses a NEGOTIATE message without the optional 8-byte Version

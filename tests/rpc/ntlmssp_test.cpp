@@ -299,3 +299,13 @@ TEST_CASE("auth3 with another context id, auth type or level than the bind is re
     CHECK(x.call_fault() == kFaultAccessDenied);
   }
 }
+
+// fuzz/regressions/auth/empty-negotiate-unauthenticated-bind: a bind_ack without a CHALLENGE
+// handed to the initiator made gss-ntlmssp dereference NULL.
+TEST_CASE("the initiator refuses a second leg without a token instead of calling gss-ntlmssp", "[ntlmssp]") {
+  std::unique_ptr<SecurityContext> client;
+  REQUIRE(SecurityContext::client({"", "alice", "Secret1"}, kAuthTypeNtlmssp, client).ok());
+  Bytes token;
+  REQUIRE(client->step({}, token).ok());
+  CHECK_THAT(client->step({}, token).message(), Catch::Contains("carries no authentication token"));
+}
