@@ -4,6 +4,7 @@
 #include <gssapi/gssapi_ext.h>
 #include <gssapi/gssapi_krb5.h>
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
 #include <sys/stat.h>
@@ -54,6 +55,7 @@ struct Crypto {
   EVP_MD* md4 = nullptr;
   EVP_MD* md5 = nullptr;
   EVP_MAC* hmac = nullptr;
+  EVP_CIPHER* des = nullptr;
 };
 
 const Crypto* crypto() {
@@ -65,15 +67,16 @@ const Crypto* crypto() {
     x.md4 = EVP_MD_fetch(x.lib, "MD4", nullptr);
     x.md5 = EVP_MD_fetch(x.lib, "MD5", nullptr);
     x.hmac = EVP_MAC_fetch(x.lib, "HMAC", nullptr);
+    x.des = EVP_CIPHER_fetch(x.lib, "DES-ECB", nullptr);
     return x;
   }();
-  if (!c.rc4 || !c.md4 || !c.md5 || !c.hmac) return nullptr;
+  if (!c.rc4 || !c.md4 || !c.md5 || !c.hmac || !c.des) return nullptr;
   return &c;
 }
 
 Status no_crypto() {
   return Status::Unsupported(
-      "OpenSSL's legacy provider (RC4, MD4) could not be loaded: is libssl3's ossl-modules/legacy.so installed?");
+      "OpenSSL's legacy provider (RC4, MD4, DES) could not be loaded: is libssl3's ossl-modules/legacy.so installed?");
 }
 
 bool md5(ByteView a, ByteView b, uint8_t out[16]) {
@@ -94,17 +97,48 @@ std::string hex(const uint8_t* p, size_t n) {
   return s;
 }
 
-// The NT hash (MD4 of the UTF-16LE password, MS-NLMP 3.3.1 NTOWFv1) as gss-ntlmssp's smbpasswd-
-// format key file wants it: that format leaves the domain open, so any domain the client names
-// matches the account (as a standalone Windows host treats its local accounts).
-Status nt_hash_hex(const std::string& password, std::string& out) {
+// The NT hash: MD4 of the UTF-16LE password (MS-NLMP 3.3.1 NTOWFv1).
+Status nt_hash(const std::string& password, std::array<uint8_t, 16>& out) {
   Bytes le;
   put_utf16le(le, utf8_to_utf16(password));
-  uint8_t h[16];
   unsigned n = 0;
-  if (!EVP_Digest(le.data(), le.size(), h, &n, crypto()->md4, nullptr) || n != 16) return no_crypto();
-  out = hex(h, 16);
+  if (!EVP_Digest(le.data(), le.size(), out.data(), &n, crypto()->md4, nullptr) || n != 16) return no_crypto();
   return Status::Ok();
+}
+
+// DES (FIPS 46-2) of one block under a 7-byte key spread over 8 bytes, the low bit of each (the
+// parity bit) left 0: MS-NLMP 6, "DES()".
+bool des_block(const uint8_t* key7, const uint8_t* in, uint8_t* out) {
+  const uint8_t* k = key7;
+  const uint8_t key[8] = {k[0],
+                          uint8_t(k[0] << 7 | k[1] >> 1),
+                          uint8_t(k[1] << 6 | k[2] >> 2),
+                          uint8_t(k[2] << 5 | k[3] >> 3),
+                          uint8_t(k[3] << 4 | k[4] >> 4),
+                          uint8_t(k[4] << 3 | k[5] >> 5),
+                          uint8_t(k[5] << 2 | k[6] >> 6),
+                          uint8_t(k[6] << 1)};
+  EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
+  int n = 0;
+  bool ok = c && EVP_EncryptInit_ex2(c, crypto()->des, key, nullptr, nullptr) && EVP_CIPHER_CTX_set_padding(c, 0) &&
+            EVP_EncryptUpdate(c, out, &n, in, 8) && n == 8;
+  EVP_CIPHER_CTX_free(c);
+  return ok;
+}
+
+// An NTLMv1 NtChallengeResponse (MS-NLMP 3.3.1): DESL(NT hash, challenge), the challenge being the
+// server's, or with NTLM2 session security MD5(server || client challenge)[0..7].
+bool ntlmv1_response(const std::array<uint8_t, 16>& hash, ByteView server_chal, ByteView lm, bool ess,
+                     uint8_t out[24]) {
+  uint8_t chal[16];
+  if (ess) {
+    if (lm.size() < 8 || !md5(server_chal, lm.first(8), chal)) return false;
+  } else {
+    memcpy(chal, server_chal.data(), 8);
+  }
+  uint8_t key[21] = {};
+  memcpy(key, hash.data(), 16);
+  return des_block(key, chal, out) && des_block(key + 7, chal, out + 8) && des_block(key + 14, chal, out + 16);
 }
 
 // The NegotiateFlags of the NTLMSSP message of `type` inside a raw or SPNEGO-wrapped token.
@@ -244,6 +278,9 @@ Status parse_account(std::string_view text, Account& out) {
 struct AuthService::Impl {
   std::string keyfile;
   gss_cred_id_t cred = GSS_C_NO_CREDENTIAL;
+  // Each account's user name and NT hash, for the NTLMv1 responses perfsim verifies itself
+  // (check_ntlmv1).
+  std::vector<std::pair<std::string, std::array<uint8_t, 16>>> nt_hashes;
   ~Impl() {
     OM_uint32 minor = 0;
     if (cred != GSS_C_NO_CREDENTIAL) gss_release_cred(&minor, &cred);
@@ -272,10 +309,11 @@ Status AuthService::create(const std::vector<Account>& accounts, std::shared_ptr
   impl->keyfile = std::string(dir_template) + "/accounts";
   std::string text;
   for (const Account& a : accounts) {
-    std::string nt;
-    if (Status s = nt_hash_hex(a.password, nt); !s.ok()) return s;
+    std::array<uint8_t, 16> nt;
+    if (Status s = nt_hash(a.password, nt); !s.ok()) return s;
+    impl->nt_hashes.emplace_back(a.user, nt);
     // smbpasswd format: NAME:UID:LM:NT:FLAGS:LCT. No LM hash: LM logons are refused (as by every host).
-    text += a.user + ":0:XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX:" + nt + ":[U          ]:LCT-00000000:\n";
+    text += a.user + ":0:XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX:" + hex(nt.data(), 16) + ":[U          ]:LCT-00000000:\n";
   }
   {
     FILE* f = fopen(impl->keyfile.c_str(), "w");
@@ -313,20 +351,47 @@ namespace {
 // The flags of a CHALLENGE not yet sent.
 constexpr uint32_t kNoChallenge = 0xffffffff;
 
+// gss-ntlmssp, as the "domain server" that takes NTLMv1 (AuthService::create), falls back to the
+// LM response when an NTLMv1 NT response does not verify, and with NTLM2 session security that LM
+// response is the client challenge and zeros (MS-NLMP 3.3.1), which any client can send: every
+// password was taken. So perfsim verifies an NTLMv1 response itself, against the NT hash only, and
+// gss-ntlmssp only ever sees a correct one. Windows compares user names case-insensitively.
+Status check_ntlmv1(const AuthService::Impl& service, ByteView challenge, uint32_t challenge_flags,
+                    const ntlmssp::Authenticate& a) {
+  const std::string user = (challenge_flags & ntlmssp::kFlagUnicode)
+                               ? utf16_to_utf8(load_utf16le(a.user.data(), a.user.size() / 2))
+                               : std::string(a.user.begin(), a.user.end());
+  const auto it = std::find_if(service.nt_hashes.begin(), service.nt_hashes.end(),
+                               [&](const auto& e) { return iequals(e.first, user); });
+  ByteView server_chal;
+  uint8_t want[24];
+  if (it == service.nt_hashes.end())
+    return Status::InvalidArgument("NTLMv1 logon of an unknown account '" + user + "'");
+  if (!ntlmssp::server_challenge(challenge, server_chal) ||
+      !ntlmv1_response(it->second, server_chal, a.lm, challenge_flags & ntlmssp::kFlagEss, want))
+    return Status::InvalidArgument("NTLMv1 logon of '" + user + "': no LmChallengeResponse to take the client " +
+                                   "challenge from under NTLM2 session security");
+  if (CRYPTO_memcmp(want, a.nt.data(), 24) != 0)
+    return Status::InvalidArgument("NTLMv1 logon of '" + user + "': the NT response does not verify (wrong password)");
+  return Status::Ok();
+}
+
 // A client's token, checked before gss-ntlmssp sees it (ntlmssp.h): a NEGOTIATE until our
 // CHALLENGE went out, then an AUTHENTICATE consistent with it. A SPNEGO token carrying no NTLMSSP
 // message (only a mechListMIC, or another mechanism's optimistic token) is MIT SPNEGO's to answer.
-Status check_client_token(uint32_t challenge_flags, ByteView in) {
+Status check_client_token(const AuthService::Impl& service, ByteView challenge, uint32_t challenge_flags, ByteView in) {
   ByteView m;
   if (Status s = ntlmssp::find_message(in, m); !s.ok()) return s;
   const uint32_t type = ntlmssp::message_type(m);
   if (type == 0) return Status::Ok();
-  const uint32_t due = challenge_flags == kNoChallenge ? ntlmssp::kNegotiate : ntlmssp::kAuthenticate;
+  const uint32_t due = challenge.empty() ? ntlmssp::kNegotiate : ntlmssp::kAuthenticate;
   if (type != due)
     return Status::InvalidArgument("NTLMSSP message type " + std::to_string(type) + " where type " +
                                    std::to_string(due) + " was due");
-  return due == ntlmssp::kNegotiate ? ntlmssp::check_negotiate(m)
-                                    : ntlmssp::check_authenticate(m, challenge_flags, ntlmssp::filetime_now());
+  if (due == ntlmssp::kNegotiate) return ntlmssp::check_negotiate(m);
+  ntlmssp::Authenticate a;
+  if (Status s = ntlmssp::check_authenticate(m, challenge_flags, ntlmssp::filetime_now(), a); !s.ok()) return s;
+  return a.nt.size() == 24 ? check_ntlmv1(service, challenge, challenge_flags, a) : Status::Ok();
 }
 
 }  // namespace
@@ -341,6 +406,7 @@ struct SecurityContext::Impl {
   gss_ctx_id_t ctx = GSS_C_NO_CONTEXT;
   bool done = false;
   uint32_t challenge_flags = kNoChallenge;
+  Bytes challenge;  // server side: the NTLMSSP CHALLENGE we sent
   uint32_t flags = 0;
   bool ess = false;
   bool mic_in = false, mic_out = false;  // a SPNEGO token of the handshake carried a mechListMIC
@@ -438,7 +504,7 @@ Status SecurityContext::step(ByteView in, Bytes& out) {
   out.clear();
   if (m.done) return Status::InvalidArgument("authentication token after the security context was established");
   if (m.is_server) {
-    if (Status s = check_client_token(m.challenge_flags, in); !s.ok()) return s;
+    if (Status s = check_client_token(m.service->impl(), m.challenge, m.challenge_flags, in); !s.ok()) return s;
   } else if (m.ctx != GSS_C_NO_CONTEXT && in.empty()) {
     // gss-ntlmssp's initiator dereferences a missing CHALLENGE (found by fuzz_auth).
     return Status::InvalidArgument("the server's answer carries no authentication token");
@@ -473,7 +539,11 @@ Status SecurityContext::step(ByteView in, Bytes& out) {
   gss_release_buffer(&minor, &output);
   if (GSS_ERROR(major)) return Status::InvalidArgument(gss_error("NTLMSSP authentication failed", major, minor));
   uint32_t f = 0;
-  if (m.is_server && ntlm_flags(out, 2, f)) m.challenge_flags = f;
+  if (m.is_server && ntlm_flags(out, 2, f)) {
+    m.challenge_flags = f;
+    ByteView c;
+    if (ntlmssp::find_message(out, c).ok()) m.challenge.assign(c.begin(), c.end());
+  }
   if (!m.is_server && ntlm_flags(out, 3, f)) m.flags = f;
   // Remembered over legs: a client's MIC goes out one leg before its context completes.
   if (m.auth_type == kAuthTypeSpnego) {

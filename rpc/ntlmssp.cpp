@@ -211,23 +211,31 @@ Status check_negotiate(ByteView m) {
   return field(m, kNegotiateFixed, {"Workstation", 24}, "NEGOTIATE", v);
 }
 
-Status check_authenticate(ByteView m, uint32_t challenge_flags, uint64_t now) {
+Status check_authenticate(ByteView m, uint32_t challenge_flags, uint64_t now, Authenticate& a) {
+  a = {};
   if (Status s = check_header(m, kAuthenticate, kAuthenticateFixed, "AUTHENTICATE"); !s.ok()) return s;
-  ByteView lm, nt, domain, user, workstation, key;
   const Field fields[] = {{"LmChallengeResponse", 12}, {"NtChallengeResponse", 20},
                           {"DomainName", 28},          {"UserName", 36},
                           {"Workstation", 44},         {"EncryptedRandomSessionKey", 52}};
-  ByteView* out[] = {&lm, &nt, &domain, &user, &workstation, &key};
+  ByteView* out[] = {&a.lm, &a.nt, &a.domain, &a.user, &a.workstation, &a.key};
   for (size_t i = 0; i < 6; ++i)
     if (Status s = field(m, kAuthenticateFixed, fields[i], "AUTHENTICATE", *out[i]); !s.ok()) return s;
-  if (Status s = check_flags(load_le32(&m[60]), challenge_flags, key); !s.ok()) return s;
+  a.flags = load_le32(&m[60]);
+  if (Status s = check_flags(a.flags, challenge_flags, a.key); !s.ok()) return s;
   const bool unicode = challenge_flags & kFlagUnicode;
-  for (auto [v, name] : {std::pair{domain, "DomainName"}, {user, "UserName"}, {workstation, "Workstation"}})
+  for (auto [v, name] : {std::pair{a.domain, "DomainName"}, {a.user, "UserName"}, {a.workstation, "Workstation"}})
     if (Status s = check_name(v, name, unicode); !s.ok()) return s;
-  if (lm.size() != 0 && lm.size() != 1 && lm.size() != kNtlmV1Response)
-    return bad("AUTHENTICATE", "LmChallengeResponse of " + std::to_string(lm.size()) + " bytes (0, 1 or 24)");
-  if (nt.size() == 0 || nt.size() == kNtlmV1Response) return Status::Ok();
-  return check_ntlmv2(nt, now);
+  if (a.lm.size() != 0 && a.lm.size() != 1 && a.lm.size() != kNtlmV1Response)
+    return bad("AUTHENTICATE", "LmChallengeResponse of " + std::to_string(a.lm.size()) + " bytes (0, 1 or 24)");
+  if (a.nt.empty()) return bad("AUTHENTICATE", "no NtChallengeResponse: anonymous and LM-only logons are refused");
+  if (a.nt.size() == kNtlmV1Response) return Status::Ok();
+  return check_ntlmv2(a.nt, now);
+}
+
+bool server_challenge(ByteView challenge, ByteView& out) {
+  if (message_type(challenge) != kChallenge || challenge.size() < 32) return false;
+  out = challenge.subspan(24, 8);
+  return true;
 }
 
 uint64_t filetime_now() {

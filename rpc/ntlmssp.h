@@ -52,16 +52,27 @@ bool negotiate_flags(ByteView message, uint32_t& flags);
 // A NEGOTIATE_MESSAGE (2.2.1.1): the fixed part (32 bytes), DomainName and Workstation inside it.
 Status check_negotiate(ByteView message);
 
+// The payload fields of an AUTHENTICATE_MESSAGE, as views into it.
+struct Authenticate {
+  ByteView lm, nt, domain, user, workstation, key;
+  uint32_t flags = 0;
+};
+
 // An AUTHENTICATE_MESSAGE (2.2.1.3) answering a CHALLENGE whose NegotiateFlags were
 // `challenge_flags`, received at `now` (FILETIME: 100 ns since 1601-01-01 UTC):
 // - every payload field inside the message, after the 64-byte fixed part, within the bounds above;
 // - DomainName and UserName without NUL characters, of whole UTF-16 units under UNICODE;
 // - KEY_EXCH as the CHALLENGE had it, and then an EncryptedRandomSessionKey of exactly 16 bytes;
 //   no session-security flag the CHALLENGE lacked;
-// - LmChallengeResponse of 0, 1 or 24 bytes; NtChallengeResponse of 0 or 24 bytes (NTLMv1), or an
+// - LmChallengeResponse of 0, 1 or 24 bytes; NtChallengeResponse of 24 bytes (NTLMv1), or an
 //   NTLMv2_RESPONSE (2.2.2.8): RespType and HiRespType 1, a TimeStamp within kMaxLifetime of
 //   `now`, AV pairs (2.2.2.1) inside the response, at most kMaxAvPairs, ending in MsvAvEOL.
-Status check_authenticate(ByteView message, uint32_t challenge_flags, uint64_t now);
+//   An empty NtChallengeResponse (anonymous, or LM only) is refused: no host here takes either.
+// `out` gets the fields of a message that passes.
+Status check_authenticate(ByteView message, uint32_t challenge_flags, uint64_t now, Authenticate& out);
+
+// ServerChallenge of a CHALLENGE_MESSAGE (2.2.1.2, offset 24); false when it is too short.
+bool server_challenge(ByteView challenge, ByteView& out);
 
 // The current time as a FILETIME.
 uint64_t filetime_now();

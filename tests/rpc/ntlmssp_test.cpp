@@ -76,7 +76,8 @@ AuthMsg v2() {
 }
 
 std::string refusal(const AuthMsg& a, uint32_t challenge_flags = kChallengeFlags) {
-  Status s = ntlmssp::check_authenticate(build(a), challenge_flags, kNow);
+  ntlmssp::Authenticate out;
+  Status s = ntlmssp::check_authenticate(build(a), challenge_flags, kNow, out);
   return s.ok() ? std::string() : s.message();
 }
 
@@ -100,7 +101,7 @@ TEST_CASE("KEY_EXCH with a missing or short EncryptedRandomSessionKey is refused
   CHECK(refusal(a, kChallengeFlags & ~ntlmssp::kFlagKeyExch).empty());
 }
 
-TEST_CASE("flags that drop KEY_EXCH, are 0, or claim what the CHALLENGE did not agree to are refused", "[ntlmssp]") {
+TEST_CASE("flags that drop KEY_EXCH or are 0 or claim what the CHALLENGE did not agree to are refused", "[ntlmssp]") {
   AuthMsg a = v2();
   a.flags = kChallengeFlags & ~ntlmssp::kFlagKeyExch;
   CHECK_THAT(refusal(a), Catch::Contains("drop NTLMSSP_NEGOTIATE_KEY_EXCH"));
@@ -116,16 +117,17 @@ TEST_CASE("flags that drop KEY_EXCH, are 0, or claim what the CHALLENGE did not 
 TEST_CASE("a payload field outside the message or inside its header is refused naming the field", "[ntlmssp]") {
   Bytes m = build(v2());
   store_le32(&m[40], uint32_t(m.size()) - 4);  // UserNameFields.BufferOffset: 10 bytes from 4 left
-  Status s = ntlmssp::check_authenticate(m, kChallengeFlags, kNow);
+  ntlmssp::Authenticate out;
+  Status s = ntlmssp::check_authenticate(m, kChallengeFlags, kNow, out);
   CHECK_THAT(s.message(), Catch::Contains("UserName (10 bytes at offset"));
   m = build(v2());
   store_le32(&m[32], 8);  // DomainNameFields pointing into the header
-  CHECK_THAT(ntlmssp::check_authenticate(m, kChallengeFlags, kNow).message(), Catch::Contains("DomainName"));
+  CHECK_THAT(ntlmssp::check_authenticate(m, kChallengeFlags, kNow, out).message(), Catch::Contains("DomainName"));
   m.resize(63);
-  CHECK_THAT(ntlmssp::check_authenticate(m, kChallengeFlags, kNow).message(), Catch::Contains("63 bytes"));
+  CHECK_THAT(ntlmssp::check_authenticate(m, kChallengeFlags, kNow, out).message(), Catch::Contains("63 bytes"));
 }
 
-TEST_CASE("user and domain names with a NUL, odd UTF-16 or over the bound are refused", "[ntlmssp]") {
+TEST_CASE("user and domain names with a NUL or odd UTF-16 or over the bound are refused", "[ntlmssp]") {
   AuthMsg a = v2();
   a.user = utf16("alice");
   a.user.insert(a.user.end(), {0, 0});
@@ -138,7 +140,7 @@ TEST_CASE("user and domain names with a NUL, odd UTF-16 or over the bound are re
   CHECK_THAT(refusal(a), Catch::Contains("UserName of 600 bytes"));
 }
 
-TEST_CASE("the NTLMv2 client challenge is checked: type, timestamp, AV pairs", "[ntlmssp]") {
+TEST_CASE("the NTLMv2 client challenge is checked: type and timestamp and AV pairs", "[ntlmssp]") {
   AuthMsg a = v2();
   a.nt = ntlmv2(0, {});
   CHECK_THAT(refusal(a), Catch::Contains("TimeStamp 0"));
@@ -163,6 +165,9 @@ TEST_CASE("the NTLMv2 client challenge is checked: type, timestamp, AV pairs", "
   a = v2();
   a.lm = Bytes(12, 0);
   CHECK_THAT(refusal(a), Catch::Contains("LmChallengeResponse of 12 bytes"));
+  a.nt.clear();  // an LM-only logon
+  a.lm = Bytes(24, 0);
+  CHECK_THAT(refusal(a), Catch::Contains("no NtChallengeResponse"));
 }
 
 TEST_CASE("NEGOTIATE fields are checked against the message", "[ntlmssp]") {
@@ -177,7 +182,7 @@ TEST_CASE("NEGOTIATE fields are checked against the message", "[ntlmssp]") {
   CHECK_THAT(ntlmssp::check_negotiate(n).message(), Catch::Contains("MessageType is 3"));
 }
 
-TEST_CASE("find_message: raw NTLMSSP, SPNEGO from MIT's initiator, and garbage", "[ntlmssp]") {
+TEST_CASE("find_message takes raw NTLMSSP and SPNEGO from MIT's initiator and refuses garbage", "[ntlmssp]") {
   std::unique_ptr<SecurityContext> client;
   REQUIRE(SecurityContext::client({"", "alice", "Secret1"}, kAuthTypeSpnego, client).ok());
   Bytes init;
@@ -203,12 +208,12 @@ struct Handshake {
   std::unique_ptr<SecurityContext> client;
   SecTrailer trailer{kAuthTypeNtlmssp, kAuthLevelConnect, 0, 0x51, {}};
 
-  Handshake() {
+  explicit Handshake(const std::string& password = "Secret1") {
     REQUIRE(AuthService::create({{"alice", "Secret1"}}, service).ok());
     AssociationConfig cfg;
     cfg.auth = service;
     assoc = std::make_unique<Association>(cfg);
-    REQUIRE(SecurityContext::client({"", "alice", "Secret1"}, kAuthTypeNtlmssp, client).ok());
+    REQUIRE(SecurityContext::client({"", "alice", password}, kAuthTypeNtlmssp, client).ok());
   }
   // Bind with NEGOTIATE; the AUTHENTICATE the client makes from the CHALLENGE in the bind_ack.
   Bytes authenticate() {
@@ -252,7 +257,7 @@ struct Handshake {
 
 }  // namespace
 
-TEST_CASE("a real handshake completes; the crashing AUTHENTICATE variants get access denied", "[ntlmssp]") {
+TEST_CASE("a real handshake completes and the crashing AUTHENTICATE variants get access denied", "[ntlmssp]") {
   SECTION("untouched: the call is answered") {
     Handshake x;
     Bytes a = x.authenticate();
@@ -285,7 +290,7 @@ TEST_CASE("a real handshake completes; the crashing AUTHENTICATE variants get ac
   }
 }
 
-TEST_CASE("auth3 with another context id, auth type or level than the bind is refused", "[ntlmssp]") {
+TEST_CASE("auth3 with another context id or auth type or level than the bind is refused", "[ntlmssp]") {
   for (int which = 0; which < 3; ++which) {
     Handshake x;
     Bytes a = x.authenticate();
@@ -308,4 +313,30 @@ TEST_CASE("the initiator refuses a second leg without a token instead of calling
   Bytes token;
   REQUIRE(client->step({}, token).ok());
   CHECK_THAT(client->step({}, token).message(), Catch::Contains("carries no authentication token"));
+}
+
+// gss-ntlmssp as a "domain server" falls back to the LM response when an NTLMv1 NT response does
+// not verify, and under NTLM2 session security that response is the client challenge and zeros:
+// before perfsim checked NTLMv1 itself, any password logged on. gss-ntlmssp's initiator sends
+// NTLMv1 at LM_COMPAT_LEVEL 2 (its environment; the acceptor's role does not read it).
+TEST_CASE("an NTLMv1 logon with a wrong password is refused and with the right one accepted", "[ntlmssp]") {
+  setenv("LM_COMPAT_LEVEL", "2", 1);
+  for (const char* password : {"Wrong", "Secret1"}) {
+    INFO(password);
+    Handshake x(password);
+    Bytes a = x.authenticate();
+    ntlmssp::Authenticate fields;
+    REQUIRE(ntlmssp::check_authenticate(a, load_le32(&a[60]), ntlmssp::filetime_now(), fields).ok());
+    REQUIRE(fields.nt.size() == 24);  // NTLMv1 really went out
+    x.auth3(a, x.trailer);
+    const std::string why = x.assoc->take_auth_error();
+    if (std::string(password) == "Wrong") {
+      CHECK_THAT(why, Catch::Contains("the NT response does not verify"));
+      CHECK(x.call_fault() == kFaultAccessDenied);
+    } else {
+      CHECK(why.empty());
+      CHECK(x.call_fault() == 0);
+    }
+  }
+  unsetenv("LM_COMPAT_LEVEL");
 }

@@ -205,6 +205,19 @@ TEST_CASE("tampered AUTHENTICATE messages of a real account are refused and the 
     });
     CHECK(logged);
   }
+  // NTLMv1 with a wrong password: gss-ntlmssp's LM fallback took any password (perfsim checks it now).
+  {
+    const CommandResult r = run_command("timeout 60 " + std::string(PERFSIM_PYTHON) + " -B " +
+                                        shell_quote(std::string(AUTH_SCRIPTS_DIR) + "/hostile_auth.py") +
+                                        " --transport tcp --address 127.0.0.58 --port " + std::to_string(srv.port()) +
+                                        " --user " + kUser + " --password Wrong --variant none --ntlmv1 2>&1");
+    INFO(r.output);
+    CHECK(r.output.find("\"fault\": 5}") != std::string::npos);
+    std::lock_guard<std::mutex> lock(mu);
+    CHECK(std::any_of(log.begin(), log.end(), [](const std::string& l) {
+      return l.find("the NT response does not verify") != std::string::npos;
+    }));
+  }
   // The untampered logon of the same script is answered: the refusals above are the tampering's.
   const CommandResult good =
       run_command("timeout 60 " + std::string(PERFSIM_PYTHON) + " -B " +

@@ -5,7 +5,8 @@ NTLMv2 proof is valid); the DCE/RPC PDUs are written here byte by byte (C706 12.
 so that the auth3 can carry anything. After the auth3 one OpenHKPD request goes out.
 Prints one JSON line: {"key_exch": bool, "ptype": N, "fault": N|null}.
 Usage: hostile_auth.py --transport tcp|smb --address A --port P --user U --password PW
-       --variant none|empty-key|short-key|drop-key-exch|zero-flags|other-context|other-level"""
+       --variant none|empty-key|short-key|drop-key-exch|zero-flags|other-context|other-level [--ntlmv1]
+--ntlmv1: an NTLMv1 response (with NTLM2 session security, as impacket sends it) instead of NTLMv2."""
 import argparse
 import json
 import struct
@@ -45,6 +46,7 @@ def main():
     p.add_argument("--user", required=True)
     p.add_argument("--password", required=True)
     p.add_argument("--variant", required=True)
+    p.add_argument("--ntlmv1", action="store_true")
     a = p.parse_args()
 
     if a.transport == "tcp":
@@ -64,7 +66,7 @@ def main():
     if ptype != 12:
         print(json.dumps({"error": f"bind answered with ptype {ptype}"}))
         return 1
-    type3, _ = ntlm.getNTLMSSPType3(type1, challenge, a.user, a.password, "", "", "")
+    type3, _ = ntlm.getNTLMSSPType3(type1, challenge, a.user, a.password, "", "", "", use_ntlmv2=not a.ntlmv1)
     msg = bytearray(type3.getData())
     key_exch = bool(struct.unpack_from("<I", challenge, 20)[0] & ntlm.NTLMSSP_NEGOTIATE_KEY_EXCH)
     flags = struct.unpack_from("<I", msg, 60)[0]
