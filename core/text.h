@@ -9,6 +9,7 @@
 // Never fails: a lone surrogate becomes U+FFFD, a byte 1252 leaves undefined its C1 control.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/bytes.h"
@@ -24,5 +25,8 @@ TextEncoding detect_encoding(ByteView file);
 std::string decode_text(ByteView file, TextEncoding* used = nullptr);
 // decode_text, cut at a DOS EOF byte and split at LF.
 std::vector<std::string> text_lines(ByteView file);
+// `s` without the ASCII whitespace (space, tab, CR, LF, VT, FF) at either end: the one trim for
+// lines, keys and values people write.
+std::string trim(std::string_view s);
 
 }  // namespace perfsim

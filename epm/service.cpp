@@ -5,10 +5,10 @@
 namespace perfsim::epm {
 namespace {
 
-constexpr uint32_t kFaultOpRangeError = 0x1c010002;
-constexpr uint32_t kFaultBadStubData = 0x000006f7;
-constexpr uint32_t kFaultContextMismatch = 0x1c00001a;  // nca_s_fault_context_mismatch: a handle we never gave
-constexpr uint32_t kFaultAccessDenied = 0x00000005;
+using rpc::kFaultAccessDenied;
+using rpc::kFaultBadStubData;
+using rpc::kFaultContextMismatch;  // a lookup handle we never gave
+using rpc::kFaultOpRangeError;
 
 // A requested version is served by a registration of the same major and an equal or newer minor
 // (C706 2.5: "compatible").

@@ -15,13 +15,6 @@ namespace {
 
 bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
 
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && blank(s[b])) ++b;
-  while (e > b && blank(s[e - 1])) --e;
-  return std::string(s.substr(b, e - b));
-}
-
 std::string upper(std::string s) {
   for (char& c : s) c = char(std::toupper(uint8_t(c)));
   return s;

@@ -22,15 +22,6 @@ const char kPerformance[] = "\\Performance";
 // Real multi-language backups reach tens of MiB in UTF-16; 64 MiB still refuses a runaway file.
 constexpr size_t kMaxNamesFile = size_t(64) << 20;
 
-bool blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-std::string trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && blank(s[b])) ++b;
-  while (e > b && blank(s[e - 1])) --e;
-  return std::string(s.substr(b, e - b));
-}
-
 bool starts_with_i(const std::string& s, std::string_view prefix) {
   return s.size() >= prefix.size() && iequals(std::string_view(s).substr(0, prefix.size()), prefix);
 }

@@ -8,8 +8,8 @@
 namespace perfsim::netapi {
 namespace {
 
-constexpr uint32_t kFaultOpRangeError = 0x1c010002;
-constexpr uint32_t kFaultBadStubData = 0x000006f7;
+using rpc::kFaultBadStubData;
+using rpc::kFaultOpRangeError;
 constexpr uint32_t kPlatformIdNt = 500;  // PLATFORM_ID_NT ([MS-SRVS] 2.2.4.41, [MS-WKST] 2.2.5.1)
 // [MS-SRVS] 2.2.2.7: SV_TYPE_WORKSTATION | SV_TYPE_SERVER | SV_TYPE_NT, plus SV_TYPE_SERVER_NT
 // on server editions (what a Windows host in a workgroup reports).

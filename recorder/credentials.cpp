@@ -1,5 +1,7 @@
-#include "core/file.h"
 #include "recorder/credentials.h"
+
+#include "core/file.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,12 +10,6 @@
 
 namespace perfsim::recorder {
 namespace {
-
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });

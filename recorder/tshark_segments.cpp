@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/subprocess.h"
+#include "core/text.h"
 
 namespace perfsim::recorder {
 namespace {
@@ -112,11 +113,6 @@ std::string frame_list(const std::vector<uint64_t>& frames, uint64_t total) {
   return total > frames.size() ? s + ", ..." : s;
 }
 
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
 // tshark's stderr without the lines every run as root prints.
 std::string tshark_complaint(const std::string& err) {
   std::string out;
@@ -128,7 +124,7 @@ std::string tshark_complaint(const std::string& err) {
     if (!line.empty() && line.find("Running as user") == std::string_view::npos) out.append(line).append("\n");
     start = end + 1;
   }
-  return trimmed(out);
+  return trim(out);
 }
 
 }  // namespace

@@ -8,7 +8,6 @@ namespace {
 constexpr uint8_t kWholePdu = kPfcFirstFrag | kPfcLastFrag;
 constexpr uint8_t kPfcSupportHeaderSign = kPfcPendingCancel;  // its meaning in bind / bind_ack
 constexpr uint16_t kNakInvalidChecksum = 9;                   // C706 reject reason invalid_checksum
-constexpr uint32_t kFaultSecPkgError = 0x00000721;            // nca_s_fault_sec_pkg_error
 
 // Faults raised before the interface ran tell the client the call may be retried safely.
 bool raised_before_execution(uint32_t fault) {

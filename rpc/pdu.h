@@ -56,10 +56,12 @@ inline constexpr uint32_t kFaultOpRangeError = 0x1c010002;
 inline constexpr uint32_t kFaultUnknownInterface = 0x1c010003;
 inline constexpr uint32_t kFaultProtoError = 0x1c01000b;
 inline constexpr uint32_t kFaultUnsupportedType = 0x1c010017;
+inline constexpr uint32_t kFaultContextMismatch = 0x1c00001a;  // a context handle the server never gave
 inline constexpr uint32_t kFaultInvalidPresContext = 0x1c00001c;
 inline constexpr uint32_t kFaultServerTooBusy = 0x1c010014;
 inline constexpr uint32_t kFaultOutOfResources = 0x000006d9;
 inline constexpr uint32_t kFaultBadStubData = 0x000006f7;
+inline constexpr uint32_t kFaultSecPkgError = 0x00000721;  // nca_s_fault_sec_pkg_error
 
 // p_cont_elem results and reasons (bind_ack / alter_context_resp).
 inline constexpr uint16_t kResultAcceptance = 0;

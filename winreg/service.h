@@ -15,14 +15,16 @@
 
 #include "core/bytes.h"
 #include "replayer/host.h"
+#include "rpc/pdu.h"
 #include "winreg/codec.h"
 
 namespace perfsim::winreg {
 
-// DCE/RPC fault codes the service may ask the PDU layer to send instead of a response.
-inline constexpr uint32_t kFaultOpRangeError = 0x1C010002;     // nca_op_rng_error: unknown opnum
-inline constexpr uint32_t kFaultBadStubData = 0x000006F7;      // RPC_X_BAD_STUB_DATA: undecodable request
-inline constexpr uint32_t kFaultContextMismatch = 0x1C00001A;  // nca_s_fault_context_mismatch
+// DCE/RPC fault codes the service may ask the PDU layer to send instead of a response (defined
+// once, in rpc/pdu.h).
+using rpc::kFaultBadStubData;
+using rpc::kFaultContextMismatch;
+using rpc::kFaultOpRangeError;
 
 // QueryMultipleValues2 answers with an array of the caller's `offered` bytes; larger offers are
 // refused (WERR_INVALID_PARAMETER) so a client cannot make the server build a huge reply.
