@@ -55,23 +55,27 @@ interop::CommandResult read_values(uint16_t port, const std::string& level, cons
                               " 2>&1");
 }
 
+// perfsim serve --smb of `capture` on `address`, frozen at kTick, with kUser's account, working in
+// a sibling of SMB_WORK_DIR named by `suffix`.
+void start(testing::PerfsimSmbServe& s, const char* suffix, const std::string& address, const std::string& capture) {
+  testing::ServeSmbConfig cfg;
+  cfg.perfsim = PERFSIM_EXE;
+  cfg.dir = std::string(SMB_WORK_DIR) + suffix;
+  cfg.hosts = {{address, capture, {}}};
+  cfg.users = {{kUser, kPassword}};
+  cfg.frozen_tick = kTick;
+  const Status st = s.start(cfg);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+}
+
 }  // namespace
 
 TEST_CASE("python3-samba with RPC-level sign and seal on the SMB pipe reads the host's Global and Counter 009",
           "[smb][rpcauth]") {
   const std::string capture = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
   testing::PerfsimSmbServe s;
-  testing::ServeSmbConfig cfg;
-  cfg.perfsim = PERFSIM_EXE;
-  cfg.dir = std::string(SMB_WORK_DIR) + "-rpcauth";  // a sibling: smb_test wipes SMB_WORK_DIR when it starts
-  cfg.hosts = {{kAddress, capture, {}}};
-  cfg.users = {{kUser, kPassword}};
-  cfg.frozen_tick = kTick;
-  {
-    const Status st = s.start(cfg);
-    INFO(st.ToString());
-    REQUIRE(st.ok());
-  }
+  start(s, "-rpcauth", kAddress, capture);  // a sibling: smb_test wipes SMB_WORK_DIR when it starts
   INFO("perfsim serve log: " << s.err_path());
   std::shared_ptr<replayer::SimulatedHost> host;
   REQUIRE(testing::load_frozen_host(capture, kTick, host).ok());
@@ -126,17 +130,7 @@ TEST_CASE("python3-samba with RPC-level sign and seal on the SMB pipe reads the 
 TEST_CASE("tampered AUTHENTICATE messages on the SMB pipe are refused and perfsim goes on", "[smb][rpcauth]") {
   const std::string capture = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
   testing::PerfsimSmbServe s;
-  testing::ServeSmbConfig cfg;
-  cfg.perfsim = PERFSIM_EXE;
-  cfg.dir = std::string(SMB_WORK_DIR) + "-hostile-auth";
-  cfg.hosts = {{"127.0.0.64", capture, {}}};
-  cfg.users = {{kUser, kPassword}};
-  cfg.frozen_tick = kTick;
-  {
-    const Status st = s.start(cfg);
-    INFO(st.ToString());
-    REQUIRE(st.ok());
-  }
+  start(s, "-hostile-auth", "127.0.0.64", capture);
   INFO("perfsim serve log: " << s.err_path());
   for (const char* variant : {"empty-key", "drop-key-exch"}) {
     INFO(variant);
