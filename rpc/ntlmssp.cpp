@@ -146,7 +146,7 @@ Status check_ntlmv2(ByteView nt, uint64_t now) {
   const uint64_t skew = ts > now ? ts - now : now - ts;
   if (ts == 0 || skew > kMaxLifetime)
     return bad("AUTHENTICATE", "NTLMv2 TimeStamp " + std::to_string(ts) +
-                                   " is not within MaxLifetime (36 h) of the server's clock (MS-NLMP 3.1.1.1)");
+                                   " is not within 36 hours of the server's clock (MaxLifetime, MS-NLMP 3.1.1.1)");
   return check_av_pairs(client.subspan(kClientFixed));
 }
 

@@ -36,7 +36,9 @@ inline constexpr size_t kMaxMessage = 8192;
 inline constexpr size_t kMaxNameBytes = 512;  // DomainName, UserName, Workstation (256 UTF-16 units)
 inline constexpr size_t kMaxNtResponse = 4096;
 inline constexpr size_t kMaxAvPairs = 32;  // MS-NLMP 2.2.2.1 defines 11 AvIds, each at most once
-// MaxLifetime (MS-NLMP 3.1.1.1): 36 hours, in FILETIME units, either side of the server's clock.
+// How far an NTLMv2 TimeStamp may be from the server's clock, in FILETIME units: MS-NLMP 3.1.1.1's
+// MaxLifetime bounds a challenge/response pair's life; Windows' value is not confirmed here, so
+// this window (36 hours either side) is a lenient one of ours.
 inline constexpr uint64_t kMaxLifetime = 36ull * 3600 * 10'000'000;
 
 // The NTLMSSP message in `token`: the token itself when it starts with the NTLMSSP signature,
