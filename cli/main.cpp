@@ -138,9 +138,10 @@ int main(int argc, char** argv) {
   c_serve->add_option("--quirk,-Q", serve.quirks,
                       "Quirk for every host, over profile and fingerprint (repeatable): "
                       "NAME[=on|off][:PARAM=VALUE,...], e.g. perffreq:hz=3579545, extra-objects=off");
-  c_serve->add_option("--speed", serve.speed,
-                      "Realtime pace, recorded seconds per real second (> 0), for every host whose fleet entry sets "
-                      "no speed; e.g. 10 plays a 15 s interval every 1.5 s");
+  c_serve->add_option(
+      "--speed", serve.speed,
+      "Realtime pace, recorded seconds per real second (0.001 to 10000), for every host whose fleet entry sets "
+      "no speed; e.g. 10 plays a 15 s interval every 1.5 s");
   c_serve->add_option("--shard", serve.shard,
                       "K/N: serve only shard K (0..N-1) of the fleet, the K-th of N contiguous blocks of its hosts, "
                       "with the names, addresses and data they have in the whole fleet");
@@ -162,7 +163,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   c_serve
       ->add_option("--idle-timeout", serve.idle_timeout_s,
-                   "Seconds without a complete PDU before a connection is closed (0: never)")
+                   "Seconds without a complete PDU before a connection is closed (0: never; at most 604800); a fault "
+                   "plan's latency may not exceed it")
       ->capture_default_str();
   c_serve
       ->add_option("--cache-mb", serve.cache_mb,
