@@ -104,8 +104,11 @@ struct ServeOptions {
 int run_serve(const ServeOptions& o);
 
 struct JournalOptions {
-  std::string file;  // a `perfsim serve --journal FILE` file
+  // `perfsim serve --journal FILE` files: one FILE is read with its rotated files (FILE.K-1 ..
+  // FILE.1, then FILE); several are read as given, in that order.
+  std::vector<std::string> files;
   bool json = false;
+  bool strict = false;   // an unreadable line fails the whole read (else it is skipped and counted)
   std::string scenario;  // also check the file against this scenario's diagnosis (exit 1 when it differs)
   std::vector<std::string> scenario_dirs;
 };

@@ -239,8 +239,15 @@ int main(int argc, char** argv) {
   JournalOptions journal;
   auto* c_journal = app.add_subcommand(
       "journal", "Diagnose the collector sessions of a journal file written by perfsim serve --journal FILE");
-  c_journal->add_option("file", journal.file, "The JSON-lines journal file")->required();
-  c_journal->add_flag("--json", journal.json, "Print the diagnosis as JSON (one array of sessions)");
+  c_journal
+      ->add_option("files", journal.files,
+                   "The JSON-lines journal file (read with its rotated files FILE.K-1 .. FILE.1 first), or several "
+                   "files read in the order given")
+      ->required();
+  c_journal->add_flag("--json", journal.json,
+                      "Print the diagnosis as JSON: {files, calls, sessions: [...], skipped_lines}");
+  c_journal->add_flag("--strict", journal.strict,
+                      "Refuse the file at its first unreadable line (default: skip such lines and count them)");
   c_journal->add_option("--scenario", journal.scenario,
                         "Also check the sessions against this scenario's diagnosis (exit 1 when they do not show it)");
   c_journal->add_option("--scenario-dir", journal.scenario_dirs, "A directory of your own scenario files")

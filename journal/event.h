@@ -54,6 +54,25 @@ Status from_json(const nlohmann::json& j, const std::string& where, CallEvent& e
 // skipped; a bad line fails naming its line number and what was wrong.
 Status read_journal_file(const std::string& path, std::vector<CallEvent>& out);
 
+// The name of rotated file `k` of the journal `path` (k = 0: path itself).
+std::string rotated_name(const std::string& path, uint32_t k);
+// The files of the journal `path`, oldest first: path.K-1 .. path.1 (each rotated file there,
+// counting up from .1 until one is missing), then path.
+std::vector<std::string> journal_set(const std::string& path);
+
+// What reading journal files found besides the events.
+struct JournalRead {
+  static constexpr size_t kNotedSkips = 3;
+  std::vector<std::string> files;          // read, in order
+  uint64_t skipped = 0;                    // unreadable lines skipped (not JSON, or not an event)
+  std::vector<std::string> first_skipped;  // "FILE:LINE: what was wrong" of the first kNotedSkips
+};
+// Reads `files` in order. strict: the first unreadable line fails, naming it (as
+// read_journal_file); else it is skipped and counted, so the file a crashed server left (its last
+// line cut) still reads. A file that cannot be opened fails either way.
+Status read_journal(const std::vector<std::string>& files, bool strict, std::vector<CallEvent>& out,
+                    JournalRead& report);
+
 // "QueryValue", or "opnum 0x2a" for one winreg does not cover.
 std::string opnum_label(uint16_t opnum);
 

@@ -765,13 +765,16 @@ TEST_CASE("serve --journal FILE and perfsim journal FILE diagnose the collector 
   r = run_perfsim("journal --json " + file);
   REQUIRE(r.code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  REQUIRE(j.size() == 1);
-  CHECK(j[0]["growth"] == "plus-n");
-  CHECK(j[0]["growth_n"] == 65536);
-  CHECK(j[0]["host"] == "PERFSIM-2016");  // the bundled default host under the win2000 profile
-  // A file that is not a journal: exit 1, naming the line.
+  CHECK(j["skipped_lines"] == 0);
+  CHECK(j["dropped_events"] == 0);
+  const nlohmann::json& sessions = j["sessions"];
+  REQUIRE(sessions.size() == 1);
+  CHECK(sessions[0]["growth"] == "plus-n");
+  CHECK(sessions[0]["growth_n"] == 65536);
+  CHECK(sessions[0]["host"] == "PERFSIM-2016");  // the bundled default host under the win2000 profile
+  // A line that is not a journal event: --strict refuses the file naming the line (exit 1).
   { std::ofstream(file, std::ios::app) << "not json\n"; }
-  r = run_perfsim("journal " + file);
+  r = run_perfsim("journal --strict " + file);
   CHECK(r.code == 1);
   CHECK(r.err.find("calls.jsonl:") != std::string::npos);
   CHECK(r.err.find("not JSON") != std::string::npos);
