@@ -98,6 +98,8 @@ struct ServeOptions {
   std::string epm;
   size_t journal_size = 10000;             // winreg calls kept in memory (journal/README.md); 0 = no journal
   std::string journal;                     // also write every call to this JSON-lines file
+  std::string journal_max_mb;              // --journal-max-mb N: MiB per file (empty: journal::FileLimits')
+  std::string journal_files;               // --journal-files K: FILE, FILE.1 .. FILE.K-1 (empty: the default)
   std::string scenario;                    // --scenario NAME: the scenario's hosts and faults (scenarios/)
   std::vector<std::string> scenario_dirs;  // --scenario-dir: the user's scenario files
 };

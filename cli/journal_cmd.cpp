@@ -35,6 +35,9 @@ void print_text(const std::vector<journal::CallEvent>& events, const std::vector
                                 ? r.files.front()
                                 : fmt::format("{} ({} files from {})", r.files.back(), r.files.size(), r.files.front());
   fmt::print("{}: {} calls in {} sessions\n", files, events.size(), sessions.size());
+  if (r.dropped)
+    fmt::print("the server dropped {} calls before writing them (its journal writer fell behind or the disk refused)\n",
+               r.dropped);
   fmt::print("{}", journal::render_text(sessions));
 }
 
@@ -46,7 +49,8 @@ void print_json(const std::vector<journal::CallEvent>& events, const std::vector
                                               {"calls", events.size()},
                                               {"sessions", std::move(list)},
                                               {"skipped_lines", r.skipped},
-                                              {"first_skipped", r.first_skipped}}));
+                                              {"first_skipped", r.first_skipped},
+                                              {"dropped_events", r.dropped}}));
 }
 
 }  // namespace

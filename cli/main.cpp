@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "journal/journal.h"
 #include "synth/roles.h"
 #include "windows/os.h"
 
@@ -215,6 +216,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   c_serve->add_option("--journal", serve.journal,
                       "Also write every winreg call to this JSON-lines file (read it with perfsim journal FILE)");
+  c_serve->add_option("--journal-max-mb", serve.journal_max_mb,
+                      "MiB a --journal file may reach before it is rotated (1 to 65536; default " +
+                          std::to_string(perfsim::journal::FileLimits::kDefaultMaxMib) + ")");
+  c_serve->add_option("--journal-files", serve.journal_files,
+                      "Journal files kept: FILE, FILE.1 .. FILE.K-1, the oldest removed at rotation (1 to 1000; "
+                      "default " +
+                          std::to_string(perfsim::journal::FileLimits::kDefaultFiles) + ")");
   c_serve->add_option("--scenario", serve.scenario,
                       "Serve a field-bug scenario's hosts and faults (perfsim scenarios lists them; --listen, in "
                       "order, moves its hosts)");
@@ -245,7 +253,7 @@ int main(int argc, char** argv) {
                    "files read in the order given")
       ->required();
   c_journal->add_flag("--json", journal.json,
-                      "Print the diagnosis as JSON: {files, calls, sessions: [...], skipped_lines}");
+                      "Print the diagnosis as JSON: {files, calls, sessions: [...], skipped_lines, dropped_events}");
   c_journal->add_flag("--strict", journal.strict,
                       "Refuse the file at its first unreadable line (default: skip such lines and count them)");
   c_journal->add_option("--scenario", journal.scenario,

@@ -93,6 +93,29 @@ Status check_numbers(const ServeOptions& o) {
   return Status::Ok();
 }
 
+// One --journal-* number: a whole number within `b`, else a usage error saying what to write.
+Status journal_number(const char* flag, const std::string& text, config::Bounds b, const char* unit, uint64_t& out) {
+  if (text.empty()) return Status::Ok();  // the default stands
+  uint64_t v = 0;
+  if (!config::parse_uint(text, flag, v).ok() || !config::within(double(v), b))
+    return Status::InvalidArgument(
+        fmt::format("{} {}: must be a whole number between {} and {}{}; e.g. {} {} (the default)", flag, text, b.lo,
+                    b.hi, unit, flag, out));
+  out = v;
+  return Status::Ok();
+}
+
+// --journal-max-mb and --journal-files: the journal file's size cap and rotation.
+Status journal_limits(const ServeOptions& o, journal::FileLimits& out) {
+  uint64_t mb = journal::FileLimits::kDefaultMaxMib, files = journal::FileLimits::kDefaultFiles;
+  Status s = journal_number("--journal-max-mb", o.journal_max_mb, {1, 65536}, " (MiB per file)", mb);
+  if (s.ok())
+    s = journal_number("--journal-files", o.journal_files, {1, journal::FileLimits::kMaxFiles}, " (files kept)", files);
+  out.max_bytes = mb << 20;
+  out.files = uint32_t(files);
+  return s;
+}
+
 // A fault's latency may not outlast the connection it holds (server/connection.h's idle timer).
 replayer::FaultLimits fault_limits(const ServeOptions& o) {
   return replayer::FaultLimits::for_idle_timeout(o.idle_timeout_s);
@@ -329,6 +352,8 @@ int run_serve(const ServeOptions& o) {
       return fail("serve", "--profile " + o.profile + ": " + s.message(), kExitUsage);
   }
   if (Status s = check_numbers(o); !s.ok()) return fail("serve", s.message(), kExitUsage);
+  journal::FileLimits journal_files;
+  if (Status s = journal_limits(o, journal_files); !s.ok()) return fail("serve", s.message(), kExitUsage);
   std::unique_ptr<scenarios::ServePlan> plan;
   if (!o.scenario.empty()) {
     scenarios::Scenario sc;
@@ -357,7 +382,7 @@ int run_serve(const ServeOptions& o) {
   server::ServerConfig cfg = server_config(o);
   // One journal and one set of metrics for the run, fed by every host's handlers (TCP and SMB).
   std::shared_ptr<journal::Recorder> recorder;
-  if (Status st = server::make_recorder(o.journal_size, o.journal, recorder); !st.ok())
+  if (Status st = server::make_recorder(o.journal_size, o.journal, recorder, journal_files); !st.ok())
     return fail("serve", "--journal: " + st.message(),
                 st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
   std::shared_ptr<const rpc::AuthService> auth;

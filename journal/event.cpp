@@ -166,10 +166,16 @@ Status from_json(const nlohmann::json& j, const std::string& where, CallEvent& e
 
 namespace {
 
-// One non-blank line: an event appended to `out`.
-Status read_line(const std::string& line, const std::string& where, std::vector<CallEvent>& out) {
+// One non-blank line: an event appended to `out`, or a dropped-events marker added to `report`.
+Status read_line(const std::string& line, const std::string& where, std::vector<CallEvent>& out, JournalRead& report) {
   const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
   if (j.is_discarded()) return Status::Corruption(where + ": not JSON (expected one event object per line)");
+  if (j.is_object() && j.contains("journal")) {
+    if (j["journal"] != "dropped" || !j.contains("events") || !j["events"].is_number_unsigned())
+      return Status::Corruption(where + ": a journal marker other than {\"journal\":\"dropped\",\"events\":N}");
+    report.dropped += j["events"].get<uint64_t>();
+    return Status::Ok();
+  }
   CallEvent e;
   if (Status s = from_json(j, where, e); !s.ok()) return s;
   out.push_back(std::move(e));
@@ -183,7 +189,7 @@ Status read_one(const std::string& path, bool strict, std::vector<CallEvent>& ou
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const Status s = read_line(line, fmt::format("{}:{}", path, n), out);
+    const Status s = read_line(line, fmt::format("{}:{}", path, n), out, report);
     if (s.ok()) continue;
     if (strict) return s;
     if (report.first_skipped.size() < JournalRead::kNotedSkips) report.first_skipped.push_back(s.message());

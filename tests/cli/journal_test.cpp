@@ -1,5 +1,6 @@
-// `perfsim journal` reading what a killed server leaves: a cut last line, a damaged line, a
-// rotated set.
+// `perfsim serve --journal FILE` bounded on disk (--journal-max-mb, --journal-files) under a real
+// client's flood, and `perfsim journal` reading what a killed server leaves: a cut last line, a
+// damaged line, a rotated set.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -51,6 +52,79 @@ void journal_of_a_run(const std::string& journal) {
 }
 
 }  // namespace
+
+TEST_CASE(
+    "serve --journal-max-mb and --journal-files refuse 0, negatives and absurd values with status 2 and the fix") {
+  TempDir d;
+  const std::string base = "serve --list-hosts --journal " + (d.path / "j.jsonl").string();
+  for (const char* bad : {"0", "-1", "65537", "1e9", "lots"}) {
+    const Run r = run_perfsim(base + " --journal-max-mb " + bad);
+    INFO(bad << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(std::string("--journal-max-mb ") + bad + ":") != std::string::npos);
+    CHECK(r.err.find("e.g. --journal-max-mb 100") != std::string::npos);
+  }
+  CHECK(
+      run_perfsim(base + " --journal-max-mb 0").err.find("must be a whole number between 1 and 65536 (MiB per file)") !=
+      std::string::npos);
+  for (const char* bad : {"0", "-3", "1001"}) {
+    const Run r = run_perfsim(base + " --journal-files " + bad);
+    INFO(bad << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("e.g. --journal-files 5") != std::string::npos);
+  }
+  const Run ok = run_perfsim(base + " --journal-max-mb 1 --journal-files 1");
+  INFO(ok.err);
+  CHECK(ok.code == 0);
+}
+
+TEST_CASE("a flood of 200-character QueryValue calls leaves --journal-max-mb 1 --journal-files 2 within 2 MiB") {
+  TempDir d;
+  const fs::path journal = d.path / "flood.jsonl";
+  perfsim::testing::PerfsimServe serve;
+  REQUIRE(serve
+              .start(PERFSIM_EXE,
+                     "--timeline frozen:0 --journal " + journal.string() + " --journal-max-mb 1 --journal-files 2")
+              .ok());
+  // Bounded in count and time: impacket makes about a thousand calls a second on one connection
+  // (a loaded 2-core machine), about 570 bytes of journal each; 6,000 make over 3 MiB.
+  const Run flood =
+      perfsim::testing::run_command(PERFSIM_PYTHON,
+                                    "-B " + std::string(CLI_SCRIPTS_DIR) + "/flood_client.py --port " +
+                                        std::to_string(serve.port()) + " --calls 6000 --seconds 8 --name-length 200",
+                                    60);
+  INFO(flood.out << flood.err);
+  REQUIRE(flood.code == 0);
+  const json made = json::parse(flood.out);
+  REQUIRE(serve.stop() == 0);
+
+  const uint64_t mib = 1 << 20;
+  CHECK_FALSE(fs::exists(journal.string() + ".2"));  // two files: FILE and FILE.1
+  REQUIRE(fs::exists(journal.string() + ".1"));      // rotated at least once
+  uint64_t on_disk = 0;
+  for (const fs::path& f : {fs::path(journal.string() + ".1"), journal}) {
+    const std::string bytes = slurp(f);
+    INFO(f);
+    CHECK(bytes.size() <= mib);
+    CHECK(bytes.back() == '\n');  // whole lines only
+    on_disk += bytes.size();
+  }
+  CHECK(on_disk <= 2 * mib);
+  // Every line of the set reads (--strict), and it holds the newest calls only: the oldest went.
+  const Run r = run_perfsim("journal --strict --json " + journal.string());
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json j = json::parse(r.out);
+  CHECK(j["files"].size() == 2);
+  const uint64_t kept = j["calls"].get<uint64_t>(), calls = made["calls"].get<uint64_t>();
+  const double line = double(on_disk) / double(kept);
+  REQUIRE(double(calls) * line > 2.2 * double(mib));  // else the flood did not test the cap
+  CHECK(kept < calls);                                // the oldest calls went with the oldest file
+  WARN("flood: " << calls << " QueryValue calls in " << made["seconds"] << " s would have written about "
+                 << double(calls + 3) * line / double(mib) << " MiB of journal; on disk "
+                 << double(on_disk) / double(mib) << " MiB in 2 files, " << kept << " calls kept, "
+                 << j["dropped_events"] << " dropped by the writer");
+}
 
 TEST_CASE("perfsim journal skips a cut last line and a damaged one, says how many, and --strict refuses them") {
   TempDir d;
