@@ -212,8 +212,8 @@ json host_json(const AdminHost& a) {
           {"calls", h.calls()}};
 }
 
-AdminApi::AdminApi(std::vector<AdminHost> hosts, AdminSources sources, WebFiles web)
-    : hosts_(std::move(hosts)), sources_(std::move(sources)), web_(std::move(web)) {
+AdminApi::AdminApi(std::vector<AdminHost> hosts, AdminSources sources, WebFiles web, replayer::FaultLimits fault_limits)
+    : hosts_(std::move(hosts)), sources_(std::move(sources)), web_(std::move(web)), fault_limits_(fault_limits) {
   assign_ids(hosts_);
 }
 
@@ -362,8 +362,8 @@ HttpResponse AdminApi::faults(const HttpRequest& req) {
   const std::string body = trim(req.body);
   const bool is_json = req.content_type.find("json") != std::string::npos || (!body.empty() && body[0] == '{');
   std::shared_ptr<const replayer::FaultPlan> plan;
-  const Status s = is_json ? replayer::parse_fault_plan_json(body, "request body", plan)
-                           : replayer::parse_fault_plan(body, "request body", plan);
+  const Status s = is_json ? replayer::parse_fault_plan_json(body, "request body", plan, fault_limits_)
+                           : replayer::parse_fault_plan(body, "request body", plan, fault_limits_);
   if (!s.ok()) return error(400, s.message());
   for (const AdminHost& h : hosts_) h.host->set_faults(plan);
   return ok_json(replayer::to_json(*plan));
@@ -404,7 +404,7 @@ HttpResponse AdminApi::timeline(const AdminHost& h, const HttpRequest& req,
     s = config::parse_uint_as(arg, "seek=K (a sample position)", t.tick);
   } else if (name == "speed") {
     t.kind = replayer::TimelineOpKind::kSpeed;
-    s = config::parse_double(arg, "speed=X (recorded seconds per real second)", t.speed);
+    s = config::parse_double(arg, "speed=" + arg, t.speed, replayer::limits::kSpeed, replayer::limits::kSpeedUnit);
   } else {
     return error(400, "timeline operation '" + op + "' is not one of pause, resume, step, seek=K, speed=X");
   }

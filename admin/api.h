@@ -71,7 +71,8 @@ struct WebFiles {
 
 class AdminApi {
  public:
-  AdminApi(std::vector<AdminHost> hosts, AdminSources sources, WebFiles web);
+  // `fault_limits`: what PUT /api/faults checks a plan against (the server's idle timeout).
+  AdminApi(std::vector<AdminHost> hosts, AdminSources sources, WebFiles web, replayer::FaultLimits fault_limits = {});
   HttpResponse handle(const HttpRequest& req);
   // Gives each host a unique id (AdminHost::id) from its name.
   static void assign_ids(std::vector<AdminHost>& hosts);
@@ -90,6 +91,7 @@ class AdminApi {
   std::vector<AdminHost> hosts_;
   AdminSources sources_;
   WebFiles web_;
+  replayer::FaultLimits fault_limits_;
 };
 
 // A host's state as GET /api/hosts/NAME gives it.

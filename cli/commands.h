@@ -98,14 +98,19 @@ struct ServeOptions {
   std::string epm;
   size_t journal_size = 10000;             // winreg calls kept in memory (journal/README.md); 0 = no journal
   std::string journal;                     // also write every call to this JSON-lines file
+  std::string journal_max_mb;              // --journal-max-mb N: MiB per file (empty: journal::FileLimits')
+  std::string journal_files;               // --journal-files K: FILE, FILE.1 .. FILE.K-1 (empty: the default)
   std::string scenario;                    // --scenario NAME: the scenario's hosts and faults (scenarios/)
   std::vector<std::string> scenario_dirs;  // --scenario-dir: the user's scenario files
 };
 int run_serve(const ServeOptions& o);
 
 struct JournalOptions {
-  std::string file;  // a `perfsim serve --journal FILE` file
+  // `perfsim serve --journal FILE` files: one FILE is read with its rotated files (FILE.K-1 ..
+  // FILE.1, then FILE); several are read as given, in that order.
+  std::vector<std::string> files;
   bool json = false;
+  bool strict = false;   // an unreadable line fails the whole read (else it is skipped and counted)
   std::string scenario;  // also check the file against this scenario's diagnosis (exit 1 when it differs)
   std::vector<std::string> scenario_dirs;
 };

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "journal/journal.h"
 #include "synth/roles.h"
 #include "windows/os.h"
 
@@ -138,9 +139,10 @@ int main(int argc, char** argv) {
   c_serve->add_option("--quirk,-Q", serve.quirks,
                       "Quirk for every host, over profile and fingerprint (repeatable): "
                       "NAME[=on|off][:PARAM=VALUE,...], e.g. perffreq:hz=3579545, extra-objects=off");
-  c_serve->add_option("--speed", serve.speed,
-                      "Realtime pace, recorded seconds per real second (> 0), for every host whose fleet entry sets "
-                      "no speed; e.g. 10 plays a 15 s interval every 1.5 s");
+  c_serve->add_option(
+      "--speed", serve.speed,
+      "Realtime pace, recorded seconds per real second (0.001 to 10000), for every host whose fleet entry sets "
+      "no speed; e.g. 10 plays a 15 s interval every 1.5 s");
   c_serve->add_option("--shard", serve.shard,
                       "K/N: serve only shard K (0..N-1) of the fleet, the K-th of N contiguous blocks of its hosts, "
                       "with the names, addresses and data they have in the whole fleet");
@@ -162,7 +164,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   c_serve
       ->add_option("--idle-timeout", serve.idle_timeout_s,
-                   "Seconds without a complete PDU before a connection is closed (0: never)")
+                   "Seconds without a complete PDU before a connection is closed (0: never; at most 604800); a fault "
+                   "plan's latency may not exceed it")
       ->capture_default_str();
   c_serve
       ->add_option("--cache-mb", serve.cache_mb,
@@ -213,6 +216,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   c_serve->add_option("--journal", serve.journal,
                       "Also write every winreg call to this JSON-lines file (read it with perfsim journal FILE)");
+  c_serve->add_option("--journal-max-mb", serve.journal_max_mb,
+                      "MiB a --journal file may reach before it is rotated (1 to 65536; default " +
+                          std::to_string(perfsim::journal::FileLimits::kDefaultMaxMib) + ")");
+  c_serve->add_option("--journal-files", serve.journal_files,
+                      "Journal files kept: FILE, FILE.1 .. FILE.K-1, the oldest removed at rotation (1 to 1000; "
+                      "default " +
+                          std::to_string(perfsim::journal::FileLimits::kDefaultFiles) + ")");
   c_serve->add_option("--scenario", serve.scenario,
                       "Serve a field-bug scenario's hosts and faults (perfsim scenarios lists them; --listen, in "
                       "order, moves its hosts)");
@@ -237,8 +247,15 @@ int main(int argc, char** argv) {
   JournalOptions journal;
   auto* c_journal = app.add_subcommand(
       "journal", "Diagnose the collector sessions of a journal file written by perfsim serve --journal FILE");
-  c_journal->add_option("file", journal.file, "The JSON-lines journal file")->required();
-  c_journal->add_flag("--json", journal.json, "Print the diagnosis as JSON (one array of sessions)");
+  c_journal
+      ->add_option("files", journal.files,
+                   "The JSON-lines journal file (read with its rotated files FILE.K-1 .. FILE.1 first), or several "
+                   "files read in the order given")
+      ->required();
+  c_journal->add_flag("--json", journal.json,
+                      "Print the diagnosis as JSON: {files, calls, sessions: [...], skipped_lines, dropped_events}");
+  c_journal->add_flag("--strict", journal.strict,
+                      "Refuse the file at its first unreadable line (default: skip such lines and count them)");
   c_journal->add_option("--scenario", journal.scenario,
                         "Also check the sessions against this scenario's diagnosis (exit 1 when they do not show it)");
   c_journal->add_option("--scenario-dir", journal.scenario_dirs, "A directory of your own scenario files")

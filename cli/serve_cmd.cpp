@@ -9,6 +9,7 @@
 
 #include "admin/server.h"
 #include "captures/fingerprint.h"
+#include "core/config.h"
 #include "core/data_dir.h"
 #include "core/json.h"
 #include "cli/commands.h"
@@ -16,6 +17,7 @@
 #include "admin/journal_sources.h"
 #include "journal/recorder.h"
 #include "replayer/fleet_file.h"
+#include "replayer/limits.h"
 #include "replayer/quirks.h"
 #include "replayer/serve_hosts.h"
 #include "scenarios/catalog.h"
@@ -28,6 +30,9 @@
 
 namespace perfsim::cli {
 namespace {
+
+// --idle-timeout: a week at most (std::chrono::milliseconds of it must not overflow).
+constexpr config::Bounds kIdleTimeoutS{0, 7 * 86400};
 
 // The scenario's hosts (--listen moves them, in order), the fleet file's, then --listen's (without
 // a scenario), each count = N entry expanded. --quirk goes first in a fleet or --listen host's
@@ -73,13 +78,47 @@ Status describe_hosts(const ServeOptions& o, const scenarios::ServePlan* plan,
   return Status::Ok();
 }
 
-// --speed: the fleet file's `speed` for every host; refused before anything is made.
-Status check_speed(const ServeOptions& o) {
-  if (!o.speed || (std::isfinite(*o.speed) && *o.speed > 0 && *o.speed < 1e9)) return Status::Ok();
-  return Status::InvalidArgument(fmt::format(
-      "--speed {}: must be a number > 0 (recorded seconds per real second), e.g. --speed 10 plays a 15 s sample "
-      "interval every 1.5 s",
-      *o.speed));
+// --speed: the fleet file's `speed` for every host; --idle-timeout: how long a silent connection
+// lives (and so how long a fault's latency may be). Refused before anything is made.
+Status check_numbers(const ServeOptions& o) {
+  if (o.speed)
+    if (Status s = config::check_bounds(fmt::format("--speed {}", *o.speed), *o.speed, replayer::limits::kSpeed,
+                                        replayer::limits::kSpeedUnit);
+        !s.ok())
+      return Status::InvalidArgument(s.message() + ", e.g. --speed 10 plays a 15 s sample interval every 1.5 s");
+  if (Status s = config::check_bounds(fmt::format("--idle-timeout {}", o.idle_timeout_s), o.idle_timeout_s,
+                                      kIdleTimeoutS, " (seconds; 0: never)");
+      !s.ok())
+    return Status::InvalidArgument(s.message() + ", e.g. --idle-timeout 300");
+  return Status::Ok();
+}
+
+// One --journal-* number: a whole number within `b`, else a usage error saying what to write.
+Status journal_number(const char* flag, const std::string& text, config::Bounds b, const char* unit, uint64_t& out) {
+  if (text.empty()) return Status::Ok();  // the default stands
+  uint64_t v = 0;
+  if (!config::parse_uint(text, flag, v).ok() || !config::within(double(v), b))
+    return Status::InvalidArgument(
+        fmt::format("{} {}: must be a whole number between {} and {}{}; e.g. {} {} (the default)", flag, text, b.lo,
+                    b.hi, unit, flag, out));
+  out = v;
+  return Status::Ok();
+}
+
+// --journal-max-mb and --journal-files: the journal file's size cap and rotation.
+Status journal_limits(const ServeOptions& o, journal::FileLimits& out) {
+  uint64_t mb = journal::FileLimits::kDefaultMaxMib, files = journal::FileLimits::kDefaultFiles;
+  Status s = journal_number("--journal-max-mb", o.journal_max_mb, {1, 65536}, " (MiB per file)", mb);
+  if (s.ok())
+    s = journal_number("--journal-files", o.journal_files, {1, journal::FileLimits::kMaxFiles}, " (files kept)", files);
+  out.max_bytes = mb << 20;
+  out.files = uint32_t(files);
+  return s;
+}
+
+// A fault's latency may not outlast the connection it holds (server/connection.h's idle timer).
+replayer::FaultLimits fault_limits(const ServeOptions& o) {
+  return replayer::FaultLimits::for_idle_timeout(o.idle_timeout_s);
 }
 
 server::ServerConfig server_config(const ServeOptions& o) {
@@ -284,8 +323,9 @@ Status start_admin(const ServeOptions& o, const server::Server& srv, const serve
   }
   if (smb.smbd)
     for (const server::SmbHost& h : smb.hosts) add(h.host, fmt::format("smb:{}:{}", h.address, smb.port));
-  auto api = std::make_shared<admin::AdminApi>(hosts.admin, admin::journal_sources(std::move(recorder)),
-                                               admin::WebFiles{data_dir("web", PERFSIM_ADMIN_WEB_DIR)});
+  auto api =
+      std::make_shared<admin::AdminApi>(hosts.admin, admin::journal_sources(std::move(recorder)),
+                                        admin::WebFiles{data_dir("web", PERFSIM_ADMIN_WEB_DIR)}, fault_limits(o));
   out = std::make_unique<admin::AdminServer>(admin::AdminConfig{o.admin, o.allow_remote}, api);
   if (Status st = out->start(); !st.ok()) return st;
   const std::string url = out->address().find(':') != std::string::npos
@@ -311,18 +351,20 @@ int run_serve(const ServeOptions& o) {
     if (Status s = replayer::profile_quirks(o.profile, unused); !s.ok())
       return fail("serve", "--profile " + o.profile + ": " + s.message(), kExitUsage);
   }
+  if (Status s = check_numbers(o); !s.ok()) return fail("serve", s.message(), kExitUsage);
+  journal::FileLimits journal_files;
+  if (Status s = journal_limits(o, journal_files); !s.ok()) return fail("serve", s.message(), kExitUsage);
   std::unique_ptr<scenarios::ServePlan> plan;
   if (!o.scenario.empty()) {
     scenarios::Scenario sc;
     if (Status s = scenarios::find(o.scenario, o.scenario_dirs, sc); !s.ok())
       return fail("serve", "--scenario: " + s.message(), kExitUsage);
     plan = std::make_unique<scenarios::ServePlan>();
-    if (Status s = scenarios::plan_serve(sc, o.listen, *plan); !s.ok())
+    if (Status s = scenarios::plan_serve(sc, o.listen, *plan, fault_limits(o)); !s.ok())
       return fail("serve", "--scenario: " + s.message(), kExitUsage);
     if (sc.smb && o.smb.empty())
       fmt::print(stderr, "perfsim serve: scenario {} shows its symptom over SMB: add --smb (as root)\n", sc.name);
   }
-  if (Status s = check_speed(o); !s.ok()) return fail("serve", s.message(), kExitUsage);
   if (o.netns.empty() != o.subnet.empty())
     return fail("serve", "--netns NAME and --subnet A.B.C.D/P go together (the namespace's addresses)", kExitUsage);
   if (Status s = describe_hosts(o, plan.get(), specs); !s.ok()) return fail("serve", s.message(), kExitUsage);
@@ -340,7 +382,7 @@ int run_serve(const ServeOptions& o) {
   server::ServerConfig cfg = server_config(o);
   // One journal and one set of metrics for the run, fed by every host's handlers (TCP and SMB).
   std::shared_ptr<journal::Recorder> recorder;
-  if (Status st = server::make_recorder(o.journal_size, o.journal, recorder); !st.ok())
+  if (Status st = server::make_recorder(o.journal_size, o.journal, recorder, journal_files); !st.ok())
     return fail("serve", "--journal: " + st.message(),
                 st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
   std::shared_ptr<const rpc::AuthService> auth;
@@ -372,7 +414,7 @@ int run_serve(const ServeOptions& o) {
   replayer::FaultReloader faults;
   if (!o.faults.empty()) {
     auto report = [](const std::string& m) { fmt::print(stderr, "perfsim serve: {}\n", m); };
-    if (Status st = faults.start(o.faults, hosts.all, report); !st.ok())
+    if (Status st = faults.start(o.faults, hosts.all, report, fault_limits(o)); !st.ok())
       return fail("serve", "--faults: " + st.message(), kExitUsage);
   }
   server::Server srv(cfg);

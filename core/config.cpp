@@ -163,6 +163,25 @@ Status parse_double(std::string_view text, const std::string& what, double& out)
   return Status::Ok();
 }
 
+bool within(double v, Bounds b) { return v >= b.lo && v <= b.hi; }
+
+std::string bounds_text(double v, Bounds b, std::string_view unit) {
+  return fmt::format("must be between {} and {}, got {}{}", b.lo, b.hi, v, unit);
+}
+
+Status check_bounds(const std::string& what, double v, Bounds b, std::string_view unit) {
+  if (within(v, b)) return Status::Ok();
+  return Status::InvalidArgument(what + ": " + bounds_text(v, b, unit));
+}
+
+Status parse_double(std::string_view text, const std::string& what, double& out, Bounds b, std::string_view unit) {
+  double v = 0;
+  if (Status s = parse_double(text, what, v); !s.ok()) return s;
+  if (Status s = check_bounds(what, v, b, unit); !s.ok()) return s;
+  out = v;
+  return Status::Ok();
+}
+
 std::string describe(const Json& v) {
   if (v.is_string()) return "string " + json_text(v);
   if (v.is_boolean()) return std::string("boolean ") + (v.get<bool>() ? "true" : "false");
@@ -202,6 +221,15 @@ Status Reader::number(const Json& obj, const std::string& path, const char* key,
   if (!v.is_number()) return type_error(join(path, key), "a number", v);
   if (!std::isfinite(v.get<double>())) return fail(join(path, key), "expected a finite number");
   out = v.get<double>();
+  return Status::Ok();
+}
+
+Status Reader::number(const Json& obj, const std::string& path, const char* key, double& out, Bounds b,
+                      std::string_view unit) const {
+  double v = out;
+  if (Status s = number(obj, path, key, v); !s.ok()) return s;
+  if (obj.contains(key) && !within(v, b)) return fail(join(path, key), bounds_text(v, b, unit));
+  out = v;
   return Status::Ok();
 }
 

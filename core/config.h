@@ -57,6 +57,21 @@ Status parse_uint_as(std::string_view text, const std::string& what, T& out, int
 // A finite decimal number (from_chars, so no locale and no leading blanks).
 Status parse_double(std::string_view text, const std::string& what, double& out);
 
+// The closed range a number from outside (a file, a flag, the admin API) must fall in. Every such
+// range check goes through within/bounds_text/check_bounds, so each refusal reads the same and
+// names the range: a huge latency or a speed of 5e-324 must not pass because a check said only
+// "> 0".
+struct Bounds {
+  double lo = 0, hi = 0;
+};
+bool within(double v, Bounds b);  // false for NaN
+// "must be between LO and HI, got V" (then `unit`, e.g. " (milliseconds: at most an hour)").
+std::string bounds_text(double v, Bounds b, std::string_view unit = {});
+// InvalidArgument "WHAT: must be between LO and HI, got V UNIT" unless v is within b.
+Status check_bounds(const std::string& what, double v, Bounds b, std::string_view unit = {});
+// parse_double, then check_bounds.
+Status parse_double(std::string_view text, const std::string& what, double& out, Bounds b, std::string_view unit = {});
+
 // "string \"5\"", "integer -1", "a table": how a value is named in a type error.
 std::string describe(const Json& v);
 std::string join(const std::string& path, const std::string& key);
@@ -77,6 +92,9 @@ class Reader {
   Status require(const Json& obj, const std::string& path, const char* key) const;
 
   Status number(const Json& obj, const std::string& path, const char* key, double& out) const;
+  // A number within `b`; `unit` follows the range in the message (" (milliseconds)").
+  Status number(const Json& obj, const std::string& path, const char* key, double& out, Bounds b,
+                std::string_view unit = {}) const;
   Status string(const Json& obj, const std::string& path, const char* key, std::string& out) const;
   Status boolean(const Json& obj, const std::string& path, const char* key, bool& out) const;
   Status strings(const Json& obj, const std::string& path, const char* key, std::vector<std::string>& out) const;

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 
 #include "windows/constants.h"
@@ -126,6 +127,13 @@ Status from_json(const nlohmann::json& j, const std::string& where, CallEvent& e
   for (const char* k : {"host", "peer", "transport", "value"})
     if (!j.contains(k) || !j[k].is_string())
       return Status::InvalidArgument(fmt::format("{}: field \"{}\" missing or not a string", where, k));
+  // Optional fields have their types too: nlohmann's value() throws on a mismatch, and one damaged
+  // line must be a line skipped, not an abort.
+  for (const char* k : {"type", "rpc_fault"})
+    if (j.contains(k) && !j[k].is_number_integer())
+      return Status::InvalidArgument(fmt::format("{}: field \"{}\" not an integer", where, k));
+  if (j.contains("buffer") && !j["buffer"].is_boolean())
+    return Status::InvalidArgument(where + ": field \"buffer\" not true or false");
   e = CallEvent{};
   e.seq = j["seq"].get<uint64_t>();
   e.time_us = j["time_us"].get<int64_t>();
@@ -156,17 +164,62 @@ Status from_json(const nlohmann::json& j, const std::string& where, CallEvent& e
   return Status::Ok();
 }
 
-Status read_journal_file(const std::string& path, std::vector<CallEvent>& out) {
+namespace {
+
+// One non-blank line: an event appended to `out`, or a dropped-events marker added to `report`.
+Status read_line(const std::string& line, const std::string& where, std::vector<CallEvent>& out, JournalRead& report) {
+  const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded()) return Status::Corruption(where + ": not JSON (expected one event object per line)");
+  if (j.is_object() && j.contains("journal")) {
+    if (j["journal"] != "dropped" || !j.contains("events") || !j["events"].is_number_unsigned())
+      return Status::Corruption(where + ": a journal marker other than {\"journal\":\"dropped\",\"events\":N}");
+    report.dropped += j["events"].get<uint64_t>();
+    return Status::Ok();
+  }
+  CallEvent e;
+  if (Status s = from_json(j, where, e); !s.ok()) return s;
+  out.push_back(std::move(e));
+  return Status::Ok();
+}
+
+Status read_one(const std::string& path, bool strict, std::vector<CallEvent>& out, JournalRead& report) {
   std::ifstream in(path);
   if (!in) return Status::IOError(path + ": cannot open (is it the file given to perfsim serve --journal?)");
+  report.files.push_back(path);
   std::string line;
   for (size_t n = 1; std::getline(in, line); ++n) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = fmt::format("{}:{}", path, n);
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded()) return Status::Corruption(where + ": not JSON (expected one event object per line)");
-    if (Status s = from_json(j, where, out.emplace_back()); !s.ok()) return s;
+    const Status s = read_line(line, fmt::format("{}:{}", path, n), out, report);
+    if (s.ok()) continue;
+    if (strict) return s;
+    if (report.first_skipped.size() < JournalRead::kNotedSkips) report.first_skipped.push_back(s.message());
+    ++report.skipped;
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status read_journal_file(const std::string& path, std::vector<CallEvent>& out) {
+  JournalRead report;
+  return read_one(path, /*strict=*/true, out, report);
+}
+
+std::string rotated_name(const std::string& path, uint32_t k) { return k == 0 ? path : path + "." + std::to_string(k); }
+
+std::vector<std::string> journal_set(const std::string& path) {
+  uint32_t k = 1;
+  while (k < 100000 && std::filesystem::is_regular_file(rotated_name(path, k))) ++k;
+  std::vector<std::string> files;
+  while (--k >= 1) files.push_back(rotated_name(path, k));
+  files.push_back(path);
+  return files;
+}
+
+Status read_journal(const std::vector<std::string>& files, bool strict, std::vector<CallEvent>& out,
+                    JournalRead& report) {
+  for (const std::string& f : files)
+    if (Status s = read_one(f, strict, out, report); !s.ok()) return s;
   return Status::Ok();
 }
 

@@ -50,9 +50,30 @@ nlohmann::json to_json(const CallEvent& e);
 void append_json_line(const CallEvent& e, std::string& out);
 // The reverse; `where` prefixes errors ("journal.jsonl:12").
 Status from_json(const nlohmann::json& j, const std::string& where, CallEvent& e);
-// A JSON-lines journal file (`perfsim serve --journal FILE`), every line an event. Blank lines are
+// A JSON-lines journal file (`perfsim serve --journal FILE`), every line an event or a marker of
+// events the writer dropped ({"journal":"dropped","events":N,"time_us":T}). Blank lines are
 // skipped; a bad line fails naming its line number and what was wrong.
 Status read_journal_file(const std::string& path, std::vector<CallEvent>& out);
+
+// The name of rotated file `k` of the journal `path` (k = 0: path itself; journal.h rotates).
+std::string rotated_name(const std::string& path, uint32_t k);
+// The files of the journal `path`, oldest first: path.K-1 .. path.1 (each rotated file there,
+// counting up from .1 until one is missing), then path.
+std::vector<std::string> journal_set(const std::string& path);
+
+// What reading journal files found besides the events.
+struct JournalRead {
+  static constexpr size_t kNotedSkips = 3;
+  std::vector<std::string> files;          // read, in order
+  uint64_t skipped = 0;                    // unreadable lines skipped (not JSON, or not an event)
+  std::vector<std::string> first_skipped;  // "FILE:LINE: what was wrong" of the first kNotedSkips
+  uint64_t dropped = 0;                    // events the server dropped, from its marker lines
+};
+// Reads `files` in order. strict: the first unreadable line fails, naming it (as
+// read_journal_file); else it is skipped and counted, so the file a crashed server left (its last
+// line cut) still reads. A file that cannot be opened fails either way.
+Status read_journal(const std::vector<std::string>& files, bool strict, std::vector<CallEvent>& out,
+                    JournalRead& report);
 
 // "QueryValue", or "opnum 0x2a" for one winreg does not cover.
 std::string opnum_label(uint16_t opnum);

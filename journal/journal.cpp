@@ -1,7 +1,10 @@
 #include "journal/journal.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 
 namespace perfsim::journal {
 
@@ -24,10 +27,20 @@ Journal::~Journal() {
   if (file_) std::fclose(file_);
 }
 
-Status Journal::open_file(const std::string& path) {
+Status Journal::open_file(const std::string& path, const FileLimits& limits) {
   if (file_) return Status::InvalidArgument("the journal already writes a file");
+  if (limits.max_bytes == 0 || limits.files == 0 || limits.files > FileLimits::kMaxFiles)
+    return Status::InvalidArgument("a journal file needs max_bytes of at least 1 and 1 to 1000 files");
   file_ = std::fopen(path.c_str(), "w");
   if (!file_) return Status::IOError(path + ": cannot create the journal file (does its directory exist?)");
+  // An earlier run's rotated files would read as older parts of this run (perfsim journal FILE).
+  // Gaps included: a new run's rotations would fill them and join the leftovers to its set.
+  std::error_code ec;
+  for (uint32_t k = 1; k < FileLimits::kMaxFiles; ++k)
+    if (std::filesystem::is_regular_file(rotated_name(path, k), ec)) std::filesystem::remove(rotated_name(path, k), ec);
+  path_ = path;
+  limits_ = limits;
+  file_bytes_ = 0;
   written_ = recorded();
   writer_ = std::thread([this] { writer_loop(); });
   return Status::Ok();
@@ -118,13 +131,13 @@ void Journal::writer_loop() {
 void Journal::drain() {
   const uint64_t newest = recorded();
   uint64_t seq = written_ + 1;
-  uint64_t lost = 0;
   if (newest >= capacity_ && seq < newest - capacity_ + 1) {  // overwritten before we got to them
-    lost += newest - capacity_ + 1 - seq;
+    note_dropped(newest - capacity_ + 1 - seq);
     seq = newest - capacity_ + 1;
   }
   CallEvent e;
   std::string line;
+  uint64_t lost = 0;
   for (; seq <= newest; ++seq) {
     Slot& s = slots_[seq % capacity_];
     s.lock();
@@ -132,19 +145,46 @@ void Journal::drain() {
     if (there == seq) e = s.ev;
     s.unlock();
     if (there < seq) break;  // taken but not yet written: next round
-    if (there > seq) {
-      ++lost;
-      continue;
-    }
     line.clear();
-    append_json_line(e, line);
-    line += '\n';
-    std::fwrite(line.data(), 1, line.size(), file_);
+    if (there == seq) append_json_line(e, line);
+    if (there > seq || !write_line(line)) ++lost;
   }
-  std::fflush(file_);
-  drops_.fetch_add(lost, std::memory_order_relaxed);
+  note_dropped(lost);
+  if (file_) std::fflush(file_);
   std::lock_guard<std::mutex> g(mu_);
   written_ = seq - 1;
+}
+
+void Journal::note_dropped(uint64_t n) {
+  if (n == 0) return;
+  drops_.fetch_add(n, std::memory_order_relaxed);
+  const int64_t now_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  // Best effort: when the disk refused the events it likely refuses this line too.
+  (void)write_line(fmt::format("{{\"events\":{},\"journal\":\"dropped\",\"time_us\":{}}}", n, now_us));
+}
+
+bool Journal::write_line(const std::string& line) {
+  if (file_ && file_bytes_ > 0 && file_bytes_ + line.size() + 1 > limits_.max_bytes) rotate();
+  if (!file_) file_ = std::fopen(path_.c_str(), "a");  // a rotation that could not reopen: try again
+  if (!file_) return false;
+  const bool whole = std::fwrite(line.data(), 1, line.size(), file_) == line.size() && std::fputc('\n', file_) != EOF;
+  file_bytes_ += line.size() + 1;
+  return whole;
+}
+
+// FILE.K-2 -> FILE.K-1 (replacing the oldest), ..., FILE -> FILE.1, then a new FILE. Renames are
+// atomic, so a reader sees each file either whole or not at all.
+void Journal::rotate() {
+  std::fclose(file_);
+  file_ = nullptr;
+  std::error_code ec;
+  for (uint32_t k = limits_.files - 1; k >= 1; --k)
+    std::filesystem::rename(rotated_name(path_, k - 1), rotated_name(path_, k), ec);
+  file_ = std::fopen(path_.c_str(), "w");
+  file_bytes_ = 0;
+  rotations_.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace perfsim::journal

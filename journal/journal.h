@@ -7,8 +7,13 @@
 //    allocation beyond the event's own strings.
 //  - The ring keeps the newest `capacity` events; older ones are overwritten (not "drops").
 //  - The file (open_file) is written by a background thread that follows the ring every 50 ms:
-//    the ring is its bounded queue. Events overwritten before it wrote them are counted in
-//    drops() and are missing from the file; nothing ever waits for the disk.
+//    the ring is its bounded queue. Events overwritten before it wrote them, or that the disk
+//    refused, are counted in drops() and are missing from the file, which says so in a marker line
+//    ({"journal":"dropped","events":N,...}); nothing ever waits for the disk.
+//  - The file is bounded (FileLimits): when the next line would take it past max_bytes it is
+//    rotated (FILE -> FILE.1 -> ... -> FILE.K-1, the oldest removed) between two lines, so every
+//    file holds whole lines and the set never exceeds K x max_bytes (plus one line, for a single
+//    line larger than max_bytes, which gets a file of its own).
 //  - clear() hides the events so far from query() and sessions(); the file still gets them.
 //  - Everything is safe from any thread.
 #pragma once
@@ -45,6 +50,16 @@ struct JournalFilter {
   }
 };
 
+// How much disk a journal file may take: `max_bytes` per file, `files` files in all (FILE and
+// FILE.1 .. FILE.K-1). The defaults (100 MiB x 5) cannot fill a laptop's disk.
+struct FileLimits {
+  inline static constexpr uint64_t kDefaultMaxMib = 100;
+  inline static constexpr uint32_t kDefaultFiles = 5;
+  inline static constexpr uint32_t kMaxFiles = 1000;  // --journal-files' bound
+  uint64_t max_bytes = kDefaultMaxMib << 20;
+  uint32_t files = kDefaultFiles;
+};
+
 class Journal {
  public:
   inline static constexpr size_t kDefaultCapacity = 10000;
@@ -53,8 +68,9 @@ class Journal {
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
 
-  // Starts writing every recorded event to `path` (created or truncated).
-  Status open_file(const std::string& path);
+  // Starts writing every recorded event to `path` (created or truncated; rotated files an earlier
+  // run left, path.1 .. path.999, are removed so the set is this run's alone).
+  Status open_file(const std::string& path, const FileLimits& limits = {});
   void record(CallEvent&& e);
 
   // Matching events, oldest first.
@@ -68,6 +84,7 @@ class Journal {
   nlohmann::json sessions_json() const;
 
   uint64_t drops() const { return drops_.load(std::memory_order_relaxed); }
+  uint64_t rotations() const { return rotations_.load(std::memory_order_relaxed); }
   uint64_t recorded() const { return next_.load(std::memory_order_relaxed) - 1; }
   size_t capacity() const { return capacity_; }
   // Waits until the file has every event recorded before the call (tests, shutdown).
@@ -84,6 +101,11 @@ class Journal {
   bool copy(uint64_t seq, CallEvent& out) const;  // false: not there (overwritten or not yet written)
   void writer_loop();
   void drain();  // writer thread: the file gets events up to the newest written one
+  // Writer thread: one whole line into the file, rotating first when it would pass the cap.
+  // false: the disk refused it (the caller counts it as dropped).
+  bool write_line(const std::string& line);
+  void rotate();
+  void note_dropped(uint64_t n);  // counts them and leaves a marker line in the file
 
   const size_t capacity_;
   std::unique_ptr<Slot[]> slots_;
@@ -91,7 +113,12 @@ class Journal {
   std::atomic<uint64_t> hidden_{0};  // clear(): seqs up to this are hidden from queries
   std::atomic<uint64_t> drops_{0};
 
+  std::atomic<uint64_t> rotations_{0};
+
   // The file writer (not on the hot path).
+  std::string path_;
+  FileLimits limits_;
+  uint64_t file_bytes_ = 0;  // bytes written to the current file
   std::FILE* file_ = nullptr;
   std::thread writer_;
   std::mutex mu_;

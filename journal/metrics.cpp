@@ -161,7 +161,8 @@ std::string Metrics::render_prometheus() const {
     for (size_t b = 0; b < kAppliedSlots; ++b)
       if (uint64_t n = h->applied[b].load(std::memory_order_relaxed); n && !applied_names_[b].empty())
         o += fmt::format("perfsim_applied_total{{host=\"{}\",name=\"{}\"}} {}\n", esc(name), esc(applied_names_[b]), n);
-  head("perfsim_journal_drops_total", "counter", "Journal events overwritten before the journal file got them.");
+  head("perfsim_journal_drops_total", "counter",
+       "Journal events the journal file missed: overwritten before its writer got them, or refused by the disk.");
   o += fmt::format("perfsim_journal_drops_total {}\n", drops_ ? drops_() : 0);
   head("perfsim_journal_events_total", "counter", "winreg calls journaled.");
   o += fmt::format("perfsim_journal_events_total {}\n", events_ ? events_() : 0);

@@ -9,7 +9,7 @@
 //   perfsim_sessions_open{host,transport}              connections (tcp) / pipe opens (smb) now open
 //   perfsim_sessions_total{host,transport}             ... since the start
 //   perfsim_applied_total{host,name}                   quirks and faults applied to answers
-//   perfsim_journal_drops_total                        events the journal file missed
+//   perfsim_journal_drops_total                        events the journal file missed (writer behind, disk refused)
 //   perfsim_journal_events_total                       events journaled
 #pragma once
 #include <array>

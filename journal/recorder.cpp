@@ -26,7 +26,7 @@ Status Recorder::create(const RecorderOptions& o, std::shared_ptr<Recorder>& out
   if (o.journal_size) {
     r->journal_ = std::make_shared<Journal>(o.journal_size);
     if (!o.journal_file.empty())
-      if (Status s = r->journal_->open_file(o.journal_file); !s.ok()) return s;
+      if (Status s = r->journal_->open_file(o.journal_file, o.journal_limits); !s.ok()) return s;
     std::weak_ptr<Journal> j = r->journal_;
     r->metrics_->set_journal_counters(
         [j] {

@@ -23,6 +23,7 @@ namespace perfsim::journal {
 struct RecorderOptions {
   size_t journal_size = Journal::kDefaultCapacity;  // 0: no journal (metrics only)
   std::string journal_file;                         // JSON lines; empty: none
+  FileLimits journal_limits;                        // its size cap and rotation
   std::vector<std::string> applied_names;           // Metrics' labels of the applied bits
 };
 

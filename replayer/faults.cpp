@@ -1,6 +1,9 @@
 #include "core/file.h"
 #include "replayer/faults.h"
 
+#include <fmt/core.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cctype>
 
@@ -48,14 +51,34 @@ Status read_shape(const config::Reader& rd, const config::Json& t, const std::st
 // When the rule fires: every Nth call and/or with a probability (only `every`: probability 0).
 Status read_when(const config::Reader& rd, const config::Json& t, const std::string& where, Chance& when) {
   when.probability = t.contains("every") && !t.contains("probability") ? 0.0 : 1.0;
-  Status s = rd.integer(t, where, "every", when.every);
-  if (s.ok()) s = rd.number(t, where, "probability", when.probability);
-  if (s.ok() && (when.probability < 0 || when.probability > 1))
-    s = rd.fail(config::join(where, "probability"), "must be within 0..1");
+  Status s = rd.integer(t, where, "every", when.every, uint32_t(limits::kEvery.lo), uint32_t(limits::kEvery.hi));
+  if (s.ok()) s = rd.number(t, where, "probability", when.probability, limits::kProbability);
   return s;
 }
 
-Status rule_of(const config::Reader& rd, const config::Json& t, const std::string& where, FaultRule& r) {
+// The kind's own numbers, each within its range (limits.h).
+Status read_amounts(const config::Reader& rd, const config::Json& t, const std::string& where, const FaultLimits& lim,
+                    FaultRule& r) {
+  const config::Bounds latency{0, lim.max_latency_ms};
+  const std::string unit = lim.unit();
+  Status s = rd.number(t, where, "ms", r.ms, latency, unit);
+  r.max_ms = r.ms;
+  if (s.ok()) s = rd.number(t, where, "max_ms", r.max_ms, latency, unit);
+  if (s.ok()) s = rd.number(t, where, "sigma", r.sigma, limits::kSigma);
+  if (s.ok()) s = rd.number(t, where, "seconds", r.seconds, limits::kStallSeconds, " (seconds: at most an hour)");
+  if (s.ok()) s = rd.integer(t, where, "code", r.code);
+  if (s.ok()) s = rd.integer(t, where, "bytes", r.bytes);
+  if (s.ok()) s = rd.integer(t, where, "bytes_per_s", r.bytes_per_s);
+  if (!s.ok()) return s;
+  if (r.kind == FaultKind::kBandwidth && r.bytes_per_s == 0)
+    return rd.fail(config::join(where, "bytes_per_s"), "bandwidth needs bytes_per_s > 0");
+  if (r.max_ms < r.ms)
+    return rd.fail(config::join(where, "max_ms"), fmt::format("must be at least ms ({}), got {}", r.ms, r.max_ms));
+  return Status::Ok();
+}
+
+Status rule_of(const config::Reader& rd, const config::Json& t, const std::string& where, const FaultLimits& lim,
+               FaultRule& r) {
   Status s = rd.keys(t, where,
                      {"host", "value", "kind", "every", "probability", "from_s", "until_s", "shape", "ms", "max_ms",
                       "sigma", "seconds", "code", "bytes", "bytes_per_s"});
@@ -69,26 +92,31 @@ Status rule_of(const config::Reader& rd, const config::Json& t, const std::strin
         config::join(where, "kind"),
         "\"" + kind + "\" is not one of latency, busy, access-denied, rpc-fault, reset, stall, truncate, bandwidth");
   if (s.ok()) s = read_when(rd, t, where, r.when);
-  if (s.ok()) s = rd.number(t, where, "from_s", r.from_s);
-  if (s.ok()) s = rd.number(t, where, "until_s", r.until_s);
+  if (s.ok()) s = rd.number(t, where, "from_s", r.from_s, limits::kYearSeconds, " (seconds: at most a year)");
+  if (s.ok()) s = rd.number(t, where, "until_s", r.until_s, limits::kYearSeconds, " (seconds: at most a year)");
   if (s.ok()) s = read_shape(rd, t, where, r.shape);
-  if (s.ok()) s = rd.number(t, where, "ms", r.ms);
-  r.max_ms = r.ms;
-  if (s.ok()) s = rd.number(t, where, "max_ms", r.max_ms);
-  if (s.ok()) s = rd.number(t, where, "sigma", r.sigma);
-  if (s.ok()) s = rd.number(t, where, "seconds", r.seconds);
-  if (s.ok()) s = rd.integer(t, where, "code", r.code);
-  if (s.ok()) s = rd.integer(t, where, "bytes", r.bytes);
-  if (s.ok()) s = rd.integer(t, where, "bytes_per_s", r.bytes_per_s);
-  if (!s.ok()) return s;
-  if (r.kind == FaultKind::kBandwidth && r.bytes_per_s == 0)
-    return rd.fail(config::join(where, "bytes_per_s"), "bandwidth needs bytes_per_s > 0");
-  if (r.ms < 0 || r.max_ms < r.ms || r.seconds < 0)
-    return rd.fail(where, "negative or inverted time (ms <= max_ms, seconds >= 0)");
-  return Status::Ok();
+  if (s.ok()) s = read_amounts(rd, t, where, lim, r);
+  return s;
 }
 
 }  // namespace
+
+FaultLimits FaultLimits::for_idle_timeout(double idle_timeout_s) {
+  FaultLimits l;
+  if (idle_timeout_s > 0 && idle_timeout_s * 1000 < l.max_latency_ms) {
+    l.max_latency_ms = idle_timeout_s * 1000;
+    l.idle_timeout_s = idle_timeout_s;
+  }
+  return l;
+}
+
+std::string FaultLimits::unit() const {
+  if (idle_timeout_s <= 0) return limits::kDelayUnit;
+  return fmt::format(
+      " (milliseconds: at most the server's --idle-timeout of {} s, after which a held reply's connection "
+      "is closed; use kind = \"stall\" for that)",
+      idle_timeout_s);
+}
 
 bool glob_match(std::string_view p, std::string_view s) {
   size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
@@ -110,19 +138,21 @@ bool glob_match(std::string_view p, std::string_view s) {
   return pi == p.size();
 }
 
-Status parse_fault_plan(std::string_view text, const std::string& origin, std::shared_ptr<const FaultPlan>& out) {
+Status parse_fault_plan(std::string_view text, const std::string& origin, std::shared_ptr<const FaultPlan>& out,
+                        const FaultLimits& lim) {
   config::Doc doc;
   if (Status s = config::parse_toml(text, origin, doc); !s.ok()) return s;
-  return fault_plan_of(doc, out);
+  return fault_plan_of(doc, out, lim);
 }
 
-Status parse_fault_plan_json(std::string_view text, const std::string& origin, std::shared_ptr<const FaultPlan>& out) {
+Status parse_fault_plan_json(std::string_view text, const std::string& origin, std::shared_ptr<const FaultPlan>& out,
+                             const FaultLimits& lim) {
   config::Doc doc;
   if (Status s = config::parse_json(text, origin, doc); !s.ok()) return s;
-  return fault_plan_of(doc, out);
+  return fault_plan_of(doc, out, lim);
 }
 
-Status fault_plan_of(const config::Doc& doc, std::shared_ptr<const FaultPlan>& out) {
+Status fault_plan_of(const config::Doc& doc, std::shared_ptr<const FaultPlan>& out, const FaultLimits& lim) {
   const config::Reader rd(doc);
   if (Status s = rd.keys(doc.root, "", {"fault"}); !s.ok()) return s;
   auto plan = std::make_shared<FaultPlan>();
@@ -131,11 +161,12 @@ Status fault_plan_of(const config::Doc& doc, std::shared_ptr<const FaultPlan>& o
     if (!faults.is_array()) return rd.type_error("fault", "[[fault]] tables", faults);
     for (size_t i = 0; i < faults.size(); ++i) {
       FaultRule r;
-      if (Status s = rule_of(rd, faults[i], config::index("fault", i), r); !s.ok()) return s;
+      if (Status s = rule_of(rd, faults[i], config::index("fault", i), lim, r); !s.ok()) return s;
       plan->rules.push_back(std::move(r));
     }
   }
   plan->loaded_ns = steady_ns();
+  plan->max_latency_ms = lim.max_latency_ms;
   out = std::move(plan);
   return Status::Ok();
 }
@@ -178,10 +209,10 @@ config::Json to_json(const FaultPlan& plan) {
   return {{"fault", std::move(rules)}};
 }
 
-Status load_fault_plan(const std::string& path, std::shared_ptr<const FaultPlan>& out) {
+Status load_fault_plan(const std::string& path, std::shared_ptr<const FaultPlan>& out, const FaultLimits& lim) {
   std::string text;
   if (Status s = read_bounded_file(path, "fault plan", text); !s.ok()) return s;
-  return parse_fault_plan(text, path, out);
+  return parse_fault_plan(text, path, out, lim);
 }
 
 }  // namespace perfsim::replayer

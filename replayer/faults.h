@@ -14,6 +14,7 @@
 
 #include "core/config.h"
 #include "core/status.h"
+#include "replayer/limits.h"
 #include "replayer/quirks.h"
 
 namespace perfsim::replayer {
@@ -35,22 +36,38 @@ struct FaultRule {
   uint32_t bytes_per_s = 0;                // bandwidth
 };
 
+// What a plan's latencies may reach: an hour, or the server's idle timeout where that is less
+// and known (perfsim serve: --faults, SIGHUP, PUT /api/faults), because a reply held past it
+// closes the connection (server/connection.h): a "latency" would silently become a reset.
+struct FaultLimits {
+  double max_latency_ms = limits::kMaxDelayMs;
+  double idle_timeout_s = 0;  // 0: none known (or none at all)
+  // The limits under a server whose idle timeout is `idle_timeout_s` (0: never closes).
+  static FaultLimits for_idle_timeout(double idle_timeout_s);
+  // " (milliseconds: at most ...)": why the bound is what it is, for refusals.
+  std::string unit() const;
+};
+
 struct FaultPlan {
   std::vector<FaultRule> rules;
   int64_t loaded_ns = 0;  // steady clock at load: the schedule's zero
+  // Lognormal and uniform draws are cut here, so a draw never exceeds what the plan was checked for.
+  double max_latency_ms = limits::kMaxDelayMs;
 };
 
 // Parses a plan from TOML text: [[fault]] tables with host, value, kind ("latency", "busy",
 // "access-denied", "rpc-fault", "reset", "stall", "truncate", "bandwidth"), every, probability,
 // from_s, until_s and the kind's parameters (replayer/README.md). `origin` names the text in errors.
-Status parse_fault_plan(std::string_view toml_text, const std::string& origin, std::shared_ptr<const FaultPlan>& out);
+// Every number is range-checked (limits.h, README.md "Ranges"); a refusal names the key and range.
+Status parse_fault_plan(std::string_view toml_text, const std::string& origin, std::shared_ptr<const FaultPlan>& out,
+                        const FaultLimits& lim = {});
 // The same plan as JSON: {"fault": [{"kind": "busy", ...}, ...]}, the same keys and checks.
 Status parse_fault_plan_json(std::string_view json_text, const std::string& origin,
-                             std::shared_ptr<const FaultPlan>& out);
-Status fault_plan_of(const config::Doc& doc, std::shared_ptr<const FaultPlan>& out);
+                             std::shared_ptr<const FaultPlan>& out, const FaultLimits& lim = {});
+Status fault_plan_of(const config::Doc& doc, std::shared_ptr<const FaultPlan>& out, const FaultLimits& lim = {});
 // The plan in the JSON form parse_fault_plan_json reads (defaults left out).
 config::Json to_json(const FaultPlan& plan);
-Status load_fault_plan(const std::string& path, std::shared_ptr<const FaultPlan>& out);
+Status load_fault_plan(const std::string& path, std::shared_ptr<const FaultPlan>& out, const FaultLimits& lim = {});
 
 // Case-insensitive glob match (`*`, `?`).
 bool glob_match(std::string_view pattern, std::string_view text);

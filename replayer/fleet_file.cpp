@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/utf16.h"
+#include "replayer/limits.h"
 #include "replayer/quirks.h"
 
 namespace perfsim::replayer {
@@ -97,12 +98,13 @@ std::string HostReplay::key() const {
 
 Status read_host_replay(const config::Reader& r, const Json& h, const std::string& path, HostReplay& out) {
   Status s = r.string(h, path, "profile", out.profile);
-  if (s.ok() && h.contains("speed")) s = r.number(h, path, "speed", out.speed.emplace());
+  if (s.ok() && h.contains("speed"))
+    s = r.number(h, path, "speed", out.speed.emplace(), limits::kSpeed, limits::kSpeedUnit);
   if (s.ok() && h.contains("loop")) s = r.boolean(h, path, "loop", out.loop.emplace());
   if (s.ok()) s = r.integer(h, path, "count", out.count, 1, UINT32_MAX);
   if (s.ok()) s = r.string(h, path, "name", out.name);
-  if (s.ok()) s = r.number(h, path, "clock_spread_s", out.clock_spread_s);
-  if (s.ok()) s = r.number(h, path, "variation", out.variation);
+  if (s.ok()) s = r.number(h, path, "clock_spread_s", out.clock_spread_s, limits::kYearSeconds, " (seconds: a year)");
+  if (s.ok()) s = r.number(h, path, "variation", out.variation, limits::kVariation);
   if (s.ok()) s = r.integer(h, path, "seed", out.seed, 0, INT64_MAX);
   if (!s.ok()) return s;
   if (out.count > 1 && out.name.empty())

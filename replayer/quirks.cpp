@@ -1,7 +1,10 @@
 #include "replayer/quirks.h"
 
+#include <cmath>
+
 #include "core/config.h"
 #include "core/utf16.h"
+#include "replayer/limits.h"
 #include "windows/os.h"
 
 namespace perfsim::replayer {
@@ -11,17 +14,21 @@ Status bad(const QuirkSetting& s, const std::string& why) {
   return Status::InvalidArgument("quirk " + s.name + ": " + why);
 }
 
-// Reads parameter `key` of `s` into `out` when present; parameters not read are reported by check_known.
+// Reads parameter `key` of `s` into `out` when present, within `b` (limits.h); parameters not read
+// are reported by check_known. Whole-number fields refuse fractions; every number is read as a
+// double first, so 1e+15 (what a fleet file's number becomes) is refused for its range, not its form.
 template <class T>
-Status read_param(const QuirkSetting& s, const char* key, T& out) {
+Status read_param(const QuirkSetting& s, const char* key, T& out, config::Bounds b, std::string_view unit = {}) {
   auto it = s.params.find(key);
   if (it == s.params.end()) return Status::Ok();
-  Status st;
-  if constexpr (std::is_same_v<T, double>)
-    st = config::parse_double(it->second, std::string("parameter ") + key, out);
-  else
-    st = config::parse_uint_as(it->second, std::string("parameter ") + key, out);
-  return st.ok() ? st : bad(s, st.message());
+  const std::string what = std::string("parameter ") + key;
+  double v = 0;
+  Status st = config::parse_double(it->second, what, v, b, unit);
+  if (st.ok() && !std::is_floating_point_v<T> && v != std::floor(v))
+    st = Status::InvalidArgument(what + ": expected a whole number, got \"" + it->second + "\"");
+  if (!st.ok()) return bad(s, st.message());
+  out = T(v);
+  return Status::Ok();
 }
 
 Status check_known(const QuirkSetting& s, std::initializer_list<const char*> known) {
@@ -33,14 +40,17 @@ Status check_known(const QuirkSetting& s, std::initializer_list<const char*> kno
   return Status::Ok();
 }
 
-Status read_chance(const QuirkSetting& s, Chance& c, double default_probability) {
-  if (Status st = check_known(s, {"probability", "every", "ms"}); !st.ok()) return st;
+// probability and every (and hang's ms, `with_ms`): every = 0 would silently never fire, so it is
+// refused with the range (limits.h) rather than read as "off".
+Status read_chance(const QuirkSetting& s, Chance& c, double default_probability, bool with_ms = false) {
+  const Status known =
+      with_ms ? check_known(s, {"probability", "every", "ms"}) : check_known(s, {"probability", "every"});
+  if (!known.ok()) return known;
   c = Chance{};
   if (!s.on) return Status::Ok();
   if (!s.params.count("probability") && !s.params.count("every")) c.probability = default_probability;
-  if (Status st = read_param(s, "probability", c.probability); !st.ok()) return st;
-  if (c.probability < 0 || c.probability > 1) return bad(s, "probability must be within 0..1");
-  return read_param(s, "every", c.every);
+  if (Status st = read_param(s, "probability", c.probability, limits::kProbability); !st.ok()) return st;
+  return read_param(s, "every", c.every, limits::kEvery);
 }
 
 Status set_buffer(Quirks& q, const QuirkSetting& s, BufferPolicy p) {
@@ -64,15 +74,14 @@ Status apply_content_setting(ContentQuirks& c, const QuirkSetting& s) {
   if (n == "duplicate-counter-defs") {
     if (Status st = check_known(s, {"object"}); !st.ok()) return st;
     c.duplicate_counter_object = s.on ? 238 : 0;
-    return s.on ? read_param(s, "object", c.duplicate_counter_object) : Status::Ok();
+    return s.on ? read_param(s, "object", c.duplicate_counter_object, limits::kTitleIndex) : Status::Ok();
   }
   if (n == "duplicate-instances") {
     if (Status st = check_known(s, {"object", "count"}); !st.ok()) return st;
     c.duplicate_instances_object = s.on ? 230 : 0;
     if (!s.on) return Status::Ok();
-    if (Status st = read_param(s, "object", c.duplicate_instances_object); !st.ok()) return st;
-    if (Status st = read_param(s, "count", c.duplicate_instances_count); !st.ok()) return st;
-    return c.duplicate_instances_count >= 2 ? Status::Ok() : bad(s, "count must be 2 or more");
+    if (Status st = read_param(s, "object", c.duplicate_instances_object, limits::kTitleIndex); !st.ok()) return st;
+    return read_param(s, "count", c.duplicate_instances_count, limits::kDuplicateCount);
   }
   if (n == "name-table-gaps") {
     c.name_table_gaps = s.on;
@@ -84,7 +93,7 @@ Status apply_content_setting(ContentQuirks& c, const QuirkSetting& s) {
     if (!s.on) return Status::Ok();
     if (!s.params.count("counter") || !s.params.count("type"))
       return bad(s, "needs counter = <title index> and type = <counter type, e.g. 0x00000100>");
-    if (Status st = read_param(s, "counter", c.type_change_counter); !st.ok()) return st;
+    if (Status st = read_param(s, "counter", c.type_change_counter, limits::kTitleIndex); !st.ok()) return st;
     // winperf.h writes types in hex: accept 0x... as well as decimal.
     const Status st = config::parse_uint_as(s.params.at("type"), "type (e.g. 0x00000100)", c.type_change_type, 0);
     return st.ok() ? st : bad(s, st.message());
@@ -94,16 +103,16 @@ Status apply_content_setting(ContentQuirks& c, const QuirkSetting& s) {
     c.perf_freq = 0;
     if (!s.on) return Status::Ok();
     uint32_t hz = 3579545;  // the ACPI PM timer
-    if (Status st = read_param(s, "hz", hz); !st.ok()) return st;
+    if (Status st = read_param(s, "hz", hz, limits::kPerfFreqHz); !st.ok()) return st;
     c.perf_freq = hz;
-    return hz ? Status::Ok() : bad(s, "hz must be more than 0");
+    return Status::Ok();
   }
   // localized-partial
   if (Status st = check_known(s, {"lang", "share"}); !st.ok()) return st;
   c.localized_lang.clear();
   if (!s.on) return Status::Ok();
   c.localized_lang = s.params.count("lang") ? s.params.at("lang") : "019";
-  if (Status st = read_param(s, "share", c.localized_share); !st.ok()) return st;
+  if (Status st = read_param(s, "share", c.localized_share, limits::kProbability); !st.ok()) return st;
   return c.localized_share > 0 && c.localized_share < 1 ? Status::Ok()
                                                         : bad(s, "share must be between 0 and 1, e.g. 0.5");
 }
@@ -145,12 +154,12 @@ Status apply_setting(Quirks& q, const QuirkSetting& s) {
   }
   if (n == "win2000-echo-oversize") {
     if (Status st = check_known(s, {"overhead"}); !st.ok()) return st;
-    if (Status st = read_param(s, "overhead", q.win2000_overhead); !st.ok()) return st;
+    if (Status st = read_param(s, "overhead", q.win2000_overhead, limits::kQuirkBytes); !st.ok()) return st;
     return set_buffer(q, s, BufferPolicy::kWin2000Echo);
   }
   if (n == "nt4-unsettled") {
     if (Status st = check_known(s, {"jitter"}); !st.ok()) return st;
-    if (Status st = read_param(s, "jitter", q.nt4_jitter); !st.ok()) return st;
+    if (Status st = read_param(s, "jitter", q.nt4_jitter, limits::kQuirkBytes); !st.ok()) return st;
     return set_buffer(q, s, BufferPolicy::kNt4Unsettled);
   }
   if (n == "samba-truncate") {
@@ -160,17 +169,17 @@ Status apply_setting(Quirks& q, const QuirkSetting& s) {
   if (n == "growth-between-calls") {
     if (Status st = check_known(s, {"bytes"}); !st.ok()) return st;
     q.growth_bytes = s.on ? 4096 : 0;
-    return s.on ? read_param(s, "bytes", q.growth_bytes) : Status::Ok();
+    return s.on ? read_param(s, "bytes", q.growth_bytes, limits::kQuirkBytes) : Status::Ok();
   }
   if (n == "busy") return read_chance(s, q.busy, 0.1);
   if (n == "slow-global") {
     if (Status st = check_known(s, {"ms"}); !st.ok()) return st;
     q.slow_global_ms = s.on ? 800 : 0;
-    return s.on ? read_param(s, "ms", q.slow_global_ms) : Status::Ok();
+    return s.on ? read_param(s, "ms", q.slow_global_ms, limits::kDelayMs, limits::kDelayUnit) : Status::Ok();
   }
   if (n == "hang") {
-    if (Status st = read_chance(s, q.hang, 0.01); !st.ok()) return st;
-    return read_param(s, "ms", q.hang_ms);
+    if (Status st = read_chance(s, q.hang, 0.01, /*with_ms=*/true); !st.ok()) return st;
+    return read_param(s, "ms", q.hang_ms, limits::kDelayMs, limits::kDelayUnit);
   }
   if (n == "empty-names-under-stress") return read_chance(s, q.empty_names, 0.5);
   if (n == "provider-timeout") {
@@ -209,7 +218,7 @@ Status apply_setting(Quirks& q, const QuirkSetting& s) {
   if (n == "object-count-lies") {
     if (Status st = check_known(s, {"extra"}); !st.ok()) return st;
     q.object_count_extra = s.on ? 2 : 0;
-    return s.on ? read_param(s, "extra", q.object_count_extra) : Status::Ok();
+    return s.on ? read_param(s, "extra", q.object_count_extra, limits::kExtraObjects) : Status::Ok();
   }
   if (n == "process-v1-disabled") {
     q.process_v1_disabled = s.on;

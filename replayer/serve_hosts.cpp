@@ -7,6 +7,7 @@
 #include "captures/reader.h"
 #include "replayer/faults.h"
 #include "replayer/fleet.h"
+#include "replayer/limits.h"
 #include "replayer/quirks.h"
 
 namespace perfsim::replayer {
@@ -41,7 +42,7 @@ Status host_options(const HostReplay& r, const std::string& default_profile, con
                     HostOptions& opt) {
   if (r.speed) opt.speed = *r.speed;
   if (r.loop) opt.loop = *r.loop;
-  if (!(opt.speed > 0)) return Status::InvalidArgument("speed must be > 0");
+  if (Status s = config::check_bounds("speed", opt.speed, limits::kSpeed, limits::kSpeedUnit); !s.ok()) return s;
   Quirks q;
   if (Status s = fingerprint_quirks(cap.fingerprint_json, q); !s.ok()) return s;
   const std::string profile = r.profile.empty() ? default_profile : r.profile;
@@ -74,8 +75,10 @@ Status make_replayed_host(RecordingCache& cache, const std::string& path, const 
   return make_fleet_member(rec, spec, index + 1, out);
 }
 
-Status FaultReloader::start(const std::string& path, std::vector<std::shared_ptr<SimulatedHost>> hosts, Report report) {
+Status FaultReloader::start(const std::string& path, std::vector<std::shared_ptr<SimulatedHost>> hosts, Report report,
+                            const FaultLimits& limits) {
   path_ = path;
+  limits_ = limits;
   hosts_ = std::move(hosts);
   report_ = std::move(report);
   if (Status s = reload(); !s.ok()) return s;
@@ -113,7 +116,7 @@ void FaultReloader::stop() {
 
 Status FaultReloader::reload() {
   std::shared_ptr<const FaultPlan> plan;
-  if (Status s = load_fault_plan(path_, plan); !s.ok()) return s;
+  if (Status s = load_fault_plan(path_, plan, limits_); !s.ok()) return s;
   for (const auto& h : hosts_) h->set_faults(plan);
   return Status::Ok();
 }

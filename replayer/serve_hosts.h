@@ -59,12 +59,16 @@ class FaultReloader {
   // Blocks SIGHUP in the calling thread and so in every thread it creates afterwards.
   static void block_sighup();
   ~FaultReloader() { stop(); }
-  Status start(const std::string& path, std::vector<std::shared_ptr<SimulatedHost>> hosts, Report report);
+  // `limits`: what each (re)loaded plan is checked against (the server's idle timeout); a reload
+  // refused for a value out of range keeps the plan in force and reports why.
+  Status start(const std::string& path, std::vector<std::shared_ptr<SimulatedHost>> hosts, Report report,
+               const FaultLimits& limits = {});
   void stop();
 
  private:
   Status reload();
   std::string path_;
+  FaultLimits limits_;
   std::vector<std::shared_ptr<SimulatedHost>> hosts_;
   Report report_;
   std::thread thread_;

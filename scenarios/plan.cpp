@@ -7,7 +7,8 @@
 
 namespace perfsim::scenarios {
 
-Status plan_serve(const Scenario& s, const std::vector<std::string>& listen, ServePlan& out) {
+Status plan_serve(const Scenario& s, const std::vector<std::string>& listen, ServePlan& out,
+                  const replayer::FaultLimits& limits) {
   if (listen.size() > s.hosts.size())
     return Status::InvalidArgument(fmt::format("scenario {} has {} host(s); {} --listen given (one per host, in order)",
                                                s.name, s.hosts.size(), listen.size()));
@@ -31,7 +32,7 @@ Status plan_serve(const Scenario& s, const std::vector<std::string>& listen, Ser
     config::Doc doc;
     doc.origin = s.origin;
     doc.root = {{"fault", s.faults}};
-    if (Status st = replayer::fault_plan_of(doc, plan.faults); !st.ok()) return st;
+    if (Status st = replayer::fault_plan_of(doc, plan.faults, limits); !st.ok()) return st;
   }
   out = std::move(plan);
   return Status::Ok();

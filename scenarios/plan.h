@@ -23,7 +23,9 @@ struct ServePlan {
 
 // Synthesizes every spec host (deterministic: the spec's seed) and parses the fault plan.
 // `listen` (serve's --listen, in order) replaces the scenario hosts' addresses; more --listen
-// than hosts is InvalidArgument naming the count.
-Status plan_serve(const Scenario& s, const std::vector<std::string>& listen, ServePlan& out);
+// than hosts is InvalidArgument naming the count. The fault plan is checked against `limits` (the
+// server's idle timeout, as --faults is).
+Status plan_serve(const Scenario& s, const std::vector<std::string>& listen, ServePlan& out,
+                  const replayer::FaultLimits& limits = {});
 
 }  // namespace perfsim::scenarios

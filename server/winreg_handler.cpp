@@ -88,10 +88,12 @@ std::unique_ptr<ConnectionHandler> WinregHandlerFactory::create(const PeerInfo& 
   return std::make_unique<WinregHandler>(cfg, host_, perf_data_allowed_, std::move(tap));
 }
 
-Status make_recorder(size_t journal_size, const std::string& journal_file, std::shared_ptr<journal::Recorder>& out) {
+Status make_recorder(size_t journal_size, const std::string& journal_file, std::shared_ptr<journal::Recorder>& out,
+                     const journal::FileLimits& limits) {
   journal::RecorderOptions o;
   o.journal_size = journal_size;
   o.journal_file = journal_file;
+  o.journal_limits = limits;
   o.applied_names.resize(replayer::kAppliedBits);
   for (uint32_t i = 0; i < replayer::kAppliedBits; ++i)
     o.applied_names[i] = std::string(replayer::applied_name(1u << i));

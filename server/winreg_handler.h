@@ -71,7 +71,9 @@ class WinregHandlerFactory final : public HandlerFactory {
 };
 
 // A serve run's recorder: a journal of `journal_size` events (0: none), written to `journal_file`
-// when given, and metrics labelling the replayer's quirks and faults by name.
-Status make_recorder(size_t journal_size, const std::string& journal_file, std::shared_ptr<journal::Recorder>& out);
+// when given (capped and rotated by `limits`), and metrics labelling the replayer's quirks and
+// faults by name.
+Status make_recorder(size_t journal_size, const std::string& journal_file, std::shared_ptr<journal::Recorder>& out,
+                     const journal::FileLimits& limits = {});
 
 }  // namespace perfsim::server

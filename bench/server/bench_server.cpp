@@ -38,6 +38,7 @@
 #include "perfdata/model.h"
 #include "recorder/client.h"
 #include "replayer/host.h"
+#include "replayer/limits.h"
 #include "rpc/association.h"
 #include "rpc/pdu.h"
 #include "server/server.h"
@@ -75,10 +76,11 @@ captures::Capture make_capture() {
 
 // frozen: sample 0 as recorded; realtime: every answer is a fresh copy with the serving moment's
 // clocks patched in, as `perfsim serve` runs by default (slowed down so it stays on sample 0,
-// whose size the baseline's wire has).
+// whose size the baseline's wire has: at the slowest pace a host takes, replayer/limits.h, the
+// 15 s sample lasts over four hours).
 std::shared_ptr<replayer::SimulatedHost> make_host(const captures::Capture& cap, replayer::TimelineMode mode) {
   replayer::HostOptions opt{mode, 0};
-  opt.speed = 1e-6;
+  opt.speed = replayer::limits::kSpeed.lo;
   std::shared_ptr<replayer::SimulatedHost> host;
   check(replayer::SimulatedHost::load(cap, opt, host), "load host");
   return host;

@@ -131,6 +131,46 @@ TEST_CASE(
   CHECK(rig.read("238").status == 0);
 }
 
+TEST_CASE("PUT /api/faults: a number outside its range is a 400 naming the key and range, the plan in force stays") {
+  Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});
+  REQUIRE(rig.call("PUT", "/api/faults", "[[fault]]\nvalue = \"Global\"\nkind = \"busy\"\n").status == 200);
+  // Once accepted: every later QueryValue then waited 1e15 ms.
+  HttpReply r = rig.call("PUT", "/api/faults", "[[fault]]\nkind = \"latency\"\nms = 1e15\n", "application/toml");
+  CHECK(r.status == 400);
+  CHECK(error_of(r).find("fault[0].ms: must be between 0 and 3600000, got 1000000000000000") != std::string::npos);
+  r = rig.call("PUT", "/api/faults", R"({"fault": [{"kind": "busy", "every": 0}]})", "application/json");
+  CHECK(r.status == 400);
+  CHECK(error_of(r).find("fault[0].every: must be between 1 and 4294967295, got 0") != std::string::npos);
+  CHECK(rig.read("Global").status == kBusy);  // the first plan, still
+  CHECK(rig.read("238").status == 0);
+  // A pace of 5e-324 recorded seconds per second would freeze the host for good: refused, pace kept.
+  Rig live(replayer::HostOptions{replayer::TimelineMode::kRealtime, 0});
+  const std::string live_url = "/api/hosts/" + live.host->name() + "/timeline";
+  for (const char* bad : {"speed=4.9e-324", "speed=0", "speed=1e5"}) {
+    INFO(bad);
+    r = live.call("POST", live_url, bad);
+    CHECK(r.status == 400);
+    CHECK(error_of(r).find("must be between 0.001 and 10000") != std::string::npos);
+  }
+  CHECK(live.host_state()["timeline"]["speed"] == 1.0);
+}
+
+TEST_CASE("PUT /api/faults under a server's idle timeout: a latency longer than it is a 400 saying why") {
+  auto host = perfsim::testing::bundled_host(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});
+  admin::AdminApi api({{"", host, {}, "", {}}}, {}, admin::WebFiles{PERFSIM_ADMIN_WEB_DIR},
+                      replayer::FaultLimits::for_idle_timeout(10));
+  admin::HttpResponse r =
+      api.handle({"PUT", "/api/faults", "application/toml", "[[fault]]\nkind = \"latency\"\nms = 10001\n"});
+  CHECK(r.status == 400);
+  CHECK(r.body.find("must be between 0 and 10000, got 10001") != std::string::npos);
+  CHECK(r.body.find("--idle-timeout of 10 s") != std::string::npos);
+  CHECK(host->faults() == nullptr);
+  r = api.handle({"PUT", "/api/faults", "application/toml", "[[fault]]\nkind = \"latency\"\nms = 10000\n"});
+  CHECK(r.status == 200);
+  REQUIRE(host->faults() != nullptr);
+  CHECK(host->faults()->rules.at(0).ms == 10000);
+}
+
 TEST_CASE(
     "PUT /api/hosts/NAME/quirks replaces the host's quirks, a bad or content quirk is a 400 and changes nothing") {
   Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});

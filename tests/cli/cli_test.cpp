@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -663,6 +664,53 @@ TEST_CASE("serve --faults: a SIGHUP re-read of /dev/zero or a FIFO is refused an
   CHECK(srv.stop() == 0);
 }
 
+TEST_CASE("serve --faults: numbers outside their range are a usage error at start and keep the old plan on SIGHUP") {
+  TempDir d;
+  const fs::path plan = d.path / "faults.toml";
+  const auto write_plan = [&](const std::string& text) {
+    const fs::path tmp = d.path / "faults.tmp";
+    std::ofstream(tmp) << text;
+    fs::rename(tmp, plan);
+  };
+  write_plan("[[fault]]\nkind = \"busy\"\nevery = 0\n");
+  Run r = run_perfsim("serve --timeline frozen:0 --faults " + plan.string());
+  CHECK(r.code == 2);
+  CHECK(r.err.find(plan.string() + ":3: fault[0].every: must be between 1 and 4294967295, got 0") != std::string::npos);
+  // Under --idle-timeout 10 a latency of 20 s would close the connection instead: refused, saying so.
+  write_plan("[[fault]]\nkind = \"latency\"\nms = 20000\n");
+  r = run_perfsim("serve --timeline frozen:0 --idle-timeout 10 --faults " + plan.string());
+  CHECK(r.code == 2);
+  CHECK(r.err.find("fault[0].ms: must be between 0 and 10000, got 20000") != std::string::npos);
+  CHECK(r.err.find("--idle-timeout of 10 s") != std::string::npos);
+
+  write_plan("[[fault]]\nvalue = \"Global\"\nkind = \"busy\"\n");
+  perfsim::testing::PerfsimServe serve;
+  perfsim::testing::ServeStart how;
+  how.err_path = (d.path / "serve.err").string();
+  REQUIRE(serve.start(PERFSIM_EXE, "--timeline frozen:0 --faults " + plan.string(), how).ok());
+  std::unique_ptr<perfsim::recorder::WinregClient> client;
+  REQUIRE(perfsim::recorder::WinregClient::connect("127.0.0.1", serve.port(), std::chrono::seconds(10), client).ok());
+  perfsim::winreg::PolicyHandle hkpd;
+  REQUIRE(client->open_hive(perfsim::winreg::kOpenHKPD, hkpd).ok());
+  CHECK(hkpd_status(*client, hkpd, "Global") == 170);
+  // 1e15 ms once passed and held every later QueryValue for good.
+  write_plan("[[fault]]\nkind = \"latency\"\nms = 1e15\n");
+  REQUIRE(kill(serve.pid(), SIGHUP) == 0);
+  std::string err;
+  for (int i = 0; i < 50 && err.find("previous faults kept") == std::string::npos; ++i) {  // bounded: 5 s
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::ifstream in(how.err_path);
+    err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  CHECK(err.find("fault[0].ms: must be between 0 and 300000, got 1000000000000000") != std::string::npos);
+  CHECK(err.find("previous faults kept") != std::string::npos);
+  const auto start = std::chrono::steady_clock::now();
+  CHECK(hkpd_status(*client, hkpd, "Global") == 170);  // the busy plan, at once
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  client.reset();
+  CHECK(serve.stop() == 0);
+}
+
 TEST_CASE("synth --format-version 1 writes v1 and convert makes it a smaller v2 with the same records") {
   TempDir d;
   const std::string v1 = (d.path / "v1.perfcap").string(), v2 = (d.path / "v2.perfcap").string();
@@ -717,13 +765,16 @@ TEST_CASE("serve --journal FILE and perfsim journal FILE diagnose the collector 
   r = run_perfsim("journal --json " + file);
   REQUIRE(r.code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  REQUIRE(j.size() == 1);
-  CHECK(j[0]["growth"] == "plus-n");
-  CHECK(j[0]["growth_n"] == 65536);
-  CHECK(j[0]["host"] == "PERFSIM-2016");  // the bundled default host under the win2000 profile
-  // A file that is not a journal: exit 1, naming the line.
+  CHECK(j["skipped_lines"] == 0);
+  CHECK(j["dropped_events"] == 0);
+  const nlohmann::json& sessions = j["sessions"];
+  REQUIRE(sessions.size() == 1);
+  CHECK(sessions[0]["growth"] == "plus-n");
+  CHECK(sessions[0]["growth_n"] == 65536);
+  CHECK(sessions[0]["host"] == "PERFSIM-2016");  // the bundled default host under the win2000 profile
+  // A line that is not a journal event: --strict refuses the file naming the line (exit 1).
   { std::ofstream(file, std::ios::app) << "not json\n"; }
-  r = run_perfsim("journal " + file);
+  r = run_perfsim("journal --strict " + file);
   CHECK(r.code == 1);
   CHECK(r.err.find("calls.jsonl:") != std::string::npos);
   CHECK(r.err.find("not JSON") != std::string::npos);

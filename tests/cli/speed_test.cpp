@@ -124,14 +124,26 @@ TEST_CASE("serve --speed 10 plays a 15 s capture a sample every 1.5 s with its f
   fs::remove_all(dir);
 }
 
-TEST_CASE("serve --speed refuses a pace that is not a number > 0 with usage status 2") {
-  for (const char* bad : {"0", "-2", "nan"}) {
+TEST_CASE("serve --speed refuses a pace outside 0.001 to 10000 with usage status 2, naming the range") {
+  for (const char* bad : {"0", "-2", "nan", "4.9e-324", "0.0009", "10001", "1e9"}) {
     const auto r = perfsim::testing::run_command(PERFSIM_EXE, std::string("serve --list-hosts --speed ") + bad);
     INFO(bad << ": " << r.err);
     CHECK(r.code == 2);
     CHECK(r.err.find("--speed") != std::string::npos);
+    if (std::string(bad) != "nan") CHECK(r.err.find("must be between 0.001 and 10000") != std::string::npos);
   }
-  const auto ok = perfsim::testing::run_command(PERFSIM_EXE, "serve --list-hosts --speed 10");
-  INFO(ok.err);
-  CHECK(ok.code == 0);
+  for (const char* ok_speed : {"0.001", "10", "10000"}) {
+    const auto ok = perfsim::testing::run_command(PERFSIM_EXE, std::string("serve --list-hosts --speed ") + ok_speed);
+    INFO(ok_speed << ": " << ok.err);
+    CHECK(ok.code == 0);
+  }
+  // A fleet file's speed is checked the same way, with its file, line and key.
+  const fs::path dir = fs::temp_directory_path() / ("perfsim-speed-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const fs::path fleet = dir / "fleet.toml";
+  std::ofstream(fleet) << "[[host]]\nlisten = \"127.0.0.1:0\"\nspeed = 4.9e-324\n";
+  const auto r = perfsim::testing::run_command(PERFSIM_EXE, "serve --list-hosts --fleet " + fleet.string());
+  CHECK(r.code == 2);
+  CHECK(r.err.find(fleet.string() + ":3: host[0].speed: must be between 0.001 and 10000") != std::string::npos);
+  fs::remove_all(dir);
 }

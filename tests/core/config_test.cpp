@@ -1,6 +1,8 @@
 // core/config.h: the one checked reader every loader uses, and text-to-number parsing.
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "core/config.h"
 
 namespace perfsim::config {
@@ -119,6 +121,36 @@ TEST_CASE("parse_int and parse_double reject junk and out-of-range values") {
   CHECK(parse_double("0.25", "p", d).ok());
   CHECK(d == 0.25);
   for (const char* bad : {"", "x", "1e999", "inf", "nan", "0.5s"}) CHECK_FALSE(parse_double(bad, "p", d).ok());
+}
+
+TEST_CASE("one range check for numbers from files, flags and the API: it names the key and the range") {
+  const Bounds hour{0, 3600000};
+  CHECK(within(0, hour));
+  CHECK(within(3600000, hour));
+  CHECK_FALSE(within(3600000.5, hour));
+  CHECK_FALSE(within(-1e-300, hour));
+  CHECK_FALSE(within(std::numeric_limits<double>::quiet_NaN(), hour));
+  CHECK(check_bounds("ms", 1e15, hour, " (milliseconds)").message() ==
+        "ms: must be between 0 and 3600000, got 1000000000000000 (milliseconds)");
+  CHECK(check_bounds("speed", 4.9e-324, {1e-3, 1e4}).message() == "speed: must be between 0.001 and 10000, got 5e-324");
+  CHECK(check_bounds("ms", 12, hour).ok());
+  double d = 7;
+  CHECK(parse_double("1.8e19", "ms", d, hour).message() == "ms: must be between 0 and 3600000, got 1.8e+19");
+  CHECK(d == 7);  // left alone when refused
+  CHECK(parse_double("250", "ms", d, hour).ok());
+  CHECK(d == 250);
+  // In a file, the message has the file, line and key path.
+  Doc doc;
+  REQUIRE(parse_toml("[t]\nms = 9.2e18\nok = 5\n", "plan.toml", doc).ok());
+  const Reader r(doc);
+  double ms = 1;
+  CHECK(r.number(doc.root["t"], "t", "ms", ms, hour, " (milliseconds)").message() ==
+        "plan.toml:2: t.ms: must be between 0 and 3600000, got 9.2e+18 (milliseconds)");
+  CHECK(ms == 1);
+  CHECK(r.number(doc.root["t"], "t", "ok", ms, hour).ok());
+  CHECK(ms == 5);
+  CHECK(r.number(doc.root["t"], "t", "absent", ms, hour).ok());  // the default stands
+  CHECK(ms == 5);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -211,8 +212,102 @@ TEST_CASE("journal file: events the ring overwrote before the writer got them ar
     REQUIRE(read_journal_file(path, back).ok());
     CHECK(back.size() + j.drops() == 5000);
     CHECK(back.back().seq == 5000);
+    // The file says how many it lacks, in marker lines a reader counts (perfsim journal's summary).
+    back.clear();
+    JournalRead read;
+    REQUIRE(read_journal({path}, /*strict=*/true, back, read).ok());
+    CHECK(read.dropped == j.drops());
+    CHECK(read.skipped == 0);
   }
   std::remove(path.c_str());
+}
+
+TEST_CASE("journal file rotation: FILE, FILE.1 .. FILE.K-1 each within the cap, whole lines, the oldest gone",
+          "[journal]") {
+  const std::string path = temp_path("rot.jsonl");
+  { std::ofstream(path + ".3") << "an earlier run's\n"; }  // a longer set from before: not this run's
+  { std::ofstream(path + ".4") << "an earlier run's\n"; }
+  const uint64_t cap = 8192;
+  {
+    Journal j(100000);
+    REQUIRE(j.open_file(path, FileLimits{cap, 3}).ok());
+    CHECK_FALSE(std::ifstream(path + ".3").good());
+    for (int i = 0; i < 500; ++i) {  // about 150 KB of lines: many rotations
+      j.record(qv(1, i, std::string(200, 'v'), 512, kMore, 1024));
+      if (i % 50 == 0) j.flush();
+    }
+    j.flush();
+    CHECK(j.rotations() > 10);
+    CHECK(j.drops() == 0);
+  }
+  const std::vector<std::string> set = journal_set(path);
+  REQUIRE(set == std::vector<std::string>{path + ".2", path + ".1", path});
+  CHECK_FALSE(std::ifstream(path + ".3").good());
+  uint64_t expected_seq = 0;
+  for (const std::string& f : set) {
+    std::ifstream in(f, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    INFO(f);
+    CHECK(bytes.size() <= cap);
+    REQUIRE(!bytes.empty());
+    CHECK(bytes.back() == '\n');  // whole lines only: rotation happens between two
+    std::vector<CallEvent> part;
+    REQUIRE(read_journal_file(f, part).ok());  // strict: not one cut line
+    REQUIRE(!part.empty());
+    if (expected_seq) CHECK(part.front().seq == expected_seq);  // each file goes on where the older stopped
+    expected_seq = part.back().seq + 1;
+  }
+  CHECK(expected_seq == 501);  // the newest calls are kept, the oldest went with the dropped files
+  for (const std::string& f : set) std::remove(f.c_str());
+}
+
+TEST_CASE("journal reader: unreadable lines are skipped and counted, strict refuses them, files read in order",
+          "[journal]") {
+  const std::string a = temp_path("read-a.jsonl"), b = temp_path("read-b.jsonl");
+  const auto line = [](uint64_t seq) {
+    CallEvent e = qv(1, int64_t(seq), "Global", 512, kOk, 100, 100);
+    e.seq = seq;
+    std::string out;
+    append_json_line(e, out);
+    return out + "\n";
+  };
+  {
+    std::ofstream(a) << line(1) << line(2) << "{\"events\":7,\"journal\":\"dropped\",\"time_us\":1}\n" << line(10);
+    std::string cut = line(12);
+    cut.resize(cut.size() / 2);  // what a killed server leaves: its last line cut
+    std::ofstream(b) << line(11) << "garbage in the middle\n" << line(12) << "{\"seq\": 13}\n" << cut;
+  }
+  std::vector<CallEvent> ev;
+  JournalRead read;
+  REQUIRE(read_journal({a, b}, /*strict=*/false, ev, read).ok());
+  REQUIRE(ev.size() == 5);
+  CHECK(ev.front().seq == 1);
+  CHECK(ev.back().seq == 12);
+  CHECK(read.dropped == 7);
+  CHECK(read.skipped == 3);
+  REQUIRE(read.first_skipped.size() == 3);
+  CHECK(read.first_skipped[0] == b + ":2: not JSON (expected one event object per line)");
+  CHECK_THAT(read.first_skipped[1], Catch::StartsWith(b + ":4: field"));
+  CHECK_THAT(read.first_skipped[2], Catch::StartsWith(b + ":5: not JSON"));
+  CHECK(read.files == std::vector<std::string>{a, b});
+  ev.clear();
+  JournalRead strict;
+  const Status s = read_journal({a, b}, /*strict=*/true, ev, strict);
+  CHECK(s.message() == b + ":2: not JSON (expected one event object per line)");
+  // A mistyped optional field is a line skipped too (it once aborted perfsim journal).
+  std::string mistyped = line(20);
+  const size_t at = mistyped.find("\"buffer\":true");
+  REQUIRE(at != std::string::npos);
+  mistyped.replace(at, 13, "\"buffer\":\"yes\"");
+  { std::ofstream(a) << mistyped << line(21); }
+  ev.clear();
+  JournalRead typed;
+  REQUIRE(read_journal({a}, /*strict=*/false, ev, typed).ok());
+  CHECK(ev.size() == 1);
+  REQUIRE(typed.skipped == 1);
+  CHECK(typed.first_skipped[0] == a + ":1: field \"buffer\" not true or false");
+  std::remove(a.c_str());
+  std::remove(b.c_str());
 }
 
 TEST_CASE("metrics: Prometheus text format accepted by promtool check metrics", "[journal][promtool]") {

@@ -1,5 +1,6 @@
 // Faults (rules, triggers, schedule, parsing) and fleets (names, clocks, variation, sharing).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <set>
 
 #include "core/bytes.h"
@@ -122,6 +123,70 @@ TEST_CASE("a wrongly typed fault key is refused, not read as 0") {
              Catch::Contains("fault[0].kind: missing"));
   CHECK_THAT(parse_fault_plan("[[faults]]\nkind = \"busy\"\n", "plan.toml", p).message(),
              Catch::StartsWith("plan.toml:1: faults: unknown key (allowed: fault)"));
+}
+
+TEST_CASE("fault plan numbers outside their range are refused naming the key and the range") {
+  std::shared_ptr<const FaultPlan> p;
+  const auto refusal = [&](const std::string& rule) {
+    return parse_fault_plan("[[fault]]\nkind = \"busy\"\n[[fault]]\n" + rule + "\n", "plan.toml", p).message();
+  };
+  // Each of these once made every QueryValue wait an hour or more.
+  CHECK(
+      refusal("kind = \"latency\"\nms = 1e15") ==
+      "plan.toml:5: fault[1].ms: must be between 0 and 3600000, got 1000000000000000 (milliseconds: at most an hour)");
+  CHECK_THAT(refusal("kind = \"latency\"\nms = 9.2e18"), Catch::Contains("fault[1].ms: must be between 0 and 3600000"));
+  CHECK_THAT(refusal("kind = \"latency\"\nms = 1.8e19"), Catch::Contains("fault[1].ms: must be between 0 and 3600000"));
+  CHECK_THAT(refusal("kind = \"latency\"\nshape = \"uniform\"\nms = 10\nmax_ms = 3600001"),
+             Catch::Contains("fault[1].max_ms: must be between 0 and 3600000, got 3600001"));
+  CHECK_THAT(refusal("kind = \"latency\"\nshape = \"uniform\"\nms = 10\nmax_ms = 5"),
+             Catch::Contains("fault[1].max_ms: must be at least ms (10), got 5"));
+  CHECK_THAT(refusal("kind = \"latency\"\nms = -1"), Catch::Contains("fault[1].ms: must be between 0 and 3600000"));
+  CHECK_THAT(refusal("kind = \"latency\"\nshape = \"lognormal\"\nms = 10\nsigma = 11"),
+             Catch::Contains("fault[1].sigma: must be between 0 and 10, got 11"));
+  CHECK_THAT(refusal("kind = \"stall\"\nseconds = 3601"),
+             Catch::Contains("fault[1].seconds: must be between 0 and 3600, got 3601"));
+  // every = 0 used to become "probability 0": a rule that never fires.
+  CHECK_THAT(refusal("kind = \"busy\"\nevery = 0"),
+             Catch::StartsWith("plan.toml:5: fault[1].every: must be between 1 and 4294967295, got 0"));
+  CHECK_THAT(refusal("kind = \"busy\"\nprobability = 1.5"),
+             Catch::Contains("fault[1].probability: must be between 0 and 1, got 1.5"));
+  CHECK_THAT(refusal("kind = \"busy\"\nfrom_s = -5"), Catch::Contains("fault[1].from_s: must be between 0 and"));
+  CHECK_THAT(refusal("kind = \"busy\"\nuntil_s = 1e300"), Catch::Contains("fault[1].until_s: must be between 0 and"));
+  // The JSON form (PUT /api/faults) is checked the same way.
+  CHECK_THAT(parse_fault_plan_json(R"({"fault": [{"kind": "latency", "ms": 1e15}]})", "body", p).message(),
+             Catch::Contains("fault[0].ms: must be between 0 and 3600000"));
+  // The edges are accepted.
+  CHECK(parse_fault_plan("[[fault]]\nkind = \"latency\"\nms = 3600000\nevery = 1\nprobability = 1", "t", p).ok());
+}
+
+TEST_CASE("under a server's idle timeout a latency may not outlast it while a stall may") {
+  const FaultLimits lim = FaultLimits::for_idle_timeout(300);
+  CHECK(lim.max_latency_ms == 300000);
+  CHECK(FaultLimits::for_idle_timeout(0).max_latency_ms == 3600000);      // no idle timeout: an hour
+  CHECK(FaultLimits::for_idle_timeout(86400).max_latency_ms == 3600000);  // the smaller of the two
+  std::shared_ptr<const FaultPlan> p;
+  const std::string m = parse_fault_plan("[[fault]]\nkind = \"latency\"\nms = 300001\n", "plan.toml", p, lim).message();
+  CHECK_THAT(m, Catch::StartsWith("plan.toml:3: fault[0].ms: must be between 0 and 300000, got 300001"));
+  CHECK_THAT(m, Catch::Contains("--idle-timeout of 300 s"));
+  CHECK(parse_fault_plan("[[fault]]\nkind = \"latency\"\nms = 300000\n", "plan.toml", p, lim).ok());
+  CHECK(parse_fault_plan("[[fault]]\nkind = \"stall\"\nseconds = 900\n", "plan.toml", p, lim).ok());
+  // A lognormal draw never exceeds the bound the plan was checked against.
+  REQUIRE(parse_fault_plan("[[fault]]\nkind = \"latency\"\nshape = \"lognormal\"\nms = 1000\nsigma = 10\n", "plan.toml",
+                           p, FaultLimits::for_idle_timeout(2))
+              .ok());
+  std::shared_ptr<SimulatedHost> h;
+  REQUIRE(SimulatedHost::load(testing::test_capture(), HostOptions{TimelineMode::kFrozen, 1}, h).ok());
+  h->set_faults(p);
+  uint32_t longest = 0;
+  for (int i = 0; i < 200; ++i) longest = std::max(longest, ask(*h).delay_ms);
+  CHECK(longest == 2000);  // sigma 10: some draws are far beyond, and are cut there
+}
+
+TEST_CASE("delays add up to an hour at most, however many rules and quirks add them") {
+  std::string plan;
+  for (int i = 0; i < 3; ++i) plan += "[[fault]]\nkind = \"latency\"\nms = 3600000\n";
+  plan += "[[fault]]\nkind = \"stall\"\nseconds = 3600\n[[fault]]\nkind = \"bandwidth\"\nbytes_per_s = 1\n";
+  CHECK(ask(*host_with(plan)).delay_ms == 3600000);
 }
 
 TEST_CASE("a fleet: distinct names and clocks, shared payloads, deterministic variation") {

@@ -1,6 +1,10 @@
 // Fleet files (replayer/fleet_file.h) and making a serve run's hosts (replayer/serve_hosts.h).
 #include <catch2/catch.hpp>
 
+#include <limits>
+
+#include "tests/common/test_capture.h"
+
 #include "replayer/fleet_file.h"
 #include "replayer/serve_hosts.h"
 
@@ -64,6 +68,74 @@ TEST_CASE("timelines and quirk arguments are checked as text") {
   CHECK(parse_quirk_arg("busy:every=10", q).ok());
   CHECK_FALSE(parse_quirk_arg("busy:every=-1", q).ok());
   CHECK_FALSE(parse_quirk_arg("perffreq:hz=fast", q).ok());
+}
+
+TEST_CASE("a fleet file's speed, clock spread and variation are refused outside their range, naming it") {
+  std::vector<FleetHost> h;
+  const auto refusal = [&](const std::string& line) {
+    return fleet("[[host]]\nlisten = \"127.0.0.1:0\"\n" + line + "\n", h).message();
+  };
+  CHECK(refusal("speed = 4.9e-324") ==
+        "/srv/hosts.toml:3: host[0].speed: must be between 0.001 and 10000, got 5e-324 (recorded seconds per real "
+        "second)");
+  CHECK_THAT(refusal("speed = 1e5"), Catch::Contains("host[0].speed: must be between 0.001 and 10000, got 100000"));
+  CHECK_THAT(refusal("speed = 0"), Catch::Contains("host[0].speed: must be between 0.001 and 10000"));
+  CHECK_THAT(refusal("clock_spread_s = 1e300"), Catch::Contains("host[0].clock_spread_s: must be between 0 and"));
+  CHECK_THAT(refusal("variation = -0.5"), Catch::Contains("host[0].variation: must be between 0 and 1, got -0.5"));
+  CHECK(fleet("[[host]]\nlisten = \"127.0.0.1:0\"\nspeed = 0.001\n[[host]]\nlisten = \"127.0.0.1:0\"\nspeed = 1e4\n", h)
+            .ok());
+}
+
+TEST_CASE("quirk parameters outside their range are refused naming the quirk, the parameter and the range") {
+  QuirkSetting q;
+  const auto refusal = [&](const std::string& text) { return parse_quirk_arg(text, q).message(); };
+  // every = 0 would silently never fire.
+  CHECK(refusal("busy:every=0") == "quirk busy: parameter every: must be between 1 and 4294967295, got 0");
+  CHECK_THAT(refusal("empty-names-under-stress:every=0"), Catch::Contains("parameter every: must be between 1"));
+  CHECK_THAT(refusal("busy:probability=1.5"), Catch::Contains("parameter probability: must be between 0 and 1"));
+  CHECK_THAT(refusal("slow-global:ms=3600001"),
+             Catch::Contains("quirk slow-global: parameter ms: must be between 0 and 3600000, got 3600001"));
+  CHECK_THAT(refusal("hang:ms=1e15"), Catch::Contains("quirk hang: parameter ms: must be between 0 and 3600000"));
+  CHECK_THAT(refusal("hang:every=2.5"), Catch::Contains("parameter every: expected a whole number"));
+  CHECK_THAT(refusal("win2000-echo-oversize:overhead=1e9"),
+             Catch::Contains("parameter overhead: must be between 0 and"));
+  CHECK_THAT(refusal("nt4-unsettled:jitter=67108865"),
+             Catch::Contains("parameter jitter: must be between 0 and 67108864"));
+  CHECK_THAT(refusal("growth-between-calls:bytes=-1"), Catch::Contains("parameter bytes: must be between 0 and"));
+  CHECK_THAT(refusal("object-count-lies:extra=70000"), Catch::Contains("parameter extra: must be between 0 and 65535"));
+  CHECK_THAT(refusal("duplicate-instances:count=1"), Catch::Contains("parameter count: must be between 2 and 65535"));
+  CHECK_THAT(refusal("duplicate-counter-defs:object=0"), Catch::Contains("parameter object: must be between 1 and"));
+  CHECK_THAT(refusal("perffreq:hz=999"), Catch::Contains("parameter hz: must be between 1000 and 4294967295"));
+  CHECK_THAT(refusal("localized-partial:share=2"), Catch::Contains("parameter share: must be between 0 and 1"));
+  CHECK_THAT(refusal("busy:ms=5"), Catch::Contains("unknown parameter 'ms'"));  // only hang takes ms
+  for (const char* edge : {"busy:every=1", "hang:ms=3600000,every=4294967295", "perffreq:hz=1000", "slow-global:ms=0",
+                           "win2000-echo-oversize:overhead=67108864"}) {
+    INFO(edge);
+    CHECK(parse_quirk_arg(edge, q).ok());
+  }
+  // A fleet file's number becomes the same text, so it is refused the same way when the host is made.
+  Quirks quirks;
+  CHECK_THAT(apply_setting(quirks, {"slow-global", true, {{"ms", "1e+15"}}}).message(),
+             Catch::Contains("parameter ms: must be between 0 and 3600000"));
+}
+
+TEST_CASE("a timeline's speed is within 0.001 and 10000 when the host is made and when it changes") {
+  std::shared_ptr<SimulatedHost> h;
+  HostOptions opt;
+  opt.speed = 4.9e-324;
+  const captures::Capture cap = testing::test_capture();
+  CHECK_THAT(SimulatedHost::load(cap, opt, h).message(), Catch::Contains("timeline speed: must be between 0.001 and"));
+  opt.speed = 1;
+  REQUIRE(SimulatedHost::load(cap, opt, h).ok());
+  for (double bad : {0.0, 4.9e-324, 1e-4, 10001.0, 1e9, std::numeric_limits<double>::quiet_NaN()}) {
+    INFO(bad);
+    CHECK_THAT(h->control({TimelineOpKind::kSpeed, 0, bad}).message(),
+               Catch::StartsWith("speed: must be between 0.001 and 10000"));
+  }
+  CHECK(h->timeline_speed() == 1);  // every refusal left the pace alone
+  CHECK(h->control({TimelineOpKind::kSpeed, 0, 1e-3}).ok());
+  CHECK(h->control({TimelineOpKind::kSpeed, 0, 1e4}).ok());
+  CHECK(h->timeline_speed() == 1e4);
 }
 
 TEST_CASE("a RecordingCache reads each capture once and its hosts share it") {

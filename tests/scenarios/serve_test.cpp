@@ -55,7 +55,7 @@ struct Served {
     const CommandResult r = perfsim_cmd("journal " + journal + " --json --scenario " + name);
     INFO(r.out << r.err);
     CHECK(r.code == 0);
-    return json::parse(r.out);
+    return json::parse(r.out).at("sessions");
   }
 };
 
