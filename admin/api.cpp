@@ -212,8 +212,13 @@ json host_json(const AdminHost& a) {
           {"calls", h.calls()}};
 }
 
-AdminApi::AdminApi(std::vector<AdminHost> hosts, AdminSources sources, WebFiles web, replayer::FaultLimits fault_limits)
-    : hosts_(std::move(hosts)), sources_(std::move(sources)), web_(std::move(web)), fault_limits_(fault_limits) {
+AdminApi::AdminApi(std::vector<AdminHost> hosts, AdminSources sources, WebFiles web, replayer::FaultLimits fault_limits,
+                   AdminAccess access)
+    : hosts_(std::move(hosts)),
+      sources_(std::move(sources)),
+      web_(std::move(web)),
+      fault_limits_(fault_limits),
+      access_(std::move(access)) {
   assign_ids(hosts_);
 }
 
@@ -261,6 +266,11 @@ HttpResponse AdminApi::file(const std::string& path, const std::string& content_
 }
 
 HttpResponse AdminApi::handle(const HttpRequest& req) {
+  if (std::string why = access_refusal(access_, req); !why.empty()) return error(403, why);
+  return route(req);
+}
+
+HttpResponse AdminApi::route(const HttpRequest& req) {
   const size_t qmark = req.target.find('?');
   const std::string path = req.target.substr(0, qmark);
   std::map<std::string, std::string> query;

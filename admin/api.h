@@ -3,6 +3,9 @@
 // it directly too. Endpoints: README.md.
 //
 // Contract:
+//  - Every request passes the access rule first (README.md, "Who may call it"): a Host header naming
+//    this server, an Origin (when sent) equal to the page's own, and on every method but GET and
+//    HEAD `X-Perfsim: 1` or `Content-Type: application/json`; else 403 naming the header.
 //  - Errors are JSON `{"error": "what was wrong"}` with 400 (bad input: the parser's message), 404
 //    (no such endpoint or host), 405 (the endpoint exists, not with this method; Allow lists the
 //    methods), 503 (a journal endpoint whose source is not wired).
@@ -18,8 +21,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/status.h"
 #include "replayer/host.h"
 
 namespace perfsim::admin {
@@ -53,6 +58,10 @@ struct HttpRequest {
   std::string target;  // path and query, as sent ("/api/journal?limit=5")
   std::string content_type;
   std::string body;
+  // The headers the access rule reads: nullopt when not sent ("" when sent empty).
+  std::optional<std::string> host;
+  std::optional<std::string> origin;
+  std::optional<std::string> x_perfsim;
 };
 
 struct HttpResponse {
@@ -69,11 +78,28 @@ struct WebFiles {
   std::string chart_js = "/usr/share/javascript/chart.js/chart.min.js";
 };
 
+// The Host names the API answers besides the loopback ones (localhost, 127.0.0.0/8, [::1]), so
+// that a page whose DNS name was rebound to this machine is refused.
+struct AdminAccess {
+  std::string listen;  // the bound address ("127.0.0.1", "::1"); a wildcard (0.0.0.0, ::) accepts any IP literal
+  std::vector<std::string> hosts;  // more names or addresses (perfsim serve --admin-host), as parse_admin_host gives
+};
+
+// A --admin-host value: a DNS name or an IP address, without a port. `out` is its form as compared
+// with a Host header: lower case, an IPv6 address in brackets. The error says what to write.
+Status parse_admin_host(std::string_view text, std::string& out);
+// Why `req` is refused (403) by the access rule, naming the header and what is accepted; "" = allowed.
+std::string access_refusal(const AdminAccess& access, const HttpRequest& req);
+
 class AdminApi {
  public:
-  // `fault_limits`: what PUT /api/faults checks a plan against (the server's idle timeout).
-  AdminApi(std::vector<AdminHost> hosts, AdminSources sources, WebFiles web, replayer::FaultLimits fault_limits = {});
+  // `fault_limits`: what PUT /api/faults checks a plan against (the server's idle timeout);
+  // `access`: who may call it (access.h).
+  AdminApi(std::vector<AdminHost> hosts, AdminSources sources, WebFiles web, replayer::FaultLimits fault_limits = {},
+           AdminAccess access = {});
   HttpResponse handle(const HttpRequest& req);
+  // AdminServer::start() gives the address it bound, before the first request.
+  void set_access(AdminAccess access) { access_ = std::move(access); }
   // Gives each host a unique id (AdminHost::id) from its name.
   static void assign_ids(std::vector<AdminHost>& hosts);
 
@@ -84,6 +110,7 @@ class AdminApi {
   HttpResponse faults(const HttpRequest& req);
   HttpResponse put_quirks(const AdminHost& h, const std::string& body);
   HttpResponse timeline(const AdminHost& h, const HttpRequest& req, const std::map<std::string, std::string>& query);
+  HttpResponse route(const HttpRequest& req);
   HttpResponse journal(const HttpRequest& req, const std::map<std::string, std::string>& query);
   HttpResponse file(const std::string& path, const std::string& content_type, const std::string& missing_hint) const;
   std::string metrics() const;
@@ -92,6 +119,7 @@ class AdminApi {
   AdminSources sources_;
   WebFiles web_;
   replayer::FaultLimits fault_limits_;
+  AdminAccess access_;
 };
 
 // A host's state as GET /api/hosts/NAME gives it.

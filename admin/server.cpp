@@ -17,6 +17,24 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
+std::optional<std::string> header(const http::request<http::string_body>& req, beast::string_view name) {
+  const auto it = req.find(name);
+  if (it == req.end()) return std::nullopt;
+  return std::string(it->value());
+}
+
+HttpRequest api_request(const http::request<http::string_body>& req) {
+  HttpRequest r;
+  r.method = std::string(req.method_string());
+  r.target = std::string(req.target());
+  r.content_type = std::string(req[http::field::content_type]);
+  r.body = req.body();
+  r.host = header(req, "Host");
+  r.origin = header(req, "Origin");
+  r.x_perfsim = header(req, "X-Perfsim");
+  return r;
+}
+
 // One connection: read a request, answer it, again while the client keeps the connection alive.
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -44,9 +62,9 @@ class Session : public std::enable_shared_from_this<Session> {
       return send_error(431, "request header larger than " + std::to_string(cfg_.max_header) + " bytes");
     if (ec) return send_error(400, "bad HTTP request: " + ec.message());
     const http::request<http::string_body>& req = parser_->get();
-    HttpRequest r{std::string(req.method_string()), std::string(req.target()),
-                  std::string(req[http::field::content_type]), req.body()};
-    const HttpResponse out = api_->handle(r);
+    // RFC 9112 3.2: a request with more than one Host is answered 400; which one counts is unclear.
+    if (req.count(http::field::host) > 1) return send_error(400, "more than one Host header");
+    const HttpResponse out = api_->handle(api_request(req));
     auto res = std::make_shared<http::response<http::string_body>>(http::status(out.status), req.version());
     res->set(http::field::server, "perfsim-admin");
     res->set(http::field::content_type, out.content_type);
@@ -125,6 +143,10 @@ Status AdminServer::start() {
   uint16_t port = 0;
   if (Status s = server::parse_listen_address(impl_->cfg.listen, impl_->cfg.allow_remote, addr, port); !s.ok())
     return Status::InvalidArgument("--admin: " + s.message());
+  for (const std::string& h : impl_->cfg.hosts) {
+    std::string unused;
+    if (Status s = parse_admin_host(h, unused); !s.ok()) return Status::InvalidArgument("--admin-host: " + s.message());
+  }
   beast::error_code ec;
   const tcp::endpoint ep(asio::ip::make_address(addr, ec), port);
   tcp::acceptor& a = impl_->acceptor;
@@ -139,6 +161,7 @@ Status AdminServer::start() {
   }
   impl_->address = addr;
   impl_->port = a.local_endpoint().port();
+  impl_->api->set_access({addr, impl_->cfg.hosts});  // before the thread: no request is served yet
   impl_->accept();
   impl_->thread = std::thread([this] { impl_->io.run(); });
   return Status::Ok();

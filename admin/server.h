@@ -4,7 +4,8 @@
 //
 // Contract:
 //  - start() binds ADDR:PORT (port 0 = any free one; loopback only unless allow_remote, else an
-//    error naming --allow-remote) and starts the thread; stop() (and the destructor) closes the
+//    error naming --allow-remote) and gives the API the bound address and `hosts` for its Host
+//    check (AdminApi::set_access) and starts the thread; stop() (and the destructor) closes the
 //    acceptor and every connection and joins the thread.
 //  - A request's header is bounded by max_header, its body by max_body: beyond them the answer is
 //    413 (body) or 431 (header) with a JSON error, then the connection closes; a request that does
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "admin/api.h"
 #include "core/status.h"
@@ -26,6 +28,9 @@ struct AdminConfig {
   size_t max_body = size_t(1) << 20;   // request body bytes (a fault plan, quirks)
   size_t max_header = 16384;           // request line and headers
   std::chrono::milliseconds timeout{30'000};
+  // Host names the API answers besides loopback and the bound address (perfsim serve --admin-host;
+  // api.h, AdminAccess).
+  std::vector<std::string> hosts;
 };
 
 class AdminServer {

@@ -82,6 +82,7 @@ struct ServeOptions {
   bool allow_remote = false;
   bool json = false;  // the start-up lines as JSON
   std::string admin;  // --admin ADDR:PORT: the admin HTTP API and dashboard (admin/README.md); "" = off
+  std::vector<std::string> admin_hosts;  // --admin-host NAME: more Host names the admin API answers
   // --smb[=PORT]: every host also as \\ADDR\PIPE\winreg through a private smbd ("" = off,
   // "default" = 445). Root only.
   std::string smb;

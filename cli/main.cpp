@@ -182,6 +182,9 @@ int main(int argc, char** argv) {
   c_serve->add_option("--admin", serve.admin,
                       "Serve the admin HTTP API and web dashboard on ADDR:PORT (loopback unless --allow-remote; "
                       "admin/README.md)");
+  c_serve->add_option("--admin-host", serve.admin_hosts,
+                      "A host name or address the admin API also answers to in the Host header, beyond loopback "
+                      "and the --admin address (repeatable; admin/README.md, \"Who may call it\")");
   c_serve->add_flag("--json", serve.json, "Print the listening endpoints as JSON lines");
   c_serve
       ->add_option("--smb", serve.smb,

@@ -326,7 +326,11 @@ Status start_admin(const ServeOptions& o, const server::Server& srv, const serve
   auto api =
       std::make_shared<admin::AdminApi>(hosts.admin, admin::journal_sources(std::move(recorder)),
                                         admin::WebFiles{data_dir("web", PERFSIM_ADMIN_WEB_DIR)}, fault_limits(o));
-  out = std::make_unique<admin::AdminServer>(admin::AdminConfig{o.admin, o.allow_remote}, api);
+  admin::AdminConfig admin_cfg;
+  admin_cfg.listen = o.admin;
+  admin_cfg.allow_remote = o.allow_remote;
+  admin_cfg.hosts = o.admin_hosts;
+  out = std::make_unique<admin::AdminServer>(std::move(admin_cfg), api);
   if (Status st = out->start(); !st.ok()) return st;
   const std::string url = out->address().find(':') != std::string::npos
                               ? fmt::format("http://[{}]:{}/", out->address(), out->port())
@@ -339,6 +343,22 @@ Status start_admin(const ServeOptions& o, const server::Server& srv, const serve
   return Status::Ok();
 }
 
+namespace {
+
+// --admin-host: each a name or address without a port, and only beside --admin.
+Status check_admin_hosts(const ServeOptions& o) {
+  if (!o.admin_hosts.empty() && o.admin.empty())
+    return Status::InvalidArgument("--admin-host names a host of the admin API: give --admin ADDR:PORT too");
+  for (const std::string& h : o.admin_hosts) {
+    std::string unused;
+    if (Status s = admin::parse_admin_host(h, unused); !s.ok())
+      return Status::InvalidArgument("--admin-host " + s.message());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 int run_serve(const ServeOptions& o) {
   std::vector<replayer::FleetHost> specs;
   if (!o.admin.empty()) {
@@ -347,6 +367,7 @@ int run_serve(const ServeOptions& o) {
     if (Status s = server::parse_listen_address(o.admin, o.allow_remote, addr, port); !s.ok())
       return fail("serve", "--admin: " + s.message(), kExitUsage);
   }
+  if (Status s = check_admin_hosts(o); !s.ok()) return fail("serve", s.message(), kExitUsage);
   if (replayer::Quirks unused; !o.profile.empty()) {
     if (Status s = replayer::profile_quirks(o.profile, unused); !s.ok())
       return fail("serve", "--profile " + o.profile + ": " + s.message(), kExitUsage);

@@ -2,7 +2,8 @@
 // holds: a winreg session (bind, the calls a collector makes) run against the bundled
 // default-2022 capture through the same stack `perfsim serve` uses, its PDUs as a TCP and as an
 // SMB2 stream, its stubs, the capture's samples and name tables, the capture itself, the NPA
-// requests, lodctr INI and symbol files and the TOML/JSON examples of the docs.
+// requests, lodctr INI and symbol files and the TOML/JSON examples of the docs; the admin API's
+// requests (each endpoint, and what its access rule refuses) and the endpoint mapper's calls.
 // Usage: fuzz_seeds OUT
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,8 @@
 
 #include "captures/reader.h"
 #include "captures/writer.h"
+#include "epm/codec.h"
+#include "epm/service.h"
 #include "names/backup.h"
 #include "fuzz/fuzz_input.h"
 #include "replayer/host.h"
@@ -422,6 +425,126 @@ void file_seeds() {
           with_prefix({mode}, ByteView(reinterpret_cast<const uint8_t*>(texts[i].data()), texts[i].size())));
 }
 
+Bytes text_seed(uint8_t selector, const std::string& text) {
+  return with_prefix({selector}, ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
+// admin: selector byte (AdminAccess) + "METHOD TARGET\n" + headers + "\n" + body, as fuzz_admin reads
+// them: every endpoint as curl and the dashboard call it, and what the access rule refuses.
+void admin_seeds(const captures::Capture& cap) {
+  std::shared_ptr<replayer::SimulatedHost> host;
+  fuzz::require(replayer::SimulatedHost::load(cap, {replayer::TimelineMode::kStep, 0}, host).ok());
+  const std::string h = "/api/hosts/" + host->name();
+  const std::string own = "Host: 127.0.0.1:8135\n", change = own + "X-Perfsim: 1\n";
+  struct Seed {
+    uint8_t selector;
+    std::string text;
+  };
+  const std::vector<Seed> seeds = {
+      {0, "GET /\nHost: localhost:8135\n\n"},
+      {0, "GET /dashboard.js\n" + own + "\n"},
+      {0, "HEAD /metrics\n" + own + "\n"},
+      {0, "GET /api/hosts\n" + own + "Origin: http://127.0.0.1:8135\n\n"},
+      {0, "GET " + h + "\n" + own + "\n"},
+      {0, "GET " + h + "/quirks\n" + own + "\n"},
+      {0, "GET " + h + "/counters\n" + own + "\n"},
+      {0,
+       "GET " + h + "/series?object=Processor&instance=_Total&counter=%25%20Processor%20Time&points=10\n" + own + "\n"},
+      {0, "GET /api/faults\n" + own + "\n"},
+      {0, "GET /api/journal?host=H%201&session=1&since=3&limit=5\n" + own + "\n"},
+      {0, "GET /api/sessions\n" + own + "\n"},
+      {0, "PUT /api/faults\n" + change +
+              "Content-Type: application/toml\n\n[[fault]]\nvalue = \"Global\"\nkind = \"busy\"\n"},
+      {0,
+       "PUT /api/faults\n" + own + "Content-Type: application/json\n\n{\"fault\":[{\"kind\":\"latency\",\"ms\":200}]}"},
+      {0, "PUT " + h + "/quirks\n" + change + "\nbusy:every=3 slow-global:ms=500\nrestrict-remote-clients"},
+      {0, "POST " + h + "/timeline\n" + change + "\npause"},
+      {0, "POST " + h + "/timeline?seek=3\n" + change + "\n"},
+      {0, "POST " + h + "/timeline\n" + change + "\nstep"},
+      {0, "POST " + h + "/timeline\n" + change + "\nspeed=2"},
+      {0, "DELETE /api/journal\n" + change + "\n"},
+      {0, "POST " + h + "/timeline\n" + own + "Origin: http://evil.example\nContent-Type: text/plain\n\npause"},
+      {0, "POST " + h + "/timeline\n" + own + "Content-Type: application/x-www-form-urlencoded\n\npause"},
+      {0, "GET /api/hosts\nHost: evil.example:8135\n\n"},
+      {0, "GET /api/hosts\nOrigin: null\n\n"},
+      {2, "GET /api/hosts\nHost: 198.51.100.7:8135\n\n"},
+      {3, "GET /api/hosts\nHost: [2001:db8::1]:8135\n\n"},
+      {4, "GET /api/hosts\nHost: PERFSIM.example\n\n"},
+      {5, "POST " + h + "/timeline\nHost: [2001:db8:0::5]:80\nX-Perfsim: 1\n\nresume"},
+  };
+  for (size_t i = 0; i < seeds.size(); ++i)
+    put("admin", "request-" + std::to_string(i), text_seed(seeds[i].selector, seeds[i].text));
+}
+
+// epm: a stub call as fuzz_epm reads it (u8 opnum, u16 length, stub).
+void add_call(Bytes& out, uint8_t opnum, const Bytes& stub) {
+  out.push_back(opnum);
+  out.push_back(uint8_t(stub.size()));
+  out.push_back(uint8_t(stub.size() >> 8));
+  out.insert(out.end(), stub.begin(), stub.end());
+}
+
+// The handle epm::Service issues as its `id`-th (service.cpp): a lookup can go on with it.
+epm::ContextHandle lookup_handle(uint32_t id) {
+  epm::ContextHandle h;
+  store_le32(&h.bytes[4], id);
+  h.bytes[8] = 0x45;
+  return h;
+}
+
+// epm: the calls rpcclient and impacket make (ept_map of winreg, ept_lookup in batches with its
+// handle, by interface, lookup_handle_free), as stubs on one Service and as PDUs of a connection.
+void epm_seeds() {
+  epm::MapRequest map;
+  map.map_tower = epm::build_floors(epm::tcp_tower_floors({rpc::winreg_syntax(), rpc::ndr20_syntax(), 0, {}}));
+  map.max_towers = 4;
+  epm::LookupRequest all;
+  all.max_ents = 1;
+  epm::LookupRequest next = all;
+  next.entry_handle = lookup_handle(1);
+  epm::LookupRequest by_if;
+  by_if.inquiry_type = 1;
+  by_if.interface_id = epm::InterfaceId{rpc::winreg_syntax().uuid, 1, 0};
+  by_if.vers_option = 2;
+  by_if.max_ents = 10;
+  const std::array<uint8_t, 20> handle = lookup_handle(2).bytes;
+  const std::vector<std::pair<uint8_t, Bytes>> calls = {{epm::kOpMap, epm::encode(map)},
+                                                        {epm::kOpLookup, epm::encode(all)},
+                                                        {epm::kOpLookup, epm::encode(next)},
+                                                        {epm::kOpLookup, epm::encode(all)},
+                                                        {epm::kOpLookupHandleFree, Bytes(handle.begin(), handle.end())},
+                                                        {epm::kOpLookup, epm::encode(by_if)}};
+  Bytes stubs{0}, pdus;
+  uint32_t call_id = 1;
+  for (const auto& [opnum, stub] : calls) {
+    add_call(stubs, opnum, stub);
+    rpc::Request r;
+    r.opnum = opnum;
+    r.alloc_hint = uint32_t(stub.size());
+    r.stub = stub;
+    const Bytes pdu = rpc::build_request(rpc::kPfcFirstFrag | rpc::kPfcLastFrag, ++call_id, r);
+    pdus.insert(pdus.end(), pdu.begin(), pdu.end());
+  }
+  put("epm", "stubs", stubs);
+  put("epm", "calls", with_prefix({3}, pdus));  // fuzz_epm binds first
+  rpc::Bind b;
+  b.max_xmit_frag = b.max_recv_frag = 5840;
+  b.contexts.push_back({0, epm::epm_syntax(), {rpc::ndr20_syntax()}});
+  Bytes with_bind = with_prefix({1}, rpc::build_bind(rpc::PType::kBind, 1, b));
+  with_bind.insert(with_bind.end(), pdus.begin(), pdus.end());
+  put("epm", "with-bind", with_bind);
+
+  // The answers, as stubs for the response decoders.
+  epm::Service svc(
+      {{rpc::winreg_syntax(), {127, 0, 0, 7}, 49153, ""}, {rpc::winreg_syntax(), {127, 0, 0, 7}, 49154, ""}});
+  Bytes answers{0};
+  for (const auto& [opnum, stub] : calls) {
+    Bytes out;
+    if (svc.call(opnum, stub, out) == 0) add_call(answers, 0xff, out);  // opnum 255: only the decoders
+  }
+  put("epm", "answers", answers);
+}
+
 }  // namespace
 
 // auth (fuzz_auth.cpp): [options][target][op pos16 val]*. Clean handshakes of each kind, and the
@@ -448,5 +571,7 @@ int main(int argc, char** argv) {
   file_seeds();
   replay_seeds();
   auth_seeds();
+  admin_seeds(cap);
+  epm_seeds();
   return 0;
 }

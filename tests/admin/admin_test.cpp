@@ -7,7 +7,10 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "admin/api.h"
 #include "admin/server.h"
@@ -18,6 +21,7 @@
 #include "tests/common/perfsim_serve.h"
 #include "tests/common/run_command.h"
 #include "tests/common/served_host.h"
+#include "tests/interop/support.h"
 #include "winreg/codec.h"
 
 namespace {
@@ -52,7 +56,11 @@ struct Rig {
   }
   HttpReply call(const std::string& method, const std::string& target, const std::string& body = "",
                  const std::string& type = "") {
-    HttpReply r = http_request(http.port(), method, target, body, type);
+    // A change carries the header the access rule asks for (access_test.cpp tests the rule).
+    const bool change = method != "GET" && method != "HEAD";
+    HttpReply r = http_request(http.port(), method, target, body, type, 0,
+                               change ? std::vector<std::pair<std::string, std::string>>{{"X-Perfsim", "1"}}
+                                      : std::vector<std::pair<std::string, std::string>>{});
     INFO(r.error);
     REQUIRE(r.status != 0);
     return r;
@@ -398,7 +406,131 @@ TEST_CASE("perfsim serve --admin: the API lists the served host, a non-loopback 
   CHECK(metrics.body.find("perfsim_winreg_calls_total{host=\"" + listening["host"].get<std::string>()) !=
         std::string::npos);
   CHECK(http_request(port, "GET", "/api/journal?session=abc").status == 400);
-  REQUIRE(http_request(port, "DELETE", "/api/journal").status == 200);
+  REQUIRE(http_request(port, "DELETE", "/api/journal", "", "", 0, {{"X-Perfsim", "1"}}).status == 200);
   CHECK(json::parse(http_request(port, "GET", "/api/journal").body)["entries"].empty());
   CHECK(serve.stop() == 0);
+}
+
+namespace {
+
+// Each request sent by tests/admin/admin_requests.py (python3's http.client), its answers.
+std::vector<json> python_requests(uint16_t port, const json& requests) {
+  const perfsim::testing::CommandResult r = perfsim::testing::run_command(
+      PERFSIM_PYTHON, std::string("-B ") + ADMIN_SCRIPTS_DIR + "/admin_requests.py --port " + std::to_string(port) +
+                          " " + perfsim::interop::shell_quote(requests.dump()));
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  std::vector<json> out;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) out.push_back(json::parse(line));
+  REQUIRE(out.size() == requests.size());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("perfsim serve --admin over the wire: cross-site and rebinding requests are refused, its own answered") {
+  perfsim::testing::CommandResult bad = perfsim::testing::run_command(
+      PERFSIM_EXE, "serve --listen 127.0.0.1:0 --admin 127.0.0.1:0 --admin-host perfsim.test:8135");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--admin-host 'perfsim.test:8135'") != std::string::npos);
+  CHECK(bad.err.find("without a port") != std::string::npos);
+  bad = perfsim::testing::run_command(PERFSIM_EXE, "serve --listen 127.0.0.1:0 --admin-host perfsim.test");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("give --admin") != std::string::npos);
+
+  perfsim::testing::PerfsimServe serve;
+  perfsim::testing::ServeStart how;
+  how.ready = [](const std::vector<std::string>& lines) {
+    return !lines.empty() && json::parse(lines.back())["event"] == "admin";
+  };
+  const perfsim::Status st =
+      serve.start(PERFSIM_EXE, "--timeline step --admin 127.0.0.1:0 --admin-host perfsim.test", how);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  const uint16_t port = json::parse(serve.lines().back())["port"].get<uint16_t>();
+  const std::string own = "127.0.0.1:" + std::to_string(port);
+  const std::string timeline = "/api/hosts/" + serve.host() + "/timeline";
+  const std::string at = ":" + std::to_string(port);
+  const auto req = [](const char* method, const std::string& target, json headers, const char* body = "") {
+    return json{{"method", method}, {"target", target}, {"headers", std::move(headers)}, {"body", body}};
+  };
+  const json requests = json::array({
+      // 0: a page on evil.example posting text/plain (a browser sends it without a preflight)
+      req("POST", timeline, {{"Content-Type", "text/plain;charset=UTF-8"}, {"Origin", "http://evil.example"}}, "pause"),
+      // 1: an HTML form's POST, without Origin (an old browser)
+      req("POST", timeline, {{"Content-Type", "application/x-www-form-urlencoded"}}, "pause"),
+      // 2, 3: a page whose DNS name was rebound to 127.0.0.1: GET and POST (same-origin to the browser)
+      req("GET", "/api/hosts", {{"Host", "evil.example" + at}}),
+      req("POST", timeline, {{"Host", "evil.example" + at}, {"Origin", "http://evil.example" + at}, {"X-Perfsim", "1"}},
+          "pause"),
+      // 4: no Host at all
+      req("GET", "/api/hosts", {{"Host", nullptr}}),
+      // 5: the host still runs
+      req("GET", "/api/hosts/" + serve.host(), json::array()),
+      // 6: the server's own page (Origin = its Host) with the header: paused
+      req("POST", timeline, {{"Origin", "http://" + own}, {"X-Perfsim", "1"}, {"Content-Type", "text/plain"}}, "pause"),
+      // 7: the dashboard by the name localhost; 8: by the --admin-host name
+      req("GET", "/", {{"Host", "localhost" + at}}),
+      req("GET", "/api/hosts", {{"Host", "perfsim.test" + at}}),
+      // 9: a JSON fault plan without X-Perfsim (its Content-Type is not CORS-safelisted)
+      req("PUT", "/api/faults", {{"Content-Type", "application/json"}},
+          R"({"fault":[{"kind":"busy","value":"Global"}]})"),
+  });
+  std::vector<json> r = python_requests(port, requests);
+  const auto error = [&](size_t i) { return json::parse(r[i]["body"].get<std::string>()).value("error", ""); };
+  CHECK(r[0]["status"] == 403);
+  CHECK(error(0).find("Origin 'http://evil.example'") != std::string::npos);
+  CHECK(r[1]["status"] == 403);
+  CHECK(error(1).find("X-Perfsim: 1") != std::string::npos);
+  CHECK(r[2]["status"] == 403);
+  CHECK(error(2).find("DNS rebinding") != std::string::npos);
+  CHECK(r[3]["status"] == 403);
+  CHECK(error(3).find("Host 'evil.example:") != std::string::npos);
+  CHECK(r[4]["status"] == 403);
+  CHECK(error(4).find("no Host header") != std::string::npos);
+  REQUIRE(r[5]["status"] == 200);
+  CHECK(json::parse(r[5]["body"].get<std::string>())["timeline"]["paused"] == false);
+  REQUIRE(r[6]["status"] == 200);
+  CHECK(json::parse(r[6]["body"].get<std::string>())["timeline"]["paused"] == true);
+  CHECK(r[7]["status"] == 200);
+  CHECK(r[7]["body"].get<std::string>().find("dashboard.js") != std::string::npos);
+  CHECK(r[8]["status"] == 200);
+  CHECK(r[9]["status"] == 200);
+  CHECK(json::parse(r[9]["body"].get<std::string>())["fault"][0]["kind"] == "busy");
+
+  // Two Host headers: which one counts is unclear, so neither does (RFC 9112 3.2: 400).
+  r = python_requests(
+      port, json::array({req("GET", "/api/hosts",
+                             json::array({json::array({"Host", own}), json::array({"Host", "evil.example"})}))}));
+  CHECK(r[0]["status"] == 400);
+  CHECK(serve.stop() == 0);
+}
+
+TEST_CASE("AdminServer gives the API the address it bound and the names of AdminConfig::hosts") {
+  const auto host = perfsim::testing::bundled_host({replayer::TimelineMode::kFrozen, 0});
+  const auto status = [&](const std::string& listen, std::vector<std::string> names, const std::string& host_header) {
+    admin::AdminConfig cfg;
+    cfg.listen = listen;
+    cfg.allow_remote = true;
+    cfg.hosts = std::move(names);
+    admin::AdminServer srv(
+        cfg, std::make_shared<admin::AdminApi>(std::vector<admin::AdminHost>{{"", host, {}, "", {}}},
+                                               admin::AdminSources{}, admin::WebFiles{PERFSIM_ADMIN_WEB_DIR}));
+    REQUIRE(srv.start().ok());
+    const HttpReply r = http_request(srv.port(), "GET", "/api/hosts", "", "", 0, {{"Host", host_header}});
+    INFO(r.error);
+    return r.status;
+  };
+  CHECK(status("127.0.0.1:0", {}, "198.51.100.7") == 403);
+  CHECK(status("0.0.0.0:0", {}, "198.51.100.7") == 200);  // bound to every address: any IP literal
+  CHECK(status("0.0.0.0:0", {}, "perfsim.test") == 403);
+  CHECK(status("127.0.0.1:0", {"perfsim.test"}, "perfsim.test:1") == 200);
+  admin::AdminConfig bad;
+  bad.hosts = {"perfsim.test:80"};
+  admin::AdminServer srv(bad, std::make_shared<admin::AdminApi>(std::vector<admin::AdminHost>{}, admin::AdminSources{},
+                                                                admin::WebFiles{PERFSIM_ADMIN_WEB_DIR}));
+  const perfsim::Status st = srv.start();
+  CHECK_FALSE(st.ok());
+  CHECK(st.message().find("--admin-host: 'perfsim.test:80'") != std::string::npos);
 }

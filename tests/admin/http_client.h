@@ -1,5 +1,7 @@
 // A blocking HTTP/1.1 client for the admin tests (Boost.Beast): one request per connection to
-// 127.0.0.1, every wait bounded by the socket's 30 s timeout.
+// 127.0.0.1 (Host: 127.0.0.1 unless `headers` sets another), every wait bounded by the socket's
+// 30 s timeout. A change (PUT, POST, DELETE) passes the admin API's access rule only with the
+// header `X-Perfsim: 1` or a JSON Content-Type (admin/README.md): callers add it to `headers`.
 #pragma once
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -7,6 +9,8 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace perfsim::testing {
 
@@ -17,7 +21,8 @@ struct HttpReply {
 
 inline HttpReply http_request(uint16_t port, const std::string& method, const std::string& target,
                               const std::string& body = "", const std::string& content_type = "",
-                              size_t claimed_length = 0) {
+                              size_t claimed_length = 0,
+                              const std::vector<std::pair<std::string, std::string>>& headers = {}) {
   namespace beast = boost::beast;
   namespace http = beast::http;
   boost::asio::io_context io;
@@ -33,6 +38,7 @@ inline HttpReply http_request(uint16_t port, const std::string& method, const st
   http::request<http::string_body> req{http::string_to_verb(method), target, 11};
   req.set(http::field::host, "127.0.0.1");
   if (!content_type.empty()) req.set(http::field::content_type, content_type);
+  for (const auto& [name, value] : headers) req.set(name, value);
   req.body() = body;
   req.prepare_payload();
   if (claimed_length) {  // a header that announces a body we never send (the size limit's test)

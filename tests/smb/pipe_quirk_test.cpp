@@ -68,7 +68,7 @@ std::string admin_call(const testing::PerfsimSmbServe& serve, const std::string&
     if (const auto j = nlohmann::json::parse(line, nullptr, false); j.is_object() && j.value("event", "") == "admin")
       port = j.at("port").get<uint16_t>();
   REQUIRE(port != 0);
-  const testing::HttpReply r = testing::http_request(port, method, target, body);
+  const testing::HttpReply r = testing::http_request(port, method, target, body, "", 0, {{"X-Perfsim", "1"}});
   INFO(r.error);
   REQUIRE(r.status == 200);
   return r.body;
