@@ -54,6 +54,8 @@ class RpcChannel final : public Channel {
   }
   bool signs() const { return auth_ && auth_->auth_level >= rpc::kAuthLevelCall; }
   Status read_pdu(Bytes& pdu);
+  Status read_response(uint32_t id, Bytes& out);
+  Status read_fragment(uint32_t id, Bytes& pdu, ByteView& stub, bool& last);
   Status send_leg(rpc::PType type, uint32_t call_id, ByteView token);
   Status finish_spnego(ByteView token);
   Status verify_response(Bytes& pdu, const rpc::Header& h, rpc::Response& r);
@@ -210,33 +212,57 @@ Status RpcChannel::call(uint16_t opnum, ByteView stub, Bytes& out) {
   }
   for (const Bytes& f : frags)
     if (Status s = stream_->write(f); !s.ok()) return s;
+  return read_response(id, out);
+}
+
+// Reassembles the answer to call `id`: fragments up to the last, bounded in size and in count
+// (kMaxResponseStub, kMaxResponseFragments).
+Status RpcChannel::read_response(uint32_t id, Bytes& out) {
   out.clear();
-  for (;;) {
-    Bytes pdu;
-    if (Status s = read_pdu(pdu); !s.ok()) return s;
-    rpc::Header h;
-    if (Status s = rpc::parse_header(pdu, h); !s.ok()) return s;
-    if (h.call_id != id)
-      return Status::Corruption("response for call " + std::to_string(h.call_id) + " while waiting for " +
+  for (size_t fragments = 1;; ++fragments) {
+    if (fragments > kMaxResponseFragments)
+      return Status::Corruption(where_ + " sent more than " + std::to_string(kMaxResponseFragments) +
+                                " fragments for one response without a last one: giving up on call " +
                                 std::to_string(id));
-    if (h.ptype == rpc::PType::kFault) {
-      rpc::Fault f;
-      if (Status s = rpc::parse_fault(pdu, h, f); !s.ok()) return s;
-      Status s = refused(f.status);
-      if (auth_ && !answered_ && f.status == rpc::kFaultAccessDenied) refusal_ = s;
-      return s;
-    }
-    if (h.ptype != rpc::PType::kResponse)
-      return Status::Corruption(std::string("expected a response, got ") + rpc::ptype_name(h.ptype));
-    rpc::Response r;
-    if (Status s = rpc::parse_response(pdu, h, r); !s.ok()) return s;
-    if (signs())
-      if (Status s = verify_response(pdu, h, r); !s.ok()) return s;
-    answered_ = true;
-    out.insert(out.end(), r.stub.begin(), r.stub.end());
-    if (out.size() > 80u * 1024 * 1024) return Status::Corruption("response larger than 80 MiB");
-    if (h.pfc_flags & rpc::kPfcLastFrag) return Status::Ok();
+    Bytes pdu;
+    ByteView stub;
+    bool last = false;
+    if (Status s = read_fragment(id, pdu, stub, last); !s.ok()) return s;
+    if (stub.size() > kMaxResponseStub - out.size())
+      return Status::Corruption(where_ + "'s response to call " + std::to_string(id) + " is larger than " +
+                                std::to_string(kMaxResponseStub) +
+                                " bytes (64 MiB, the largest value winreg carries, and its framing): refused");
+    out.insert(out.end(), stub.begin(), stub.end());
+    if (last) return Status::Ok();
   }
+}
+
+// One fragment of the answer to call `id`: a fault becomes its Status, a response fragment is
+// verified (and unsealed) when the level asks; `stub` views its stub inside `pdu`.
+Status RpcChannel::read_fragment(uint32_t id, Bytes& pdu, ByteView& stub, bool& last) {
+  if (Status s = read_pdu(pdu); !s.ok()) return s;
+  rpc::Header h;
+  if (Status s = rpc::parse_header(pdu, h); !s.ok()) return s;
+  if (h.call_id != id)
+    return Status::Corruption("response for call " + std::to_string(h.call_id) + " while waiting for " +
+                              std::to_string(id));
+  if (h.ptype == rpc::PType::kFault) {
+    rpc::Fault f;
+    if (Status s = rpc::parse_fault(pdu, h, f); !s.ok()) return s;
+    Status s = refused(f.status);
+    if (auth_ && !answered_ && f.status == rpc::kFaultAccessDenied) refusal_ = s;
+    return s;
+  }
+  if (h.ptype != rpc::PType::kResponse)
+    return Status::Corruption(std::string("expected a response, got ") + rpc::ptype_name(h.ptype));
+  rpc::Response r;
+  if (Status s = rpc::parse_response(pdu, h, r); !s.ok()) return s;
+  if (signs())
+    if (Status s = verify_response(pdu, h, r); !s.ok()) return s;
+  answered_ = true;
+  stub = r.stub;
+  last = h.pfc_flags & rpc::kPfcLastFrag;
+  return Status::Ok();
 }
 
 }  // namespace

@@ -23,6 +23,14 @@ struct TcpAuth {
   uint8_t auth_level = rpc::kAuthLevelIntegrity;  // kAuthLevelConnect .. kAuthLevelPrivacy
 };
 
+// What a server can make one call hold or wait for. The stub: the largest value winreg carries
+// (QueryValue's data_size is at most 64 MiB, the IDL's range; the largest sane Global) and its
+// NDR framing. The fragments: that stub in fragments of C706's minimum size (1432 bytes, 1408 of
+// stub; 1376 when signed) needs under 50,000 of them, so a server sending more, e.g. empty
+// fragments without end, is refused instead of read forever. alloc_hint is never trusted.
+inline constexpr size_t kMaxResponseStub = 64 * 1024 * 1024 + 4096;
+inline constexpr size_t kMaxResponseFragments = 65536;
+
 // One connection's bytes. Each operation either completes or fails (closed connection, time-out);
 // the transport bounds how long it waits.
 class ByteStream {
