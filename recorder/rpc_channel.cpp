@@ -54,6 +54,7 @@ class RpcChannel final : public Channel {
   }
   bool signs() const { return auth_ && auth_->auth_level >= rpc::kAuthLevelCall; }
   Status read_pdu(Bytes& pdu);
+  Status garbled(const std::string& what, const Status& s) const;
   Status read_response(uint32_t id, Bytes& out);
   Status read_fragment(uint32_t id, Bytes& pdu, ByteView& stub, bool& last);
   Status send_leg(rpc::PType type, uint32_t call_id, ByteView token);
@@ -75,17 +76,25 @@ class RpcChannel final : public Channel {
   Status refusal_;         // the host refused our logon and closed: every later call says so
 };
 
+// The next PDU of the stream, cut by its frag_length; errors name the host.
 Status RpcChannel::read_pdu(Bytes& pdu) {
   Bytes head;
-  if (Status s = stream_->read_exact(rpc::kHeaderSize, head); !s.ok()) return s;
+  if (Status s = stream_->read_exact(rpc::kHeaderSize, head); !s.ok())
+    return Status::IOError(where_ + ": " + s.message());
   size_t len = 0;
-  if (Status s = rpc::next_pdu_length(head, 65535, len); !s.ok()) return s;
-  if (len < rpc::kHeaderSize) return Status::Corruption("server sent a PDU shorter than its header");
+  if (Status s = rpc::next_pdu_length(head, 65535, len); !s.ok())
+    return Status::Corruption(where_ + " sent something that is not a DCE/RPC PDU: " + s.message());
   Bytes rest;
-  if (Status s = stream_->read_exact(len - rpc::kHeaderSize, rest); !s.ok()) return s;
+  if (Status s = stream_->read_exact(len - rpc::kHeaderSize, rest); !s.ok())
+    return Status::IOError(where_ + ": " + s.message());
   pdu = std::move(head);
   pdu.insert(pdu.end(), rest.begin(), rest.end());
   return Status::Ok();
+}
+
+// A PDU of the server's that does not parse, named with the host and where it came.
+Status RpcChannel::garbled(const std::string& what, const Status& s) const {
+  return Status::Corruption(where_ + " answered " + what + " that does not parse: " + s.message());
 }
 
 Status RpcChannel::bind() {
@@ -100,7 +109,7 @@ Status RpcChannel::bind() {
   if (Status s = stream_->write(pdu); !s.ok()) return s;
   if (Status s = read_pdu(pdu); !s.ok()) return s;
   rpc::Header h;
-  if (Status s = rpc::parse_header(pdu, h); !s.ok()) return s;
+  if (Status s = rpc::parse_header(pdu, h); !s.ok()) return garbled("the bind with a PDU", s);
   if (h.ptype == rpc::PType::kBindNak) {
     rpc::BindNak nak;
     const bool parsed = rpc::parse_bind_nak(pdu, h, nak).ok();
@@ -114,10 +123,11 @@ Status RpcChannel::bind() {
   }
   rpc::BindAck ack;
   if (h.ptype != rpc::PType::kBindAck)
-    return Status::Corruption(std::string("expected bind_ack, got ") + rpc::ptype_name(h.ptype));
-  if (Status s = rpc::parse_bind_ack(pdu, h, ack); !s.ok()) return s;
+    return Status::Corruption(where_ + " answered the bind with a " + rpc::ptype_name(h.ptype) +
+                              " PDU, expected bind_ack");
+  if (Status s = rpc::parse_bind_ack(pdu, h, ack); !s.ok()) return garbled("the bind with a bind_ack", s);
   if (ack.results.empty() || ack.results[0].result != rpc::kResultAcceptance)
-    return Status::IOError("the server does not offer winreg over NDR 2.0");
+    return Status::IOError(where_ + " does not offer winreg over NDR 2.0 (its bind_ack accepts no context)");
   max_xmit_ = std::min(max_xmit_, ack.max_recv_frag);
   max_recv_ = std::min(max_recv_, ack.max_xmit_frag);
   if (!auth_) return Status::Ok();
@@ -147,16 +157,17 @@ Status RpcChannel::finish_spnego(ByteView token) {
   Bytes pdu;
   if (Status s = read_pdu(pdu); !s.ok()) return s;
   rpc::Header h;
-  if (Status s = rpc::parse_header(pdu, h); !s.ok()) return s;
+  if (Status s = rpc::parse_header(pdu, h); !s.ok()) return garbled("the SPNEGO leg with a PDU", s);
   if (h.ptype == rpc::PType::kFault) {
     rpc::Fault f;
-    return rpc::parse_fault(pdu, h, f).ok() ? refused(f.status)
-                                            : Status::Corruption("unreadable fault after the SPNEGO leg");
+    if (Status s = rpc::parse_fault(pdu, h, f); !s.ok()) return garbled("the SPNEGO leg with a fault", s);
+    return refused(f.status);
   }
   if (h.ptype != rpc::PType::kAlterContextResp)
-    return Status::Corruption(std::string("expected alter_context_resp, got ") + rpc::ptype_name(h.ptype));
+    return Status::Corruption(where_ + " answered the SPNEGO leg with a " + rpc::ptype_name(h.ptype) +
+                              " PDU, expected alter_context_resp");
   ByteView last;
-  if (Status s = answer_token(pdu, h, last); !s.ok()) return s;
+  if (Status s = answer_token(pdu, h, last); !s.ok()) return garbled("the SPNEGO leg with an alter_context_resp", s);
   if (!sec_->established()) {
     Bytes none;
     if (Status s = sec_->step(last, none); !s.ok())
@@ -242,21 +253,23 @@ Status RpcChannel::read_response(uint32_t id, Bytes& out) {
 Status RpcChannel::read_fragment(uint32_t id, Bytes& pdu, ByteView& stub, bool& last) {
   if (Status s = read_pdu(pdu); !s.ok()) return s;
   rpc::Header h;
-  if (Status s = rpc::parse_header(pdu, h); !s.ok()) return s;
+  const std::string call = "call " + std::to_string(id);
+  if (Status s = rpc::parse_header(pdu, h); !s.ok()) return garbled(call + " with a PDU", s);
   if (h.call_id != id)
-    return Status::Corruption("response for call " + std::to_string(h.call_id) + " while waiting for " +
+    return Status::Corruption(where_ + " answered call " + std::to_string(h.call_id) + " while we waited for " +
                               std::to_string(id));
   if (h.ptype == rpc::PType::kFault) {
     rpc::Fault f;
-    if (Status s = rpc::parse_fault(pdu, h, f); !s.ok()) return s;
+    if (Status s = rpc::parse_fault(pdu, h, f); !s.ok()) return garbled(call + " with a fault", s);
     Status s = refused(f.status);
     if (auth_ && !answered_ && f.status == rpc::kFaultAccessDenied) refusal_ = s;
     return s;
   }
   if (h.ptype != rpc::PType::kResponse)
-    return Status::Corruption(std::string("expected a response, got ") + rpc::ptype_name(h.ptype));
+    return Status::Corruption(where_ + " answered " + call + " with a " + rpc::ptype_name(h.ptype) +
+                              " PDU, expected a response");
   rpc::Response r;
-  if (Status s = rpc::parse_response(pdu, h, r); !s.ok()) return s;
+  if (Status s = rpc::parse_response(pdu, h, r); !s.ok()) return garbled(call + " with a response", s);
   if (signs())
     if (Status s = verify_response(pdu, h, r); !s.ok()) return s;
   answered_ = true;
