@@ -168,6 +168,9 @@ Status RpcChannel::finish_spnego(ByteView token) {
                               " PDU, expected alter_context_resp");
   ByteView last;
   if (Status s = answer_token(pdu, h, last); !s.ok()) return garbled("the SPNEGO leg with an alter_context_resp", s);
+  if (last.empty() && !sec_->established())
+    return Status::IOError(where_ + " answered the SPNEGO leg of " + account() +
+                           "'s logon without a token: the logon cannot complete");
   if (!sec_->established()) {
     Bytes none;
     if (Status s = sec_->step(last, none); !s.ok())

@@ -430,6 +430,11 @@ Status SecurityContext::step(ByteView in, Bytes& out) {
   Impl& m = *impl_;
   out.clear();
   if (m.done) return Status::InvalidArgument("authentication token after the security context was established");
+  // Only a client's first leg goes without a token. MIT's SPNEGO (krb5 1.20) dereferences NULL when
+  // a later leg gets none (fuzz_client: an alter_context_resp without auth_length), so the
+  // server's missing answer is refused here, for every caller.
+  if (!m.is_server && m.ctx != GSS_C_NO_CONTEXT && in.empty())
+    return Status::InvalidArgument("the server's answer carries no authentication token for this leg");
   OM_uint32 major, minor = 0;
   // gss-ntlmssp (up to 1.3.1) refuses a NEGOTIATE message without the optional 8-byte Version
   // field (MS-NLMP 2.2.1.1: present only with NTLMSSP_NEGOTIATE_VERSION); impacket sends the

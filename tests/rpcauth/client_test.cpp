@@ -1,0 +1,122 @@
+// Our client's side of authentication against a hostile server (what fuzz_client found, each
+// kept here): rpc/auth.h's client SecurityContext given tokens a server should not send, and
+// recorder/rpc_channel.h bound through a real authenticated association whose answers a man in the
+// middle rewrites. Every refusal must be a Status, never a crash in MIT's SPNEGO or gss-ntlmssp,
+// and every PDU the client writes must be well formed.
+#include <catch2/catch.hpp>
+#include <functional>
+#include <string>
+
+#include "recorder/rpc_channel.h"
+#include "rpc/association.h"
+#include "rpc/auth.h"
+#include "rpc/pdu.h"
+
+using namespace perfsim;
+
+namespace {
+
+const rpc::ClientIdentity kAlice{"", "alice", "Secret-1"};
+
+std::shared_ptr<const rpc::AuthService> service() {
+  static const std::shared_ptr<const rpc::AuthService> s = [] {
+    std::shared_ptr<const rpc::AuthService> out;
+    REQUIRE(rpc::AuthService::create({{kAlice.user, kAlice.password}}, out).ok());
+    return out;
+  }();
+  return s;
+}
+
+// A client context of `type` past its first leg, and the server's answer to it (the CHALLENGE,
+// raw or in a NegTokenResp) from perfsim's own server context.
+struct FirstLeg {
+  explicit FirstLeg(uint8_t type) : server(rpc::SecurityContext::server(service(), type)) {
+    REQUIRE(rpc::SecurityContext::client(kAlice, type, client).ok());
+    Bytes first;
+    REQUIRE(client->step({}, first).ok());
+    REQUIRE(server->step(first, answer).ok());
+  }
+  std::unique_ptr<rpc::SecurityContext> client;
+  std::unique_ptr<rpc::SecurityContext> server;
+  Bytes answer;
+};
+
+// perfsim's server in memory: a real rpc::Association with alice's account. The client's PDUs go
+// to it, its replies come back through `edit`, and every PDU the client writes must parse.
+class MitmServer final : public recorder::ByteStream {
+ public:
+  std::function<void(Bytes&)> edit = [](Bytes&) {};
+  bool client_wrote_garbage = false;
+
+  MitmServer() : assoc_(config()) {}
+  Status write(ByteView b) override {
+    rpc::Header h;
+    client_wrote_garbage = client_wrote_garbage || !rpc::parse_header(b, h).ok();
+    const rpc::CallHandler answer = [](uint16_t, ByteView, Bytes& out) {
+      out.assign(64, 0x5a);
+      return 0u;
+    };
+    for (Bytes& r : assoc_.process(b, answer).replies) {
+      edit(r);
+      out_.insert(out_.end(), r.begin(), r.end());
+    }
+    return Status::Ok();
+  }
+  Status read_exact(size_t n, Bytes& out) override {
+    if (n > out_.size() - pos_) return Status::IOError("receive: End of file");
+    out.assign(out_.begin() + pos_, out_.begin() + pos_ + n);
+    pos_ += n;
+    return Status::Ok();
+  }
+
+ private:
+  static rpc::AssociationConfig config() {
+    rpc::AssociationConfig cfg;
+    cfg.auth = service();
+    return cfg;
+  }
+  rpc::Association assoc_;
+  Bytes out_;
+  size_t pos_ = 0;
+};
+
+// Binds as alice over `srv` at sign; the channel's Status.
+Status bind(std::unique_ptr<MitmServer> srv, uint8_t auth_type) {
+  const recorder::TcpAuth auth{kAlice, auth_type, rpc::kAuthLevelIntegrity};
+  std::unique_ptr<rpc::SecurityContext> sec;
+  REQUIRE(rpc::SecurityContext::client(kAlice, auth_type, sec).ok());
+  std::unique_ptr<recorder::Channel> ch;
+  return recorder::bind_rpc_channel(std::move(srv), "mitm:4135", "test", auth, std::move(sec), ch);
+}
+
+}  // namespace
+
+TEST_CASE("client SecurityContext: a SPNEGO leg without a token is refused, not handed to MIT's SPNEGO",
+          "[rpcauth][client]") {
+  FirstLeg leg(rpc::kAuthTypeSpnego);
+  Bytes out;
+  REQUIRE(leg.client->step(leg.answer, out).ok());
+  REQUIRE_FALSE(leg.client->established());
+  const Status s = leg.client->step({}, out);  // MIT krb5 1.20 dereferenced NULL here
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.message().find("carries no authentication token") != std::string::npos);
+}
+
+TEST_CASE("rpc_channel: an alter_context_resp without a token fails the SPNEGO bind naming the host",
+          "[rpcauth][client]") {
+  auto srv = std::make_unique<MitmServer>();
+  MitmServer& mitm = *srv;
+  srv->edit = [](Bytes& pdu) {
+    if (pdu[2] != uint8_t(rpc::PType::kAlterContextResp)) return;
+    const size_t auth_length = load_le16(&pdu[10]);
+    const size_t pad = pdu[pdu.size() - auth_length - rpc::kSecTrailerSize + 2];
+    pdu.resize(pdu.size() - auth_length - rpc::kSecTrailerSize - pad);
+    store_le16(&pdu[8], uint16_t(pdu.size()));
+    store_le16(&pdu[10], 0);
+  };
+  const Status s = bind(std::move(srv), rpc::kAuthTypeSpnego);
+  INFO(s.ToString());
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.message().find("mitm:4135 answered the SPNEGO leg of alice's logon without a token") != std::string::npos);
+  CHECK_FALSE(mitm.client_wrote_garbage);
+}
