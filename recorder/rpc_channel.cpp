@@ -144,9 +144,16 @@ Status RpcChannel::bind() {
   return finish_spnego(token);
 }
 
+// The handshake's next leg. Our token answers the server's: an NTLMv2 AUTHENTICATE carries the
+// CHALLENGE's target info, so a server can make it larger than a PDU's 16-bit frag_length holds
+// (fuzz_client); it is refused rather than sent with a frag_length that wrapped.
 Status RpcChannel::send_leg(rpc::PType type, uint32_t call_id, ByteView token) {
   Bytes pdu = type == rpc::PType::kAuth3 ? rpc::build_empty(type, rpc::kPfcFirstFrag | rpc::kPfcLastFrag, call_id)
                                          : rpc::build_bind(type, call_id, winreg_bind(max_xmit_, max_recv_));
+  const size_t pad = (4 - pdu.size() % 4) % 4;
+  if (pdu.size() + pad + rpc::kSecTrailerSize + token.size() > 0xffff)
+    return Status::IOError(where_ + "'s CHALLENGE makes our next token " + std::to_string(token.size()) +
+                           " bytes, more than one DCE/RPC PDU carries (its target info is too large): logon refused");
   rpc::append_auth(pdu, trailer(), token, 4);
   return stream_->write(pdu);
 }

@@ -41,6 +41,20 @@ struct FirstLeg {
   Bytes answer;
 };
 
+// `challenge` with an MsvAvDnsTreeName of `extra` bytes ("aaa..." in UTF-16, so rounded down to
+// an even count) put before its MsvAvEOL.
+Bytes with_larger_target_info(Bytes c, size_t extra) {
+  const size_t len = load_le16(&c[40]), off = load_le32(&c[44]);
+  REQUIRE(off + len == c.size());  // gss-ntlmssp puts the target info last
+  Bytes pair = {5, 0};
+  put_le16(pair, uint16_t(extra & ~size_t(1)));
+  for (size_t i = 0; i < extra / 2; ++i) pair.insert(pair.end(), {'a', 0});
+  c.insert(c.end() - 4, pair.begin(), pair.end());
+  store_le16(&c[40], uint16_t(len + pair.size()));
+  store_le16(&c[42], uint16_t(len + pair.size()));
+  return c;
+}
+
 // perfsim's server in memory: a real rpc::Association with alice's account. The client's PDUs go
 // to it, its replies come back through `edit`, and every PDU the client writes must parse.
 class MitmServer final : public recorder::ByteStream {
@@ -80,6 +94,17 @@ class MitmServer final : public recorder::ByteStream {
   size_t pos_ = 0;
 };
 
+// The token of a bind_ack / alter_context_resp replaced by `token` (its sec_trailer kept).
+void replace_token(Bytes& pdu, const Bytes& token) {
+  const size_t auth_length = load_le16(&pdu[10]);
+  REQUIRE(auth_length > 0);
+  pdu.resize(pdu.size() - auth_length);
+  pdu.insert(pdu.end(), token.begin(), token.end());
+  REQUIRE(pdu.size() <= 0xffff);
+  store_le16(&pdu[8], uint16_t(pdu.size()));
+  store_le16(&pdu[10], uint16_t(token.size()));
+}
+
 // Binds as alice over `srv` at sign; the channel's Status.
 Status bind(std::unique_ptr<MitmServer> srv, uint8_t auth_type) {
   const recorder::TcpAuth auth{kAlice, auth_type, rpc::kAuthLevelIntegrity};
@@ -118,5 +143,24 @@ TEST_CASE("rpc_channel: an alter_context_resp without a token fails the SPNEGO b
   INFO(s.ToString());
   REQUIRE_FALSE(s.ok());
   CHECK(s.message().find("mitm:4135 answered the SPNEGO leg of alice's logon without a token") != std::string::npos);
+  CHECK_FALSE(mitm.client_wrote_garbage);
+}
+
+TEST_CASE("rpc_channel: a CHALLENGE too large for the answer to fit one PDU is refused, nothing malformed sent",
+          "[rpcauth][client]") {
+  auto srv = std::make_unique<MitmServer>();
+  MitmServer& mitm = *srv;
+  srv->edit = [](Bytes& pdu) {
+    if (pdu[2] != uint8_t(rpc::PType::kBindAck)) return;
+    const Bytes challenge(pdu.end() - load_le16(&pdu[10]), pdu.end());
+    // As large as a bind_ack can carry: the AUTHENTICATE echoing it would pass 65,535 bytes.
+    const size_t extra = 0xffff - pdu.size() - 4;
+    replace_token(pdu, with_larger_target_info(challenge, extra));
+  };
+  const Status s = bind(std::move(srv), rpc::kAuthTypeNtlmssp);
+  INFO(s.ToString());
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.message().find("mitm:4135") != std::string::npos);
+  CHECK(s.message().find("more than one DCE/RPC PDU carries") != std::string::npos);
   CHECK_FALSE(mitm.client_wrote_garbage);
 }
