@@ -3,6 +3,7 @@
 // recorder/rpc_channel.h bound through a real authenticated association whose answers a man in the
 // middle rewrites. Every refusal must be a Status, never a crash in MIT's SPNEGO or gss-ntlmssp,
 // and every PDU the client writes must be well formed.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <functional>
 #include <string>
@@ -10,6 +11,7 @@
 #include "recorder/rpc_channel.h"
 #include "rpc/association.h"
 #include "rpc/auth.h"
+#include "rpc/ntlm_challenge.h"
 #include "rpc/pdu.h"
 
 using namespace perfsim;
@@ -40,6 +42,46 @@ struct FirstLeg {
   std::unique_ptr<rpc::SecurityContext> server;
   Bytes answer;
 };
+
+// The NTLMSSP message inside a token: at the signature (a NegTokenResp carries it whole).
+size_t ntlm_at(const Bytes& token) {
+  static const uint8_t sig[8] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0};
+  const auto it = std::search(token.begin(), token.end(), sig, sig + 8);
+  REQUIRE(it != token.end());
+  return size_t(it - token.begin());
+}
+
+// A DER TLV with a definite length.
+Bytes der(uint8_t tag, const Bytes& content) {
+  const size_t n = content.size();
+  Bytes b;
+  b.reserve(n + 4);
+  b.push_back(tag);
+  if (n >= 0x80) {
+    b.push_back(0x82);
+    b.push_back(uint8_t(n >> 8));
+  }
+  b.push_back(uint8_t(n));
+  b.insert(b.end(), content.begin(), content.end());
+  return b;
+}
+
+// A NegTokenResp (accept-incomplete, NTLMSSP) carrying `challenge`, as a Windows host sends it.
+Bytes neg_token_resp(const Bytes& challenge) {
+  const Bytes ntlm_oid = {0x06, 0x0a, 0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x02, 0x02, 0x0a};
+  Bytes seq = der(0xa0, {0x0a, 0x01, 0x01});
+  const Bytes mech = der(0xa1, ntlm_oid), token = der(0xa2, der(0x04, challenge));
+  seq.insert(seq.end(), mech.begin(), mech.end());
+  seq.insert(seq.end(), token.begin(), token.end());
+  return der(0xa1, der(0x30, seq));
+}
+
+// `challenge` with its TargetName emptied (length 0), flags untouched: the target type stays set.
+Bytes without_target_name(Bytes challenge) {
+  store_le16(&challenge[12], 0);
+  store_le16(&challenge[14], 0);
+  return challenge;
+}
 
 // `challenge` with an MsvAvDnsTreeName of `extra` bytes ("aaa..." in UTF-16, so rounded down to
 // an even count) put before its MsvAvEOL.
@@ -116,6 +158,16 @@ Status bind(std::unique_ptr<MitmServer> srv, uint8_t auth_type) {
 
 }  // namespace
 
+TEST_CASE("client SecurityContext: perfsim's own CHALLENGE passes the check before gss-ntlmssp", "[rpcauth][client]") {
+  FirstLeg leg(rpc::kAuthTypeNtlmssp);
+  const Status s = rpc::check_ntlm_challenge(leg.answer);
+  INFO(s.ToString());
+  CHECK(s.ok());
+  Bytes authenticate;
+  CHECK(leg.client->step(leg.answer, authenticate).ok());
+  CHECK(leg.client->established());
+}
+
 TEST_CASE("client SecurityContext: a SPNEGO leg without a token is refused, not handed to MIT's SPNEGO",
           "[rpcauth][client]") {
   FirstLeg leg(rpc::kAuthTypeSpnego);
@@ -125,6 +177,31 @@ TEST_CASE("client SecurityContext: a SPNEGO leg without a token is refused, not 
   const Status s = leg.client->step({}, out);  // MIT krb5 1.20 dereferenced NULL here
   REQUIRE_FALSE(s.ok());
   CHECK(s.message().find("carries no authentication token") != std::string::npos);
+}
+
+TEST_CASE("client SecurityContext: an empty TargetName under a target type is refused before gss-ntlmssp",
+          "[rpcauth][client]") {
+  FirstLeg ntlm(rpc::kAuthTypeNtlmssp);
+  Bytes out;
+  Status s = ntlm.client->step(without_target_name(ntlm.answer), out);  // gss-ntlmssp 1.2 crashed on it
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.message().find("target type is set but TargetName is empty") != std::string::npos);
+
+  FirstLeg spnego(rpc::kAuthTypeSpnego);
+  const Bytes& resp = spnego.answer;
+  const Bytes challenge(resp.begin() + ntlm_at(resp), resp.end());
+  s = spnego.client->step(neg_token_resp(without_target_name(challenge)), out);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.message().find("target type is set but TargetName is empty") != std::string::npos);
+}
+
+TEST_CASE("client SecurityContext: a SPNEGO answer that is not a NegTokenResp is refused", "[rpcauth][client]") {
+  FirstLeg leg(rpc::kAuthTypeSpnego);
+  Bytes out;
+  const Bytes challenge(leg.answer.begin() + ntlm_at(leg.answer), leg.answer.end());
+  const Status s = leg.client->step(challenge, out);  // a bare CHALLENGE where SPNEGO is spoken
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.message().find("not a NegTokenResp") != std::string::npos);
 }
 
 TEST_CASE("rpc_channel: an alter_context_resp without a token fails the SPNEGO bind naming the host",
@@ -161,6 +238,6 @@ TEST_CASE("rpc_channel: a CHALLENGE too large for the answer to fit one PDU is r
   INFO(s.ToString());
   REQUIRE_FALSE(s.ok());
   CHECK(s.message().find("mitm:4135") != std::string::npos);
-  CHECK(s.message().find("more than one DCE/RPC PDU carries") != std::string::npos);
+  CHECK(s.message().find("TargetInfo of") != std::string::npos);  // rpc/ntlm_challenge.h refuses it first
   CHECK_FALSE(mitm.client_wrote_garbage);
 }
