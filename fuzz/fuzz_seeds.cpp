@@ -3,7 +3,9 @@
 // default-2022 capture through the same stack `perfsim serve` uses, its PDUs as a TCP and as an
 // SMB2 stream, its stubs, the capture's samples and name tables, the capture itself, the NPA
 // requests, lodctr INI and symbol files and the TOML/JSON examples of the docs; the admin API's
-// requests (each endpoint, and what its access rule refuses) and the endpoint mapper's calls.
+// requests (each endpoint, and what its access rule refuses) and the endpoint mapper's calls; for the client,
+// what that server answers our own client (perfsim query's and record's calls, unauthenticated
+// and with NTLMSSP / SPNEGO) and the handshake tokens of its SecurityContext::server.
 // Usage: fuzz_seeds OUT
 #include <filesystem>
 #include <fstream>
@@ -17,8 +19,11 @@
 #include "epm/codec.h"
 #include "epm/service.h"
 #include "names/backup.h"
+#include "fuzz/fuzz_client.h"
 #include "fuzz/fuzz_input.h"
 #include "replayer/host.h"
+#include "rpc/auth.h"
+#include "rpc/frame.h"
 #include "rpc/pdu.h"
 #include "server/winreg_handler.h"
 #include "winreg/codec.h"
@@ -545,6 +550,168 @@ void epm_seeds() {
   put("epm", "answers", answers);
 }
 
+// The server's side of a connection our client makes to perfsim's own serving stack in memory:
+// what the client writes goes to a WinregHandler, its answers are read back and kept in `sent`.
+class Loopback final : public recorder::ByteStream {
+ public:
+  Loopback(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host, Bytes& sent)
+      : handler_(cfg, std::move(host)), sent_(sent) {}
+  Status write(ByteView b) override {
+    in_.insert(in_.end(), b.begin(), b.end());
+    size_t len = 0;
+    while (rpc::next_pdu_length(in_, 0xffff, len).ok() && len && len <= in_.size()) {
+      std::vector<ByteChain> out;
+      (void)handler_.on_pdu(ByteView(in_).first(len), out);
+      in_.erase(in_.begin(), in_.begin() + len);
+      for (const ByteChain& c : out) {
+        const Bytes reply = c.flatten();
+        sent_.insert(sent_.end(), reply.begin(), reply.end());
+      }
+    }
+    return Status::Ok();
+  }
+  Status read_exact(size_t n, Bytes& out) override {
+    if (n > sent_.size() - pos_) return Status::IOError("closed");
+    out.assign(sent_.begin() + pos_, sent_.begin() + pos_ + n);
+    pos_ += n;
+    return Status::Ok();
+  }
+
+ private:
+  server::WinregHandler handler_;
+  Bytes& sent_;
+  Bytes in_;
+  size_t pos_ = 0;
+};
+
+// The first `n` strings of a REG_MULTI_SZ (UTF-16LE), still terminated: name tables of a few
+// entries keep the recording seeds small.
+Bytes first_strings(const Bytes& multi_sz, size_t n) {
+  Bytes out;
+  for (size_t i = 0; i + 1 < multi_sz.size() && n; i += 2) {
+    out.push_back(multi_sz[i]);
+    out.push_back(multi_sz[i + 1]);
+    if (multi_sz[i] == 0 && multi_sz[i + 1] == 0) --n;
+  }
+  out.insert(out.end(), {0, 0});
+  return out;
+}
+
+// client, session mode: [0, auth, program] + what the server sent while the client ran it.
+void client_sessions(const captures::Capture& full, std::shared_ptr<const rpc::AuthService> auth) {
+  captures::Capture cap = full;
+  for (captures::NameTable& t : cap.names) {
+    t.counter = first_strings(t.counter, 40);
+    t.help = first_strings(t.help, 40);
+  }
+  for (uint8_t sel : {0, 3, 6})
+    for (uint8_t program : {0, 1}) {
+      std::shared_ptr<replayer::SimulatedHost> host;
+      fuzz::require(replayer::SimulatedHost::load(cap, {replayer::TimelineMode::kFrozen, 1}, host).ok());
+      rpc::AssociationConfig cfg;
+      cfg.auth = auth;
+      const std::optional<recorder::TcpAuth> who = fuzz::auth_of(sel);
+      std::unique_ptr<rpc::SecurityContext> sec;
+      if (who) fuzz::require(rpc::SecurityContext::client(who->who, who->auth_type, sec).ok());
+      Bytes sent;
+      std::unique_ptr<recorder::Channel> ch;
+      fuzz::require(recorder::bind_rpc_channel(std::make_unique<Loopback>(cfg, host, sent), "seed:135", "seed", who,
+                                               std::move(sec), ch)
+                        .ok());
+      recorder::WinregClient c(std::move(ch));
+      program ? fuzz::record_one(c) : fuzz::collector(c);
+      put("client", "session-" + std::to_string(sel) + "-" + std::to_string(program),
+          with_prefix({0, sel, program}, sent));
+    }
+}
+
+Bytes with_token(std::initializer_list<uint8_t> prefix, ByteView token) {
+  Bytes b(prefix);
+  put_le16(b, uint16_t(token.size()));
+  b.insert(b.end(), token.begin(), token.end());
+  return b;
+}
+
+// The fields fuzz_client's built_challenge lays out again into `challenge` (a real one): its
+// flags, nonce, target name and AV pairs, every declared length and offset true.
+Bytes built_challenge_fields(ByteView challenge) {
+  Bytes b = {1, 1};
+  b.insert(b.end(), challenge.begin() + 20, challenge.begin() + 32);  // flags, nonce
+  const ByteView name = challenge.subspan(load_le32(&challenge[16]), load_le16(&challenge[12]));
+  b.push_back(uint8_t(name.size() / 2));
+  b.insert(b.end(), name.begin(), name.end());
+  ByteView info = challenge.subspan(load_le32(&challenge[44]), load_le16(&challenge[40]));
+  Bytes pairs;
+  uint8_t n = 0;
+  while (info.size() >= 4 && load_le16(&info[0]) != 0) {
+    const size_t len = load_le16(&info[2]);
+    put_le16(pairs, load_le16(&info[0]));
+    pairs.push_back(uint8_t(len));
+    pairs.insert(pairs.end(), info.begin() + 4, info.begin() + 4 + len);
+    pairs.push_back(0);  // declared length adjustment
+    info = info.subspan(4 + len);
+    ++n;
+  }
+  b.push_back(n);
+  b.insert(b.end(), pairs.begin(), pairs.end());
+  b.insert(b.end(), {1, 0, 0, 0, 0});  // MsvAvEOL; name and info fields as they are
+  return b;
+}
+
+// client, challenge and spnego modes: the tokens perfsim's server answers our client's first
+// (and second) leg with.
+void client_tokens(std::shared_ptr<const rpc::AuthService> auth) {
+  for (uint8_t type : {rpc::kAuthTypeNtlmssp, rpc::kAuthTypeSpnego}) {
+    std::unique_ptr<rpc::SecurityContext> client;
+    fuzz::require(rpc::SecurityContext::client(fuzz::kWho, type, client).ok());
+    std::unique_ptr<rpc::SecurityContext> server = rpc::SecurityContext::server(auth, type);
+    Bytes c1, s1, c2, s2;
+    fuzz::require(client->step({}, c1).ok() && server->step(c1, s1).ok());
+    fuzz::require(client->step(s1, c2).ok() && server->step(c2, s2).ok());
+    if (type == rpc::kAuthTypeNtlmssp) {
+      put("client", "challenge", with_token({1, 0}, s1));
+      Bytes pdu = with_token({1, 0}, s1);
+      pdu.insert(pdu.end(), 64, 0x5a);
+      put("client", "challenge-and-pdu", pdu);
+      put("client", "challenge-built", built_challenge_fields(s1));
+    } else {
+      Bytes b = with_token({2, 0}, s1);
+      put_le16(b, uint16_t(s2.size()));
+      b.insert(b.end(), s2.begin(), s2.end());
+      put("client", "spnego", b);
+      static const uint8_t sig[8] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0};
+      const ByteView inner(std::search(s1.begin(), s1.end(), sig, sig + 8), s1.end());
+      Bytes built = built_challenge_fields(inner);
+      built[0] = 2;
+      built.insert(built.begin() + 2, 1);  // negState accept-incomplete
+      put("client", "spnego-built", built);
+    }
+  }
+}
+
+// client, tamper mode: [3, auth, max_frag, at, flip, repeat] + a stub the live server answers.
+void client_tamper_seeds() {
+  const Bytes stub(600, 0x42);
+  for (uint8_t sel = 0; sel < 4; ++sel)
+    for (uint8_t flip : {0, 1}) {
+      Bytes b = {3, sel};
+      put_le16(b, sel & 1 ? 256 : 5840);
+      put_le16(b, 40);
+      b.push_back(flip);
+      b.push_back(3);
+      b.insert(b.end(), stub.begin(), stub.end());
+      put("client", "tamper-" + std::to_string(sel) + "-" + std::to_string(flip), b);
+    }
+}
+
+void client_seeds(const captures::Capture& cap) {
+  std::shared_ptr<const rpc::AuthService> auth;
+  fuzz::require(rpc::AuthService::create({{fuzz::kWho.user, fuzz::kWho.password}}, auth).ok());
+  client_sessions(cap, auth);
+  client_tokens(auth);
+  client_tamper_seeds();
+}
+
 }  // namespace
 
 // auth (fuzz_auth.cpp): [options][target][op pos16 val]*. Clean handshakes of each kind, and the
@@ -573,5 +740,6 @@ int main(int argc, char** argv) {
   auth_seeds();
   admin_seeds(cap);
   epm_seeds();
+  client_seeds(cap);
   return 0;
 }

@@ -1,8 +1,8 @@
 // winreg over ncacn_ip_tcp with our own PDU layer (rpc/): connect, bind winreg + NDR 2.0, with no
 // authentication or with NTLMSSP / SPNEGO (rpc/auth.h's client SecurityContext) at connect,
 // integrity or privacy, then calls fragmented at the negotiated sizes (signed, sealed, and every
-// response fragment verified when the level asks for it). Every network wait is bounded by the
-// timeout given at connect.
+// response fragment verified when the level asks for it). The DCE/RPC part is rpc_channel.h's,
+// over a socket here; every network wait is bounded by the timeout given at connect.
 #pragma once
 #include <chrono>
 #include <memory>
@@ -10,16 +10,9 @@
 #include <string>
 
 #include "recorder/channel.h"
-#include "rpc/auth.h"
+#include "recorder/rpc_channel.h"
 
 namespace perfsim::recorder {
-
-// Who logs on over DCE/RPC, and how.
-struct TcpAuth {
-  rpc::ClientIdentity who;
-  uint8_t auth_type = rpc::kAuthTypeNtlmssp;      // or kAuthTypeSpnego
-  uint8_t auth_level = rpc::kAuthLevelIntegrity;  // kAuthLevelConnect .. kAuthLevelPrivacy
-};
 
 // Parses "connect" | "sign" | "seal" (also "integrity", "privacy") and "ntlm" | "spnego".
 Status parse_auth_level(const std::string& text, uint8_t& level);

@@ -17,8 +17,10 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 #include "core/utf16.h"
+#include "rpc/ntlm_challenge.h"
 #include "rpc/ntlmssp.h"
 #include "rpc/pdu.h"
 
@@ -162,23 +164,49 @@ bool der_length(const uint8_t*& p, const uint8_t* end, size_t& n) {
   return n <= size_t(end - p);
 }
 
-// Whether a SPNEGO NegTokenResp ([1] SEQUENCE {...}, MS-SPNG 2.2.1 / RFC 4178 4.2.2) holds a
-// mechListMIC ([3]).
-bool has_mech_list_mic(ByteView token) {
+// The field `tag` ([0] negState .. [3] mechListMIC) of a SPNEGO NegTokenResp ([1] SEQUENCE {...},
+// MS-SPNG 2.2.1 / RFC 4178 4.2.2) in `field` (nullopt when absent). False when the token is not
+// a NegTokenResp whose DER lengths hold.
+bool negtokenresp_field(ByteView token, uint8_t tag, std::optional<ByteView>& field) {
   const uint8_t* p = token.data();
   const uint8_t* end = p + token.size();
   size_t n = 0;
+  field.reset();
   if (p == end || *p++ != 0xa1 || !der_length(p, end, n)) return false;
   end = p + n;
   if (p == end || *p++ != 0x30 || !der_length(p, end, n)) return false;
   end = p + n;
   while (p < end) {
-    uint8_t tag = *p++;
+    const uint8_t t = *p++;
     if (!der_length(p, end, n)) return false;
-    if (tag == 0xa3) return true;
+    if (t == tag) field = ByteView(p, n);
     p += n;
   }
-  return false;
+  return true;
+}
+
+bool has_mech_list_mic(ByteView token) {
+  std::optional<ByteView> mic;
+  return negtokenresp_field(token, 0xa3, mic) && mic;
+}
+
+// A server's handshake token, checked before GSSAPI sees it. Only a client's first leg goes
+// without one: MIT's SPNEGO (krb5 1.20) dereferences NULL when a later leg gets none
+// (fuzz_client: an alter_context_resp without auth_length). The NTLMSSP CHALLENGE, raw or as a
+// NegTokenResp's responseToken ([2] OCTET STRING), must pass rpc/ntlm_challenge.h: gss-ntlmssp
+// trusts parts of it.
+Status check_server_token(uint8_t auth_type, ByteView in) {
+  if (in.empty()) return Status::InvalidArgument("the server's answer carries no authentication token for this leg");
+  if (auth_type != kAuthTypeSpnego) return check_ntlm_challenge(in);
+  std::optional<ByteView> inner;
+  if (!negtokenresp_field(in, 0xa2, inner))
+    return Status::Corruption("the server's SPNEGO token is not a NegTokenResp (RFC 4178 4.2.2)");
+  if (!inner) return Status::Ok();
+  const uint8_t* p = inner->data();
+  size_t n = 0;
+  if (inner->empty() || *p++ != 0x04 || !der_length(p, inner->data() + inner->size(), n))
+    return Status::Corruption("the server's SPNEGO responseToken is not an OCTET STRING");
+  return check_ntlm_challenge(ByteView(p, n));
 }
 
 // One direction of NTLM2 session security (MS-NLMP 3.4.4.2): signing key, RC4 handle, sequence.
@@ -505,9 +533,10 @@ Status SecurityContext::step(ByteView in, Bytes& out) {
   if (m.done) return Status::InvalidArgument("authentication token after the security context was established");
   if (m.is_server) {
     if (Status s = check_client_token(m.service->impl(), m.challenge, m.challenge_flags, in); !s.ok()) return s;
-  } else if (m.ctx != GSS_C_NO_CONTEXT && in.empty()) {
-    // gss-ntlmssp's initiator dereferences a missing CHALLENGE (found by fuzz_auth).
-    return Status::InvalidArgument("the server's answer carries no authentication token");
+  } else if (m.ctx != GSS_C_NO_CONTEXT) {
+    // The CHALLENGE (or a later SPNEGO leg) a server answers with, checked before the libraries
+    // parse it; an empty one made gss-ntlmssp's and MIT SPNEGO's initiators dereference NULL.
+    if (Status s = check_server_token(m.auth_type, in); !s.ok()) return s;
   }
   OM_uint32 major, minor = 0;
   // gss-ntlmssp (up to 1.3.1) refuses a NEGOTIATE message without the optional 8-byte Version
