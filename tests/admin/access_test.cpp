@@ -25,7 +25,7 @@ struct Api {
   admin::AdminApi api;
   explicit Api(admin::AdminAccess access = {"127.0.0.1", {}})
       : api(std::vector<admin::AdminHost>{{"", host, {}, "", {}}}, sources(), admin::WebFiles{PERFSIM_ADMIN_WEB_DIR},
-            std::move(access)) {}
+            replayer::FaultLimits{}, std::move(access)) {}
   admin::AdminSources sources() {
     admin::AdminSources s;
     s.clear_journal = [this] { cleared = true; };

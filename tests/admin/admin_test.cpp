@@ -167,13 +167,14 @@ TEST_CASE("PUT /api/faults under a server's idle timeout: a latency longer than 
   auto host = perfsim::testing::bundled_host(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});
   admin::AdminApi api({{"", host, {}, "", {}}}, {}, admin::WebFiles{PERFSIM_ADMIN_WEB_DIR},
                       replayer::FaultLimits::for_idle_timeout(10));
-  admin::HttpResponse r =
-      api.handle({"PUT", "/api/faults", "application/toml", "[[fault]]\nkind = \"latency\"\nms = 10001\n"});
+  admin::HttpResponse r = api.handle({"PUT", "/api/faults", "application/toml",
+                                      "[[fault]]\nkind = \"latency\"\nms = 10001\n", "localhost", std::nullopt, "1"});
   CHECK(r.status == 400);
   CHECK(r.body.find("must be between 0 and 10000, got 10001") != std::string::npos);
   CHECK(r.body.find("--idle-timeout of 10 s") != std::string::npos);
   CHECK(host->faults() == nullptr);
-  r = api.handle({"PUT", "/api/faults", "application/toml", "[[fault]]\nkind = \"latency\"\nms = 10000\n"});
+  r = api.handle({"PUT", "/api/faults", "application/toml", "[[fault]]\nkind = \"latency\"\nms = 10000\n", "localhost",
+                  std::nullopt, "1"});
   CHECK(r.status == 200);
   REQUIRE(host->faults() != nullptr);
   CHECK(host->faults()->rules.at(0).ms == 10000);
