@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/file.h"
 #include "core/json.h"
+#include "core/text.h"
 #include "core/utf16.h"
 #include "replayer/faults.h"
 #include "replayer/fleet_file.h"
@@ -101,14 +102,6 @@ Status query_uint(const std::map<std::string, std::string>& q, const char* key, 
   auto it = q.find(key);
   if (it == q.end() || it->second.empty()) return Status::Ok();
   return config::parse_uint(it->second, std::string("query parameter ") + key, out);
-}
-
-std::string trim(std::string s) {
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!s.empty() && blank(s.back())) s.pop_back();
-  size_t i = 0;
-  while (i < s.size() && blank(s[i])) ++i;
-  return s.substr(i);
 }
 
 }  // namespace
