@@ -129,7 +129,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   sources.clear_journal = [&cleared] { cleared = true; };
   sources.sessions = [] { return nlohmann::json::array(); };
   admin::AdminApi api({{"", host, {"127.0.0.1:4135"}, "2022", host->quirks()}}, sources,
-                      admin::WebFiles{fuzz::source_path("admin/web")}, access(selector));
+                      admin::WebFiles{fuzz::source_path("admin/web")}, replayer::FaultLimits{}, access(selector));
 
   const admin::AdminHost view{host->name(), host, {}, "", {}};
   const nlohmann::json before = admin::host_json(view);

@@ -3,6 +3,9 @@
 // channel promises (kMaxResponseStub, kMaxResponseFragments), never read without end.
 #include <catch2/catch.hpp>
 #include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
 
 #include "recorder/rpc_channel.h"
 #include "rpc/pdu.h"
@@ -12,12 +15,13 @@ using namespace perfsim;
 namespace {
 
 // A server of bytes: `script` first, then PDUs from `more` (nullopt: the server closes). Counts
-// the PDUs `more` made, so a test sees how far the client read.
+// the PDUs `more` made, so a test sees how far the client read (shared: the channel owns and
+// destroys the server before the test looks).
 class ScriptedServer final : public recorder::ByteStream {
  public:
   Bytes script;
   std::function<std::optional<Bytes>()> more;
-  size_t made = 0;
+  std::shared_ptr<size_t> made = std::make_shared<size_t>(0);
   std::vector<Bytes> written;
 
   Status write(ByteView b) override {
@@ -28,7 +32,7 @@ class ScriptedServer final : public recorder::ByteStream {
     while (script.size() - pos_ < n) {
       std::optional<Bytes> next = more ? more() : std::nullopt;
       if (!next) return Status::IOError("receive: End of file");
-      ++made;
+      ++*made;
       script.erase(script.begin(), script.begin() + pos_);
       pos_ = 0;
       script.insert(script.end(), next->begin(), next->end());
@@ -91,12 +95,12 @@ TEST_CASE("rpc_channel: a response of 64 MiB and its framing is reassembled whol
 TEST_CASE("rpc_channel: a response growing past 64 MiB is refused at the fragment that crosses the bound",
           "[recorder][client_bounds]") {
   auto srv = std::make_unique<ScriptedServer>();
-  ScriptedServer& server = *srv;
+  const std::shared_ptr<size_t> made = srv->made;
   srv->script = accepting_bind_ack();
   // Full fragments without a last one, well past the bound (and then the server closes).
   const size_t offered = recorder::kMaxResponseStub / kChunk + 64;
-  srv->more = [&server, offered]() -> std::optional<Bytes> {
-    if (server.made >= offered) return std::nullopt;
+  srv->more = [made, offered]() -> std::optional<Bytes> {
+    if (*made >= offered) return std::nullopt;
     return fragment(kChunk, false);
   };
   Bytes out;
@@ -105,18 +109,18 @@ TEST_CASE("rpc_channel: a response growing past 64 MiB is refused at the fragmen
   REQUIRE_FALSE(s.ok());
   CHECK(s.message().find("hostile:4135's response to call 2 is larger than") != std::string::npos);
   CHECK(s.message().find("64 MiB") != std::string::npos);
-  CHECK(server.made == recorder::kMaxResponseStub / kChunk + 1);  // stopped reading there
+  CHECK(*made == recorder::kMaxResponseStub / kChunk + 1);  // stopped reading there
   CHECK(out.size() <= recorder::kMaxResponseStub);
 }
 
 TEST_CASE("rpc_channel: empty fragments without end are refused after kMaxResponseFragments",
           "[recorder][client_bounds]") {
   auto srv = std::make_unique<ScriptedServer>();
-  ScriptedServer& server = *srv;
+  const std::shared_ptr<size_t> made = srv->made;
   srv->script = accepting_bind_ack();
   const size_t offered = recorder::kMaxResponseFragments * 2;
-  srv->more = [&server, offered]() -> std::optional<Bytes> {
-    if (server.made >= offered) return std::nullopt;
+  srv->more = [made, offered]() -> std::optional<Bytes> {
+    if (*made >= offered) return std::nullopt;
     return fragment(0, false);
   };
   Bytes out;
@@ -124,17 +128,17 @@ TEST_CASE("rpc_channel: empty fragments without end are refused after kMaxRespon
   INFO(s.ToString());
   REQUIRE_FALSE(s.ok());
   CHECK(s.message().find("more than 65536 fragments") != std::string::npos);
-  CHECK(server.made == recorder::kMaxResponseFragments);
+  CHECK(*made == recorder::kMaxResponseFragments);
 }
 
 TEST_CASE("rpc_channel: a response in exactly kMaxResponseFragments fragments is accepted",
           "[recorder][client_bounds]") {
   auto srv = std::make_unique<ScriptedServer>();
-  ScriptedServer& server = *srv;
+  const std::shared_ptr<size_t> made = srv->made;
   srv->script = accepting_bind_ack();
-  srv->more = [&server]() -> std::optional<Bytes> {
-    if (server.made >= recorder::kMaxResponseFragments) return std::nullopt;
-    return fragment(8, server.made + 1 == recorder::kMaxResponseFragments);
+  srv->more = [made]() -> std::optional<Bytes> {
+    if (*made >= recorder::kMaxResponseFragments) return std::nullopt;
+    return fragment(8, *made + 1 == recorder::kMaxResponseFragments);
   };
   Bytes out;
   const Status s = one_call(std::move(srv), out);
