@@ -17,6 +17,7 @@ using namespace perfsim;
 namespace {
 
 const char* const kUser = "dave";
+const char* const kHostileUser = "erin";  // the tampering test's own account
 const char* const kPassword = "D4ve-pw!";
 const std::string kAddress = "127.0.0.63";
 constexpr uint32_t kTick = 3;
@@ -55,14 +56,16 @@ interop::CommandResult read_values(uint16_t port, const std::string& level, cons
                               " 2>&1");
 }
 
-// perfsim serve --smb of `capture` on `address`, frozen at kTick, with kUser's account, working in
-// a sibling of SMB_WORK_DIR named by `suffix`.
-void start(testing::PerfsimSmbServe& s, const char* suffix, const std::string& address, const std::string& capture) {
+// perfsim serve --smb of `capture` on `address`, frozen at kTick, with `user`'s account (kPassword),
+// working in a sibling of SMB_WORK_DIR named by `suffix`. Each test has its own user: perfsim makes
+// the account and removes it at exit, so two tests running at once must not share one.
+void start(testing::PerfsimSmbServe& s, const char* suffix, const std::string& address, const std::string& capture,
+           const std::string& user) {
   testing::ServeSmbConfig cfg;
   cfg.perfsim = PERFSIM_EXE;
   cfg.dir = std::string(SMB_WORK_DIR) + suffix;
   cfg.hosts = {{address, capture, {}}};
-  cfg.users = {{kUser, kPassword}};
+  cfg.users = {{user, kPassword}};
   cfg.frozen_tick = kTick;
   const Status st = s.start(cfg);
   INFO(st.ToString());
@@ -75,7 +78,7 @@ TEST_CASE("python3-samba with RPC-level sign and seal on the SMB pipe reads the 
           "[smb][rpcauth]") {
   const std::string capture = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
   testing::PerfsimSmbServe s;
-  start(s, "-rpcauth", kAddress, capture);  // a sibling: smb_test wipes SMB_WORK_DIR when it starts
+  start(s, "-rpcauth", kAddress, capture, kUser);  // a sibling: smb_test wipes SMB_WORK_DIR when it starts
   INFO("perfsim serve log: " << s.err_path());
   std::shared_ptr<replayer::SimulatedHost> host;
   REQUIRE(testing::load_frozen_host(capture, kTick, host).ok());
@@ -130,13 +133,13 @@ TEST_CASE("python3-samba with RPC-level sign and seal on the SMB pipe reads the 
 TEST_CASE("tampered AUTHENTICATE messages on the SMB pipe are refused and perfsim goes on", "[smb][rpcauth]") {
   const std::string capture = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
   testing::PerfsimSmbServe s;
-  start(s, "-hostile-auth", "127.0.0.64", capture);
+  start(s, "-hostile-auth", "127.0.0.64", capture, kHostileUser);
   INFO("perfsim serve log: " << s.err_path());
   for (const char* variant : {"empty-key", "drop-key-exch"}) {
     INFO(variant);
     const interop::CommandResult r = interop::run_command(
         "timeout 60 " + std::string(PERFSIM_PYTHON) + " -B " + interop::shell_quote(HOSTILE_AUTH_PY) +
-        " --transport smb --address 127.0.0.64 --port " + std::to_string(s.port()) + " --user " + kUser +
+        " --transport smb --address 127.0.0.64 --port " + std::to_string(s.port()) + " --user " + kHostileUser +
         " --password " + interop::shell_quote(kPassword) + " --variant " + variant + " 2>&1");
     INFO(r.output);
     REQUIRE(r.exit_status == 0);
@@ -159,7 +162,7 @@ TEST_CASE("tampered AUTHENTICATE messages on the SMB pipe are refused and perfsi
       interop::shell_quote("from samba import param, credentials\nfrom samba.dcerpc import winreg, security\n"
                            "lp = param.LoadParm(); lp.set('smb ports', '" +
                            std::to_string(s.port()) +
-                           "')\nc = credentials.Credentials(); c.guess(lp); c.set_username('" + kUser +
+                           "')\nc = credentials.Credentials(); c.guess(lp); c.set_username('" + kHostileUser +
                            "'); c.set_password('" + kPassword +
                            "')\nconn = winreg.winreg(r'ncacn_np:127.0.0.64[\\pipe\\winreg,sign]', lp, c)\n"
                            "h = conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)\n"
