@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "recorder/rpc_channel.h"
@@ -102,12 +103,13 @@ Bytes with_larger_target_info(Bytes c, size_t extra) {
 class MitmServer final : public recorder::ByteStream {
  public:
   std::function<void(Bytes&)> edit = [](Bytes&) {};
-  bool client_wrote_garbage = false;
+  // Shared: the channel owns the server and destroys it when the bind fails, before the test looks.
+  std::shared_ptr<bool> client_wrote_garbage = std::make_shared<bool>(false);
 
   MitmServer() : assoc_(config()) {}
   Status write(ByteView b) override {
     rpc::Header h;
-    client_wrote_garbage = client_wrote_garbage || !rpc::parse_header(b, h).ok();
+    *client_wrote_garbage = *client_wrote_garbage || !rpc::parse_header(b, h).ok();
     const rpc::CallHandler answer = [](uint16_t, ByteView, Bytes& out) {
       out.assign(64, 0x5a);
       return 0u;
@@ -207,7 +209,7 @@ TEST_CASE("client SecurityContext: a SPNEGO answer that is not a NegTokenResp is
 TEST_CASE("rpc_channel: an alter_context_resp without a token fails the SPNEGO bind naming the host",
           "[rpcauth][client]") {
   auto srv = std::make_unique<MitmServer>();
-  MitmServer& mitm = *srv;
+  const std::shared_ptr<bool> wrote_garbage = srv->client_wrote_garbage;
   srv->edit = [](Bytes& pdu) {
     if (pdu[2] != uint8_t(rpc::PType::kAlterContextResp)) return;
     const size_t auth_length = load_le16(&pdu[10]);
@@ -220,13 +222,13 @@ TEST_CASE("rpc_channel: an alter_context_resp without a token fails the SPNEGO b
   INFO(s.ToString());
   REQUIRE_FALSE(s.ok());
   CHECK(s.message().find("mitm:4135 answered the SPNEGO leg of alice's logon without a token") != std::string::npos);
-  CHECK_FALSE(mitm.client_wrote_garbage);
+  CHECK_FALSE(*wrote_garbage);
 }
 
 TEST_CASE("rpc_channel: a CHALLENGE too large for the answer to fit one PDU is refused, nothing malformed sent",
           "[rpcauth][client]") {
   auto srv = std::make_unique<MitmServer>();
-  MitmServer& mitm = *srv;
+  const std::shared_ptr<bool> wrote_garbage = srv->client_wrote_garbage;
   srv->edit = [](Bytes& pdu) {
     if (pdu[2] != uint8_t(rpc::PType::kBindAck)) return;
     const Bytes challenge(pdu.end() - load_le16(&pdu[10]), pdu.end());
@@ -239,5 +241,5 @@ TEST_CASE("rpc_channel: a CHALLENGE too large for the answer to fit one PDU is r
   REQUIRE_FALSE(s.ok());
   CHECK(s.message().find("mitm:4135") != std::string::npos);
   CHECK(s.message().find("TargetInfo of") != std::string::npos);  // rpc/ntlm_challenge.h refuses it first
-  CHECK_FALSE(mitm.client_wrote_garbage);
+  CHECK_FALSE(*wrote_garbage);
 }
