@@ -19,22 +19,12 @@
 #include "admin/api.h"
 #include "captures/reader.h"
 #include "fuzz/fuzz_input.h"
+#include "fuzz/fuzz_recording.h"
 #include "replayer/host.h"
 
 using namespace perfsim;
 
 namespace {
-
-std::shared_ptr<const replayer::Recording> recording() {
-  static const std::shared_ptr<const replayer::Recording> rec = [] {
-    captures::Capture cap;
-    fuzz::require(captures::read_capture(fuzz::source_path("captures/default-2022.perfcap"), cap).ok());
-    std::shared_ptr<const replayer::Recording> r;
-    fuzz::require(replayer::build_recording(std::move(cap), r).ok());
-    return r;
-  }();
-  return rec;
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -118,7 +108,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       parse_request(std::string_view(reinterpret_cast<const char*>(rest.data()), rest.size()));
 
   std::shared_ptr<replayer::SimulatedHost> host;
-  fuzz::require(replayer::SimulatedHost::create(recording(), {replayer::TimelineMode::kStep, 0}, host).ok());
+  fuzz::require(
+      replayer::SimulatedHost::create(fuzz::default_recording(), {replayer::TimelineMode::kStep, 0}, host).ok());
   bool cleared = false;
   admin::AdminSources sources;
   sources.metrics_text = [] { return std::string("perfsim_journal_drops_total 0\n"); };

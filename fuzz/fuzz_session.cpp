@@ -6,6 +6,7 @@
 
 #include "captures/reader.h"
 #include "fuzz/fuzz_input.h"
+#include "fuzz/fuzz_recording.h"
 #include "replayer/host.h"
 #include "rpc/frame.h"
 #include "server/winreg_handler.h"
@@ -13,17 +14,6 @@
 using namespace perfsim;
 
 namespace {
-
-std::shared_ptr<const replayer::Recording> recording() {
-  static const std::shared_ptr<const replayer::Recording> rec = [] {
-    captures::Capture cap;
-    fuzz::require(captures::read_capture(fuzz::source_path("captures/default-2022.perfcap"), cap).ok());
-    std::shared_ptr<const replayer::Recording> r;
-    fuzz::require(replayer::build_recording(std::move(cap), r).ok());
-    return r;
-  }();
-  return rec;
-}
 
 Bytes bind_pdu() {
   rpc::Bind b;
@@ -40,7 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ByteView stream = in.rest();
 
   std::shared_ptr<replayer::SimulatedHost> host;
-  fuzz::require(replayer::SimulatedHost::create(recording(), {replayer::TimelineMode::kStep, 0}, host).ok());
+  fuzz::require(
+      replayer::SimulatedHost::create(fuzz::default_recording(), {replayer::TimelineMode::kStep, 0}, host).ok());
   rpc::AssociationConfig cfg;
   cfg.max_request_stub = 256 * 1024;
   server::WinregHandler handler(cfg, host);
