@@ -66,13 +66,6 @@ const char* mode_name(replayer::TimelineMode m) {
   return "?";
 }
 
-std::string chance_params(const replayer::Chance& c) {
-  std::string s;
-  if (c.probability > 0) s += fmt::format("probability={}", c.probability);
-  if (c.every) s += fmt::format("{}every={}", s.empty() ? "" : ",", c.every);
-  return s;
-}
-
 std::string escape_label(const std::string& v) {
   std::string out;
   for (char c : v) {
@@ -128,59 +121,7 @@ bool url_decode(std::string_view in, std::string& out) {
   return true;
 }
 
-json quirks_json(const replayer::Quirks& q) {
-  using replayer::BufferPolicy;
-  json out = json::array();
-  switch (q.buffer) {
-    case BufferPolicy::kRrpExact:
-      out.push_back("rrp-exact");
-      break;
-    case BufferPolicy::kWin32Undefined:
-      out.push_back("win32-undefined");
-      break;
-    case BufferPolicy::kWin2000Echo:
-      out.push_back(fmt::format("win2000-echo-oversize:overhead={}", q.win2000_overhead));
-      break;
-    case BufferPolicy::kNt4Unsettled:
-      out.push_back(fmt::format("nt4-unsettled:jitter={}", q.nt4_jitter));
-      break;
-    case BufferPolicy::kSambaTruncate:
-      out.push_back("samba-truncate");
-      break;
-  }
-  if (q.growth_bytes) out.push_back(fmt::format("growth-between-calls:bytes={}", q.growth_bytes));
-  if (q.busy.active()) out.push_back("busy:" + chance_params(q.busy));
-  if (q.slow_global_ms) out.push_back(fmt::format("slow-global:ms={}", q.slow_global_ms));
-  if (!q.timed_out_providers.empty()) {
-    std::string p;
-    for (const std::string& s : q.timed_out_providers) p += (p.empty() ? "" : ",") + s;
-    out.push_back("provider-timeout:provider=" + p);
-  }
-  if (q.hang.active()) out.push_back(fmt::format("hang:{},ms={}", chance_params(q.hang), q.hang_ms));
-  if (q.empty_names.active()) out.push_back("empty-names-under-stress:" + chance_params(q.empty_names));
-  if (q.pipe_not_available_first) out.push_back("pipe-not-available-first");
-  if (q.restrict_remote_clients) out.push_back("restrict-remote-clients");
-  if (q.access_denied_open) out.push_back("access-denied:on=open");
-  if (q.access_denied_query) out.push_back("access-denied:on=query");
-  out.push_back(q.extra_objects ? "extra-objects" : "extra-objects=off");
-  out.push_back(q.costly ? "costly" : "costly=off");
-  if (q.object_count_extra) out.push_back(fmt::format("object-count-lies:extra={}", q.object_count_extra));
-  if (q.process_v1_disabled) out.push_back("process-v1-disabled");
-  const replayer::ContentQuirks& c = q.content;
-  if (c.duplicate_counter_object)
-    out.push_back(fmt::format("duplicate-counter-defs:object={}", c.duplicate_counter_object));
-  if (c.duplicate_instances_object)
-    out.push_back(fmt::format("duplicate-instances:object={},count={}", c.duplicate_instances_object,
-                              c.duplicate_instances_count));
-  if (c.name_table_gaps) out.push_back("name-table-gaps");
-  if (c.type_change_counter)
-    out.push_back(
-        fmt::format("counter-type-change:counter={},type=0x{:08x}", c.type_change_counter, c.type_change_type));
-  if (c.perf_freq) out.push_back(fmt::format("perffreq:hz={}", c.perf_freq));
-  if (!c.localized_lang.empty())
-    out.push_back(fmt::format("localized-partial:lang={},share={}", c.localized_lang, c.localized_share));
-  return out;
-}
+json quirks_json(const replayer::Quirks& q) { return replayer::quirk_settings(q); }
 
 json host_json(const AdminHost& a) {
   const replayer::SimulatedHost& h = *a.host;

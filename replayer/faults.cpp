@@ -17,18 +17,17 @@ int64_t steady_ns() {
       .count();
 }
 
+// "fault:latency", ...: the Applied names (answer.h), the kind names with a prefix.
+const std::string* applied_names_of_kinds() {
+  static const std::string names[] = {"fault:latency", "fault:busy",  "fault:access-denied", "fault:rpc-fault",
+                                      "fault:reset",   "fault:stall", "fault:truncate",      "fault:bandwidth"};
+  return names;
+}
+
 bool kind_of(const std::string& s, FaultKind& k) {
-  static const std::pair<const char*, FaultKind> kinds[] = {{"latency", FaultKind::kLatency},
-                                                            {"busy", FaultKind::kBusy},
-                                                            {"access-denied", FaultKind::kAccessDenied},
-                                                            {"rpc-fault", FaultKind::kRpcFault},
-                                                            {"reset", FaultKind::kReset},
-                                                            {"stall", FaultKind::kStall},
-                                                            {"truncate", FaultKind::kTruncate},
-                                                            {"bandwidth", FaultKind::kBandwidth}};
-  for (const auto& [name, kind] : kinds)
-    if (s == name) {
-      k = kind;
+  for (uint32_t i = 0; i < kFaultKinds; ++i)
+    if (s == fault_kind_name(FaultKind(i))) {
+      k = FaultKind(i);
       return true;
     }
   return false;
@@ -172,12 +171,10 @@ Status fault_plan_of(const config::Doc& doc, std::shared_ptr<const FaultPlan>& o
 }
 
 config::Json to_json(const FaultPlan& plan) {
-  static const char* const kinds[] = {"latency", "busy",  "access-denied", "rpc-fault",
-                                      "reset",   "stall", "truncate",      "bandwidth"};
   static const char* const shapes[] = {"fixed", "uniform", "lognormal"};
   config::Json rules = config::Json::array();
   for (const FaultRule& r : plan.rules) {
-    config::Json j = {{"host", r.host}, {"value", r.value}, {"kind", kinds[int(r.kind)]}};
+    config::Json j = {{"host", r.host}, {"value", r.value}, {"kind", fault_kind_name(r.kind)}};
     if (r.when.every) j["every"] = r.when.every;
     if (r.when.probability != (r.when.every ? 0.0 : 1.0)) j["probability"] = r.when.probability;
     if (r.from_s) j["from_s"] = r.from_s;
@@ -214,5 +211,11 @@ Status load_fault_plan(const std::string& path, std::shared_ptr<const FaultPlan>
   if (Status s = read_bounded_file(path, "fault plan", text); !s.ok()) return s;
   return parse_fault_plan(text, path, out, lim);
 }
+
+std::string_view fault_kind_name(FaultKind k) {
+  return std::string_view(applied_names_of_kinds()[uint32_t(k)]).substr(6);
+}
+
+std::string_view fault_applied_name(FaultKind k) { return applied_names_of_kinds()[uint32_t(k)]; }
 
 }  // namespace perfsim::replayer

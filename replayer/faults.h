@@ -20,6 +20,11 @@
 namespace perfsim::replayer {
 
 enum class FaultKind { kLatency, kBusy, kAccessDenied, kRpcFault, kReset, kStall, kTruncate, kBandwidth };
+inline constexpr uint32_t kFaultKinds = 8;
+// "latency", "busy", ...: the `kind` a plan writes.
+std::string_view fault_kind_name(FaultKind k);
+// "fault:latency", ...: the Applied name (answer.h) of an answer the kind shaped.
+std::string_view fault_applied_name(FaultKind k);
 enum class LatencyShape { kFixed, kUniform, kLognormal };
 
 struct FaultRule {

@@ -223,11 +223,17 @@ Status parse_quirk_arg(const std::string& text, QuirkSetting& out) {
   }
   out.name = head;
   if (colon != std::string::npos) {
+    std::string last;  // a piece without '=' continues a list value: provider=PerfDisk,PerfNet
     for (const std::string& kv : split_nonempty(text.substr(colon + 1), ",")) {
       const size_t eq = kv.find('=');
+      if (eq == std::string::npos && !last.empty()) {
+        out.params[last] += "," + kv;
+        continue;
+      }
       if (eq == std::string::npos || eq == 0)
         return Status::InvalidArgument("quirk '" + text + "': parameters are PARAM=VALUE, comma-separated");
-      out.params[kv.substr(0, eq)] = kv.substr(eq + 1);
+      last = kv.substr(0, eq);
+      out.params[last] = kv.substr(eq + 1);
     }
   }
   Quirks probe;  // checked now, so a typo is a usage error before anything listens

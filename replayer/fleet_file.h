@@ -67,7 +67,8 @@ void keep_shard(std::vector<FleetHost>& hosts, uint32_t k, uint32_t n);
 // "K/N" -> k, n; InvalidArgument says the form and range.
 Status parse_shard(const std::string& text, uint32_t& k, uint32_t& n);
 
-// A quirk given as text: NAME[=on|off][:PARAM=VALUE,...]. InvalidArgument says what is wrong
+// A quirk given as text: NAME[=on|off][:PARAM=VALUE,...]; a list value goes on after commas
+// (provider-timeout:provider=PerfDisk,PerfNet, as the admin API shows it). InvalidArgument says what is wrong
 // (unknown quirk or parameter, bad value) in the terms of README.md.
 Status parse_quirk_arg(const std::string& text, QuirkSetting& out);
 // realtime | step | frozen:K (K a sample number).

@@ -12,6 +12,7 @@
 #include "perfdata/select.h"
 #include "perfdata/winperf.h"
 #include "replayer/limits.h"
+#include "replayer/quirk_engine.h"
 #include "windows/constants.h"
 
 namespace perfsim::replayer {
@@ -35,20 +36,6 @@ int64_t wall_filetime() {
 int64_t ticks_of(int64_t t100, uint64_t freq) {
   const double v = double(t100) * double(freq) / 1e7;
   return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : int64_t(v);
-}
-
-uint64_t splitmix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// Adds `ms` to the delay before an answer leaves, saturating at `cap` (an hour at most): however
-// many quirks and fault rules add up, a call is never held longer, and the sum never wraps.
-void add_delay(ValueAnswer& a, double ms) {
-  const double total = double(a.delay_ms) + (ms > 0 ? ms : 0);
-  a.delay_ms = uint32_t(std::min(total, limits::kMaxDelayMs));
 }
 
 }  // namespace
@@ -181,14 +168,6 @@ Moment SimulatedHost::realtime_moment(int64_t v) const {
   const int64_t r = v % loop_len;
   const uint32_t k = uint32_t(std::upper_bound(t.begin() + 1, t.end(), r) - t.begin()) - 1;
   return Moment{k, uint64_t(v / loop_len), r - t[k], false};
-}
-
-bool SimulatedHost::fires(const Chance& c, uint64_t call, uint64_t salt) const {
-  if (c.every && (call + 1) % c.every == 0) return true;
-  if (c.probability <= 0) return false;
-  const double u =
-      double(splitmix(opt_.identity.seed ^ salt ^ (call * 0x2545F4914F6CDD1Dull)) >> 11) / double(1ull << 53);
-  return u < c.probability;
 }
 
 bool SimulatedHost::served(const Quirks& q, uint32_t index) const {
@@ -409,210 +388,29 @@ ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_v
   return count_lies(qk, c);
 }
 
-namespace {
-
-// The Applied bit of the buffer policy that decided an answer (rrp-exact only with growth).
-uint32_t policy_bit(BufferPolicy p) {
-  switch (p) {
-    case BufferPolicy::kRrpExact:
-      return kAppliedGrowth;
-    case BufferPolicy::kWin32Undefined:
-      return kAppliedWin32Undefined;
-    case BufferPolicy::kWin2000Echo:
-      return kAppliedWin2000Echo;
-    case BufferPolicy::kNt4Unsettled:
-      return kAppliedNt4Unsettled;
-    case BufferPolicy::kSambaTruncate:
-      return kAppliedSambaTruncate;
-  }
-  return 0;
-}
-
-}  // namespace
-
-ValueAnswer SimulatedHost::buffer_policy(const Quirks& q, ValueContent c, BufferOffer offer, const Moment& m,
-                                         uint64_t call) const {
-  const bool perf_data = c.status == windows::kErrorSuccess && c.type == windows::kRegBinary;
-  if (!perf_data || (q.buffer == BufferPolicy::kRrpExact && !q.growth_bytes)) return rrp_exact(std::move(c), offer);
-  ValueAnswer a;
-  a.applied = policy_bit(q.buffer);
-  a.type = c.type;
-  const uint32_t size = uint32_t(c.data.size());
-  switch (q.buffer) {
-    case BufferPolicy::kRrpExact: {  // growth-between-calls: the data outgrows the size just said
-      a.size = size;
-      if (offer.has_buffer && offer.size < uint64_t(size) + q.growth_bytes)
-        a.status = windows::kErrorMoreData;
-      else if (offer.has_buffer)
-        a.data = std::move(c.data);
-      return a;
-    }
-    case BufferPolicy::kWin32Undefined:
-      if (!offer.has_buffer || offer.size < size) {
-        a.status = windows::kErrorMoreData;
-        return a;
-      }
-      break;
-    case BufferPolicy::kWin2000Echo: {
-      // Needs about the whole Global answer plus overhead, whatever was asked; echoes the offer.
-      const uint32_t pos = std::min(m.tick, ticks() - 1);
-      const uint64_t global =
-          rec_->has_sample(pos, Series::kGlobal) ? rec_->sample_size(pos, Series::kGlobal) : uint64_t(size);
-      if (!offer.has_buffer || offer.size < std::max<uint64_t>(global, size) + q.win2000_overhead) {
-        a.status = windows::kErrorMoreData;
-        a.size = offer.has_buffer ? offer.size : 0;
-        return a;
-      }
-      break;
-    }
-    case BufferPolicy::kNt4Unsettled: {
-      const uint32_t needed = size + uint32_t(splitmix(opt_.identity.seed ^ call) % (uint64_t(q.nt4_jitter) + 1));
-      a.size = needed;
-      if (offer.has_buffer && offer.size < needed) {
-        a.status = windows::kErrorMoreData;
-        return a;
-      }
-      if (!offer.has_buffer) return a;
-      break;
-    }
-    case BufferPolicy::kSambaTruncate: {
-      a.size = size;
-      if (!offer.has_buffer) return a;
-      // A short buffer (the exact size counts as short) gets the PERF_DATA_BLOCK header alone.
-      if (offer.size <= size && size >= winperf::kDataBlockSize) {
-        const uint32_t header = std::min(load_le32(&c.data[24]), size);
-        Bytes h(c.data.begin(), c.data.begin() + header);
-        store_le32(&h[20], header);
-        store_le32(&h[28], 0);
-        a.data = std::move(h);
-        a.size = header;
-        return a;
-      }
-      break;
-    }
-  }
-  a.size = size;
-  a.data = std::move(c.data);
-  return a;
-}
-
-namespace {
-
-uint32_t fault_bit(FaultKind k) {
-  switch (k) {
-    case FaultKind::kLatency:
-      return kAppliedFaultLatency;
-    case FaultKind::kBusy:
-      return kAppliedFaultBusy;
-    case FaultKind::kAccessDenied:
-      return kAppliedFaultAccessDenied;
-    case FaultKind::kRpcFault:
-      return kAppliedFaultRpc;
-    case FaultKind::kReset:
-      return kAppliedFaultReset;
-    case FaultKind::kStall:
-      return kAppliedFaultStall;
-    case FaultKind::kTruncate:
-      return kAppliedFaultTruncate;
-    case FaultKind::kBandwidth:
-      return kAppliedFaultBandwidth;
-  }
-  return 0;
-}
-
-}  // namespace
-
-std::string_view applied_name(uint32_t bit) {
-  switch (bit) {
-    case kAppliedGrowth:
-      return "growth-between-calls";
-    case kAppliedWin32Undefined:
-      return "win32-undefined";
-    case kAppliedWin2000Echo:
-      return "win2000-echo-oversize";
-    case kAppliedNt4Unsettled:
-      return "nt4-unsettled";
-    case kAppliedSambaTruncate:
-      return "samba-truncate";
-    case kAppliedBusy:
-      return "busy";
-    case kAppliedAccessDenied:
-      return "access-denied";
-    case kAppliedEmptyNames:
-      return "empty-names-under-stress";
-    case kAppliedSlowGlobal:
-      return "slow-global";
-    case kAppliedHang:
-      return "hang";
-    case kAppliedFaultLatency:
-      return "fault:latency";
-    case kAppliedFaultStall:
-      return "fault:stall";
-    case kAppliedFaultBusy:
-      return "fault:busy";
-    case kAppliedFaultAccessDenied:
-      return "fault:access-denied";
-    case kAppliedFaultRpc:
-      return "fault:rpc-fault";
-    case kAppliedFaultReset:
-      return "fault:reset";
-    case kAppliedFaultTruncate:
-      return "fault:truncate";
-    case kAppliedFaultBandwidth:
-      return "fault:bandwidth";
-    default:
-      return "";
-  }
-}
-
-std::string applied_names(uint32_t mask) {
-  std::string out;
-  for (uint32_t i = 0; i < kAppliedBits; ++i) {
-    const std::string_view n = (mask >> i) & 1 ? applied_name(1u << i) : std::string_view();
-    if (n.empty()) continue;
-    if (!out.empty()) out += ',';
-    out += n;
-  }
-  return out;
-}
-
 ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, BufferOffer offer) {
   const Quirks& q = quirks();  // one snapshot for the whole call
-  const uint64_t call = calls_.fetch_add(1, std::memory_order_relaxed);
-  ValueAnswer a;
-  if (key == PerfKey::kData && q.access_denied_query) {
-    a.status = windows::kErrorAccessDenied;
-    a.applied = kAppliedAccessDenied;
-    return a;
-  }
-  if (fires(q.busy, call, 0xB057)) {
-    a.status = windows::kErrorBusy;
-    a.applied = kAppliedBusy;
-    return a;
-  }
+  QuirkCall call;
+  call.key = key;
+  call.value_name = value_name;
+  call.offer = offer;
+  call.call = calls_.fetch_add(1, std::memory_order_relaxed);
+  call.seed = opt_.identity.seed;
+  if (refuse_call(q, call)) return std::move(call.answer);
   const Moment m = now();
-  ValueContent c = content(q, key, value_name, m);
-  const bool empty_names = c.type == windows::kRegMultiSz && fires(q.empty_names, call, 0xE111);
-  if (empty_names) c.data = Bytes(4, 0);
-  a = buffer_policy(q, std::move(c), offer, m, call);
-  if (empty_names) a.applied |= kAppliedEmptyNames;
-  const perfdata::QueryKind kind = perfdata::parse_query(value_name).kind;
-  if (q.slow_global_ms && (kind == perfdata::QueryKind::kGlobal || kind == perfdata::QueryKind::kCostly)) {
-    add_delay(a, q.slow_global_ms);
-    a.applied |= kAppliedSlowGlobal;
-  }
-  if (fires(q.hang, call, 0x4A46)) {
-    add_delay(a, q.hang_ms);
-    a.applied |= kAppliedHang;
-  }
-  inject_faults(a, value_name, call);
+  call.recording = rec_.get();
+  call.position = std::min(m.tick, ticks() - 1);
+  call.content = content(q, key, value_name, m);
+  shape_answer(q, call);
+  if (const std::shared_ptr<const FaultPlan> plan = faults_.load()) inject_faults(*plan, name_, call);
+  ValueAnswer& a = call.answer;
   // The next sample is decoded ahead, so a moving timeline does not wait on it.
   if (!m.recorded) rec_->prefetch(m.tick + 1 < ticks() ? m.tick + 1 : 0, patches_counters(m));
   // A stepping timeline moves on after each completed data answer.
   if (opt_.mode == TimelineMode::kStep && a.status == windows::kErrorSuccess && offer.has_buffer &&
       a.type == windows::kRegBinary && !paused_.load(std::memory_order_relaxed))
     step_.fetch_add(1, std::memory_order_relaxed);
-  return a;
+  return std::move(a);
 }
 
 Status SimulatedHost::set_quirks(const Quirks& q) {
@@ -724,52 +522,6 @@ Status SimulatedHost::control_realtime(const TimelineOp& op) {
   }
   set_realtime_clock(c);
   return Status::Ok();
-}
-
-void SimulatedHost::inject_faults(ValueAnswer& a, std::string_view value_name, uint64_t call) const {
-  const std::shared_ptr<const FaultPlan> plan = faults_.load();
-  if (!plan) return;
-  const double since_s = double(steady_ns() - plan->loaded_ns) / 1e9;
-  for (size_t i = 0; i < plan->rules.size(); ++i) {
-    const FaultRule& r = plan->rules[i];
-    if (since_s < r.from_s || (r.until_s > 0 && since_s >= r.until_s)) continue;
-    if (!glob_match(r.host, name_) || !glob_match(r.value, value_name) || !fires(r.when, call, 0xFA17 + i)) continue;
-    auto unit = [&](uint64_t salt) {
-      return (double(splitmix(opt_.identity.seed ^ (call * 31 + i) ^ salt) >> 11) + 0.5) / double(1ull << 53);
-    };
-    a.applied |= fault_bit(r.kind);
-    switch (r.kind) {
-      case FaultKind::kLatency: {
-        double ms = r.ms;
-        if (r.shape == LatencyShape::kUniform) ms = r.ms + unit(1) * (r.max_ms - r.ms);
-        if (r.shape == LatencyShape::kLognormal)  // median r.ms; Box-Muller normal from two uniforms
-          ms = r.ms * std::exp(r.sigma * std::sqrt(-2 * std::log(unit(2))) * std::cos(6.283185307179586 * unit(3)));
-        add_delay(a, std::min(ms, plan->max_latency_ms));
-        break;
-      }
-      case FaultKind::kStall:
-        add_delay(a, r.seconds * 1000);
-        break;
-      case FaultKind::kBusy:
-        a = ValueAnswer{windows::kErrorBusy, 0, 0, {}, a.delay_ms, 0, false, a.applied};
-        break;
-      case FaultKind::kAccessDenied:
-        a = ValueAnswer{windows::kErrorAccessDenied, 0, 0, {}, a.delay_ms, 0, false, a.applied};
-        break;
-      case FaultKind::kRpcFault:
-        a.rpc_fault = r.code;
-        break;
-      case FaultKind::kReset:
-        a.drop_connection = true;
-        break;
-      case FaultKind::kTruncate:
-        a.data = a.data.first(r.bytes);
-        break;
-      case FaultKind::kBandwidth:
-        add_delay(a, double(a.data.size()) * 1000 / r.bytes_per_s);
-        break;
-    }
-  }
 }
 
 }  // namespace perfsim::replayer

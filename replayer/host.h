@@ -31,6 +31,7 @@
 #include "core/bytes.h"
 #include "core/shared_bytes.h"
 #include "core/status.h"
+#include "replayer/answer.h"
 #include "replayer/faults.h"
 #include "replayer/quirks.h"
 #include "replayer/recording.h"
@@ -38,65 +39,6 @@
 #include "windows/constants.h"
 
 namespace perfsim::replayer {
-
-enum class PerfKey { kData, kText, kNlsText };  // HKPD, HKPT, HKPN
-
-struct ValueContent {
-  uint32_t status = windows::kErrorSuccess;  // kFileNotFound for a missing value
-  uint32_t type = windows::kRegBinary;
-  SharedBytes data;  // recorded bytes are shared with the Recording, not copied
-};
-
-// The caller's buffer: data pointer NULL (has_buffer false) or a buffer of `size` bytes.
-struct BufferOffer {
-  bool has_buffer = false;
-  uint32_t size = 0;
-};
-
-struct ValueAnswer {
-  uint32_t status = windows::kErrorSuccess;
-  uint32_t type = windows::kRegBinary;
-  uint32_t size = 0;             // data_size reported back
-  SharedBytes data;              // bytes returned (status kOk with a buffer only)
-  uint32_t delay_ms = 0;         // how long the host takes before this answer leaves (slow-global, hang)
-  uint32_t rpc_fault = 0;        // non-zero: answer with this DCE/RPC fault instead (faults)
-  bool drop_connection = false;  // close the connection without answering (faults)
-  uint32_t applied = 0;          // Applied bits: which quirks and faults shaped this answer (observers)
-};
-
-// What shaped an answer, for observers above the host (the journal names them, metrics count
-// them). One bit each, set when the answer is made (quirks can change while serving), so the hot
-// path only ORs; `applied_names` spells them out.
-enum Applied : uint32_t {
-  kAppliedGrowth = 1u << 0,  // growth-between-calls (rrp-exact that needs more than it said)
-  kAppliedWin32Undefined = 1u << 1,
-  kAppliedWin2000Echo = 1u << 2,
-  kAppliedNt4Unsettled = 1u << 3,
-  kAppliedSambaTruncate = 1u << 4,
-  kAppliedBusy = 1u << 5,
-  kAppliedAccessDenied = 1u << 6,
-  kAppliedEmptyNames = 1u << 7,
-  kAppliedSlowGlobal = 1u << 8,
-  kAppliedHang = 1u << 9,
-  kAppliedFaultLatency = 1u << 16,
-  kAppliedFaultStall = 1u << 17,
-  kAppliedFaultBusy = 1u << 18,
-  kAppliedFaultAccessDenied = 1u << 19,
-  kAppliedFaultRpc = 1u << 20,
-  kAppliedFaultReset = 1u << 21,
-  kAppliedFaultTruncate = 1u << 22,
-  kAppliedFaultBandwidth = 1u << 23,
-};
-inline constexpr uint32_t kAppliedBits = 24;
-// The quirk or fault name of one Applied bit ("busy", "win2000-echo-oversize", "fault:latency");
-// empty for an unused bit.
-std::string_view applied_name(uint32_t bit);
-// Comma-separated names of every bit in `mask`.
-std::string applied_names(uint32_t mask);
-
-// MS-RRP 3.1.5.17 (rrp-exact): NULL data -> success + needed size; short buffer -> ERROR_MORE_DATA
-// + needed size; otherwise the data.
-ValueAnswer rrp_exact(ValueContent content, BufferOffer offer);
 
 enum class TimelineMode { kRealtime, kStep, kFrozen };
 
@@ -221,9 +163,6 @@ class SimulatedHost {
   bool served(const Quirks& q, uint32_t object_index) const;  // false for objects a quirk hides
   ValueContent count_lies(const Quirks& q, ValueContent& c) const;
   std::vector<uint32_t> sample_objects(const Quirks& q, const Sample* global, const Sample* costly) const;
-  ValueAnswer buffer_policy(const Quirks& q, ValueContent c, BufferOffer offer, const Moment& m, uint64_t call) const;
-  bool fires(const Chance& c, uint64_t call, uint64_t salt) const;
-  void inject_faults(ValueAnswer& a, std::string_view value_name, uint64_t call) const;
 
   std::shared_ptr<const Recording> rec_;
   HostOptions opt_;

@@ -1,4 +1,6 @@
-// The quirk engine: how a simulated host misbehaves like a real one (shared/docs/quirks.md).
+// A host's quirks: how a simulated host misbehaves like a real one (shared/docs/quirks.md). What
+// each quirk is, its parameters and behaviour are rows of quirk_table.h; the call path runs them
+// in quirk_engine.h.
 //
 // Each quirk is switched on or off alone and has parameters. Sources, applied in order by the
 // caller (later wins, quirk by quirk; `perfsim serve` uses this order): the defaults (rrp-exact,
@@ -58,7 +60,8 @@ struct QuirkSetting {
   std::map<std::string, std::string> params;
 };
 
-// Applies one setting. InvalidArgument names an unknown quirk or parameter, or a bad value.
+// Applies one setting through its quirk_table.h row. InvalidArgument names an unknown quirk (and
+// the known ones) or parameter, or a bad value.
 Status apply_setting(Quirks& q, const QuirkSetting& s);
 // A named OS profile's quirk set (a windows/os.h row: any name or alias windows/README.md lists),
 // or none for "rrp-exact" (plain MS-RRP). NotFound for another name.
@@ -68,7 +71,10 @@ Status profile_quirks(std::string_view profile, Quirks& q);
 // ignored; text that is not a JSON object is InvalidArgument.
 Status fingerprint_quirks(const captures::Fingerprint& fp, Quirks& q);
 Status fingerprint_quirks(const std::string& json, Quirks& q);
-// The quirk names apply_setting knows, for help texts.
+// The quirk names apply_setting knows (quirk_table.h), for help texts.
 std::vector<std::string> quirk_names();
+// The settings that give back `q`, one per quirk it has on (and extra-objects/costly either way),
+// in table order: what the admin API shows, each as --quirk takes it.
+std::vector<std::string> quirk_settings(const Quirks& q);
 
 }  // namespace perfsim::replayer
