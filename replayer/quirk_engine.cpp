@@ -35,9 +35,7 @@ const Stages& stages() {
   return s;
 }
 
-bool is_perf_data(const ValueContent& c) {
-  return c.status == windows::kErrorSuccess && c.type == windows::kRegBinary;
-}
+bool is_perf_data(const ValueContent& c) { return c.status == windows::kErrorSuccess && c.type == windows::kRegBinary; }
 
 }  // namespace
 

@@ -173,9 +173,9 @@ bool empty_names(const QuirkRow& self, const Quirks& q, QuirkCall& c) {
 }
 
 bool slow_global(const QuirkRow& self, const Quirks& q, QuirkCall& c) {
+  if (!q.slow_global_ms) return false;  // parsed only when on: this runs on every call
   const perfdata::QueryKind kind = perfdata::parse_query(c.value_name).kind;
-  if (!q.slow_global_ms || (kind != perfdata::QueryKind::kGlobal && kind != perfdata::QueryKind::kCostly))
-    return false;
+  if (kind != perfdata::QueryKind::kGlobal && kind != perfdata::QueryKind::kCostly) return false;
   add_delay(c.answer, q.slow_global_ms);
   c.applied |= self.bit();
   return true;
@@ -218,14 +218,22 @@ std::vector<QuirkRow> make_table() {
   using S = QuirkStage;
   std::vector<QuirkRow> t;
   // Buffer policies: one is in force; each shows itself only then.
-  t.push_back({"rrp-exact", S::kBuffer, "", {}, apply_policy<BufferPolicy::kRrpExact>,
-               [](const Quirks& q) { return on_or_empty(q.buffer == BufferPolicy::kRrpExact, "rrp-exact"); }});
-  t.push_back({"win32-undefined", S::kBuffer, "", {}, apply_policy<BufferPolicy::kWin32Undefined>,
-               [](const Quirks& q) {
-                 return on_or_empty(q.buffer == BufferPolicy::kWin32Undefined, "win32-undefined");
-               },
-               1, win32_undefined});
-  t.push_back({"win2000-echo-oversize", S::kBuffer, "`overhead` (65536)", {"overhead"},
+  t.push_back({"rrp-exact", S::kBuffer, "", {}, apply_policy<BufferPolicy::kRrpExact>, [](const Quirks& q) {
+                 return on_or_empty(q.buffer == BufferPolicy::kRrpExact, "rrp-exact");
+               }});
+  t.push_back(
+      {"win32-undefined",
+       S::kBuffer,
+       "",
+       {},
+       apply_policy<BufferPolicy::kWin32Undefined>,
+       [](const Quirks& q) { return on_or_empty(q.buffer == BufferPolicy::kWin32Undefined, "win32-undefined"); },
+       1,
+       win32_undefined});
+  t.push_back({"win2000-echo-oversize",
+               S::kBuffer,
+               "`overhead` (65536)",
+               {"overhead"},
                [](Quirks& q, const QuirkSetting& s) {
                  if (Status st = read_param(s, "overhead", q.win2000_overhead, limits::kQuirkBytes); !st.ok())
                    return st;
@@ -236,21 +244,34 @@ std::vector<QuirkRow> make_table() {
                             ? fmt::format("win2000-echo-oversize:overhead={}", q.win2000_overhead)
                             : std::string();
                },
-               2, win2000_echo});
-  t.push_back({"nt4-unsettled", S::kBuffer, "`jitter` (16384)", {"jitter"},
+               2,
+               win2000_echo});
+  t.push_back({"nt4-unsettled",
+               S::kBuffer,
+               "`jitter` (16384)",
+               {"jitter"},
                [](Quirks& q, const QuirkSetting& s) {
                  if (Status st = read_param(s, "jitter", q.nt4_jitter, limits::kQuirkBytes); !st.ok()) return st;
                  return apply_policy<BufferPolicy::kNt4Unsettled>(q, s);
                },
                [](const Quirks& q) {
                  return q.buffer == BufferPolicy::kNt4Unsettled ? fmt::format("nt4-unsettled:jitter={}", q.nt4_jitter)
-                                                                 : std::string();
+                                                                : std::string();
                },
-               3, nt4_unsettled});
-  t.push_back({"samba-truncate", S::kBuffer, "", {}, apply_policy<BufferPolicy::kSambaTruncate>,
+               3,
+               nt4_unsettled});
+  t.push_back({"samba-truncate",
+               S::kBuffer,
+               "",
+               {},
+               apply_policy<BufferPolicy::kSambaTruncate>,
                [](const Quirks& q) { return on_or_empty(q.buffer == BufferPolicy::kSambaTruncate, "samba-truncate"); },
-               4, samba_truncate});
-  t.push_back({"growth-between-calls", S::kBuffer, "`bytes` (4096)", {"bytes"},
+               4,
+               samba_truncate});
+  t.push_back({"growth-between-calls",
+               S::kBuffer,
+               "`bytes` (4096)",
+               {"bytes"},
                [](Quirks& q, const QuirkSetting& s) {
                  q.growth_bytes = s.on ? 4096 : 0;
                  return s.on ? read_param(s, "bytes", q.growth_bytes, limits::kQuirkBytes) : Status::Ok();
@@ -258,8 +279,12 @@ std::vector<QuirkRow> make_table() {
                [](const Quirks& q) {
                  return q.growth_bytes ? fmt::format("growth-between-calls:bytes={}", q.growth_bytes) : std::string();
                },
-               0, growth_between_calls});
-  t.push_back({"access-denied", S::kRefuse, "`on` = `query` (default) or `open`", {"on"},
+               0,
+               growth_between_calls});
+  t.push_back({"access-denied",
+               S::kRefuse,
+               "`on` = `query` (default) or `open`",
+               {"on"},
                [](Quirks& q, const QuirkSetting& s) {
                  const std::string where = s.params.count("on") ? s.params.at("on") : "query";
                  if (where != "query" && where != "open") return bad(s, "on must be query or open");
@@ -272,12 +297,20 @@ std::vector<QuirkRow> make_table() {
                         : q.access_denied_query ? std::string("access-denied:on=query")
                                                 : std::string();
                },
-               6, access_denied_query});
-  t.push_back({"busy", S::kRefuse, "`probability` (0.1), `every`", {"probability", "every"},
+               6,
+               access_denied_query});
+  t.push_back({"busy",
+               S::kRefuse,
+               "`probability` (0.1), `every`",
+               {"probability", "every"},
                [](Quirks& q, const QuirkSetting& s) { return read_chance(s, q.busy, 0.1); },
-               [](const Quirks& q) { return q.busy.active() ? "busy:" + chance_text(q.busy) : std::string(); }, 5,
+               [](const Quirks& q) { return q.busy.active() ? "busy:" + chance_text(q.busy) : std::string(); },
+               5,
                busy});
-  t.push_back({"slow-global", S::kDelay, "`ms` (800)", {"ms"},
+  t.push_back({"slow-global",
+               S::kDelay,
+               "`ms` (800)",
+               {"ms"},
                [](Quirks& q, const QuirkSetting& s) {
                  q.slow_global_ms = s.on ? 800 : 0;
                  return s.on ? read_param(s, "ms", q.slow_global_ms, limits::kDelayMs, limits::kDelayUnit)
@@ -286,8 +319,12 @@ std::vector<QuirkRow> make_table() {
                [](const Quirks& q) {
                  return q.slow_global_ms ? fmt::format("slow-global:ms={}", q.slow_global_ms) : std::string();
                },
-               8, slow_global});
-  t.push_back({"provider-timeout", S::kSelection, "`provider` (\"PerfDisk,...\")", {"provider"},
+               8,
+               slow_global});
+  t.push_back({"provider-timeout",
+               S::kSelection,
+               "`provider` (\"PerfDisk,...\")",
+               {"provider"},
                [](Quirks& q, const QuirkSetting& s) {
                  q.timed_out_providers.clear();
                  if (!s.on) return Status::Ok();
@@ -301,7 +338,10 @@ std::vector<QuirkRow> make_table() {
                  for (const std::string& s : q.timed_out_providers) p += (p.empty() ? "" : ",") + s;
                  return p.empty() ? p : "provider-timeout:provider=" + p;
                }});
-  t.push_back({"hang", S::kDelay, "`probability` (0.01), `every`, `ms` (120000)", {"probability", "every", "ms"},
+  t.push_back({"hang",
+               S::kDelay,
+               "`probability` (0.01), `every`, `ms` (120000)",
+               {"probability", "every", "ms"},
                [](Quirks& q, const QuirkSetting& s) {
                  if (Status st = read_chance(s, q.hang, 0.01); !st.ok()) return st;
                  return read_param(s, "ms", q.hang_ms, limits::kDelayMs, limits::kDelayUnit);
@@ -309,23 +349,41 @@ std::vector<QuirkRow> make_table() {
                [](const Quirks& q) {
                  return q.hang.active() ? fmt::format("hang:{},ms={}", chance_text(q.hang), q.hang_ms) : std::string();
                },
-               9, hang});
-  t.push_back({"empty-names-under-stress", S::kAnswer, "`probability` (0.5), `every`", {"probability", "every"},
+               9,
+               hang});
+  t.push_back({"empty-names-under-stress",
+               S::kAnswer,
+               "`probability` (0.5), `every`",
+               {"probability", "every"},
                [](Quirks& q, const QuirkSetting& s) { return read_chance(s, q.empty_names, 0.5); },
                [](const Quirks& q) {
                  return q.empty_names.active() ? "empty-names-under-stress:" + chance_text(q.empty_names)
                                                : std::string();
                },
-               7, empty_names});
-  t.push_back({"pipe-not-available-first", S::kTransport, "", {}, apply_switch<&Quirks::pipe_not_available_first>,
+               7,
+               empty_names});
+  t.push_back({"pipe-not-available-first",
+               S::kTransport,
+               "",
+               {},
+               apply_switch<&Quirks::pipe_not_available_first>,
                [](const Quirks& q) { return on_or_empty(q.pipe_not_available_first, "pipe-not-available-first"); }});
-  t.push_back({"restrict-remote-clients", S::kTransport, "", {}, apply_switch<&Quirks::restrict_remote_clients>,
+  t.push_back({"restrict-remote-clients",
+               S::kTransport,
+               "",
+               {},
+               apply_switch<&Quirks::restrict_remote_clients>,
                [](const Quirks& q) { return on_or_empty(q.restrict_remote_clients, "restrict-remote-clients"); }});
-  t.push_back({"extra-objects", S::kSelection, "", {}, apply_switch<&Quirks::extra_objects>,
-               [](const Quirks& q) { return std::string(q.extra_objects ? "extra-objects" : "extra-objects=off"); }});
-  t.push_back({"costly", S::kSelection, "", {}, apply_switch<&Quirks::costly>,
-               [](const Quirks& q) { return std::string(q.costly ? "costly" : "costly=off"); }});
-  t.push_back({"object-count-lies", S::kSelection, "`extra` (2)", {"extra"},
+  t.push_back({"extra-objects", S::kSelection, "", {}, apply_switch<&Quirks::extra_objects>, [](const Quirks& q) {
+                 return std::string(q.extra_objects ? "extra-objects" : "extra-objects=off");
+               }});
+  t.push_back({"costly", S::kSelection, "", {}, apply_switch<&Quirks::costly>, [](const Quirks& q) {
+                 return std::string(q.costly ? "costly" : "costly=off");
+               }});
+  t.push_back({"object-count-lies",
+               S::kSelection,
+               "`extra` (2)",
+               {"extra"},
                [](Quirks& q, const QuirkSetting& s) {
                  q.object_count_extra = s.on ? 2 : 0;
                  return s.on ? read_param(s, "extra", q.object_count_extra, limits::kExtraObjects) : Status::Ok();
@@ -334,9 +392,14 @@ std::vector<QuirkRow> make_table() {
                  return q.object_count_extra ? fmt::format("object-count-lies:extra={}", q.object_count_extra)
                                              : std::string();
                }});
-  t.push_back({"process-v1-disabled", S::kSelection, "", {}, apply_switch<&Quirks::process_v1_disabled>,
-               [](const Quirks& q) { return on_or_empty(q.process_v1_disabled, "process-v1-disabled"); }});
-  t.push_back({"duplicate-counter-defs", S::kContent, "`object` (238)", {"object"},
+  t.push_back(
+      {"process-v1-disabled", S::kSelection, "", {}, apply_switch<&Quirks::process_v1_disabled>, [](const Quirks& q) {
+         return on_or_empty(q.process_v1_disabled, "process-v1-disabled");
+       }});
+  t.push_back({"duplicate-counter-defs",
+               S::kContent,
+               "`object` (238)",
+               {"object"},
                [](Quirks& q, const QuirkSetting& s) {
                  q.content.duplicate_counter_object = s.on ? 238 : 0;
                  return s.on ? read_param(s, "object", q.content.duplicate_counter_object, limits::kTitleIndex)
@@ -346,7 +409,10 @@ std::vector<QuirkRow> make_table() {
                  const uint32_t o = q.content.duplicate_counter_object;
                  return o ? fmt::format("duplicate-counter-defs:object={}", o) : std::string();
                }});
-  t.push_back({"duplicate-instances", S::kContent, "`object` (230), `count` (2)", {"object", "count"},
+  t.push_back({"duplicate-instances",
+               S::kContent,
+               "`object` (230), `count` (2)",
+               {"object", "count"},
                [](Quirks& q, const QuirkSetting& s) {
                  ContentQuirks& c = q.content;
                  c.duplicate_instances_object = s.on ? 230 : 0;
@@ -357,25 +423,35 @@ std::vector<QuirkRow> make_table() {
                },
                [](const Quirks& q) {
                  const ContentQuirks& c = q.content;
-                 return c.duplicate_instances_object ? fmt::format("duplicate-instances:object={},count={}",
-                                                                   c.duplicate_instances_object,
-                                                                   c.duplicate_instances_count)
-                                                     : std::string();
+                 return c.duplicate_instances_object
+                            ? fmt::format("duplicate-instances:object={},count={}", c.duplicate_instances_object,
+                                          c.duplicate_instances_count)
+                            : std::string();
                }});
-  t.push_back({"name-table-gaps", S::kContent, "", {},
+  t.push_back({"name-table-gaps",
+               S::kContent,
+               "",
+               {},
                [](Quirks& q, const QuirkSetting& s) {
                  q.content.name_table_gaps = s.on;
                  return Status::Ok();
                },
                [](const Quirks& q) { return on_or_empty(q.content.name_table_gaps, "name-table-gaps"); }});
-  t.push_back({"counter-type-change", S::kContent, "`counter`, `type` (e.g. `0x00000100`)", {"counter", "type"},
-               apply_type_change, [](const Quirks& q) {
+  t.push_back({"counter-type-change",
+               S::kContent,
+               "`counter`, `type` (e.g. `0x00000100`)",
+               {"counter", "type"},
+               apply_type_change,
+               [](const Quirks& q) {
                  const ContentQuirks& c = q.content;
                  return c.type_change_counter ? fmt::format("counter-type-change:counter={},type=0x{:08x}",
                                                             c.type_change_counter, c.type_change_type)
                                               : std::string();
                }});
-  t.push_back({"perffreq", S::kContent, "`hz` (3579545)", {"hz"},
+  t.push_back({"perffreq",
+               S::kContent,
+               "`hz` (3579545)",
+               {"hz"},
                [](Quirks& q, const QuirkSetting& s) {
                  q.content.perf_freq = 0;
                  if (!s.on) return Status::Ok();
@@ -387,8 +463,12 @@ std::vector<QuirkRow> make_table() {
                [](const Quirks& q) {
                  return q.content.perf_freq ? fmt::format("perffreq:hz={}", q.content.perf_freq) : std::string();
                }});
-  t.push_back({"localized-partial", S::kContent, "`lang` (019), `share` (0.5)", {"lang", "share"},
-               apply_localized_partial, [](const Quirks& q) {
+  t.push_back({"localized-partial",
+               S::kContent,
+               "`lang` (019), `share` (0.5)",
+               {"lang", "share"},
+               apply_localized_partial,
+               [](const Quirks& q) {
                  const ContentQuirks& c = q.content;
                  return c.localized_lang.empty()
                             ? std::string()
