@@ -165,6 +165,15 @@ bool busy(const QuirkRow& self, const Quirks& q, QuirkCall& c) {
   return true;
 }
 
+// The other errors .NET's PerformanceMonitor.GetData retries with back-off besides ERROR_BUSY
+// (dotnet/runtime PerformanceCounterLib.cs): ERROR_NOT_READY 21, ERROR_LOCK_FAILED 167, WAIT_TIMEOUT 258.
+bool transient_error(const QuirkRow& self, const Quirks& q, QuirkCall& c) {
+  if (!c.fires(q.transient, 0x7A21)) return false;
+  c.answer.status = q.transient_code;
+  c.applied |= self.bit();
+  return true;
+}
+
 bool empty_names(const QuirkRow& self, const Quirks& q, QuirkCall& c) {
   if (c.content.type != windows::kRegMultiSz || !c.fires(q.empty_names, 0xE111)) return false;
   c.content.data = Bytes(4, 0);
@@ -307,6 +316,27 @@ std::vector<QuirkRow> make_table() {
                [](const Quirks& q) { return q.busy.active() ? "busy:" + chance_text(q.busy) : std::string(); },
                5,
                busy});
+  t.push_back({"transient-error",
+               S::kRefuse,
+               "`code` (21), `probability` (0.05), `every`",
+               {"code", "probability", "every"},
+               [](Quirks& q, const QuirkSetting& s) {
+                 if (Status st = read_chance(s, q.transient, 0.05); !st.ok()) return st;
+                 q.transient_code = 21;
+                 if (Status st = read_param(s, "code", q.transient_code, config::Bounds{1, 0xFFFF}); !st.ok())
+                   return st;
+                 return q.transient_code == 21 || q.transient_code == 167 || q.transient_code == 258
+                            ? Status::Ok()
+                            : bad(s,
+                                  "code must be 21 (ERROR_NOT_READY), 167 (ERROR_LOCK_FAILED) or 258 (WAIT_TIMEOUT)");
+               },
+               [](const Quirks& q) {
+                 return q.transient.active()
+                            ? fmt::format("transient-error:code={},{}", q.transient_code, chance_text(q.transient))
+                            : std::string();
+               },
+               10,
+               transient_error});
   t.push_back({"slow-global",
                S::kDelay,
                "`ms` (800)",

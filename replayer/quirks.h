@@ -37,6 +37,8 @@ struct Quirks {
   uint32_t nt4_jitter = 16384;                   // nt4-unsettled: the needed size wanders by up to this
   uint32_t growth_bytes = 0;                     // growth-between-calls: data grows by this after a size answer
   Chance busy;                                   // busy: ERROR_BUSY on QueryValue
+  Chance transient;                              // transient-error: another error .NET retries
+  uint32_t transient_code = 21;                  // ERROR_NOT_READY
   uint32_t slow_global_ms = 0;                   // slow-global: added latency of Global/Costly
   std::vector<std::string> timed_out_providers;  // provider-timeout: their objects vanish
   Chance hang;                                   // hang: the call blocks for hang_ms

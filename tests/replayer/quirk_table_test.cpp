@@ -13,8 +13,10 @@
 
 #include "replayer/answer.h"
 #include "replayer/fleet_file.h"
+#include "replayer/host.h"
 #include "replayer/quirk_table.h"
 #include "replayer/quirks.h"
+#include "tests/common/test_capture.h"
 #include "windows/os.h"
 
 using namespace perfsim;
@@ -135,7 +137,29 @@ TEST_CASE("an unknown quirk is refused with the names the table knows") {
   const Status s = apply_setting(q, QuirkSetting{"busyy", true, {}});
   CHECK_FALSE(s.ok());
   CHECK(s.message().find("unknown quirk 'busyy'") != std::string::npos);
-  CHECK(s.message().find("busy, slow-global") != std::string::npos);
+  CHECK(s.message().find("access-denied, busy, transient-error") != std::string::npos);
   const Status p = apply_setting(q, QuirkSetting{"busy", true, {{"evry", "2"}}});
   CHECK(p.message().find("unknown parameter 'evry'") != std::string::npos);
+}
+
+TEST_CASE("transient-error answers every Nth perf query with the error .NET retries") {
+  HostOptions opt{TimelineMode::kFrozen, 0};
+  QuirkSetting s;
+  REQUIRE(parse_quirk_arg("transient-error:code=258,every=3", s).ok());
+  REQUIRE(apply_setting(opt.quirks, s).ok());
+  std::shared_ptr<SimulatedHost> h;
+  REQUIRE(SimulatedHost::load(testing::test_capture(), opt, h).ok());
+  for (int i = 1; i <= 6; ++i) {
+    const ValueAnswer a = h->query(PerfKey::kData, "Global", BufferOffer{true, 1u << 24});
+    INFO("call " << i);
+    CHECK(a.status == (i % 3 == 0 ? 258u : 0u));
+    CHECK(applied_names(a.applied) == (i % 3 == 0 ? "transient-error" : ""));
+    CHECK(a.data.empty() == (i % 3 == 0));
+  }
+  CHECK_FALSE(parse_quirk_arg("transient-error:code=5", s).ok());
+  QuirkSetting dflt{"transient-error", true, {}};
+  Quirks q;
+  REQUIRE(apply_setting(q, dflt).ok());
+  CHECK(q.transient_code == 21);
+  CHECK(q.transient.probability == 0.05);
 }
