@@ -1,4 +1,4 @@
-#include "winreg/ndr.h"
+#include "rpc/ndr.h"
 
 #include "core/utf16.h"
 
