@@ -17,11 +17,7 @@ rpc::AssociationConfig bound_to(rpc::AssociationConfig cfg, const rpc::Interface
 
 RpcHandler::RpcHandler(rpc::AssociationConfig cfg, const rpc::Interface& iface,
                        std::unique_ptr<rpc::InterfaceSession> session, std::unique_ptr<journal::SessionTap> tap)
-    : assoc_(bound_to(std::move(cfg), iface)),
-      iface_(iface),
-      session_(std::move(session)),
-      tap_(std::move(tap)),
-      call_([this](uint16_t opnum, ByteView in, ByteChain& out) { return call(opnum, in, out); }) {
+    : assoc_(bound_to(std::move(cfg), iface)), iface_(iface), session_(std::move(session)), tap_(std::move(tap)) {
   session_->observe(tap_ != nullptr);
 }
 
@@ -59,7 +55,8 @@ void RpcHandler::observe(uint16_t opnum, uint32_t fault, int64_t wall_us, std::c
 
 Verdict RpcHandler::on_pdu(ByteView pdu, std::vector<ByteChain>& out) {
   const size_t before = out.size();
-  const bool close = assoc_.process(pdu, call_, out);
+  auto call = [this](uint16_t opnum, ByteView in, ByteChain& stub) { return this->call(opnum, in, stub); };
+  const bool close = assoc_.serve(pdu, rpc::CallRef(call), out);
   const rpc::CallEffects fx = session_->take_effects();
   if (fx.drop_connection) {  // the host vanished mid-call: no answer
     out.erase(out.begin() + std::ptrdiff_t(before), out.end());

@@ -35,7 +35,6 @@ class RpcHandler : public ConnectionHandler {
   const rpc::Interface& iface_;
   std::unique_ptr<rpc::InterfaceSession> session_;
   std::unique_ptr<journal::SessionTap> tap_;
-  rpc::GatherCallHandler call_;         // bound to call() once, not per PDU
   std::chrono::milliseconds delay_{0};  // the session's latency for the last PDU's answers
 };
 
