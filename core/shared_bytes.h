@@ -1,6 +1,6 @@
 // Immutable contiguous bytes whose buffer is shared: copies and slices cost a reference count,
 // not the bytes. A recorded answer can so leave the capture for the socket without a copy (the
-// NDR writer references it, see winreg/ndr.h), while code that reads it sees one plain span.
+// NDR writer references it, see rpc/ndr.h), while code that reads it sees one plain span.
 //
 // Contract: the bytes never change after construction; the buffer lives as long as any
 // SharedBytes viewing it. Code that must change bytes takes a copy (to_bytes), edits it and wraps

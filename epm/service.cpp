@@ -6,9 +6,7 @@ namespace perfsim::epm {
 namespace {
 
 using rpc::kFaultAccessDenied;
-using rpc::kFaultBadStubData;
 using rpc::kFaultContextMismatch;  // a lookup handle we never gave
-using rpc::kFaultOpRangeError;
 
 // A requested version is served by a registration of the same major and an equal or newer minor
 // (C706 2.5: "compatible").
@@ -102,34 +100,48 @@ bool Service::lookup(const LookupRequest& r, LookupResponse& out) {
   return true;
 }
 
+uint32_t Service::ept_map(const MapRequest& req, MapResponse& resp) {
+  resp = map(req);
+  return 0;
+}
+
+uint32_t Service::ept_lookup(const LookupRequest& req, LookupResponse& resp) {
+  return lookup(req, resp) ? 0 : kFaultContextMismatch;
+}
+
+uint32_t Service::ept_lookup_handle_free(const HandleFreeRequest& req, HandleFreeResponse&) {
+  if (!req.entry_handle.null() && !lookups_.erase(req.entry_handle)) return kFaultContextMismatch;
+  return 0;
+}
+
+namespace {
+
+// ept_insert, ept_delete, ept_inq_object, ept_mgmt_delete: a remote client may not change or
+// manage the map (Windows refuses remote registration), whatever the stub holds.
+uint32_t refuse_remote(rpc::InterfaceSession&, ByteView, ByteChain&) { return kFaultAccessDenied; }
+
+}  // namespace
+
+const rpc::Interface& epm_interface() {
+  using rpc::operation;
+  static constexpr rpc::Operation kOperations[] = {
+      {0, "ept_insert", &refuse_remote},
+      {1, "ept_delete", &refuse_remote},
+      operation<&Service::ept_lookup>(kOpLookup, "ept_lookup"),
+      operation<&Service::ept_map>(kOpMap, "ept_map"),
+      operation<&Service::ept_lookup_handle_free>(kOpLookupHandleFree, "ept_lookup_handle_free"),
+      {5, "ept_inq_object", &refuse_remote},
+      {kOpMgmtDelete, "ept_mgmt_delete", &refuse_remote},
+  };
+  static const rpc::Interface kEpm{"epmapper", epm_syntax(), kOperations};
+  return kEpm;
+}
+
 uint32_t Service::call(uint16_t opnum, ByteView in, Bytes& out) {
-  switch (opnum) {
-    case kOpMap: {
-      MapRequest req;
-      if (!decode(in, req).ok()) return kFaultBadStubData;
-      out = encode(map(req));
-      return 0;
-    }
-    case kOpLookup: {
-      LookupRequest req;
-      LookupResponse resp;
-      if (!decode(in, req).ok()) return kFaultBadStubData;
-      if (!lookup(req, resp)) return kFaultContextMismatch;
-      out = encode(resp);
-      return 0;
-    }
-    case kOpLookupHandleFree: {
-      HandleFreeRequest req;
-      if (!decode(in, req).ok()) return kFaultBadStubData;
-      if (!req.entry_handle.null() && !lookups_.erase(req.entry_handle)) return kFaultContextMismatch;
-      out = encode(HandleFreeResponse{});
-      return 0;
-    }
-    default:
-      // ept_insert, ept_delete, ept_inq_object, ept_mgmt_delete: a remote client may not change
-      // or manage the map (Windows refuses remote registration); beyond them, no such operation.
-      return opnum <= kOpMgmtDelete ? kFaultAccessDenied : kFaultOpRangeError;
-  }
+  ByteChain chain;
+  const uint32_t fault = epm_interface().call(*this, opnum, in, chain);
+  out = chain.flatten();
+  return fault;
 }
 
 }  // namespace perfsim::epm

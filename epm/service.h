@@ -12,6 +12,7 @@
 
 #include "core/bytes.h"
 #include "epm/codec.h"
+#include "rpc/interface.h"
 
 namespace perfsim::epm {
 
@@ -22,11 +23,23 @@ struct Registration {
   std::string annotation;
 };
 
-class Service {
+// The endpoint mapper interface (C706 appendix O: opnums 0-6) over a Service.
+const rpc::Interface& epm_interface();
+
+class Service final : public rpc::InterfaceSession {
  public:
   explicit Service(std::vector<Registration> registered) : registered_(std::move(registered)) {}
-  // 0 and the response stub, or a fault status for the association to send.
+  // 0 and the response stub (through epm_interface()), or a fault status for the association to send.
   uint32_t call(uint16_t opnum, ByteView in, Bytes& out);
+
+  // The operations (epm_interface() rows).
+  uint32_t ept_map(const MapRequest& req, MapResponse& resp);
+  uint32_t ept_lookup(const LookupRequest& req, LookupResponse& resp);
+  uint32_t ept_lookup_handle_free(const HandleFreeRequest& req, HandleFreeResponse& resp);
+  template <class Resp>
+  void reply(const Resp& r, ByteChain& out) {
+    out = ByteChain(encode(r));
+  }
 
   MapResponse map(const MapRequest& r) const;
   // Not const: issues, advances and frees lookup handles. A null handle starts a new lookup; a

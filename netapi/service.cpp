@@ -3,13 +3,11 @@
 #include <optional>
 #include <vector>
 
-#include "winreg/ndr.h"
+#include "rpc/ndr.h"
 
 namespace perfsim::netapi {
 namespace {
 
-using rpc::kFaultBadStubData;
-using rpc::kFaultOpRangeError;
 constexpr uint32_t kPlatformIdNt = 500;  // PLATFORM_ID_NT ([MS-SRVS] 2.2.4.41, [MS-WKST] 2.2.5.1)
 // [MS-SRVS] 2.2.2.7: SV_TYPE_WORKSTATION | SV_TYPE_SERVER | SV_TYPE_NT, plus SV_TYPE_SERVER_NT
 // on server editions (what a Windows host in a workgroup reports).
@@ -147,25 +145,59 @@ Bytes share_enum(uint32_t level, bool resume) {
 rpc::SyntaxId srvsvc_syntax() { return {*rpc::Uuid::parse("4b324fc8-1670-01d3-1278-5a47bf6ee188"), 3, 0}; }
 rpc::SyntaxId wkssvc_syntax() { return {*rpc::Uuid::parse("6bffd098-a112-3610-9833-46c3f87e345a"), 1, 0}; }
 
+Status decode(ByteView stub, LevelRequest& out) {
+  return read_level_request(stub, out.level) ? Status::Ok() : Status::InvalidArgument("bad level request");
+}
+
+Status decode(ByteView stub, ShareEnumRequest& out) {
+  return read_share_enum(stub, out.level, out.resume) ? Status::Ok()
+                                                      : Status::InvalidArgument("bad NetrShareEnum request");
+}
+
+uint32_t Service::server_get_info(const LevelRequest& req, Reply& resp) {
+  resp.stub = netapi::server_get_info(host_, req.level);
+  return 0;
+}
+
+uint32_t Service::share_enum(const ShareEnumRequest& req, Reply& resp) {
+  resp.stub = netapi::share_enum(req.level, req.resume);
+  return 0;
+}
+
+uint32_t Service::wksta_get_info(const LevelRequest& req, Reply& resp) {
+  resp.stub = netapi::wksta_get_info(host_, req.level);
+  return 0;
+}
+
+// Only the inventory calls clients make; any other opnum faults nca_op_rng_error, which
+// rpcclient reports as "procedure number out of range" and goes on.
+const rpc::Interface& srvsvc_interface() {
+  static constexpr rpc::Operation kOperations[] = {
+      rpc::operation<&Service::share_enum>(kOpNetrShareEnum, "NetrShareEnum"),
+      rpc::operation<&Service::server_get_info>(kOpNetrServerGetInfo, "NetrServerGetInfo"),
+  };
+  static const rpc::Interface kSrvsvc{"srvsvc", srvsvc_syntax(), kOperations};
+  return kSrvsvc;
+}
+
+const rpc::Interface& wkssvc_interface() {
+  static constexpr rpc::Operation kOperations[] = {
+      rpc::operation<&Service::wksta_get_info>(kOpNetrWkstaGetInfo, "NetrWkstaGetInfo"),
+  };
+  static const rpc::Interface kWkssvc{"wkssvc", wkssvc_syntax(), kOperations};
+  return kWkssvc;
+}
+
+const rpc::Interface& interface_of(Pipe pipe) {
+  return pipe == Pipe::kSrvsvc ? srvsvc_interface() : wkssvc_interface();
+}
+
 uint32_t call(Pipe pipe, const HostIdentity& host, uint16_t opnum, ByteView in, Bytes& out) {
-  uint32_t level = 0;
-  if (pipe == Pipe::kSrvsvc && opnum == kOpNetrServerGetInfo) {
-    if (!read_level_request(in, level)) return kFaultBadStubData;
-    out = server_get_info(host, level);
-    return 0;
-  }
-  if (pipe == Pipe::kSrvsvc && opnum == kOpNetrShareEnum) {
-    bool resume = false;
-    if (!read_share_enum(in, level, resume)) return kFaultBadStubData;
-    out = share_enum(level, resume);
-    return 0;
-  }
-  if (pipe == Pipe::kWkssvc && opnum == kOpNetrWkstaGetInfo) {
-    if (!read_level_request(in, level)) return kFaultBadStubData;
-    out = wksta_get_info(host, level);
-    return 0;
-  }
-  return kFaultOpRangeError;
+  Service s(host);
+  ByteChain chain;
+  const uint32_t fault = interface_of(pipe).call(s, opnum, in, chain);
+  out = chain.flatten();
+  return fault;
 }
 
 }  // namespace perfsim::netapi

@@ -7,8 +7,11 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "core/bytes.h"
+#include "core/status.h"
+#include "rpc/interface.h"
 #include "rpc/pdu.h"
 
 namespace perfsim::netapi {
@@ -31,7 +34,41 @@ struct HostIdentity {
 
 enum class Pipe { kSrvsvc, kWkssvc };
 
-// 0 and the response stub, or a fault status.
+// What the two interfaces' requests carry that matters here (the ServerName is read and dropped:
+// the address picked the host).
+struct LevelRequest {  // NetrServerGetInfo, NetrWkstaGetInfo
+  uint32_t level = 0;
+};
+struct ShareEnumRequest {  // NetrShareEnum: the info level and whether a ResumeHandle came
+  uint32_t level = 0;
+  bool resume = false;
+};
+Status decode(ByteView stub, LevelRequest& out);
+Status decode(ByteView stub, ShareEnumRequest& out);
+// A response stub, written whole by its operation.
+struct Reply {
+  Bytes stub;
+};
+
+// One association's srvsvc or wkssvc: the host it describes.
+class Service final : public rpc::InterfaceSession {
+ public:
+  explicit Service(HostIdentity host) : host_(std::move(host)) {}
+  // The operations (srvsvc_interface() / wkssvc_interface() rows).
+  uint32_t server_get_info(const LevelRequest& req, Reply& resp);
+  uint32_t share_enum(const ShareEnumRequest& req, Reply& resp);
+  uint32_t wksta_get_info(const LevelRequest& req, Reply& resp);
+  void reply(Reply& r, ByteChain& out) { out = ByteChain(std::move(r.stub)); }
+
+ private:
+  HostIdentity host_;
+};
+
+const rpc::Interface& srvsvc_interface();
+const rpc::Interface& wkssvc_interface();
+const rpc::Interface& interface_of(Pipe pipe);
+
+// 0 and the response stub, or a fault status (the pipe's interface over a Service of `host`).
 uint32_t call(Pipe pipe, const HostIdentity& host, uint16_t opnum, ByteView in, Bytes& out);
 
 }  // namespace perfsim::netapi

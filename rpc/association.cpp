@@ -394,6 +394,10 @@ void Association::respond(const Call& call, uint32_t fault, ByteView stub_out, s
 }
 
 bool Association::process(ByteView pdu, const GatherCallHandler& handler, std::vector<ByteChain>& out) {
+  return serve(pdu, CallRef(handler), out);
+}
+
+bool Association::serve(ByteView pdu, CallRef handler, std::vector<ByteChain>& out) {
   Step s = receive(pdu);
   for (Bytes& b : s.replies) out.emplace_back(std::move(b));
   if (!s.call) return s.close;

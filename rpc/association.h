@@ -11,6 +11,7 @@
 // Not supported (noted, answered properly): big-endian/non-ASCII stubs (fault nca_unsupported_type),
 // concurrent multiplexing (calls are handled one at a time).
 #pragma once
+#include <boost/container/small_vector.hpp>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -64,6 +65,23 @@ using CallHandler = std::function<uint32_t(uint16_t opnum, ByteView stub_in, Byt
 // The same, with a stub that may reference (share) payload buffers instead of holding copies.
 using GatherCallHandler = std::function<uint32_t(uint16_t opnum, ByteView stub_in, ByteChain& stub_out)>;
 
+// A non-owning reference to a call handler of the serving path: two words, no allocation, for a
+// handler that outlives the call (server::RpcHandler's, instead of a std::function per handler).
+class CallRef {
+ public:
+  template <class F>
+  explicit CallRef(F& f)
+      : obj_(const_cast<void*>(static_cast<const void*>(&f))),
+        fn_([](void* o, uint16_t opnum, ByteView in, ByteChain& out) -> uint32_t {
+          return (*static_cast<F*>(o))(opnum, in, out);
+        }) {}
+  uint32_t operator()(uint16_t opnum, ByteView in, ByteChain& out) const { return fn_(obj_, opnum, in, out); }
+
+ private:
+  void* obj_;
+  uint32_t (*fn_)(void*, uint16_t, ByteView, ByteChain&);
+};
+
 class Association {
  public:
   explicit Association(AssociationConfig config = {});
@@ -77,6 +95,8 @@ class Association {
   // The serving path: like process(), but the replies go to `out` and response fragments
   // reference the handler's stub pieces (byte for byte what process() sends). Returns Step::close.
   bool process(ByteView pdu, const GatherCallHandler& handler, std::vector<ByteChain>& out);
+  // The same through a CallRef.
+  bool serve(ByteView pdu, CallRef handler, std::vector<ByteChain>& out);
 
   bool bound() const { return bound_; }
   uint16_t max_xmit_frag() const { return max_xmit_; }  // largest PDU we send
@@ -117,7 +137,8 @@ class Association {
   uint16_t max_xmit_;
   uint16_t max_recv_;
   uint32_t assoc_group_ = 0;
-  std::vector<uint16_t> accepted_contexts_;
+  // Inline for the usual one or two contexts: an idle association allocates nothing for them.
+  boost::container::small_vector<uint16_t, 4> accepted_contexts_;
   std::optional<Partial> partial_;
   // Authentication: the context, what the bind asked for, and whether a leg failed (the next
   // request is then refused, as Windows refuses it after a failed auth3).

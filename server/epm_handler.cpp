@@ -42,20 +42,8 @@ std::vector<epm::Registration> EndpointRegistry::at(const std::string& address) 
   return {};
 }
 
-EpmHandler::EpmHandler(const rpc::AssociationConfig& cfg, std::vector<epm::Registration> registered)
-    : assoc_(cfg),
-      service_(std::move(registered)),
-      call_([this](uint16_t opnum, ByteView in, Bytes& out) { return service_.call(opnum, in, out); }) {}
-
-Verdict EpmHandler::on_pdu(ByteView pdu, std::vector<ByteChain>& out) {
-  rpc::Step s = assoc_.process(pdu, call_);
-  for (Bytes& b : s.replies) out.emplace_back(std::move(b));
-  return s.close ? Verdict::kClose : Verdict::kContinue;
-}
-
 std::unique_ptr<ConnectionHandler> EpmHandlerFactory::create(const PeerInfo& peer) {
-  rpc::AssociationConfig cfg;
-  cfg.interface = epm::epm_syntax();
+  rpc::AssociationConfig cfg;  // the interface comes from the table (RpcHandler)
   cfg.secondary_address = port_of(peer.local);
   std::vector<epm::Registration> regs = registry_->at(address_);
   // A host bound to any address (0.0.0.0, --allow-remote) is reached at the connection's own address.

@@ -10,6 +10,7 @@
 #include "epm/service.h"
 #include "rpc/association.h"
 #include "server/handler.h"
+#include "server/rpc_handler.h"
 #include "server/server.h"
 
 namespace perfsim::server {
@@ -26,16 +27,11 @@ class EndpointRegistry {
   std::vector<std::pair<std::string, std::vector<epm::Registration>>> by_address_;
 };
 
-class EpmHandler final : public ConnectionHandler {
+// A mapper connection: the generic RpcHandler over the epm interface table.
+class EpmHandler final : public RpcHandler {
  public:
-  EpmHandler(const rpc::AssociationConfig& cfg, std::vector<epm::Registration> registered);
-  Verdict on_pdu(ByteView pdu, std::vector<ByteChain>& out) override;
-  std::string take_auth_error() override { return assoc_.take_auth_error(); }
-
- private:
-  rpc::Association assoc_;
-  epm::Service service_;
-  rpc::CallHandler call_;
+  EpmHandler(const rpc::AssociationConfig& cfg, std::vector<epm::Registration> registered)
+      : RpcHandler(cfg, epm::epm_interface(), std::make_unique<epm::Service>(std::move(registered))) {}
 };
 
 class EpmHandlerFactory final : public HandlerFactory {

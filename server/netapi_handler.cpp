@@ -1,27 +1,12 @@
 #include "server/netapi_handler.h"
 
 namespace perfsim::server {
-namespace {
 
-rpc::AssociationConfig config_for(netapi::Pipe pipe) {
-  rpc::AssociationConfig cfg;
-  const bool srvsvc = pipe == netapi::Pipe::kSrvsvc;
-  cfg.interface = srvsvc ? netapi::srvsvc_syntax() : netapi::wkssvc_syntax();
-  cfg.secondary_address = srvsvc ? "\\PIPE\\srvsvc" : "\\PIPE\\wkssvc";
-  return cfg;
-}
-
-}  // namespace
-
-NetapiHandler::NetapiHandler(netapi::Pipe pipe, const netapi::HostIdentity& host)
-    : assoc_(config_for(pipe)), call_([pipe, host](uint16_t opnum, ByteView in, Bytes& out) {
-        return netapi::call(pipe, host, opnum, in, out);
-      }) {}
-
-Verdict NetapiHandler::on_pdu(ByteView pdu, std::vector<ByteChain>& out) {
-  rpc::Step s = assoc_.process(pdu, call_);
-  for (Bytes& b : s.replies) out.emplace_back(std::move(b));
-  return s.close ? Verdict::kClose : Verdict::kContinue;
+std::unique_ptr<ConnectionHandler> NetapiHandlerFactory::create(const PeerInfo&) {
+  rpc::AssociationConfig cfg;  // the interface comes from the table (RpcHandler)
+  cfg.secondary_address = pipe_ == netapi::Pipe::kSrvsvc ? "\\PIPE\\srvsvc" : "\\PIPE\\wkssvc";
+  return std::make_unique<RpcHandler>(std::move(cfg), netapi::interface_of(pipe_),
+                                      std::make_unique<netapi::Service>(host_));
 }
 
 }  // namespace perfsim::server

@@ -1,6 +1,7 @@
 // The per-connection read buffer. It starts at a small base capacity, grows only to hold a frame
 // larger than that while it is in flight, and drops back to the base capacity as soon as every
-// buffered byte has been consumed, so an idle connection costs about `base` bytes.
+// buffered byte has been consumed; release() frees it, which a connection does when it goes idle
+// (it reads whole frames into its thread's scratch buffer: connection.h).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,14 @@ class ReadBuffer {
   // Drops n bytes from the front of data().
   void consume(size_t n);
   size_t capacity() const { return cap_; }
+  // Frees the storage when nothing is buffered (an idle connection then holds none; the next
+  // prepare() allocates again).
+  void release() {
+    if (head_ == tail_) {
+      buf_.reset();
+      cap_ = head_ = tail_ = 0;
+    }
+  }
 
  private:
   void reallocate(size_t capacity);

@@ -10,10 +10,10 @@ int64_t ReplyBudget::now_ns() {
       .count();
 }
 
-ReplyBudget::Handle ReplyBudget::join(std::function<void()> evict) {
+ReplyBudget::Handle ReplyBudget::join(std::weak_ptr<Evictable> conn) {
   std::lock_guard lk(mu_);
   shares_.emplace_back();
-  shares_.back().evict = std::move(evict);
+  shares_.back().conn = std::move(conn);
   return std::prev(shares_.end());
 }
 
@@ -59,7 +59,9 @@ void ReplyBudget::evict_for(Handle self) {
     s->evicted.store(true, std::memory_order_relaxed);
     freed += s->queued.load(std::memory_order_relaxed);
     evictions_.fetch_add(1, std::memory_order_relaxed);
-    s->evict();
+    // A share still listed is a connection that has not closed (close() leaves first), so the set
+    // still owns it and this reference is never the last.
+    if (auto c = s->conn.lock()) c->evict_async();
   }
 }
 

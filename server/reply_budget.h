@@ -17,11 +17,20 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <list>
 #include <mutex>
 
 namespace perfsim::server {
+
+// What the budget asks of a connection it chose: to close itself on its own thread.
+class Evictable {
+ public:
+  virtual void evict_async() = 0;
+
+ protected:
+  ~Evictable() = default;
+};
 
 class ReplyBudget {
  public:
@@ -29,7 +38,8 @@ class ReplyBudget {
     std::atomic<size_t> queued{0};
     std::atomic<int64_t> progress_ns{0};  // steady clock: last write progress, or when the queue became non-empty
     std::atomic<bool> evicted{false};
-    std::function<void()> evict;  // posts the close to the connection's thread
+    // A weak reference, not a callback that captures one: no allocation per connection.
+    std::weak_ptr<Evictable> conn;
   };
   using Handle = std::list<Share>::iterator;
 
@@ -40,7 +50,7 @@ class ReplyBudget {
   uint64_t evictions() const { return evictions_.load(std::memory_order_relaxed); }
   bool over() const { return queued() >= limit_; }
 
-  Handle join(std::function<void()> evict);
+  Handle join(std::weak_ptr<Evictable> conn);
   void leave(Handle h);             // credits what the share still holds
   void charge(Handle h, size_t n);  // replies queued; may evict others
   void credit(Handle h, size_t n);  // bytes the kernel took (write progress)

@@ -42,7 +42,7 @@ struct ServerConfig {
   // Unread reply bytes of all connections together (reply_budget.h); 0 = no budget. Beyond it,
   // connections with replies queued stop reading and the longest-stalled readers are closed.
   size_t reply_budget = size_t(512) << 20;
-  size_t read_buffer_base = 4096;  // read buffer of an idle connection
+  size_t read_buffer_base = 4096;  // first size of a connection's buffer for a PDU's beginning (idle: none)
   bool handle_signals = true;      // SIGINT/SIGTERM make run() return
   LogSink log;                     // empty = stderr_log_sink()
 };

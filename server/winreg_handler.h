@@ -1,6 +1,6 @@
-// The protocol stack behind one connection: DCE/RPC association (rpc/) over the winreg service
-// (winreg/) over a simulated host (replayer/). The transport hands it PDUs through the
-// ConnectionHandler seam; the same stack serves TCP and, later, SMB named pipes.
+// winreg connections of a simulated host: the handler factory a TCP listener or the SMB pipe
+// router uses (the generic RpcHandler over winreg's table, server/rpc_handler.h), the TCP
+// association policy of the restrict-remote-clients quirk, and a serve run's journal recorder.
 #pragma once
 #include <memory>
 #include <string>
@@ -8,34 +8,23 @@
 
 #include "journal/recorder.h"
 #include "replayer/host.h"
-#include "rpc/association.h"
 #include "server/handler.h"
+#include "server/rpc_handler.h"
 #include "winreg/service.h"
 
 namespace perfsim::server {
 
-// perf_data_allowed false: OpenHKPD answers WERR_ACCESS_DENIED, as Windows does for accounts
-// outside Administrators / Performance Monitor Users (the SMB transport decides per account).
-class WinregHandler final : public ConnectionHandler {
+// The winreg stack of one connection: the generic RpcHandler over winreg's interface table and a
+// winreg::Service of the host (tests, fuzz targets and benches build it directly).
+// perf_data_allowed false: OpenHKPD answers WERR_ACCESS_DENIED (winreg::Service decides; the SMB
+// transport says which account connected).
+class WinregHandler final : public RpcHandler {
  public:
   // tap: where each call's CallEvent goes (journal, metrics); null: nowhere, and nothing is noted.
   WinregHandler(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host,
-                bool perf_data_allowed = true, std::unique_ptr<journal::SessionTap> tap = nullptr);
-  Verdict on_pdu(ByteView pdu, std::vector<ByteChain>& out) override;
-  std::string take_auth_error() override { return assoc_.take_auth_error(); }
-  std::chrono::milliseconds reply_delay() override { return std::exchange(delay_, std::chrono::milliseconds(0)); }
-
- private:
-  uint32_t call(uint16_t opnum, ByteView in, ByteChain& out);
-  uint32_t dispatch(uint16_t opnum, ByteView in, ByteChain& out);
-  void observe(uint16_t opnum, uint32_t fault, int64_t wall_us, std::chrono::steady_clock::duration took);
-
-  rpc::Association assoc_;
-  winreg::Service service_;
-  rpc::GatherCallHandler call_;         // bound to call() once, not per PDU
-  std::chrono::milliseconds delay_{0};  // the host's latency for the last PDU's answers
-  bool perf_data_allowed_;
-  std::unique_ptr<journal::SessionTap> tap_;
+                bool perf_data_allowed = true, std::unique_ptr<journal::SessionTap> tap = nullptr)
+      : RpcHandler(cfg, winreg::winreg_interface(),
+                   std::make_unique<winreg::Service>(std::move(host), perf_data_allowed), std::move(tap)) {}
 };
 
 // The association config of a host's ncacn_ip_tcp listener: `base`, with require_auth switched on

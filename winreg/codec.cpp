@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "winreg/ndr.h"
+#include "rpc/ndr.h"
 
 namespace perfsim::winreg {
 namespace {

@@ -15,19 +15,6 @@ using replayer::RegValue;
 
 constexpr uint32_t kRegVersion = 5;  // what Windows (and Samba) answer to GetVersion
 
-template <class Req>
-bool decode_ok(ByteView stub, Req& r) {
-  return decode(stub, r).ok();
-}
-
-// Consumes r: its data buffers move into the stub's shared pieces instead of being copied.
-template <class Resp>
-uint32_t reply(Resp& r, ByteChain& out, CallNote& note) {
-  note.status = r.result;
-  out = encode_shared(std::make_shared<const Resp>(std::move(r)));
-  return 0;
-}
-
 std::shared_ptr<const std::string> hive_path(bool perf, PerfKey k) {
   static const auto hklm = std::make_shared<const std::string>("HKLM");
   static const auto data = std::make_shared<const std::string>("HKEY_PERFORMANCE_DATA");
@@ -47,7 +34,8 @@ StringBuf name_buf(const std::string& utf8, uint16_t capacity) {
 
 }  // namespace
 
-Service::Service(std::shared_ptr<replayer::SimulatedHost> host) : host_(std::move(host)) {
+Service::Service(std::shared_ptr<replayer::SimulatedHost> host, bool perf_data_allowed)
+    : host_(std::move(host)), perf_data_allowed_(perf_data_allowed) {
   std::random_device rd;
   next_handle_ = (uint64_t(rd()) << 32) | rd();
 }
@@ -74,40 +62,32 @@ uint32_t Service::note(const replayer::ValueAnswer& a) {
   return a.rpc_fault;
 }
 
+const rpc::Interface& winreg_interface() {
+  using rpc::operation;
+  // MS-RRP 3.1.5: the opnums a collector and the registry tools use; the rest fault
+  // nca_op_rng_error, as for an opnum the server does not know.
+  static constexpr rpc::Operation kOperations[] = {
+      operation<&Service::open_hklm>(kOpenHKLM, "OpenHKLM"),
+      operation<&Service::open_hkpd>(kOpenHKPD, "OpenHKPD"),
+      operation<&Service::close_key>(kCloseKey, "BaseRegCloseKey"),
+      operation<&Service::enum_key>(kEnumKey, "BaseRegEnumKey"),
+      operation<&Service::enum_value>(kEnumValue, "BaseRegEnumValue"),
+      operation<&Service::get_key_security>(kGetKeySecurity, "BaseRegGetKeySecurity"),
+      operation<&Service::open_key>(kOpenKey, "BaseRegOpenKey"),
+      operation<&Service::query_info_key>(kQueryInfoKey, "BaseRegQueryInfoKey"),
+      operation<&Service::query_value>(kQueryValue, "BaseRegQueryValue"),
+      operation<&Service::get_version>(kGetVersion, "BaseRegGetVersion"),
+      operation<&Service::query_multiple_values>(kQueryMultipleValues, "BaseRegQueryMultipleValues"),
+      operation<&Service::open_hkpt>(kOpenHKPT, "OpenHKPT"),
+      operation<&Service::open_hkpn>(kOpenHKPN, "OpenHKPN"),
+      operation<&Service::query_multiple_values2>(kQueryMultipleValues2, "BaseRegQueryMultipleValues2"),
+  };
+  static const rpc::Interface kWinreg{"winreg", rpc::winreg_syntax(), kOperations};
+  return kWinreg;
+}
+
 uint32_t Service::call(uint16_t opnum, ByteView stub, ByteChain& out) {
-  if (observing_) note_ = CallNote{};
-  switch (opnum) {
-    case kOpenHKLM:
-      return open_hive(stub, out, Entry{&host_->registry().root(), false, PerfKey::kData, nullptr});
-    case kOpenHKPD:
-      return open_hive(stub, out, Entry{nullptr, true, PerfKey::kData, nullptr});
-    case kOpenHKPT:
-      return open_hive(stub, out, Entry{nullptr, true, PerfKey::kText, nullptr});
-    case kOpenHKPN:
-      return open_hive(stub, out, Entry{nullptr, true, PerfKey::kNlsText, nullptr});
-    case kCloseKey:
-      return close_key(stub, out);
-    case kOpenKey:
-      return open_key(stub, out);
-    case kEnumKey:
-      return enum_key(stub, out);
-    case kEnumValue:
-      return enum_value(stub, out);
-    case kQueryInfoKey:
-      return query_info_key(stub, out);
-    case kQueryValue:
-      return query_value(stub, out);
-    case kGetKeySecurity:
-      return get_key_security(stub, out);
-    case kGetVersion:
-      return get_version(stub, out);
-    case kQueryMultipleValues:
-      return query_multiple_values(stub, out);
-    case kQueryMultipleValues2:
-      return query_multiple_values2(stub, out);
-    default:
-      return kFaultOpRangeError;
-  }
+  return winreg_interface().call(*this, opnum, stub, out);
 }
 
 uint32_t Service::call(uint16_t opnum, ByteView stub, Bytes& out) {
@@ -117,36 +97,50 @@ uint32_t Service::call(uint16_t opnum, ByteView stub, Bytes& out) {
   return fault;
 }
 
-uint32_t Service::open_hive(ByteView stub, ByteChain& out, Entry e) {
-  OpenHiveRequest req;
-  if (!decode_ok(stub, req)) return kFaultBadStubData;
-  OpenHiveResponse resp;
+uint32_t Service::open_hklm(const OpenHiveRequest&, OpenHiveResponse& resp) {
+  return open_hive(resp, Entry{&host_->registry().root(), false, PerfKey::kData, nullptr});
+}
+
+// MS-RRP 3.1.5.3 (OpenHKPD) leaves access checks to the server; Windows answers
+// ERROR_ACCESS_DENIED with a zero handle to an account outside Administrators and Performance
+// Monitor Users. Which account it is only the SMB transport knows (perf_data_allowed).
+uint32_t Service::open_hkpd(const OpenHiveRequest&, OpenHiveResponse& resp) {
+  if (!perf_data_allowed_) {
+    resp.result = windows::kErrorAccessDenied;  // nothing but the status is noted
+    return 0;
+  }
+  return open_hive(resp, Entry{nullptr, true, PerfKey::kData, nullptr});
+}
+
+uint32_t Service::open_hkpt(const OpenHiveRequest&, OpenHiveResponse& resp) {
+  return open_hive(resp, Entry{nullptr, true, PerfKey::kText, nullptr});
+}
+
+uint32_t Service::open_hkpn(const OpenHiveRequest&, OpenHiveResponse& resp) {
+  return open_hive(resp, Entry{nullptr, true, PerfKey::kNlsText, nullptr});
+}
+
+uint32_t Service::open_hive(OpenHiveResponse& resp, Entry e) {
   if (e.perf && host_->refuses_open(e.perf_key)) {  // access-denied quirk: not a Performance Monitor User
     resp.result = windows::kErrorAccessDenied;
-    return reply(resp, out, note_);
+    return 0;
   }
   e.path = hive_path(e.perf, e.perf_key);
   note_key(&e);
   resp.handle = add(e);  // samDesired is ignored, as MS-RRP requires for the perf keys
-  return reply(resp, out, note_);
+  return 0;
 }
 
-uint32_t Service::close_key(ByteView stub, ByteChain& out) {
-  CloseKeyRequest req;
-  if (!decode_ok(stub, req)) return kFaultBadStubData;
-  CloseKeyResponse resp;
+uint32_t Service::close_key(const CloseKeyRequest& req, CloseKeyResponse& resp) {
   note_key(find(req.handle));
   if (handles_.erase(req.handle.uuid) == 0) {
     resp.handle = req.handle;
     resp.result = windows::kErrorInvalidHandle;
   }
-  return reply(resp, out, note_);
+  return 0;
 }
 
-uint32_t Service::open_key(ByteView stub, ByteChain& out) {
-  OpenKeyRequest req;
-  if (!decode_ok(stub, req)) return kFaultBadStubData;
-  OpenKeyResponse resp;
+uint32_t Service::open_key(const OpenKeyRequest& req, OpenKeyResponse& resp) {
   const Entry* parent = find(req.parent_handle);
   const std::string sub = utf16_to_utf8(req.keyname.value_or(u""));
   note_key(parent);
@@ -160,13 +154,10 @@ uint32_t Service::open_key(ByteView stub, ByteChain& out) {
                             std::make_shared<const std::string>(*parent->path + (sub.empty() ? "" : "\\") + sub)});
   else
     resp.result = windows::kErrorFileNotFound;
-  return reply(resp, out, note_);
+  return 0;
 }
 
-uint32_t Service::enum_key(ByteView stub, ByteChain& out) {
-  EnumKeyRequest req;
-  if (!decode_ok(stub, req)) return kFaultBadStubData;
-  EnumKeyResponse resp;
+uint32_t Service::enum_key(const EnumKeyRequest& req, EnumKeyResponse& resp) {
   resp.name = req.name;
   resp.keyclass = req.keyclass;
   resp.last_changed_time = req.last_changed_time;
@@ -188,13 +179,10 @@ uint32_t Service::enum_key(ByteView stub, ByteChain& out) {
     if (resp.keyclass) resp.keyclass = name_buf("", resp.keyclass->size);
     if (resp.last_changed_time) resp.last_changed_time = uint64_t(sub.last_write_100ns);
   }
-  return reply(resp, out, note_);
+  return 0;
 }
 
-uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
-  EnumValueRequest req;
-  if (!decode_ok(stub, req)) return kFaultBadStubData;
-  EnumValueResponse resp;
+uint32_t Service::enum_value(const EnumValueRequest& req, EnumValueResponse& resp) {
   resp.name = req.name;
   resp.type = req.type;
   if (req.value) resp.value = Bytes();
@@ -209,7 +197,7 @@ uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
   note_.offered = req.size.value_or(0);
   if (!e) {
     resp.result = windows::kErrorInvalidHandle;
-    return reply(resp, out, note_);
+    return 0;
   }
   std::string name;
   uint32_t type = 0, status = windows::kErrorSuccess;
@@ -220,7 +208,7 @@ uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
         e->perf_key == PerfKey::kData ? host_->perf_value_names() : std::vector<std::string>{"Counter", "Help"};
     if (req.enum_index >= names.size()) {
       resp.result = windows::kErrorNoMoreItems;
-      return reply(resp, out, note_);
+      return 0;
     }
     name = names[req.enum_index];
     replayer::ValueAnswer a = host_->query(e->perf_key, name, {req.value.has_value(), req.size.value_or(0)});
@@ -232,7 +220,7 @@ uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
   } else {
     if (req.enum_index >= e->key->values.size()) {
       resp.result = windows::kErrorNoMoreItems;
-      return reply(resp, out, note_);
+      return 0;
     }
     const RegValue& v = e->key->values[req.enum_index];
     name = v.name;
@@ -251,26 +239,23 @@ uint32_t Service::enum_value(ByteView stub, ByteChain& out) {
   if (resp.name.length > req.name.size) {
     resp.name.text.reset();
     resp.result = windows::kErrorMoreData;
-    return reply(resp, out, note_);
+    return 0;
   }
   if (resp.type) resp.type = type;
   if (resp.size) resp.size = needed;
   if (resp.length) resp.length = status == windows::kErrorSuccess && req.value ? needed : 0;
   if (resp.value) resp.value = std::move(data);
   resp.result = status;
-  return reply(resp, out, note_);
+  return 0;
 }
 
-uint32_t Service::query_info_key(ByteView stub, ByteChain& out) {
-  QueryInfoKeyRequest req;
-  if (!decode_ok(stub, req)) return kFaultBadStubData;
-  QueryInfoKeyResponse resp;
+uint32_t Service::query_info_key(const QueryInfoKeyRequest& req, QueryInfoKeyResponse& resp) {
   resp.classname = std::u16string();
   const Entry* e = find(req.handle);
   note_key(e);
   if (!e) {
     resp.result = windows::kErrorInvalidHandle;
-    return reply(resp, out, note_);
+    return 0;
   }
   // MS-RRP 3.1.5.16 allows "the size of the key's subkey with the longest name, or a greater size"
   // for lpcbMaxSubKeyLen and lpcbMaxValueNameLen; Windows answers the registry's byte counts (two
@@ -295,13 +280,10 @@ uint32_t Service::query_info_key(ByteView stub, ByteChain& out) {
     resp.last_changed_time = uint64_t(k.last_write_100ns);
   }
   resp.secdescsize = uint32_t(default_key_security(0x7).size());
-  return reply(resp, out, note_);
+  return 0;
 }
 
-uint32_t Service::query_value(ByteView stub, ByteChain& out) {
-  QueryValueRequest req;
-  if (!decode_ok(stub, req)) return kFaultBadStubData;
-  QueryValueResponse resp;
+uint32_t Service::query_value(const QueryValueRequest& req, QueryValueResponse& resp) {
   const Entry* e = find(req.handle);
   const std::string name = utf16_to_utf8(req.value_name.value_or(u""));
   replayer::BufferOffer offer{req.data.has_value(), req.data_size.value_or(0)};
@@ -331,18 +313,15 @@ uint32_t Service::query_value(ByteView stub, ByteChain& out) {
   note_.size = answered ? a.size : 0;
   note_.bytes = resp.data ? uint32_t(resp.data->size()) : 0;
   resp.result = a.status;
-  return reply(resp, out, note_);
+  return 0;
 }
 
-uint32_t Service::get_key_security(ByteView stub, ByteChain& out) {
-  GetKeySecurityRequest req;
-  if (!decode_ok(stub, req)) return kFaultBadStubData;
-  GetKeySecurityResponse resp;
+uint32_t Service::get_key_security(const GetKeySecurityRequest& req, GetKeySecurityResponse& resp) {
   resp.sd = req.sd;
   note_key(find(req.handle));
   if (!find(req.handle)) {
     resp.result = windows::kErrorInvalidHandle;
-    return reply(resp, out, note_);
+    return 0;
   }
   Bytes sd = default_key_security(req.sec_info);
   if (req.sd.size < sd.size()) {
@@ -354,19 +333,16 @@ uint32_t Service::get_key_security(ByteView stub, ByteChain& out) {
     resp.sd.len = uint32_t(sd.size());
     resp.sd.data = std::move(sd);
   }
-  return reply(resp, out, note_);
+  return 0;
 }
 
-uint32_t Service::get_version(ByteView stub, ByteChain& out) {
-  GetVersionRequest req;
-  if (!decode_ok(stub, req)) return kFaultBadStubData;
-  GetVersionResponse resp;
+uint32_t Service::get_version(const GetVersionRequest& req, GetVersionResponse& resp) {
   note_key(find(req.handle));
   if (!find(req.handle))
     resp.result = windows::kErrorInvalidHandle;
   else
     resp.version = kRegVersion;
-  return reply(resp, out, note_);
+  return 0;
 }
 
 namespace {
@@ -403,10 +379,7 @@ uint32_t Service::multiple_values(const PolicyHandle& h, std::vector<ValueEntry>
   return status;
 }
 
-uint32_t Service::query_multiple_values(ByteView stub, ByteChain& out) {
-  QueryMultipleValuesRequest req;
-  if (!decode_ok(stub, req)) return kFaultBadStubData;
-  QueryMultipleValuesResponse resp;
+uint32_t Service::query_multiple_values(const QueryMultipleValuesRequest& req, QueryMultipleValuesResponse& resp) {
   resp.values = req.values;
   resp.buffer = req.buffer;
   resp.buffer_size = req.buffer_size;
@@ -422,19 +395,16 @@ uint32_t Service::query_multiple_values(ByteView stub, ByteChain& out) {
     resp.buffer = std::move(packed);
     resp.buffer_size = needed;
   }
-  return reply(resp, out, note_);
+  return 0;
 }
 
-uint32_t Service::query_multiple_values2(ByteView stub, ByteChain& out) {
-  QueryMultipleValues2Request req;
-  if (!decode_ok(stub, req)) return kFaultBadStubData;
-  QueryMultipleValues2Response resp;
+uint32_t Service::query_multiple_values2(const QueryMultipleValues2Request& req, QueryMultipleValues2Response& resp) {
   resp.values = req.values;
   resp.buffer = req.buffer;
   if (req.offered > kMaxMultipleValuesOffer) {
     resp.result = windows::kErrorInvalidParameter;
     resp.buffer.reset();
-    return reply(resp, out, note_);
+    return 0;
   }
   Bytes packed;
   resp.result = multiple_values(req.key_handle, resp.values, packed, resp.needed);
@@ -444,7 +414,7 @@ uint32_t Service::query_multiple_values2(ByteView stub, ByteChain& out) {
     packed.resize(req.offered);  // the IDL sizes the array by the caller's `offered`
     resp.buffer = std::move(packed);
   }
-  return reply(resp, out, note_);
+  return 0;
 }
 
 Bytes default_key_security(uint32_t sec_info) {

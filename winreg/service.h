@@ -4,7 +4,8 @@
 // and values, HKEY_PERFORMANCE_DATA/TEXT/NLSTEXT through the host) and encodes the response.
 // What a perf value holds and what a caller gets for its buffer is the host's decision
 // (replayer/host.h); this layer only carries it. One Service per connection: its handle table is
-// that connection's, as Windows scopes context handles to the association.
+// that connection's, as Windows scopes context handles to the association. Who may open
+// HKEY_PERFORMANCE_DATA is decided here too (the transport only says which account it is).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -15,6 +16,7 @@
 
 #include "core/bytes.h"
 #include "replayer/host.h"
+#include "rpc/interface.h"
 #include "rpc/pdu.h"
 #include "winreg/codec.h"
 
@@ -30,46 +32,48 @@ using rpc::kFaultOpRangeError;
 // refused (WERR_INVALID_PARAMETER) so a client cannot make the server build a huge reply.
 inline constexpr uint32_t kMaxMultipleValuesOffer = 4u << 20;
 
-// What the last call was about, for observers above this layer (the journal, metrics): plain
-// facts, no knowledge of where they go. Strings are filled only while observing, so a server
-// without observers pays for none of them.
-struct CallNote {
-  std::string value_name;                       // QueryValue, EnumValue (the value listed), OpenKey (the subkey)
-  std::shared_ptr<const std::string> key_path;  // "HKEY_PERFORMANCE_DATA", "HKLM\\SOFTWARE\\..."; null: unknown handle
-  bool has_buffer = false;                      // the caller sent a data buffer (QueryValue, EnumValue)
-  uint32_t offered = 0;                         // its size (data_size in)
-  uint32_t status = 0;                          // WERROR of the response
-  uint32_t type = 0;                            // value type returned (QueryValue, EnumValue)
-  uint32_t size = 0;                            // data_size returned (the size the server said)
-  uint32_t bytes = 0;                           // value bytes returned
-  uint32_t delay_ms = 0;                        // the host's delay before this answer leaves
-  uint32_t applied = 0;                         // replayer::Applied bits
-};
+// The facts of the last call, for the journal (rpc/interface.h).
+using CallNote = rpc::CallNote;
 
-class Service {
+// The winreg interface (MS-RRP, 338cd001-2244-31f1-aaaa-900038001003 v1.0): its table of
+// operations over a Service (one row per opnum this server implements; any other opnum faults
+// nca_op_rng_error).
+const rpc::Interface& winreg_interface();
+
+class Service final : public rpc::InterfaceSession {
  public:
-  explicit Service(std::shared_ptr<replayer::SimulatedHost> host);
-  // Executes one request. Returns 0 with the response stub in `out`, or a DCE/RPC fault code.
-  // Value data in the stub is shared with the answer, not copied (see encode_shared).
+  // perf_data_allowed false: OpenHKPD answers WERR_ACCESS_DENIED, as Windows does for accounts
+  // outside Administrators / Performance Monitor Users (the SMB transport knows the account).
+  explicit Service(std::shared_ptr<replayer::SimulatedHost> host, bool perf_data_allowed = true);
+  // Executes one request through winreg_interface(). Returns 0 with the response stub in `out`,
+  // or a DCE/RPC fault code. Value data in the stub is shared with the answer, not copied (see
+  // encode_shared).
   uint32_t call(uint16_t opnum, ByteView stub, ByteChain& out);
   // The same stub in one buffer.
   uint32_t call(uint16_t opnum, ByteView stub, Bytes& out);
-  // What the host asked for besides the answers since the last take: a delay before the replies
-  // leave, or closing the connection instead of answering.
-  struct Effects {
-    uint32_t delay_ms = 0;
-    bool drop_connection = false;
-  };
-  Effects take_effects() { return std::exchange(effects_, Effects{}); }
   size_t open_handles() const { return handles_.size(); }
-  // Observing: every call() leaves its facts in last_call() (reset at each call).
-  void observe(bool on) { observing_ = on; }
-  const CallNote& last_call() const { return note_; }
-  CallNote take_call() { return std::move(note_); }
-  // For a call answered above this layer (the SMB account check): its note holds only `status`.
-  void noted_elsewhere(uint32_t status) {
-    note_ = CallNote{};
-    note_.status = status;
+
+  // The operations (winreg_interface() rows): 0 with `resp` filled, or a fault.
+  uint32_t open_hklm(const OpenHiveRequest& req, OpenHiveResponse& resp);
+  uint32_t open_hkpd(const OpenHiveRequest& req, OpenHiveResponse& resp);
+  uint32_t open_hkpt(const OpenHiveRequest& req, OpenHiveResponse& resp);
+  uint32_t open_hkpn(const OpenHiveRequest& req, OpenHiveResponse& resp);
+  uint32_t close_key(const CloseKeyRequest& req, CloseKeyResponse& resp);
+  uint32_t open_key(const OpenKeyRequest& req, OpenKeyResponse& resp);
+  uint32_t enum_key(const EnumKeyRequest& req, EnumKeyResponse& resp);
+  uint32_t enum_value(const EnumValueRequest& req, EnumValueResponse& resp);
+  uint32_t query_info_key(const QueryInfoKeyRequest& req, QueryInfoKeyResponse& resp);
+  uint32_t query_value(const QueryValueRequest& req, QueryValueResponse& resp);
+  uint32_t get_key_security(const GetKeySecurityRequest& req, GetKeySecurityResponse& resp);
+  uint32_t get_version(const GetVersionRequest& req, GetVersionResponse& resp);
+  uint32_t query_multiple_values(const QueryMultipleValuesRequest& req, QueryMultipleValuesResponse& resp);
+  uint32_t query_multiple_values2(const QueryMultipleValues2Request& req, QueryMultipleValues2Response& resp);
+  // The encoder of every row: notes the WERROR and moves the response into the stub's shared
+  // pieces, so its data buffers are referenced, not copied.
+  template <class Resp>
+  void reply(Resp& r, ByteChain& out) {
+    note_.status = r.result;
+    out = encode_shared(std::make_shared<const Resp>(std::move(r)));
   }
 
  private:
@@ -83,27 +87,14 @@ class Service {
 
   PolicyHandle add(Entry e);
   const Entry* find(const PolicyHandle& h) const;
-
-  uint32_t open_hive(ByteView stub, ByteChain& out, Entry e);
-  uint32_t close_key(ByteView stub, ByteChain& out);
-  uint32_t open_key(ByteView stub, ByteChain& out);
-  uint32_t enum_key(ByteView stub, ByteChain& out);
-  uint32_t enum_value(ByteView stub, ByteChain& out);
-  uint32_t query_info_key(ByteView stub, ByteChain& out);
-  uint32_t query_value(ByteView stub, ByteChain& out);
-  uint32_t get_key_security(ByteView stub, ByteChain& out);
-  uint32_t get_version(ByteView stub, ByteChain& out);
-  uint32_t query_multiple_values(ByteView stub, ByteChain& out);
-  uint32_t query_multiple_values2(ByteView stub, ByteChain& out);
+  uint32_t open_hive(OpenHiveResponse& resp, Entry e);
   uint32_t multiple_values(const PolicyHandle& h, std::vector<ValueEntry>& values, Bytes& packed,
                            uint32_t& needed) const;
 
   std::shared_ptr<replayer::SimulatedHost> host_;
   std::map<Uuid, Entry> handles_;
   uint64_t next_handle_ = 1;
-  Effects effects_;
-  CallNote note_;
-  bool observing_ = false;
+  bool perf_data_allowed_;
   uint32_t note(const replayer::ValueAnswer& a);  // collects a's effects; returns its rpc fault
   void note_key(const Entry* e) {
     if (observing_ && e) note_.key_path = e->path;

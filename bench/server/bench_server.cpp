@@ -12,7 +12,7 @@
 //   --journal [rounds]: (b)'s small calls with issue 15's journal and metrics on vs off (alternating
 //       rounds), and the heap bytes per event of a full 10,000-event journal ring.
 // Prints a table and one JSON line. Usage: bench_server [--quick | --profile-global [calls] | --objects [calls] |
-// --roles [calls] | --journal [rounds]]
+// --roles [calls] | --journal [rounds] | --small [seconds | cpu | memory]]
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <malloc.h>
@@ -328,7 +328,8 @@ double measure_same_reads(uint16_t port, const Bytes& expected, size_t fragments
 
 // Server CPU per Global call without sockets: WinregHandler::on_pdu from request PDU to the
 // gathered reply fragments, averaged over `reps` calls (microseconds).
-double handler_us_per_call(const std::shared_ptr<replayer::SimulatedHost>& host, uint32_t size, int reps) {
+double handler_us_per_call(const std::shared_ptr<replayer::SimulatedHost>& host, uint32_t size, int reps,
+                           const std::string& value = "Global") {
   server::WinregHandler h(rpc::AssociationConfig{}, host);
   std::vector<ByteChain> out;
   h.on_pdu(bind_pdu(), out);
@@ -341,7 +342,7 @@ double handler_us_per_call(const std::shared_ptr<replayer::SimulatedHost>& host,
   if (opened_pdu.size() < rpc::kResponseHeaderSize ||
       !winreg::decode(ByteView(opened_pdu).subspan(rpc::kResponseHeaderSize), opened).ok())
     die("in-process OpenHKPD");
-  const Bytes req = query_value_pdu(3, opened.handle, "Global", size);
+  const Bytes req = query_value_pdu(3, opened.handle, value, size);
   const auto t0 = Clock::now();
   for (int i = 0; i < reps; ++i) {
     out.clear();
@@ -856,6 +857,36 @@ int main(int argc, char** argv) {
   if (::getrlimit(RLIMIT_NOFILE, &lim) == 0) {
     lim.rlim_cur = lim.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &lim);
+  }
+  // --small [seconds | cpu | memory]: only (b) and (c), the per-call path and the
+  // per-connection memory (issue 29), so several runs fit in the time one full run takes on a
+  // shared machine; first the server's CPU per small call in process (no sockets, no load
+  // generator: the figure a shared machine disturbs least). "cpu": only that; "memory": only (c).
+  if (argc > 1 && std::string(argv[1]) == "--small") {
+    const captures::Capture cap = make_capture();
+    auto host = make_host(cap, replayer::TimelineMode::kFrozen);
+    if (argc > 2 && std::string(argv[2]) == "memory") {
+      const Memory m = bench_memory(host, 2000);
+      std::printf("idle bound connection: perfsim %.0f B RSS, %.0f B heap; plain asio %.0f B RSS, %.0f B heap\n",
+                  m.perfsim_per_conn, m.perfsim_heap, m.plain_per_conn, m.plain_heap);
+      return 0;
+    }
+    const uint32_t size =
+        uint32_t(host->content(replayer::PerfKey::kData, "238", host->current_tick()).data.to_bytes().size());
+    std::vector<double> cpu;
+    for (int i = 0; i < 5; ++i) cpu.push_back(handler_us_per_call(host, size, 200000, "238"));
+    std::printf("server CPU per small call without sockets (on_pdu), 5 x 200,000: %s us\n",
+                bench::median_range(cpu, "%.3f").c_str());
+    if (argc > 2 && std::string(argv[2]) == "cpu") return 0;
+    const SmallCalls s = bench_small_calls(host, 64, 1.0, argc > 2 ? std::atof(argv[2]) : 3.0);
+    const Memory m = bench_memory(host, 2000);
+    for (size_t i = 0; i < s.perfsim.size(); ++i)
+      std::printf("%s: %.0f calls/s (p50 %.0f, p99 %.0f us); %s: %.0f calls/s; ratio %.3f\n",
+                  s.perfsim[i].config.c_str(), s.perfsim[i].calls_per_s, s.perfsim[i].p50_us, s.perfsim[i].p99_us,
+                  s.plain[i].config.c_str(), s.plain[i].calls_per_s, s.perfsim[i].calls_per_s / s.plain[i].calls_per_s);
+    std::printf("idle bound connection: perfsim %.0f B RSS, %.0f B heap; plain asio %.0f B RSS, %.0f B heap\n",
+                m.perfsim_per_conn, m.perfsim_heap, m.plain_per_conn, m.plain_heap);
+    return 0;
   }
   const auto t0 = Clock::now();
   const captures::Capture cap = make_capture();

@@ -203,5 +203,19 @@ TEST_CASE("epm: through the association, bound to the mapper's interface", "[epm
   }
 }
 
+// C706 appendix O's seven opnums are the table's rows: the four that change or manage the map
+// refuse a remote client whatever the stub holds; past them nothing is served.
+TEST_CASE("epm: the interface table refuses remote registration and faults past opnum 6", "[epm]") {
+  Service svc({winreg_at(49153)});
+  const rpc::Interface& e = epm_interface();
+  CHECK(e.syntax == epm_syntax());
+  CHECK(e.operations.size() == 7);
+  Bytes out;
+  for (uint16_t op : {0, 1, 5, 6}) CHECK(svc.call(op, Bytes{0xff}, out) == rpc::kFaultAccessDenied);
+  CHECK(svc.call(7, {}, out) == rpc::kFaultOpRangeError);
+  CHECK(svc.call(kOpMap, Bytes{0xff}, out) == rpc::kFaultBadStubData);
+  CHECK(std::string(e.find(kOpMap)->name) == "ept_map");
+}
+
 }  // namespace
 }  // namespace perfsim::epm

@@ -87,6 +87,26 @@ TEST_CASE("read buffer grows for a large frame and shrinks back when drained", "
   REQUIRE(buf.capacity() == 256);
 }
 
+// An idle connection frees its buffer (issue 29: < 2 KiB per idle connection); one that still
+// holds a frame's beginning keeps it.
+TEST_CASE("read buffer frees its storage on release only when nothing is buffered", "[server][buffer]") {
+  ReadBuffer buf(256);
+  buf.release();
+  CHECK(buf.capacity() == 0);
+  auto space = buf.prepare(0);
+  REQUIRE(space.size() == 256);
+  space[0] = 7;
+  buf.commit(1);
+  buf.release();
+  CHECK(buf.capacity() == 256);  // a byte is buffered: kept
+  CHECK(buf.data()[0] == 7);
+  buf.consume(1);
+  buf.release();
+  CHECK(buf.capacity() == 0);
+  CHECK(buf.data().empty());
+  CHECK(buf.prepare(10).size() == 256);  // allocates again at the base size
+}
+
 TEST_CASE("read buffer compacts instead of growing when room is at the front", "[server][buffer]") {
   ReadBuffer buf(64);
   auto space = buf.prepare(0);

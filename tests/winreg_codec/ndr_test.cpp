@@ -2,7 +2,7 @@
 
 #include "windows/constants.h"
 #include "winreg/codec.h"
-#include "winreg/ndr.h"
+#include "rpc/ndr.h"
 
 using namespace perfsim;
 using namespace perfsim::winreg;

@@ -6,7 +6,7 @@
 #include "tests/common/byte_views.h"
 #include "windows/constants.h"
 #include "winreg/codec.h"
-#include "winreg/ndr.h"
+#include "rpc/ndr.h"
 
 using namespace perfsim;
 using namespace perfsim::winreg;

@@ -12,7 +12,7 @@
 #include "tests/common/test_capture.h"
 #include "tests/common/winreg_requests.h"
 #include "windows/constants.h"
-#include "winreg/ndr.h"
+#include "rpc/ndr.h"
 #include "winreg/service.h"
 
 using namespace perfsim;
@@ -381,4 +381,39 @@ TEST_CASE("an observed service notes each call's value, key path, offer, status 
   quiet.query(quiet.open(kOpenHKPD), u"Global", 16);
   CHECK(quiet.svc->last_call().value_name.empty());
   CHECK_FALSE(quiet.svc->last_call().key_path);
+}
+
+// The access rule the SMB transport used to apply itself (issue 29): the service decides, the
+// transport only says whether the account may read perf data.
+TEST_CASE("a service for an account outside Performance Monitor Users refuses OpenHKPD only") {
+  Fixture f;
+  f.svc = std::make_unique<Service>(f.host, false);
+  f.svc->observe(true);
+  auto r = f.call<OpenHiveRequest, OpenHiveResponse>(kOpenHKPD, OpenHiveRequest{});
+  CHECK(r.result == windows::kErrorAccessDenied);
+  CHECK(r.handle == PolicyHandle{});  // a zero handle, as Windows returns with an error
+  CHECK(f.svc->last_call().status == windows::kErrorAccessDenied);
+  CHECK(f.svc->last_call().key_path == nullptr);
+  CHECK(f.svc->open_handles() == 0);
+  f.open(kOpenHKLM);  // the registry itself stays readable
+  f.open(kOpenHKPT);
+  CHECK(f.svc->open_handles() == 2);
+  Bytes out;
+  CHECK(f.svc->call(kOpenHKPD, Bytes{1, 2}, out) == kFaultBadStubData);  // decoded before the rule
+}
+
+// The table is the interface: each row's opnum reaches its operation, any other opnum faults.
+TEST_CASE("the winreg interface table names each implemented opnum once") {
+  const rpc::Interface& w = winreg_interface();
+  CHECK(w.syntax == rpc::winreg_syntax());
+  CHECK(w.operations.size() == 14);
+  for (const rpc::Operation& op : w.operations) {
+    CHECK(w.find(op.opnum) == &op);
+    CHECK(op.call != nullptr);
+  }
+  CHECK(std::string(w.find(kQueryValue)->name) == "BaseRegQueryValue");
+  CHECK(w.find(0x04) == nullptr);  // OpenHKU: not served yet
+  Fixture f;
+  ByteChain out;
+  CHECK(w.call(*f.svc, 0x04, {}, out) == kFaultOpRangeError);
 }

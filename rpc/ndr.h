@@ -22,15 +22,18 @@ class Writer {
  public:
   static constexpr bool kReading = false;
 
-  Writer() = default;
+  // The stub's own bytes grow in place: reserving a small stub's worth up front spares the
+  // doubling reallocations that were a tenth of a small call's server CPU (issue 29).
+  static constexpr size_t kReserve = 256;
+  Writer() { out_.reserve(kReserve); }
   // Gathering writer: byte arrays of at least kShareMin bytes that lie inside memory `owner` keeps
   // alive, and SharedBytes arrays (kept alive by their own owner), are referenced, not copied;
   // take_chain() then returns the stub.
-  explicit Writer(std::shared_ptr<const void> owner) : owner_(std::move(owner)) {}
+  explicit Writer(std::shared_ptr<const void> owner) : owner_(std::move(owner)) { out_.reserve(kReserve); }
   static constexpr size_t kShareMin = 1024;  // below this a copy is cheaper than a piece
 
   bool align(size_t n) {
-    while (pos() % n) out_.push_back(0);
+    if (const size_t r = pos() % n) out_.resize(out_.size() + n - r, 0);
     return true;
   }
   bool u8(uint8_t& v) {
@@ -39,17 +42,17 @@ class Writer {
   }
   bool u16(uint16_t& v) {
     align(2);
-    put_le16(out_, v);
+    store_le16(grow(2), v);
     return true;
   }
   bool u32(uint32_t& v) {
     align(4);
-    put_le32(out_, v);
+    store_le32(grow(4), v);
     return true;
   }
   bool u64(uint64_t& v) {
     align(8);
-    put_le64(out_, v);
+    store_le64(grow(8), v);
     return true;
   }
   // Unique/full pointer: a fresh referent id when present, 0 when NULL.
@@ -68,6 +71,10 @@ class Writer {
 
  private:
   size_t pos() const { return shared_ + out_.size(); }  // stub offset, for alignment
+  uint8_t* grow(size_t n) {                             // n more bytes at the end, to be stored into
+    out_.resize(out_.size() + n);
+    return out_.data() + out_.size() - n;
+  }
   bool put(ByteView data, uint32_t count, const std::shared_ptr<const void>& owner);
 
   Bytes out_;  // bytes since the last shared piece

@@ -1,4 +1,4 @@
-#include "winreg/ndr.h"
+#include "rpc/ndr.h"
 
 #include "core/utf16.h"
 
@@ -33,6 +33,10 @@ bool Writer::put(ByteView data, uint32_t count, const std::shared_ptr<const void
 }
 
 ByteChain Writer::take_chain() {
+  if (chain_.empty()) {  // nothing shared: the bytes become the chain, uncopied
+    shared_ = 0;
+    return ByteChain(std::move(out_));
+  }
   chain_.append(out_);
   out_.clear();
   shared_ = 0;
