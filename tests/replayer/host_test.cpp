@@ -4,10 +4,12 @@
 #include "tests/common/byte_views.h"
 #include "tests/common/test_capture.h"
 #include "windows/constants.h"
+#include "perfdata/view.h"
 
 using namespace perfsim;
 using namespace perfsim::replayer;
 namespace pd = perfsim::perfdata;
+namespace db = perfsim::winperf::data_block;
 
 using perfsim::testing::test_capture;
 
@@ -57,7 +59,7 @@ TEST_CASE("an unknown name gives an empty PERF_DATA_BLOCK as Windows does") {
   REQUIRE(pd::parse(b, d, pd::ParseOptions{false}).ok());
   CHECK(d.objects.empty());
   CHECK(d.num_object_types == 0);
-  CHECK(load_le32(&b[24]) == b.size());  // HeaderLength == TotalByteLength
+  CHECK(pd::block_field32(b, db::kHeaderLength) == b.size());  // HeaderLength == TotalByteLength
   CHECK(b.size() == align_up(88 + d.system_name_length, 8));
   CHECK(d.system_name_offset == 88);
 }
@@ -159,7 +161,7 @@ TEST_CASE("live answers and quirks that edit an answer edit their own copy, neve
   REQUIRE(SimulatedHost::create(rec, lying, liar).ok());
   const ValueAnswer lie = liar->query(PerfKey::kData, "Global", {true, 1u << 20});
   REQUIRE(lie.status == windows::kErrorSuccess);
-  CHECK(load_le32(&lie.data[28]) == load_le32(&want[28]) + 3);
+  CHECK(pd::block_field32(lie.data.view(), db::kNumObjectTypes) == pd::block_field32(want, db::kNumObjectTypes) + 3);
   CHECK_FALSE(inside_recording(*liar, lie.data));
 
   HostOptions samba{TimelineMode::kFrozen, 1};
@@ -167,8 +169,8 @@ TEST_CASE("live answers and quirks that edit an answer edit their own copy, neve
   std::shared_ptr<SimulatedHost> trunc;
   REQUIRE(SimulatedHost::create(rec, samba, trunc).ok());
   const ValueAnswer header = trunc->query(PerfKey::kData, "Global", {true, uint32_t(want.size())});
-  REQUIRE(header.data.size() == load_le32(&want[24]));
-  CHECK(load_le32(&header.data[28]) == 0);  // NumObjectTypes 0 in the copy...
+  REQUIRE(header.data.size() == pd::block_field32(want, db::kHeaderLength));
+  CHECK(pd::block_field32(header.data.view(), db::kNumObjectTypes) == 0);  // NumObjectTypes 0 in the copy...
 
   // ...while the recording every host shares still holds what was recorded.
   CHECK(frozen->query(PerfKey::kData, "Global", {true, 1u << 20}).data == want);
