@@ -482,7 +482,10 @@ ValueAnswer SimulatedHost::buffer_policy(const Quirks& q, ValueContent c, Buffer
       if (!offer.has_buffer) return a;
       // A short buffer (the exact size counts as short) gets the PERF_DATA_BLOCK header alone.
       if (offer.size <= size && size >= winperf::kDataBlockSize) {
-        const uint32_t header = std::min(pd::block_field32(c.data.view(), wp::data_block::kHeaderLength), size);
+        // At least the fixed header, whatever a damaged recording's HeaderLength says: the cut
+        // rewrites fields inside it.
+        const uint32_t header =
+            std::clamp(pd::block_field32(c.data.view(), wp::data_block::kHeaderLength), wp::kDataBlockSize, size);
         Bytes h(c.data.begin(), c.data.begin() + header);
         const pd::MutableBlock block{h.data()};
         block.set_total_byte_length(header);

@@ -1,10 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include "perfdata/view.h"
 #include "replayer/host.h"
 #include "tests/common/byte_views.h"
 #include "tests/common/test_capture.h"
 #include "windows/constants.h"
-#include "perfdata/view.h"
 
 using namespace perfsim;
 using namespace perfsim::replayer;
@@ -175,4 +175,21 @@ TEST_CASE("live answers and quirks that edit an answer edit their own copy, neve
   // ...while the recording every host shares still holds what was recorded.
   CHECK(frozen->query(PerfKey::kData, "Global", {true, 1u << 20}).data == want);
   CHECK(frozen->capture().records[2].payload == want);
+}
+
+TEST_CASE("samba-truncate cuts a recorded answer with a HeaderLength below 88 at 88 bytes") {
+  // A damaged capture's Global is served as recorded; its header must still hold the fields the
+  // cut rewrites (TotalByteLength, NumObjectTypes), whatever its HeaderLength says.
+  captures::Capture cap = test_capture();
+  store_le32(&cap.records[2].payload[db::kHeaderLength], 8);
+  HostOptions samba{TimelineMode::kFrozen, 1};
+  samba.quirks.buffer = BufferPolicy::kSambaTruncate;
+  std::shared_ptr<SimulatedHost> h;
+  REQUIRE(SimulatedHost::load(cap, samba, h).ok());
+  const uint32_t size = uint32_t(cap.records[2].payload.size());
+  const ValueAnswer a = h->query(PerfKey::kData, "Global", {true, size});
+  REQUIRE(a.status == windows::kErrorSuccess);
+  REQUIRE(a.data.size() == winperf::kDataBlockSize);
+  CHECK(pd::block_field32(a.data.view(), db::kTotalByteLength) == winperf::kDataBlockSize);
+  CHECK(pd::block_field32(a.data.view(), db::kNumObjectTypes) == 0);
 }
