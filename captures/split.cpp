@@ -6,19 +6,21 @@
 #include <bit>
 #include <cstring>
 
+#include "perfdata/view.h"
 #include "perfdata/winperf.h"
 
 namespace perfsim::captures {
 namespace {
 
-using winperf::kDataBlockSize;
-using winperf::kInstanceDefSize;
-using winperf::kObjectTypeSize;
+namespace db = winperf::data_block;
+namespace ot = winperf::object_type;
 
-// PERF_DATA_BLOCK value words: SystemTime (36..52), PerfTime, PerfFreq, PerfTime100nSec (56..80).
-constexpr uint32_t kHeaderValues[] = {36, 40, 44, 48, 56, 60, 64, 68, 72, 76};
+// PERF_DATA_BLOCK value words: SystemTime, then PerfTime, PerfFreq, PerfTime100nSec.
+constexpr uint32_t kHeaderValues[] = {
+    db::kSystemTime,   db::kSystemTime + 4, db::kSystemTime + 8, db::kSystemTime + 12, db::kPerfTime,
+    db::kPerfTime + 4, db::kPerfFreq,       db::kPerfFreq + 4,   db::kPerfTime100nSec, db::kPerfTime100nSec + 4};
 constexpr size_t kHeaderWords = std::size(kHeaderValues);  // the first columns of every layout
-constexpr uint32_t kObjectTimes = 48;                      // PERF_OBJECT_TYPE PerfTime and PerfFreq: 48..64
+static_assert(ot::kPerfFreq == ot::kPerfTime + 8);         // an object's times: 4 words from PerfTime
 
 void lone(Layout& l, uint32_t off) {
   l.offsets.push_back(off);
@@ -26,32 +28,24 @@ void lone(Layout& l, uint32_t off) {
   l.group_end.push_back(uint32_t(l.offsets.size()));
 }
 
-// A counter block at `at` (its ByteLength DWORD) inside [.., end): false when it does not fit.
-bool block_len(ByteView p, size_t at, size_t end, uint32_t& len) {
-  if (at + 4 > end) return false;
-  len = load_le32(&p[at]);
-  return len >= 4 && at + len <= end;
-}
+// Words of a counter block's data, after its ByteLength.
+uint32_t data_words(const perfdata::CounterBlockView& b) { return (b.length - winperf::kCounterBlockSize) / 4; }
 
 // Columns of a multi-instance object: word w of every instance's counter block, w = 0, 1, ...
-bool instances(ByteView p, size_t pos, size_t end, int32_t n, Layout& l) {
+bool instances(const perfdata::ObjectView& o, Layout& l) {
   struct Block {
     uint32_t data, words, parent;
   };
   std::vector<Block> blocks;
   uint32_t most = 0;
-  for (int32_t i = 0; i < n; ++i) {
-    if (pos + kInstanceDefSize > end) return false;
-    const uint32_t ilen = load_le32(&p[pos]);
-    if (ilen < kInstanceDefSize || pos + ilen > end) return false;
-    uint32_t blen = 0;
-    if (!block_len(p, pos + ilen, end, blen)) return false;
-    // ParentObjectTitleIndex (at +4) 0: no parent; else ParentObjectInstance (at +8) is its index.
-    const uint32_t parent = load_le32(&p[pos + 4]) ? load_le32(&p[pos + 8]) : kNoParent;
-    blocks.push_back({uint32_t(pos + ilen + 4), (blen - 4) / 4, parent});
-    most = std::max(most, (blen - 4) / 4);
-    pos += ilen + blen;
+  perfdata::InstanceCursor cursor(o);
+  for (perfdata::InstanceView in; cursor.next(in);) {
+    // ParentObjectTitleIndex 0: no parent; else ParentObjectInstance is its index.
+    const uint32_t parent = in.parent_title_index() ? in.parent_instance() : kNoParent;
+    blocks.push_back({o.at + in.block.data(), data_words(in.block), parent});
+    most = std::max(most, data_words(in.block));
   }
+  if (cursor.damaged()) return false;
   for (uint32_t w = 0; w < most; ++w) {
     for (const Block& b : blocks)
       if (w < b.words) l.offsets.push_back(b.data + 4 * w), l.parent.push_back(b.parent);
@@ -60,22 +54,14 @@ bool instances(ByteView p, size_t pos, size_t end, int32_t n, Layout& l) {
   return true;
 }
 
-bool object(ByteView p, size_t pos, size_t total, Layout& l, size_t& next) {
-  if (pos + kObjectTypeSize > total) return false;
-  const uint32_t otot = load_le32(&p[pos]), def_len = load_le32(&p[pos + 4]), hdr_len = load_le32(&p[pos + 8]);
-  const auto n = int32_t(load_le32(&p[pos + 40]));
-  if (otot < kObjectTypeSize || pos + otot > total || hdr_len < kObjectTypeSize || def_len < hdr_len || def_len > otot)
-    return false;
-  for (uint32_t w = 0; w < 4; ++w) lone(l, uint32_t(pos + kObjectTimes + 4 * w));
-  const size_t end = pos + otot;
-  next = end;
-  if (n == winperf::PERF_NO_INSTANCES) {
-    uint32_t blen = 0;
-    if (!block_len(p, pos + def_len, end, blen)) return false;
-    for (uint32_t w = 0; w < (blen - 4) / 4; ++w) lone(l, uint32_t(pos + def_len + 4 + 4 * w));
-    return true;
-  }
-  return n >= 0 && instances(p, pos + def_len, end, n, l);
+bool object(const perfdata::ObjectView& o, Layout& l) {
+  if (!o.lengths_consistent()) return false;
+  for (uint32_t w = 0; w < 4; ++w) lone(l, o.at + ot::kPerfTime + 4 * w);
+  if (o.multi_instance()) return instances(o, l);
+  perfdata::CounterBlockView b;
+  if (!perfdata::single_block(o, b)) return false;
+  for (uint32_t w = 0; w < data_words(b); ++w) lone(l, o.at + b.data() + 4 * w);
+  return true;
 }
 
 uint32_t zigzag(uint32_t d) { return (d << 1) ^ uint32_t(int32_t(d) >> 31); }
@@ -142,17 +128,15 @@ bool find_layout(ByteView p, Layout& l) {
   l.group_end.clear();
   l.object_end.clear();
   l.parent.clear();
-  static constexpr uint8_t kSig[8] = {'P', 0, 'E', 0, 'R', 0, 'F', 0};
-  if (p.size() < kDataBlockSize || std::memcmp(p.data(), kSig, 8) != 0) return false;
-  const uint32_t total = load_le32(&p[20]), hdr_len = load_le32(&p[24]), n = load_le32(&p[28]);
-  if (total > p.size() || hdr_len < kDataBlockSize || hdr_len > total) return false;
+  perfdata::BlockView b;
+  if (!perfdata::view_block(p, b) || b.total_byte_length() > p.size()) return false;
   for (uint32_t off : kHeaderValues) lone(l, off);
-  size_t pos = hdr_len;
-  for (uint32_t i = 0; i < n && pos < total; ++i) {
-    if (!object(p, pos, total, l, pos)) return false;
+  perfdata::ObjectCursor objects(b);
+  for (perfdata::ObjectView o; objects.next(o);) {
+    if (!object(o, l)) return false;
     l.object_end.push_back(uint32_t(l.group_end.size()));
   }
-  return true;
+  return !objects.damaged();
 }
 
 void make_structure(ByteView payload, const Layout& layout, Bytes& out) {

@@ -189,7 +189,7 @@ Status parse(ByteView blob, DataBlock& out, const ParseOptions& opt) {
   if (!(blob[0] == 'P' && blob[1] == 0 && blob[2] == 'E' && blob[3] == 0 && blob[4] == 'R' && blob[5] == 0 &&
         blob[6] == 'F' && blob[7] == 0))
     return corrupt(0, "signature is not \"PERF\"");
-  ByteReader r(blob, 8);
+  ByteReader r(blob, data_block::kLittleEndian);
   uint32_t total = 0, hdr_len = 0;
   SystemTime& t = out.system_time;
   if (!r.u32(out.little_endian) || !r.u32(out.version) || !r.u32(out.revision) || !r.u32(total) || !r.u32(hdr_len) ||
@@ -197,15 +197,15 @@ Status parse(ByteView blob, DataBlock& out, const ParseOptions& opt) {
       !r.u16(t.day_of_week) || !r.u16(t.day) || !r.u16(t.hour) || !r.u16(t.minute) || !r.u16(t.second) ||
       !r.u16(t.ms) || !r.u32(out.reserved) || !r.i64(out.perf_time) || !r.i64(out.perf_freq) ||
       !r.i64(out.perf_time_100ns) || !r.u32(out.system_name_length) || !r.u32(out.system_name_offset))
-    return corrupt(8, "header truncated");
+    return corrupt(data_block::kLittleEndian, "header truncated");
   if (total > blob.size())
-    return corrupt(20, "TotalByteLength " + std::to_string(total) + " exceeds the " + std::to_string(blob.size()) +
-                           " bytes present");
+    return corrupt(data_block::kTotalByteLength, "TotalByteLength " + std::to_string(total) + " exceeds the " +
+                                                     std::to_string(blob.size()) + " bytes present");
   if (total != blob.size() && !opt.tolerant)
-    return corrupt(
-        20, "TotalByteLength " + std::to_string(total) + " differs from the blob size " + std::to_string(blob.size()));
+    return corrupt(data_block::kTotalByteLength, "TotalByteLength " + std::to_string(total) +
+                                                     " differs from the blob size " + std::to_string(blob.size()));
   if (hdr_len < kDataBlockSize || hdr_len > total)
-    return corrupt(24, "HeaderLength " + std::to_string(hdr_len) + " out of range");
+    return corrupt(data_block::kHeaderLength, "HeaderLength " + std::to_string(hdr_len) + " out of range");
   if (Status s = region(blob, kDataBlockSize, hdr_len, out.header_region, "header"); !s.ok()) return s;
   ByteView body = blob.first(total);
   size_t pos = hdr_len;
@@ -247,7 +247,7 @@ Bytes build(const DataBlock& d) {
   put_bytes(b, d.header_region);
   for (const Object& o : d.objects) build_object(b, o);
   put_bytes(b, d.trailer);
-  store_le32(&b[20], uint32_t(b.size()));
+  store_le32(&b[data_block::kTotalByteLength], uint32_t(b.size()));
   return b;
 }
 

@@ -16,6 +16,8 @@ namespace perfsim::perfdata {
 namespace {
 
 using namespace winperf;
+namespace db = winperf::data_block;
+namespace ot = winperf::object_type;
 using std::to_string;
 
 constexpr Severity kError = Severity::kError;
@@ -133,23 +135,23 @@ std::optional<Header> check_header(ByteView blob, Report& rep) {
   }
   static constexpr uint8_t kSignature[8] = {'P', 0, 'E', 0, 'R', 0, 'F', 0};
   if (!std::equal(std::begin(kSignature), std::end(kSignature), blob.begin())) {
-    rep.add(kError, kBlockSignature, 0, "signature is not \"PERF\" in UTF-16LE: not a PERF_DATA_BLOCK");
+    rep.add(kError, kBlockSignature, db::kSignature, "signature is not \"PERF\" in UTF-16LE: not a PERF_DATA_BLOCK");
     return std::nullopt;
   }
-  ByteReader r(blob, 8);  // 88 bytes are present: the reads below cannot fail
+  ByteReader r(blob, db::kLittleEndian);  // 88 bytes are present: the reads below cannot fail
   uint32_t little_endian = 0, version = 0, revision = 0, total = 0, name_len = 0, name_off = 0;
   Header h;
   r.u32(little_endian), r.u32(version), r.u32(revision), r.u32(total), r.u32(h.hdr_len), r.u32(h.num_objects);
-  r.seek(80), r.u32(name_len), r.u32(name_off);
+  r.seek(db::kSystemNameLength), r.u32(name_len), r.u32(name_off);
   if (little_endian != 1)
-    rep.add(kError, kBlockByteOrder, 8, "LittleEndian is " + to_string(little_endian) + ", not 1");
+    rep.add(kError, kBlockByteOrder, db::kLittleEndian, "LittleEndian is " + to_string(little_endian) + ", not 1");
   if (version != PERF_DATA_VERSION)
-    rep.add(kWarning, kBlockVersion, 12, "Version is " + to_string(version) + ", not 1");
+    rep.add(kWarning, kBlockVersion, db::kVersion, "Version is " + to_string(version) + ", not 1");
   if (revision != PERF_DATA_REVISION)
-    rep.add(kWarning, kBlockRevision, 16, "Revision is " + to_string(revision) + ", not 1");
+    rep.add(kWarning, kBlockRevision, db::kRevision, "Revision is " + to_string(revision) + ", not 1");
   h.limit = total;
   if (total < kDataBlockSize || total > blob.size()) {
-    rep.add(kError, kBlockTotalLength, 20,
+    rep.add(kError, kBlockTotalLength, db::kTotalByteLength,
             "TotalByteLength " + to_string(total) + " out of range for a blob of " + to_string(blob.size()) + " bytes");
     h.limit = blob.size();
   } else if (total < blob.size()) {
@@ -158,14 +160,16 @@ std::optional<Header> check_header(ByteView blob, Report& rep) {
             to_string(blob.size() - total) + " bytes follow TotalByteLength " + to_string(total));
   }
   if (total % 8)
-    rep.add(kWarning, kBlockTotalAlignment, 20, "TotalByteLength " + to_string(total) + " is not a multiple of 8");
+    rep.add(kWarning, kBlockTotalAlignment, db::kTotalByteLength,
+            "TotalByteLength " + to_string(total) + " is not a multiple of 8");
   if (h.hdr_len < kDataBlockSize || h.hdr_len > h.limit) {
-    rep.add(kError, kBlockHeaderLength, 24,
+    rep.add(kError, kBlockHeaderLength, db::kHeaderLength,
             "HeaderLength " + to_string(h.hdr_len) + " out of range " + to_string(kDataBlockSize) + ".." +
                 to_string(h.limit));
     return std::nullopt;
   }
-  check_name(blob, rep, kSystemNameChecks, "system", 84, 0, kDataBlockSize, h.hdr_len, name_off, name_len);
+  check_name(blob, rep, kSystemNameChecks, "system", db::kSystemNameOffset, 0, kDataBlockSize, h.hdr_len, name_off,
+             name_len);
   return h;
 }
 
@@ -191,10 +195,10 @@ void check_alignment(Report& rep, ObjectInfo& o, const char* check, size_t at, c
 
 void check_counter_fields(Report& rep, const CounterInfo& c, const std::string& who) {
   if (auto want = size_for_type(c.type); want && c.size != *want)
-    rep.add(kError, kCounterSizeType, c.at + 32,
+    rep.add(kError, kCounterSizeType, c.at + winperf::counter_def::kCounterSize,
             who + " CounterSize " + to_string(c.size) + " but its type " + hex32(c.type) + " says " + to_string(*want));
   if (c.size > 0 && c.offset < kCounterBlockSize)
-    rep.add(kError, kCounterOffset, c.at + 36,
+    rep.add(kError, kCounterOffset, c.at + winperf::counter_def::kCounterOffset,
             who + " CounterOffset " + to_string(c.offset) + " overlaps the counter block's ByteLength");
 }
 
@@ -202,7 +206,7 @@ void check_counter_fields(Report& rep, const CounterInfo& c, const std::string& 
 bool check_definitions(ByteView blob, Report& rep, ObjectInfo& o, size_t pos, size_t defs_end, uint32_t declared) {
   for (uint32_t k = 0; k < declared; ++k) {
     if (defs_end - pos < kCounterDefSize) {
-      rep.add(kError, kObjectCounterCount, o.at + 32,
+      rep.add(kError, kObjectCounterCount, o.at + ot::kNumCounters,
               obj_label(o) + " NumCounters " + to_string(declared) + " but DefinitionLength holds only " +
                   to_string(k) + " definitions");
       return false;
@@ -280,7 +284,7 @@ bool check_block(ByteView blob, Report& rep, ObjectInfo& o, size_t& pos, size_t 
 bool check_instances(ByteView blob, Report& rep, ObjectInfo& o, size_t& pos, size_t end, int32_t declared) {
   for (int32_t k = 0; k < declared; ++k) {
     if (end - pos < kInstanceDefSize) {
-      rep.add(kError, kObjectInstanceCount, o.at + 40,
+      rep.add(kError, kObjectInstanceCount, o.at + ot::kNumInstances,
               obj_label(o) + " NumInstances " + to_string(declared) +
                   " but the instance chain reaches the object's end at " + to_string(pos) + " after " + to_string(k) +
                   " instances");
@@ -299,8 +303,8 @@ bool check_instances(ByteView blob, Report& rep, ObjectInfo& o, size_t& pos, siz
                   " bytes left in the object)");
       return false;
     }
-    in.name =
-        check_name(blob, rep, kInstanceNameChecks, unnamed, pos + 16, pos, kInstanceDefSize, len, name_off, name_len);
+    in.name = check_name(blob, rep, kInstanceNameChecks, unnamed, pos + winperf::instance_def::kNameOffset, pos,
+                         kInstanceDefSize, len, name_off, name_len);
     const std::string who = inst_label(o, size_t(k), in);
     check_alignment(rep, o, kInstanceAlignment, pos, who);
     o.instances.push_back(in);
@@ -368,11 +372,12 @@ bool check_object(ByteView blob, Report& rep, size_t limit, ObjectInfo& o, size_
   }
   next = o.at + total;
   if (hdr_len < kObjectTypeSize || hdr_len > total) {
-    rep.add(kError, kObjectHeaderLength, o.at + 8, who + " HeaderLength " + to_string(hdr_len) + " out of range");
+    rep.add(kError, kObjectHeaderLength, o.at + ot::kHeaderLength,
+            who + " HeaderLength " + to_string(hdr_len) + " out of range");
     return true;
   }
   if (def_len < hdr_len || def_len > total) {
-    rep.add(kError, kObjectDefinitionLength, o.at + 4,
+    rep.add(kError, kObjectDefinitionLength, o.at + ot::kDefinitionLength,
             who + " DefinitionLength " + to_string(def_len) + " outside HeaderLength " + to_string(hdr_len) +
                 ".. TotalByteLength " + to_string(total));
     return true;
@@ -383,7 +388,8 @@ bool check_object(ByteView blob, Report& rep, size_t limit, ObjectInfo& o, size_
   if (num_instances == PERF_NO_INSTANCES) {
     data_ok = check_block(blob, rep, o, pos, next, -1, who);
   } else if (num_instances < 0) {
-    rep.add(kError, kObjectNumInstances, o.at + 40, who + " NumInstances " + to_string(num_instances) + " is negative");
+    rep.add(kError, kObjectNumInstances, o.at + ot::kNumInstances,
+            who + " NumInstances " + to_string(num_instances) + " is negative");
   } else {
     o.multi = true;
     data_ok = check_instances(blob, rep, o, pos, next, num_instances);
@@ -417,14 +423,14 @@ std::vector<ObjectInfo> walk_objects(ByteView blob, Report& rep, const Header& h
   if (lost) return objects;
   const size_t n = objects.size();
   if (h.num_objects < n)
-    rep.add(kError, kObjectCountShort, 28,
+    rep.add(kError, kObjectCountShort, db::kNumObjectTypes,
             "NumObjectTypes " + to_string(h.num_objects) + " but " + to_string(n) + " objects are present");
   if (pos < h.limit)
     rep.add(kError, kObjectsLength, pos,
             "the objects end at " + to_string(pos) + " but TotalByteLength is " + to_string(h.limit) + ": " +
                 to_string(h.limit - pos) + " bytes belong to no object");
   else if (h.num_objects > n)
-    rep.add(kWarning, kObjectCountLies, 28,
+    rep.add(kWarning, kObjectCountLies, db::kNumObjectTypes,
             "NumObjectTypes " + to_string(h.num_objects) + " but only " + to_string(n) +
                 " objects are present (object-count-lies)");
   return objects;
@@ -439,11 +445,11 @@ void check_parents(Report& rep, const std::vector<ObjectInfo>& objects) {
       if (in.parent_title == 0) continue;
       auto it = by_title.find(in.parent_title);
       if (it == by_title.end()) {
-        rep.add(kWarning, kInstanceParentObject, in.at + 4,
+        rep.add(kWarning, kInstanceParentObject, in.at + winperf::instance_def::kParentObjectTitleIndex,
                 inst_label(o, k, in) + " names parent object title " + to_string(in.parent_title) +
                     ", which is not in the blob");
       } else if (const ObjectInfo& p = *it->second; p.multi && in.parent_instance >= p.instances.size()) {
-        rep.add(kWarning, kInstanceParentInstance, in.at + 8,
+        rep.add(kWarning, kInstanceParentInstance, in.at + winperf::instance_def::kParentObjectInstance,
                 inst_label(o, k, in) + " names parent instance #" + to_string(in.parent_instance) + " of " +
                     obj_label(p) + ", which has " + to_string(p.instances.size()) + " instances");
       }

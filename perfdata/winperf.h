@@ -13,6 +13,78 @@ constexpr uint32_t kCounterDefSize = 40;   // PERF_COUNTER_DEFINITION
 constexpr uint32_t kInstanceDefSize = 24;  // PERF_INSTANCE_DEFINITION
 constexpr uint32_t kCounterBlockSize = 4;  // PERF_COUNTER_BLOCK (ByteLength)
 
+// Field offsets, in bytes from the start of each structure, as winperf.h declares the fields
+// (Microsoft Learn: "PERF_DATA_BLOCK structure (winperf.h)", "PERF_OBJECT_TYPE structure",
+// "PERF_COUNTER_DEFINITION structure", "PERF_INSTANCE_DEFINITION structure", "PERF_COUNTER_BLOCK
+// structure"). Every other folder reaches these fields through perfdata/view.h, never by number.
+namespace data_block {              // PERF_DATA_BLOCK
+constexpr uint32_t kSignature = 0;  // WCHAR Signature[4]: "PERF" in UTF-16LE
+constexpr uint32_t kSignatureSize = 8;
+constexpr uint32_t kLittleEndian = 8;      // DWORD
+constexpr uint32_t kVersion = 12;          // DWORD
+constexpr uint32_t kRevision = 16;         // DWORD
+constexpr uint32_t kTotalByteLength = 20;  // DWORD
+constexpr uint32_t kHeaderLength = 24;     // DWORD: to the first PERF_OBJECT_TYPE
+constexpr uint32_t kNumObjectTypes = 28;   // DWORD
+constexpr uint32_t kDefaultObject = 32;    // LONG
+constexpr uint32_t kSystemTime = 36;       // SYSTEMTIME (8 WORDs, UTC), then 4 bytes of padding
+constexpr uint32_t kSystemTimeSize = 16;
+constexpr uint32_t kPerfTime = 56;          // LARGE_INTEGER (8-aligned, hence the padding)
+constexpr uint32_t kPerfFreq = 64;          // LARGE_INTEGER
+constexpr uint32_t kPerfTime100nSec = 72;   // LARGE_INTEGER
+constexpr uint32_t kSystemNameLength = 80;  // DWORD, bytes including the NUL
+constexpr uint32_t kSystemNameOffset = 84;  // DWORD, from the block's start
+}  // namespace data_block
+
+namespace object_type {                         // PERF_OBJECT_TYPE
+constexpr uint32_t kTotalByteLength = 0;        // DWORD: this object, definitions and instances
+constexpr uint32_t kDefinitionLength = 4;       // DWORD: to the first instance (or the counter block)
+constexpr uint32_t kHeaderLength = 8;           // DWORD: to the first PERF_COUNTER_DEFINITION
+constexpr uint32_t kObjectNameTitleIndex = 12;  // DWORD
+constexpr uint32_t kObjectNameTitle = 16;       // DWORD on the wire (a pointer field)
+constexpr uint32_t kObjectHelpTitleIndex = 20;  // DWORD
+constexpr uint32_t kObjectHelpTitle = 24;       // DWORD on the wire
+constexpr uint32_t kDetailLevel = 28;           // DWORD
+constexpr uint32_t kNumCounters = 32;           // DWORD
+constexpr uint32_t kDefaultCounter = 36;        // LONG
+constexpr uint32_t kNumInstances = 40;          // LONG, PERF_NO_INSTANCES for a single-instance object
+constexpr uint32_t kCodePage = 44;              // DWORD
+constexpr uint32_t kPerfTime = 48;              // LARGE_INTEGER
+constexpr uint32_t kPerfFreq = 56;              // LARGE_INTEGER
+}  // namespace object_type
+
+namespace counter_def {                          // PERF_COUNTER_DEFINITION
+constexpr uint32_t kByteLength = 0;              // DWORD
+constexpr uint32_t kCounterNameTitleIndex = 4;   // DWORD
+constexpr uint32_t kCounterNameTitle = 8;        // DWORD on the wire
+constexpr uint32_t kCounterHelpTitleIndex = 12;  // DWORD
+constexpr uint32_t kCounterHelpTitle = 16;       // DWORD on the wire
+constexpr uint32_t kDefaultScale = 20;           // LONG
+constexpr uint32_t kDetailLevel = 24;            // DWORD
+constexpr uint32_t kCounterType = 28;            // DWORD
+constexpr uint32_t kCounterSize = 32;            // DWORD
+constexpr uint32_t kCounterOffset = 36;          // DWORD, from the start of the PERF_COUNTER_BLOCK
+}  // namespace counter_def
+
+namespace instance_def {                         // PERF_INSTANCE_DEFINITION
+constexpr uint32_t kByteLength = 0;              // DWORD: definition and name, to the counter block
+constexpr uint32_t kParentObjectTitleIndex = 4;  // DWORD, 0: no parent
+constexpr uint32_t kParentObjectInstance = 8;    // DWORD, the parent's position among its instances
+constexpr uint32_t kUniqueID = 12;               // LONG, PERF_NO_UNIQUE_ID when named by string
+constexpr uint32_t kNameOffset = 16;             // DWORD, from the definition's start
+constexpr uint32_t kNameLength = 20;             // DWORD, bytes including the NUL
+}  // namespace instance_def
+
+namespace counter_block {            // PERF_COUNTER_BLOCK
+constexpr uint32_t kByteLength = 0;  // DWORD: the block and its counter data
+}  // namespace counter_block
+
+static_assert(data_block::kSystemNameOffset + 4 == kDataBlockSize);
+static_assert(object_type::kPerfFreq + 8 == kObjectTypeSize);
+static_assert(counter_def::kCounterOffset + 4 == kCounterDefSize);
+static_assert(instance_def::kNameLength + 4 == kInstanceDefSize);
+static_assert(counter_block::kByteLength + 4 == kCounterBlockSize);
+
 constexpr int32_t PERF_NO_INSTANCES = -1;
 constexpr uint32_t PERF_NO_UNIQUE_ID = 0xFFFFFFFF;  // UniqueID of instances named by string
 constexpr uint32_t PERF_DATA_VERSION = 1;

@@ -8,6 +8,7 @@
 #include "core/utf16.h"
 #include "perfdata/model.h"
 #include "perfdata/select.h"
+#include "perfdata/view.h"
 #include "recorder/client.h"
 #include "windows/constants.h"
 
@@ -57,7 +58,9 @@ void CallStats::add(const Exchange& e) {
 
 bool header_only_answer(ByteView data) {
   if (data.size() < winperf::kDataBlockSize) return false;
-  return load_le32(&data[28]) == 0 && load_le32(&data[24]) == data.size();
+  namespace db = winperf::data_block;
+  return perfdata::block_field32(data, db::kNumObjectTypes) == 0 &&
+         perfdata::block_field32(data, db::kHeaderLength) == data.size();
 }
 
 std::vector<uint32_t> object_indices(ByteView data) {

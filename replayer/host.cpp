@@ -10,6 +10,7 @@
 #include "core/utf16.h"
 #include "perfdata/names.h"
 #include "perfdata/select.h"
+#include "perfdata/view.h"
 #include "perfdata/winperf.h"
 #include "replayer/limits.h"
 #include "replayer/quirk_engine.h"
@@ -19,6 +20,7 @@ namespace perfsim::replayer {
 namespace {
 
 namespace wp = perfsim::winperf;
+namespace pd = perfsim::perfdata;
 constexpr int64_t kFiletimeUnixEpoch = 116444736000000000;  // 1970-01-01 as FILETIME
 
 int64_t steady_ns() {
@@ -219,35 +221,32 @@ Bytes SimulatedHost::header(const Sample& base, const SeriesClock& c, const Mome
     out.insert(out.end(), name_region_.begin(), name_region_.end());
     size_t name_bytes = 0;
     while (name_bytes + 2 <= name_region_.size() && load_le16(&name_region_[name_bytes])) name_bytes += 2;
-    store_le32(&out[80], uint32_t(name_bytes + 2));
-    store_le32(&out[84], wp::kDataBlockSize);
-    store_le32(&out[24], uint32_t(out.size()));
+    const pd::MutableBlock b{out.data()};
+    b.set_system_name(wp::kDataBlockSize, uint32_t(name_bytes + 2));
+    b.set_header_length(uint32_t(out.size()));
   }
   if (m.recorded) return out;
-  uint8_t* h = out.data();
-  const uint64_t freq = load_le64(h + 64);
-  store_le64(h + 56, load_le64(h + 56) + m.loop * c.perf_time_span + ticks_of(m.extra_100ns, freq));
+  const pd::MutableBlock h{out.data()};
+  h.set_perf_time(h.perf_time() + m.loop * c.perf_time_span + ticks_of(m.extra_100ns, h.perf_freq()));
   // Wrapping, as the clocks do (a recorded clock may be anything).
-  const int64_t t100 = int64_t(load_le64(h + 72) + uint64_t(wall_shift_100ns_) + m.loop * uint64_t(c.time100_span) +
+  const int64_t t100 = int64_t(h.perf_time_100ns() + uint64_t(wall_shift_100ns_) + m.loop * uint64_t(c.time100_span) +
                                uint64_t(m.extra_100ns));
-  store_le64(h + 72, uint64_t(t100));
-  store_systemtime(h + 36, t100);
+  h.set_perf_time_100ns(uint64_t(t100));
+  store_systemtime(h.system_time(), t100);
   return out;
 }
 
 void SimulatedHost::patch_object(uint8_t* o, const ObjectSlice& s, const Moment& m) const {
   if (m.recorded) return;
-  const uint64_t freq = load_le64(o + 56);
-  if (freq) store_le64(o + 48, load_le64(o + 48) + m.loop * uint64_t(s.time_span) + ticks_of(m.extra_100ns, freq));
+  const pd::MutableObject obj{o};
+  if (const uint64_t freq = obj.perf_freq())
+    obj.set_perf_time(obj.perf_time() + m.loop * uint64_t(s.time_span) + ticks_of(m.extra_100ns, freq));
   if (m.loop == 0 && scale_ppm_ == 1000000) return;
   for (const CounterPatch& c : s.counters) {
     uint8_t* p = o + c.offset;
-    uint64_t v = (c.size == 8 ? load_le64(p) : load_le32(p)) + m.loop * c.per_loop;
+    uint64_t v = pd::load_counter(p, c.size) + m.loop * c.per_loop;
     if (scale_ppm_ != 1000000) v = uint64_t((unsigned __int128)v * scale_ppm_ / 1000000);
-    if (c.size == 8)
-      store_le64(p, v);
-    else
-      store_le32(p, uint32_t(v));
+    pd::store_counter(p, c.size, v);
   }
 }
 
@@ -258,7 +257,8 @@ SharedBytes SimulatedHost::serve_sample(const SampleRef& v, const SeriesClock& c
   const size_t shift = out.size();
   out.insert(out.end(), p.begin() + v->header_length, p.end());
   const int64_t delta = int64_t(shift) - int64_t(v->header_length);
-  store_le32(&out[20], uint32_t(int64_t(load_le32(&p[20])) + delta));
+  const pd::MutableBlock b{out.data()};  // its TotalByteLength is still the recorded one
+  b.set_total_byte_length(uint32_t(int64_t(b.total_byte_length()) + delta));
   for (const ObjectSlice& s : v->objects) patch_object(&out[size_t(int64_t(s.offset) + delta)], s, m);
   return out;
 }
@@ -281,8 +281,9 @@ Bytes SimulatedHost::assemble(const SampleRef& global, const SampleRef& costly, 
       break;
     }
   }
-  store_le32(&out[20], uint32_t(out.size()));
-  store_le32(&out[28], count);
+  const pd::MutableBlock b{out.data()};
+  b.set_total_byte_length(uint32_t(out.size()));
+  b.set_num_object_types(count);
   return out;
 }
 
@@ -290,7 +291,8 @@ Bytes SimulatedHost::assemble(const SampleRef& global, const SampleRef& costly, 
 ValueContent SimulatedHost::count_lies(const Quirks& q, ValueContent& c) const {
   if (q.object_count_extra && c.status == windows::kErrorSuccess && c.data.size() >= winperf::kDataBlockSize) {
     Bytes b = c.data.to_bytes();  // the shared bytes stay as recorded
-    store_le32(&b[28], load_le32(&b[28]) + q.object_count_extra);
+    const pd::MutableBlock block{b.data()};
+    block.set_num_object_types(block.num_object_types() + q.object_count_extra);
     c.data = std::move(b);
   }
   return std::move(c);

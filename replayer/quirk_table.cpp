@@ -8,6 +8,7 @@
 #include "core/bytes.h"
 #include "core/config.h"
 #include "core/utf16.h"
+#include "perfdata/view.h"
 #include "perfdata/winperf.h"
 #include "replayer/limits.h"
 #include "replayer/quirk_engine.h"
@@ -130,10 +131,14 @@ bool samba_truncate(const QuirkRow& self, const Quirks& q, QuirkCall& c) {
   c.answer.size = size;
   if (!c.offer.has_buffer) return true;
   if (c.offer.size > size || size < winperf::kDataBlockSize) return answer_data(c);
-  const uint32_t header = std::min(load_le32(&d[24]), size);
+  // At least the fixed header, whatever a damaged recording's HeaderLength says: the cut rewrites
+  // fields inside it.
+  const uint32_t header =
+      std::clamp(perfdata::block_field32(d.view(), winperf::data_block::kHeaderLength), winperf::kDataBlockSize, size);
   Bytes h(d.begin(), d.begin() + header);
-  store_le32(&h[20], header);
-  store_le32(&h[28], 0);
+  const perfdata::MutableBlock block{h.data()};
+  block.set_total_byte_length(header);
+  block.set_num_object_types(0);
   c.answer.data = std::move(h);
   c.answer.size = header;
   return true;

@@ -12,6 +12,7 @@
 
 #include "captures/reader.h"
 #include "core/utf16.h"
+#include "perfdata/view.h"
 #include "perfdata/winperf.h"
 #include "replayer/workers.h"
 
@@ -19,6 +20,7 @@ namespace perfsim::replayer {
 namespace {
 
 namespace wp = perfsim::winperf;
+namespace pd = perfsim::perfdata;
 const char* kPerflib = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
 constexpr uint32_t kNone = UINT32_MAX;
 // Ticks decoded ahead of a timeline: enough that back-to-back reads of a step timeline find each
@@ -80,89 +82,63 @@ struct History {
   bool seen = false, seen0 = false, seen1 = false;
 };
 
-uint64_t read_value(const uint8_t* p, uint32_t size) { return size == 8 ? load_le64(p) : load_le32(p); }
-
 // Walks the objects of a payload (bounded by TotalByteLength and the payload), filling the slices
 // and (when `found` is given) the cumulative counters. Stops quietly at the first inconsistent
 // length.
 void walk_sample(ByteView p, char series, Sample& view, Walk* found) {
-  if (p.size() < wp::kDataBlockSize) return;
-  const size_t total = std::min<size_t>(load_le32(&p[20]), p.size());
-  const uint32_t count = load_le32(&p[28]);
-  size_t pos = load_le32(&p[24]);
-  if (pos < wp::kDataBlockSize || pos > total) return;
-  view.header_length = uint32_t(pos);
+  pd::BlockView block;
+  if (!pd::view_block(p, block)) return;
+  view.header_length = block.header_length;
   std::unordered_map<Key, int, KeyHash> occurrences;
-  for (uint32_t i = 0; i < count && pos + wp::kObjectTypeSize <= total; ++i) {
-    const uint8_t* o = &p[pos];
-    const uint32_t len = load_le32(o);
-    if (len < wp::kObjectTypeSize || pos + len > total) break;
-    ObjectSlice s{load_le32(o + 12), uint32_t(pos), len, 0, {}};
+  std::vector<pd::CounterDefView> defs;
+  pd::ObjectCursor objects(block);
+  for (pd::ObjectView o; objects.next(o);) {
+    const ObjectSlice s{o.name_index(), o.at, o.length, 0, {}};
     const size_t slice = view.objects.size();
     view.objects.push_back(s);
-    pos += len;
-    if (!found) continue;  // slices only: instances are not walked
-    // Counter definitions: (type, size, offset) of each.
-    const uint32_t def_len = load_le32(o + 4), hdr_len = load_le32(o + 8), ncounters = load_le32(o + 32);
-    const int32_t ninst = int32_t(load_le32(o + 40));
-    if (def_len > len || hdr_len > def_len) continue;
-    struct Def {
-      uint32_t type, size, offset;
-    };
-    std::vector<Def> defs;
-    for (size_t d = hdr_len; defs.size() < ncounters && d + wp::kCounterDefSize <= def_len;) {
-      const uint32_t blen = load_le32(o + d);
-      defs.push_back({load_le32(o + d + 28), load_le32(o + d + 32), load_le32(o + d + 36)});
-      if (blen < wp::kCounterDefSize) break;
-      d += blen;
-    }
+    if (!found || !o.lengths_consistent()) continue;  // slices only: instances are not walked
+    defs.clear();
+    pd::CounterDefCursor definitions(o);
+    for (pd::CounterDefView d; definitions.next(d);) defs.push_back(d);
     // The cumulative counters of this object (the same for every instance).
     struct Cumulative {
       uint32_t number, size, offset;
     };
     std::vector<Cumulative> cumulative;
     for (size_t j = 0; j < defs.size(); ++j)
-      if (is_cumulative(defs[j].type, j ? defs[j - 1].type : 0) && (defs[j].size == 4 || defs[j].size == 8))
-        cumulative.push_back({uint32_t(j), defs[j].size, defs[j].offset});
+      if (is_cumulative(defs[j].type(), j ? defs[j - 1].type() : 0) && (defs[j].size() == 4 || defs[j].size() == 8))
+        cumulative.push_back({uint32_t(j), defs[j].size(), defs[j].offset()});
     Key object_key;
     object_key.add(std::string_view(&series, 1));
     object_key.add_u32(s.index);
-    auto add_block = [&](size_t cb, const Key& key) {
-      if (cb + 4 > len) return false;
-      const uint32_t cb_len = load_le32(o + cb);
-      if (cb_len < 4 || cb + cb_len > len) return false;
+    auto add_block = [&](const pd::CounterBlockView& cb, const Key& key) {
       const uint32_t begin = uint32_t(found->counters.size());
       for (const Cumulative& c : cumulative) {
-        if (uint64_t(c.offset) + c.size > cb_len) continue;  // 64-bit: a huge offset must not wrap
-        const uint32_t at = uint32_t(cb + c.offset);
-        found->counters.push_back({c.number, {at, c.size, 0}, read_value(o + at, c.size)});
+        if (!cb.holds(c.offset, c.size)) continue;
+        const uint32_t at = cb.at + c.offset;
+        found->counters.push_back({c.number, {at, c.size, 0}, pd::load_counter(o.p + at, c.size)});
       }
       if (found->counters.size() > begin)
         found->blocks.push_back({slice, key, begin, uint32_t(found->counters.size())});
-      return true;
     };
-    if (ninst < 0) {
-      add_block(def_len, object_key);
+    if (!o.multi_instance()) {
+      if (pd::CounterBlockView cb; pd::single_block(o, cb)) add_block(cb, object_key);
       continue;
     }
-    size_t ip = def_len;
-    for (int32_t k = 0; k < ninst; ++k) {
-      if (ip + wp::kInstanceDefSize > len) break;
-      const uint32_t ilen = load_le32(o + ip);
-      const uint32_t name_off = load_le32(o + ip + 16), name_len = load_le32(o + ip + 20);
-      if (ilen < wp::kInstanceDefSize || ip + ilen > len) break;
+    pd::InstanceCursor instances(o);
+    for (pd::InstanceView in; instances.next(in);) {
       // Identity: parent title index, parent instance, unique id, name; then how many instances
       // of this object had the same identity before it (duplicates stay apart).
       Key id = object_key;
-      id.add(o + ip + 4, 12);
-      if (uint64_t(name_off) + name_len <= ilen) {
-        id.add_u32(name_len);
-        id.add(o + ip + name_off, name_len);
+      id.add_u32(in.parent_title_index());
+      id.add_u32(in.parent_instance());
+      id.add_u32(in.unique_id());
+      if (ByteView name; in.name(name)) {
+        id.add_u32(uint32_t(name.size()));
+        id.add(name.data(), name.size());
       }
       id.add_u32(uint32_t(occurrences[id]++));
-      const size_t cb = ip + ilen;
-      if (!add_block(cb, id)) break;
-      ip = cb + load_le32(o + cb);
+      add_block(in.block, id);
     }
   }
 }
@@ -522,17 +498,19 @@ void index_ticks(Recording::Impl& m) {
 }
 
 // Tick offsets from the recorded PerfTime100nSec of Global when it increases, else nominal: only
-// the first 80 bytes of each Global are decoded.
+// the first bytes of each Global, to the end of that field, are decoded.
 void clock_offsets(Recording& r, Recording::Impl& m) {
   const int64_t nominal = int64_t(std::max<uint32_t>(r.cap.host.interval_ms, 1)) * 10000;
   const size_t n = m.ticks.size();
   std::vector<int64_t> t100(n, 0);
   bool increasing = true;
   Bytes head;
+  constexpr uint32_t kClock = wp::data_block::kPerfTime100nSec, kHead = kClock + 8;
   for (size_t t = 0; t < n; ++t) {
     const uint32_t g = m.ticks[t].global;
-    if (g != kNone && m.src.raw_size(g) >= wp::kDataBlockSize && m.src.prefix(g, 80, head).ok() && head.size() >= 80)
-      t100[t] = int64_t(load_le64(&head[72]));
+    if (g != kNone && m.src.raw_size(g) >= wp::kDataBlockSize && m.src.prefix(g, kHead, head).ok() &&
+        head.size() >= kHead)
+      t100[t] = int64_t(load_le64(&head[kClock]));
     if (!t100[t] || (t && t100[t] <= t100[t - 1])) increasing = false;
   }
   m.offsets.resize(n);
@@ -551,14 +529,15 @@ void clocks(Recording& r, Recording::Impl& m) {
     const uint32_t pos[3] = {0, std::min(1u, n - 1), n - 1};
     for (int i = 0; i < 3; ++i)
       if (uint32_t rec = m.record(pos[i], series); rec != kNone) at[i] = m.prepare(m.src, rec, series, false, false);
-    auto clock = [&](int i, size_t off) -> int64_t {
-      return at[i] && at[i]->header_length ? int64_t(load_le64(&at[i]->payload[off])) : 0;
+    auto clock = [&](int i, uint32_t field) -> int64_t {
+      return at[i] && at[i]->header_length ? int64_t(load_le64(&at[i]->payload[field])) : 0;
     };
     SeriesClock c;
-    if (n >= 2 && clock(0, 56) && clock(1, 56) && clock(2, 56))
-      c.perf_time_span = span_of(clock(0, 56), clock(1, 56), clock(2, 56));
-    if (n >= 2 && clock(0, 72) && clock(1, 72) && clock(2, 72))
-      c.time100_span = span_of(clock(0, 72), clock(1, 72), clock(2, 72));
+    constexpr uint32_t kPerfTime = wp::data_block::kPerfTime, kTime100 = wp::data_block::kPerfTime100nSec;
+    if (n >= 2 && clock(0, kPerfTime) && clock(1, kPerfTime) && clock(2, kPerfTime))
+      c.perf_time_span = span_of(clock(0, kPerfTime), clock(1, kPerfTime), clock(2, kPerfTime));
+    if (n >= 2 && clock(0, kTime100) && clock(1, kTime100) && clock(2, kTime100))
+      c.time100_span = span_of(clock(0, kTime100), clock(1, kTime100), clock(2, kTime100));
     if (c.time100_span <= 0) c.time100_span = int64_t(uint64_t(nominal) * n);
     if (c.perf_time_span <= 0) c.perf_time_span = 0;
     (series == Series::kGlobal ? r.global_clock : r.costly_clock) = c;
@@ -568,9 +547,9 @@ void clocks(Recording& r, Recording::Impl& m) {
     for (int i = 0; i < 3; ++i) {
       if (!at[i]) continue;
       for (const ObjectSlice& s : at[i]->objects) {
-        const uint8_t* o = &at[i]->payload[s.offset];
-        if (load_le64(o + 56) == 0) continue;
-        times[i][s.index] = int64_t(load_le64(o + 48));
+        const pd::ObjectView o{&at[i]->payload[s.offset], s.offset, s.length};  // a slice the walk checked
+        if (o.perf_freq() == 0) continue;
+        times[i][s.index] = int64_t(o.perf_time());
       }
     }
     if (n < 2) continue;

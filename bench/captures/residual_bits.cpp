@@ -22,6 +22,7 @@
 #include <string>
 
 #include "captures/split.h"
+#include "perfdata/view.h"
 #include "synth/synth.h"
 
 using namespace perfsim;
@@ -71,8 +72,8 @@ struct Walk {
   std::vector<Object> objects;
 };
 
-// The same walk as find_layout (split.cpp), keeping what each group is. Only called on payloads
-// find_layout accepted, so the checks are not repeated.
+// The same walk as find_layout (split.cpp, through perfdata/view.h), keeping what each group is.
+// Only called on payloads find_layout accepted.
 Walk walk(ByteView p, const std::map<uint32_t, std::string>& names) {
   Walk w;
   auto nm = [&](uint32_t i) {
@@ -80,38 +81,30 @@ Walk walk(ByteView p, const std::map<uint32_t, std::string>& names) {
     return it == names.end() ? std::to_string(i) : it->second;
   };
   for (int k = 0; k < 10; ++k) w.cols.push_back({"block header", -1, false});
-  const uint32_t total = load_le32(&p[20]), n = load_le32(&p[28]);
-  size_t pos = load_le32(&p[24]);
-  for (uint32_t i = 0; i < n && pos < total; ++i) {
-    const uint32_t otot = load_le32(&p[pos]), def_len = load_le32(&p[pos + 4]), hdr_len = load_le32(&p[pos + 8]);
-    const uint32_t ncounters = load_le32(&p[pos + 32]);
-    const auto ninst = int32_t(load_le32(&p[pos + 40]));
+  perfdata::BlockView block;
+  if (!perfdata::view_block(p, block)) return w;
+  perfdata::ObjectCursor objects(block);
+  for (perfdata::ObjectView ov; objects.next(ov);) {
     Object o;
-    o.title = load_le32(&p[pos + 12]);
+    o.title = ov.name_index();
     const int oi = int(w.objects.size());
     for (int k = 0; k < 4; ++k) w.cols.push_back({"object times", oi, true});
     // word offset in the counter block -> counter name
     std::map<uint32_t, std::string> word;
-    size_t c = pos + hdr_len;
-    for (uint32_t k = 0; k < ncounters && c + 40 <= pos + def_len; ++k) {
-      const uint32_t clen = load_le32(&p[c]), title = load_le32(&p[c + 4]);
-      const uint32_t size = load_le32(&p[c + 32]), off = load_le32(&p[c + 36]);
-      word[off] = nm(title) + (size == 8 ? " lo" : "");
-      if (size == 8) word[off + 4] = nm(title) + " hi";
-      c += clen ? clen : 40;
+    perfdata::CounterDefCursor defs(ov);
+    for (perfdata::CounterDefView c; defs.next(c);) {
+      word[c.offset()] = nm(c.name_index()) + (c.size() == 8 ? " lo" : "");
+      if (c.size() == 8) word[c.offset() + 4] = nm(c.name_index()) + " hi";
     }
     uint32_t words = 0;
-    size_t b = pos + def_len;
-    if (ninst < 0) {
-      words = (load_le32(&p[b]) - 4) / 4;
+    if (perfdata::CounterBlockView b; !ov.multi_instance() && perfdata::single_block(ov, b)) {
+      words = (b.length - 4) / 4;
     } else {
-      for (int32_t k = 0; k < ninst; ++k) {
-        const uint32_t ilen = load_le32(&p[b]);
-        o.parent_title.push_back(load_le32(&p[b + 4]));
-        o.parent_inst.push_back(load_le32(&p[b + 8]));
-        const uint32_t blen = load_le32(&p[b + ilen]);
-        words = std::max(words, (blen - 4) / 4);
-        b += ilen + blen;
+      perfdata::InstanceCursor instances(ov);
+      for (perfdata::InstanceView in; instances.next(in);) {
+        o.parent_title.push_back(in.parent_title_index());
+        o.parent_inst.push_back(in.parent_instance());
+        words = std::max(words, (in.block.length - 4) / 4);
       }
     }
     for (uint32_t k = 0; k < words; ++k) {
@@ -120,7 +113,6 @@ Walk walk(ByteView p, const std::map<uint32_t, std::string>& names) {
       w.cols.push_back({nm(o.title) + " / " + (it == word.end() ? "word " + std::to_string(k) : it->second), oi});
     }
     w.objects.push_back(std::move(o));
-    pos += otot;
   }
   return w;
 }

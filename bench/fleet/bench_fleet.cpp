@@ -29,6 +29,7 @@
 #include "captures/reader.h"
 #include "core/subprocess.h"
 #include "core/utf16.h"
+#include "perfdata/view.h"
 #include "recorder/client.h"
 #include "replayer/fleet.h"
 #include "replayer/sample_cache.h"
@@ -69,11 +70,11 @@ size_t rss_bytes() {
 
 // The system name of the PERF_DATA_BLOCK in `b` (empty when the answer is not one).
 std::string system_name(ByteView b) {
-  if (b.size() < 88) return {};
-  const uint32_t len = load_le32(&b[80]), off = load_le32(&b[84]);
-  if (off + len > b.size() || len < 2) return {};
+  perfdata::BlockView block;
+  ByteView name;
+  if (!perfdata::view_block(b, block) || !block.system_name(name) || name.size() < 2) return {};
   std::u16string s;
-  for (uint32_t i = 0; i + 2 < len; i += 2) s.push_back(char16_t(load_le16(&b[off + i])));
+  for (size_t i = 0; i + 2 < name.size(); i += 2) s.push_back(char16_t(load_le16(&name[i])));
   return utf16_to_utf8(s);
 }
 

@@ -30,6 +30,7 @@
 #include "tests/common/test_capture.h"
 #include "tests/common/temp_dir.h"
 #include "captures/writer.h"
+#include "perfdata/view.h"
 
 namespace fs = std::filesystem;
 
@@ -311,8 +312,9 @@ TEST_CASE("validate fails on a damaged PERF_DATA_BLOCK and names the offset") {
   const std::string good = (d.path / "good.blob").string(), bad = (d.path / "bad.blob").string();
   std::ofstream(good, std::ios::binary).write(reinterpret_cast<const char*>(blob.data()), std::streamsize(blob.size()));
   CHECK(run_perfsim("validate " + good).code == 0);
-  const uint32_t hdr = perfsim::load_le32(&blob[24]);
-  perfsim::store_le32(&blob[hdr], 0xFFFFFF00);  // first object's TotalByteLength far past the end
+  const uint32_t hdr = perfsim::perfdata::block_field32(blob, perfsim::winperf::data_block::kHeaderLength);
+  perfsim::store_le32(&blob[hdr + perfsim::winperf::object_type::kTotalByteLength],
+                      0xFFFFFF00);  // first object's TotalByteLength far past the end
   std::ofstream(bad, std::ios::binary).write(reinterpret_cast<const char*>(blob.data()), std::streamsize(blob.size()));
   Run r = run_perfsim("validate --json " + bad);
   CHECK(r.code == 1);

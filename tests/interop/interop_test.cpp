@@ -25,6 +25,7 @@
 #include "support.h"
 #include "tests/common/served_host.h"
 #include "windows/constants.h"
+#include "perfdata/view.h"
 
 namespace perfsim::interop {
 namespace {
@@ -261,7 +262,8 @@ void check_unknown(const Env& e, const Session& s) {
   CHECK(block.num_object_types == 0);
   CHECK(block.objects.empty());
   CHECK(block.system_name() == utf8_to_utf16(e.cap.host.name));
-  CHECK(load_le32(got.data() + 24) == got.size());  // HeaderLength == TotalByteLength
+  CHECK(perfdata::block_field32(got, winperf::data_block::kHeaderLength) ==
+        got.size());  // HeaderLength == TotalByteLength
   CHECK(got.size() % 8 == 0);
 }
 

@@ -30,7 +30,7 @@ DataBlock odd_block() {
 
 Bytes with_total(ByteView b, uint32_t total) {
   Bytes out(b.begin(), b.end());
-  store_le32(&out[20], total);
+  store_le32(&out[winperf::data_block::kTotalByteLength], total);
   return out;
 }
 
@@ -43,7 +43,7 @@ TEST_CASE("locate() agrees with build() on where each object starts") {
   REQUIRE(l.trailer + d.trailer.size() == b.size());
   for (size_t i = 0; i < d.objects.size(); ++i) {
     CHECK(load_le32(&b[l.objects[i].at]) == l.objects[i].end - l.objects[i].at);
-    CHECK(load_le32(&b[l.objects[i].at + 12]) == d.objects[i].name_index);
+    CHECK(load_le32(&b[l.objects[i].at + winperf::object_type::kObjectNameTitleIndex]) == d.objects[i].name_index);
   }
 }
 
@@ -120,7 +120,7 @@ TEST_CASE("random byte damage parses or fails cleanly") {
       continue;
     }
     // Accepted: the block up to its TotalByteLength comes back byte for byte.
-    const size_t total = load_le32(&b[20]);
+    const size_t total = load_le32(&b[winperf::data_block::kTotalByteLength]);
     REQUIRE(total <= b.size());
     CHECK(build(p) == Bytes(b.begin(), b.begin() + std::ptrdiff_t(total)));
   }
@@ -129,7 +129,7 @@ TEST_CASE("random byte damage parses or fails cleanly") {
 
 TEST_CASE("tolerant mode: NumObjectTypes larger than the objects present") {
   Bytes b = build(rich_block());
-  store_le32(&b[28], 9);
+  store_le32(&b[winperf::data_block::kNumObjectTypes], 9);
   DataBlock p;
   REQUIRE(parse(b, p, ParseOptions{true}).ok());
   CHECK(p.objects.size() == 5);

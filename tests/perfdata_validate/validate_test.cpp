@@ -13,6 +13,11 @@ using namespace perfsim::perfdata::testing;
 
 namespace {
 
+namespace db = winperf::data_block;
+namespace ot = winperf::object_type;
+namespace cd = winperf::counter_def;
+namespace id = winperf::instance_def;
+
 std::string dump(const std::vector<Finding>& fs) {
   std::ostringstream s;
   for (const Finding& f : fs) s << to_string(f) << "\n";
@@ -56,20 +61,20 @@ TEST_CASE("PERF_DATA_BLOCK header checks") {
     require_finding(b, "block.signature", 0, Severity::kError);
   }
   SECTION("byte order") {
-    put32(b, 8, 0);
-    require_finding(b, "block.byte-order", 8, Severity::kError);
+    put32(b, db::kLittleEndian, 0);
+    require_finding(b, "block.byte-order", db::kLittleEndian, Severity::kError);
   }
   SECTION("version") {
-    put32(b, 12, 2);
-    require_finding(b, "block.version", 12, Severity::kWarning);
+    put32(b, db::kVersion, 2);
+    require_finding(b, "block.version", db::kVersion, Severity::kWarning);
   }
   SECTION("revision") {
-    put32(b, 16, 3);
-    require_finding(b, "block.revision", 16, Severity::kWarning);
+    put32(b, db::kRevision, 3);
+    require_finding(b, "block.revision", db::kRevision, Severity::kWarning);
   }
   SECTION("TotalByteLength past the blob") {
-    put32(b, 20, uint32_t(b.size() + 8));
-    require_finding(b, "block.total-length", 20, Severity::kError);
+    put32(b, db::kTotalByteLength, uint32_t(b.size() + 8));
+    require_finding(b, "block.total-length", db::kTotalByteLength, Severity::kError);
   }
   SECTION("bytes past TotalByteLength") {
     const size_t total = b.size();
@@ -78,23 +83,23 @@ TEST_CASE("PERF_DATA_BLOCK header checks") {
   }
   SECTION("TotalByteLength not a multiple of 8") {
     r.d.objects.back().trailer = {0, 0, 0, 0};
-    require_finding(build(r.d), "block.total-length-alignment", 20, Severity::kWarning);
+    require_finding(build(r.d), "block.total-length-alignment", db::kTotalByteLength, Severity::kWarning);
   }
   SECTION("HeaderLength") {
-    put32(b, 24, 80);
-    require_finding(b, "block.header-length", 24, Severity::kError);
+    put32(b, db::kHeaderLength, 80);
+    require_finding(b, "block.header-length", db::kHeaderLength, Severity::kError);
   }
   SECTION("system name outside the header") {
-    put32(b, 80, 1000);
-    require_finding(b, "block.system-name-bounds", 84, Severity::kError);
+    put32(b, db::kSystemNameLength, 1000);
+    require_finding(b, "block.system-name-bounds", db::kSystemNameOffset, Severity::kError);
   }
   SECTION("system name of odd length") {
-    put32(b, 80, 13);
-    require_finding(b, "block.system-name-odd-length", 88, Severity::kWarning);
+    put32(b, db::kSystemNameLength, 13);
+    require_finding(b, "block.system-name-odd-length", kDataBlockSize, Severity::kWarning);
   }
   SECTION("system name without NUL") {
-    b[88 + 12] = 'X';  // "HOST01" is 6 units; its NUL is at 12
-    require_finding(b, "block.system-name-unterminated", 88, Severity::kWarning);
+    b[kDataBlockSize + 12] = 'X';  // "HOST01" is 6 units; its NUL is at 12
+    require_finding(b, "block.system-name-unterminated", kDataBlockSize, Severity::kWarning);
   }
 }
 
@@ -102,13 +107,13 @@ TEST_CASE("object count and lengths against TotalByteLength") {
   Rich r;
   Bytes& b = r.b;
   SECTION("NumObjectTypes larger than present (object-count-lies) is only a warning") {
-    put32(b, 28, 7);
-    require_finding(b, "block.object-count-lies", 28, Severity::kWarning);
+    put32(b, db::kNumObjectTypes, 7);
+    require_finding(b, "block.object-count-lies", db::kNumObjectTypes, Severity::kWarning);
     CHECK_FALSE(has_errors(validate(b)));
   }
   SECTION("NumObjectTypes smaller than present") {
-    put32(b, 28, 3);
-    require_finding(b, "block.object-count-short", 28, Severity::kError);
+    put32(b, db::kNumObjectTypes, 3);
+    require_finding(b, "block.object-count-short", db::kNumObjectTypes, Severity::kError);
   }
   SECTION("bytes that belong to no object") {
     r.d.trailer = Bytes(16, 0xEE);
@@ -117,7 +122,7 @@ TEST_CASE("object count and lengths against TotalByteLength") {
   SECTION("too few bytes left for another declared object") {
     r.d.trailer = Bytes(16, 0);
     Bytes t = build(r.d);
-    put32(t, 28, 6);
+    put32(t, db::kNumObjectTypes, 6);
     require_finding(t, "block.objects-length", r.l.trailer, Severity::kError);
   }
 }
@@ -136,32 +141,32 @@ TEST_CASE("PERF_OBJECT_TYPE checks") {
     require_finding(b, "object.total-length", proc, Severity::kError);
   }
   SECTION("HeaderLength") {
-    put32(b, proc + 8, 60);
-    require_finding(b, "object.header-length", proc + 8, Severity::kError);
+    put32(b, proc + ot::kHeaderLength, 60);
+    require_finding(b, "object.header-length", proc + ot::kHeaderLength, Severity::kError);
   }
   SECTION("DefinitionLength past TotalByteLength") {
-    put32(b, proc + 4, get32(b, proc) + 8);
-    require_finding(b, "object.definition-length", proc + 4, Severity::kError);
+    put32(b, proc + ot::kDefinitionLength, get32(b, proc) + 8);
+    require_finding(b, "object.definition-length", proc + ot::kDefinitionLength, Severity::kError);
   }
   SECTION("misaligned object") {
     r.d.objects[0].trailer = {0, 0, 0, 0};
     require_finding(build(r.d), "object.alignment", locate(r.d).objects[1].at, Severity::kWarning);
   }
   SECTION("NumInstances negative") {
-    put32(b, proc + 40, uint32_t(-5));
-    require_finding(b, "object.num-instances", proc + 40, Severity::kError);
+    put32(b, proc + ot::kNumInstances, uint32_t(-5));
+    require_finding(b, "object.num-instances", proc + ot::kNumInstances, Severity::kError);
   }
   SECTION("NumCounters larger than the definitions") {
-    put32(b, r.obj(0).at + 32, 6);
-    require_finding(b, "object.counter-count", r.obj(0).at + 32, Severity::kError);
+    put32(b, r.obj(0).at + ot::kNumCounters, 6);
+    require_finding(b, "object.counter-count", r.obj(0).at + ot::kNumCounters, Severity::kError);
   }
   SECTION("NumCounters smaller than the definitions") {
-    put32(b, r.obj(0).at + 32, 4);
+    put32(b, r.obj(0).at + ot::kNumCounters, 4);
     require_finding(b, "object.definitions-slack", r.obj(0).counters[4], Severity::kWarning);
   }
   SECTION("NumInstances larger than the chain") {
-    put32(b, proc + 40, 5);
-    require_finding(b, "object.instance-count", proc + 40, Severity::kError);
+    put32(b, proc + ot::kNumInstances, 5);
+    require_finding(b, "object.instance-count", proc + ot::kNumInstances, Severity::kError);
   }
   SECTION("bytes after the data beyond padding") {
     r.d.objects[1].trailer = Bytes(16, 0);
@@ -205,20 +210,20 @@ TEST_CASE("PERF_INSTANCE_DEFINITION checks") {
     CHECK_FALSE(has_errors(fs));
   }
   SECTION("name outside the definition") {
-    put32(b, in1 + 20, 500);
-    require_finding(b, "instance.name-bounds", in1 + 16, Severity::kError);
+    put32(b, in1 + id::kNameLength, 500);
+    require_finding(b, "instance.name-bounds", in1 + id::kNameOffset, Severity::kError);
   }
   SECTION("name offset inside the fixed header") {
-    put32(b, in1 + 16, 8);
-    require_finding(b, "instance.name-bounds", in1 + 16, Severity::kError);
+    put32(b, in1 + id::kNameOffset, 8);
+    require_finding(b, "instance.name-bounds", in1 + id::kNameOffset, Severity::kError);
   }
   SECTION("name of odd length") {
-    put32(b, in1 + 20, 7);
-    require_finding(b, "instance.name-odd-length", in1 + 24, Severity::kWarning);
+    put32(b, in1 + id::kNameLength, 7);
+    require_finding(b, "instance.name-odd-length", in1 + kInstanceDefSize, Severity::kWarning);
   }
   SECTION("name without NUL") {
-    b[in1 + 24 + 12] = 'X';  // "System" is 6 units
-    require_finding(b, "instance.name-unterminated", in1 + 24, Severity::kWarning);
+    b[in1 + kInstanceDefSize + 12] = 'X';  // "System" is 6 units
+    require_finding(b, "instance.name-unterminated", in1 + kInstanceDefSize, Severity::kWarning);
   }
   SECTION("duplicate names are info only") {
     r.d.objects[1].instances[2] = make_instance(u"System", 44);
@@ -228,13 +233,13 @@ TEST_CASE("PERF_INSTANCE_DEFINITION checks") {
   }
   SECTION("parent object not in the blob") {
     const size_t th0 = r.obj(2).instances[0];
-    put32(b, th0 + 4, 9999);
-    require_finding(b, "instance.parent-object", th0 + 4, Severity::kWarning);
+    put32(b, th0 + id::kParentObjectTitleIndex, 9999);
+    require_finding(b, "instance.parent-object", th0 + id::kParentObjectTitleIndex, Severity::kWarning);
   }
   SECTION("parent instance past the parent's instances") {
     const size_t th2 = r.obj(2).instances[2];
-    put32(b, th2 + 8, 4);
-    require_finding(b, "instance.parent-instance", th2 + 8, Severity::kWarning);
+    put32(b, th2 + id::kParentObjectInstance, 4);
+    require_finding(b, "instance.parent-instance", th2 + id::kParentObjectInstance, Severity::kWarning);
   }
 }
 
@@ -256,15 +261,15 @@ TEST_CASE("PERF_COUNTER_BLOCK and PERF_COUNTER_DEFINITION checks") {
     require_finding(b, "counter.length", sys.counters[1], Severity::kError);
   }
   SECTION("CounterSize disagrees with the type") {
-    put32(b, sys.counters[1] + 32, 4);  // PERF_COUNTER_LARGE_RAWCOUNT is PERF_SIZE_LARGE
-    require_finding(b, "counter.size-type", sys.counters[1] + 32, Severity::kError);
+    put32(b, sys.counters[1] + cd::kCounterSize, 4);  // PERF_COUNTER_LARGE_RAWCOUNT is PERF_SIZE_LARGE
+    require_finding(b, "counter.size-type", sys.counters[1] + cd::kCounterSize, Severity::kError);
   }
   SECTION("CounterOffset over the block's ByteLength") {
-    put32(b, sys.counters[0] + 36, 0);
-    require_finding(b, "counter.offset", sys.counters[0] + 36, Severity::kError);
+    put32(b, sys.counters[0] + cd::kCounterOffset, 0);
+    require_finding(b, "counter.offset", sys.counters[0] + cd::kCounterOffset, Severity::kError);
   }
   SECTION("counter past the single-instance block") {
-    put32(b, sys.counters[0] + 36, 30);  // 4 bytes at 30 in a 32-byte block
+    put32(b, sys.counters[0] + cd::kCounterOffset, 30);  // 4 bytes at 30 in a 32-byte block
     require_finding(b, "counter.outside-block", sys.blocks[0], Severity::kError);
   }
   SECTION("counter past one instance's block") {
@@ -300,9 +305,9 @@ TEST_CASE("a base counter sharing its user's title index is no duplicate") {
 TEST_CASE("options bound the report") {
   Rich r;
   Bytes b = r.b;
-  put32(b, 12, 2);
-  put32(b, 16, 2);
-  put32(b, 28, 9);
+  put32(b, db::kVersion, 2);
+  put32(b, db::kRevision, 2);
+  put32(b, db::kNumObjectTypes, 9);
   const std::vector<Finding> fs = validate(b, ValidateOptions{Severity::kInfo, 2});
   REQUIRE(fs.size() == 3);
   CHECK(fs.back().check == "validate.too-many-findings");
@@ -312,7 +317,7 @@ TEST_CASE("options bound the report") {
 TEST_CASE("messages name the object, instance and counter") {
   Rich r;
   put32(r.b, r.obj(1).blocks[2], 1000);
-  put32(r.b, r.obj(0).counters[1] + 32, 4);
+  put32(r.b, r.obj(0).counters[1] + cd::kCounterSize, 4);
   const std::vector<Finding> fs = validate(r.b);
   INFO(dump(fs));
   auto message = [&](const char* id) {
@@ -345,7 +350,7 @@ TEST_CASE("every truncation is reported, and validate agrees with parse") {
     CHECK(has_errors(validate(cut)));
     if (n >= 24) {
       Bytes fitted = cut;
-      put32(fitted, 20, uint32_t(n));
+      put32(fitted, db::kTotalByteLength, uint32_t(n));
       check_agrees_with_parse(fitted, rejected);
     }
   }

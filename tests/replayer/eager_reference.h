@@ -10,6 +10,7 @@
 #include "captures/capture.h"
 #include "core/bytes.h"
 #include "core/utf16.h"
+#include "perfdata/view.h"
 #include "perfdata/winperf.h"
 #include "replayer/recording.h"
 
@@ -58,71 +59,46 @@ struct History {
   bool seen0 = false, seen1 = false;
 };
 
-inline uint64_t read_value(const uint8_t* p, uint32_t size) { return size == 8 ? load_le64(p) : load_le32(p); }
-
 // Walks the objects of a payload (bounded by TotalByteLength and the payload), filling the slices
-// and the cumulative counters. Stops quietly at the first inconsistent length.
+// and the cumulative counters. Stops quietly at the first inconsistent length. The layout is read
+// through perfdata/view.h (the one walker of the structure); what is cumulative, the identities
+// and the growth are this reference's own.
 inline void walk_sample(const Bytes& p, char series, SampleView& view, std::vector<Found>& found) {
-  if (p.size() < wp::kDataBlockSize) return;
-  const size_t total = std::min<size_t>(load_le32(&p[20]), p.size());
-  const uint32_t count = load_le32(&p[28]);
-  size_t pos = load_le32(&p[24]);
-  if (pos < wp::kDataBlockSize || pos > total) return;
-  view.header_length = uint32_t(pos);
+  perfdata::BlockView block;
+  if (!perfdata::view_block(p, block)) return;
+  view.header_length = block.header_length;
   std::map<std::string, int> occurrences;
-  for (uint32_t i = 0; i < count && pos + wp::kObjectTypeSize <= total; ++i) {
-    const uint8_t* o = &p[pos];
-    const uint32_t len = load_le32(o);
-    if (len < wp::kObjectTypeSize || pos + len > total) break;
-    ObjectSlice s{load_le32(o + 12), uint32_t(pos), len, 0, {}};
+  perfdata::ObjectCursor objects(block);
+  for (perfdata::ObjectView o; objects.next(o);) {
+    ObjectSlice s{o.name_index(), o.at, o.length, 0, {}};
     const size_t slice = view.objects.size();
     view.objects.push_back(s);
-    pos += len;
-    // Counter definitions: (type, size, offset) of each.
-    const uint32_t def_len = load_le32(o + 4), hdr_len = load_le32(o + 8), ncounters = load_le32(o + 32);
-    const int32_t ninst = int32_t(load_le32(o + 40));
-    if (def_len > len || hdr_len > def_len) continue;
-    struct Def {
-      uint32_t type, size, offset;
-    };
-    std::vector<Def> defs;
-    for (size_t d = hdr_len; defs.size() < ncounters && d + wp::kCounterDefSize <= def_len;) {
-      const uint32_t blen = load_le32(o + d);
-      defs.push_back({load_le32(o + d + 28), load_le32(o + d + 32), load_le32(o + d + 36)});
-      if (blen < wp::kCounterDefSize) break;
-      d += blen;
-    }
+    if (!o.lengths_consistent()) continue;
+    std::vector<perfdata::CounterDefView> defs;
+    perfdata::CounterDefCursor definitions(o);
+    for (perfdata::CounterDefView d; definitions.next(d);) defs.push_back(d);
     const std::string object_key = std::string(1, series) + std::to_string(s.index) + "/";
-    auto add_block = [&](size_t cb, const std::string& inst_key) {
-      if (cb + 4 > len) return false;
-      const uint32_t cb_len = load_le32(o + cb);
-      if (cb_len < 4 || cb + cb_len > len) return false;
+    auto add_block = [&](const perfdata::CounterBlockView& cb, const std::string& inst_key) {
       for (size_t j = 0; j < defs.size(); ++j) {
-        const Def& d = defs[j];
-        if (!is_cumulative(d.type, j ? defs[j - 1].type : 0) || (d.size != 4 && d.size != 8)) continue;
-        if (d.offset + d.size > cb_len) continue;
-        const uint32_t at = uint32_t(cb + d.offset);
-        found.push_back({slice, {at, d.size, 0}, inst_key + "#" + std::to_string(j), read_value(o + at, d.size)});
+        const uint32_t type = defs[j].type(), size = defs[j].size(), offset = defs[j].offset();
+        if (!is_cumulative(type, j ? defs[j - 1].type() : 0) || (size != 4 && size != 8)) continue;
+        if (uint64_t(offset) + size > cb.length) continue;
+        const uint32_t at = cb.at + offset;
+        found.push_back(
+            {slice, {at, size, 0}, inst_key + "#" + std::to_string(j), perfdata::load_counter(o.p + at, size)});
       }
-      return true;
     };
-    if (ninst < 0) {
-      add_block(def_len, object_key);
+    if (!o.multi_instance()) {
+      if (perfdata::CounterBlockView cb; perfdata::single_block(o, cb)) add_block(cb, object_key);
       continue;
     }
-    size_t ip = def_len;
-    for (int32_t k = 0; k < ninst; ++k) {
-      if (ip + wp::kInstanceDefSize > len) break;
-      const uint32_t ilen = load_le32(o + ip);
-      const uint32_t name_off = load_le32(o + ip + 16), name_len = load_le32(o + ip + 20);
-      if (ilen < wp::kInstanceDefSize || ip + ilen > len) break;
-      std::string id = object_key + std::to_string(load_le32(o + ip + 4)) + "/" +
-                       std::to_string(load_le32(o + ip + 8)) + "/" + std::to_string(load_le32(o + ip + 12)) + "/";
-      if (name_off + name_len <= ilen) id.append(reinterpret_cast<const char*>(o + ip + name_off), name_len);
+    perfdata::InstanceCursor instances(o);
+    for (perfdata::InstanceView in; instances.next(in);) {
+      std::string id = object_key + std::to_string(in.parent_title_index()) + "/" +
+                       std::to_string(in.parent_instance()) + "/" + std::to_string(in.unique_id()) + "/";
+      if (ByteView name; in.name(name)) id.append(reinterpret_cast<const char*>(name.data()), name.size());
       id += "/" + std::to_string(occurrences[id]++);
-      const size_t cb = ip + ilen;
-      if (!add_block(cb, id)) break;
-      ip = cb + load_le32(o + cb);
+      add_block(in.block, id);
     }
   }
 }
@@ -181,11 +157,11 @@ inline void object_spans(std::vector<RecordedTick>& ticks, SampleView RecordedTi
   for (size_t t = 0; t < ticks.size(); ++t) {
     const SampleView& v = ticks[t].*member;
     for (const ObjectSlice& s : v.objects) {
-      const uint8_t* o = &v.record->payload[s.offset];
-      if (load_le64(o + 56) == 0) continue;  // PerfFreq 0: no own time base
+      const perfdata::ObjectView o{&v.record->payload[s.offset], s.offset, s.length};
+      if (o.perf_freq() == 0) continue;  // no own time base
       auto& vec = times[s.index];
       vec.resize(ticks.size(), 0);
-      vec[t] = int64_t(load_le64(o + 48));
+      vec[t] = int64_t(o.perf_time());
     }
   }
   for (auto& [index, vec] : times) {
@@ -199,15 +175,17 @@ inline void object_spans(std::vector<RecordedTick>& ticks, SampleView RecordedTi
 
 inline SeriesClock block_clock(const std::vector<RecordedTick>& ticks, SampleView RecordedTick::*member,
                                int64_t nominal_100ns) {
-  auto at = [&](size_t t, size_t off) -> int64_t {
+  auto at = [&](size_t t, uint32_t field) -> int64_t {
     const SampleView& v = ticks[t].*member;
-    return v.header_length ? int64_t(load_le64(&v.record->payload[off])) : 0;
+    return v.header_length ? int64_t(load_le64(&v.record->payload[field])) : 0;
   };
   SeriesClock c;
   const size_t n = ticks.size();
-  if (n >= 2 && at(0, 56) && at(1, 56) && at(n - 1, 56))
-    c.perf_time_span = span_of(at(0, 56), at(1, 56), at(n - 1, 56));
-  if (n >= 2 && at(0, 72) && at(1, 72) && at(n - 1, 72)) c.time100_span = span_of(at(0, 72), at(1, 72), at(n - 1, 72));
+  constexpr uint32_t kTime = wp::data_block::kPerfTime, kTime100 = wp::data_block::kPerfTime100nSec;
+  if (n >= 2 && at(0, kTime) && at(1, kTime) && at(n - 1, kTime))
+    c.perf_time_span = span_of(at(0, kTime), at(1, kTime), at(n - 1, kTime));
+  if (n >= 2 && at(0, kTime100) && at(1, kTime100) && at(n - 1, kTime100))
+    c.time100_span = span_of(at(0, kTime100), at(1, kTime100), at(n - 1, kTime100));
   if (c.time100_span <= 0) c.time100_span = nominal_100ns * int64_t(n);
   if (c.perf_time_span <= 0) c.perf_time_span = 0;
   return c;
@@ -238,7 +216,9 @@ inline EagerRecording build(captures::Capture cap) {
   bool increasing = true;
   for (size_t t = 0; t < r->ticks.size(); ++t) {
     const captures::QueryRecord* g = r->ticks[t].global.record;
-    t100[t] = g && g->payload.size() >= winperf::kDataBlockSize ? int64_t(load_le64(&g->payload[72])) : 0;
+    t100[t] = g && g->payload.size() >= winperf::kDataBlockSize
+                  ? int64_t(load_le64(&g->payload[winperf::data_block::kPerfTime100nSec]))
+                  : 0;
     if (!t100[t] || (t && t100[t] <= t100[t - 1])) increasing = false;
   }
   for (size_t t = 0; t < r->ticks.size(); ++t)

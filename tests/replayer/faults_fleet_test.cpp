@@ -10,6 +10,7 @@
 #include "tests/common/small_synth.h"
 #include "tests/common/test_capture.h"
 #include "windows/constants.h"
+#include "perfdata/view.h"
 
 using namespace perfsim;
 using namespace perfsim::replayer;
@@ -242,12 +243,12 @@ TEST_CASE("fleet variation scales each host's cumulative counters by its own fac
   // Each cumulative counter of the sample, as the host serves it at m; the system name may move the objects.
   const auto counters = [&](SimulatedHost& h) {
     const Bytes b = h.content(PerfKey::kData, "Global", m).data.to_bytes();
-    const uint32_t header = load_le32(&b[24]);
+    const uint32_t header = perfdata::block_field32(b, winperf::data_block::kHeaderLength);
     std::vector<uint64_t> out;
     for (const ObjectSlice& s : v.objects)
       for (const CounterPatch& c : s.counters) {
         const uint8_t* p = &b[s.offset - v.header_length + header + c.offset];
-        out.push_back(c.size == 8 ? load_le64(p) : load_le32(p));
+        out.push_back(perfdata::load_counter(p, c.size));
       }
     return out;
   };

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "perfdata/view.h"
 #include "replayer/host.h"
 #include "tests/common/byte_views.h"
 #include "tests/common/test_capture.h"
@@ -8,6 +9,7 @@
 using namespace perfsim;
 using namespace perfsim::replayer;
 namespace pd = perfsim::perfdata;
+namespace db = perfsim::winperf::data_block;
 
 using perfsim::testing::test_capture;
 
@@ -57,7 +59,7 @@ TEST_CASE("an unknown name gives an empty PERF_DATA_BLOCK as Windows does") {
   REQUIRE(pd::parse(b, d, pd::ParseOptions{false}).ok());
   CHECK(d.objects.empty());
   CHECK(d.num_object_types == 0);
-  CHECK(load_le32(&b[24]) == b.size());  // HeaderLength == TotalByteLength
+  CHECK(pd::block_field32(b, db::kHeaderLength) == b.size());  // HeaderLength == TotalByteLength
   CHECK(b.size() == align_up(88 + d.system_name_length, 8));
   CHECK(d.system_name_offset == 88);
 }
@@ -159,7 +161,7 @@ TEST_CASE("live answers and quirks that edit an answer edit their own copy, neve
   REQUIRE(SimulatedHost::create(rec, lying, liar).ok());
   const ValueAnswer lie = liar->query(PerfKey::kData, "Global", {true, 1u << 20});
   REQUIRE(lie.status == windows::kErrorSuccess);
-  CHECK(load_le32(&lie.data[28]) == load_le32(&want[28]) + 3);
+  CHECK(pd::block_field32(lie.data.view(), db::kNumObjectTypes) == pd::block_field32(want, db::kNumObjectTypes) + 3);
   CHECK_FALSE(inside_recording(*liar, lie.data));
 
   HostOptions samba{TimelineMode::kFrozen, 1};
@@ -167,10 +169,27 @@ TEST_CASE("live answers and quirks that edit an answer edit their own copy, neve
   std::shared_ptr<SimulatedHost> trunc;
   REQUIRE(SimulatedHost::create(rec, samba, trunc).ok());
   const ValueAnswer header = trunc->query(PerfKey::kData, "Global", {true, uint32_t(want.size())});
-  REQUIRE(header.data.size() == load_le32(&want[24]));
-  CHECK(load_le32(&header.data[28]) == 0);  // NumObjectTypes 0 in the copy...
+  REQUIRE(header.data.size() == pd::block_field32(want, db::kHeaderLength));
+  CHECK(pd::block_field32(header.data.view(), db::kNumObjectTypes) == 0);  // NumObjectTypes 0 in the copy...
 
   // ...while the recording every host shares still holds what was recorded.
   CHECK(frozen->query(PerfKey::kData, "Global", {true, 1u << 20}).data == want);
   CHECK(frozen->capture().records[2].payload == want);
+}
+
+TEST_CASE("samba-truncate cuts a recorded answer with a HeaderLength below 88 at 88 bytes") {
+  // A damaged capture's Global is served as recorded; its header must still hold the fields the
+  // cut rewrites (TotalByteLength, NumObjectTypes), whatever its HeaderLength says.
+  captures::Capture cap = test_capture();
+  store_le32(&cap.records[2].payload[db::kHeaderLength], 8);
+  HostOptions samba{TimelineMode::kFrozen, 1};
+  samba.quirks.buffer = BufferPolicy::kSambaTruncate;
+  std::shared_ptr<SimulatedHost> h;
+  REQUIRE(SimulatedHost::load(cap, samba, h).ok());
+  const uint32_t size = uint32_t(cap.records[2].payload.size());
+  const ValueAnswer a = h->query(PerfKey::kData, "Global", {true, size});
+  REQUIRE(a.status == windows::kErrorSuccess);
+  REQUIRE(a.data.size() == winperf::kDataBlockSize);
+  CHECK(pd::block_field32(a.data.view(), db::kTotalByteLength) == winperf::kDataBlockSize);
+  CHECK(pd::block_field32(a.data.view(), db::kNumObjectTypes) == 0);
 }
