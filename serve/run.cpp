@@ -9,7 +9,6 @@
 
 #include "admin/journal_sources.h"
 #include "admin/server.h"
-#include "captures/fingerprint.h"
 #include "core/config.h"
 #include "core/data_dir.h"
 #include "replayer/fleet_file.h"
@@ -200,20 +199,11 @@ Status make_auth(const Config& o, std::shared_ptr<const rpc::AuthService>& out) 
   return rpc::AuthService::create(accounts, out);
 }
 
-// What PUT /api/hosts/NAME/quirks starts from: the host's quirks without explicit settings.
-admin::AdminHost admin_host(const Config& o, const replayer::FleetHost& s,
-                            const std::shared_ptr<replayer::SimulatedHost>& host) {
-  admin::AdminHost a;
-  a.host = host;
-  a.profile = s.replay.profile.empty() ? o.profile : s.replay.profile;
-  if (captures::Fingerprint fp; a.profile.empty() && captures::from_json(host->capture().fingerprint_json, fp).ok())
-    a.profile = fp.profile.value_or("");  // the capture's own, when nothing overrides it
-  replayer::HostReplay base = s.replay;
-  base.quirks.clear();
-  replayer::HostOptions opt;
-  if (!replayer::host_options(base, o.profile, host->capture(), opt).ok()) opt.quirks = host->quirks();
-  a.base_quirks = opt.quirks;
-  return a;
+// The admin API's view of a host: its identity as resolved when it was made (PUT
+// /api/hosts/NAME/quirks starts from its base quirks).
+admin::AdminHost admin_host(const std::shared_ptr<replayer::SimulatedHost>& host) {
+  const replayer::HostIdentity& id = host->options().identity;
+  return {std::string(), host, {}, id.quirk_profile, id.base_quirks};
 }
 
 // --admin-host: each a name or address without a port, and only beside --admin.
@@ -257,7 +247,7 @@ Failure add_given(State& st, const rpc::AssociationConfig& assoc) {
     factory->serve_tcp();
     if (st.recorder) factory->observe(st.recorder, journal::Transport::kTcp);
     st.all.push_back(g.host);
-    st.admin_hosts.push_back({std::string(), g.host, {}, std::string(), g.host->quirks()});
+    st.admin_hosts.push_back(admin_host(g.host));
     st.server_cfg.listeners.push_back({g.listen, g.name, factory});
     st.smb_hosts.push_back({addr, g.host, {}, {}});
     st.planned.push_back({g.host->name(), g.listen, addr, std::string(), std::string(), 0, g.host});
@@ -300,7 +290,7 @@ Failure make_hosts(State& st, const rpc::AssociationConfig& assoc) {
       factories[key]->serve_tcp();
       if (st.recorder) factories[key]->observe(st.recorder, journal::Transport::kTcp);
       st.all.push_back(host);
-      st.admin_hosts.push_back(admin_host(o, s, host));
+      st.admin_hosts.push_back(admin_host(host));
     }
     const auto& host = factories[key]->host();
     st.server_cfg.listeners.push_back({s.listen, std::string(), factories[key]});
