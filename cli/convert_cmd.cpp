@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <fmt/core.h>
 
 #include <filesystem>
@@ -5,10 +7,20 @@
 
 #include "captures/writer.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "core/json.h"
 
 namespace perfsim::cli {
+namespace {
+
+struct ConvertOptions {
+  std::string in, out;
+  uint32_t format_version = 2;
+  bool json = false;
+};
+
+}  // namespace
 
 int run_convert(const ConvertOptions& o) {
   captures::WriterOptions opt;
@@ -33,6 +45,18 @@ int run_convert(const ConvertOptions& o) {
                records, before, after, after ? double(before) / double(after) : 0.0);
   }
   return kExitOk;
+}
+
+void add_convert(CLI::App& app, int& rc) {
+  auto o = std::make_shared<ConvertOptions>();
+  ConvertOptions& convert = *o;
+  auto* c_convert = app.add_subcommand(
+      "convert", "Rewrite a capture in another format version (v1 -> v2: same records, exact bytes, smaller file)");
+  c_convert->add_option("file", convert.in, "Capture to read (v1 or v2)")->required()->check(CLI::ExistingFile);
+  c_convert->add_option("--out,-o", convert.out, "Capture file to write")->required();
+  add_format_option(c_convert, convert.format_version);
+  c_convert->add_flag("--json", convert.json, "Machine-readable summary");
+  c_convert->callback([o, &rc] { rc = run_convert(*o); });
 }
 
 }  // namespace perfsim::cli

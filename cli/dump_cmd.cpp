@@ -1,3 +1,4 @@
+#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <map>
@@ -7,12 +8,25 @@
 #include "core/json.h"
 #include "captures/reader.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "cli/values.h"
 #include "core/utf16.h"
 #include "perfdata/names.h"
 
 namespace perfsim::cli {
+namespace {
+
+struct DumpOptions {
+  std::string path;
+  uint32_t sample = 1;           // values between sample-1 and sample (raw only for sample 0)
+  std::string query = "Global";  // which recorded value to show
+  std::string object;            // name or index; empty = all
+  std::string lang = "009";
+  bool json = false;
+};
+
+}  // namespace
 namespace {
 
 Status read_sample(captures::Reader& r, uint32_t tick, const std::string& query, perfdata::DataBlock& out) {
@@ -59,6 +73,24 @@ int run_dump(const DumpOptions& o) {
     fmt::print("{}\n", json_text(j, 2));
   }
   return kExitOk;
+}
+
+void add_dump(CLI::App& app, int& rc) {
+  auto o = std::make_shared<DumpOptions>();
+  DumpOptions& dump = *o;
+  auto* c_dump = app.add_subcommand(
+      "dump", "Print objects, instances and formatted counter values (as typeperf shows them) between two samples");
+  c_dump->add_option("file", dump.path, "Capture file (.perfcap)")->required()->check(CLI::ExistingFile);
+  c_dump
+      ->add_option("--sample,-k", dump.sample,
+                   "Show values between sample K-1 and K (0: raw values of the first sample)")
+      ->capture_default_str();
+  c_dump->add_option("--query", dump.query, "Recorded value to show: Global, Costly, or a recorded index list")
+      ->capture_default_str();
+  c_dump->add_option("--object", dump.object, "Only this object (name like Processor, or index like 238)");
+  c_dump->add_option("--lang", dump.lang, "Language of the name table used for names")->capture_default_str();
+  c_dump->add_flag("--json", dump.json, "Machine-readable output");
+  c_dump->callback([o, &rc] { rc = run_dump(*o); });
 }
 
 }  // namespace perfsim::cli

@@ -1,5 +1,7 @@
 // perfsim import: winreg conversations of a pcap (recorder/pcap_import.h) -> one capture per server
 // address (recorder/build.h), with what could not be read said per conversation.
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -10,11 +12,21 @@
 #include "core/json.h"
 #include "captures/writer.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "recorder/build.h"
 #include "recorder/pcap_import.h"
 
 namespace perfsim::cli {
+namespace {
+
+struct ImportOptions {
+  std::string pcap;           // .pcap or .pcapng
+  std::string out_dir = ".";  // one capture per server address: <dir>/<address>.perfcap
+  bool json = false;
+};
+
+}  // namespace
 namespace {
 
 // A host read over TCP and over SMB is one server: one capture.
@@ -119,6 +131,19 @@ int run_import(const ImportOptions& o) {
     return fail("import", jcaps.empty() ? "no winreg conversation found in " + o.pcap
                                         : "no conversation held perf data to import");
   return kExitOk;
+}
+
+void add_import(CLI::App& app, int& rc) {
+  auto o = std::make_shared<ImportOptions>();
+  ImportOptions& import = *o;
+  auto* c_import = app.add_subcommand(
+      "import",
+      "Make captures from a packet capture of winreg sessions (TCP or SMB2 pipes), one per server address, via tshark");
+  c_import->add_option("pcap", import.pcap, "pcap or pcapng file")->required()->check(CLI::ExistingFile);
+  c_import->add_option("--out-dir,-o", import.out_dir, "Directory for the captures (<address>.perfcap)")
+      ->capture_default_str();
+  c_import->add_flag("--json", import.json, "Machine-readable summary");
+  c_import->callback([o, &rc] { rc = run_import(*o); });
 }
 
 }  // namespace perfsim::cli

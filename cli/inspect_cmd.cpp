@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
@@ -5,9 +7,18 @@
 #include "core/json.h"
 #include "captures/inspect.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 
 namespace perfsim::cli {
+namespace {
+
+struct InspectOptions {
+  std::string path;
+  bool json = false;
+};
+
+}  // namespace
 
 int run_inspect(const InspectOptions& o) {
   captures::CaptureSummary s;
@@ -32,6 +43,15 @@ int run_inspect(const InspectOptions& o) {
              s.compression_ratio, s.indexed ? "used" : "rebuilt by scanning");
   for (const auto& w : s.warnings) fmt::print(stderr, "warning: {}\n", w);
   return kExitOk;
+}
+
+void add_inspect(CLI::App& app, int& rc) {
+  auto o = std::make_shared<InspectOptions>();
+  InspectOptions& inspect = *o;
+  auto* c_inspect = app.add_subcommand("inspect", "Summarise a capture: host, queries, ticks, sizes");
+  c_inspect->add_option("file", inspect.path, "Capture file (.perfcap)")->required()->check(CLI::ExistingFile);
+  c_inspect->add_flag("--json", inspect.json, "Machine-readable output");
+  c_inspect->callback([o, &rc] { rc = run_inspect(*o); });
 }
 
 }  // namespace perfsim::cli

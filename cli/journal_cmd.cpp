@@ -1,11 +1,14 @@
 // `perfsim journal FILE...`: the collector diagnosis of journal files, as `perfsim serve` computes
 // it live (journal/diagnosis.h). The file a crashed or killed server leaves (its last line cut) is
 // the one an engineer needs most, so unreadable lines are skipped and counted unless --strict.
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "core/json.h"
 #include "journal/diagnosis.h"
@@ -14,6 +17,19 @@
 #include "scenarios/expect.h"
 
 namespace perfsim::cli {
+namespace {
+
+struct JournalOptions {
+  // `perfsim serve --journal FILE` files: one FILE is read with its rotated files (FILE.K-1 ..
+  // FILE.1, then FILE); several are read as given, in that order.
+  std::vector<std::string> files;
+  bool json = false;
+  bool strict = false;   // an unreadable line fails the whole read (else it is skipped and counted)
+  std::string scenario;  // also check the file against this scenario's diagnosis (exit 1 when it differs)
+  std::vector<std::string> scenario_dirs;
+};
+
+}  // namespace
 namespace {
 
 // One FILE is read with its rotated files (oldest first); several are read as given.
@@ -78,6 +94,27 @@ int run_journal(const JournalOptions& o) {
     if (!o.json) fmt::print("scenario {}: the journal shows its diagnosis\n", o.scenario);
   }
   return kExitOk;
+}
+
+void add_journal(CLI::App& app, int& rc) {
+  auto o = std::make_shared<JournalOptions>();
+  JournalOptions& journal = *o;
+  auto* c_journal = app.add_subcommand(
+      "journal", "Diagnose the collector sessions of a journal file written by perfsim serve --journal FILE");
+  c_journal
+      ->add_option("files", journal.files,
+                   "The JSON-lines journal file (read with its rotated files FILE.K-1 .. FILE.1 first), or several "
+                   "files read in the order given")
+      ->required();
+  c_journal->add_flag("--json", journal.json,
+                      "Print the diagnosis as JSON: {files, calls, sessions: [...], skipped_lines, dropped_events}");
+  c_journal->add_flag("--strict", journal.strict,
+                      "Refuse the file at its first unreadable line (default: skip such lines and count them)");
+  c_journal->add_option("--scenario", journal.scenario,
+                        "Also check the sessions against this scenario's diagnosis (exit 1 when they do not show it)");
+  c_journal->add_option("--scenario-dir", journal.scenario_dirs, "A directory of your own scenario files")
+      ->check(CLI::ExistingDirectory);
+  c_journal->callback([o, &rc] { rc = run_journal(*o); });
 }
 
 }  // namespace perfsim::cli

@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
@@ -6,11 +8,28 @@
 #include "core/json.h"
 #include "captures/reader.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "lodctr/install.h"
 #include "lodctr/providers.h"
 
 namespace perfsim::cli {
+namespace {
+
+struct LodctrOptions {
+  std::string capture;  // HOST.perfcap, rewritten in place (atomically)
+  std::string ini;      // the counter INI; its symbol file is looked up next to it
+  std::string collect;  // optional collect spec: the provider's objects join the host's answers
+  bool json = false;
+};
+
+struct UnlodctrOptions {
+  std::string capture;
+  std::string driver;
+  bool json = false;
+};
+
+}  // namespace
 namespace {
 
 nlohmann::json report_json(const std::string& capture, const lodctr::InstallReport& r) {
@@ -118,6 +137,40 @@ int run_unlodctr(const UnlodctrOptions& o) {
              rep.range.driver, rep.range.first_counter, rep.range.last_counter, rep.entries, rep.perflib_last_counter,
              rep.perflib_last_help);
   return kExitOk;
+}
+
+void add_lodctr(CLI::App& app, int& rc) {
+  auto o = std::make_shared<LodctrOptions>();
+  LodctrOptions& lodctr = *o;
+  auto* c_lodctr = app.add_subcommand("lodctr",
+                                      "Install extensible counters (LodCtr INI + symbol file) on a simulated host, "
+                                      "optionally with a provider serving them");
+  c_lodctr->add_option("capture", lodctr.capture, "Host capture (.perfcap), rewritten in place")
+      ->required()
+      ->check(CLI::ExistingFile);
+  c_lodctr->add_option("ini", lodctr.ini, "Counter INI ([info] drivername/symbolfile, [languages], [text])")
+      ->required()
+      ->check(CLI::ExistingFile);
+  c_lodctr
+      ->add_option("--collect", lodctr.collect,
+                   "Collect spec (.toml/.json): the provider's objects appear in the host's answers (lodctr/README.md)")
+      ->check(CLI::ExistingFile);
+  c_lodctr->add_flag("--json", lodctr.json, "Machine-readable summary");
+  c_lodctr->callback([o, &rc] { rc = run_lodctr(*o); });
+}
+
+void add_unlodctr(CLI::App& app, int& rc) {
+  auto o = std::make_shared<UnlodctrOptions>();
+  UnlodctrOptions& unlodctr = *o;
+  auto* c_unlodctr = app.add_subcommand(
+      "unlodctr",
+      "Remove a driver's extensible counters (names, registry values, provider objects) from a simulated host");
+  c_unlodctr->add_option("capture", unlodctr.capture, "Host capture (.perfcap), rewritten in place")
+      ->required()
+      ->check(CLI::ExistingFile);
+  c_unlodctr->add_option("driver", unlodctr.driver, "Driver name (the INI's drivername; case-insensitive)")->required();
+  c_unlodctr->add_flag("--json", unlodctr.json, "Machine-readable summary");
+  c_unlodctr->callback([o, &rc] { rc = run_unlodctr(*o); });
 }
 
 }  // namespace perfsim::cli

@@ -1,15 +1,32 @@
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "core/json.h"
 #include "names/backup.h"
 #include "names/diff.h"
 
 namespace perfsim::cli {
+namespace {
+
+struct NamesExportOptions {
+  std::string capture;
+  std::string out;
+};
+
+// Exit 0 when the two sets are the same, 1 when they differ (as diff(1)), 2 usage.
+struct NamesDiffOptions {
+  std::string a, b;
+  bool json = false;
+};
+
+}  // namespace
 
 int run_names_export(const NamesExportOptions& o) {
   names::NameSet set;
@@ -54,6 +71,29 @@ int run_names_diff(const NamesDiffOptions& o) {
     fmt::print("{} difference(s)\n", d.size());
   }
   return d.empty() ? kExitOk : kExitFailure;
+}
+
+void add_names(CLI::App& app, int& rc) {
+  auto* c_names = app.add_subcommand("names", "Name tables as lodctr /s backups: export a capture's, compare two");
+  c_names->require_subcommand(1);
+  auto export_o = std::make_shared<NamesExportOptions>();
+  NamesExportOptions& names_export = *export_o;
+  auto* c_export = c_names->add_subcommand(
+      "export", "Write a capture's name tables (every language) and Perflib/Services values as a lodctr /s backup");
+  c_export->add_option("capture", names_export.capture, "Capture (.perfcap)")->required()->check(CLI::ExistingFile);
+  c_export->add_option("--out,-o", names_export.out, "Backup file to write (UTF-16LE, as lodctr /s writes it)")
+      ->required();
+  c_export->callback([export_o, &rc] { rc = run_names_export(*export_o); });
+  auto diff_o = std::make_shared<NamesDiffOptions>();
+  NamesDiffOptions& names_diff = *diff_o;
+  auto* c_diff = c_names->add_subcommand(
+      "diff", "List what differs between two name sets: captures, lodctr /s backups or perfcLLL.dat files");
+  c_diff->add_option("a", names_diff.a, "First (A): .perfcap, backup .ini or perfcLLL.dat")
+      ->required()
+      ->check(CLI::ExistingFile);
+  c_diff->add_option("b", names_diff.b, "Second (B)")->required()->check(CLI::ExistingFile);
+  c_diff->add_flag("--json", names_diff.json, "Machine-readable list");
+  c_diff->callback([diff_o, &rc] { rc = run_names_diff(*diff_o); });
 }
 
 }  // namespace perfsim::cli

@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <fmt/core.h>
 
 #include <map>
@@ -6,6 +8,7 @@
 
 #include "core/json.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "cli/values.h"
 #include "core/config.h"
@@ -15,6 +18,23 @@
 #include "windows/constants.h"
 
 namespace perfsim::cli {
+namespace {
+
+struct QueryOptions {
+  std::string endpoint;  // ADDR:PORT (ncacn_ip_tcp) or smb:HOST[:PORT] (cli/target.h)
+  SmbOptions smb;
+  std::vector<std::string> values;  // default: Global
+  std::string growth = "returned";  // returned | double | add:N
+  uint32_t initial = 64 * 1024;
+  uint32_t max_tries = 16;
+  uint32_t count = 1;  // polls; from the second on, values are formatted
+  double interval_s = 1;
+  std::string object;
+  double timeout_s = 10;
+  bool json = false;
+};
+
+}  // namespace
 namespace {
 
 Status parse_growth(const QueryOptions& o, recorder::Growth& g) {
@@ -116,6 +136,34 @@ int run_query(const QueryOptions& o) {
   static_cast<void>(c->close_key(hkpd, werr));  // the values are printed; a failed close loses nothing
   if (o.json) fmt::print("{}\n", json_text(jout, 2));
   return kExitOk;
+}
+
+void add_query(CLI::App& app, int& rc) {
+  auto o = std::make_shared<QueryOptions>();
+  QueryOptions& query = *o;
+  auto* c_query =
+      app.add_subcommand("query", "A small collector: OpenHKPD, QueryValue with a growing buffer, decode and print");
+  c_query
+      ->add_option("endpoint", query.endpoint,
+                   "ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\\\HOST (\\PIPE\\winreg over SMB)")
+      ->required();
+  c_query->add_option("values", query.values,
+                      "Value names: Global (default), Costly, \"238 230\", \"Counter 009\", ...");
+  c_query
+      ->add_option("--growth", query.growth,
+                   "Buffer growth after ERROR_MORE_DATA: returned (use the size the host says), double, add:N")
+      ->capture_default_str();
+  c_query->add_option("--initial", query.initial, "First buffer size in bytes")->capture_default_str();
+  c_query->add_option("--max-tries", query.max_tries, "Give up after this many QueryValue calls per value")
+      ->capture_default_str();
+  c_query->add_option("--count,-n", query.count, "Polls; values are formatted between consecutive polls")
+      ->capture_default_str();
+  c_query->add_option("--interval", query.interval_s, "Seconds between polls")->capture_default_str();
+  c_query->add_option("--object", query.object, "Only this object (name or index)");
+  c_query->add_option("--timeout", query.timeout_s, "Seconds to wait for the host on each step")->capture_default_str();
+  add_smb_options(c_query, query.smb);
+  c_query->add_flag("--json", query.json, "Machine-readable output");
+  c_query->callback([o, &rc] { rc = run_query(*o); });
 }
 
 }  // namespace perfsim::cli

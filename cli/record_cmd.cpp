@@ -1,5 +1,7 @@
 // perfsim record: connect to a host, record it into a capture (recorder/record.h), print what the
 // fingerprint found odd.
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
@@ -8,11 +10,29 @@
 
 #include "core/json.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "cli/target.h"
 #include "recorder/record.h"
 
 namespace perfsim::cli {
+namespace {
+
+struct RecordOptions {
+  std::string target;  // ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\HOST (\PIPE\winreg)
+  std::string out;
+  std::vector<std::string> queries;    // default: Global
+  std::vector<std::string> languages;  // default: 009 and every language Perflib lists
+  double interval_s = 15;
+  uint32_t count = 0;  // samples; 0 with no duration = until Ctrl-C
+  double duration_s = 0;
+  double timeout_s = 30;
+  uint32_t format_version = 2;  // capture format: 1 for perfsim before v2
+  bool json = false;
+  SmbOptions smb;  // SMB targets only (cli/target.h)
+};
+
+}  // namespace
 namespace {
 
 std::atomic<bool> g_stop{false};
@@ -85,6 +105,34 @@ int run_record(const RecordOptions& o) {
     return fail("record",
                 s.message() + " (the capture holds the " + std::to_string(r.samples) + " sample(s) before it)");
   return kExitOk;
+}
+
+void add_record(CLI::App& app, int& rc) {
+  auto o = std::make_shared<RecordOptions>();
+  RecordOptions& record = *o;
+  auto* c_record = app.add_subcommand(
+      "record", "Record a live host (or perfsim serve) into a capture that replays it, quirk fingerprint included");
+  c_record
+      ->add_option("target", record.target,
+                   "ADDR:PORT or tcp:ADDR:PORT (ncacn_ip_tcp); smb:HOST[:PORT] or \\\\HOST (\\PIPE\\winreg over SMB)")
+      ->required();
+  c_record->add_option("--out,-o", record.out, "Capture file to write")->required();
+  c_record->add_option("--query,-q", record.queries,
+                       "Value to sample each interval (repeatable): Global (default), Costly, \"238 230\"");
+  c_record->add_option("--lang", record.languages,
+                       "Language of the Counter/Help tables to record (repeatable; default: 009 and every "
+                       "language the host's Perflib key lists, e.g. 007 and CurrentLanguage)");
+  c_record->add_option("--interval", record.interval_s, "Seconds between samples")->capture_default_str();
+  c_record->add_option("--count,-n", record.count, "Samples to record (0: until --duration or Ctrl-C)")
+      ->capture_default_str();
+  c_record->add_option("--duration", record.duration_s, "Seconds to record (0: until --count or Ctrl-C)")
+      ->capture_default_str();
+  c_record->add_option("--timeout", record.timeout_s, "Seconds to wait for the host on each step")
+      ->capture_default_str();
+  add_smb_options(c_record, record.smb);
+  add_format_option(c_record, record.format_version);
+  c_record->add_flag("--json", record.json, "Machine-readable summary");
+  c_record->callback([o, &rc] { rc = run_record(*o); });
 }
 
 }  // namespace perfsim::cli

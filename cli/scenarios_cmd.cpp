@@ -1,14 +1,27 @@
 // `perfsim scenarios` and `perfsim scenarios show NAME`: the field-bug scenarios (scenarios/).
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <fmt/core.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "core/json.h"
 #include "scenarios/catalog.h"
 
 namespace perfsim::cli {
+namespace {
+
+// `perfsim scenarios` (list) and `perfsim scenarios show NAME`.
+struct ScenariosOptions {
+  std::string show;  // empty: list them
+  std::vector<std::string> dirs;
+  bool json = false;
+};
+
+}  // namespace
 
 int run_scenarios(const ScenariosOptions& o) {
   std::vector<scenarios::Scenario> all;
@@ -42,6 +55,23 @@ int run_scenarios(const ScenariosOptions& o) {
       "\n`perfsim scenarios show NAME` says what each reproduces and its source; "
       "`perfsim serve --scenario NAME` serves it.\n");
   return kExitOk;
+}
+
+void add_scenarios(CLI::App& app, int& rc) {
+  auto o = std::make_shared<ScenariosOptions>();
+  ScenariosOptions& scen = *o;
+  auto* c_scen = app.add_subcommand(
+      "scenarios", "List the field-bug scenarios: known collector failures, each served in one command");
+  c_scen->add_option("--scenario-dir", scen.dirs, "A directory of your own scenario files (repeatable)")
+      ->check(CLI::ExistingDirectory);
+  c_scen->add_flag("--json", scen.json, "Machine-readable list");
+  auto* c_show = c_scen->add_subcommand(
+      "show", "What a scenario reproduces, its public source, the host behaviour, what a correct collector does");
+  c_show->add_option("name", scen.show, "Scenario name")->required();
+  c_show->add_flag("--json", scen.json, "Machine-readable");
+  c_show->add_option("--scenario-dir", scen.dirs, "A directory of your own scenario files (repeatable)")
+      ->check(CLI::ExistingDirectory);
+  c_scen->callback([o, &rc] { rc = run_scenarios(*o); });
 }
 
 }  // namespace perfsim::cli

@@ -1,460 +1,315 @@
-// `perfsim serve`: turns the options into host descriptions (replayer/fleet_file.h), makes the
-// hosts (replayer/serve_hosts.h), and runs the server with its listeners (server/).
+// `perfsim serve`: maps the options onto a serve run (serve/run.h) and prints what it reports.
+#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
-#include <cmath>
-#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "admin/server.h"
-#include "captures/fingerprint.h"
-#include "core/config.h"
-#include "core/data_dir.h"
-#include "core/json.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "admin/journal_sources.h"
-#include "journal/recorder.h"
-#include "replayer/fleet_file.h"
-#include "replayer/limits.h"
-#include "replayer/quirks.h"
-#include "replayer/serve_hosts.h"
-#include "scenarios/catalog.h"
-#include "scenarios/plan.h"
-#include "server/epm_handler.h"
-#include "server/netns.h"
-#include "server/server.h"
-#include "server/smb_serve.h"
-#include "server/winreg_handler.h"
+#include "core/json.h"
+#include "journal/journal.h"
+#include "serve/run.h"
+#include "windows/os.h"
 
 namespace perfsim::cli {
 namespace {
 
-// --idle-timeout: a week at most (std::chrono::milliseconds of it must not overflow).
-constexpr config::Bounds kIdleTimeoutS{0, 7 * 86400};
-
-// The scenario's hosts (--listen moves them, in order), the fleet file's, then --listen's (without
-// a scenario), each count = N entry expanded. --quirk goes first in a fleet or --listen host's
-// quirks, so a fleet host's own [host.quirks] win; it goes after a scenario host's own, so a user
-// can tune a scenario (a shorter slow-global).
-Status describe_hosts(const ServeOptions& o, const scenarios::ServePlan* plan,
-                      std::vector<replayer::FleetHost>& hosts) {
-  std::vector<replayer::QuirkSetting> cli_quirks;
-  for (const std::string& text : o.quirks)
-    if (Status s = replayer::parse_quirk_arg(text, cli_quirks.emplace_back()); !s.ok()) return s;
-  if (plan) {
-    hosts = plan->hosts;
-    for (replayer::FleetHost& h : hosts)
-      h.replay.quirks.insert(h.replay.quirks.end(), cli_quirks.begin(), cli_quirks.end());
-  }
-  const size_t scenario_hosts = hosts.size();
-  if (!o.fleet.empty()) {
-    std::vector<replayer::FleetHost> fleet;
-    if (Status s = replayer::read_fleet(o.fleet, fleet); !s.ok()) return s;
-    hosts.insert(hosts.end(), fleet.begin(), fleet.end());
-  }
-  for (const std::string& l : (plan ? std::vector<std::string>() : o.listen)) {
-    const size_t eq = l.find('=');
-    replayer::FleetHost& h = hosts.emplace_back();
-    h.listen = l.substr(0, eq);
-    if (eq != std::string::npos) h.capture = l.substr(eq + 1);
-  }
-  if (hosts.empty()) hosts.emplace_back().listen = "127.0.0.1:0";
-  for (size_t i = scenario_hosts; i < hosts.size(); ++i)
-    hosts[i].replay.quirks.insert(hosts[i].replay.quirks.begin(), cli_quirks.begin(), cli_quirks.end());
-  for (replayer::FleetHost& h : hosts)
-    if (!h.replay.speed && o.speed) h.replay.speed = o.speed;  // a fleet entry's own speed wins
-  replayer::expand_fleet(hosts);
-  if (!o.shard.empty()) {
-    uint32_t k = 0, n = 1;
-    if (Status s = replayer::parse_shard(o.shard, k, n); !s.ok()) return s;
-    replayer::keep_shard(hosts, k, n);
-    if (hosts.empty())
-      return Status::InvalidArgument("--shard " + o.shard +
-                                     ": this shard holds none of the fleet's hosts (fewer "
-                                     "hosts than shards); use a smaller N");
-  }
-  return Status::Ok();
-}
-
-// --speed: the fleet file's `speed` for every host; --idle-timeout: how long a silent connection
-// lives (and so how long a fault's latency may be). Refused before anything is made.
-Status check_numbers(const ServeOptions& o) {
-  if (o.speed)
-    if (Status s = config::check_bounds(fmt::format("--speed {}", *o.speed), *o.speed, replayer::limits::kSpeed,
-                                        replayer::limits::kSpeedUnit);
-        !s.ok())
-      return Status::InvalidArgument(s.message() + ", e.g. --speed 10 plays a 15 s sample interval every 1.5 s");
-  if (Status s = config::check_bounds(fmt::format("--idle-timeout {}", o.idle_timeout_s), o.idle_timeout_s,
-                                      kIdleTimeoutS, " (seconds; 0: never)");
-      !s.ok())
-    return Status::InvalidArgument(s.message() + ", e.g. --idle-timeout 300");
-  return Status::Ok();
-}
-
-// One --journal-* number: a whole number within `b`, else a usage error saying what to write.
-Status journal_number(const char* flag, const std::string& text, config::Bounds b, const char* unit, uint64_t& out) {
-  if (text.empty()) return Status::Ok();  // the default stands
-  uint64_t v = 0;
-  if (!config::parse_uint(text, flag, v).ok() || !config::within(double(v), b))
-    return Status::InvalidArgument(
-        fmt::format("{} {}: must be a whole number between {} and {}{}; e.g. {} {} (the default)", flag, text, b.lo,
-                    b.hi, unit, flag, out));
-  out = v;
-  return Status::Ok();
-}
-
-// --journal-max-mb and --journal-files: the journal file's size cap and rotation.
-Status journal_limits(const ServeOptions& o, journal::FileLimits& out) {
-  uint64_t mb = journal::FileLimits::kDefaultMaxMib, files = journal::FileLimits::kDefaultFiles;
-  Status s = journal_number("--journal-max-mb", o.journal_max_mb, {1, 65536}, " (MiB per file)", mb);
-  if (s.ok())
-    s = journal_number("--journal-files", o.journal_files, {1, journal::FileLimits::kMaxFiles}, " (files kept)", files);
-  out.max_bytes = mb << 20;
-  out.files = uint32_t(files);
-  return s;
-}
-
-// A fault's latency may not outlast the connection it holds (server/connection.h's idle timer).
-replayer::FaultLimits fault_limits(const ServeOptions& o) {
-  return replayer::FaultLimits::for_idle_timeout(o.idle_timeout_s);
-}
-
-server::ServerConfig server_config(const ServeOptions& o) {
-  server::ServerConfig cfg;
-  cfg.threads = o.threads;
-  cfg.allow_non_loopback = o.allow_remote || !o.netns.empty();  // a namespace of its own is private
-  cfg.max_connections = o.max_connections;
-  cfg.idle_timeout = std::chrono::milliseconds(int64_t(o.idle_timeout_s * 1000));
-  cfg.reply_budget = o.reply_budget_mib << 20;
-  return cfg;
-}
-
-std::vector<std::string> all_users(const ServeOptions& o) {
-  std::vector<std::string> u = o.users;
-  u.insert(u.end(), o.smb_users.begin(), o.smb_users.end());
-  return u;
-}
-
-server::SmbServeOptions smb_options(const ServeOptions& o, std::shared_ptr<journal::Recorder> recorder,
-                                    std::shared_ptr<const rpc::AuthService> auth) {
-  server::SmbServeOptions s;
-  s.port = o.smb;
-  s.users = all_users(o);
-  s.allow = o.smb_allow;
-  s.anonymous = !o.smb_no_anonymous;
-  s.require_encryption = o.smb_encrypt;
-  s.dir = o.smb_dir;
-  s.recorder = std::move(recorder);
-  s.auth = std::move(auth);
-  // Loopback clients only, as the listeners, unless --allow-remote (a fleet for other machines);
-  // in a namespace, the clients of its subnet.
-  if (!o.netns.empty())
-    s.clients = {o.subnet};
-  else if (!o.allow_remote)
-    s.clients = {"127.0.0.0/8"};
-  else
-    s.clients.clear();
-  return s;
-}
-
-// The accounts authenticated DCE/RPC binds are checked against (none: such binds get bind_nak).
-Status make_auth(const ServeOptions& o, std::shared_ptr<const rpc::AuthService>& out) {
-  std::vector<rpc::Account> accounts;
-  for (const std::string& u : all_users(o))
-    if (Status s = rpc::parse_account(u, accounts.emplace_back()); !s.ok())
-      return Status::InvalidArgument("--user: " + s.message());
-  if (accounts.empty()) {
-    if (o.require_auth) return Status::InvalidArgument("--require-auth needs at least one --user NAME:PASSWORD");
-    return Status::Ok();
-  }
-  return rpc::AuthService::create(accounts, out);
-}
-
-struct Hosts {
-  std::vector<std::shared_ptr<replayer::SimulatedHost>> all;
-  std::vector<server::SmbHost> smb;
-  std::vector<admin::AdminHost> admin;  // one per host in `all`, addresses filled once bound
+struct ServeOptions {
+  std::vector<std::string> listen;    // "ADDR:PORT" or "ADDR:PORT=SOURCE" (SOURCE: FILE.perfcap)
+  std::string capture;                // default source for listeners without one
+  std::string fleet;                  // TOML fleet file: [[host]] listen/capture/timeline
+  std::string timeline = "realtime";  // realtime | step | frozen:K
+  std::string profile;                // quirk bundle for hosts without their own (win2000, 2016, samba, ...)
+  std::string faults;                 // TOML fault plan, reloaded on SIGHUP
+  std::vector<std::string> quirks;    // NAME[=on|off][:PARAM=VALUE,...] for every host, over profile and fingerprint
+  std::optional<double> speed;        // realtime pace of hosts whose fleet entry sets none
+  std::string shard;                  // "K/N": serve every N-th host of the expanded fleet from the K-th
+  bool list_hosts = false;            // print the hosts this run would serve, then exit
+  std::string netns;                  // serve inside this network namespace (made, joined by a veth pair)
+  std::string subnet;                 // --netns: the pair's and the hosts' addresses (A.B.C.D/P)
+  std::string netns_bridge;           // --netns: enslave the outer veth end to this bridge
+  unsigned threads = 0;
+  size_t max_connections = 4096;
+  double idle_timeout_s = 300;
+  size_t cache_mb = 64;           // decoded samples held for every host (replayer/sample_cache.h)
+  size_t reply_budget_mib = 512;  // unread reply bytes of all connections (server/README.md); 0 = none
+  bool allow_remote = false;
+  bool json = false;  // the start-up lines as JSON
+  std::string admin;  // --admin ADDR:PORT: the admin HTTP API and dashboard (admin/README.md); "" = off
+  std::vector<std::string> admin_hosts;  // --admin-host NAME: more Host names the admin API answers
+  // --smb[=PORT]: every host also as \\ADDR\PIPE\winreg through a private smbd ("" = off,
+  // "default" = 445). Root only.
+  std::string smb;
+  std::vector<std::string> smb_users;  // NAME:PASSWORD (pdbedit; a unix account is made if missing)
+  // --user NAME:PASSWORD: the same accounts as --smb-user (both lists are merged): SMB logons and
+  // authenticated DCE/RPC binds over TCP and on the pipe (rpc/auth.h).
+  std::vector<std::string> users;
+  bool require_auth = false;           // unauthenticated TCP binds' calls fault with access denied
+  std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD on hosts without smb_allow (empty: all)
+  bool smb_no_anonymous = false;
+  bool smb_encrypt = false;  // require SMB3 encryption of every SMB session
+  std::string smb_dir;       // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
+  // --epm[=PORT]: an endpoint mapper on every host address ("" = off, "default" = 135, root only).
+  std::string epm;
+  size_t journal_size = 10000;             // winreg calls kept in memory (journal/README.md); 0 = no journal
+  std::string journal;                     // also write every call to this JSON-lines file
+  std::string journal_max_mb;              // --journal-max-mb N: MiB per file (empty: journal::FileLimits')
+  std::string journal_files;               // --journal-files K: FILE, FILE.1 .. FILE.K-1 (empty: the default)
+  std::string scenario;                    // --scenario NAME: the scenario's hosts and faults (scenarios/)
+  std::vector<std::string> scenario_dirs;  // --scenario-dir: the user's scenario files
 };
 
-// What PUT /api/hosts/NAME/quirks starts from: the host's quirks without explicit settings.
-admin::AdminHost admin_host(const ServeOptions& o, const replayer::FleetHost& s,
-                            const std::shared_ptr<replayer::SimulatedHost>& host) {
-  admin::AdminHost a;
-  a.host = host;
-  a.profile = s.replay.profile.empty() ? o.profile : s.replay.profile;
-  if (captures::Fingerprint fp; a.profile.empty() && captures::from_json(host->capture().fingerprint_json, fp).ok())
-    a.profile = fp.profile.value_or("");  // the capture's own, when nothing overrides it
-  replayer::HostReplay base = s.replay;
-  base.quirks.clear();
-  replayer::HostOptions opt;
-  if (!replayer::host_options(base, o.profile, host->capture(), opt).ok()) opt.quirks = host->quirks();
-  a.base_quirks = opt.quirks;
-  return a;
+serve::Config serve_config(const ServeOptions& o) {
+  serve::Config c;
+  c.listen = o.listen;
+  c.capture = o.capture;
+  c.fleet = o.fleet;
+  c.timeline = o.timeline;
+  c.profile = o.profile;
+  c.faults = o.faults;
+  c.quirks = o.quirks;
+  c.speed = o.speed;
+  c.shard = o.shard;
+  c.netns = o.netns;
+  c.subnet = o.subnet;
+  c.netns_bridge = o.netns_bridge;
+  c.threads = o.threads;
+  c.max_connections = o.max_connections;
+  c.idle_timeout_s = o.idle_timeout_s;
+  c.cache_mb = o.cache_mb;
+  c.reply_budget_mib = o.reply_budget_mib;
+  c.allow_remote = o.allow_remote;
+  c.admin = o.admin;
+  c.admin_hosts = o.admin_hosts;
+  c.smb = o.smb;
+  c.users = o.users;  // --user and --smb-user are one list
+  c.users.insert(c.users.end(), o.smb_users.begin(), o.smb_users.end());
+  c.require_auth = o.require_auth;
+  c.smb_allow = o.smb_allow;
+  c.smb_no_anonymous = o.smb_no_anonymous;
+  c.smb_encrypt = o.smb_encrypt;
+  c.smb_dir = o.smb_dir;
+  c.epm = o.epm;
+  c.journal_size = o.journal_size;
+  c.journal = o.journal;
+  c.journal_max_mb = o.journal_max_mb;
+  c.journal_files = o.journal_files;
+  c.scenario = o.scenario;
+  c.scenario_dirs = o.scenario_dirs;
+  c.plan_only = o.list_hosts;
+  return c;
 }
 
-// Hosts are made once per capture file, timeline and replay settings, and shared by the listeners
-// naming them. Returns the exit code: usage errors are the options' fault.
-int make_hosts(const ServeOptions& o, std::vector<replayer::FleetHost>& specs, server::ServerConfig& cfg,
-               const std::shared_ptr<journal::Recorder>& recorder, const rpc::AssociationConfig& assoc,
-               scenarios::ServePlan* plan, Hosts& out) {
-  replayer::RecordingCache cache(o.cache_mb << 20);
-  if (plan)
-    for (auto& [key, cap] : plan->captures)
-      if (Status st = cache.add(key, std::move(cap)); !st.ok()) return fail("serve", "--scenario: " + st.message());
-  size_t warned = 0;  // the reader's warnings already printed
-  std::map<std::string, std::shared_ptr<server::WinregHandlerFactory>> factories;
-  for (replayer::FleetHost& s : specs) {
-    std::string addr;
-    uint16_t port = 0;
-    if (Status st = server::parse_listen_address(s.listen, o.allow_remote || !o.netns.empty(), addr, port); !st.ok())
-      return fail("serve", fmt::format("--listen {}: {}", s.listen, st.message()), kExitUsage);
-    if (s.capture.empty()) s.capture = o.capture.empty() ? bundled_default_capture() : o.capture;
-    if (s.timeline.empty()) s.timeline = o.timeline;
-    replayer::HostOptions hopt;
-    if (Status st = replayer::parse_timeline(s.timeline, hopt); !st.ok())
-      return fail("serve", st.message(), kExitUsage);
-    const std::string key = s.capture + "|" + s.timeline + "|" + s.replay.key() + "|" + std::to_string(s.fleet_index);
-    if (!factories.count(key)) {
-      std::shared_ptr<replayer::SimulatedHost> host;
-      Status st = replayer::make_replayed_host(cache, s.capture, s.replay, s.fleet_index, o.profile, hopt, host);
-      for (; warned < cache.warnings().size(); ++warned)
-        fmt::print(stderr, "perfsim serve: {}\n", cache.warnings()[warned]);
-      if (!st.ok()) return fail("serve", st.message());
-      const rpc::AssociationConfig tcp = server::tcp_association(assoc, *host);
-      if (tcp.require_auth && !assoc.require_auth)
-        fmt::print(stderr,
-                   "perfsim serve: {} refuses unauthenticated calls over TCP, as its Windows did by default "
-                   "(restrict-remote-clients){}\n",
-                   host->name(), assoc.auth ? "" : "; no --user is given, so no TCP client can call it");
-      factories[key] = std::make_shared<server::WinregHandlerFactory>(host, assoc);
-      factories[key]->serve_tcp();
-      factories[key]->observe(recorder, journal::Transport::kTcp);
-      out.all.push_back(host);
-      out.admin.push_back(admin_host(o, s, host));
-    }
-    cfg.listeners.push_back({s.listen, std::string(), factories[key]});
-    out.smb.push_back({addr, factories[key]->host(), s.smb_allow, s.smb_dialects});
-  }
-  return kExitOk;
-}
-
-void print_listening(const ServeOptions& o, const server::Server& srv, const server::ServerConfig& cfg,
-                     const std::vector<replayer::FleetHost>& specs) {
-  for (size_t i = 0; i < specs.size() && i < srv.bound().size(); ++i) {
-    const server::BoundListener& b = srv.bound()[i];
-    const auto& f = static_cast<server::WinregHandlerFactory&>(*cfg.listeners[i].factory);
-    const std::string ep = b.address.find(':') != std::string::npos ? fmt::format("[{}]:{}", b.address, b.port)
-                                                                    : fmt::format("{}:{}", b.address, b.port);
+void print_listening(const ServeOptions& o, const serve::ServeRun& run) {
+  for (const serve::BoundHost& b : run.bound()) {
     if (o.json) {
       fmt::print("{}\n", json_text(nlohmann::json({{"event", "listening"},
                                                    {"address", b.address},
                                                    {"port", b.port},
-                                                   {"endpoint", ep},
-                                                   {"host", f.host()->name()},
-                                                   {"capture", specs[i].capture},
-                                                   {"timeline", specs[i].timeline}})));
+                                                   {"endpoint", b.endpoint},
+                                                   {"host", b.host->name},
+                                                   {"capture", b.host->capture},
+                                                   {"timeline", b.host->timeline}})));
     } else {
-      fmt::print("perfsim serve: host {} listening on {} (ncacn_ip_tcp:{}[{}]) from {}\n", f.host()->name(), ep,
-                 b.address, b.port, specs[i].capture);
+      fmt::print("perfsim serve: host {} listening on {} (ncacn_ip_tcp:{}[{}]) from {}\n", b.host->name, b.endpoint,
+                 b.address, b.port, b.host->capture);
     }
   }
 }
 
 // --list-hosts: what this run (or shard) would serve, in the fleet's expanded order.
-void print_hosts(const ServeOptions& o, const std::vector<replayer::FleetHost>& specs, const Hosts& hosts) {
-  for (size_t i = 0; i < specs.size(); ++i) {
-    const std::string& name = hosts.smb[i].host->name();
+void print_hosts(const ServeOptions& o, const serve::ServeRun& run) {
+  for (const serve::PlannedHost& h : run.hosts()) {
     if (o.json)
       fmt::print("{}\n", json_text(nlohmann::json({{"event", "host"},
-                                                   {"host", name},
-                                                   {"listen", specs[i].listen},
-                                                   {"address", hosts.smb[i].address},
-                                                   {"capture", specs[i].capture},
-                                                   {"fleet_index", specs[i].fleet_index}})));
+                                                   {"host", h.name},
+                                                   {"listen", h.listen},
+                                                   {"address", h.address},
+                                                   {"capture", h.capture},
+                                                   {"fleet_index", h.fleet_index}})));
     else
-      fmt::print("{} {} {}\n", name, specs[i].listen, specs[i].capture);
+      fmt::print("{} {} {}\n", h.name, h.listen, h.capture);
   }
 }
 
-void print_epm(const ServeOptions& o, const server::EpmSetup& epm) {
-  for (const std::string& a : epm.addresses) {
+void print_epm(const ServeOptions& o, const serve::ServeRun& run) {
+  for (const std::string& a : run.epm_addresses()) {
     if (o.json)
-      fmt::print("{}\n", json_text(nlohmann::json({{"event", "epm"}, {"address", a}, {"port", epm.port}})));
+      fmt::print("{}\n", json_text(nlohmann::json({{"event", "epm"}, {"address", a}, {"port", run.epm_port()}})));
     else
-      fmt::print("perfsim serve: endpoint mapper on {}:{} (ncacn_ip_tcp:{} finds winreg)\n", a, epm.port, a);
+      fmt::print("perfsim serve: endpoint mapper on {}:{} (ncacn_ip_tcp:{} finds winreg)\n", a, run.epm_port(), a);
   }
 }
 
-void print_smb(const ServeOptions& o, const server::SmbSetup& smb) {
-  for (const server::SmbHost& h : smb.hosts) {
+void print_admin(const ServeOptions& o, const serve::ServeRun& run) {
+  if (o.json)
+    fmt::print("{}\n", json_text(nlohmann::json({{"event", "admin"},
+                                                 {"address", run.admin_address()},
+                                                 {"port", run.admin_port()},
+                                                 {"url", run.admin_url()}})));
+  else
+    fmt::print("perfsim serve: admin API and dashboard on {}\n", run.admin_url());
+}
+
+void print_smb(const ServeOptions& o, const serve::ServeRun& run) {
+  for (const serve::SmbEndpoint& h : run.smb_hosts()) {
     if (o.json) {
       fmt::print("{}\n", json_text(nlohmann::json({{"event", "smb"},
                                                    {"address", h.address},
-                                                   {"port", smb.port},
+                                                   {"port", run.smb_port()},
                                                    {"pipe", fmt::format("\\\\{}\\PIPE\\winreg", h.address)},
                                                    {"host", h.host->name()}})));
     } else {
       fmt::print("perfsim serve: host {} on SMB {}:{} (ncacn_np:{}[\\pipe\\winreg]) through smbd pid {}\n",
-                 h.host->name(), h.address, smb.port, h.address, smb.smbd->smbd_pid());
+                 h.host->name(), h.address, run.smb_port(), h.address, run.smbd_pid());
     }
   }
 }
 
-}  // namespace
-
-std::string bundled_default_capture() {
-  return data_dir("captures", PERFSIM_BUNDLED_CAPTURES_DIR) + "/default-2016.perfcap";
-}
-
-// The admin server over the bound hosts; its address was checked before anything was made.
-// A host's addresses are endpoints `perfsim query` takes: ADDR:PORT over TCP, smb:ADDR:PORT.
-Status start_admin(const ServeOptions& o, const server::Server& srv, const server::ServerConfig& cfg, Hosts& hosts,
-                   const server::SmbSetup& smb, std::shared_ptr<journal::Recorder> recorder,
-                   std::unique_ptr<admin::AdminServer>& out) {
-  auto add = [&](const std::shared_ptr<replayer::SimulatedHost>& host, const std::string& endpoint) {
-    for (admin::AdminHost& a : hosts.admin)
-      if (a.host == host) a.addresses.push_back(endpoint);
-  };
-  for (size_t i = 0; i < srv.bound().size(); ++i) {
-    const auto& f = static_cast<server::WinregHandlerFactory&>(*cfg.listeners[i].factory);
-    add(f.host(), fmt::format("{}:{}", srv.bound()[i].address, srv.bound()[i].port));
-  }
-  if (smb.smbd)
-    for (const server::SmbHost& h : smb.hosts) add(h.host, fmt::format("smb:{}:{}", h.address, smb.port));
-  auto api =
-      std::make_shared<admin::AdminApi>(hosts.admin, admin::journal_sources(std::move(recorder)),
-                                        admin::WebFiles{data_dir("web", PERFSIM_ADMIN_WEB_DIR)}, fault_limits(o));
-  admin::AdminConfig admin_cfg;
-  admin_cfg.listen = o.admin;
-  admin_cfg.allow_remote = o.allow_remote;
-  admin_cfg.hosts = o.admin_hosts;
-  out = std::make_unique<admin::AdminServer>(std::move(admin_cfg), api);
-  if (Status st = out->start(); !st.ok()) return st;
-  const std::string url = out->address().find(':') != std::string::npos
-                              ? fmt::format("http://[{}]:{}/", out->address(), out->port())
-                              : fmt::format("http://{}:{}/", out->address(), out->port());
-  if (o.json)
-    fmt::print("{}\n", json_text(nlohmann::json(
-                           {{"event", "admin"}, {"address", out->address()}, {"port", out->port()}, {"url", url}})));
-  else
-    fmt::print("perfsim serve: admin API and dashboard on {}\n", url);
-  return Status::Ok();
-}
-
-namespace {
-
-// --admin-host: each a name or address without a port, and only beside --admin.
-Status check_admin_hosts(const ServeOptions& o) {
-  if (!o.admin_hosts.empty() && o.admin.empty())
-    return Status::InvalidArgument("--admin-host names a host of the admin API: give --admin ADDR:PORT too");
-  for (const std::string& h : o.admin_hosts) {
-    std::string unused;
-    if (Status s = admin::parse_admin_host(h, unused); !s.ok())
-      return Status::InvalidArgument("--admin-host " + s.message());
-  }
-  return Status::Ok();
-}
-
-}  // namespace
-
 int run_serve(const ServeOptions& o) {
-  std::vector<replayer::FleetHost> specs;
-  if (!o.admin.empty()) {
-    std::string addr;
-    uint16_t port = 0;
-    if (Status s = server::parse_listen_address(o.admin, o.allow_remote, addr, port); !s.ok())
-      return fail("serve", "--admin: " + s.message(), kExitUsage);
-  }
-  if (Status s = check_admin_hosts(o); !s.ok()) return fail("serve", s.message(), kExitUsage);
-  if (replayer::Quirks unused; !o.profile.empty()) {
-    if (Status s = replayer::profile_quirks(o.profile, unused); !s.ok())
-      return fail("serve", "--profile " + o.profile + ": " + s.message(), kExitUsage);
-  }
-  if (Status s = check_numbers(o); !s.ok()) return fail("serve", s.message(), kExitUsage);
-  journal::FileLimits journal_files;
-  if (Status s = journal_limits(o, journal_files); !s.ok()) return fail("serve", s.message(), kExitUsage);
-  std::unique_ptr<scenarios::ServePlan> plan;
-  if (!o.scenario.empty()) {
-    scenarios::Scenario sc;
-    if (Status s = scenarios::find(o.scenario, o.scenario_dirs, sc); !s.ok())
-      return fail("serve", "--scenario: " + s.message(), kExitUsage);
-    plan = std::make_unique<scenarios::ServePlan>();
-    if (Status s = scenarios::plan_serve(sc, o.listen, *plan, fault_limits(o)); !s.ok())
-      return fail("serve", "--scenario: " + s.message(), kExitUsage);
-    if (sc.smb && o.smb.empty())
-      fmt::print(stderr, "perfsim serve: scenario {} shows its symptom over SMB: add --smb (as root)\n", sc.name);
-  }
-  if (o.netns.empty() != o.subnet.empty())
-    return fail("serve", "--netns NAME and --subnet A.B.C.D/P go together (the namespace's addresses)", kExitUsage);
-  if (Status s = describe_hosts(o, plan.get(), specs); !s.ok()) return fail("serve", s.message(), kExitUsage);
-  // Before the hosts: opening a recording starts its prefetch threads, which must not take SIGHUP.
-  if (!o.faults.empty()) replayer::FaultReloader::block_sighup();
-  // Before any thread or child: they inherit the namespace the main thread is in.
-  server::Netns netns;
-  if (!o.netns.empty() && !o.list_hosts) {
-    server::NetnsConfig nc{o.netns, o.subnet, o.netns_bridge, {}};
-    for (const replayer::FleetHost& h : specs) nc.addresses.push_back(h.listen.substr(0, h.listen.rfind(':')));
-    if (Status st = netns.create(nc); !st.ok())
-      return fail("serve", "--netns: " + st.message(),
-                  st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
-  }
-  server::ServerConfig cfg = server_config(o);
-  // One journal and one set of metrics for the run, fed by every host's handlers (TCP and SMB).
-  std::shared_ptr<journal::Recorder> recorder;
-  if (Status st = server::make_recorder(o.journal_size, o.journal, recorder, journal_files); !st.ok())
-    return fail("serve", "--journal: " + st.message(),
-                st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
-  std::shared_ptr<const rpc::AuthService> auth;
-  if (Status st = make_auth(o, auth); !st.ok())
-    return fail("serve", st.message(), st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
-  rpc::AssociationConfig assoc;
-  assoc.auth = auth;
-  assoc.require_auth = o.require_auth;
-  Hosts hosts;
-  if (int rc = make_hosts(o, specs, cfg, recorder, assoc, plan.get(), hosts); rc != kExitOk) return rc;
-  // The scenario's fault plan, unless --faults gives one (which SIGHUP then reloads).
-  if (plan && plan->faults && o.faults.empty())
-    for (const auto& h : hosts.all) h->set_faults(plan->faults);
+  serve::ServeRun run;
+  serve::Events ev;
+  ev.notice = [](const std::string& m) { fmt::print(stderr, "perfsim serve: {}\n", m); };
+  ev.tcp_ready = [&] {
+    print_listening(o, run);
+    print_epm(o, run);
+  };
+  ev.admin_ready = [&] { print_admin(o, run); };
+  ev.smb_ready = [&] { print_smb(o, run); };
+  const auto failed = [](const serve::Failure& f) {
+    return fail("serve", f.message, f.usage ? kExitUsage : kExitFailure);
+  };
+  if (serve::Failure f = run.prepare(serve_config(o), ev); !f.ok()) return failed(f);
   if (o.list_hosts) {
-    print_hosts(o, specs, hosts);
+    print_hosts(o, run);
     return kExitOk;
   }
-  server::EpmSetup epm;
-  if (!o.epm.empty()) {
-    uint16_t port = 0;
-    if (Status st = server::parse_epm_port(o.epm, port); !st.ok()) return fail("serve", st.message(), kExitUsage);
-    if (Status st = server::prepare_epm(port, cfg, epm); !st.ok()) return fail("serve", "--epm: " + st.message());
-  }
-  server::SmbSetup smb;
-  if (!o.smb.empty()) {
-    if (Status st = server::prepare_smb(smb_options(o, recorder, auth), hosts.smb, cfg, smb); !st.ok())
-      return fail("serve", "--smb: " + st.message());
-  }
-  replayer::FaultReloader faults;
-  if (!o.faults.empty()) {
-    auto report = [](const std::string& m) { fmt::print(stderr, "perfsim serve: {}\n", m); };
-    if (Status st = faults.start(o.faults, hosts.all, report, fault_limits(o)); !st.ok())
-      return fail("serve", "--faults: " + st.message(), kExitUsage);
-  }
-  server::Server srv(cfg);
-  if (Status st = srv.start(); !st.ok())
-    return fail("serve", st.message() + " (is the port in use? try another --listen port)");
-  if (epm.registry) server::register_endpoints(srv.bound(), epm);
-  print_listening(o, srv, cfg, specs);
-  print_epm(o, epm);
-  std::unique_ptr<admin::AdminServer> admin;
-  if (!o.admin.empty()) {
-    if (Status st = start_admin(o, srv, cfg, hosts, smb, recorder, admin); !st.ok()) return fail("serve", st.message());
-  }
-  if (smb.smbd) {
-    if (Status st = smb.smbd->start(); !st.ok()) return fail("serve", "--smb: " + st.message());
-    print_smb(o, smb);
-  }
+  if (serve::Failure f = run.start(); !f.ok()) return failed(f);
   std::fflush(stdout);
-  if (Status st = srv.run(); !st.ok()) return fail("serve", st.message());
+  if (Status st = run.wait(); !st.ok()) return fail("serve", st.message());
   return kExitOk;
+}
+
+}  // namespace
+
+void add_serve(CLI::App& app, int& rc) {
+  auto o = std::make_shared<ServeOptions>();
+  ServeOptions& serve = *o;
+  auto* c_serve = app.add_subcommand("serve",
+                                     "Serve simulated hosts over winreg/DCE-RPC (ncacn_ip_tcp); with no arguments the "
+                                     "bundled default host on 127.0.0.1");
+  c_serve->add_option("--listen,-l", serve.listen,
+                      "ADDR:PORT or ADDR:PORT=CAPTURE (repeatable; port 0 picks a free port)");
+  c_serve
+      ->add_option("--capture,-c", serve.capture,
+                   "Capture served by listeners that name none (default: the bundled default host)")
+      ->check(CLI::ExistingFile);
+  c_serve->add_option("--fleet", serve.fleet, "TOML fleet file: [[host]] tables with listen, capture, timeline")
+      ->check(CLI::ExistingFile);
+  c_serve
+      ->add_option("--timeline", serve.timeline,
+                   "realtime (loop the capture at its own pace), step (one sample per answer) or frozen:K")
+      ->capture_default_str();
+  c_serve->add_option("--profile", serve.profile,
+                      "OS quirk profile for hosts without their own: " + perfsim::windows::os_name_list() +
+                          ", or rrp-exact (default: the capture's fingerprint)");
+  c_serve->add_option("--quirk,-Q", serve.quirks,
+                      "Quirk for every host, over profile and fingerprint (repeatable): "
+                      "NAME[=on|off][:PARAM=VALUE,...], e.g. perffreq:hz=3579545, extra-objects=off");
+  c_serve->add_option(
+      "--speed", serve.speed,
+      "Realtime pace, recorded seconds per real second (0.001 to 10000), for every host whose fleet entry sets "
+      "no speed; e.g. 10 plays a 15 s interval every 1.5 s");
+  c_serve->add_option("--shard", serve.shard,
+                      "K/N: serve only shard K (0..N-1) of the fleet, the K-th of N contiguous blocks of its hosts, "
+                      "with the names, addresses and data they have in the whole fleet");
+  c_serve->add_flag("--list-hosts", serve.list_hosts,
+                    "Print the hosts this run would serve (name, address, capture; JSON lines with --json) and exit");
+  c_serve->add_option("--netns", serve.netns,
+                      "Serve inside network namespace NAME, made now (leftovers of a killed run removed) and removed "
+                      "at exit, joined to this one by a veth pair ps-NAME/pi-NAME (root only; needs --subnet)");
+  c_serve->add_option("--subnet", serve.subnet,
+                      "With --netns: A.B.C.D/P holding the veth pair (its first two addresses) and every host address");
+  c_serve->add_option("--netns-bridge", serve.netns_bridge,
+                      "With --netns: put the outer veth end on this existing bridge instead of giving it an address");
+  c_serve
+      ->add_option("--faults", serve.faults,
+                   "TOML fault plan ([[fault]] tables, replayer/README.md), reloaded on SIGHUP")
+      ->check(CLI::ExistingFile);
+  c_serve->add_option("--threads", serve.threads, "Worker threads (0: one per core)")->capture_default_str();
+  c_serve->add_option("--max-connections", serve.max_connections, "Further connections are closed at accept")
+      ->capture_default_str();
+  c_serve
+      ->add_option("--idle-timeout", serve.idle_timeout_s,
+                   "Seconds without a complete PDU before a connection is closed (0: never; at most 604800); a fault "
+                   "plan's latency may not exceed it")
+      ->capture_default_str();
+  c_serve
+      ->add_option("--cache-mb", serve.cache_mb,
+                   "Megabytes of decoded samples kept for all hosts (captures are read as the timelines reach them)")
+      ->check(CLI::Range(size_t(1), size_t(1) << 20))
+      ->capture_default_str();
+  c_serve
+      ->add_option("--reply-budget", serve.reply_budget_mib,
+                   "MiB of replies all clients together may leave unread; beyond it the slowest readers are "
+                   "closed (0: no budget)")
+      ->check(CLI::Range(size_t(0), size_t(1) << 20))
+      ->capture_default_str();
+  c_serve->add_flag("--allow-remote", serve.allow_remote, "Allow listening on non-loopback addresses");
+  c_serve->add_option("--admin", serve.admin,
+                      "Serve the admin HTTP API and web dashboard on ADDR:PORT (loopback unless --allow-remote; "
+                      "admin/README.md)");
+  c_serve->add_option("--admin-host", serve.admin_hosts,
+                      "A host name or address the admin API also answers to in the Host header, beyond loopback "
+                      "and the --admin address (repeatable; admin/README.md, \"Who may call it\")");
+  c_serve->add_flag("--json", serve.json, "Print the listening endpoints as JSON lines");
+  c_serve
+      ->add_option("--smb", serve.smb,
+                   "Also serve every host as \\\\ADDR\\PIPE\\winreg through a private smbd on PORT (445 without a "
+                   "value; root only)")
+      ->expected(0, 1)
+      ->default_str("default");
+  c_serve->add_option("--user", serve.users,
+                      "NAME:PASSWORD of an account for authenticated DCE/RPC (NTLMSSP, SPNEGO) and SMB logons "
+                      "(repeatable)");
+  c_serve->add_option("--smb-user", serve.smb_users, "The same as --user (repeatable)");
+  c_serve->add_flag("--require-auth", serve.require_auth,
+                    "Refuse calls on unauthenticated ncacn_ip_tcp binds (fault access denied), as a Windows host "
+                    "restricting remote clients does; needs --user");
+  c_serve->add_option("--smb-allow", serve.smb_allow,
+                      "Accounts allowed to open HKEY_PERFORMANCE_DATA over SMB (repeatable; default: all); others get "
+                      "WERR_ACCESS_DENIED");
+  c_serve->add_flag("--smb-no-anonymous", serve.smb_no_anonymous, "Refuse anonymous and guest SMB sessions");
+  c_serve->add_flag("--smb-encrypt", serve.smb_encrypt,
+                    "Require SMB3 encryption of every SMB session (anonymous sessions then fail: they have no key)");
+  c_serve->add_option("--smb-dir", serve.smb_dir,
+                      "Directory for smbd's private config and state (must not exist or be empty)");
+  c_serve
+      ->add_option("--epm", serve.epm,
+                   "Also answer the endpoint mapper (ept_map/ept_lookup) on PORT of every host address, so "
+                   "clients binding ncacn_ip_tcp:ADDR without a port find winreg (135 without a value; root only)")
+      ->expected(0, 1)
+      ->default_str("default");
+  c_serve
+      ->add_option("--journal-size", serve.journal_size,
+                   "winreg calls kept in memory for the journal and the collector diagnosis (0: no journal)")
+      ->capture_default_str();
+  c_serve->add_option("--journal", serve.journal,
+                      "Also write every winreg call to this JSON-lines file (read it with perfsim journal FILE)");
+  c_serve->add_option("--journal-max-mb", serve.journal_max_mb,
+                      "MiB a --journal file may reach before it is rotated (1 to 65536; default " +
+                          std::to_string(perfsim::journal::FileLimits::kDefaultMaxMib) + ")");
+  c_serve->add_option("--journal-files", serve.journal_files,
+                      "Journal files kept: FILE, FILE.1 .. FILE.K-1, the oldest removed at rotation (1 to 1000; "
+                      "default " +
+                          std::to_string(perfsim::journal::FileLimits::kDefaultFiles) + ")");
+  c_serve->add_option("--scenario", serve.scenario,
+                      "Serve a field-bug scenario's hosts and faults (perfsim scenarios lists them; --listen, in "
+                      "order, moves its hosts)");
+  c_serve->add_option("--scenario-dir", serve.scenario_dirs, "A directory of your own scenario files (repeatable)")
+      ->check(CLI::ExistingDirectory);
+  c_serve->callback([o, &rc] { rc = run_serve(*o); });
 }
 
 }  // namespace perfsim::cli

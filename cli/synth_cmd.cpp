@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include "core/json.h"
 #include "captures/writer.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "synth/profiles.h"
 #include "synth/roles.h"
@@ -15,6 +18,23 @@
 #include "windows/os.h"
 
 namespace perfsim::cli {
+namespace {
+
+struct SynthOptions {
+  std::string spec;     // TOML/JSON spec file, or empty with `profile`
+  std::string profile;  // build from a built-in profile without a spec
+  std::string out;
+  std::optional<uint64_t> seed;
+  std::string host_name;  // overrides the spec's
+  std::optional<double> duration_s;
+  std::optional<double> interval_s;
+  std::string names;               // lodctr /s backup or perfcLLL.dat; overrides the spec's [host] names
+  std::vector<std::string> roles;  // added to the spec's [host] roles
+  uint32_t format_version = 2;     // capture format: 1 for perfsim before v2
+  bool json = false;
+};
+
+}  // namespace
 
 int run_synth(const SynthOptions& o) {
   synth::Spec spec;
@@ -85,6 +105,40 @@ int run_synth(const SynthOptions& o) {
                w->file_bytes() ? double(w->raw_payload_bytes()) / double(w->file_bytes()) : 0.0);
   }
   return kExitOk;
+}
+
+void add_synth(CLI::App& app, int& rc) {
+  auto o = std::make_shared<SynthOptions>();
+  SynthOptions& synth = *o;
+  auto* c_synth =
+      app.add_subcommand("synth", "Build a capture of a synthetic host from a TOML/JSON spec or a built-in OS profile");
+  c_synth->add_option("spec", synth.spec, "Spec file (.toml or .json); see synth/README.md")->check(CLI::ExistingFile);
+  c_synth->add_option("--profile,-p", synth.profile,
+                      "OS profile (" + perfsim::windows::os_name_list() + "); overrides the spec's");
+  c_synth->add_option("--out,-o", synth.out, "Capture file to write")->required();
+  c_synth->add_option("--seed", synth.seed, "Seed for the value generators (same seed, same bytes)");
+  c_synth->add_option("--host-name", synth.host_name, "System name the host reports (default: the spec's, SYNTH01)");
+  c_synth->add_option("--duration", synth.duration_s, "Seconds of samples");
+  c_synth->add_option("--interval", synth.interval_s, "Seconds between samples");
+  c_synth
+      ->add_option("--names", synth.names,
+                   "Name tables from a `lodctr /s` backup or perfcLLL.dat (names/README.md); overrides [host] names")
+      ->check(CLI::ExistingFile);
+  c_synth->add_option("--role", synth.roles,
+                      "Server role whose objects the host also serves (repeatable): " +
+                          perfsim::synth::role_name_list() + "; added to [host] roles");
+  add_format_option(c_synth, synth.format_version);
+  c_synth->add_flag("--json", synth.json, "Machine-readable summary");
+  c_synth->callback([o, &rc] {
+    if (o->spec.empty() && o->profile.empty()) {
+      std::fprintf(
+          stderr,
+          "perfsim synth: give a spec file or --profile NAME (e.g. perfsim synth --profile 2016 --out host.perfcap)\n");
+      rc = kExitUsage;
+      return;
+    }
+    rc = run_synth(*o);
+  });
 }
 
 }  // namespace perfsim::cli

@@ -1,3 +1,4 @@
+#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <fstream>
@@ -8,10 +9,20 @@
 #include "core/json.h"
 #include "captures/reader.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "perfdata/validate.h"
 
 namespace perfsim::cli {
+namespace {
+
+struct ValidateOptions {
+  std::string path;  // a capture, or a raw PERF_DATA_BLOCK blob
+  bool json = false;
+  bool strict = false;  // warnings fail too
+};
+
+}  // namespace
 namespace {
 
 bool is_perf_blob(const Bytes& b) {
@@ -110,6 +121,18 @@ int run_validate(const ValidateOptions& o) {
     fmt::print("{}: {} blob(s) checked, {} error(s), {} warning(s)\n", o.path, rep.blobs, rep.errors, rep.warnings);
   }
   return failed ? kExitFailure : kExitOk;
+}
+
+void add_validate(CLI::App& app, int& rc) {
+  auto o = std::make_shared<ValidateOptions>();
+  ValidateOptions& validate = *o;
+  auto* c_validate = app.add_subcommand(
+      "validate",
+      "Check a capture's perf-data payloads, or a raw PERF_DATA_BLOCK blob, with perflib's checks and more");
+  c_validate->add_option("file", validate.path, "Capture file or raw blob")->required()->check(CLI::ExistingFile);
+  c_validate->add_flag("--strict", validate.strict, "Fail on warnings too");
+  c_validate->add_flag("--json", validate.json, "Machine-readable output");
+  c_validate->callback([o, &rc] { rc = run_validate(*o); });
 }
 
 }  // namespace perfsim::cli

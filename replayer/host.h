@@ -37,13 +37,26 @@
 #include "replayer/recording.h"
 #include "replayer/registry.h"
 #include "windows/constants.h"
+#include "windows/os.h"
 
 namespace perfsim::replayer {
 
 enum class TimelineMode { kRealtime, kStep, kFrozen };
 
-// How one host of a fleet differs from the capture.
+// Who a host is, resolved once when a serve run makes it (serve_hosts.h, resolve_identity) and
+// read by everything that depends on it: the host's quirks start from base_quirks; the admin API
+// shows quirk_profile and resets to base_quirks; SMB dialects, the NTLM policy and srvsvc/wkssvc
+// versions come from `os`; every answer and the journal carry the name (system_name, else the
+// recorded one: SimulatedHost::name()). A fleet member also differs by the last three fields.
+// A host made without a serve run (SimulatedHost::load in a test) has only what its maker set.
 struct HostIdentity {
+  // The Windows the capture's header names (windows/os.h); nullptr: none perfsim knows. Not
+  // quirk_profile's row: a 2016 capture served with --profile win2000 keeps 2016's versions.
+  const windows::OsProfile* os = nullptr;
+  // Where its quirks come from: its own profile, else the run's, else the capture fingerprint's;
+  // "" when none is named.
+  std::string quirk_profile;
+  Quirks base_quirks;              // defaults, fingerprint, profile: before explicit settings
   std::string system_name;         // PERF_DATA_BLOCK system name; empty = the recorded one
   int64_t clock_offset_100ns = 0;  // added to the host's wall clock (SystemTime, PerfTime100nSec)
   uint64_t seed = 0;               // picks the per-host factor below

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include "captures/fingerprint.h"
 #include "captures/reader.h"
 #include "replayer/faults.h"
 #include "replayer/fleet.h"
@@ -43,8 +44,20 @@ Status host_options(const HostReplay& r, const std::string& default_profile, con
   if (r.speed) opt.speed = *r.speed;
   if (r.loop) opt.loop = *r.loop;
   if (Status s = config::check_bounds("speed", opt.speed, limits::kSpeed, limits::kSpeedUnit); !s.ok()) return s;
+  if (Status s = resolve_identity(r, default_profile, cap, opt.identity); !s.ok()) return s;
+  Quirks q = opt.identity.base_quirks;
+  for (const QuirkSetting& s : r.quirks)
+    if (Status st = apply_setting(q, s); !st.ok()) return st;
+  opt.quirks = q;
+  return Status::Ok();
+}
+
+Status resolve_identity(const HostReplay& r, const std::string& default_profile, const captures::Capture& cap,
+                        HostIdentity& out) {
+  captures::Fingerprint fp;
+  if (Status s = captures::from_json(cap.fingerprint_json, fp); !s.ok()) return s;
   Quirks q;
-  if (Status s = fingerprint_quirks(cap.fingerprint_json, q); !s.ok()) return s;
+  if (Status s = fingerprint_quirks(fp, q); !s.ok()) return s;
   const std::string profile = r.profile.empty() ? default_profile : r.profile;
   if (!profile.empty()) {
     if (Status s = profile_quirks(profile, q); !s.ok()) return s;
@@ -52,9 +65,9 @@ Status host_options(const HostReplay& r, const std::string& default_profile, con
   // smbd can only approximate pipe-not-available-first (server/README.md, SMB), so profiles and
   // fingerprints do not imply it; an explicit setting (--quirk, [host.quirks]) does.
   q.pipe_not_available_first = false;
-  for (const QuirkSetting& s : r.quirks)
-    if (Status st = apply_setting(q, s); !st.ok()) return st;
-  opt.quirks = q;
+  out.os = windows::find_os(cap.host.profile);
+  out.quirk_profile = profile.empty() ? fp.profile.value_or("") : profile;
+  out.base_quirks = q;
   return Status::Ok();
 }
 

@@ -39,7 +39,14 @@ class RecordingCache {
   std::vector<std::string> warnings_;  // "PATH: warning"
 };
 
-// Timeline pace and quirks of a host of `cap` (defaults, fingerprint, profile, then r.quirks).
+// Who a host of `cap` is (host.h), the one rule: its OS row from the capture's header; its quirk
+// profile r.profile, else `default_profile`, else the fingerprint's; its base quirks the
+// defaults, then the fingerprint's, then the profile's (pipe-not-available-first only when set
+// explicitly). Fleet fields (name, clock, variation) are left as they are.
+Status resolve_identity(const HostReplay& r, const std::string& default_profile, const captures::Capture& cap,
+                        HostIdentity& out);
+
+// Timeline pace, identity and quirks of a host of `cap` (its base quirks, then r.quirks).
 Status host_options(const HostReplay& r, const std::string& default_profile, const captures::Capture& cap,
                     HostOptions& opt);
 

@@ -29,7 +29,8 @@ Status parse_port(const std::string& text, uint16_t& port) {
 
 Status parse_dialects(const SmbHost& h, SmbDialects& out) {
   if (h.dialects.empty()) {
-    out = smb_dialects_for_profile(h.host->capture().host.profile);
+    const windows::OsProfile* os = h.host->options().identity.os;  // resolved once (replayer/host.h)
+    out = smb_dialects_for_profile(os ? std::string(os->name) : std::string());
     return Status::Ok();
   }
   static const std::vector<std::string> known = {"NT1", "SMB2_02", "SMB2_10", "SMB3_00", "SMB3_02", "SMB3_11"};
@@ -111,7 +112,7 @@ netapi::HostIdentity identity_of(const replayer::SimulatedHost& host) {
   std::string name = host.name();
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::toupper(c)); });
   id.name = utf8_to_utf16(name);
-  if (const windows::OsProfile* os = windows::find_os(host.capture().host.profile)) {
+  if (const windows::OsProfile* os = host.options().identity.os) {
     id.major = os->major;
     id.minor = os->minor;
     id.server = os->name != "xp";  // every other row is a server edition (or NT 4.0 Server)
@@ -149,7 +150,7 @@ Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerC
     SmbHostAddress a{h.address, {}};
     if (Status st = parse_dialects(h, a.dialects); !st.ok()) return st;
     // Windows 2000/XP/2003 accepted NTLMv1 (LmCompatibilityLevel 0-2; windows/os.h).
-    const windows::OsProfile* os = windows::find_os(h.host->capture().host.profile);
+    const windows::OsProfile* os = h.host->options().identity.os;
     a.ntlmv1 = os && os->accepts_ntlmv1_lm;
     sc.hosts.push_back(a);
   }

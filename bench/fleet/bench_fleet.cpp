@@ -34,7 +34,7 @@
 #include "replayer/fleet.h"
 #include "replayer/sample_cache.h"
 #include "server/server.h"
-#include "server/winreg_handler.h"
+#include "serve/run.h"
 
 using namespace perfsim;
 
@@ -97,16 +97,17 @@ std::set<std::string> ask_each(const server::Server& srv) {
   return names;
 }
 
-std::unique_ptr<server::Server> serve(const std::vector<std::shared_ptr<replayer::SimulatedHost>>& hosts) {
-  server::ServerConfig cfg;
+// The hosts as one serve run (serve/run.h), each on its own port.
+std::unique_ptr<serve::ServeRun> serve_hosts(const std::vector<std::shared_ptr<replayer::SimulatedHost>>& hosts) {
+  serve::Config cfg;
   cfg.threads = 2;
   cfg.handle_signals = false;
   cfg.log = [](std::string_view) {};
   cfg.max_connections = 8;
-  for (const auto& h : hosts)
-    cfg.listeners.push_back({"127.0.0.1:0", h->name(), std::make_shared<server::WinregHandlerFactory>(h)});
-  auto srv = std::make_unique<server::Server>(cfg);
-  if (Status s = srv->start(); !s.ok()) die("start", s);
+  cfg.recorder = nullptr;  // the fleet's serving cost alone, as before
+  for (const auto& h : hosts) cfg.given.push_back({"127.0.0.1:0", h, h->name()});
+  auto srv = std::make_unique<serve::ServeRun>();
+  if (serve::Failure f = srv->run(std::move(cfg)); !f.ok()) die("start", Status::IOError(f.message));
   return srv;
 }
 
@@ -210,11 +211,11 @@ int distinct(uint32_t n, const std::string& dir, uint32_t processes, int rounds)
   }
   const double open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const size_t opened = rss_bytes(), threads_opened = status_field("Threads");
-  auto srv = serve(hosts);
+  auto srv = serve_hosts(hosts);
   size_t global_bytes = 0;
   std::set<std::string> names;
   const auto t1 = std::chrono::steady_clock::now();
-  const Round first = global_round(*srv, global_bytes, names);
+  const Round first = global_round(srv->server(), global_bytes, names);
   const double ask_s = first.seconds;
   const size_t served = rss_bytes(), anon = status_field("RssAnon"), file = status_field("RssFile");
   size_t cached = 0;
@@ -241,7 +242,7 @@ int distinct(uint32_t n, const std::string& dir, uint32_t processes, int rounds)
     std::this_thread::sleep_until(t1 + std::chrono::seconds(16 * (round - 1)));
     size_t bytes = 0;
     std::set<std::string> again;
-    const Round r = global_round(*srv, bytes, again);
+    const Round r = global_round(srv->server(), bytes, again);
     size_t in_cache = 0;
     for (const std::string& p : paths) in_cache += page_cached(p);
     fmt::print(
@@ -275,8 +276,8 @@ int main(int argc, char** argv) {
   one.base = replayer::HostOptions{replayer::TimelineMode::kRealtime};
   std::vector<std::shared_ptr<replayer::SimulatedHost>> base_hosts;
   if (Status s = make_fleet(rec, one, base_hosts); !s.ok()) die("fleet of 1", s);
-  auto base_srv = serve(base_hosts);
-  ask_each(*base_srv);  // warm the allocator and the serving path
+  auto base_srv = serve_hosts(base_hosts);
+  ask_each(base_srv->server());  // warm the allocator and the serving path
   const size_t baseline = rss_bytes(), heap_baseline = heap_in_use();
 
   replayer::FleetSpec spec = one;
@@ -286,8 +287,8 @@ int main(int argc, char** argv) {
   spec.variation = 0.1;
   std::vector<std::shared_ptr<replayer::SimulatedHost>> fleet;
   if (Status s = make_fleet(rec, spec, fleet); !s.ok()) die("fleet", s);
-  auto srv = serve(fleet);
-  const std::set<std::string> names = ask_each(*srv);
+  auto srv = serve_hosts(fleet);
+  const std::set<std::string> names = ask_each(srv->server());
   const size_t after = rss_bytes(), heap_after = heap_in_use();
 
   // Signed: with few hosts the resident size can end below the baseline (pages given back).

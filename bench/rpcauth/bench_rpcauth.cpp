@@ -19,7 +19,7 @@
 #include "replayer/host.h"
 #include "rpc/auth.h"
 #include "server/server.h"
-#include "server/winreg_handler.h"
+#include "serve/run.h"
 #include "windows/constants.h"
 #include "winreg/codec.h"
 
@@ -93,14 +93,16 @@ int main(int argc, char** argv) {
 
   rpc::AssociationConfig acfg;
   check(rpc::AuthService::create({{"bench", "Bench-1"}}, acfg.auth), "accounts");
-  server::ServerConfig cfg;
-  cfg.listeners.push_back({"127.0.0.1:0", "bench", std::make_shared<server::WinregHandlerFactory>(host, acfg)});
+  serve::Config cfg;
+  cfg.given.push_back({"127.0.0.1:0", host, "bench"});
+  cfg.association = acfg;
+  cfg.recorder = nullptr;
   cfg.threads = 1;
   cfg.handle_signals = false;
   cfg.log = [](std::string_view) {};
-  server::Server srv(cfg);
-  check(srv.start(), "server start");
-  const uint16_t port = srv.bound()[0].port;
+  serve::ServeRun srv;
+  if (serve::Failure f = srv.run(std::move(cfg)); !f.ok()) check(Status::IOError(f.message), "server start");
+  const uint16_t port = srv.port(0);
 
   std::vector<Session> sessions;
   for (const Level& l : kLevels) sessions.push_back(open_session(port, l.level));

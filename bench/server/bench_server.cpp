@@ -44,6 +44,7 @@
 #include "server/server.h"
 #include "journal/journal.h"
 #include "journal/recorder.h"
+#include "serve/run.h"
 #include "server/winreg_handler.h"
 #include "windows/constants.h"
 #include "winreg/codec.h"
@@ -86,18 +87,18 @@ std::shared_ptr<replayer::SimulatedHost> make_host(const captures::Capture& cap,
   return host;
 }
 
-std::unique_ptr<server::Server> start_server(std::shared_ptr<replayer::SimulatedHost> host, unsigned threads,
-                                             uint16_t& port, std::shared_ptr<journal::Recorder> recorder = nullptr) {
-  server::ServerConfig cfg;
-  auto factory = std::make_shared<server::WinregHandlerFactory>(host);
-  if (recorder) factory->observe(std::move(recorder), journal::Transport::kTcp);
-  cfg.listeners.push_back({"127.0.0.1:0", "bench", factory});
+// A serve run of the one host, as perfsim serve assembles it (serve/run.h).
+std::unique_ptr<serve::ServeRun> start_server(std::shared_ptr<replayer::SimulatedHost> host, unsigned threads,
+                                              uint16_t& port, std::shared_ptr<journal::Recorder> recorder = nullptr) {
+  serve::Config cfg;
+  cfg.given.push_back({"127.0.0.1:0", std::move(host), "bench"});
+  cfg.recorder = std::move(recorder);
   cfg.threads = threads;
   cfg.handle_signals = false;
   cfg.log = [](std::string_view) {};
-  auto srv = std::make_unique<server::Server>(cfg);
-  check(srv->start(), "server start");
-  port = srv->bound()[0].port;
+  auto srv = std::make_unique<serve::ServeRun>();
+  if (serve::Failure f = srv->run(std::move(cfg)); !f.ok()) check(Status::IOError(f.message), "server start");
+  port = srv->port(0);
   return srv;
 }
 
@@ -735,7 +736,7 @@ Memory bench_memory(const std::shared_ptr<replayer::SimulatedHost>& host, int n)
   uint16_t port = 0;
   auto srv = start_server(host, 2, port);
   const PerConnection p = rss_per_connection(
-      port, n, [](int fd) { bind_and_open(fd); }, [&] { return srv->active_connections(); });
+      port, n, [](int fd) { bind_and_open(fd); }, [&] { return srv->server().active_connections(); });
   m.perfsim_per_conn = p.rss;
   m.perfsim_heap = p.heap;
   srv.reset();

@@ -1,5 +1,5 @@
-// A simulated host served over ncacn_ip_tcp on 127.0.0.1 (any free port) by a perfsim Server in
-// this process: what most tests point their clients at, instead of each building a ServerConfig.
+// A simulated host served over ncacn_ip_tcp on 127.0.0.1 (any free port) by a serve run in this
+// process (serve/run.h): what most tests point their clients at, instead of each building one.
 //
 // Guarantees: start() binds and starts the workers, or says why not; stop() (also the destructor)
 // joins every thread, so the port is free afterwards. The server never touches signal handling and
@@ -13,6 +13,7 @@
 #include "journal/recorder.h"
 #include "replayer/host.h"
 #include "rpc/association.h"
+#include "serve/run.h"
 #include "server/server.h"
 
 namespace perfsim::testing {
@@ -37,13 +38,13 @@ class ServedHost {
   Status start();
   void stop();
   uint16_t port() const { return port_; }
-  server::Server& server() { return *server_; }  // after start()
+  server::Server& server();  // after start()
   const std::shared_ptr<replayer::SimulatedHost>& host() const { return host_; }
 
  private:
   std::shared_ptr<replayer::SimulatedHost> host_;
   ServeOptions opt_;
-  std::unique_ptr<server::Server> server_;
+  std::unique_ptr<serve::ServeRun> run_;
   uint16_t port_ = 0;
 };
 

@@ -192,3 +192,29 @@ TEST_CASE("shards are contiguous blocks whose sizes differ by one at most") {
     CHECK(next == 10);
   }
 }
+
+TEST_CASE("a host's identity is resolved once: the capture's OS row and its quirk profile and base quirks") {
+  RecordingCache cache;
+  HostReplay r;
+  r.profile = "win2000";
+  r.quirks.push_back({"busy", true, {{"every", "10"}}});
+  std::shared_ptr<SimulatedHost> h;
+  REQUIRE(make_replayed_host(cache, bundled("default-2016.perfcap"), r, 0, "", HostOptions{}, h).ok());
+  const HostIdentity& id = h->options().identity;
+  REQUIRE(id.os != nullptr);
+  CHECK(id.os->name == "2016");          // what the host is: SMB dialects and srvsvc versions follow it
+  CHECK(id.quirk_profile == "win2000");  // where its quirks come from
+  Quirks win2000;
+  REQUIRE(profile_quirks("win2000", win2000).ok());
+  CHECK(id.base_quirks.buffer == win2000.buffer);
+  CHECK(!id.base_quirks.busy.active());  // explicit settings are not base quirks ...
+  CHECK(h->quirks().busy.every == 10);   // ... but the host has them
+
+  // Without a profile the fingerprint names it, and a fleet member keeps the whole identity.
+  HostReplay fleet;
+  fleet.count = 2;
+  REQUIRE(make_replayed_host(cache, bundled("default-2016.perfcap"), fleet, 1, "", HostOptions{}, h).ok());
+  CHECK(h->options().identity.quirk_profile == "2016");
+  CHECK(h->options().identity.os == windows::find_os("2016"));
+  CHECK(!h->options().identity.system_name.empty());
+}
