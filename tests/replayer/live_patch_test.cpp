@@ -82,6 +82,16 @@ Bytes alone(const pd::Object& o) {
   return pd::build(d);
 }
 
+// A fleet member's identity: its name, clock offset and variation.
+HostIdentity member(std::string name, int64_t clock_offset_100ns, uint64_t seed, double variation) {
+  HostIdentity id;
+  id.system_name = std::move(name);
+  id.clock_offset_100ns = clock_offset_100ns;
+  id.seed = seed;
+  id.variation = variation;
+  return id;
+}
+
 std::shared_ptr<SimulatedHost> host(std::shared_ptr<const Recording> rec, const HostIdentity& id) {
   HostOptions opt{TimelineMode::kRealtime, 0};
   opt.identity = id;
@@ -98,8 +108,8 @@ TEST_CASE("live answers move the clocks and cumulative counters only and by what
   std::shared_ptr<const Recording> rec;
   REQUIRE(build_recording(std::move(cap), rec).ok());
   const int64_t offset = 3600 * k100nsPerSecond;
-  const auto varied = host(rec, {"A-LONGER-FLEET-HOST-NAME", offset, 11, 0.25});
-  const auto plain = host(rec, {"H", -offset, 0, 0});
+  const auto varied = host(rec, member("A-LONGER-FLEET-HOST-NAME", offset, 11, 0.25));
+  const auto plain = host(rec, member("H", -offset, 0, 0));
   const int64_t now =
       int64_t(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
                   .count()) *
@@ -194,7 +204,7 @@ TEST_CASE("an index query assembles the objects a live Global answer holds") {
   REQUIRE(captures::read_capture(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", cap).ok());
   std::shared_ptr<const Recording> rec;
   REQUIRE(build_recording(std::move(cap), rec).ok());
-  const auto h = host(rec, {"ASSEMBLED-HOST", 0, 5, 0.1});
+  const auto h = host(rec, member("ASSEMBLED-HOST", 0, 5, 0.1));
   const Moment m{2, 3, 1234567, false};
   const pd::DataBlock global = parsed(h->content(PerfKey::kData, "Global", m).data.to_bytes());
   const pd::DataBlock some = parsed(h->content(PerfKey::kData, "230 232", m).data.to_bytes());
