@@ -18,6 +18,7 @@
 
 #include "admin/api.h"
 #include "captures/reader.h"
+#include "core/text.h"
 #include "fuzz/fuzz_input.h"
 #include "fuzz/fuzz_recording.h"
 #include "replayer/host.h"
@@ -30,12 +31,6 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
 }
 
 // The next line of `text` (without its '\n'); `text` keeps what follows.
@@ -51,12 +46,12 @@ admin::HttpRequest parse_request(std::string_view text) {
   const std::string_view first = next_line(text);
   const size_t sp = first.find(' ');
   r.method = std::string(first.substr(0, sp));
-  r.target = sp == std::string_view::npos ? "/" : std::string(trim(first.substr(sp + 1)));
+  r.target = sp == std::string_view::npos ? "/" : trim(first.substr(sp + 1));
   for (std::string_view line = next_line(text); !trim(line).empty(); line = next_line(text)) {
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
     const std::string name = lower(trim(line.substr(0, colon)));
-    const std::string value(trim(line.substr(colon + 1)));
+    const std::string value = trim(line.substr(colon + 1));
     if (name == "host") r.host = value;
     if (name == "origin") r.origin = value;
     if (name == "x-perfsim") r.x_perfsim = value;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"
 #include "replayer/answer.h"
 #include "replayer/fleet_file.h"
 #include "replayer/host.h"
@@ -23,11 +24,6 @@ using namespace perfsim;
 using namespace perfsim::replayer;
 
 namespace {
-
-std::string trim_cell(const std::string& c) {
-  const size_t a = c.find_first_not_of(' '), b = c.find_last_not_of(' ');
-  return a == std::string::npos ? "" : c.substr(a, b - a + 1);
-}
 
 // The rows of README.md's "## Quirks" table, each as its cells.
 std::vector<std::vector<std::string>> readme_quirk_rows() {
@@ -47,7 +43,7 @@ std::vector<std::vector<std::string>> readme_quirk_rows() {
     std::vector<std::string> cells;
     std::string inner = line.substr(1, line.size() - 2), cell;
     std::istringstream cs(inner);
-    while (std::getline(cs, cell, '|')) cells.push_back(trim_cell(cell));
+    while (std::getline(cs, cell, '|')) cells.push_back(trim(cell));
     rows.push_back(cells);
   }
   return rows;

@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/text.h"
 #include "core/utf16.h"
 #include "helpers.h"
 #include "perfdata/counters.h"
@@ -27,11 +28,6 @@ using test::value;
 namespace {
 
 using Row = std::tuple<std::string, std::string, std::string, std::string, std::string>;
-
-std::string trim(const std::string& s) {
-  const size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
-  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
-}
 
 // The rows between <!-- added-objects --> and <!-- /added-objects -->, `from` cut to its version.
 std::set<Row> readme_rows() {
