@@ -8,14 +8,10 @@
 #include <cctype>
 
 #include "core/config.h"
+#include "replayer/quirk_engine.h"
 
 namespace perfsim::replayer {
 namespace {
-
-int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // "fault:latency", ...: the Applied names (answer.h), the kind names with a prefix.
 const std::string* applied_names_of_kinds() {

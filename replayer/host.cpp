@@ -23,11 +23,6 @@ namespace wp = perfsim::winperf;
 namespace pd = perfsim::perfdata;
 constexpr int64_t kFiletimeUnixEpoch = 116444736000000000;  // 1970-01-01 as FILETIME
 
-int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 int64_t wall_filetime() {
   const auto since = std::chrono::system_clock::now().time_since_epoch();
   return kFiletimeUnixEpoch + std::chrono::duration_cast<std::chrono::microseconds>(since).count() * 10;

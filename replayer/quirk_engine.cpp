@@ -11,11 +11,6 @@
 namespace perfsim::replayer {
 namespace {
 
-int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // The call-path rows of one stage, in table order: the table is walked once, not per call.
 struct Stages {
   std::vector<const QuirkRow*> refuse, answer, buffer, delay;
@@ -38,6 +33,11 @@ const Stages& stages() {
 bool is_perf_data(const ValueContent& c) { return c.status == windows::kErrorSuccess && c.type == windows::kRegBinary; }
 
 }  // namespace
+
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 uint64_t splitmix(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;

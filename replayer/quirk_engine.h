@@ -46,6 +46,8 @@ void shape_answer(const Quirks& q, QuirkCall& c);
 // The plan's rules matching `host_name` and the call, applied to c.answer in plan order.
 void inject_faults(const FaultPlan& plan, std::string_view host_name, QuirkCall& c);
 
+// The steady clock in nanoseconds: fault schedules (FaultPlan::loaded_ns) and timelines run on it.
+int64_t steady_ns();
 // The draws' mixer (SplitMix64 finalizer): also a fleet host's variation factor.
 uint64_t splitmix(uint64_t x);
 // Adds `ms` to the delay before an answer leaves, saturating at an hour (limits.h): however many
