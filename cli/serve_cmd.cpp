@@ -2,13 +2,17 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <arpa/inet.h>
+
 #include <memory>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "core/json.h"
 #include "journal/journal.h"
+#include "replayer/fleet_file.h"
 #include "serve/run.h"
 #include "windows/os.h"
 
@@ -101,7 +105,37 @@ serve::Config serve_config(const ServeOptions& o) {
   return c;
 }
 
+// Above this many hosts the text output is one summary line, not a line per host (a 1,000-host
+// fleet printed 1,000 lines); --json and --list-hosts still give every host.
+constexpr size_t kListEachHostUpTo = 10;
+
+// "127.1.0.1-127.1.3.232" when the IPv4 addresses are one run, else "N addresses from A to B".
+std::string address_span(const std::vector<serve::BoundHost>& bound) {
+  std::set<uint32_t> v4;
+  for (const serve::BoundHost& b : bound) {
+    in_addr a{};
+    if (::inet_pton(AF_INET, b.address.c_str(), &a) != 1) return fmt::format("{} addresses", bound.size());
+    v4.insert(ntohl(a.s_addr));
+  }
+  const auto text = [](uint32_t host_order) { return replayer::ipv4_text(host_order); };
+  const uint32_t lo = *v4.begin(), hi = *v4.rbegin();
+  if (v4.size() == 1) return text(lo);
+  if (hi - lo + 1 == v4.size()) return text(lo) + "-" + text(hi);
+  return fmt::format("{} addresses from {} to {}", v4.size(), text(lo), text(hi));
+}
+
+void print_listening_summary(const serve::ServeRun& run) {
+  const std::vector<serve::BoundHost>& bound = run.bound();
+  std::set<uint16_t> ports;
+  for (const serve::BoundHost& b : bound) ports.insert(b.port);
+  const std::string port_text = ports.size() == 1 ? fmt::format("port {}", *ports.begin())
+                                                  : fmt::format("ports {}-{}", *ports.begin(), *ports.rbegin());
+  fmt::print("perfsim serve: {} hosts listening on {}, {} (--list-hosts or --json lists each)\n", bound.size(),
+             address_span(bound), port_text);
+}
+
 void print_listening(const ServeOptions& o, const serve::ServeRun& run) {
+  if (!o.json && run.bound().size() > kListEachHostUpTo) return print_listening_summary(run);
   for (const serve::BoundHost& b : run.bound()) {
     if (o.json) {
       fmt::print("{}\n", json_text(nlohmann::json({{"event", "listening"},

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 
@@ -152,17 +153,23 @@ std::string fleet_listen(const std::string& listen, uint32_t index) {
 }
 
 void expand_fleet(std::vector<FleetHost>& hosts) {
-  for (size_t i = 0, n = hosts.size(); i < n; ++i) {
-    for (uint32_t k = 1; k < hosts[i].replay.count; ++k) {
-      FleetHost member = hosts[i];
+  // Entry by entry, each entry's members in order: keep_shard's contiguous blocks then give each
+  // shard one run of every entry it touches (one address range, one route per machine).
+  std::vector<FleetHost> expanded;
+  for (const FleetHost& entry : hosts) {
+    for (uint32_t k = 0; k < std::max<uint32_t>(entry.replay.count, 1); ++k) {
+      FleetHost member = entry;
       member.fleet_index = k;
-      if (member.first_address != 0)
-        member.listen = ipv4_text(member.first_address + k) + hosts[i].listen.substr(hosts[i].listen.rfind(':'));
+      if (k == 0)
+        ;  // the entry itself
+      else if (member.first_address != 0)
+        member.listen = ipv4_text(member.first_address + k) + entry.listen.substr(entry.listen.rfind(':'));
       else
-        member.listen = fleet_listen(hosts[i].listen, k);
-      hosts.push_back(std::move(member));
+        member.listen = fleet_listen(entry.listen, k);
+      expanded.push_back(std::move(member));
     }
   }
+  hosts = std::move(expanded);
 }
 
 std::string ipv4_text(uint32_t host_order) {

@@ -50,7 +50,7 @@ Status read_host_replay(const config::Reader& r, const config::Json& host, const
 Status read_fleet(const std::string& path, std::vector<FleetHost>& out);
 Status parse_fleet(const config::Doc& doc, std::vector<FleetHost>& out);
 // Each count = N entry becomes N hosts on consecutive ports (port 0 stays 0), or on consecutive
-// addresses of its `addresses` range, appended to `hosts`.
+// addresses of its `addresses` range, in place: entry by entry, members in order.
 void expand_fleet(std::vector<FleetHost>& hosts);
 // The listen address of fleet member `index`: the port plus index (port 0 stays 0).
 std::string fleet_listen(const std::string& listen, uint32_t index);

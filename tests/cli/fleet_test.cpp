@@ -109,7 +109,7 @@ name = "DC-{n}"
     std::map<std::string, Listed> seen;
     for (int k = 0; k < n; ++k) {
       const auto shard = list_hosts(fleet + " --shard " + std::to_string(k) + "/" + std::to_string(n));
-      CHECK(shard.size() >= 103 / size_t(n));  // a stride: sizes differ by one at most
+      CHECK(shard.size() >= 103 / size_t(n));  // contiguous blocks: sizes differ by one at most
       CHECK(shard.size() <= 103 / size_t(n) + 1);
       for (const auto& [name, l] : shard) {
         INFO(n << " shards, shard " << k << ", host " << name);
@@ -117,6 +117,37 @@ name = "DC-{n}"
       }
     }
     CHECK(seen == whole);  // every host, with the name, address and capture of the whole fleet
+  }
+}
+
+TEST_CASE("serve --shard: entries on adjacent address ranges give each shard one range of addresses") {
+  FleetDir d;  // A on 127.1.0.1-5, B on 127.1.0.6-10: any contiguous block of A then B is one range
+  const std::string fleet = "--fleet " + d.write(R"([[host]]
+addresses = "127.1.0.0/24"
+port = 4135
+count = 5
+name = "A-{n}"
+
+[[host]]
+addresses = "127.1.0.6/24"
+port = 4135
+count = 5
+name = "B-{n}"
+)");
+  for (const int n : {2, 3, 4}) {
+    size_t hosts = 0;
+    for (int k = 0; k < n; ++k) {
+      std::set<int> last_octets;
+      for (const auto& [name, l] : list_hosts(fleet + " --shard " + std::to_string(k) + "/" + std::to_string(n))) {
+        REQUIRE(l.listen.rfind("127.1.0.", 0) == 0);
+        last_octets.insert(std::stoi(l.listen.substr(8)));
+      }
+      INFO(n << " shards, shard " << k);
+      REQUIRE_FALSE(last_octets.empty());
+      CHECK(*last_octets.rbegin() - *last_octets.begin() + 1 == int(last_octets.size()));
+      hosts += last_octets.size();
+    }
+    CHECK(hosts == 10);
   }
 }
 
@@ -131,4 +162,29 @@ TEST_CASE("serve --shard refuses K/N that is not a shard of N with usage status 
   const auto r = perfsim::testing::run_command(PERFSIM_EXE, "serve --list-hosts --shard 0/2");
   CHECK(r.code == 2);
   CHECK(r.err.find("holds none of the fleet's hosts") != std::string::npos);
+}
+
+TEST_CASE("serve prints one summary line for a fleet instead of a line per host") {
+  FleetDir d;
+  const std::string fleet = d.write(R"([[host]]
+addresses = "127.1.9.0/24"
+port = 0
+count = 12
+name = "S-{n}"
+timeline = "frozen:1"
+)");
+  const std::string out = (d.dir / "out").string();
+  // Waits (at most 30 s, polling) for the summary, then stops serve: the line is printed once all
+  // listeners are bound.
+  const auto r = perfsim::testing::run_command(
+      "/bin/sh", "-c '" + std::string(PERFSIM_EXE) + " serve --fleet " + fleet + " >" + out +
+                     " 2>/dev/null & p=$!; i=0; while [ $i -lt 300 ] && ! grep -q \"hosts listening\" " + out +
+                     "; do sleep 0.1; i=$((i+1)); done; kill $p; wait $p; cat " + out + "'");
+  INFO(r.out);
+  size_t lines = 0;
+  std::istringstream in(r.out);
+  for (std::string line; std::getline(in, line);) lines += line.rfind("perfsim serve:", 0) == 0;
+  CHECK(lines == 1);
+  CHECK_THAT(r.out, Catch::Contains("perfsim serve: 12 hosts listening on 127.1.9.1-127.1.9.12, port"));
+  CHECK_THAT(r.out, Catch::Contains("--list-hosts or --json lists each"));
 }

@@ -218,3 +218,22 @@ TEST_CASE("a host's identity is resolved once: the capture's OS row and its quir
   CHECK(h->options().identity.os == windows::find_os("2016"));
   CHECK(!h->options().identity.system_name.empty());
 }
+
+TEST_CASE("a fleet expands entry by entry, so every shard holds one run of each entry it touches") {
+  std::vector<FleetHost> h;
+  REQUIRE(fleet("[[host]]\naddresses = \"127.1.0.0/16\"\nport = 4135\ncount = 3\nname = \"A-{n}\"\n"
+                "[[host]]\nlisten = \"127.0.0.9:5000\"\ncount = 2\nname = \"B-{n}\"\n",
+                h)
+              .ok());
+  expand_fleet(h);
+  std::vector<std::string> order;
+  for (const FleetHost& m : h) order.push_back(m.listen + "#" + std::to_string(m.fleet_index));
+  CHECK(order == std::vector<std::string>{"127.1.0.1:4135#0", "127.1.0.2:4135#1", "127.1.0.3:4135#2",
+                                          "127.0.0.9:5000#0", "127.0.0.9:5001#1"});
+  std::vector<FleetHost> second = h;
+  perfsim::replayer::keep_shard(second, 1, 2);  // hosts 2..4 of 5: A's third, then both of B
+  REQUIRE(second.size() == 3);
+  CHECK(second[0].listen == "127.1.0.3:4135");
+  CHECK(second[1].listen == "127.0.0.9:5000");
+  CHECK(second[2].listen == "127.0.0.9:5001");
+}
