@@ -1,9 +1,11 @@
 #include "admin/api.h"
 
 #include <fmt/core.h>
-#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cctype>
 #include <ctime>
+#include <functional>
 #include <fstream>
 #include <sstream>
 
@@ -146,6 +148,52 @@ json host_json(const AdminHost& a) {
           {"calls", h.calls()}};
 }
 
+namespace {
+
+// Lists the API returns are pages: `limit` entries at most (default kDefaultPage, never above
+// kMaxPage) from `offset`, so no answer grows with the fleet or the journal.
+constexpr uint64_t kDefaultPage = 1000, kMaxPage = 10000, kDefaultSessions = 200;
+
+struct Page {
+  uint64_t offset = 0, limit = kDefaultPage;
+};
+
+Status parse_page(const std::map<std::string, std::string>& q, uint64_t default_limit, Page& p) {
+  p.limit = default_limit;
+  if (Status s = query_uint(q, "offset", p.offset); !s.ok()) return s;
+  if (Status s = query_uint(q, "limit", p.limit); !s.ok()) return s;
+  if (p.limit == 0 || p.limit > kMaxPage)
+    return Status::InvalidArgument(fmt::format("limit must be 1 .. {}, got {}", kMaxPage, p.limit));
+  return Status::Ok();
+}
+
+bool icontains(const std::string& text, const std::string& part) {
+  auto low = [](std::string v) {
+    for (char& c : v) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return v;
+  };
+  return low(text).find(low(part)) != std::string::npos;
+}
+
+// ?q= (part of the id, name or an address, any case), ?profile= (exactly), ?state=paused|running.
+Status host_filter(const std::map<std::string, std::string>& q, std::function<bool(const AdminHost&)>& keep) {
+  const auto get = [&](const char* k) { return q.count(k) ? q.at(k) : std::string(); };
+  const std::string text = get("q"), profile = get("profile"), state = get("state");
+  if (!state.empty() && state != "paused" && state != "running")
+    return Status::InvalidArgument("state must be paused or running, got '" + state + "'");
+  keep = [=](const AdminHost& h) {
+    if (!profile.empty() && h.profile != profile) return false;
+    if (!state.empty() && h.host->timeline_paused() != (state == "paused")) return false;
+    if (text.empty() || icontains(h.id, text) || icontains(h.host->name(), text)) return true;
+    for (const std::string& a : h.addresses)
+      if (icontains(a, text)) return true;
+    return false;
+  };
+  return Status::Ok();
+}
+
+}  // namespace
+
 AdminApi::AdminApi(std::vector<AdminHost> hosts, AdminSources sources, WebFiles web, replayer::FaultLimits fault_limits,
                    AdminAccess access)
     : hosts_(std::move(hosts)),
@@ -174,6 +222,18 @@ const AdminHost* AdminApi::find(const std::string& id) const {
 }
 
 std::string AdminApi::metrics() const {
+  if (!metrics_per_host_) {
+    uint64_t calls = 0;
+    for (const AdminHost& h : hosts_) calls += h.host->calls();
+    std::string out = fmt::format(
+        "# HELP perfsim_hosts Simulated hosts this run serves.\n# TYPE perfsim_hosts gauge\nperfsim_hosts {}\n"
+        "# HELP perfsim_host_calls_total Perf-data queries (winreg QueryValue under HKPD/HKPT/HKPN) the hosts "
+        "answered (fleet-wide: the sum over hosts).\n# TYPE perfsim_host_calls_total counter\n"
+        "perfsim_host_calls_total {}\n",
+        hosts_.size(), calls);
+    if (sources_.metrics_text) out += sources_.metrics_text();
+    return out;
+  }
   std::string out =
       "# HELP perfsim_host_calls_total Perf-data queries (winreg QueryValue under HKPD/HKPT/HKPN) a simulated host "
       "answered.\n# TYPE perfsim_host_calls_total counter\n";
@@ -233,11 +293,9 @@ HttpResponse AdminApi::route(const HttpRequest& req) {
   }
   if (parts[0] != "api" || parts.size() < 2) return error(404, "no endpoint " + path + " (admin/README.md lists them)");
   const std::string& what = parts[1];
-  if (what == "hosts" && parts.size() == 2) {
+  if ((what == "hosts" || what == "fleet") && parts.size() == 2) {
     if (!get) return not_allowed(req.method, path, "GET");
-    json all = json::array();
-    for (const AdminHost& h : hosts_) all.push_back(host_json(h));
-    return ok_json(all);
+    return hosts_page(query, what == "fleet");
   }
   if (what == "hosts") return host_route(req, parts, query);
   if (what == "faults" && parts.size() == 2) return faults(req);
@@ -245,19 +303,61 @@ HttpResponse AdminApi::route(const HttpRequest& req) {
   if (what == "sessions" && parts.size() == 2) {
     if (!get) return not_allowed(req.method, path, "GET");
     if (!sources_.sessions) return error(503, "journal not enabled");
-    return ok_json(sources_.sessions());
+    return sessions_page(query);
   }
   return error(404, "no endpoint " + path + " (admin/README.md lists them)");
+}
+
+// GET /api/hosts: the page of matching hosts (an array); GET /api/fleet: the fleet's totals with
+// that page ({"hosts", "matched", "calls", "paused", "offset", "limit", "page"}).
+HttpResponse AdminApi::hosts_page(const std::map<std::string, std::string>& query, bool with_totals) const {
+  Page page;
+  std::function<bool(const AdminHost&)> keep;
+  if (Status s = parse_page(query, kDefaultPage, page); !s.ok()) return error(400, s.message());
+  if (Status s = host_filter(query, keep); !s.ok()) return error(400, s.message());
+  json list = json::array();
+  uint64_t matched = 0, calls = 0, paused = 0;
+  for (const AdminHost& h : hosts_) {
+    calls += h.host->calls();
+    paused += h.host->timeline_paused();
+    if (!keep(h)) continue;
+    if (matched >= page.offset && matched - page.offset < page.limit) list.push_back(host_json(h));
+    ++matched;
+  }
+  if (!with_totals) return ok_json(list);
+  return ok_json(json{{"hosts", hosts_.size()},
+                      {"matched", matched},
+                      {"calls", calls},
+                      {"paused", paused},
+                      {"offset", page.offset},
+                      {"limit", page.limit},
+                      {"page", std::move(list)}});
+}
+
+// GET /api/sessions?host=&offset=&limit=: of the sessions (of `host`, any case), the newest
+// `limit` (default kDefaultSessions) after skipping the `offset` newest, oldest first as before.
+HttpResponse AdminApi::sessions_page(const std::map<std::string, std::string>& query) const {
+  Page page;
+  if (Status s = parse_page(query, kDefaultSessions, page); !s.ok()) return error(400, s.message());
+  const std::string host = query.count("host") ? query.at("host") : std::string();
+  const json all = sources_.sessions();
+  std::vector<const json*> matched;
+  for (const json& d : all)
+    if (host.empty() || (d.contains("host") && d["host"].is_string() && iequals(d["host"].get<std::string>(), host)))
+      matched.push_back(&d);
+  const size_t end = matched.size() - std::min<size_t>(page.offset, matched.size());
+  const size_t begin = end - std::min<size_t>(page.limit, end);
+  json list = json::array();
+  for (size_t i = begin; i < end; ++i) list.push_back(*matched[i]);
+  return ok_json(list);
 }
 
 HttpResponse AdminApi::host_route(const HttpRequest& req, const std::vector<std::string>& parts,
                                   const std::map<std::string, std::string>& query) {
   const AdminHost* h = find(parts[2]);
-  if (!h) {
-    std::vector<std::string_view> ids;
-    for (const AdminHost& x : hosts_) ids.push_back(x.id);
-    return error(404, fmt::format("no host '{}'; hosts: {}", parts[2], fmt::join(ids, ", ")));
-  }
+  if (!h)  // not the fleet's names: a 404 of a 100,000-host fleet listed them all
+    return error(
+        404, fmt::format("no host '{}' (GET /api/hosts?q=TEXT finds hosts by part of a name or address)", parts[2]));
   const std::string path = "/api/hosts/" + parts[2] + (parts.size() > 3 ? "/" + parts[3] : "");
   const bool get = req.method == "GET" || req.method == "HEAD";
   if (parts.size() == 3) return get ? ok_json(host_json(*h)) : not_allowed(req.method, path, "GET");

@@ -100,6 +100,9 @@ class AdminApi {
   HttpResponse handle(const HttpRequest& req);
   // AdminServer::start() gives the address it bound, before the first request.
   void set_access(AdminAccess access) { access_ = std::move(access); }
+  // false: /metrics gives fleet-wide sums (perfsim_hosts, perfsim_host_calls_total without a host
+  // label) instead of lines per host (perfsim serve --metrics-per-host; journal/metrics.h).
+  void set_metrics_per_host(bool on) { metrics_per_host_ = on; }
   // Gives each host a unique id (AdminHost::id) from its name.
   static void assign_ids(std::vector<AdminHost>& hosts);
 
@@ -114,12 +117,15 @@ class AdminApi {
   HttpResponse journal(const HttpRequest& req, const std::map<std::string, std::string>& query);
   HttpResponse file(const std::string& path, const std::string& content_type, const std::string& missing_hint) const;
   std::string metrics() const;
+  HttpResponse hosts_page(const std::map<std::string, std::string>& query, bool with_totals) const;
+  HttpResponse sessions_page(const std::map<std::string, std::string>& query) const;
 
   std::vector<AdminHost> hosts_;
   AdminSources sources_;
   WebFiles web_;
   replayer::FaultLimits fault_limits_;
   AdminAccess access_;
+  bool metrics_per_host_ = true;
 };
 
 // A host's state as GET /api/hosts/NAME gives it.

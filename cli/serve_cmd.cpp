@@ -41,7 +41,8 @@ struct ServeOptions {
   bool allow_remote = false;
   bool json = false;  // the start-up lines as JSON
   std::string admin;  // --admin ADDR:PORT: the admin HTTP API and dashboard (admin/README.md); "" = off
-  std::vector<std::string> admin_hosts;  // --admin-host NAME: more Host names the admin API answers
+  std::vector<std::string> admin_hosts;   // --admin-host NAME: more Host names the admin API answers
+  std::string metrics_per_host = "auto";  // --metrics-per-host auto|on|off
   // --smb[=PORT]: every host also as \\ADDR\PIPE\winreg through a private smbd ("" = off,
   // "default" = 445). Root only.
   std::string smb;
@@ -86,6 +87,7 @@ serve::Config serve_config(const ServeOptions& o) {
   c.allow_remote = o.allow_remote;
   c.admin = o.admin;
   c.admin_hosts = o.admin_hosts;
+  c.metrics_per_host = o.metrics_per_host;
   c.smb = o.smb;
   c.users = o.users;  // --user and --smb-user are one list
   c.users.insert(c.users.end(), o.smb_users.begin(), o.smb_users.end());
@@ -297,6 +299,11 @@ void add_serve(CLI::App& app, int& rc) {
   c_serve->add_option("--admin-host", serve.admin_hosts,
                       "A host name or address the admin API also answers to in the Host header, beyond loopback "
                       "and the --admin address (repeatable; admin/README.md, \"Who may call it\")");
+  c_serve
+      ->add_option("--metrics-per-host", serve.metrics_per_host,
+                   "/metrics series per host (on), fleet-wide sums only (off), or per host up to 50 hosts (auto)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   c_serve->add_flag("--json", serve.json, "Print the listening endpoints as JSON lines");
   c_serve
       ->add_option("--smb", serve.smb,

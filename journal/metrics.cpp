@@ -2,6 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <utility>
+#include <vector>
+
 #include "windows/constants.h"
 #include "winreg/codec.h"
 
@@ -116,51 +119,114 @@ nlohmann::json Metrics::calls_json() const {
   return out;
 }
 
+namespace {
+
+// One host's counters read once (or several hosts' summed), so a family's lines come from one
+// snapshot and per-host and fleet-wide output share one renderer.
+struct Counts {
+  std::array<std::array<uint64_t, kStatusSlots>, kOpnumSlots> calls{};
+  uint64_t reply_bytes = 0;
+  std::array<uint64_t, kLatencyBuckets.size() + 1> latency{};
+  uint64_t latency_sum_us = 0;
+  std::array<int64_t, 2> open{};
+  std::array<uint64_t, 2> total{};
+  std::array<uint64_t, kAppliedSlots> applied{};
+
+  void add(const HostMetrics& h) {
+    constexpr auto r = std::memory_order_relaxed;
+    for (size_t op = 0; op < kOpnumSlots; ++op)
+      for (size_t st = 0; st < kStatusSlots; ++st) calls[op][st] += h.calls[op][st].load(r);
+    reply_bytes += h.reply_bytes.load(r);
+    for (size_t b = 0; b < latency.size(); ++b) latency[b] += h.latency[b].load(r);
+    latency_sum_us += h.latency_sum_us.load(r);
+    for (size_t t = 0; t < 2; ++t) {
+      open[t] += h.open[t].load(r);
+      total[t] += h.total[t].load(r);
+    }
+    for (size_t b = 0; b < kAppliedSlots; ++b) applied[b] += h.applied[b].load(r);
+  }
+};
+
+// `labels` of each row: "" (fleet-wide) or `host="NAME",`; every family's samples stay together.
+void render(std::string& o, const std::vector<std::pair<std::string, Counts>>& rows,
+            const std::vector<std::string>& applied_names, bool per_host) {
+  const char* by_host = per_host ? ", by host" : " (fleet-wide: the sum over hosts)";
+  auto head = [&](const char* name, const char* type, const std::string& help) {
+    o += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+  };
+  // `{host="A",x="y"}`, `{x="y"}` or nothing.
+  auto braces = [](const std::string& host, const std::string& rest) {
+    std::string in = host + rest;
+    if (!in.empty() && in.back() == ',') in.pop_back();
+    return in.empty() ? std::string() : "{" + in + "}";
+  };
+  head("perfsim_winreg_calls_total", "counter",
+       fmt::format("winreg calls answered, by opnum and status returned{}.", by_host));
+  for (const auto& [host, c] : rows)
+    for (size_t op = 0; op < kOpnumSlots; ++op)
+      for (size_t st = 0; st < kStatusSlots; ++st)
+        if (uint64_t n = c.calls[op][st])
+          o +=
+              fmt::format("perfsim_winreg_calls_total{} {}\n",
+                          braces(host, fmt::format("opnum=\"{}\",status=\"{}\"", opnum_text(op), status_label(st))), n);
+  head("perfsim_winreg_reply_data_bytes_total", "counter", fmt::format("Value bytes returned to clients{}.", by_host));
+  for (const auto& [host, c] : rows)
+    o += fmt::format("perfsim_winreg_reply_data_bytes_total{} {}\n", braces(host, ""), c.reply_bytes);
+  head("perfsim_winreg_call_duration_seconds", "histogram",
+       fmt::format("winreg call latency: handling time plus the delay the host imposed{}.", by_host));
+  for (const auto& [host, c] : rows) {
+    uint64_t cum = 0;
+    for (size_t b = 0; b <= kLatencyBuckets.size(); ++b) {
+      cum += c.latency[b];
+      const std::string le = b < kLatencyBuckets.size() ? fmt::format("{}", kLatencyBuckets[b]) : "+Inf";
+      o += fmt::format("perfsim_winreg_call_duration_seconds_bucket{} {}\n", braces(host, fmt::format("le=\"{}\"", le)),
+                       cum);
+    }
+    o += fmt::format("perfsim_winreg_call_duration_seconds_sum{} {}\n", braces(host, ""),
+                     double(c.latency_sum_us) / 1e6);
+    o += fmt::format("perfsim_winreg_call_duration_seconds_count{} {}\n", braces(host, ""), cum);
+  }
+  head("perfsim_sessions_open", "gauge", fmt::format("Connections (tcp) and pipe opens (smb) now open{}.", by_host));
+  for (const auto& [host, c] : rows)
+    for (size_t t = 0; t < 2; ++t)
+      o += fmt::format("perfsim_sessions_open{} {}\n",
+                       braces(host, fmt::format("transport=\"{}\"", transport_name(Transport(t)))), c.open[t]);
+  head("perfsim_sessions_total", "counter",
+       fmt::format("Connections (tcp) and pipe opens (smb) since the start{}.", by_host));
+  for (const auto& [host, c] : rows)
+    for (size_t t = 0; t < 2; ++t)
+      o += fmt::format("perfsim_sessions_total{} {}\n",
+                       braces(host, fmt::format("transport=\"{}\"", transport_name(Transport(t)))), c.total[t]);
+  head("perfsim_applied_total", "counter",
+       fmt::format("Quirks and injected faults applied to answers, by name{}.", by_host));
+  for (const auto& [host, c] : rows)
+    for (size_t b = 0; b < kAppliedSlots; ++b)
+      if (uint64_t n = c.applied[b]; n && !applied_names[b].empty())
+        o += fmt::format("perfsim_applied_total{} {}\n",
+                         braces(host, fmt::format("name=\"{}\"", esc(applied_names[b]))), n);
+}
+
+}  // namespace
+
 std::string Metrics::render_prometheus() const {
   std::lock_guard<std::mutex> l(mu_);
+  const bool by_host = per_host();
+  std::vector<std::pair<std::string, Counts>> rows;
+  if (by_host) {
+    rows.reserve(hosts_.size());
+    for (const auto& [name, h] : hosts_) {
+      rows.emplace_back(fmt::format("host=\"{}\",", esc(name)), Counts{});
+      rows.back().second.add(*h);
+    }
+  } else {
+    rows.emplace_back("", Counts{});
+    for (const auto& [name, h] : hosts_) rows.back().second.add(*h);
+  }
   std::string o;
+  render(o, rows, applied_names_, by_host);
   auto head = [&](const char* name, const char* type, const char* help) {
     o += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
   };
-  head("perfsim_winreg_calls_total", "counter", "winreg calls answered, by host, opnum and status returned.");
-  for (const auto& [name, h] : hosts_)
-    for (size_t op = 0; op < kOpnumSlots; ++op)
-      for (size_t st = 0; st < kStatusSlots; ++st)
-        if (uint64_t n = h->calls[op][st].load(std::memory_order_relaxed))
-          o += fmt::format("perfsim_winreg_calls_total{{host=\"{}\",opnum=\"{}\",status=\"{}\"}} {}\n", esc(name),
-                           opnum_text(op), status_label(st), n);
-  head("perfsim_winreg_reply_data_bytes_total", "counter", "Value bytes returned to clients, by host.");
-  for (const auto& [name, h] : hosts_)
-    o += fmt::format("perfsim_winreg_reply_data_bytes_total{{host=\"{}\"}} {}\n", esc(name),
-                     h->reply_bytes.load(std::memory_order_relaxed));
-  head("perfsim_winreg_call_duration_seconds", "histogram",
-       "winreg call latency: handling time plus the delay the host imposed, by host.");
-  for (const auto& [name, h] : hosts_) {
-    uint64_t cum = 0;
-    for (size_t b = 0; b <= kLatencyBuckets.size(); ++b) {
-      cum += h->latency[b].load(std::memory_order_relaxed);
-      const std::string le = b < kLatencyBuckets.size() ? fmt::format("{}", kLatencyBuckets[b]) : "+Inf";
-      o += fmt::format("perfsim_winreg_call_duration_seconds_bucket{{host=\"{}\",le=\"{}\"}} {}\n", esc(name), le, cum);
-    }
-    o += fmt::format("perfsim_winreg_call_duration_seconds_sum{{host=\"{}\"}} {}\n", esc(name),
-                     double(h->latency_sum_us.load(std::memory_order_relaxed)) / 1e6);
-    o += fmt::format("perfsim_winreg_call_duration_seconds_count{{host=\"{}\"}} {}\n", esc(name), cum);
-  }
-  head("perfsim_sessions_open", "gauge", "Connections (tcp) and pipe opens (smb) now open, by host.");
-  for (const auto& [name, h] : hosts_)
-    for (size_t t = 0; t < 2; ++t)
-      o += fmt::format("perfsim_sessions_open{{host=\"{}\",transport=\"{}\"}} {}\n", esc(name),
-                       transport_name(Transport(t)), h->open[t].load(std::memory_order_relaxed));
-  head("perfsim_sessions_total", "counter", "Connections (tcp) and pipe opens (smb) since the start, by host.");
-  for (const auto& [name, h] : hosts_)
-    for (size_t t = 0; t < 2; ++t)
-      o += fmt::format("perfsim_sessions_total{{host=\"{}\",transport=\"{}\"}} {}\n", esc(name),
-                       transport_name(Transport(t)), h->total[t].load(std::memory_order_relaxed));
-  head("perfsim_applied_total", "counter", "Quirks and injected faults applied to answers, by host and name.");
-  for (const auto& [name, h] : hosts_)
-    for (size_t b = 0; b < kAppliedSlots; ++b)
-      if (uint64_t n = h->applied[b].load(std::memory_order_relaxed); n && !applied_names_[b].empty())
-        o += fmt::format("perfsim_applied_total{{host=\"{}\",name=\"{}\"}} {}\n", esc(name), esc(applied_names_[b]), n);
   head("perfsim_journal_drops_total", "counter",
        "Journal events the journal file missed: overwritten before its writer got them, or refused by the disk.");
   o += fmt::format("perfsim_journal_drops_total {}\n", drops_ ? drops_() : 0);

@@ -2,7 +2,9 @@
 //
 // Contract: counting is relaxed atomic increments on the host's own counters (HostMetrics, found
 // once per session, not per call); only host() (a session opening) and rendering take the lock.
-// Series, each labelled by host:
+// Series, labelled by host when per_host() (the default; perfsim serve turns it off above
+// kPerHostMetricsUpTo hosts unless --metrics-per-host on), else fleet-wide sums with the same names
+// and the host label left out (a scrape's size then does not grow with the fleet):
 //   perfsim_winreg_calls_total{host,opnum,status}      calls answered, status a WERROR name or rpc_fault
 //   perfsim_winreg_reply_data_bytes_total{host}        value bytes returned
 //   perfsim_winreg_call_duration_seconds{host}         histogram of call latency (handling + host delay)
@@ -32,6 +34,9 @@ inline constexpr size_t kStatusSlots = 11;       // the WERRORs collectors meet,
 inline constexpr std::array<double, 11> kLatencyBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
                                                            0.01,   0.05,    0.1,    0.5,   1.0};
 inline constexpr size_t kAppliedSlots = 32;
+// perfsim serve's --metrics-per-host auto: per-host series up to this many served hosts (about 25
+// series a host: 1,250 at most), fleet-wide sums above it.
+inline constexpr size_t kPerHostMetricsUpTo = 50;
 
 struct HostMetrics {
   std::string name;
@@ -57,6 +62,9 @@ class Metrics {
   HostMetrics& host(const std::string& name);
   // Where perfsim_journal_drops_total / _events_total come from (the run's Journal); none: 0.
   void set_journal_counters(std::function<uint64_t()> drops, std::function<uint64_t()> events);
+  // false: render_prometheus() sums every host's counters into series without a host label.
+  void set_per_host(bool on) { per_host_.store(on, std::memory_order_relaxed); }
+  bool per_host() const { return per_host_.load(std::memory_order_relaxed); }
 
   std::string render_prometheus() const;
   uint64_t calls(const std::string& host) const;  // 0 for a host never seen
@@ -67,6 +75,7 @@ class Metrics {
   std::map<std::string, std::unique_ptr<HostMetrics>> hosts_;
   std::vector<std::string> applied_names_;
   std::function<uint64_t()> drops_, events_;
+  std::atomic<bool> per_host_{true};
 };
 
 // The status label of a WERROR ("WERR_MORE_DATA"), "other" or "rpc_fault".

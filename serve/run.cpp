@@ -227,6 +227,8 @@ Failure check_config(const Config& o) {
       return usage(prefixed("--admin: ", s));
   }
   if (Status s = check_admin_hosts(o); !s.ok()) return usage(s);
+  if (o.metrics_per_host != "auto" && o.metrics_per_host != "on" && o.metrics_per_host != "off")
+    return usage("--metrics-per-host " + o.metrics_per_host + ": write auto, on or off");
   if (replayer::Quirks unused; !o.profile.empty()) {
     if (Status s = replayer::profile_quirks(o.profile, unused); !s.ok())
       return usage(prefixed("--profile " + o.profile + ": ", s));
@@ -300,6 +302,10 @@ Failure make_hosts(State& st, const rpc::AssociationConfig& assoc) {
   return {};
 }
 
+bool metrics_per_host(const std::string& mode, size_t hosts) {
+  return mode == "on" || (mode == "auto" && hosts <= journal::kPerHostMetricsUpTo);
+}
+
 // The admin server over the bound hosts; its address was checked before anything was made.
 // A host's addresses are endpoints `perfsim query` takes: ADDR:PORT over TCP, smb:ADDR:PORT.
 Status start_admin(State& st) {
@@ -314,6 +320,7 @@ Status start_admin(State& st) {
   auto api =
       std::make_shared<admin::AdminApi>(st.admin_hosts, admin::journal_sources(st.recorder),
                                         admin::WebFiles{data_dir("web", PERFSIM_ADMIN_WEB_DIR)}, fault_limits(st.cfg));
+  api->set_metrics_per_host(metrics_per_host(st.cfg.metrics_per_host, st.admin_hosts.size()));
   admin::AdminConfig admin_cfg;
   admin_cfg.listen = st.cfg.admin;
   admin_cfg.allow_remote = st.cfg.allow_remote;
@@ -373,6 +380,8 @@ Failure ServeRun::prepare(Config cfg, Events events) {
   }
   if (Failure f = add_given(st, assoc); !f.ok()) return f;
   if (Failure f = make_hosts(st, assoc); !f.ok()) return f;
+  if (st.recorder && st.recorder->metrics())
+    st.recorder->metrics()->set_per_host(metrics_per_host(o.metrics_per_host, st.all.size()));
   // The scenario's fault plan, unless --faults gives one (which SIGHUP then reloads).
   if (st.plan && st.plan->faults && o.faults.empty())
     for (const auto& h : st.all) h->set_faults(st.plan->faults);

@@ -56,6 +56,9 @@ struct Config {
   size_t reply_budget_mib = 512;
   bool allow_remote = false;
   std::string admin;  // ADDR:PORT of the admin API; "" = none
+  // /metrics with a host label on every series: "on", "off" (fleet-wide sums), or "auto" (on up to
+  // journal::kPerHostMetricsUpTo hosts).
+  std::string metrics_per_host = "auto";
   std::vector<std::string> admin_hosts;
   std::string smb;                 // "" = no SMB, "default" = 445, else the port
   std::vector<std::string> users;  // NAME:PASSWORD (perfsim serve's --user and --smb-user together)

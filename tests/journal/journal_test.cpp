@@ -353,4 +353,39 @@ TEST_CASE("metrics: Prometheus text format accepted by promtool check metrics", 
         std::string::npos);
 }
 
+TEST_CASE("metrics: fleet-wide sums have no host label, add up every host and pass promtool", "[journal][promtool]") {
+  std::shared_ptr<Recorder> rec;
+  RecorderOptions o;
+  o.applied_names = {"buffer-quirk", "busy"};
+  REQUIRE(Recorder::create(o, rec).ok());
+  rec->metrics()->set_per_host(false);
+  // 60 hosts (above kPerHostMetricsUpTo), host k answering k + 1 calls of 100 bytes each.
+  uint64_t calls = 0;
+  for (int k = 0; k < 60; ++k) {
+    auto tap = rec->open_session("HOST-" + std::to_string(k), "127.0.0.1:1", Transport::kTcp);
+    for (int i = 0; i <= k; ++i, ++calls) tap->record(qv(0, 1, "Global", 10, kOk, 100, 100), i == 0 ? 2 : 0);
+  }
+  const std::string text = rec->metrics()->render_prometheus();
+  CHECK(text.find("host=") == std::string::npos);
+  CHECK(text.find("perfsim_winreg_calls_total{opnum=\"QueryValue\",status=\"WERR_OK\"} " + std::to_string(calls) +
+                  "\n") != std::string::npos);
+  CHECK(text.find("perfsim_winreg_reply_data_bytes_total " + std::to_string(calls * 100) + "\n") != std::string::npos);
+  CHECK(text.find("perfsim_winreg_call_duration_seconds_count " + std::to_string(calls) + "\n") != std::string::npos);
+  CHECK(text.find("perfsim_sessions_total{transport=\"tcp\"} 60\n") != std::string::npos);
+  CHECK(text.find("perfsim_applied_total{name=\"busy\"} 60\n") != std::string::npos);
+  size_t samples = 0;
+  for (size_t at = 0; (at = text.find('\n', at)) != std::string::npos; ++at) samples += text[at + 1] != '#';
+  CHECK(samples < 40);  // the same few series whatever the fleet's size
+  rec->metrics()->set_per_host(true);
+  const std::string per_host = rec->metrics()->render_prometheus();
+  CHECK(per_host.find("perfsim_winreg_calls_total{host=\"HOST-59\",opnum=\"QueryValue\",status=\"WERR_OK\"} 60\n") !=
+        std::string::npos);
+  const std::string path = temp_path("fleet.prom");
+  { std::ofstream(path) << text; }
+  const testing::CommandResult r = testing::run_command("promtool", "check metrics < " + path, 60);
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  std::remove(path.c_str());
+}
+
 }  // namespace perfsim::journal

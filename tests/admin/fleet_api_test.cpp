@@ -1,0 +1,124 @@
+// The admin API of a large fleet without sockets: pages and filters on /api/hosts, the totals of
+// /api/fleet, bounded /api/sessions, a 404 that does not list the fleet, and fleet-wide /metrics.
+#include <catch2/catch.hpp>
+
+#include <fmt/core.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "admin/api.h"
+#include "tests/admin/rig.h"
+
+namespace {
+
+using nlohmann::json;
+namespace admin = perfsim::admin;
+namespace replayer = perfsim::replayer;
+
+constexpr int kHosts = 1200;
+
+// kHosts entries over one simulated host (the API reads each through its SimulatedHost): ids
+// WEB-0001.., addresses 127.1.x.y:4135, profiles 2016 and 2003 alternating; `sessions` newest last.
+struct FleetApi {
+  std::shared_ptr<replayer::SimulatedHost> host = perfsim::testing::bundled_host({replayer::TimelineMode::kStep, 0});
+  admin::AdminApi api;
+  FleetApi() : api(hosts(), sources(), admin::WebFiles{PERFSIM_ADMIN_WEB_DIR}, {}, {"127.0.0.1", {}}) {}
+  std::vector<admin::AdminHost> hosts() const {
+    std::vector<admin::AdminHost> v;
+    for (int k = 1; k <= kHosts; ++k)
+      v.push_back({fmt::format("WEB-{:04}", k), host, {fmt::format("127.1.{}.{}:4135", k / 256, k % 256)},
+                   k % 2 ? "2016" : "2003", {}});
+    return v;
+  }
+  static admin::AdminSources sources() {
+    admin::AdminSources s;
+    s.sessions = [] {
+      json all = json::array();
+      for (int i = 0; i < 500; ++i) all.push_back({{"session", i}, {"host", i % 2 ? "WEB-0002" : "WEB-0001"}});
+      return all;
+    };
+    return s;
+  }
+  admin::HttpResponse get(const std::string& target) {
+    admin::HttpRequest r;
+    r.method = "GET";
+    r.target = target;
+    r.host = "127.0.0.1:8135";
+    return api.handle(r);
+  }
+  json get_json(const std::string& target) {
+    const admin::HttpResponse r = get(target);
+    INFO(target << " -> " << r.status << " " << r.body.substr(0, 300));
+    REQUIRE(r.status == 200);
+    return json::parse(r.body);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("GET /api/hosts of a 1,200-host fleet: a bounded page, filters by text and profile, errors say the range") {
+  FleetApi f;
+  const json first = f.get_json("/api/hosts");
+  REQUIRE(first.size() == 1000);  // the default page, not the fleet
+  CHECK(first[0]["id"] == "WEB-0001");
+  const json tail = f.get_json("/api/hosts?offset=1195&limit=10");
+  REQUIRE(tail.size() == 5);
+  CHECK(tail[4]["id"] == "WEB-1200");
+  const json one = f.get_json("/api/hosts?q=web-0042");
+  REQUIRE(one.size() == 1);
+  CHECK(one[0]["id"] == "WEB-0042");
+  CHECK(f.get_json("/api/hosts?q=127.1.4.").size() == 177);  // WEB-1024..WEB-1200 (127.1.4.0 .. 127.1.4.176)
+  const json old = f.get_json("/api/hosts?profile=2003&limit=10000");
+  CHECK(old.size() == 600);
+  for (const json& h : old) CHECK(h["profile"] == "2003");
+  CHECK(f.get_json("/api/hosts?state=paused").empty());
+  for (const char* bad : {"/api/hosts?limit=0", "/api/hosts?limit=20000", "/api/hosts?offset=x", "/api/hosts?state=asleep"})
+    CHECK(f.get(bad).status == 400);
+  CHECK(f.get("/api/hosts?limit=0").body.find("limit must be 1 .. 10000, got 0") != std::string::npos);
+}
+
+TEST_CASE("GET /api/fleet: totals beside the page, and an unknown host is a short 404 that lists no names") {
+  FleetApi f;
+  const json j = f.get_json("/api/fleet?q=WEB-00&limit=5");
+  CHECK(j["hosts"] == kHosts);
+  CHECK(j["matched"] == 99);  // WEB-0001 .. WEB-0099
+  CHECK(j["paused"] == 0);
+  REQUIRE(j["page"].size() == 5);
+  CHECK(j["page"][4]["id"] == "WEB-0005");
+  const admin::HttpResponse missing = f.get("/api/hosts/NOPE");
+  CHECK(missing.status == 404);
+  CHECK(missing.body.size() < 200);
+  CHECK(missing.body.find("WEB-0001") == std::string::npos);
+  CHECK(missing.body.find("no host 'NOPE'") != std::string::npos);
+}
+
+TEST_CASE("GET /api/sessions: the newest 200 by default, oldest first, filtered by host") {
+  FleetApi f;
+  const json s = f.get_json("/api/sessions");
+  REQUIRE(s.size() == 200);
+  CHECK(s.front()["session"] == 300);
+  CHECK(s.back()["session"] == 499);
+  const json b = f.get_json("/api/sessions?host=web-0002&limit=3");
+  REQUIRE(b.size() == 3);
+  CHECK(b[0]["session"] == 495);
+  CHECK(b[2]["session"] == 499);
+  const json older = f.get_json("/api/sessions?host=WEB-0001&offset=2&limit=2");
+  REQUIRE(older.size() == 2);
+  CHECK(older[1]["session"] == 494);  // skips 498 and 496
+}
+
+TEST_CASE("GET /metrics of a fleet without per-host series: the host count and summed calls, no host label") {
+  FleetApi f;
+  f.api.set_metrics_per_host(false);
+  const admin::HttpResponse m = f.get("/metrics");
+  REQUIRE(m.status == 200);
+  CHECK(m.body.find("perfsim_hosts 1200\n") != std::string::npos);
+  CHECK(m.body.find("perfsim_host_calls_total " + std::to_string(uint64_t(kHosts) * f.host->calls()) + "\n") !=
+        std::string::npos);
+  CHECK(m.body.find("host=") == std::string::npos);
+  f.api.set_metrics_per_host(true);
+  CHECK(f.get("/metrics").body.find("perfsim_host_calls_total{host=\"WEB-1200\"}") != std::string::npos);
+}
