@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git mold
   libboost-dev liblz4-dev libzstd-dev libisal-dev catch2 libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   samba-dev libtalloc-dev
   gss-ntlmssp libkrb5-dev libssl-dev  # rpc/auth: NTLMSSP through GSSAPI, NTLM2 session security over OpenSSL
