@@ -8,12 +8,15 @@ jobs=$(nproc)
 
 bash scripts/check-format.sh
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFSIM_WERROR=ON -DPERFSIM_BENCH=ON >/dev/null
+# PERFSIM_REQUIRE_ALL_TOOLS: a tool a test runs (tshark, smbd, prometheus, ...) missing fails here.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFSIM_WERROR=ON -DPERFSIM_BENCH=ON \
+  -DPERFSIM_REQUIRE_ALL_TOOLS=ON >/dev/null
 cmake --build build -j "$jobs"
 python3 scripts/check-test-registry.py build
 ctest --test-dir build --output-on-failure -j "$jobs"
 
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPERFSIM_WERROR=ON -DPERFSIM_SANITIZE=ON -DPERFSIM_BENCH=OFF >/dev/null
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPERFSIM_WERROR=ON -DPERFSIM_SANITIZE=ON -DPERFSIM_BENCH=OFF \
+  -DPERFSIM_REQUIRE_ALL_TOOLS=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 python3 scripts/check-test-registry.py build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
