@@ -3,6 +3,10 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
 #include "windows/constants.h"
 
 namespace perfsim::scenarios {
@@ -21,6 +25,34 @@ std::string session_lacks(const Expected& e, const journal::SessionDiagnosis& d)
     return fmt::format("{} retries after ERROR_MORE_DATA, expected >= {}", d.steps.size(), e.min_steps);
   if (e.busy && d.busy_answers == 0) return "no ERROR_BUSY answer";
   return "";
+}
+
+// A status named as in the diagnosis ("WERR_BUSY") against a call that returned it.
+bool returned(const journal::CallEvent& ev, const std::string& st) {
+  const std::string name = windows::werror_name(ev.status);  // "WERR_BUSY (170)"
+  return ev.rpc_fault == 0 && (name == st || name.rfind(st + " (", 0) == 0);
+}
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+bool matches(const ExpectedCall& c, const journal::CallEvent& ev) {
+  return (c.op.empty() || journal::opnum_label(ev.opnum) == c.op) &&
+         (c.key.empty() || same_name(journal::text(ev.key_path), c.key)) &&
+         (c.value.empty() || same_name(ev.value_name, c.value)) && (c.status.empty() || returned(ev, c.status)) &&
+         (c.max_bytes == 0 || ev.bytes <= c.max_bytes);
+}
+
+std::string describe(const ExpectedCall& c) {
+  std::string out = c.op.empty() ? "a call" : c.op;
+  if (!c.key.empty()) out += " on " + c.key;
+  if (!c.value.empty()) out += " \"" + c.value + "\"";
+  if (!c.status.empty()) out += " answered " + c.status;
+  if (c.max_bytes) out += fmt::format(" with at most {} bytes", c.max_bytes);
+  return out;
 }
 
 }  // namespace
@@ -42,11 +74,17 @@ Status check_expected(const Expected& e, const std::vector<journal::SessionDiagn
   }
   for (const std::string& st : e.statuses) {
     bool seen = false;
-    for (const journal::CallEvent& ev : events) {
-      const std::string name = windows::werror_name(ev.status);  // "WERR_BUSY (170)"
-      seen |= ev.rpc_fault == 0 && (name == st || name.rfind(st + " (", 0) == 0);
-    }
+    for (const journal::CallEvent& ev : events) seen |= returned(ev, st);
     if (!seen) return Status::NotFound("no call in the journal returned " + st);
+  }
+  // The calls in order: each found after the one before it.
+  size_t next = 0;
+  for (size_t i = 0; i < e.calls.size(); ++i) {
+    while (next < events.size() && !matches(e.calls[i], events[next])) ++next;
+    if (next == events.size())
+      return Status::NotFound(fmt::format("the journal does not show call {} of the diagnosis, {}{}", i + 1,
+                                          describe(e.calls[i]), i ? ", after the ones before it" : ""));
+    ++next;
   }
   return Status::Ok();
 }

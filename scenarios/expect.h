@@ -12,7 +12,8 @@ namespace perfsim::scenarios {
 
 // Ok when some session of `sessions` shows every expectation of `e` (a loop on e.loop, the growth,
 // at least e.min_steps retries, ERROR_BUSY answers) and every status of e.statuses was returned by
-// some call of `events`; else NotFound saying the first that is missing.
+// some call of `events`, and `events` (in journal order) hold e.calls in that order; else NotFound
+// saying the first that is missing.
 Status check_expected(const Expected& e, const std::vector<journal::SessionDiagnosis>& sessions,
                       const std::vector<journal::CallEvent>& events);
 

@@ -32,10 +32,30 @@ Status https_url(const config::Reader& r, const std::string& path, const std::st
   return Status::Ok();
 }
 
+// [[diagnosis.call]] tables, in order.
+Status read_calls(const config::Reader& r, const Json& d, std::vector<ExpectedCall>& out) {
+  if (!d.contains("call")) return Status::Ok();
+  const Json& calls = d["call"];
+  if (!calls.is_array()) return r.type_error("diagnosis.call", "an array of tables ([[diagnosis.call]])", calls);
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const std::string path = config::index("diagnosis.call", i);
+    ExpectedCall c;
+    Status s = r.keys(calls[i], path, {"op", "key", "value", "status", "max_bytes"});
+    if (s.ok()) s = r.string(calls[i], path, "op", c.op);
+    if (s.ok()) s = r.string(calls[i], path, "key", c.key);
+    if (s.ok()) s = r.string(calls[i], path, "value", c.value);
+    if (s.ok()) s = r.string(calls[i], path, "status", c.status);
+    if (s.ok()) s = r.integer(calls[i], path, "max_bytes", c.max_bytes);
+    if (!s.ok()) return s;
+    out.push_back(std::move(c));
+  }
+  return Status::Ok();
+}
+
 Status read_expected(const config::Reader& r, const Json& root, Expected& e) {
   if (!root.contains("diagnosis")) return r.fail("diagnosis", "missing: say what the journal shows ([diagnosis] text)");
   const Json& d = root["diagnosis"];
-  Status s = r.keys(d, "diagnosis", {"text", "loop", "growth", "min_steps", "busy", "statuses"});
+  Status s = r.keys(d, "diagnosis", {"text", "loop", "growth", "min_steps", "busy", "statuses", "call"});
   if (s.ok()) s = r.require(d, "diagnosis", "text");
   if (s.ok()) s = r.string(d, "diagnosis", "text", e.text);
   if (s.ok()) s = r.string(d, "diagnosis", "loop", e.loop);
@@ -43,6 +63,7 @@ Status read_expected(const config::Reader& r, const Json& root, Expected& e) {
   if (s.ok()) s = r.integer(d, "diagnosis", "min_steps", e.min_steps);
   if (s.ok()) s = r.boolean(d, "diagnosis", "busy", e.busy);
   if (s.ok()) s = r.strings(d, "diagnosis", "statuses", e.statuses);
+  if (s.ok()) s = read_calls(r, d, e.calls);
   static const char* const growths[] = {"", "fixed", "exact", "doubling", "plus-n", "mixed"};
   if (s.ok() && std::find(std::begin(growths), std::end(growths), e.growth) == std::end(growths))
     s = r.fail("diagnosis.growth", "expected one of fixed, exact, doubling, plus-n, mixed, got \"" + e.growth + "\"");
@@ -172,6 +193,9 @@ nlohmann::json to_json(const Scenario& s) {
   if (s.expected.min_steps) e["min_steps"] = s.expected.min_steps;
   if (s.expected.busy) e["busy"] = true;
   if (!s.expected.statuses.empty()) e["statuses"] = s.expected.statuses;
+  for (const ExpectedCall& c : s.expected.calls)
+    e["calls"].push_back(
+        {{"op", c.op}, {"key", c.key}, {"value", c.value}, {"status", c.status}, {"max_bytes", c.max_bytes}});
   return {{"name", s.name},
           {"title", s.title},
           {"reproduces", s.reproduces},

@@ -22,6 +22,16 @@
 
 namespace perfsim::scenarios {
 
+// One call the journal must hold (journal::CallEvent); an empty field matches anything. Key and
+// value compare without case, as registry names do (MS-RRP 3.1.1.2).
+struct ExpectedCall {
+  std::string op;          // "QueryValue", "OpenKey" (journal::opnum_label)
+  std::string key;         // the handle's key path: "HKEY_PERFORMANCE_DATA", "HKLM\\SYSTEM\\..."
+  std::string value;       // the value asked (QueryValue) or the subkey opened (OpenKey)
+  std::string status;      // "WERR_OK", as in statuses
+  uint32_t max_bytes = 0;  // the answer carried at most this many bytes (0: no bound)
+};
+
 // What the journal of a collector session against the scenario shows (journal/diagnosis.h).
 struct Expected {
   std::string text;        // the diagnosis in words, for `scenarios show`
@@ -30,6 +40,7 @@ struct Expected {
   uint32_t min_steps = 0;  // at least this many retries after ERROR_MORE_DATA
   bool busy = false;       // ERROR_BUSY answers
   std::vector<std::string> statuses;  // statuses some call got ("WERR_ACCESS_DENIED")
+  std::vector<ExpectedCall> calls;    // calls the journal holds in this order (others between them)
 };
 
 struct ScenarioHost {

@@ -10,13 +10,15 @@ bash scripts/check-format.sh
 
 # Line tables only (-g1): backtraces and sanitizer reports keep file:line, and a compile costs about
 # two thirds of its -g time (admin/server.cpp: 28 s of CPU instead of 42 s, 2026-11-26).
+# PERFSIM_REQUIRE_ALL_TOOLS: a tool a test runs (tshark, smbd, prometheus, ...) missing fails here.
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DPERFSIM_WERROR=ON -DPERFSIM_BENCH=ON >/dev/null
+  -DPERFSIM_WERROR=ON -DPERFSIM_BENCH=ON -DPERFSIM_REQUIRE_ALL_TOOLS=ON >/dev/null
 cmake --build build -j "$jobs"
 python3 scripts/check-test-registry.py build
 ctest --test-dir build --output-on-failure -j "$jobs"
 
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DPERFSIM_WERROR=ON -DPERFSIM_SANITIZE=ON -DPERFSIM_BENCH=OFF >/dev/null
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DPERFSIM_WERROR=ON \
+  -DPERFSIM_SANITIZE=ON -DPERFSIM_BENCH=OFF -DPERFSIM_REQUIRE_ALL_TOOLS=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 python3 scripts/check-test-registry.py build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -50,8 +50,11 @@ struct Server {
   perfsim::testing::PerfsimServe serve;
   uint16_t port = 0;
   std::string host;
-  explicit Server(const std::string& args) {
-    const perfsim::Status st = serve.start(PERFSIM_EXE, args);
+  // err_path: serve's stderr goes there (its SIGHUP lines), else it is discarded.
+  explicit Server(const std::string& args, const std::string& err_path = "") {
+    perfsim::testing::ServeStart how;
+    how.err_path = err_path;
+    const perfsim::Status st = serve.start(PERFSIM_EXE, args, how);
     INFO(st.ToString());
     REQUIRE(st.ok());
     port = serve.port();
@@ -60,6 +63,25 @@ struct Server {
   }
   int stop() { return serve.stop(); }  // bounded: 10 s
 };
+
+size_t count_of(const std::string& text, const std::string& line) {
+  size_t seen = 0;
+  for (size_t at = text.find(line); at != std::string::npos; at = text.find(line, at + 1)) ++seen;
+  return seen;
+}
+
+// Serve's stderr at `path` once it holds `line` `times` times, or after 10 s (then the caller's
+// check fails): a SIGHUP reload is judged after serve said how it went, not after a sleep.
+std::string wait_for_log(const std::string& path, const std::string& line, size_t times) {
+  std::string err;
+  for (int i = 0; i < 100; ++i) {
+    std::ifstream in(path);
+    err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (count_of(err, line) >= times) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return err;
+}
 
 // The status of one HKPD value read through `client` (the same connection every call).
 uint32_t hkpd_status(perfsim::recorder::WinregClient& client, const perfsim::winreg::PolicyHandle& hkpd,
@@ -212,7 +234,8 @@ TEST_CASE("serve --faults is re-read on SIGHUP while a collector's connection st
     fs::rename(tmp, plan);  // whole, as an editor saves it
   };
   write_plan("[[fault]]\nhost = \"NO-SUCH-HOST\"\nkind = \"busy\"\n");
-  Server srv("--timeline frozen:0 --faults " + plan.string());
+  const std::string err_path = (d.path / "serve.err").string();
+  Server srv("--timeline frozen:0 --faults " + plan.string(), err_path);
   std::unique_ptr<perfsim::recorder::WinregClient> client;
   REQUIRE(perfsim::recorder::WinregClient::connect("127.0.0.1", srv.port, std::chrono::seconds(10), client).ok());
   perfsim::winreg::PolicyHandle hkpd;
@@ -231,7 +254,10 @@ TEST_CASE("serve --faults is re-read on SIGHUP while a collector's connection st
   // A broken plan is refused and the one in force stays; the connection is still served.
   write_plan("[[fault]]\nkind = \"explode\"\n");
   REQUIRE(kill(srv.serve.pid(), SIGHUP) == 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const std::string err = wait_for_log(err_path, "(previous faults kept)", 1);
+  INFO(err);
+  CHECK(count_of(err, "(previous faults kept)") == 1);  // the reload ran and refused the plan
+  CHECK(err.find("explode") != std::string::npos);
   CHECK(status_of("Global") == 170);
   CHECK(status_of("238") == 0);
   client.reset();
@@ -637,7 +663,8 @@ TEST_CASE("serve --faults: a SIGHUP re-read of /dev/zero or a FIFO is refused an
   TempDir d;
   const fs::path plan = d.path / "faults.toml";
   std::ofstream(plan) << "[[fault]]\nhost = \"NO-SUCH-HOST\"\nkind = \"busy\"\n";
-  Server srv("--timeline frozen:0 --faults " + plan.string());
+  const std::string err_path = (d.path / "serve.err").string();
+  Server srv("--timeline frozen:0 --faults " + plan.string(), err_path);
   std::unique_ptr<perfsim::recorder::WinregClient> client;
   REQUIRE(perfsim::recorder::WinregClient::connect("127.0.0.1", srv.port, std::chrono::seconds(10), client).ok());
   perfsim::winreg::PolicyHandle hkpd;
@@ -647,12 +674,15 @@ TEST_CASE("serve --faults: a SIGHUP re-read of /dev/zero or a FIFO is refused an
   fs::remove(plan);
   fs::create_symlink("/dev/zero", plan);
   REQUIRE(kill(srv.serve.pid(), SIGHUP) == 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::string err = wait_for_log(err_path, "(previous faults kept)", 1);
+  CHECK(count_of(err, "(previous faults kept)") == 1);  // /dev/zero refused
   fs::remove(plan);
   REQUIRE(mkfifo(plan.c_str(), 0600) == 0);
   REQUIRE(kill(srv.serve.pid(), SIGHUP) == 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  CHECK(status_of("Global") == 0);  // refused: the plan in force stays
+  err = wait_for_log(err_path, "(previous faults kept)", 2);
+  INFO(err);
+  CHECK(count_of(err, "(previous faults kept)") == 2);  // the FIFO refused, not waited on
+  CHECK(status_of("Global") == 0);                      // refused: the plan in force stays
 
   fs::remove(plan);
   std::ofstream(plan) << "[[fault]]\nvalue = \"Global\"\nkind = \"busy\"\n";
@@ -698,12 +728,7 @@ TEST_CASE("serve --faults: numbers outside their range are a usage error at star
   // 1e15 ms once passed and held every later QueryValue for good.
   write_plan("[[fault]]\nkind = \"latency\"\nms = 1e15\n");
   REQUIRE(kill(serve.pid(), SIGHUP) == 0);
-  std::string err;
-  for (int i = 0; i < 50 && err.find("previous faults kept") == std::string::npos; ++i) {  // bounded: 5 s
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    std::ifstream in(how.err_path);
-    err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  const std::string err = wait_for_log(how.err_path, "previous faults kept", 1);
   CHECK(err.find("fault[0].ms: must be between 0 and 300000, got 1000000000000000") != std::string::npos);
   CHECK(err.find("previous faults kept") != std::string::npos);
   const auto start = std::chrono::steady_clock::now();

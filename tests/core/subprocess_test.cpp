@@ -69,14 +69,18 @@ TEST_CASE("a bounded wait times out on a running child, and stop() kills it") {
   ExitStatus st;
   CHECK_FALSE(poll(c, st));
   CHECK_FALSE(wait_for(c, 100ms, st));
-  // A child ignoring SIGTERM needs the SIGKILL after the grace.
-  // Its streams go to /dev/null: the orphaned sleep would otherwise hold ctest's output pipe, and
-  // ctest waits for that pipe to close (30 s).
+  // A child ignoring SIGTERM needs the SIGKILL after the grace. It says "trapped" once the trap
+  // is set, then becomes the sleep (exec keeps SIGTERM ignored), so no orphan holds a pipe; stderr
+  // goes to /dev/null, away from ctest's output pipe, which ctest waits on.
   Options quiet;
-  quiet.out = quiet.err = Stream::kNull;
+  quiet.out = Stream::kPipe;
+  quiet.err = Stream::kNull;
   Child stubborn;
-  REQUIRE(start({"/bin/sh", "-c", "trap '' TERM; sleep 30"}, quiet, stubborn).ok());
-  std::this_thread::sleep_for(100ms);  // let the trap be set
+  REQUIRE(start({"/bin/sh", "-c", "trap '' TERM; echo trapped; exec sleep 30"}, quiet, stubborn).ok());
+  std::string said;
+  char ch;  // read() returns 0 at EOF if the shell died first: the wait is bounded by the child
+  while (::read(stubborn.out_fd, &ch, 1) == 1 && ch != '\n') said += ch;
+  REQUIRE(said == "trapped");
   CHECK(stop(c, 2s).signal == SIGTERM);
   CHECK(stop(stubborn, 200ms).signal == SIGKILL);
   CHECK(c.pid == -1);

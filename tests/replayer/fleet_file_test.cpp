@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <limits>
+#include <map>
+#include <string>
 
 #include "tests/common/test_capture.h"
 
@@ -32,11 +34,16 @@ TEST_CASE("a fleet file's hosts: relative captures, expansion, quirk parameters"
   REQUIRE(h.size() == 1);
   CHECK(h[0].capture == "/srv/web.perfcap");
   REQUIRE(h[0].replay.quirks.size() == 3);
-  for (const QuirkSetting& q : h[0].replay.quirks) {
-    if (q.name == "busy") CHECK(q.params.at("every") == "10");
-    if (q.name == "access-denied") CHECK((q.on && q.params.at("on") == "open"));
-    if (q.name == "costly") CHECK_FALSE(q.on);
-  }
+  // By name, each looked up: a misspelt name fails here instead of skipping its check.
+  std::map<std::string, QuirkSetting> by_name;
+  for (const QuirkSetting& q : h[0].replay.quirks) by_name[q.name] = q;
+  REQUIRE(by_name.size() == 3);
+  REQUIRE(by_name.count("busy") == 1);
+  REQUIRE(by_name.count("access-denied") == 1);
+  REQUIRE(by_name.count("costly") == 1);
+  CHECK(by_name["busy"].params.at("every") == "10");
+  CHECK((by_name["access-denied"].on && by_name["access-denied"].params.at("on") == "open"));
+  CHECK_FALSE(by_name["costly"].on);
   expand_fleet(h);
   REQUIRE(h.size() == 3);
   CHECK(h[2].listen == "127.0.0.1:20003");

@@ -12,6 +12,7 @@
 #include "scenarios/catalog.h"
 #include "scenarios/expect.h"
 #include "scenarios/plan.h"
+#include "winreg/codec.h"
 
 using namespace perfsim;
 namespace fs = std::filesystem;
@@ -161,6 +162,16 @@ TEST_CASE("a bad scenario file is refused with file, line and key") {
     CHECK(st.code() == Status::Code::kInvalidArgument);
     CHECK(st.message().find("colour") != std::string::npos);
   }
+  SECTION("an unknown key in a [[diagnosis.call]]") {
+    fs::create_directories(d.path / "mine");
+    d.write("mine/spec.toml", "[host]\nduration = \"1m\"\n");
+    d.write("bad.toml", text + "[[diagnosis.call]]\nop = \"QueryValue\"\nvalu = \"230\"\n");
+    std::vector<scenarios::Scenario> all;
+    const Status st = scenarios::load_all({d.path.string()}, all);
+    INFO(st.ToString());
+    CHECK(st.code() == Status::Code::kInvalidArgument);
+    CHECK(st.message().find("valu") != std::string::npos);
+  }
   SECTION("a wrongly typed fault key, with its line") {
     fs::create_directories(d.path / "mine");
     d.write("mine/spec.toml", "[host]\nduration = \"1m\"\n");
@@ -210,4 +221,48 @@ TEST_CASE("check_expected: a loop, a growth, busy answers and statuses, each mis
   CHECK_FALSE(scenarios::check_expected(e, {}, {ev}).ok());
   ev.status = 5;
   CHECK(scenarios::check_expected(e, {}, {ev}).ok());
+}
+
+TEST_CASE("check_expected: diagnosis calls must appear in order, each field judged, the missing one named") {
+  const auto event = [](uint16_t opnum, const std::string& key, const std::string& value, uint32_t status,
+                        uint32_t bytes) {
+    journal::CallEvent ev;
+    ev.opnum = opnum;
+    ev.key_path = std::make_shared<const std::string>(key);
+    ev.value_name = value;
+    ev.status = status;
+    ev.bytes = bytes;
+    return ev;
+  };
+  using winreg::kOpenKey, winreg::kQueryValue;
+  const std::vector<journal::CallEvent> events = {
+      event(kQueryValue, "HKEY_PERFORMANCE_DATA", "230", 0, 120),
+      event(kOpenKey, "HKLM", "SYSTEM\\CurrentControlSet\\Services\\PerfProc\\Performance", 0, 0),
+      event(kQueryValue, "HKLM\\SYSTEM\\CurrentControlSet\\Services\\PerfProc\\Performance",
+            "Disable Performance Counters", 0, 4)};
+  scenarios::ExpectedCall index_list;
+  index_list.op = "QueryValue";
+  index_list.key = "HKEY_PERFORMANCE_DATA";
+  index_list.value = "230";
+  index_list.status = "WERR_OK";
+  index_list.max_bytes = 256;
+  scenarios::ExpectedCall disabled;
+  disabled.op = "QueryValue";
+  disabled.value = "disable performance counters";  // registry names compare without case
+  disabled.status = "WERR_OK";
+  scenarios::Expected e;
+  e.calls = {index_list, disabled};
+  CHECK(scenarios::check_expected(e, {}, events).ok());
+  e.calls = {disabled, index_list};  // the same calls in the other order
+  Status st = scenarios::check_expected(e, {}, events);
+  CHECK(st.message().find("call 2 of the diagnosis, QueryValue on HKEY_PERFORMANCE_DATA \"230\"") != std::string::npos);
+  e.calls = {index_list};
+  e.calls[0].max_bytes = 100;  // a larger answer: an object was in it
+  CHECK_FALSE(scenarios::check_expected(e, {}, events).ok());
+  e.calls[0].max_bytes = 256;
+  e.calls[0].status = "WERR_FILE_NOT_FOUND";
+  CHECK_FALSE(scenarios::check_expected(e, {}, events).ok());
+  e.calls[0].status = "WERR_OK";
+  e.calls[0].op = "OpenKey";
+  CHECK_FALSE(scenarios::check_expected(e, {}, events).ok());
 }

@@ -70,6 +70,13 @@ json query_json(const Served& s, const std::string& args) {
   return json::parse(r.out);
 }
 
+// Some session of a diagnosis (Served::diagnosis) asked `value` (QueryValue).
+bool asked(const json& sessions, const std::string& value) {
+  for (const json& d : sessions)
+    if (d.at("values").contains(value)) return true;
+  return false;
+}
+
 std::set<std::string> object_names(const json& answer) {
   std::set<std::string> names;
   for (const json& o : answer.at("objects")) names.insert(o.at("object").get<std::string>());
@@ -103,8 +110,13 @@ TEST_CASE("perfsim scenarios lists every built-in one, show cites its source, un
   CHECK(r.err.find("busy-exchange") != std::string::npos);
 }
 
-TEST_CASE("every TCP scenario starts and answers perfsim query on its address") {
+// A read of Counter 009 is no collector tripping on the scenario: its journal must not show the
+// diagnosis (the check can fail), except where any call shows it (ERROR_BUSY answers every value).
+TEST_CASE(
+    "every TCP scenario starts and answers perfsim query on its address and one Counter 009 read does not show its "
+    "diagnosis") {
   const json list = json::parse(perfsim_cmd("scenarios --json").out);
+  size_t served_count = 0;
   for (const json& s : list) {
     if (s.at("smb")) continue;  // tests/scenarios smb_test.cpp, as root with smbd
     const std::string name = s.at("name");
@@ -113,8 +125,16 @@ TEST_CASE("every TCP scenario starts and answers perfsim query on its address") 
     const CommandResult r = perfsim_cmd("query " + served.endpoint() + " \"Counter 009\" --json");
     INFO(r.out << r.err);
     CHECK(r.code == 0);
-    CHECK(served.stop() == 0);
+    REQUIRE(served.stop() == 0);
+    ++served_count;
+    const CommandResult j = perfsim_cmd("journal " + served.journal + " --scenario " + name);
+    INFO(j.out << j.err);
+    const json shown = json::parse(perfsim_cmd("scenarios show " + name + " --json").out);
+    const bool any_call_shows = shown.at("diagnosis").value("busy", false);
+    CHECK(j.code == (any_call_shows ? 0 : 1));
+    if (!any_call_shows) CHECK(j.err.find("scenario " + name + ": ") != std::string::npos);
   }
+  REQUIRE(served_count > 0);
 }
 
 TEST_CASE("win2000-more-data-loop: impacket's hBaseRegQueryValue loops, the journal shows the loop") {
@@ -180,7 +200,9 @@ TEST_CASE("server2022-process-v2: Global has Process V2 and no Process or Thread
   CHECK(names.count("Processor") == 1);
   // A collector asking for Process by index gets no such object.
   CHECK(query_json(s, "230").at(0).at("objects").empty());
-  s.diagnosis("server2022-process-v2");
+  // The journal shows 230 answered WERR_OK with no object (the scenario's [[diagnosis.call]]).
+  const json d = s.diagnosis("server2022-process-v2");
+  CHECK(asked(d, "230"));
 }
 
 TEST_CASE("perfproc-disabled: Disable Performance Counters = 1 under PerfProc, its objects in no answer") {
@@ -190,6 +212,7 @@ TEST_CASE("perfproc-disabled: Disable Performance Counters = 1 under PerfProc, i
   CHECK(names.count("Thread") == 0);
   CHECK(names.count("Processor") == 1);
   CHECK(query_json(s, "Costly").at(0).at("objects").empty());
+  CHECK(query_json(s, "230").at(0).at("objects").empty());
   const CommandResult r = python(std::string(PERFSIM_SOURCE_DIR) + "/tests/scenarios/samba_reads.py --address " +
                                      s.address + " --port " + std::to_string(s.port) +
                                      " value --key 'SYSTEM\\CurrentControlSet\\Services\\PerfProc\\Performance'"
@@ -198,7 +221,10 @@ TEST_CASE("perfproc-disabled: Disable Performance Counters = 1 under PerfProc, i
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   CHECK(json::parse(r.out).at("dword") == 1);
-  s.diagnosis("perfproc-disabled");
+  // 230 with no object, then the Services value that exists only where the provider is disabled.
+  const json d = s.diagnosis("perfproc-disabled");
+  CHECK(asked(d, "230"));
+  CHECK(asked(d, "Disable Performance Counters"));
 }
 
 TEST_CASE("no-instances: Network Interface is multi-instance with no instances, the objects after it read") {
@@ -214,7 +240,13 @@ TEST_CASE("no-instances: Network Interface is multi-instance with no instances, 
   }
   CHECK(found);
   CHECK(after);
-  s.diagnosis("no-instances");
+  // Asked by index, as a collector of Network Interface does.
+  const json by_index = query_json(s, "510").at(0);
+  size_t empty_510 = 0;
+  for (const json& o : by_index.at("objects")) empty_510 += o.at("index") == 510 && o.at("instances").empty();
+  CHECK(empty_510 == 1);
+  const json d = s.diagnosis("no-instances");
+  CHECK(asked(d, "510"));
 }
 
 TEST_CASE("corrupt-name-table: python3-samba reads a duplicate name and Last Counter below the highest index") {
@@ -228,7 +260,10 @@ TEST_CASE("corrupt-name-table: python3-samba reads a duplicate name and Last Cou
   CHECK(t.at("last_counter").get<int>() < t.at("highest").get<int>());
   CHECK(t.at("highest").get<int>() - t.at("last_counter").get<int>() >= 20);
   CHECK(t.at("duplicates").size() >= 1);
-  s.diagnosis("corrupt-name-table");
+  // Counter 009, then Perflib's Last Counter, in that order.
+  const json d = s.diagnosis("corrupt-name-table");
+  CHECK(asked(d, "Counter 009"));
+  CHECK(asked(d, "Last Counter"));
 }
 
 TEST_CASE(
@@ -263,5 +298,9 @@ TEST_CASE(
   const json global = query_json(s, "Global").at(0);
   for (const json& o : global.at("objects")) processors += o.at("index") == 238;
   CHECK(processors == 1);
-  s.diagnosis("german-host");
+  // Counter 007 and the NLSTEXT Counter answered with the small German table, then the TEXT one.
+  const json d = s.diagnosis("german-host");
+  CHECK(asked(d, "Counter 007"));
+  CHECK(asked(d, "Counter CurrentLanguage"));
+  CHECK(asked(d, "Counter"));
 }
