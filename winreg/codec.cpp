@@ -35,11 +35,22 @@ bool xfer_u32_ptr(Io& io, std::optional<uint32_t>& v) {
   return ndr::unique(io, v, [&](uint32_t& x) { return io.u32(x); });
 }
 
+// A structure starts on its most aligned member's boundary (C706 14.3.2, "Alignment of
+// Constructed Types"; MS-RPCE 2.2.5 keeps the rule for NDR64); a pointer is a 4-byte unsigned long
+// (C706 14.3.10), so winreg_String, winreg_StringBuf and winreg_ValNameBuf (two uint16 and a
+// pointer) align to 4 before their first uint16. Samba's generated code does the same
+// (ndr_push_align(ndr, 5) in ndr_push_winreg_ValNameBuf). It matters where such a structure is
+// a pointee that follows a string: QueryMultipleValues' second value name after "Last Counter".
+template <class Io>
+bool align_pointer_struct(Io& io) {
+  return io.align(4);
+}
+
 // winreg_String: name_len, name_size (bytes incl. NUL), unique pointer to a [string].
 template <class Io>
 bool xfer_string(Io& io, String& s) {
   uint16_t len = s ? uint16_t((s->size() + 1) * 2) : 0, size = len;
-  if (!io.u16(len) || !io.u16(size)) return false;
+  if (!align_pointer_struct(io) || !io.u16(len) || !io.u16(size)) return false;
   return ndr::unique(io, s, [&](std::u16string& text) { return ndr::cv_string(io, text); });
 }
 
@@ -55,7 +66,7 @@ bool xfer_strbuf(Io& io, StringBuf& s, EmptyName empty) {
     size = std::max(size, length);
   }
   bool present = s.text.has_value();
-  if (!io.u16(length) || !io.u16(size) || !io.pointer(present)) return false;
+  if (!align_pointer_struct(io) || !io.u16(length) || !io.u16(size) || !io.pointer(present)) return false;
   if constexpr (Io::kReading) {
     s.length = length;
     s.size = size;
@@ -97,8 +108,9 @@ bool xfer(Io& io, KeySecurityData& sd) {
   return !present || ndr::cv_bytes(io, *sd.data, sd.size);
 }
 
-// QueryMultipleValue[]: conformant-varying array of structs, all scalars first, then each
-// element's name buffer (scalars and its string together).
+// QueryMultipleValue[] (MS-RRP's RVALENT): conformant-varying array of structs, all scalars
+// first, then each element's name buffer (scalars and its string together), each name buffer
+// 4-aligned (xfer_strbuf) after the previous element's string.
 template <class Io>
 bool xfer(Io& io, std::vector<ValueEntry>& values) {
   uint32_t max = uint32_t(values.size()), offset = 0, count = max;
