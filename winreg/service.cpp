@@ -283,6 +283,20 @@ uint32_t Service::query_info_key(const QueryInfoKeyRequest& req, QueryInfoKeyRes
   return 0;
 }
 
+namespace {
+
+// Checked after the handle and before the value is looked for (Samba's _winreg_QueryValue has the
+// same order; smbtorture's QueryValue_full expects it of Windows): MS-RRP 3.1.5.17, "If the
+// client sets lpValueName to NULL, the server MUST fail this method and return
+// ERROR_INVALID_PARAMETER"; a call without lpcbData or lpcbLen cannot be answered either
+// (smbtorture expects ERROR_INVALID_PARAMETER for each missing one, whether or not the value
+// exists). lpType stays optional, as RegQueryValueEx's is.
+bool query_value_params_ok(const QueryValueRequest& req) {
+  return req.value_name.has_value() && req.data_size.has_value() && req.data_length.has_value();
+}
+
+}  // namespace
+
 uint32_t Service::query_value(const QueryValueRequest& req, QueryValueResponse& resp) {
   const Entry* e = find(req.handle);
   const std::string name = utf16_to_utf8(req.value_name.value_or(u""));
@@ -294,6 +308,8 @@ uint32_t Service::query_value(const QueryValueRequest& req, QueryValueResponse& 
   replayer::ValueAnswer a;
   if (!e) {
     a.status = windows::kErrorInvalidHandle;
+  } else if (!query_value_params_ok(req)) {
+    a.status = windows::kErrorInvalidParameter;
   } else if (e->perf) {
     a = host_->query(e->perf_key, name, offer);
     if (uint32_t fault = note(a)) return fault;

@@ -143,6 +143,37 @@ TEST_CASE("HKLM: OpenKey, QueryValue, missing keys and values, wrong key type") 
   CHECK(f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).result == windows::kErrorAccessDenied);
 }
 
+// MS-RRP 3.1.5.17 and smbtorture's QueryValue_full: parameters are checked before the value is
+// looked for, so an existing and a missing value get the same ERROR_INVALID_PARAMETER.
+TEST_CASE("QueryValue: a NULL name or a missing lpcbData/lpcbLen is ERROR_INVALID_PARAMETER") {
+  Fixture f;
+  const PolicyHandle perflib = f.open_perflib();
+  for (const char16_t* name : {u"Last Counter", u"IDoNotExist"}) {
+    QueryValueRequest q = testing::query_value_request(perflib, name, 64);
+    q.value_name.reset();
+    CHECK(f.call<QueryValueRequest, QueryValueResponse>(kQueryValue, q).result == windows::kErrorInvalidParameter);
+    q = testing::query_value_request(perflib, name, 64);
+    q.data_size.reset();
+    CHECK(f.call<QueryValueRequest, QueryValueResponse>(kQueryValue, q).result == windows::kErrorInvalidParameter);
+    q = testing::query_value_request(perflib, name, 64);
+    q.data_length.reset();
+    CHECK(f.call<QueryValueRequest, QueryValueResponse>(kQueryValue, q).result == windows::kErrorInvalidParameter);
+  }
+  QueryValueRequest no_type = testing::query_value_request(perflib, u"Last Counter", 64);
+  no_type.type.reset();  // lpType is optional
+  auto r = f.call<QueryValueRequest, QueryValueResponse>(kQueryValue, no_type);
+  CHECK(r.result == windows::kErrorSuccess);
+  CHECK_FALSE(r.type.has_value());
+  // the perf keys answer the same way
+  QueryValueRequest perf = testing::query_value_request(f.open(kOpenHKPD), u"Global", std::nullopt);
+  perf.value_name.reset();
+  CHECK(f.call<QueryValueRequest, QueryValueResponse>(kQueryValue, perf).result == windows::kErrorInvalidParameter);
+  // an unknown handle is still ERROR_INVALID_HANDLE first
+  QueryValueRequest stale = testing::query_value_request(PolicyHandle{}, u"x", 4);
+  stale.value_name.reset();
+  CHECK(f.call<QueryValueRequest, QueryValueResponse>(kQueryValue, stale).result == windows::kErrorInvalidHandle);
+}
+
 TEST_CASE("EnumKey, EnumValue and QueryInfoKey walk the key") {
   Fixture f;
   PolicyHandle hklm = f.open(kOpenHKLM);
