@@ -283,6 +283,12 @@ Status decode_any(ByteView stub, T& out) {
 
 const char* opnum_name(uint16_t opnum) {
   switch (opnum) {
+    case kOpenHKCR:
+      return "OpenHKCR";
+    case kOpenHKCU:
+      return "OpenHKCU";
+    case kOpenHKU:
+      return "OpenHKU";
     case kOpenHKLM:
       return "OpenHKLM";
     case kOpenHKPD:

@@ -22,8 +22,11 @@
 namespace perfsim::winreg {
 
 enum Opnum : uint16_t {
+  kOpenHKCR = 0x00,
+  kOpenHKCU = 0x01,
   kOpenHKLM = 0x02,
   kOpenHKPD = 0x03,
+  kOpenHKU = 0x04,
   kCloseKey = 0x05,
   kEnumKey = 0x09,
   kEnumValue = 0x0a,
@@ -58,7 +61,7 @@ struct StringBuf {
   bool operator==(const StringBuf&) const = default;
 };
 
-// OpenHKLM / OpenHKPD / OpenHKPT / OpenHKPN share one signature.
+// OpenHKCR / OpenHKCU / OpenHKLM / OpenHKPD / OpenHKU / OpenHKPT / OpenHKPN share one signature.
 struct OpenHiveRequest {
   std::optional<uint16_t> system_name;  // a pointer to one uint16, usually NULL or '\\'
   uint32_t access_mask = 0;

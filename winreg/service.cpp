@@ -15,12 +15,28 @@ using replayer::RegValue;
 
 constexpr uint32_t kRegVersion = 5;  // what Windows (and Samba) answer to GetVersion
 
-std::shared_ptr<const std::string> hive_path(bool perf, PerfKey k) {
+std::shared_ptr<const std::string> registry_hive_path(replayer::Hive h) {
   static const auto hklm = std::make_shared<const std::string>("HKLM");
+  static const auto hku = std::make_shared<const std::string>("HKU");
+  static const auto hkcr = std::make_shared<const std::string>("HKCR");
+  static const auto hkcu = std::make_shared<const std::string>("HKCU");
+  switch (h) {
+    case replayer::Hive::kUsers:
+      return hku;
+    case replayer::Hive::kClassesRoot:
+      return hkcr;
+    case replayer::Hive::kCurrentUser:
+      return hkcu;
+    case replayer::Hive::kLocalMachine:
+      break;
+  }
+  return hklm;
+}
+
+std::shared_ptr<const std::string> perf_hive_path(PerfKey k) {
   static const auto data = std::make_shared<const std::string>("HKEY_PERFORMANCE_DATA");
   static const auto text = std::make_shared<const std::string>("HKEY_PERFORMANCE_TEXT");
   static const auto nls = std::make_shared<const std::string>("HKEY_PERFORMANCE_NLSTEXT");
-  if (!perf) return hklm;
   return k == PerfKey::kData ? data : k == PerfKey::kText ? text : nls;
 }
 
@@ -67,8 +83,11 @@ const rpc::Interface& winreg_interface() {
   // MS-RRP 3.1.5: the opnums a collector and the registry tools use; the rest fault
   // nca_op_rng_error, as for an opnum the server does not know.
   static constexpr rpc::Operation kOperations[] = {
+      operation<&Service::open_hkcr>(kOpenHKCR, "OpenHKCR"),
+      operation<&Service::open_hkcu>(kOpenHKCU, "OpenHKCU"),
       operation<&Service::open_hklm>(kOpenHKLM, "OpenHKLM"),
       operation<&Service::open_hkpd>(kOpenHKPD, "OpenHKPD"),
+      operation<&Service::open_hku>(kOpenHKU, "OpenHKU"),
       operation<&Service::close_key>(kCloseKey, "BaseRegCloseKey"),
       operation<&Service::enum_key>(kEnumKey, "BaseRegEnumKey"),
       operation<&Service::enum_value>(kEnumValue, "BaseRegEnumValue"),
@@ -97,8 +116,27 @@ uint32_t Service::call(uint16_t opnum, ByteView stub, Bytes& out) {
   return fault;
 }
 
+// MS-RRP 3.1.5.1 OpenClassesRoot, 3.1.5.2 OpenCurrentUser, 3.1.5.3 OpenLocalMachine, 3.1.5.5
+// OpenUsers: a handle to the hive's root key (replayer/registry.h says what each holds). Opening
+// is allowed to any account, as Windows lets Users read these hives; writes are refused elsewhere.
+uint32_t Service::open_hkcr(const OpenHiveRequest&, OpenHiveResponse& resp) {
+  return open_registry_hive(resp, replayer::Hive::kClassesRoot);
+}
+
+uint32_t Service::open_hkcu(const OpenHiveRequest&, OpenHiveResponse& resp) {
+  return open_registry_hive(resp, replayer::Hive::kCurrentUser);
+}
+
 uint32_t Service::open_hklm(const OpenHiveRequest&, OpenHiveResponse& resp) {
-  return open_hive(resp, Entry{&host_->registry().root(), false, PerfKey::kData, nullptr});
+  return open_registry_hive(resp, replayer::Hive::kLocalMachine);
+}
+
+uint32_t Service::open_hku(const OpenHiveRequest&, OpenHiveResponse& resp) {
+  return open_registry_hive(resp, replayer::Hive::kUsers);
+}
+
+uint32_t Service::open_registry_hive(OpenHiveResponse& resp, replayer::Hive h) {
+  return open_hive(resp, Entry{&host_->registry().hive(h), false, PerfKey::kData, registry_hive_path(h)});
 }
 
 // MS-RRP 3.1.5.3 (OpenHKPD) leaves access checks to the server; Windows answers
@@ -125,7 +163,7 @@ uint32_t Service::open_hive(OpenHiveResponse& resp, Entry e) {
     resp.result = windows::kErrorAccessDenied;
     return 0;
   }
-  e.path = hive_path(e.perf, e.perf_key);
+  if (e.perf) e.path = perf_hive_path(e.perf_key);
   note_key(&e);
   resp.handle = add(e);  // samDesired is ignored, as MS-RRP requires for the perf keys
   return 0;

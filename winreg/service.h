@@ -54,7 +54,10 @@ class Service final : public rpc::InterfaceSession {
   size_t open_handles() const { return handles_.size(); }
 
   // The operations (winreg_interface() rows): 0 with `resp` filled, or a fault.
+  uint32_t open_hkcr(const OpenHiveRequest& req, OpenHiveResponse& resp);
+  uint32_t open_hkcu(const OpenHiveRequest& req, OpenHiveResponse& resp);
   uint32_t open_hklm(const OpenHiveRequest& req, OpenHiveResponse& resp);
+  uint32_t open_hku(const OpenHiveRequest& req, OpenHiveResponse& resp);
   uint32_t open_hkpd(const OpenHiveRequest& req, OpenHiveResponse& resp);
   uint32_t open_hkpt(const OpenHiveRequest& req, OpenHiveResponse& resp);
   uint32_t open_hkpn(const OpenHiveRequest& req, OpenHiveResponse& resp);
@@ -78,7 +81,7 @@ class Service final : public rpc::InterfaceSession {
 
  private:
   struct Entry {
-    const replayer::RegKey* key = nullptr;  // HKLM or a key below it
+    const replayer::RegKey* key = nullptr;  // a hive's key or a key below it
     bool perf = false;
     replayer::PerfKey perf_key = replayer::PerfKey::kData;
     std::shared_ptr<const std::string> path;  // for observers (CallNote::key_path)
@@ -88,6 +91,7 @@ class Service final : public rpc::InterfaceSession {
   PolicyHandle add(Entry e);
   const Entry* find(const PolicyHandle& h) const;
   uint32_t open_hive(OpenHiveResponse& resp, Entry e);
+  uint32_t open_registry_hive(OpenHiveResponse& resp, replayer::Hive h);
   uint32_t multiple_values(const PolicyHandle& h, std::vector<ValueEntry>& values, Bytes& packed,
                            uint32_t& needed) const;
 

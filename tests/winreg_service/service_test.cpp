@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/utf16.h"
 #include "tests/common/byte_views.h"
 #include "tests/common/small_synth.h"
 #include "tests/common/test_capture.h"
@@ -437,14 +438,52 @@ TEST_CASE("a service for an account outside Performance Monitor Users refuses Op
 TEST_CASE("the winreg interface table names each implemented opnum once") {
   const rpc::Interface& w = winreg_interface();
   CHECK(w.syntax == rpc::winreg_syntax());
-  CHECK(w.operations.size() == 14);
+  CHECK(w.operations.size() == 17);
   for (const rpc::Operation& op : w.operations) {
     CHECK(w.find(op.opnum) == &op);
     CHECK(op.call != nullptr);
   }
   CHECK(std::string(w.find(kQueryValue)->name) == "BaseRegQueryValue");
-  CHECK(w.find(0x04) == nullptr);  // OpenHKU: not served yet
+  CHECK(std::string(w.find(kOpenHKU)->name) == "OpenHKU");
+  CHECK(w.find(0x06) == nullptr);  // CreateKey: not served
   Fixture f;
   ByteChain out;
-  CHECK(w.call(*f.svc, 0x04, {}, out) == kFaultOpRangeError);
+  CHECK(w.call(*f.svc, 0x06, {}, out) == kFaultOpRangeError);
+}
+
+// MS-RRP 3.1.5.1/.2/.5: HKU lists the service accounts' profiles, HKCU is .DEFAULT (a network
+// logon loads no profile), HKCR is HKLM\SOFTWARE\Classes; all readable like HKLM.
+TEST_CASE("OpenHKU, OpenHKCU and OpenHKCR open enumerable hives") {
+  Fixture f;
+  const PolicyHandle hku = f.open(kOpenHKU);
+  std::vector<std::string> names;
+  for (uint32_t i = 0;; ++i) {
+    EnumKeyRequest ek;
+    ek.handle = hku;
+    ek.enum_index = i;
+    ek.name.size = 512;
+    ek.name.text = std::u16string();
+    auto r = f.call<EnumKeyRequest, EnumKeyResponse>(kEnumKey, ek);
+    if (r.result == windows::kErrorNoMoreItems) break;
+    REQUIRE(r.result == windows::kErrorSuccess);
+    REQUIRE(i < 16);
+    names.push_back(utf16_to_utf8(*r.name.text));
+  }
+  CHECK(names == std::vector<std::string>{".DEFAULT", "S-1-5-19", "S-1-5-20", "S-1-5-18"});
+  QueryInfoKeyRequest qi;
+  qi.handle = f.open(kOpenHKCU);
+  auto info = f.call<QueryInfoKeyRequest, QueryInfoKeyResponse>(kQueryInfoKey, qi);
+  CHECK(info.result == windows::kErrorSuccess);
+  CHECK(info.num_subkeys == 4);  // .DEFAULT's: Control Panel, Environment, Keyboard Layout, Software
+  OpenKeyRequest ok;
+  ok.parent_handle = hku;
+  ok.keyname = u".DEFAULT\\Environment";
+  CHECK(f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).result == windows::kErrorSuccess);
+  ok.keyname = u"S-1-5-21-1-2-3-500";  // no user profile is loaded
+  CHECK(f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).result == windows::kErrorFileNotFound);
+  qi.handle = f.open(kOpenHKCR);
+  CHECK(f.call<QueryInfoKeyRequest, QueryInfoKeyResponse>(kQueryInfoKey, qi).result == windows::kErrorSuccess);
+  GetVersionRequest gv;
+  gv.handle = hku;
+  CHECK(f.call<GetVersionRequest, GetVersionResponse>(kGetVersion, gv).version == 5);
 }
