@@ -225,6 +225,55 @@ bool xfer(Io& io, QueryValueResponse& r) {
          xfer_u32_ptr(io, r.data_length) && io.u32(r.result);
 }
 
+// winreg_SecBuf embeds KeySecurityData, whose data pointer is embedded too: its referent is
+// deferred past the structure's last member, `inherit` (C706 14.3.12.3, embedded pointers).
+template <class Io>
+bool xfer(Io& io, SecBuf& b) {
+  KeySecurityData& sd = b.sd;
+  bool present = sd.data.has_value();
+  if (!io.u32(b.length) || !io.pointer(present) || !io.u32(sd.size) || !io.u32(sd.len) || !io.u8(b.inherit))
+    return false;
+  if constexpr (Io::kReading) {
+    if (present)
+      sd.data.emplace();
+    else
+      sd.data.reset();
+  }
+  return !present || ndr::cv_bytes(io, *sd.data, sd.size);
+}
+template <class Io>
+bool xfer(Io& io, CreateKeyRequest& r) {
+  return xfer(io, r.handle) && xfer_string(io, r.name) && xfer_string(io, r.keyclass) && io.u32(r.options) &&
+         io.u32(r.access_mask) && ndr::unique(io, r.secdesc, [&](SecBuf& b) { return xfer(io, b); }) &&
+         xfer_u32_ptr(io, r.action_taken);
+}
+template <class Io>
+bool xfer(Io& io, CreateKeyResponse& r) {
+  return xfer(io, r.new_handle) && xfer_u32_ptr(io, r.action_taken) && io.u32(r.result);
+}
+template <class Io>
+bool xfer(Io& io, DeleteKeyRequest& r) {
+  return xfer(io, r.handle) && xfer_string(io, r.name);
+}
+template <class Io>
+bool xfer(Io& io, SetKeySecurityRequest& r) {
+  return xfer(io, r.handle) && io.u32(r.sec_info) && xfer(io, r.sd);
+}
+// data is [ref, size_is(size)]: the referent of a top-level ref pointer is marshalled in place
+// (no referent id, C706 14.3.12.1), a conformant array is its max_count then its elements.
+template <class Io>
+bool xfer(Io& io, SetValueRequest& r) {
+  uint32_t max = uint32_t(r.data.size());
+  if (!xfer(io, r.handle) || !xfer_string(io, r.name) || !io.u32(r.type) || !io.u32(max) || !io.bytes(r.data, max))
+    return false;
+  if (!io.u32(r.size)) return false;
+  return r.size == max || io.fail("SetValue size disagrees with the data array");
+}
+template <class Io>
+bool xfer(Io& io, StatusResponse& r) {
+  return io.u32(r.result);
+}
+
 template <class Io>
 bool xfer(Io& io, GetVersionRequest& r) {
   return xfer(io, r.handle);
@@ -295,6 +344,16 @@ const char* opnum_name(uint16_t opnum) {
       return "OpenHKPD";
     case kCloseKey:
       return "CloseKey";
+    case kCreateKey:
+      return "CreateKey";
+    case kDeleteKey:
+      return "DeleteKey";
+    case kDeleteValue:
+      return "DeleteValue";
+    case kSetKeySecurity:
+      return "SetKeySecurity";
+    case kSetValue:
+      return "SetValue";
     case kEnumKey:
       return "EnumKey";
     case kEnumValue:

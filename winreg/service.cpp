@@ -89,12 +89,17 @@ const rpc::Interface& winreg_interface() {
       operation<&Service::open_hkpd>(kOpenHKPD, "OpenHKPD"),
       operation<&Service::open_hku>(kOpenHKU, "OpenHKU"),
       operation<&Service::close_key>(kCloseKey, "BaseRegCloseKey"),
+      operation<&Service::create_key>(kCreateKey, "BaseRegCreateKey"),
+      operation<&Service::delete_key>(kDeleteKey, "BaseRegDeleteKey"),
+      operation<&Service::delete_value>(kDeleteValue, "BaseRegDeleteValue"),
       operation<&Service::enum_key>(kEnumKey, "BaseRegEnumKey"),
       operation<&Service::enum_value>(kEnumValue, "BaseRegEnumValue"),
       operation<&Service::get_key_security>(kGetKeySecurity, "BaseRegGetKeySecurity"),
       operation<&Service::open_key>(kOpenKey, "BaseRegOpenKey"),
       operation<&Service::query_info_key>(kQueryInfoKey, "BaseRegQueryInfoKey"),
       operation<&Service::query_value>(kQueryValue, "BaseRegQueryValue"),
+      operation<&Service::set_key_security>(kSetKeySecurity, "BaseRegSetKeySecurity"),
+      operation<&Service::set_value>(kSetValue, "BaseRegSetValue"),
       operation<&Service::get_version>(kGetVersion, "BaseRegGetVersion"),
       operation<&Service::query_multiple_values>(kQueryMultipleValues, "BaseRegQueryMultipleValues"),
       operation<&Service::open_hkpt>(kOpenHKPT, "OpenHKPT"),
@@ -387,6 +392,43 @@ uint32_t Service::get_key_security(const GetKeySecurityRequest& req, GetKeySecur
     resp.sd.len = uint32_t(sd.size());
     resp.sd.data = std::move(sd);
   }
+  return 0;
+}
+
+// The writes answer what a read-only monitoring account gets from Windows: its handles carry
+// KEY_READ at most (GetKeySecurity's DACL grants Users KEY_READ), and MS-RRP 3.1.5.7/.8/.9/.21/.22
+// leave the access check to the server's security descriptor, which refuses KEY_CREATE_SUB_KEY,
+// DELETE, KEY_SET_VALUE and WRITE_DAC with ERROR_ACCESS_DENIED. A stale handle is still
+// ERROR_INVALID_HANDLE first.
+uint32_t Service::refuse_write(const PolicyHandle& h) {
+  const Entry* e = find(h);
+  note_key(e);
+  return e ? windows::kErrorAccessDenied : windows::kErrorInvalidHandle;
+}
+
+uint32_t Service::create_key(const CreateKeyRequest& req, CreateKeyResponse& resp) {
+  if (observing_) note_.value_name = utf16_to_utf8(req.name.value_or(u""));
+  resp.action_taken = req.action_taken;  // out mirrors in; nothing was created or opened
+  resp.result = refuse_write(req.handle);
+  return 0;
+}
+
+uint32_t Service::delete_key(const DeleteKeyRequest& req, StatusResponse& resp) {
+  if (observing_) note_.value_name = utf16_to_utf8(req.name.value_or(u""));
+  resp.result = refuse_write(req.handle);
+  return 0;
+}
+
+uint32_t Service::delete_value(const DeleteKeyRequest& req, StatusResponse& resp) { return delete_key(req, resp); }
+
+uint32_t Service::set_key_security(const SetKeySecurityRequest& req, StatusResponse& resp) {
+  resp.result = refuse_write(req.handle);
+  return 0;
+}
+
+uint32_t Service::set_value(const SetValueRequest& req, StatusResponse& resp) {
+  if (observing_) note_.value_name = utf16_to_utf8(req.name.value_or(u""));
+  resp.result = refuse_write(req.handle);
   return 0;
 }
 

@@ -69,6 +69,11 @@ class Service final : public rpc::InterfaceSession {
   uint32_t query_value(const QueryValueRequest& req, QueryValueResponse& resp);
   uint32_t get_key_security(const GetKeySecurityRequest& req, GetKeySecurityResponse& resp);
   uint32_t get_version(const GetVersionRequest& req, GetVersionResponse& resp);
+  uint32_t create_key(const CreateKeyRequest& req, CreateKeyResponse& resp);
+  uint32_t delete_key(const DeleteKeyRequest& req, StatusResponse& resp);
+  uint32_t delete_value(const DeleteKeyRequest& req, StatusResponse& resp);
+  uint32_t set_key_security(const SetKeySecurityRequest& req, StatusResponse& resp);
+  uint32_t set_value(const SetValueRequest& req, StatusResponse& resp);
   uint32_t query_multiple_values(const QueryMultipleValuesRequest& req, QueryMultipleValuesResponse& resp);
   uint32_t query_multiple_values2(const QueryMultipleValues2Request& req, QueryMultipleValues2Response& resp);
   // The encoder of every row: notes the WERROR and moves the response into the stub's shared
@@ -92,6 +97,7 @@ class Service final : public rpc::InterfaceSession {
   const Entry* find(const PolicyHandle& h) const;
   uint32_t open_hive(OpenHiveResponse& resp, Entry e);
   uint32_t open_registry_hive(OpenHiveResponse& resp, replayer::Hive h);
+  uint32_t refuse_write(const PolicyHandle& h);
   uint32_t multiple_values(const PolicyHandle& h, std::vector<ValueEntry>& values, Bytes& packed,
                            uint32_t& needed) const;
 

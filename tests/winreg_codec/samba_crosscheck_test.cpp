@@ -389,6 +389,58 @@ TEST_CASE("(b) QueryMultipleValues request with \"Last Counter\", \"Last Help\" 
   CHECK(r.buffer_size == 16);
 }
 
+TEST_CASE("(b) write requests from Samba decode: CreateKey with a security buffer, SetValue, DeleteKey") {
+  CreateKeyRequest ck;
+  REQUIRE(decode(samba_pack_in(
+                     "CreateKey",
+                     {{"in_handle", handle_spec(sample_handle())},
+                      {"in_name", string_spec("winreg_torture_test")},
+                      {"in_keyclass", string_spec("")},
+                      {"in_options", 0},
+                      {"in_access_mask", 0x02000000},
+                      {"in_secdesc",
+                       {{"__type", "winreg.SecBuf"},
+                        {"length", 12},
+                        {"sd", {{"__type", "winreg.KeySecurityData"}, {"data", {1, 2, 3}}, {"size", 3}, {"len", 3}}},
+                        {"inherit", 1}}},
+                      {"in_action_taken", 0}}),
+                 ck)
+              .ok());
+  CHECK(ck.name == u16("winreg_torture_test"));
+  CHECK(ck.access_mask == 0x02000000);
+  REQUIRE(ck.secdesc.has_value());
+  CHECK(ck.secdesc->inherit == 1);
+  CHECK(ck.secdesc->sd.data == Bytes{1, 2, 3});
+  CHECK(ck.action_taken == 0u);
+
+  SetValueRequest sv;
+  REQUIRE(decode(samba_pack_in("SetValue", {{"in_handle", handle_spec(sample_handle())},
+                                            {"in_name", string_spec("torture_value_name")},
+                                            {"in_type", 4},
+                                            {"in_data", {0x78, 0x56, 0x34, 0x12}},
+                                            {"in_size", 4}}),
+                 sv)
+              .ok());
+  CHECK(sv.name == u16("torture_value_name"));
+  CHECK(sv.data == Bytes{0x78, 0x56, 0x34, 0x12});
+
+  DeleteKeyRequest dk;
+  REQUIRE(decode(samba_pack_in("DeleteKey", {{"in_handle", handle_spec(sample_handle())},
+                                             {"in_key", string_spec("winreg_torture_test")}}),
+                 dk)
+              .ok());
+  CHECK(dk.name == u16("winreg_torture_test"));
+}
+
+TEST_CASE("(a) write answers unpack in Samba") {
+  CreateKeyResponse r{PolicyHandle{}, 0u, windows::kErrorAccessDenied};
+  json j = samba_unpack_out("CreateKey", encode(r));
+  CHECK(werror(j["result"]) == windows::kErrorAccessDenied);
+  CHECK(j["out_action_taken"] == 0);
+  j = samba_unpack_out("SetValue", encode(StatusResponse{windows::kErrorAccessDenied}));
+  CHECK(werror(j["result"]) == windows::kErrorAccessDenied);
+}
+
 // ---------------- (c) client direction ----------------
 
 TEST_CASE("(c) our requests unpack in Samba") {

@@ -323,7 +323,7 @@ TEST_CASE("GetVersion and QueryMultipleValues") {
 TEST_CASE("unknown opnums and undecodable stubs get faults, not responses") {
   Fixture f;
   Bytes out;
-  CHECK(f.svc->call(0x06 /*CreateKey*/, Bytes(64, 0), out) == kFaultOpRangeError);
+  CHECK(f.svc->call(0x0b /*FlushKey*/, Bytes(64, 0), out) == kFaultOpRangeError);
   CHECK(f.svc->call(0x40, Bytes(), out) == kFaultOpRangeError);
   CHECK(f.svc->call(kQueryValue, Bytes(7, 0), out) == kFaultBadStubData);
   CHECK(f.svc->call(kOpenKey, Bytes(3, 0xff), out) == kFaultBadStubData);
@@ -438,17 +438,17 @@ TEST_CASE("a service for an account outside Performance Monitor Users refuses Op
 TEST_CASE("the winreg interface table names each implemented opnum once") {
   const rpc::Interface& w = winreg_interface();
   CHECK(w.syntax == rpc::winreg_syntax());
-  CHECK(w.operations.size() == 17);
+  CHECK(w.operations.size() == 22);
   for (const rpc::Operation& op : w.operations) {
     CHECK(w.find(op.opnum) == &op);
     CHECK(op.call != nullptr);
   }
   CHECK(std::string(w.find(kQueryValue)->name) == "BaseRegQueryValue");
   CHECK(std::string(w.find(kOpenHKU)->name) == "OpenHKU");
-  CHECK(w.find(0x06) == nullptr);  // CreateKey: not served
+  CHECK(w.find(0x0b) == nullptr);  // FlushKey: not served
   Fixture f;
   ByteChain out;
-  CHECK(w.call(*f.svc, 0x06, {}, out) == kFaultOpRangeError);
+  CHECK(w.call(*f.svc, 0x0b, {}, out) == kFaultOpRangeError);
 }
 
 // MS-RRP 3.1.5.1/.2/.5: HKU lists the service accounts' profiles, HKCU is .DEFAULT (a network
@@ -486,4 +486,52 @@ TEST_CASE("OpenHKU, OpenHKCU and OpenHKCR open enumerable hives") {
   GetVersionRequest gv;
   gv.handle = hku;
   CHECK(f.call<GetVersionRequest, GetVersionResponse>(kGetVersion, gv).version == 5);
+}
+
+// A read-only monitoring account may not write: ERROR_ACCESS_DENIED on any open key, HKU's
+// included; an unknown handle is ERROR_INVALID_HANDLE; nothing changes.
+TEST_CASE("write operations answer ERROR_ACCESS_DENIED, as to a read-only account") {
+  Fixture f;
+  const PolicyHandle perflib = f.open_perflib();
+  for (const PolicyHandle& h : {perflib, f.open(kOpenHKU), f.open(kOpenHKCU)}) {
+    CreateKeyRequest ck;
+    ck.handle = h;
+    ck.name = u"winreg_torture_test";
+    ck.keyclass = std::u16string();
+    ck.access_mask = 0x02000000;
+    ck.action_taken = 0;
+    auto created = f.call<CreateKeyRequest, CreateKeyResponse>(kCreateKey, ck);
+    CHECK(created.result == windows::kErrorAccessDenied);
+    CHECK(created.new_handle == PolicyHandle{});
+    CHECK(created.action_taken == 0u);
+    DeleteKeyRequest dk;
+    dk.handle = h;
+    dk.name = u"winreg_torture_test";
+    CHECK(f.call<DeleteKeyRequest, StatusResponse>(kDeleteKey, dk).result == windows::kErrorAccessDenied);
+    CHECK(f.call<DeleteKeyRequest, StatusResponse>(kDeleteValue, dk).result == windows::kErrorAccessDenied);
+    SetValueRequest sv;
+    sv.handle = h;
+    sv.name = u"Last Counter";
+    sv.type = windows::kRegDword;
+    sv.data = Bytes{1, 0, 0, 0};
+    sv.size = 4;
+    CHECK(f.call<SetValueRequest, StatusResponse>(kSetValue, sv).result == windows::kErrorAccessDenied);
+    SetKeySecurityRequest ss;
+    ss.handle = h;
+    ss.sec_info = 4;
+    ss.sd.data = default_key_security(4);
+    ss.sd.size = ss.sd.len = uint32_t(ss.sd.data->size());
+    CHECK(f.call<SetKeySecurityRequest, StatusResponse>(kSetKeySecurity, ss).result == windows::kErrorAccessDenied);
+  }
+  CHECK(load_le32(f.query(perflib, u"Last Counter", 64).data->data()) == 740);  // unchanged
+  DeleteKeyRequest stale;
+  stale.name = u"x";
+  CHECK(f.call<DeleteKeyRequest, StatusResponse>(kDeleteKey, stale).result == windows::kErrorInvalidHandle);
+  SetValueRequest lying;  // size disagreeing with the array is bad stub data
+  lying.name = u"x";
+  lying.data = Bytes(4, 0);
+  lying.size = 4;
+  Bytes stub = encode(lying), out;
+  store_le32(&stub[stub.size() - 4], 9);
+  CHECK(f.svc->call(kSetValue, stub, out) == kFaultBadStubData);
 }

@@ -184,6 +184,33 @@ TEST_CASE("ndrdump validates every winreg response stub perfsim emits", "[ndrdum
   q2.offered = 0;
   stubs["QueryMultipleValues2_more_data"] = w.call(kQueryMultipleValues2, q2);
 
+  // The writes a read-only account is refused.
+  CreateKeyRequest cr;
+  cr.handle = hku;
+  cr.name = u"winreg_torture_test";
+  cr.keyclass = std::u16string();
+  cr.access_mask = 0x02000000;
+  cr.action_taken = 0;
+  stubs["CreateKey"] = w.call(kCreateKey, cr);
+  DeleteKeyRequest dk;
+  dk.handle = perflib;
+  dk.name = u"Last Counter";
+  stubs["DeleteKey"] = w.call(kDeleteKey, dk);
+  stubs["DeleteValue"] = w.call(kDeleteValue, dk);
+  SetValueRequest sv;
+  sv.handle = perflib;
+  sv.name = u"Last Counter";
+  sv.type = windows::kRegDword;
+  sv.data = Bytes{1, 0, 0, 0};
+  sv.size = 4;
+  stubs["SetValue"] = w.call(kSetValue, sv);
+  SetKeySecurityRequest ss;
+  ss.handle = perflib;
+  ss.sec_info = 4;
+  ss.sd.data = default_key_security(4);
+  ss.sd.size = ss.sd.len = uint32_t(ss.sd.data->size());
+  stubs["SetKeySecurity"] = w.call(kSetKeySecurity, ss);
+
   CloseKeyRequest ck;
   ck.handle = perflib;
   stubs["CloseKey"] = w.call(kCloseKey, ck);
