@@ -62,7 +62,7 @@ TEST_CASE("python3-samba QueryMultipleValues(2) reads Last Counter and Last Help
 // "dangerous" tests enabled, one per hive. Each opens its hive and calls GetVersion; HKLM then
 // reads CurrentVersion with QueryValue_full (a NULL name, missing pointers, a missing value, the
 // default value) and QueryMultipleValues(2)_full; every hive then tries to create, flush and
-// delete `winreg_torture_test` keys (writes), and HKU/HKCR/HKCU enumerate their keys with
+// delete `winreg_torture_test` keys (writes, refused as to a read-only account), and HKU/HKCR/HKCU enumerate their keys with
 // QueryInfoKey, NotifyChangeKeyValue, EnumKey and EnumValue. tests/wire/README.md lists where
 // each subtest ends today and why; these checks pin the reads that must pass.
 TEST_CASE("smbtorture rpc.winreg: the read-only parts pass against perfsim over TCP", "[clients]") {
@@ -93,4 +93,8 @@ TEST_CASE("smbtorture rpc.winreg: the read-only parts pass against perfsim over 
   CHECK(all.find("EnumKey failed") == std::string::npos);
   CHECK(all.find("QueryInfoKey failed") == std::string::npos);
   CHECK(all.find("EnumValue failed") == std::string::npos);
+  // Writes: what a read-only account gets from Windows, not a fault.
+  CHECK(all.find("Testing CreateKey(winreg_torture_test)") != std::string::npos);
+  CHECK(all.find("was WERR_ACCESS_DENIED, expected WERR_OK: CreateKey failed") != std::string::npos);
+  CHECK(all.find("CreateKey_r(b, tctx, &r) was NT_STATUS_RPC_PROCNUM_OUT_OF_RANGE") == std::string::npos);
 }
