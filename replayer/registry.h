@@ -29,9 +29,13 @@ struct RegKey {
   const RegValue* value(std::string_view name) const;
 };
 
+// The hives MS-RRP opens from a root (3.1.5.1 OpenClassesRoot, 3.1.5.2 OpenCurrentUser,
+// 3.1.5.3 OpenLocalMachine, 3.1.5.5 OpenUsers): HKCR and HKCU are views into the other two.
+enum class Hive { kLocalMachine, kUsers, kClassesRoot, kCurrentUser };
+
 class Registry {
  public:
-  Registry() { root_.name = "HKLM"; }
+  Registry();
   // Sets (or replaces) a value, creating the keys on the way. `path` is backslash-separated.
   void set(std::string_view path, RegValue v);
   // Creates a key without values (a subkey collectors enumerate).
@@ -39,10 +43,14 @@ class Registry {
   // Resolves `path` below `from`; an empty path names `from` itself. nullptr when absent.
   const RegKey* open(const RegKey& from, std::string_view path) const;
   const RegKey& root() const { return root_; }
+  // The key a hive opens to: HKLM and HKU are roots; HKCR is HKLM\SOFTWARE\Classes and HKCU is
+  // HKU\.DEFAULT (see users_hive() in registry.cpp for why).
+  const RegKey& hive(Hive h) const;
   void set_last_write(int64_t t);  // on every key
 
  private:
   RegKey root_;
+  RegKey users_;
 };
 
 // Splits "A\\B\\\\C" into {"A","B","C"} (empty components dropped, as Windows tolerates).

@@ -9,6 +9,7 @@ PACKAGES=(
   samba-dev libtalloc-dev
   gss-ntlmssp libkrb5-dev libssl-dev  # rpc/auth: NTLMSSP through GSSAPI, NTLM2 session security over OpenSSL
   python3 python3-samba python3-impacket tshark samba smbclient
+  samba-testsuite  # ndrdump and smbtorture: tests/wire checks our stubs and winreg with them
   iproute2 passwd strace clang-format
   prometheus  # promtool: tests/journal checks the metrics format with it
   clang libclang-rt-14-dev

@@ -35,11 +35,22 @@ bool xfer_u32_ptr(Io& io, std::optional<uint32_t>& v) {
   return ndr::unique(io, v, [&](uint32_t& x) { return io.u32(x); });
 }
 
+// A structure starts on its most aligned member's boundary (C706 14.3.2, "Alignment of
+// Constructed Types"; MS-RPCE 2.2.5 keeps the rule for NDR64); a pointer is a 4-byte unsigned long
+// (C706 14.3.10), so winreg_String, winreg_StringBuf and winreg_ValNameBuf (two uint16 and a
+// pointer) align to 4 before their first uint16. Samba's generated code does the same
+// (ndr_push_align(ndr, 5) in ndr_push_winreg_ValNameBuf). It matters where such a structure is
+// a pointee that follows a string: QueryMultipleValues' second value name after "Last Counter".
+template <class Io>
+bool align_pointer_struct(Io& io) {
+  return io.align(4);
+}
+
 // winreg_String: name_len, name_size (bytes incl. NUL), unique pointer to a [string].
 template <class Io>
 bool xfer_string(Io& io, String& s) {
   uint16_t len = s ? uint16_t((s->size() + 1) * 2) : 0, size = len;
-  if (!io.u16(len) || !io.u16(size)) return false;
+  if (!align_pointer_struct(io) || !io.u16(len) || !io.u16(size)) return false;
   return ndr::unique(io, s, [&](std::u16string& text) { return ndr::cv_string(io, text); });
 }
 
@@ -55,7 +66,7 @@ bool xfer_strbuf(Io& io, StringBuf& s, EmptyName empty) {
     size = std::max(size, length);
   }
   bool present = s.text.has_value();
-  if (!io.u16(length) || !io.u16(size) || !io.pointer(present)) return false;
+  if (!align_pointer_struct(io) || !io.u16(length) || !io.u16(size) || !io.pointer(present)) return false;
   if constexpr (Io::kReading) {
     s.length = length;
     s.size = size;
@@ -97,8 +108,9 @@ bool xfer(Io& io, KeySecurityData& sd) {
   return !present || ndr::cv_bytes(io, *sd.data, sd.size);
 }
 
-// QueryMultipleValue[]: conformant-varying array of structs, all scalars first, then each
-// element's name buffer (scalars and its string together).
+// QueryMultipleValue[] (MS-RRP's RVALENT): conformant-varying array of structs, all scalars
+// first, then each element's name buffer (scalars and its string together), each name buffer
+// 4-aligned (xfer_strbuf) after the previous element's string.
 template <class Io>
 bool xfer(Io& io, std::vector<ValueEntry>& values) {
   uint32_t max = uint32_t(values.size()), offset = 0, count = max;
@@ -213,6 +225,55 @@ bool xfer(Io& io, QueryValueResponse& r) {
          xfer_u32_ptr(io, r.data_length) && io.u32(r.result);
 }
 
+// winreg_SecBuf embeds KeySecurityData, whose data pointer is embedded too: its referent is
+// deferred past the structure's last member, `inherit` (C706 14.3.12.3, embedded pointers).
+template <class Io>
+bool xfer(Io& io, SecBuf& b) {
+  KeySecurityData& sd = b.sd;
+  bool present = sd.data.has_value();
+  if (!io.u32(b.length) || !io.pointer(present) || !io.u32(sd.size) || !io.u32(sd.len) || !io.u8(b.inherit))
+    return false;
+  if constexpr (Io::kReading) {
+    if (present)
+      sd.data.emplace();
+    else
+      sd.data.reset();
+  }
+  return !present || ndr::cv_bytes(io, *sd.data, sd.size);
+}
+template <class Io>
+bool xfer(Io& io, CreateKeyRequest& r) {
+  return xfer(io, r.handle) && xfer_string(io, r.name) && xfer_string(io, r.keyclass) && io.u32(r.options) &&
+         io.u32(r.access_mask) && ndr::unique(io, r.secdesc, [&](SecBuf& b) { return xfer(io, b); }) &&
+         xfer_u32_ptr(io, r.action_taken);
+}
+template <class Io>
+bool xfer(Io& io, CreateKeyResponse& r) {
+  return xfer(io, r.new_handle) && xfer_u32_ptr(io, r.action_taken) && io.u32(r.result);
+}
+template <class Io>
+bool xfer(Io& io, DeleteKeyRequest& r) {
+  return xfer(io, r.handle) && xfer_string(io, r.name);
+}
+template <class Io>
+bool xfer(Io& io, SetKeySecurityRequest& r) {
+  return xfer(io, r.handle) && io.u32(r.sec_info) && xfer(io, r.sd);
+}
+// data is [ref, size_is(size)]: the referent of a top-level ref pointer is marshalled in place
+// (no referent id, C706 14.3.12.1), a conformant array is its max_count then its elements.
+template <class Io>
+bool xfer(Io& io, SetValueRequest& r) {
+  uint32_t max = uint32_t(r.data.size());
+  if (!xfer(io, r.handle) || !xfer_string(io, r.name) || !io.u32(r.type) || !io.u32(max) || !io.bytes(r.data, max))
+    return false;
+  if (!io.u32(r.size)) return false;
+  return r.size == max || io.fail("SetValue size disagrees with the data array");
+}
+template <class Io>
+bool xfer(Io& io, StatusResponse& r) {
+  return io.u32(r.result);
+}
+
 template <class Io>
 bool xfer(Io& io, GetVersionRequest& r) {
   return xfer(io, r.handle);
@@ -271,12 +332,28 @@ Status decode_any(ByteView stub, T& out) {
 
 const char* opnum_name(uint16_t opnum) {
   switch (opnum) {
+    case kOpenHKCR:
+      return "OpenHKCR";
+    case kOpenHKCU:
+      return "OpenHKCU";
+    case kOpenHKU:
+      return "OpenHKU";
     case kOpenHKLM:
       return "OpenHKLM";
     case kOpenHKPD:
       return "OpenHKPD";
     case kCloseKey:
       return "CloseKey";
+    case kCreateKey:
+      return "CreateKey";
+    case kDeleteKey:
+      return "DeleteKey";
+    case kDeleteValue:
+      return "DeleteValue";
+    case kSetKeySecurity:
+      return "SetKeySecurity";
+    case kSetValue:
+      return "SetValue";
     case kEnumKey:
       return "EnumKey";
     case kEnumValue:

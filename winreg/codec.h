@@ -22,15 +22,23 @@
 namespace perfsim::winreg {
 
 enum Opnum : uint16_t {
+  kOpenHKCR = 0x00,
+  kOpenHKCU = 0x01,
   kOpenHKLM = 0x02,
   kOpenHKPD = 0x03,
+  kOpenHKU = 0x04,
   kCloseKey = 0x05,
+  kCreateKey = 0x06,
+  kDeleteKey = 0x07,
+  kDeleteValue = 0x08,
   kEnumKey = 0x09,
   kEnumValue = 0x0a,
   kGetKeySecurity = 0x0c,
   kOpenKey = 0x0f,
   kQueryInfoKey = 0x10,
   kQueryValue = 0x11,
+  kSetKeySecurity = 0x15,
+  kSetValue = 0x16,
   kGetVersion = 0x1a,
   kQueryMultipleValues = 0x1d,
   kOpenHKPT = 0x20,
@@ -58,7 +66,7 @@ struct StringBuf {
   bool operator==(const StringBuf&) const = default;
 };
 
-// OpenHKLM / OpenHKPD / OpenHKPT / OpenHKPN share one signature.
+// OpenHKCR / OpenHKCU / OpenHKLM / OpenHKPD / OpenHKU / OpenHKPT / OpenHKPN share one signature.
 struct OpenHiveRequest {
   std::optional<uint16_t> system_name;  // a pointer to one uint16, usually NULL or '\\'
   uint32_t access_mask = 0;
@@ -170,6 +178,48 @@ struct QueryValueResponse {
   uint32_t result = 0;
 };
 
+// Write operations: decoded so a read-only account's refusal can be answered (MS-RRP 3.1.5.7
+// BaseRegCreateKey, 3.1.5.8 BaseRegDeleteKey, 3.1.5.9 BaseRegDeleteValue, 3.1.5.21
+// BaseRegSetKeySecurity, 3.1.5.22 BaseRegSetValue); Samba's winreg.idl layout.
+struct SecBuf {  // winreg_SecBuf: length, KeySecurityData, inherit
+  uint32_t length = 0;
+  KeySecurityData sd;
+  uint8_t inherit = 0;
+};
+struct CreateKeyRequest {
+  PolicyHandle handle;
+  String name;
+  String keyclass;
+  uint32_t options = 0;
+  uint32_t access_mask = 0;
+  std::optional<SecBuf> secdesc;
+  std::optional<uint32_t> action_taken;
+};
+struct CreateKeyResponse {
+  PolicyHandle new_handle;
+  std::optional<uint32_t> action_taken;
+  uint32_t result = 0;
+};
+struct DeleteKeyRequest {  // also DeleteValue: a handle and a name
+  PolicyHandle handle;
+  String name;
+};
+struct SetKeySecurityRequest {
+  PolicyHandle handle;
+  uint32_t sec_info = 0;
+  KeySecurityData sd;
+};
+struct SetValueRequest {
+  PolicyHandle handle;
+  String name;
+  uint32_t type = 0;
+  Bytes data;  // [ref, size_is(size)]: a conformant array of `size` bytes
+  uint32_t size = 0;
+};
+struct StatusResponse {  // the answer of DeleteKey, DeleteValue, SetKeySecurity, SetValue
+  uint32_t result = 0;
+};
+
 struct GetVersionRequest {
   PolicyHandle handle;
 };
@@ -229,6 +279,12 @@ struct QueryMultipleValues2Response {
   X(QueryInfoKeyResponse)          \
   X(QueryValueRequest)             \
   X(QueryValueResponse)            \
+  X(CreateKeyRequest)              \
+  X(CreateKeyResponse)             \
+  X(DeleteKeyRequest)              \
+  X(SetKeySecurityRequest)         \
+  X(SetValueRequest)               \
+  X(StatusResponse)                \
   X(GetVersionRequest)             \
   X(GetVersionResponse)            \
   X(QueryMultipleValuesRequest)    \

@@ -15,12 +15,28 @@ using replayer::RegValue;
 
 constexpr uint32_t kRegVersion = 5;  // what Windows (and Samba) answer to GetVersion
 
-std::shared_ptr<const std::string> hive_path(bool perf, PerfKey k) {
+std::shared_ptr<const std::string> registry_hive_path(replayer::Hive h) {
   static const auto hklm = std::make_shared<const std::string>("HKLM");
+  static const auto hku = std::make_shared<const std::string>("HKU");
+  static const auto hkcr = std::make_shared<const std::string>("HKCR");
+  static const auto hkcu = std::make_shared<const std::string>("HKCU");
+  switch (h) {
+    case replayer::Hive::kUsers:
+      return hku;
+    case replayer::Hive::kClassesRoot:
+      return hkcr;
+    case replayer::Hive::kCurrentUser:
+      return hkcu;
+    case replayer::Hive::kLocalMachine:
+      break;
+  }
+  return hklm;
+}
+
+std::shared_ptr<const std::string> perf_hive_path(PerfKey k) {
   static const auto data = std::make_shared<const std::string>("HKEY_PERFORMANCE_DATA");
   static const auto text = std::make_shared<const std::string>("HKEY_PERFORMANCE_TEXT");
   static const auto nls = std::make_shared<const std::string>("HKEY_PERFORMANCE_NLSTEXT");
-  if (!perf) return hklm;
   return k == PerfKey::kData ? data : k == PerfKey::kText ? text : nls;
 }
 
@@ -67,15 +83,23 @@ const rpc::Interface& winreg_interface() {
   // MS-RRP 3.1.5: the opnums a collector and the registry tools use; the rest fault
   // nca_op_rng_error, as for an opnum the server does not know.
   static constexpr rpc::Operation kOperations[] = {
+      operation<&Service::open_hkcr>(kOpenHKCR, "OpenHKCR"),
+      operation<&Service::open_hkcu>(kOpenHKCU, "OpenHKCU"),
       operation<&Service::open_hklm>(kOpenHKLM, "OpenHKLM"),
       operation<&Service::open_hkpd>(kOpenHKPD, "OpenHKPD"),
+      operation<&Service::open_hku>(kOpenHKU, "OpenHKU"),
       operation<&Service::close_key>(kCloseKey, "BaseRegCloseKey"),
+      operation<&Service::create_key>(kCreateKey, "BaseRegCreateKey"),
+      operation<&Service::delete_key>(kDeleteKey, "BaseRegDeleteKey"),
+      operation<&Service::delete_value>(kDeleteValue, "BaseRegDeleteValue"),
       operation<&Service::enum_key>(kEnumKey, "BaseRegEnumKey"),
       operation<&Service::enum_value>(kEnumValue, "BaseRegEnumValue"),
       operation<&Service::get_key_security>(kGetKeySecurity, "BaseRegGetKeySecurity"),
       operation<&Service::open_key>(kOpenKey, "BaseRegOpenKey"),
       operation<&Service::query_info_key>(kQueryInfoKey, "BaseRegQueryInfoKey"),
       operation<&Service::query_value>(kQueryValue, "BaseRegQueryValue"),
+      operation<&Service::set_key_security>(kSetKeySecurity, "BaseRegSetKeySecurity"),
+      operation<&Service::set_value>(kSetValue, "BaseRegSetValue"),
       operation<&Service::get_version>(kGetVersion, "BaseRegGetVersion"),
       operation<&Service::query_multiple_values>(kQueryMultipleValues, "BaseRegQueryMultipleValues"),
       operation<&Service::open_hkpt>(kOpenHKPT, "OpenHKPT"),
@@ -97,8 +121,27 @@ uint32_t Service::call(uint16_t opnum, ByteView stub, Bytes& out) {
   return fault;
 }
 
+// MS-RRP 3.1.5.1 OpenClassesRoot, 3.1.5.2 OpenCurrentUser, 3.1.5.3 OpenLocalMachine, 3.1.5.5
+// OpenUsers: a handle to the hive's root key (replayer/registry.h says what each holds). Opening
+// is allowed to any account, as Windows lets Users read these hives; writes are refused elsewhere.
+uint32_t Service::open_hkcr(const OpenHiveRequest&, OpenHiveResponse& resp) {
+  return open_registry_hive(resp, replayer::Hive::kClassesRoot);
+}
+
+uint32_t Service::open_hkcu(const OpenHiveRequest&, OpenHiveResponse& resp) {
+  return open_registry_hive(resp, replayer::Hive::kCurrentUser);
+}
+
 uint32_t Service::open_hklm(const OpenHiveRequest&, OpenHiveResponse& resp) {
-  return open_hive(resp, Entry{&host_->registry().root(), false, PerfKey::kData, nullptr});
+  return open_registry_hive(resp, replayer::Hive::kLocalMachine);
+}
+
+uint32_t Service::open_hku(const OpenHiveRequest&, OpenHiveResponse& resp) {
+  return open_registry_hive(resp, replayer::Hive::kUsers);
+}
+
+uint32_t Service::open_registry_hive(OpenHiveResponse& resp, replayer::Hive h) {
+  return open_hive(resp, Entry{&host_->registry().hive(h), false, PerfKey::kData, registry_hive_path(h)});
 }
 
 // MS-RRP 3.1.5.3 (OpenHKPD) leaves access checks to the server; Windows answers
@@ -125,7 +168,7 @@ uint32_t Service::open_hive(OpenHiveResponse& resp, Entry e) {
     resp.result = windows::kErrorAccessDenied;
     return 0;
   }
-  e.path = hive_path(e.perf, e.perf_key);
+  if (e.perf) e.path = perf_hive_path(e.perf_key);
   note_key(&e);
   resp.handle = add(e);  // samDesired is ignored, as MS-RRP requires for the perf keys
   return 0;
@@ -283,6 +326,20 @@ uint32_t Service::query_info_key(const QueryInfoKeyRequest& req, QueryInfoKeyRes
   return 0;
 }
 
+namespace {
+
+// Checked after the handle and before the value is looked for (Samba's _winreg_QueryValue has the
+// same order; smbtorture's QueryValue_full expects it of Windows): MS-RRP 3.1.5.17, "If the
+// client sets lpValueName to NULL, the server MUST fail this method and return
+// ERROR_INVALID_PARAMETER"; a call without lpcbData or lpcbLen cannot be answered either
+// (smbtorture expects ERROR_INVALID_PARAMETER for each missing one, whether or not the value
+// exists). lpType stays optional, as RegQueryValueEx's is.
+bool query_value_params_ok(const QueryValueRequest& req) {
+  return req.value_name.has_value() && req.data_size.has_value() && req.data_length.has_value();
+}
+
+}  // namespace
+
 uint32_t Service::query_value(const QueryValueRequest& req, QueryValueResponse& resp) {
   const Entry* e = find(req.handle);
   const std::string name = utf16_to_utf8(req.value_name.value_or(u""));
@@ -294,6 +351,8 @@ uint32_t Service::query_value(const QueryValueRequest& req, QueryValueResponse& 
   replayer::ValueAnswer a;
   if (!e) {
     a.status = windows::kErrorInvalidHandle;
+  } else if (!query_value_params_ok(req)) {
+    a.status = windows::kErrorInvalidParameter;
   } else if (e->perf) {
     a = host_->query(e->perf_key, name, offer);
     if (uint32_t fault = note(a)) return fault;
@@ -333,6 +392,43 @@ uint32_t Service::get_key_security(const GetKeySecurityRequest& req, GetKeySecur
     resp.sd.len = uint32_t(sd.size());
     resp.sd.data = std::move(sd);
   }
+  return 0;
+}
+
+// The writes answer what a read-only monitoring account gets from Windows: its handles carry
+// KEY_READ at most (GetKeySecurity's DACL grants Users KEY_READ), and MS-RRP 3.1.5.7/.8/.9/.21/.22
+// leave the access check to the server's security descriptor, which refuses KEY_CREATE_SUB_KEY,
+// DELETE, KEY_SET_VALUE and WRITE_DAC with ERROR_ACCESS_DENIED. A stale handle is still
+// ERROR_INVALID_HANDLE first.
+uint32_t Service::refuse_write(const PolicyHandle& h) {
+  const Entry* e = find(h);
+  note_key(e);
+  return e ? windows::kErrorAccessDenied : windows::kErrorInvalidHandle;
+}
+
+uint32_t Service::create_key(const CreateKeyRequest& req, CreateKeyResponse& resp) {
+  if (observing_) note_.value_name = utf16_to_utf8(req.name.value_or(u""));
+  resp.action_taken = req.action_taken;  // out mirrors in; nothing was created or opened
+  resp.result = refuse_write(req.handle);
+  return 0;
+}
+
+uint32_t Service::delete_key(const DeleteKeyRequest& req, StatusResponse& resp) {
+  if (observing_) note_.value_name = utf16_to_utf8(req.name.value_or(u""));
+  resp.result = refuse_write(req.handle);
+  return 0;
+}
+
+uint32_t Service::delete_value(const DeleteKeyRequest& req, StatusResponse& resp) { return delete_key(req, resp); }
+
+uint32_t Service::set_key_security(const SetKeySecurityRequest& req, StatusResponse& resp) {
+  resp.result = refuse_write(req.handle);
+  return 0;
+}
+
+uint32_t Service::set_value(const SetValueRequest& req, StatusResponse& resp) {
+  if (observing_) note_.value_name = utf16_to_utf8(req.name.value_or(u""));
+  resp.result = refuse_write(req.handle);
   return 0;
 }
 

@@ -54,7 +54,10 @@ class Service final : public rpc::InterfaceSession {
   size_t open_handles() const { return handles_.size(); }
 
   // The operations (winreg_interface() rows): 0 with `resp` filled, or a fault.
+  uint32_t open_hkcr(const OpenHiveRequest& req, OpenHiveResponse& resp);
+  uint32_t open_hkcu(const OpenHiveRequest& req, OpenHiveResponse& resp);
   uint32_t open_hklm(const OpenHiveRequest& req, OpenHiveResponse& resp);
+  uint32_t open_hku(const OpenHiveRequest& req, OpenHiveResponse& resp);
   uint32_t open_hkpd(const OpenHiveRequest& req, OpenHiveResponse& resp);
   uint32_t open_hkpt(const OpenHiveRequest& req, OpenHiveResponse& resp);
   uint32_t open_hkpn(const OpenHiveRequest& req, OpenHiveResponse& resp);
@@ -66,6 +69,11 @@ class Service final : public rpc::InterfaceSession {
   uint32_t query_value(const QueryValueRequest& req, QueryValueResponse& resp);
   uint32_t get_key_security(const GetKeySecurityRequest& req, GetKeySecurityResponse& resp);
   uint32_t get_version(const GetVersionRequest& req, GetVersionResponse& resp);
+  uint32_t create_key(const CreateKeyRequest& req, CreateKeyResponse& resp);
+  uint32_t delete_key(const DeleteKeyRequest& req, StatusResponse& resp);
+  uint32_t delete_value(const DeleteKeyRequest& req, StatusResponse& resp);
+  uint32_t set_key_security(const SetKeySecurityRequest& req, StatusResponse& resp);
+  uint32_t set_value(const SetValueRequest& req, StatusResponse& resp);
   uint32_t query_multiple_values(const QueryMultipleValuesRequest& req, QueryMultipleValuesResponse& resp);
   uint32_t query_multiple_values2(const QueryMultipleValues2Request& req, QueryMultipleValues2Response& resp);
   // The encoder of every row: notes the WERROR and moves the response into the stub's shared
@@ -78,7 +86,7 @@ class Service final : public rpc::InterfaceSession {
 
  private:
   struct Entry {
-    const replayer::RegKey* key = nullptr;  // HKLM or a key below it
+    const replayer::RegKey* key = nullptr;  // a hive's key or a key below it
     bool perf = false;
     replayer::PerfKey perf_key = replayer::PerfKey::kData;
     std::shared_ptr<const std::string> path;  // for observers (CallNote::key_path)
@@ -88,6 +96,8 @@ class Service final : public rpc::InterfaceSession {
   PolicyHandle add(Entry e);
   const Entry* find(const PolicyHandle& h) const;
   uint32_t open_hive(OpenHiveResponse& resp, Entry e);
+  uint32_t open_registry_hive(OpenHiveResponse& resp, replayer::Hive h);
+  uint32_t refuse_write(const PolicyHandle& h);
   uint32_t multiple_values(const PolicyHandle& h, std::vector<ValueEntry>& values, Bytes& packed,
                            uint32_t& needed) const;
 

@@ -80,5 +80,6 @@ TEST_CASE("QueryValue response with 64 MiB of data round-trips") {
 
 TEST_CASE("opnum names") {
   CHECK(std::string(opnum_name(kQueryValue)) == "QueryValue");
-  CHECK(opnum_name(0x16) == nullptr);
+  CHECK(std::string(opnum_name(kSetValue)) == "SetValue");
+  CHECK(opnum_name(0x0b) == nullptr);  // FlushKey: not covered
 }

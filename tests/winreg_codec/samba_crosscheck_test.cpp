@@ -174,6 +174,39 @@ TEST_CASE("(a) QueryMultipleValues and QueryMultipleValues2 responses") {
   CHECK(j["out_buffer"] == bytes_json(pattern(16)));
 }
 
+// A value name whose UTF-16 size with its NUL is 2 mod 4 ("Last Counter": 26 bytes) is followed
+// by the next entry's winreg_ValNameBuf, which holds a pointer and so starts 4-aligned (C706
+// 14.3.2): two bytes of padding that a codec aligning only the uint16 leaves out (issue 30).
+TEST_CASE("(a) QueryMultipleValues(2) responses align each name buffer after an odd-sized name") {
+  std::vector<ValueEntry> values{{StringBuf{u16("Last Counter"), 26, 0}, 4, 0, windows::kRegDword},
+                                 {StringBuf{u16("Last Help"), 20, 0}, 4, 4, windows::kRegDword}};
+  QueryMultipleValuesResponse r{values, pattern(8), 8, windows::kErrorSuccess};
+  const Bytes stub = encode(r);
+  // 12 bytes of array header + 2 x 16 bytes of entries, then the first name: its buffer header
+  // (8), its string's array header (12) and 26 bytes of text end at offset 90; the next buffer
+  // starts at 92.
+  REQUIRE(stub.size() > 96);
+  CHECK(stub[90] == 0);
+  CHECK(stub[91] == 0);
+  CHECK(load_le16(&stub[92]) == 20);  // "Last Help" length, 4-aligned
+  json j = samba_unpack_out("QueryMultipleValues", stub, {{"in_num_values", 2}});
+  REQUIRE(j["out_values_out"].size() == 2);
+  CHECK(j["out_values_out"][0]["ve_valuename"]["name"] == "Last Counter");
+  CHECK(j["out_values_out"][1]["ve_valuename"]["name"] == "Last Help");
+  CHECK(j["out_values_out"][1]["ve_valueptr"] == 4);
+  CHECK(j["out_buffer"] == bytes_json(pattern(8)));
+
+  QueryMultipleValues2Response r2{values, pattern(8), 8, windows::kErrorSuccess};
+  j = samba_unpack_out("QueryMultipleValues2", encode(r2), {{"in_num_values", 2}, {"in_offered", 8}});
+  CHECK(j["out_values_out"][1]["ve_valuename"]["name"] == "Last Help");
+  CHECK(j["out_needed"] == 8);
+
+  QueryMultipleValuesResponse back;
+  REQUIRE(decode(stub, back).ok());
+  CHECK(back.values[1].name->text == u16("Last Help"));
+  CHECK(back.buffer == pattern(8));
+}
+
 // ---------------- (b) Samba requests -> ours ----------------
 
 TEST_CASE("(b) OpenHive requests from Samba decode") {
@@ -330,6 +363,82 @@ TEST_CASE("(b) QueryMultipleValues(2) requests from Samba decode") {
               .ok());
   CHECK(r2.values[0].name->text == u16("Version"));
   CHECK(r2.offered == 8);
+}
+
+TEST_CASE("(b) QueryMultipleValues request with \"Last Counter\", \"Last Help\" from Samba decodes") {
+  json values = json::array();
+  for (const char* name : {"Last Counter", "Last Help"})
+    values.push_back({{"__type", "winreg.QueryMultipleValue"},
+                      {"ve_valuename", strbuf_spec("ValNameBuf", name, int(2 * (std::string(name).size() + 1)))},
+                      {"ve_valuelen", 0},
+                      {"ve_valueptr", 0},
+                      {"ve_type", 0}});
+  QueryMultipleValuesRequest r;
+  REQUIRE(decode(samba_pack_in("QueryMultipleValues", {{"in_key_handle", handle_spec(sample_handle())},
+                                                       {"in_values_in", values},
+                                                       {"in_num_values", 2},
+                                                       {"in_buffer", std::vector<int>(16, 0)},
+                                                       {"in_buffer_size", 16}}),
+                 r)
+              .ok());
+  REQUIRE(r.values.size() == 2);
+  CHECK(r.values[0].name->text == u16("Last Counter"));
+  CHECK(r.values[1].name->text == u16("Last Help"));
+  CHECK(r.values[1].name->length == 20);  // read from after the padding, not from inside it
+  CHECK(r.values[1].name->size == 20);
+  CHECK(r.buffer_size == 16);
+}
+
+TEST_CASE("(b) write requests from Samba decode: CreateKey with a security buffer, SetValue, DeleteKey") {
+  CreateKeyRequest ck;
+  REQUIRE(decode(samba_pack_in(
+                     "CreateKey",
+                     {{"in_handle", handle_spec(sample_handle())},
+                      {"in_name", string_spec("winreg_torture_test")},
+                      {"in_keyclass", string_spec("")},
+                      {"in_options", 0},
+                      {"in_access_mask", 0x02000000},
+                      {"in_secdesc",
+                       {{"__type", "winreg.SecBuf"},
+                        {"length", 12},
+                        {"sd", {{"__type", "winreg.KeySecurityData"}, {"data", {1, 2, 3}}, {"size", 3}, {"len", 3}}},
+                        {"inherit", 1}}},
+                      {"in_action_taken", 0}}),
+                 ck)
+              .ok());
+  CHECK(ck.name == u16("winreg_torture_test"));
+  CHECK(ck.access_mask == 0x02000000);
+  REQUIRE(ck.secdesc.has_value());
+  CHECK(ck.secdesc->inherit == 1);
+  CHECK(ck.secdesc->sd.data == Bytes{1, 2, 3});
+  CHECK(ck.action_taken == 0u);
+
+  SetValueRequest sv;
+  REQUIRE(decode(samba_pack_in("SetValue", {{"in_handle", handle_spec(sample_handle())},
+                                            {"in_name", string_spec("torture_value_name")},
+                                            {"in_type", 4},
+                                            {"in_data", {0x78, 0x56, 0x34, 0x12}},
+                                            {"in_size", 4}}),
+                 sv)
+              .ok());
+  CHECK(sv.name == u16("torture_value_name"));
+  CHECK(sv.data == Bytes{0x78, 0x56, 0x34, 0x12});
+
+  DeleteKeyRequest dk;
+  REQUIRE(decode(samba_pack_in("DeleteKey", {{"in_handle", handle_spec(sample_handle())},
+                                             {"in_key", string_spec("winreg_torture_test")}}),
+                 dk)
+              .ok());
+  CHECK(dk.name == u16("winreg_torture_test"));
+}
+
+TEST_CASE("(a) write answers unpack in Samba") {
+  CreateKeyResponse r{PolicyHandle{}, 0u, windows::kErrorAccessDenied};
+  json j = samba_unpack_out("CreateKey", encode(r));
+  CHECK(werror(j["result"]) == windows::kErrorAccessDenied);
+  CHECK(j["out_action_taken"] == 0);
+  j = samba_unpack_out("SetValue", encode(StatusResponse{windows::kErrorAccessDenied}));
+  CHECK(werror(j["result"]) == windows::kErrorAccessDenied);
 }
 
 // ---------------- (c) client direction ----------------

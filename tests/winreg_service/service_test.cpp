@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/utf16.h"
 #include "tests/common/byte_views.h"
 #include "tests/common/small_synth.h"
 #include "tests/common/test_capture.h"
@@ -141,6 +142,37 @@ TEST_CASE("HKLM: OpenKey, QueryValue, missing keys and values, wrong key type") 
   ok.parent_handle = f.open(kOpenHKPD);
   ok.keyname = u"Anything";
   CHECK(f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).result == windows::kErrorAccessDenied);
+}
+
+// MS-RRP 3.1.5.17 and smbtorture's QueryValue_full: parameters are checked before the value is
+// looked for, so an existing and a missing value get the same ERROR_INVALID_PARAMETER.
+TEST_CASE("QueryValue: a NULL name or a missing lpcbData/lpcbLen is ERROR_INVALID_PARAMETER") {
+  Fixture f;
+  const PolicyHandle perflib = f.open_perflib();
+  for (const char16_t* name : {u"Last Counter", u"IDoNotExist"}) {
+    QueryValueRequest q = testing::query_value_request(perflib, name, 64);
+    q.value_name.reset();
+    CHECK(f.call<QueryValueRequest, QueryValueResponse>(kQueryValue, q).result == windows::kErrorInvalidParameter);
+    q = testing::query_value_request(perflib, name, 64);
+    q.data_size.reset();
+    CHECK(f.call<QueryValueRequest, QueryValueResponse>(kQueryValue, q).result == windows::kErrorInvalidParameter);
+    q = testing::query_value_request(perflib, name, 64);
+    q.data_length.reset();
+    CHECK(f.call<QueryValueRequest, QueryValueResponse>(kQueryValue, q).result == windows::kErrorInvalidParameter);
+  }
+  QueryValueRequest no_type = testing::query_value_request(perflib, u"Last Counter", 64);
+  no_type.type.reset();  // lpType is optional
+  auto r = f.call<QueryValueRequest, QueryValueResponse>(kQueryValue, no_type);
+  CHECK(r.result == windows::kErrorSuccess);
+  CHECK_FALSE(r.type.has_value());
+  // the perf keys answer the same way
+  QueryValueRequest perf = testing::query_value_request(f.open(kOpenHKPD), u"Global", std::nullopt);
+  perf.value_name.reset();
+  CHECK(f.call<QueryValueRequest, QueryValueResponse>(kQueryValue, perf).result == windows::kErrorInvalidParameter);
+  // an unknown handle is still ERROR_INVALID_HANDLE first
+  QueryValueRequest stale = testing::query_value_request(PolicyHandle{}, u"x", 4);
+  stale.value_name.reset();
+  CHECK(f.call<QueryValueRequest, QueryValueResponse>(kQueryValue, stale).result == windows::kErrorInvalidHandle);
 }
 
 TEST_CASE("EnumKey, EnumValue and QueryInfoKey walk the key") {
@@ -291,7 +323,7 @@ TEST_CASE("GetVersion and QueryMultipleValues") {
 TEST_CASE("unknown opnums and undecodable stubs get faults, not responses") {
   Fixture f;
   Bytes out;
-  CHECK(f.svc->call(0x06 /*CreateKey*/, Bytes(64, 0), out) == kFaultOpRangeError);
+  CHECK(f.svc->call(0x0b /*FlushKey*/, Bytes(64, 0), out) == kFaultOpRangeError);
   CHECK(f.svc->call(0x40, Bytes(), out) == kFaultOpRangeError);
   CHECK(f.svc->call(kQueryValue, Bytes(7, 0), out) == kFaultBadStubData);
   CHECK(f.svc->call(kOpenKey, Bytes(3, 0xff), out) == kFaultBadStubData);
@@ -406,14 +438,100 @@ TEST_CASE("a service for an account outside Performance Monitor Users refuses Op
 TEST_CASE("the winreg interface table names each implemented opnum once") {
   const rpc::Interface& w = winreg_interface();
   CHECK(w.syntax == rpc::winreg_syntax());
-  CHECK(w.operations.size() == 14);
+  CHECK(w.operations.size() == 22);
   for (const rpc::Operation& op : w.operations) {
     CHECK(w.find(op.opnum) == &op);
     CHECK(op.call != nullptr);
   }
   CHECK(std::string(w.find(kQueryValue)->name) == "BaseRegQueryValue");
-  CHECK(w.find(0x04) == nullptr);  // OpenHKU: not served yet
+  CHECK(std::string(w.find(kOpenHKU)->name) == "OpenHKU");
+  CHECK(w.find(0x0b) == nullptr);  // FlushKey: not served
   Fixture f;
   ByteChain out;
-  CHECK(w.call(*f.svc, 0x04, {}, out) == kFaultOpRangeError);
+  CHECK(w.call(*f.svc, 0x0b, {}, out) == kFaultOpRangeError);
+}
+
+// MS-RRP 3.1.5.1/.2/.5: HKU lists the service accounts' profiles, HKCU is .DEFAULT (a network
+// logon loads no profile), HKCR is HKLM\SOFTWARE\Classes; all readable like HKLM.
+TEST_CASE("OpenHKU, OpenHKCU and OpenHKCR open enumerable hives") {
+  Fixture f;
+  const PolicyHandle hku = f.open(kOpenHKU);
+  std::vector<std::string> names;
+  for (uint32_t i = 0;; ++i) {
+    EnumKeyRequest ek;
+    ek.handle = hku;
+    ek.enum_index = i;
+    ek.name.size = 512;
+    ek.name.text = std::u16string();
+    auto r = f.call<EnumKeyRequest, EnumKeyResponse>(kEnumKey, ek);
+    if (r.result == windows::kErrorNoMoreItems) break;
+    REQUIRE(r.result == windows::kErrorSuccess);
+    REQUIRE(i < 16);
+    names.push_back(utf16_to_utf8(*r.name.text));
+  }
+  CHECK(names == std::vector<std::string>{".DEFAULT", "S-1-5-19", "S-1-5-20", "S-1-5-18"});
+  QueryInfoKeyRequest qi;
+  qi.handle = f.open(kOpenHKCU);
+  auto info = f.call<QueryInfoKeyRequest, QueryInfoKeyResponse>(kQueryInfoKey, qi);
+  CHECK(info.result == windows::kErrorSuccess);
+  CHECK(info.num_subkeys == 4);  // .DEFAULT's: Control Panel, Environment, Keyboard Layout, Software
+  OpenKeyRequest ok;
+  ok.parent_handle = hku;
+  ok.keyname = u".DEFAULT\\Environment";
+  CHECK(f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).result == windows::kErrorSuccess);
+  ok.keyname = u"S-1-5-21-1-2-3-500";  // no user profile is loaded
+  CHECK(f.call<OpenKeyRequest, OpenKeyResponse>(kOpenKey, ok).result == windows::kErrorFileNotFound);
+  qi.handle = f.open(kOpenHKCR);
+  CHECK(f.call<QueryInfoKeyRequest, QueryInfoKeyResponse>(kQueryInfoKey, qi).result == windows::kErrorSuccess);
+  GetVersionRequest gv;
+  gv.handle = hku;
+  CHECK(f.call<GetVersionRequest, GetVersionResponse>(kGetVersion, gv).version == 5);
+}
+
+// A read-only monitoring account may not write: ERROR_ACCESS_DENIED on any open key, HKU's
+// included; an unknown handle is ERROR_INVALID_HANDLE; nothing changes.
+TEST_CASE("write operations answer ERROR_ACCESS_DENIED, as to a read-only account") {
+  Fixture f;
+  const PolicyHandle perflib = f.open_perflib();
+  for (const PolicyHandle& h : {perflib, f.open(kOpenHKU), f.open(kOpenHKCU)}) {
+    CreateKeyRequest ck;
+    ck.handle = h;
+    ck.name = u"winreg_torture_test";
+    ck.keyclass = std::u16string();
+    ck.access_mask = 0x02000000;
+    ck.action_taken = 0;
+    auto created = f.call<CreateKeyRequest, CreateKeyResponse>(kCreateKey, ck);
+    CHECK(created.result == windows::kErrorAccessDenied);
+    CHECK(created.new_handle == PolicyHandle{});
+    CHECK(created.action_taken == 0u);
+    DeleteKeyRequest dk;
+    dk.handle = h;
+    dk.name = u"winreg_torture_test";
+    CHECK(f.call<DeleteKeyRequest, StatusResponse>(kDeleteKey, dk).result == windows::kErrorAccessDenied);
+    CHECK(f.call<DeleteKeyRequest, StatusResponse>(kDeleteValue, dk).result == windows::kErrorAccessDenied);
+    SetValueRequest sv;
+    sv.handle = h;
+    sv.name = u"Last Counter";
+    sv.type = windows::kRegDword;
+    sv.data = Bytes{1, 0, 0, 0};
+    sv.size = 4;
+    CHECK(f.call<SetValueRequest, StatusResponse>(kSetValue, sv).result == windows::kErrorAccessDenied);
+    SetKeySecurityRequest ss;
+    ss.handle = h;
+    ss.sec_info = 4;
+    ss.sd.data = default_key_security(4);
+    ss.sd.size = ss.sd.len = uint32_t(ss.sd.data->size());
+    CHECK(f.call<SetKeySecurityRequest, StatusResponse>(kSetKeySecurity, ss).result == windows::kErrorAccessDenied);
+  }
+  CHECK(load_le32(f.query(perflib, u"Last Counter", 64).data->data()) == 740);  // unchanged
+  DeleteKeyRequest stale;
+  stale.name = u"x";
+  CHECK(f.call<DeleteKeyRequest, StatusResponse>(kDeleteKey, stale).result == windows::kErrorInvalidHandle);
+  SetValueRequest lying;  // size disagreeing with the array is bad stub data
+  lying.name = u"x";
+  lying.data = Bytes(4, 0);
+  lying.size = 4;
+  Bytes stub = encode(lying), out;
+  store_le32(&stub[stub.size() - 4], 9);
+  CHECK(f.svc->call(kSetValue, stub, out) == kFaultBadStubData);
 }
