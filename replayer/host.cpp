@@ -255,10 +255,11 @@ void SimulatedHost::patch_object(uint8_t* o, const ObjectSlice& s, const Moment&
   // The hot loop of a live answer: one load, a multiply-add and a store per counter that moves.
   // The step's share is rounded down, so a counter stays an integer, never passes the next
   // tick's value and never goes back as the fraction grows.
+  const uint64_t loop = m.loop, scale = scale_ppm_;  // locals: the stores could alias the members
   for (const CounterPatch& c : s.counters) {
     uint8_t* p = o + c.offset;
-    uint64_t v = pd::load_counter(p, c.size) + m.loop * c.per_loop + uint64_t(((unsigned __int128)c.step * frac) >> 32);
-    if (scale_ppm_ != 1000000) v = uint64_t((unsigned __int128)v * scale_ppm_ / 1000000);
+    uint64_t v = pd::load_counter(p, c.size) + loop * c.per_loop + uint64_t(((unsigned __int128)c.step * frac) >> 32);
+    if (scale != 1000000) v = uint64_t((unsigned __int128)v * scale / 1000000);
     pd::store_counter(p, c.size, v);
   }
 }
