@@ -42,10 +42,11 @@ nlohmann::json collect(const fs::path& dir, const std::string& args, const std::
   INFO(st.ToString());
   REQUIRE(st.ok());
   const std::string out = (dir / "out.json").string();
-  const auto r = perfsim::testing::run_command(PERFSIM_PYTHON,
-                                               "-B " + std::string(INTEROP_SCRIPTS_DIR) + "/collector_between.py --port " +
-                                                   std::to_string(serve.port()) + " --out " + out + " " + how,
-                                               120);
+  const auto r =
+      perfsim::testing::run_command(PERFSIM_PYTHON,
+                                    "-B " + std::string(INTEROP_SCRIPTS_DIR) + "/collector_between.py --port " +
+                                        std::to_string(serve.port()) + " --out " + out + " " + how,
+                                    120);
   CHECK(serve.stop() == 0);
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
@@ -62,7 +63,8 @@ struct Fixture {
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::ofstream(dir / "spec.toml") << kSpec;
-    const auto synth = perfsim::testing::run_command(PERFSIM_EXE, "synth " + (dir / "spec.toml").string() + " -o " + cap);
+    const auto synth =
+        perfsim::testing::run_command(PERFSIM_EXE, "synth " + (dir / "spec.toml").string() + " -o " + cap);
     INFO(synth.err);
     REQUIRE(synth.code == 0);
     // The recorded samples: a step timeline answers sample k to the k-th read, clocks as recorded.
@@ -76,8 +78,8 @@ struct Fixture {
 
 TEST_CASE("interpolated counters give the recorded interval's rates at 1 s, 5 s and 15 s polls") {
   Fixture f;
-  const nlohmann::json j = collect(f.dir, "--capture " + f.cap + " --speed 10",
-                                   "--recorded " + f.recorded + " --speed 10 live 1 5 15");
+  const nlohmann::json j =
+      collect(f.dir, "--capture " + f.cap + " --speed 10", "--recorded " + f.recorded + " --speed 10 live 1 5 15");
   INFO(j.dump(1).substr(0, 4000));
   CHECK(j.at("failures").empty());
   for (const char* interval : {"1.0", "5.0", "15.0"}) {
