@@ -76,7 +76,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("interpolated counters give the recorded interval's rates at 1 s, 5 s and 15 s polls") {
+TEST_CASE("interpolated counters give the recorded interval's rates at 1 s and 5 s and 15 s polls") {
   Fixture f;
   const nlohmann::json j =
       collect(f.dir, "--capture " + f.cap + " --speed 10", "--recorded " + f.recorded + " --speed 10 live 1 5 15");
@@ -92,7 +92,7 @@ TEST_CASE("interpolated counters give the recorded interval's rates at 1 s, 5 s 
   CHECK(j.at("pairs").at("5.0").at(0).get<int>() >= 1);
 }
 
-TEST_CASE("--between step keeps today's stepping: polls inside one interval see 100 %/0 artifacts") {
+TEST_CASE("serve --between step keeps today's stepping and polls inside one interval see 100 percent or 0 artifacts") {
   Fixture f;
   const nlohmann::json j = collect(f.dir, "--capture " + f.cap + " --speed 10 --between step",
                                    "--recorded " + f.recorded + " --speed 10 live 1 5");
@@ -104,7 +104,7 @@ TEST_CASE("--between step keeps today's stepping: polls inside one interval see 
   CHECK(processor_time > 0);
 }
 
-TEST_CASE("--between takes step or interpolate and says which in its listening line") {
+TEST_CASE("serve --between takes step or interpolate and says which in its listening line") {
   const auto bad = perfsim::testing::run_command(PERFSIM_EXE, "serve --list-hosts --between linear");
   CHECK(bad.code == 2);
   CHECK(bad.err.find("--between") != std::string::npos);

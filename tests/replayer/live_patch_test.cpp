@@ -220,7 +220,7 @@ TEST_CASE("an index query assembles the objects a live Global answer holds") {
   }
 }
 
-TEST_CASE("between two samples cumulative counters move toward the next one with time; between = step holds them") {
+TEST_CASE("between two samples cumulative counters move toward the next one with time and between = step holds them") {
   captures::Capture cap;
   REQUIRE(captures::read_capture(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", cap).ok());
   std::shared_ptr<const Recording> rec;
