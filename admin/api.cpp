@@ -138,7 +138,10 @@ json host_json(const AdminHost& a) {
                    {"loop", m.loop},
                    {"offset_s", double(offset) / 1e7},
                    {"sample_time", iso_time(h.recording().start_100ns + offset)}};
-  if (h.options().mode == replayer::TimelineMode::kRealtime) timeline["speed"] = h.timeline_speed();
+  if (h.options().mode == replayer::TimelineMode::kRealtime) {
+    timeline["speed"] = h.timeline_speed();
+    timeline["between"] = replayer::between_name(h.options().between);  // counters between samples
+  }
   return {{"id", a.id},
           {"name", h.name()},
           {"addresses", a.addresses},

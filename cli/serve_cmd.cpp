@@ -28,6 +28,7 @@ struct ServeOptions {
   std::string faults;                 // TOML fault plan, reloaded on SIGHUP
   std::vector<std::string> quirks;    // NAME[=on|off][:PARAM=VALUE,...] for every host, over profile and fingerprint
   std::optional<double> speed;        // realtime pace of hosts whose fleet entry sets none
+  std::string between;                // --between step|interpolate for hosts whose entry sets none
   std::string shard;                  // "K/N": serve every N-th host of the expanded fleet from the K-th
   bool list_hosts = false;            // print the hosts this run would serve, then exit
   std::string netns;                  // serve inside this network namespace (made, joined by a veth pair)
@@ -75,6 +76,7 @@ serve::Config serve_config(const ServeOptions& o) {
   c.faults = o.faults;
   c.quirks = o.quirks;
   c.speed = o.speed;
+  c.between = o.between;
   c.shard = o.shard;
   c.netns = o.netns;
   c.subnet = o.subnet;
@@ -140,13 +142,15 @@ void print_listening(const ServeOptions& o, const serve::ServeRun& run) {
   if (!o.json && run.bound().size() > kListEachHostUpTo) return print_listening_summary(run);
   for (const serve::BoundHost& b : run.bound()) {
     if (o.json) {
-      fmt::print("{}\n", json_text(nlohmann::json({{"event", "listening"},
-                                                   {"address", b.address},
-                                                   {"port", b.port},
-                                                   {"endpoint", b.endpoint},
-                                                   {"host", b.host->name},
-                                                   {"capture", b.host->capture},
-                                                   {"timeline", b.host->timeline}})));
+      fmt::print("{}\n",
+                 json_text(nlohmann::json({{"event", "listening"},
+                                           {"address", b.address},
+                                           {"port", b.port},
+                                           {"endpoint", b.endpoint},
+                                           {"host", b.host->name},
+                                           {"capture", b.host->capture},
+                                           {"timeline", b.host->timeline},
+                                           {"between", replayer::between_name(b.host->host->options().between)}})));
     } else {
       fmt::print("perfsim serve: host {} listening on {} (ncacn_ip_tcp:{}[{}]) from {}\n", b.host->name, b.endpoint,
                  b.address, b.port, b.host->capture);
@@ -257,6 +261,12 @@ void add_serve(CLI::App& app, int& rc) {
       "--speed", serve.speed,
       "Realtime pace, recorded seconds per real second (0.001 to 10000), for every host whose fleet entry sets "
       "no speed; e.g. 10 plays a 15 s interval every 1.5 s");
+  c_serve
+      ->add_option("--between", serve.between,
+                   "Counters between two recorded samples on a realtime timeline, for every host whose fleet entry "
+                   "sets none: interpolate (default: they advance toward the next sample with time, so a collector "
+                   "polling faster than the capture sees its rates) or step (they hold until the next sample)")
+      ->check(CLI::IsMember({"step", "interpolate"}));
   c_serve->add_option("--shard", serve.shard,
                       "K/N: serve only shard K (0..N-1) of the fleet, the K-th of N contiguous blocks of its hosts, "
                       "with the names, addresses and data they have in the whole fleet");

@@ -311,10 +311,7 @@ FormattedValue compute_pair(Formula f, uint32_t type, const Raw& prev, const Raw
   return make_value(ValueStatus::kOk, cur.n, "", v);
 }
 
-bool needs_two_samples(uint32_t type) {
-  // [CCV]: types with PERF_DELTA_COUNTER, plus the averages (special case there).
-  return (type & PERF_DELTA_COUNTER) || type == PERF_AVERAGE_TIMER || type == PERF_AVERAGE_BULK;
-}
+bool needs_two_samples(uint32_t type) { return winperf::two_sample(type); }  // [CCV]
 
 // Check the result the way PDH does: a negative value has no display (PDH_CALC_NEGATIVE_VALUE).
 FormattedValue finish(FormattedValue v, uint32_t type, const FormatOptions& opt) {

@@ -194,4 +194,24 @@ constexpr bool needs_base(uint32_t t) {
          t == PERF_PRECISION_SYSTEM_TIMER || t == PERF_PRECISION_100NS_TIMER || t == PERF_PRECISION_OBJECT_TIMER;
 }
 
+// How a counter's value moves between two collections, from its CounterType bits (Microsoft,
+// winperf.h "Counter Types", learn.microsoft.com/windows/win32/perfctrs/counter-types, and
+// "Calculating Counter Values"). Two-sample types are those with PERF_DELTA_COUNTER (counts,
+// bulk counts, the timers, precision timers, deltas) plus the averages (PERF_AVERAGE_TIMER and
+// PERF_AVERAGE_BULK, PERF_COUNTER_FRACTION without the delta bit whose formulas still take the
+// difference of numerator and base): their raw values accumulate, and a consumer divides the
+// growth between two samples by the growth of a clock or of the base. A base type
+// (PERF_COUNTER_BASE subtype) accumulates when the counter it follows does (PERF_SAMPLE_BASE,
+// PERF_AVERAGE_BASE, PERF_PRECISION_TIMESTAMP, PERF_COUNTER_MULTI_BASE); PERF_RAW_BASE under a
+// PERF_RAW_FRACTION is read once, like every other single-sample type (PERF_COUNTER_RAWCOUNT,
+// PERF_ELAPSED_TIME, ...): an instantaneous value.
+constexpr bool two_sample(uint32_t t) {
+  return (t & PERF_DELTA_COUNTER) || t == PERF_AVERAGE_TIMER || t == PERF_AVERAGE_BULK;
+}
+// True for a counter whose value accumulates (a two-sample type, or the base that follows one):
+// what a live host keeps growing with time; the rest hold their last collected value.
+constexpr bool accumulates(uint32_t type, uint32_t previous_type) {
+  return two_sample(type) || (is_base_type(type) && two_sample(previous_type));
+}
+
 }  // namespace perfsim::winperf

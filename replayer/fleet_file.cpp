@@ -66,8 +66,8 @@ Status read_address_range(const config::Reader& r, const Json& h, const std::str
 
 Status read_fleet_host(const config::Reader& r, const Json& h, const std::string& path, FleetHost& s) {
   Status st = r.keys(h, path,
-                     {"listen", "addresses", "port", "capture", "timeline", "profile", "speed", "loop", "count", "name",
-                      "clock_spread_s", "variation", "seed", "quirks", "smb_allow", "smb_dialects"});
+                     {"listen", "addresses", "port", "capture", "timeline", "profile", "speed", "loop", "between",
+                      "count", "name", "clock_spread_s", "variation", "seed", "quirks", "smb_allow", "smb_dialects"});
   if (st.ok()) st = read_host_replay(r, h, path, s.replay);
   if (st.ok() && h.contains("addresses")) {
     st = read_address_range(r, h, path, s);
@@ -88,8 +88,8 @@ Status read_fleet_host(const config::Reader& r, const Json& h, const std::string
 
 std::string HostReplay::key() const {
   std::string k = profile + "|" + std::to_string(speed.value_or(1)) + "|" + std::to_string(loop.value_or(true)) + "|" +
-                  std::to_string(count) + "|" + name + "|" + std::to_string(clock_spread_s) + "|" +
-                  std::to_string(variation) + "|" + std::to_string(seed);
+                  between_name(between.value_or(Between::kInterpolate)) + "|" + std::to_string(count) + "|" + name +
+                  "|" + std::to_string(clock_spread_s) + "|" + std::to_string(variation) + "|" + std::to_string(seed);
   for (const auto& q : quirks) {
     k += "|" + q.name + (q.on ? "+" : "-");
     for (const auto& [p, v] : q.params) k += p + "=" + v + ",";
@@ -102,6 +102,13 @@ Status read_host_replay(const config::Reader& r, const Json& h, const std::strin
   if (s.ok() && h.contains("speed"))
     s = r.number(h, path, "speed", out.speed.emplace(), limits::kSpeed, limits::kSpeedUnit);
   if (s.ok() && h.contains("loop")) s = r.boolean(h, path, "loop", out.loop.emplace());
+  if (s.ok() && h.contains("between")) {
+    std::string text;
+    s = r.string(h, path, "between", text);
+    if (s.ok())
+      if (Status b = parse_between(text, out.between.emplace()); !b.ok())
+        s = r.fail(config::join(path, "between"), b.message());
+  }
   if (s.ok()) s = r.integer(h, path, "count", out.count, 1, UINT32_MAX);
   if (s.ok()) s = r.string(h, path, "name", out.name);
   if (s.ok()) s = r.number(h, path, "clock_spread_s", out.clock_spread_s, limits::kYearSeconds, " (seconds: a year)");
@@ -262,6 +269,17 @@ Status parse_timeline(const std::string& s, HostOptions& opt) {
     return Status::Ok();
   }
   return Status::InvalidArgument("timeline '" + s + "' is not one of realtime, step, frozen:K (K a sample number)");
+}
+
+Status parse_between(const std::string& s, Between& out) {
+  for (Between b : {Between::kStep, Between::kInterpolate})
+    if (s == between_name(b)) {
+      out = b;
+      return Status::Ok();
+    }
+  return Status::InvalidArgument("between '" + s +
+                                 "' is not one of step (counters hold until the next sample) or interpolate "
+                                 "(counters advance toward the next sample with time)");
 }
 
 }  // namespace perfsim::replayer

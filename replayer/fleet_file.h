@@ -22,6 +22,7 @@ struct HostReplay {
   std::vector<QuirkSetting> quirks;  // [host.quirks]: name = true/false or { param = value }
   std::optional<double> speed;       // realtime pace
   std::optional<bool> loop;          // realtime: loop (default) or stop at the end
+  std::optional<Between> between;    // realtime: counters between samples (default interpolate)
   uint32_t count = 1;                // fleet: hosts made from this entry
   std::string name;                  // fleet: name pattern ("WEB-{n}"); empty: capture's name
   double clock_spread_s = 0;
@@ -73,5 +74,7 @@ Status parse_shard(const std::string& text, uint32_t& k, uint32_t& n);
 Status parse_quirk_arg(const std::string& text, QuirkSetting& out);
 // realtime | step | frozen:K (K a sample number).
 Status parse_timeline(const std::string& text, HostOptions& opt);
+// "step" or "interpolate" (--between, a fleet or scenario host's `between`).
+Status parse_between(const std::string& text, Between& out);
 
 }  // namespace perfsim::replayer

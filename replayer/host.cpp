@@ -37,6 +37,8 @@ int64_t ticks_of(int64_t t100, uint64_t freq) {
 
 }  // namespace
 
+const char* between_name(Between b) { return b == Between::kStep ? "step" : "interpolate"; }
+
 void store_systemtime(uint8_t* out, int64_t ft) {
   const int64_t ms_total = ft / 10000;
   int64_t days = ms_total / 86400000;  // since 1601-01-01, a Monday
@@ -167,6 +169,19 @@ Moment SimulatedHost::realtime_moment(int64_t v) const {
   return Moment{k, uint64_t(v / loop_len), r - t[k], false};
 }
 
+uint64_t SimulatedHost::between_fraction(const Moment& m) const {
+  if (m.recorded || m.extra_100ns <= 0 || !interpolates()) return 0;
+  const std::vector<int64_t>& t = rec_->offsets();
+  const uint32_t n = ticks();
+  if (m.tick + 1 >= n && !opt_.loop) return 0;  // no next tick: the last values hold
+  // The interval to the next tick; after the last, the loop's wrap (as long as the first interval).
+  const int64_t interval = m.tick + 1 < n ? t[m.tick + 1] - t[m.tick] : rec_->loop_100ns - t[m.tick];
+  if (interval <= 0) return 0;
+  constexpr uint64_t kOne = uint64_t(1) << 32;
+  if (m.extra_100ns >= interval) return kOne - 1;  // a rounding at the tick's end: not past it
+  return uint64_t((unsigned __int128)uint64_t(m.extra_100ns) * kOne / uint64_t(interval));
+}
+
 bool SimulatedHost::served(const Quirks& q, uint32_t index) const {
   if (!q.process_v1_disabled && q.timed_out_providers.empty()) return true;
   for (const perfdata::ObjectInfo& o : rec_->cap.catalog) {
@@ -231,21 +246,26 @@ Bytes SimulatedHost::header(const Sample& base, const SeriesClock& c, const Mome
   return out;
 }
 
-void SimulatedHost::patch_object(uint8_t* o, const ObjectSlice& s, const Moment& m) const {
+void SimulatedHost::patch_object(uint8_t* o, const ObjectSlice& s, const Moment& m, uint64_t frac) const {
   if (m.recorded) return;
   const pd::MutableObject obj{o};
   if (const uint64_t freq = obj.perf_freq())
     obj.set_perf_time(obj.perf_time() + m.loop * uint64_t(s.time_span) + ticks_of(m.extra_100ns, freq));
-  if (m.loop == 0 && scale_ppm_ == 1000000) return;
+  if (m.loop == 0 && scale_ppm_ == 1000000 && frac == 0) return;
+  // The hot loop of a live answer: one load, a multiply-add and a store per counter that moves.
+  // The step's share is rounded down, so a counter stays an integer, never passes the next
+  // tick's value and never goes back as the fraction grows.
+  const uint64_t loop = m.loop, scale = scale_ppm_;  // locals: the stores could alias the members
   for (const CounterPatch& c : s.counters) {
     uint8_t* p = o + c.offset;
-    uint64_t v = pd::load_counter(p, c.size) + m.loop * c.per_loop;
-    if (scale_ppm_ != 1000000) v = uint64_t((unsigned __int128)v * scale_ppm_ / 1000000);
+    uint64_t v = pd::load_counter(p, c.size) + loop * c.per_loop + uint64_t(((unsigned __int128)c.step * frac) >> 32);
+    if (scale != 1000000) v = uint64_t((unsigned __int128)v * scale / 1000000);
     pd::store_counter(p, c.size, v);
   }
 }
 
-SharedBytes SimulatedHost::serve_sample(const SampleRef& v, const SeriesClock& clock, const Moment& m) const {
+SharedBytes SimulatedHost::serve_sample(const SampleRef& v, const SeriesClock& clock, const Moment& m,
+                                        uint64_t frac) const {
   const ByteView p = v->payload;
   if (!v->header_length || (m.recorded && name_region_.empty())) return share(v);
   Bytes out = header(*v, clock, m);
@@ -254,12 +274,12 @@ SharedBytes SimulatedHost::serve_sample(const SampleRef& v, const SeriesClock& c
   const int64_t delta = int64_t(shift) - int64_t(v->header_length);
   const pd::MutableBlock b{out.data()};  // its TotalByteLength is still the recorded one
   b.set_total_byte_length(uint32_t(int64_t(b.total_byte_length()) + delta));
-  for (const ObjectSlice& s : v->objects) patch_object(&out[size_t(int64_t(s.offset) + delta)], s, m);
+  for (const ObjectSlice& s : v->objects) patch_object(&out[size_t(int64_t(s.offset) + delta)], s, m, frac);
   return out;
 }
 
 Bytes SimulatedHost::assemble(const SampleRef& global, const SampleRef& costly, const std::vector<uint32_t>& indices,
-                              const Moment& m) const {
+                              const Moment& m, uint64_t frac) const {
   const Sample* base = global ? global.get() : costly.get();
   if (!base || base->header_length == 0) return {};
   Bytes out = header(*base, global ? rec_->global_clock : rec_->costly_clock, m);
@@ -271,7 +291,7 @@ Bytes SimulatedHost::assemble(const SampleRef& global, const SampleRef& costly, 
       if (s == v->objects.end()) continue;
       const size_t at = out.size();
       out.insert(out.end(), v->payload.begin() + s->offset, v->payload.begin() + s->offset + s->length);
-      patch_object(&out[at], *s, m);
+      patch_object(&out[at], *s, m, frac);
       ++count;
       break;
     }
@@ -336,21 +356,22 @@ ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_v
     return c;
   }
   // Samples are decoded (or found in the cache) only when the answer needs them.
-  const bool counters = patches_counters(m);
+  const uint64_t frac = between_fraction(m);
+  const Patches need = patches_needed(m, frac);
   std::optional<SampleRef> global_s, costly_s;
   auto global = [&]() -> const SampleRef& {
-    if (!global_s) global_s = rec_->sample(pos, Series::kGlobal, counters);
+    if (!global_s) global_s = rec_->sample(pos, Series::kGlobal, need);
     return *global_s;
   };
   auto costly = [&]() -> const SampleRef& {
-    if (!costly_s) costly_s = rec_->sample(pos, Series::kCostly, counters);
+    if (!costly_s) costly_s = rec_->sample(pos, Series::kCostly, need);
     return *costly_s;
   };
   const bool reshaped = !qk.costly || qk.process_v1_disabled || !qk.timed_out_providers.empty();
   if (q.kind == perfdata::QueryKind::kGlobal && reshaped && global() && global()->header_length) {
     // With the costly quirk on every index comes from Global: Costly is not decoded.
     const SampleRef extra = qk.costly ? nullptr : costly();
-    c.data = assemble(global(), extra, sample_objects(qk, global().get(), extra.get()), m);
+    c.data = assemble(global(), extra, sample_objects(qk, global().get(), extra.get()), m, frac);
     return count_lies(qk, c);
   }
   // A disabled or timed-out provider's objects vanish from Costly too, not only from Global.
@@ -360,7 +381,7 @@ ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_v
     std::vector<uint32_t> indices;
     for (const ObjectSlice& s : costly()->objects)
       if (served(qk, s.index)) indices.push_back(s.index);
-    c.data = assemble(SampleRef{}, costly(), indices, m);
+    c.data = assemble(SampleRef{}, costly(), indices, m, frac);
     return count_lies(qk, c);
   }
   for (auto [kind, series, clock] : {std::tuple{perfdata::QueryKind::kGlobal, Series::kGlobal, &rec_->global_clock},
@@ -370,7 +391,7 @@ ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_v
     if (!view) continue;
     c.status = view->status;
     c.type = view->reg_type;
-    c.data = c.status == windows::kErrorSuccess ? serve_sample(view, *clock, m) : share(view);
+    c.data = c.status == windows::kErrorSuccess ? serve_sample(view, *clock, m, frac) : share(view);
     return count_lies(qk, c);
   }
   std::vector<uint32_t> indices;
@@ -381,7 +402,7 @@ ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_v
     std::erase_if(indices,
                   [&](uint32_t i) { return std::find(q.indices.begin(), q.indices.end(), i) == q.indices.end(); });
   std::erase_if(indices, [&](uint32_t i) { return !served(qk, i); });
-  c.data = assemble(global(), costly(), indices, m);
+  c.data = assemble(global(), costly(), indices, m, frac);
   return count_lies(qk, c);
 }
 
@@ -401,8 +422,14 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
   shape_answer(q, call);
   if (const std::shared_ptr<const FaultPlan> plan = faults_.load()) inject_faults(*plan, name_, call);
   ValueAnswer& a = call.answer;
+  if (a.status == windows::kErrorSuccess && a.type == windows::kRegBinary && a.data.size() && between_fraction(m))
+    a.applied |= 1u << kAppliedBetween;
   // The next sample is decoded ahead, so a moving timeline does not wait on it.
-  if (!m.recorded) rec_->prefetch(m.tick + 1 < ticks() ? m.tick + 1 : 0, patches_counters(m));
+  if (!m.recorded) {
+    const bool wraps = m.tick + 1 >= ticks();
+    const Moment next{wraps ? 0 : m.tick + 1, m.loop + (wraps && opt_.loop), 0, false};
+    rec_->prefetch(next.tick, patches_needed(next, interpolates() ? 1 : 0));  // answers there will move
+  }
   // A stepping timeline moves on after each completed data answer.
   if (opt_.mode == TimelineMode::kStep && a.status == windows::kErrorSuccess && offer.has_buffer &&
       a.type == windows::kRegBinary && !paused_.load(std::memory_order_relaxed))

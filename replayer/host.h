@@ -42,6 +42,12 @@
 namespace perfsim::replayer {
 
 enum class TimelineMode { kRealtime, kStep, kFrozen };
+// What cumulative counters do between two recorded samples on a realtime timeline (README.md,
+// "Between samples"): hold the earlier sample's values until the next one's time (kStep), or
+// advance toward the next one in proportion to the time elapsed (kInterpolate), as a real host's
+// do, so a collector polling faster than the capture's interval sees the recorded rates.
+enum class Between { kStep, kInterpolate };
+const char* between_name(Between b);  // "step" or "interpolate"
 
 // Who a host is, resolved once when a serve run makes it (serve_hosts.h, resolve_identity) and
 // read by everything that depends on it: the host's quirks start from base_quirks; the admin API
@@ -70,6 +76,7 @@ struct HostOptions {
   uint32_t frozen_tick = 0;
   bool loop = true;    // realtime: loop at the end, or stay on the last sample
   double speed = 1.0;  // realtime: recorded seconds per real second
+  Between between = Between::kInterpolate;
   HostIdentity identity;
   Quirks quirks;  // the defaults behave as MS-RRP says
 };
@@ -155,7 +162,7 @@ class SimulatedHost {
   Moment realtime_moment(int64_t v) const;
   Status control_realtime(const TimelineOp& op);
   ValueContent content(const Quirks& q, PerfKey key, std::string_view value_name, const Moment& m) const;
-  SharedBytes serve_sample(const SampleRef& v, const SeriesClock& clock, const Moment& m) const;
+  SharedBytes serve_sample(const SampleRef& v, const SeriesClock& clock, const Moment& m, uint64_t frac) const;
   // Recorded bytes without a copy: a decoded sample keeps its own bytes, an in-memory capture's
   // live as long as the recording.
   SharedBytes share(const SampleRef& s) const {
@@ -163,11 +170,21 @@ class SimulatedHost {
   }
   SharedBytes share(const Bytes& recorded) const { return SharedBytes(rec_, recorded); }  // no copy
   Bytes assemble(const SampleRef& global, const SampleRef& costly, const std::vector<uint32_t>& indices,
-                 const Moment& m) const;
+                 const Moment& m, uint64_t frac) const;
   Bytes header(const Sample& base, const SeriesClock& clock, const Moment& m) const;
-  void patch_object(uint8_t* obj, const ObjectSlice& s, const Moment& m) const;
-  // True when an answer at `m` patches counters (a later loop, or a per-host variation).
-  bool patches_counters(const Moment& m) const { return !m.recorded && (m.loop > 0 || scale_ppm_ != 1000000); }
+  void patch_object(uint8_t* obj, const ObjectSlice& s, const Moment& m, uint64_t frac) const;
+  // How far (of 2^32) counters at `m` are from its tick toward the next one: 0 on a frozen or
+  // stepped timeline, at a recorded tick, or past the last tick of a timeline that does not loop.
+  uint64_t between_fraction(const Moment& m) const;
+  bool interpolates() const { return opt_.between == Between::kInterpolate && opt_.mode == TimelineMode::kRealtime; }
+  // The counter patches an answer at `m` needs: per-loop growth for a later loop, a per-host
+  // variation or a step past the last tick (to the first of the next loop); steps alone between
+  // two ticks of the first loop.
+  Patches patches_needed(const Moment& m, uint64_t frac) const {
+    if (m.recorded) return Patches::kNone;
+    if (m.loop > 0 || scale_ppm_ != 1000000 || (frac && m.tick + 1 >= ticks())) return Patches::kAll;
+    return frac ? Patches::kSteps : Patches::kNone;
+  }
   const captures::NameTable* names(const std::string& lang) const;
   // The table of the user interface language, which HKEY_PERFORMANCE_NLSTEXT answers:
   // Perflib\CurrentLanguage's (recorded on Vista and later), else the one localized table of a

@@ -128,6 +128,7 @@ std::string_view applied_name(uint32_t bit) {
     if (r.applied_bit >= 0 && r.bit() == bit) return r.name;
   for (uint32_t k = 0; k < kFaultKinds; ++k)
     if (bit == 1u << (kAppliedFaultBase + k)) return fault_applied_name(FaultKind(k));
+  if (bit == 1u << kAppliedBetween) return "between:interpolate";
   return "";
 }
 

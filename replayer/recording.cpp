@@ -27,8 +27,11 @@ constexpr uint32_t kNone = UINT32_MAX;
 // tick decoded while the decoder runs on another core (a few samples of the 64 MB cache).
 constexpr uint32_t kAhead = 4;
 
-bool needs_two(uint32_t t) {
-  return (t & wp::PERF_DELTA_COUNTER) || t == wp::PERF_AVERAGE_TIMER || t == wp::PERF_AVERAGE_BULK;
+// A counter's growth from `from` to `to`: modulo 2^32 for a 32-bit counter (it wraps, as
+// Windows' do), none where a 64-bit one would go back (an instance that restarted).
+uint64_t step_to(uint64_t from, uint64_t to, uint32_t size) {
+  if (size == 4) return (to - from) & UINT32_MAX;
+  return to >= from ? to - from : 0;
 }
 
 // A counter's identity (series, object, instance identity, counter number) hashed to 128 bits:
@@ -106,7 +109,7 @@ void walk_sample(ByteView p, char series, Sample& view, Walk* found) {
     };
     std::vector<Cumulative> cumulative;
     for (size_t j = 0; j < defs.size(); ++j)
-      if (is_cumulative(defs[j].type(), j ? defs[j - 1].type() : 0) && (defs[j].size() == 4 || defs[j].size() == 8))
+      if (wp::accumulates(defs[j].type(), j ? defs[j - 1].type() : 0) && (defs[j].size() == 4 || defs[j].size() == 8))
         cumulative.push_back({uint32_t(j), defs[j].size(), defs[j].offset()});
     Key object_key;
     object_key.add(std::string_view(&series, 1));
@@ -251,39 +254,98 @@ struct Recording::Impl {
   std::atomic<bool> stopping{false};
 
   std::mutex prepare_mu;
-  std::mutex ahead_mu;                             // prefetch: one position waiting, one worker
-  std::optional<std::pair<uint32_t, bool>> ahead;  // position, with counters
-  std::optional<Workers::Id> ahead_job;            // posted to Workers::prefetch(), until it ends
+  std::mutex ahead_mu;                                // prefetch: one position waiting, one worker
+  std::optional<std::pair<uint32_t, Patches>> ahead;  // position, patches needed
+  std::optional<Workers::Id> ahead_job;               // posted to Workers::prefetch(), until it ends
 
   uint32_t record(uint32_t pos, Series s) const {
     return pos < ticks.size() ? (s == Series::kGlobal ? ticks[pos].global : ticks[pos].costly) : kNone;
   }
 
-  // Decodes record `rec` of `series` and cuts it; counters resolved when `resolve` (known must
-  // hold), object time spans applied when `spans_ready`.
-  SampleRef prepare(Source& from, uint32_t rec, Series series, bool resolve, bool spans_ready) const {
+  // A decoded record kept from the last step computation: the next tick's sample, which the
+  // prefetch prepares right after (a step or realtime timeline moves forward), so it is decoded
+  // once. Under prepare_mu.
+  std::shared_ptr<Sample> spare;
+  uint32_t spare_rec = kNone;
+
+  Status fetch(Source& from, uint32_t rec, Sample& s) {
+    if (spare && spare_rec == rec) {
+      s = std::move(*spare);
+      spare.reset();
+      if (!s.owned.empty()) s.payload = s.owned;
+      return Status::Ok();
+    }
+    return from.fetch(rec, s);
+  }
+
+  // The cumulative counters of record `rec` by identity (an empty walk when it is not there).
+  struct Next {
+    Walk walk;
+    std::unordered_map<Key, uint32_t, KeyHash> blocks;  // into walk.blocks
+  };
+  void walk_next(Source& from, uint32_t rec, char tag, Next& next) {
+    if (rec == kNone) return;
+    SampleRef held = cache->find(id, rec);
+    if (!held) {
+      auto s = std::make_shared<Sample>();
+      if (!fetch(from, rec, *s).ok()) return;
+      if (from.reader) {  // decoded: keep it for its own preparation
+        spare = s;
+        spare_rec = rec;
+      }
+      held = std::move(s);
+    }
+    if (held->status != 0) return;
+    Sample cut;
+    walk_sample(held->payload, tag, cut, &next.walk);
+    next.blocks.reserve(next.walk.blocks.size());
+    for (uint32_t b = 0; b < next.walk.blocks.size(); ++b) next.blocks.emplace(next.walk.blocks[b].key, b);
+  }
+
+  // Decodes the record of `series` at `pos` and cuts it; counter patches to `level` (kAll: known
+  // must hold), object time spans applied when `spans_ready`.
+  SampleRef prepare(Source& from, uint32_t pos, Series series, Patches level, bool spans_ready) {
     auto s = std::make_shared<Sample>();
-    if (!from.fetch(rec, *s).ok()) return nullptr;
+    if (!fetch(from, record(pos, series), *s).ok()) return nullptr;
     if (s->status != 0) return s;
+    const char tag = series == Series::kGlobal ? 'G' : 'C';
     Walk found;
-    walk_sample(s->payload, series == Series::kGlobal ? 'G' : 'C', *s, resolve ? &found : nullptr);
+    walk_sample(s->payload, tag, *s, level != Patches::kNone ? &found : nullptr);
     if (spans_ready)
       for (ObjectSlice& o : s->objects)
         if (auto it = spans[int(series)].find(o.index); it != spans[int(series)].end()) o.time_span = it->second;
-    if (!resolve) return s;
+    if (level == Patches::kNone) return s;
+    // Steps go to the next tick; after the last, to the first of the next loop (its value plus
+    // the per-loop growth, known only with kAll).
+    const uint32_t n = uint32_t(ticks.size());
+    const bool wraps = pos + 1 >= n;
+    Next next;
+    if (n >= 2 && (!wraps || level == Patches::kAll)) walk_next(from, record(wraps ? 0 : pos + 1, series), tag, next);
     for (const FoundBlock& b : found.blocks) {
-      auto it = per_loop.find(b.key);
-      if (it == per_loop.end()) continue;
-      const std::vector<uint64_t>& growth = it->second;
+      const std::vector<uint64_t>* growth = nullptr;
+      if (level == Patches::kAll)
+        if (auto it = per_loop.find(b.key); it != per_loop.end()) growth = &it->second;
+      const FoundBlock* nb = nullptr;
+      if (auto it = next.blocks.find(b.key); it != next.blocks.end()) nb = &next.walk.blocks[it->second];
+      uint32_t j = nb ? nb->begin : 0;
       for (uint32_t i = b.begin; i < b.end; ++i) {
         FoundCounter& f = found.counters[i];
-        if (f.number >= growth.size() || !growth[f.number]) continue;
-        f.patch.per_loop = growth[f.number];
+        const uint64_t loop = growth && f.number < growth->size() ? (*growth)[f.number] : 0;
+        uint64_t step = 0;
+        if (nb) {  // both blocks list their counters in definition order
+          while (j < nb->end && next.walk.counters[j].number < f.number) ++j;
+          const FoundCounter* g = j < nb->end ? &next.walk.counters[j] : nullptr;
+          if (g && g->number == f.number && g->patch.size == f.patch.size)
+            step = step_to(f.value, g->value + (wraps ? loop : 0), f.patch.size);
+        }
+        if (!loop && !step) continue;
+        f.patch.per_loop = loop;
+        f.patch.step = step;
         s->objects[b.slice].counters.push_back(f.patch);
       }
     }
     for (ObjectSlice& o : s->objects) o.counters.shrink_to_fit();
-    s->counters = true;
+    s->patches = level;
     return s;
   }
 
@@ -295,13 +357,16 @@ struct Recording::Impl {
 
   // Counter patches are cut only for answers that patch counters (walking every instance costs
   // more than decoding); one preparation at a time, so a host asking for what the prefetch is
-  // decoding waits for it instead of decoding it twice.
-  SampleRef cached(uint32_t rec, Series series, bool counters) {
-    if (SampleRef c = cache->find(id, rec); c && (!counters || c->counters)) return c;
-    if (counters) wait_known();
+  // decoding waits for it instead of decoding it twice. Steps alone never wait for the pass; once
+  // it has run, every preparation with patches has them all.
+  SampleRef cached(uint32_t pos, Series series, Patches need) {
+    const uint32_t rec = record(pos, series);
+    if (SampleRef c = cache->find(id, rec); c && c->patches >= need) return c;
+    if (need == Patches::kAll) wait_known();
     std::lock_guard lock(prepare_mu);
-    if (SampleRef c = cache->find(id, rec); c && (!counters || c->counters)) return c;
-    SampleRef s = prepare(src, rec, series, counters, true);
+    if (SampleRef c = cache->find(id, rec); c && c->patches >= need) return c;
+    const Patches level = need == Patches::kNone ? Patches::kNone : known ? Patches::kAll : Patches::kSteps;
+    SampleRef s = prepare(src, pos, series, level, true);
     if (s) cache->put(id, rec, s, cost(*s));
     return s;
   }
@@ -358,14 +423,14 @@ struct Recording::Impl {
   void prefetch_loop() {
     for (;;) {
       uint32_t pos;
-      bool counters;
+      Patches need;
       {
         std::lock_guard lock(ahead_mu);
         if (stopping || !ahead) {
           ahead_job.reset();
           return;
         }
-        std::tie(pos, counters) = *ahead;
+        std::tie(pos, need) = *ahead;
         ahead.reset();
       }
       for (uint32_t k = 0; k < kAhead; ++k) {
@@ -375,16 +440,16 @@ struct Recording::Impl {
         }
         const uint32_t p = uint32_t((uint64_t(pos) + k) % ticks.size());
         for (Series s : {Series::kGlobal, Series::kCostly})
-          if (uint32_t rec = record(p, s); rec != kNone) cached(rec, s, counters);
+          if (record(p, s) != kNone) cached(p, s, need);
       }
     }
   }
 
-  bool is_cached(uint32_t pos, bool counters) const {
+  bool is_cached(uint32_t pos, Patches need) const {
     for (Series s : {Series::kGlobal, Series::kCostly})
       if (uint32_t rec = record(pos, s); rec != kNone) {
         const SampleRef c = cache->find(id, rec);
-        if (!c || (counters && !c->counters)) return false;
+        if (!c || c->patches < need) return false;
       }
     return true;
   }
@@ -410,9 +475,8 @@ const std::vector<int64_t>& Recording::offsets() const { return impl_->offsets; 
 bool Recording::counters_known() const { return impl_->known.load(); }
 SampleCache& Recording::cache() const { return *impl_->cache; }
 
-SampleRef Recording::sample(uint32_t pos, Series s, bool counters) const {
-  const uint32_t rec = impl_->record(pos, s);
-  return rec == kNone ? nullptr : impl_->cached(rec, s, counters);
+SampleRef Recording::sample(uint32_t pos, Series s, Patches need) const {
+  return impl_->record(pos, s) == kNone ? nullptr : impl_->cached(pos, s, need);
 }
 
 bool Recording::has_sample(uint32_t pos, Series s) const { return impl_->record(pos, s) != kNone; }
@@ -437,15 +501,15 @@ SampleRef Recording::other(uint32_t pos, std::string_view name) const {
   return nullptr;
 }
 
-void Recording::prefetch(uint32_t pos, bool counters) const {
+void Recording::prefetch(uint32_t pos, Patches need) const {
   Impl& m = *impl_;
   if (m.path.empty() || pos >= m.ticks.size()) return;  // in memory: nothing to decode
   bool cached = true;
   for (uint32_t k = 0; k < kAhead && cached; ++k)
-    cached = m.is_cached(uint32_t((uint64_t(pos) + k) % m.ticks.size()), counters);
+    cached = m.is_cached(uint32_t((uint64_t(pos) + k) % m.ticks.size()), need);
   if (cached) return;
   std::lock_guard lock(m.ahead_mu);
-  m.ahead = {pos, counters};
+  m.ahead = {pos, need};
   if (!m.ahead_job) m.ahead_job = Workers::prefetch().post([&m] { m.prefetch_loop(); });
 }
 
@@ -455,10 +519,6 @@ Status Recording::load_capture(captures::Capture& out) const {
     return Status::Ok();
   }
   return captures::read_capture(impl_->path, out);
-}
-
-bool is_cumulative(uint32_t type, uint32_t previous_type) {
-  return needs_two(type) || (wp::is_base_type(type) && needs_two(previous_type));
 }
 
 namespace {
@@ -528,7 +588,7 @@ void clocks(Recording& r, Recording::Impl& m) {
     SampleRef at[3];
     const uint32_t pos[3] = {0, std::min(1u, n - 1), n - 1};
     for (int i = 0; i < 3; ++i)
-      if (uint32_t rec = m.record(pos[i], series); rec != kNone) at[i] = m.prepare(m.src, rec, series, false, false);
+      if (m.record(pos[i], series) != kNone) at[i] = m.prepare(m.src, pos[i], series, Patches::kNone, false);
     auto clock = [&](int i, uint32_t field) -> int64_t {
       return at[i] && at[i]->header_length ? int64_t(load_le64(&at[i]->payload[field])) : 0;
     };

@@ -38,12 +38,26 @@
 
 namespace perfsim::replayer {
 
-// One cumulative counter inside an object slice.
+// One cumulative counter inside an object slice (winperf::accumulates says which).
 struct CounterPatch {
   uint32_t offset = 0;    // from the start of the object
   uint32_t size = 4;      // 4 or 8
   uint64_t per_loop = 0;  // added once per completed loop (mod 2^(8*size))
+  // Growth to the same counter at the next tick on the timeline (the first tick plus per_loop
+  // after the last; mod 2^(8*size), so a 32-bit counter wraps as recorded): an answer between the
+  // two adds it in proportion to the time since this tick. 0 where the instance is gone at the
+  // next tick, where a 64-bit value would go back, or where it is not known (Patches::kSteps at
+  // the last tick).
+  uint64_t step = 0;
   bool operator==(const CounterPatch&) const = default;
+};
+
+// What a prepared sample's counter patches hold; a later level includes the earlier.
+enum class Patches : uint8_t {
+  kNone,   // no counter patches (recorded bytes, or clocks only)
+  kSteps,  // every cumulative counter that moves to the next tick, with its step (no per-loop
+           // growth: the pass computing it has not finished; the last tick's steps need it)
+  kAll,    // every cumulative counter that moves, with its step and per-loop growth
 };
 
 struct ObjectSlice {
@@ -63,7 +77,7 @@ struct Sample {
   ByteView payload;            // the bytes as recorded
   uint32_t header_length = 0;  // 0: not a usable PERF_DATA_BLOCK (served as recorded)
   std::vector<ObjectSlice> objects;
-  bool counters = false;  // the objects' counter patches are filled in
+  Patches patches = Patches::kNone;  // what the objects' counter patches hold
 };
 using SampleRef = std::shared_ptr<const Sample>;
 
@@ -95,17 +109,17 @@ class Recording {
   // Time since the first tick (from the recorded PerfTime100nSec), non-decreasing.
   const std::vector<int64_t>& offsets() const;
   // The Global or Costly sample at `pos`, or null when none was recorded (or it cannot be
-  // decoded). With `counters`, its counter patches are filled in, waiting for the pass that
-  // computes them if it has not finished.
-  SampleRef sample(uint32_t pos, Series s, bool counters = false) const;
+  // decoded), its counter patches filled in to `need` at least (kAll waits for the pass that
+  // computes the per-loop growth if it has not finished; kSteps never waits).
+  SampleRef sample(uint32_t pos, Series s, Patches need = Patches::kNone) const;
   // Whether one was recorded, and its decoded size, without decoding it.
   bool has_sample(uint32_t pos, Series s) const;
   uint32_t sample_size(uint32_t pos, Series s) const;
   // A value recorded under exactly `name` (case-insensitive) at pos, else at position 0; or null.
   SampleRef other(uint32_t pos, std::string_view name) const;
   // Decodes the samples of positions pos..pos+3 (wrapping) in the background, with counter
-  // patches when `counters`, unless they are cached.
-  void prefetch(uint32_t pos, bool counters) const;
+  // patches to `need`, unless they are cached.
+  void prefetch(uint32_t pos, Patches need) const;
   // True once every counter's per-loop growth is known.
   bool counters_known() const;
   // The whole capture in memory (what content quirks rewrite); reads the file if lazy.
@@ -123,9 +137,5 @@ Status build_recording(captures::Capture cap, std::shared_ptr<const Recording>& 
 // default). The reader's warnings at open go to `warnings`.
 Status open_recording(const std::string& path, std::shared_ptr<SampleCache> cache,
                       std::shared_ptr<const Recording>& out, std::vector<std::string>* warnings = nullptr);
-
-// True for counter types whose value only makes sense as a difference between two samples, and
-// for the base counters paired with them: the counters that must keep growing across loops.
-bool is_cumulative(uint32_t type, uint32_t previous_type);
 
 }  // namespace perfsim::replayer

@@ -92,8 +92,14 @@ Status describe_hosts(const Config& o, const scenarios::ServePlan* plan, std::ve
   if (hosts.empty() && o.given.empty()) hosts.emplace_back().listen = "127.0.0.1:0";
   for (size_t i = scenario_hosts; i < hosts.size(); ++i)
     hosts[i].replay.quirks.insert(hosts[i].replay.quirks.begin(), cli_quirks.begin(), cli_quirks.end());
-  for (replayer::FleetHost& h : hosts)
-    if (!h.replay.speed && o.speed) h.replay.speed = o.speed;  // a fleet entry's own speed wins
+  replayer::Between between = replayer::Between::kInterpolate;
+  if (!o.between.empty())
+    if (Status s = replayer::parse_between(o.between, between); !s.ok())
+      return Status::InvalidArgument("--between " + o.between + ": " + s.message());
+  for (replayer::FleetHost& h : hosts) {
+    if (!h.replay.speed && o.speed) h.replay.speed = o.speed;                 // a fleet entry's own speed wins
+    if (!h.replay.between && !o.between.empty()) h.replay.between = between;  // and its own between
+  }
   replayer::expand_fleet(hosts);
   if (!o.shard.empty()) {
     uint32_t k = 0, n = 1;

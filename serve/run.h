@@ -44,6 +44,7 @@ struct Config {
   std::string faults;                 // TOML fault plan, reloaded on SIGHUP
   std::vector<std::string> quirks;    // NAME[=on|off][:PARAM=VALUE,...] for every host
   std::optional<double> speed;        // realtime pace of hosts whose fleet entry sets none
+  std::string between;                // --between step|interpolate for hosts whose entry sets none ("": default)
   std::string shard;                  // "K/N"
   std::string netns, subnet, netns_bridge;
   unsigned threads = 0;

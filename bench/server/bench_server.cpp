@@ -816,6 +816,56 @@ void bench_roles(int calls, int rounds) {
                   roles, "iis + mssql", calls, rounds);
 }
 
+// Issue 31: an interpolated Global (counters moved between two recorded samples) against a
+// stepped one, same run: the bench host over two samples 15 s apart, two realtime hosts at the
+// slowest pace (both stay between sample 0 and 1), one per `between`; server CPU per answer in
+// process (WinregHandler::on_pdu), rounds alternating.
+void bench_between(int calls, int rounds) {
+  synth::Spec spec;
+  spec.profile = "2016";
+  spec.process_count = 520;
+  spec.threads_min = 1;
+  spec.threads_max = 30;
+  spec.duration_s = 30;
+  spec.interval_ms = 15000;
+  captures::Capture cap;
+  check(synth::synthesize(spec, cap), "synthesize");
+  std::shared_ptr<const replayer::Recording> rec;
+  check(replayer::build_recording(std::move(cap), rec), "prepare recording");
+  std::shared_ptr<replayer::SimulatedHost> hosts[2];
+  for (replayer::Between b : {replayer::Between::kStep, replayer::Between::kInterpolate}) {
+    replayer::HostOptions opt{replayer::TimelineMode::kRealtime, 0};
+    opt.speed = replayer::limits::kSpeed.lo;
+    opt.between = b;
+    check(replayer::SimulatedHost::create(rec, opt, hosts[int(b)]), "make host");
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a moment past the sample
+  const uint32_t size = uint32_t(hosts[0]->content(replayer::PerfKey::kData, "Global", 0).data.size());
+  size_t patched = 0;
+  for (uint32_t pos = 0; pos < 1; ++pos)
+    for (const replayer::ObjectSlice& s :
+         rec->sample(pos, replayer::Series::kGlobal, replayer::Patches::kSteps)->objects)
+      patched += s.counters.size();
+  const replayer::ValueAnswer a = hosts[1]->query(replayer::PerfKey::kData, "Global", {true, 64u << 20});
+  if (!(a.applied & (1u << replayer::kAppliedBetween))) die("the interpolating host did not interpolate");
+  std::vector<double> stepped, interpolated, ratio;
+  for (int k = 0; k < rounds; ++k) {
+    stepped.push_back(handler_us_per_call(hosts[0], size, calls));
+    interpolated.push_back(handler_us_per_call(hosts[1], size, calls));
+    ratio.push_back(stepped.back() / interpolated.back());
+  }
+  std::printf(
+      "Global of synth 2016, 520 processes (%u bytes, %zu counters moved), realtime between samples 0 and 1; "
+      "%d rounds of %d calls\n",
+      size, patched, rounds, calls);
+  std::printf("  stepped      %8.1f us per answer\n", bench::median(stepped));
+  std::printf("  interpolated %8.1f us per answer\n", bench::median(interpolated));
+  std::printf("  answers per second, interpolated / stepped: %s (median of rounds, range)\n",
+              bench::median_range(ratio, "%.3f").c_str());
+  std::printf("{\"bench\":\"between\",\"stepped_us\":%.2f,\"interpolated_us\":%.2f,\"ratio\":%.4f}\n",
+              bench::median(stepped), bench::median(interpolated), bench::median(ratio));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -840,6 +890,10 @@ int main(int argc, char** argv) {
   }
   if (argc > 1 && std::string(argv[1]) == "--objects") {
     bench_objects(argc > 2 ? std::atoi(argv[2]) : 300, 15);
+    return 0;
+  }
+  if (argc > 1 && std::string(argv[1]) == "--between") {
+    bench_between(argc > 2 ? std::atoi(argv[2]) : 300, 15);
     return 0;
   }
   if (argc > 1 && std::string(argv[1]) == "--roles") {

@@ -161,6 +161,11 @@ TEST_CASE("PUT /api/faults: a number outside its range is a 400 naming the key a
     CHECK(error_of(r).find("must be between 0.001 and 10000") != std::string::npos);
   }
   CHECK(live.host_state()["timeline"]["speed"] == 1.0);
+  CHECK(live.host_state()["timeline"]["between"] == "interpolate");  // counters between samples
+  replayer::HostOptions stepping{replayer::TimelineMode::kRealtime, 0};
+  stepping.between = replayer::Between::kStep;
+  Rig stepped(stepping);
+  CHECK(stepped.host_state()["timeline"]["between"] == "step");
 }
 
 TEST_CASE("PUT /api/faults under a server's idle timeout: a latency longer than it is a 400 saying why") {

@@ -3,7 +3,8 @@
 // counters step to the next sample every 15 recorded seconds, the served clock runs at ten recorded seconds
 // per second, and a rate formatted between two sample changes equals the recorded one (what
 // --speed 1 gives) within 1%. The recorded rate is read from the same capture through
-// --timeline step (one recorded sample per answer, clocks as recorded).
+// --timeline step (one recorded sample per answer, clocks as recorded). Counters step here
+// (--between step), so each change marks a sample; between_test.cpp covers interpolation.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -82,7 +83,7 @@ TEST_CASE("serve --speed 10 plays a 15 s capture a sample every 1.5 s with its f
   // The recorded samples: the step timeline answers sample k to the k-th poll, clocks as recorded.
   const std::vector<Poll> recorded = poll(dir, cap, "--timeline step", "--count 40");
   // 7.5 s at speed 10: 75 recorded seconds, five sample changes.
-  const std::vector<Poll> fast = poll(dir, cap, "--speed 10", "--seconds 7.5");
+  const std::vector<Poll> fast = poll(dir, cap, "--speed 10 --between step", "--seconds 7.5");
   REQUIRE(fast.size() > 100);  // a few ms apart, so a change is seen within ~0.1 recorded s
 
   // Where the counters changed: halfway between the last poll of one sample and the first of the next.

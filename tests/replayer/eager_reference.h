@@ -40,10 +40,6 @@ namespace detail {
 
 namespace wp = perfsim::winperf;
 
-inline bool needs_two(uint32_t t) {
-  return (t & wp::PERF_DELTA_COUNTER) || t == wp::PERF_AVERAGE_TIMER || t == wp::PERF_AVERAGE_BULK;
-}
-
 // A cumulative counter found while walking one sample: where it is and whose it is.
 struct Found {
   size_t slice;  // into SampleView::objects
@@ -61,8 +57,9 @@ struct History {
 
 // Walks the objects of a payload (bounded by TotalByteLength and the payload), filling the slices
 // and the cumulative counters. Stops quietly at the first inconsistent length. The layout is read
-// through perfdata/view.h (the one walker of the structure); what is cumulative, the identities
-// and the growth are this reference's own.
+// through perfdata/view.h (the one walker of the structure) and what is cumulative from
+// winperf::accumulates (the one classification); the identities, growth and steps are this
+// reference's own.
 inline void walk_sample(const Bytes& p, char series, SampleView& view, std::vector<Found>& found) {
   perfdata::BlockView block;
   if (!perfdata::view_block(p, block)) return;
@@ -81,7 +78,7 @@ inline void walk_sample(const Bytes& p, char series, SampleView& view, std::vect
     auto add_block = [&](const perfdata::CounterBlockView& cb, const std::string& inst_key) {
       for (size_t j = 0; j < defs.size(); ++j) {
         const uint32_t type = defs[j].type(), size = defs[j].size(), offset = defs[j].offset();
-        if (!is_cumulative(type, j ? defs[j - 1].type() : 0) || (size != 4 && size != 8)) continue;
+        if (!wp::accumulates(type, j ? defs[j - 1].type() : 0) || (size != 4 && size != 8)) continue;
         if (uint64_t(offset) + size > cb.length) continue;
         const uint32_t at = cb.at + offset;
         found.push_back(
@@ -143,9 +140,20 @@ inline void index_series(std::vector<RecordedTick>& ticks, SampleView RecordedTi
   const uint32_t last = uint32_t(ticks.size() - 1);
   for (uint32_t t = 0; t < ticks.size(); ++t) {
     SampleView& v = ticks[t].*member;
+    // The same counters at the next tick (after the last: the first, plus the per-loop growth).
+    std::map<std::string, const Found*> next;
+    if (ticks.size() >= 2)
+      for (const Found& f : per_tick[t == last ? 0 : t + 1]) next[f.key] = &f;
     for (Found& f : per_tick[t]) {
       f.patch.per_loop = per_loop(hist[f.key], last, loop_100ns, ticks);
-      if (f.patch.per_loop) v.objects[f.slice].counters.push_back(f.patch);
+      if (auto it = next.find(f.key); it != next.end() && it->second->patch.size == f.patch.size) {
+        const uint64_t to = it->second->value + (t == last ? f.patch.per_loop : 0);
+        if (f.patch.size == 4)
+          f.patch.step = (to - f.value) & 0xFFFFFFFFu;  // a 32-bit counter wraps
+        else
+          f.patch.step = to >= f.value ? to - f.value : 0;  // a 64-bit one never goes back
+      }
+      if (f.patch.per_loop || f.patch.step) v.objects[f.slice].counters.push_back(f.patch);
     }
     for (ObjectSlice& s : v.objects) s.counters.shrink_to_fit();
   }

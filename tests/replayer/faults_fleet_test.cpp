@@ -236,7 +236,7 @@ TEST_CASE("fleet variation scales each host's cumulative counters by its own fac
 
   // A live moment (variation applies to live answers; frozen ones are served as recorded).
   const Moment m{1, 0, 0, false};
-  const SampleRef sample = rec->sample(1, Series::kGlobal, true);
+  const SampleRef sample = rec->sample(1, Series::kGlobal, Patches::kAll);
   REQUIRE(sample);
   const Sample& v = *sample;
   REQUIRE(v.header_length > 0);

@@ -64,7 +64,7 @@ void check_sample(const eager::SampleView& want, const SampleRef& got) {
   CHECK(got->reg_type == want.record->reg_type);
   CHECK(std::ranges::equal(got->payload, want.record->payload));
   CHECK(got->header_length == want.header_length);
-  REQUIRE(got->counters);
+  REQUIRE(got->patches == Patches::kAll);
   CHECK(got->objects == want.objects);
 }
 
@@ -81,8 +81,8 @@ void check_same(const eager::EagerRecording& want, const Recording& got) {
     INFO("tick " << t);
     CHECK(got.tick_number(t) == t);
     CHECK(got.offsets()[t] == want.ticks[t].offset_100ns);
-    check_sample(want.ticks[t].global, got.sample(t, Series::kGlobal, true));
-    check_sample(want.ticks[t].costly, got.sample(t, Series::kCostly, true));
+    check_sample(want.ticks[t].global, got.sample(t, Series::kGlobal, Patches::kAll));
+    check_sample(want.ticks[t].costly, got.sample(t, Series::kCostly, Patches::kAll));
     for (const ObjectSlice& s : want.ticks[t].global.objects) counters += s.counters.size();
   }
   CHECK(counters > 0);  // the comparison covered counter patches, not only empty lists
@@ -221,9 +221,9 @@ TEST_CASE("background passes of many recordings take turns, all finish, and clos
   recs.back().reset();  // its pass may still be queued behind the others
   recs.pop_back();
   for (const auto& r : recs) {
-    const SampleRef s = r->sample(1, Series::kGlobal, true);  // waits for this recording's pass
+    const SampleRef s = r->sample(1, Series::kGlobal, Patches::kAll);  // waits for this recording's pass
     REQUIRE(s);
-    CHECK(s->counters);
+    CHECK(s->patches == Patches::kAll);
     CHECK(r->counters_known());
   }
 }
@@ -240,7 +240,7 @@ TEST_CASE("prefetch decodes the next four ticks in the background, and no more")
       for (Series s : {Series::kGlobal, Series::kCostly}) n += rec->sample_size(p, s);
     return n;
   };
-  rec->prefetch(2, false);
+  rec->prefetch(2, Patches::kNone);
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (cache->bytes() < bytes_of(2, 4) && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -68,7 +68,7 @@ std::vector<Value> values(const pd::DataBlock& d) {
       for (size_t j = 0; j < o.counters.size(); ++j) {
         const pd::CounterDef& c = o.counters[j];
         const bool sized = c.size == 4 || c.size == 8;
-        const bool cumulative = sized && is_cumulative(c.type, j ? o.counters[j - 1].type : 0);
+        const bool cumulative = sized && winperf::accumulates(c.type, j ? o.counters[j - 1].type : 0);
         out.push_back({sized ? pd::read_counter(*b, c) : 0, c.size, cumulative});
       }
   }
@@ -117,7 +117,7 @@ TEST_CASE("live answers move the clocks and cumulative counters only and by what
       116444736000000000;  // FILETIME of 1970-01-01
 
   const uint32_t pos = 1;
-  const SampleRef recorded_sample = rec->sample(pos, Series::kGlobal, true);
+  const SampleRef recorded_sample = rec->sample(pos, Series::kGlobal, Patches::kAll);
   REQUIRE(recorded_sample);
   const pd::DataBlock r = parsed(recorded_sample->payload);
   const std::vector<Value> rv = values(r);
@@ -218,4 +218,58 @@ TEST_CASE("an index query assembles the objects a live Global answer holds") {
     REQUIRE(g);
     CHECK(alone(o) == alone(*g));
   }
+}
+
+TEST_CASE("between two samples cumulative counters move toward the next one with time and between = step holds them") {
+  captures::Capture cap;
+  REQUIRE(captures::read_capture(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", cap).ok());
+  std::shared_ptr<const Recording> rec;
+  REQUIRE(build_recording(std::move(cap), rec).ok());
+  const uint32_t pos = 1;
+  REQUIRE(rec->tick_count() > pos + 1);
+  const int64_t interval = rec->offsets()[pos + 1] - rec->offsets()[pos];
+  const std::vector<Value> now = values(parsed(rec->sample(pos, Series::kGlobal)->payload));
+  const std::vector<Value> next = values(parsed(rec->sample(pos + 1, Series::kGlobal)->payload));
+  REQUIRE(now.size() == next.size());  // the same instances at both ticks: counters pair by position
+  HostOptions step_opt{TimelineMode::kRealtime, 0};
+  step_opt.between = Between::kStep;
+  std::shared_ptr<SimulatedHost> interpolating, stepping;
+  REQUIRE(SimulatedHost::create(rec, HostOptions{TimelineMode::kRealtime, 0}, interpolating).ok());
+  REQUIRE(SimulatedHost::create(rec, step_opt, stepping).ok());
+  auto served = [&](const std::shared_ptr<SimulatedHost>& h, int64_t extra) {
+    return values(parsed(h->content(PerfKey::kData, "Global", Moment{pos, 0, extra, false}).data.to_bytes()));
+  };
+  // At the sample itself nothing moves; a stepping host holds the sample's values throughout.
+  for (const std::vector<Value>& v : {served(interpolating, 0), served(stepping, interval / 2)}) {
+    REQUIRE(v.size() == now.size());
+    for (size_t i = 0; i < v.size(); ++i) CHECK(v[i].v == now[i].v);
+  }
+  std::vector<uint64_t> before(now.size(), 0);  // growth so far, for "never goes back"
+  size_t moved = 0;
+  for (int64_t extra : {interval / 4, interval / 2, 3 * interval / 4, interval - 1}) {
+    INFO("at " << extra << " of " << interval);
+    const std::vector<Value> v = served(interpolating, extra);
+    REQUIRE(v.size() == now.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!now[i].cumulative) {
+        CHECK(v[i].v == now[i].v);  // instantaneous: the last recorded value
+        continue;
+      }
+      const uint64_t mask = now[i].size == 8 ? UINT64_MAX : UINT32_MAX;
+      if (now[i].size == 8 && next[i].v < now[i].v) {
+        CHECK(v[i].v == now[i].v);  // a 64-bit counter that would go back holds
+        continue;
+      }
+      const uint64_t step = (next[i].v - now[i].v) & mask, got = (v[i].v - now[i].v) & mask;
+      // In proportion to the time (rounded down), never past the next value, never back.
+      const double want = double(step) * double(extra) / double(interval);
+      CHECK(double(got) <= want + 1e-6 * double(step) + 1);
+      CHECK(double(got) >= want - 1e-6 * double(step) - 1);
+      CHECK(got <= step);
+      CHECK(got >= before[i]);
+      before[i] = got;
+      moved += got != 0;
+    }
+  }
+  CHECK(moved > 100);
 }

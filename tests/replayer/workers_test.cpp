@@ -74,12 +74,12 @@ TEST_CASE("a fleet of recordings opened from files does not start a thread per r
   std::vector<std::shared_ptr<const Recording>> recs(24);
   for (auto& r : recs) {
     REQUIRE(open_recording(path, cache, r).ok());
-    r->prefetch(1, false);
+    r->prefetch(1, Patches::kNone);
   }
   // Counter passes and prefetch share Workers::passes() and Workers::prefetch(): at most one
   // thread per core each, however many recordings are open (24 here; there were 48 threads).
   const size_t cores = std::max(1u, std::thread::hardware_concurrency());
   CHECK(thread_count() <= before + 2 * cores);
-  for (const auto& r : recs) CHECK(r->sample(2, Series::kGlobal, true));  // every pass finishes
+  for (const auto& r : recs) CHECK(r->sample(2, Series::kGlobal, Patches::kAll));  // every pass finishes
   recs.clear();
 }
