@@ -23,7 +23,24 @@ std::string session_lacks(const Expected& e, const journal::SessionDiagnosis& d)
   return "";
 }
 
+// Some call of `events` returned `st` ("WERR_BUSY", or "WERR_BUSY (170)").
+bool returned(const std::string& st, const std::vector<journal::CallEvent>& events) {
+  for (const journal::CallEvent& ev : events) {
+    const std::string name = windows::werror_name(ev.status);  // "WERR_BUSY (170)"
+    if (ev.rpc_fault == 0 && (name == st || name.rfind(st + " (", 0) == 0)) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+std::string diagnosis_lacks(const Expected& e, const journal::SessionDiagnosis& d,
+                            const std::vector<journal::CallEvent>& session_events) {
+  if (std::string lacks = session_lacks(e, d); !lacks.empty()) return lacks;
+  for (const std::string& st : e.statuses)
+    if (!returned(st, session_events)) return "no call returned " + st;
+  return "";
+}
 
 Status check_expected(const Expected& e, const std::vector<journal::SessionDiagnosis>& sessions,
                       const std::vector<journal::CallEvent>& events) {
@@ -40,14 +57,8 @@ Status check_expected(const Expected& e, const std::vector<journal::SessionDiagn
     }
     if (!found) return Status::NotFound("the journal does not show the scenario's diagnosis: " + why);
   }
-  for (const std::string& st : e.statuses) {
-    bool seen = false;
-    for (const journal::CallEvent& ev : events) {
-      const std::string name = windows::werror_name(ev.status);  // "WERR_BUSY (170)"
-      seen |= ev.rpc_fault == 0 && (name == st || name.rfind(st + " (", 0) == 0);
-    }
-    if (!seen) return Status::NotFound("no call in the journal returned " + st);
-  }
+  for (const std::string& st : e.statuses)
+    if (!returned(st, events)) return Status::NotFound("no call in the journal returned " + st);
   return Status::Ok();
 }
 
