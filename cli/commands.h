@@ -24,6 +24,7 @@ void add_validate(CLI::App& app, int& rc);
 void add_serve(CLI::App& app, int& rc);
 void add_scenarios(CLI::App& app, int& rc);
 void add_journal(CLI::App& app, int& rc);
+void add_check(CLI::App& app, int& rc);
 void add_query(CLI::App& app, int& rc);
 void add_record(CLI::App& app, int& rc);
 void add_import(CLI::App& app, int& rc);
@@ -32,8 +33,8 @@ void add_unlodctr(CLI::App& app, int& rc);
 void add_names(CLI::App& app, int& rc);
 
 // In the order `perfsim --help` lists them.
-inline constexpr AddCommand kCommands[] = {add_synth,  add_convert,   add_inspect,  add_dump,  add_validate,
-                                           add_serve,  add_scenarios, add_journal,  add_query, add_record,
-                                           add_import, add_lodctr,    add_unlodctr, add_names};
+inline constexpr AddCommand kCommands[] = {add_synth,  add_convert,   add_inspect, add_dump,     add_validate,
+                                           add_serve,  add_scenarios, add_journal, add_check,    add_query,
+                                           add_record, add_import,    add_lodctr,  add_unlodctr, add_names};
 
 }  // namespace perfsim::cli

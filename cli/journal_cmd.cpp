@@ -15,6 +15,7 @@
 #include "journal/event.h"
 #include "scenarios/catalog.h"
 #include "scenarios/expect.h"
+#include "scenarios/verdict.h"
 
 namespace perfsim::cli {
 namespace {
@@ -24,8 +25,11 @@ struct JournalOptions {
   // FILE.1, then FILE); several are read as given, in that order.
   std::vector<std::string> files;
   bool json = false;
-  bool strict = false;   // an unreadable line fails the whole read (else it is skipped and counted)
-  std::string scenario;  // also check the file against this scenario's diagnosis (exit 1 when it differs)
+  bool strict = false;  // an unreadable line fails the whole read (else it is skipped and counted)
+  // Also judge every session against this scenario: did the collector handle it ([expect];
+  // exit 1 when one did not), and does it show the bug's [diagnosis]?
+  std::string scenario;
+  bool shows_diagnosis = false;  // instead: exit 0 when some session shows the diagnosis (the bug)
   std::vector<std::string> scenario_dirs;
 };
 
@@ -57,16 +61,38 @@ void print_text(const std::vector<journal::CallEvent>& events, const std::vector
   fmt::print("{}", journal::render_text(sessions));
 }
 
+// Per session: handled or not (and what it missed), and whether it shows the bug's diagnosis.
+void print_verdicts(const std::string& name, const std::vector<scenarios::SessionVerdict>& verdicts) {
+  size_t handled = 0;
+  for (const scenarios::SessionVerdict& v : verdicts) {
+    handled += v.handled() ? 1 : 0;
+    fmt::print("scenario {}: {}; {}\n", name, scenarios::render_text(v),
+               v.shows_diagnosis ? "shows the bug's diagnosis"
+                                 : "does not show the bug's diagnosis (" + v.diagnosis_lacks + ")");
+  }
+  fmt::print("scenario {}: {} of {} sessions handled it\n", name, handled, verdicts.size());
+}
+
+bool all_handled(const std::vector<scenarios::SessionVerdict>& verdicts) {
+  if (verdicts.empty()) return false;
+  for (const scenarios::SessionVerdict& v : verdicts)
+    if (!v.handled()) return false;
+  return true;
+}
+
 void print_json(const std::vector<journal::CallEvent>& events, const std::vector<journal::SessionDiagnosis>& sessions,
-                const journal::JournalRead& r) {
+                const journal::JournalRead& r, const std::string& scenario,
+                const std::vector<scenarios::SessionVerdict>& verdicts) {
   nlohmann::json list = nlohmann::json::array();
   for (const journal::SessionDiagnosis& d : sessions) list.push_back(journal::to_json(d));
-  fmt::print("{}\n", json_text(nlohmann::json{{"files", r.files},
-                                              {"calls", events.size()},
-                                              {"sessions", std::move(list)},
-                                              {"skipped_lines", r.skipped},
-                                              {"first_skipped", r.first_skipped},
-                                              {"dropped_events", r.dropped}}));
+  nlohmann::json out{{"files", r.files},           {"calls", events.size()},           {"sessions", std::move(list)},
+                     {"skipped_lines", r.skipped}, {"first_skipped", r.first_skipped}, {"dropped_events", r.dropped}};
+  if (!scenario.empty()) {
+    nlohmann::json v = nlohmann::json::array();
+    for (const scenarios::SessionVerdict& s : verdicts) v.push_back(scenarios::to_json(s));
+    out["scenario"] = {{"name", scenario}, {"handled", all_handled(verdicts)}, {"verdicts", std::move(v)}};
+  }
+  fmt::print("{}\n", json_text(out));
 }
 
 }  // namespace
@@ -78,22 +104,30 @@ int run_journal(const JournalOptions& o) {
     return fail("journal", s.message());
   report_skipped(read);
   const std::vector<journal::SessionDiagnosis> sessions = journal::diagnose(events);
+  if (o.shows_diagnosis && o.scenario.empty())
+    return fail("journal", "--shows-diagnosis needs --scenario NAME", kExitUsage);
   Status expected = Status::Ok();
+  std::vector<scenarios::SessionVerdict> verdicts;
   if (!o.scenario.empty()) {
     scenarios::Scenario sc;
     if (Status s = scenarios::find(o.scenario, o.scenario_dirs, sc); !s.ok())
       return fail("journal", s.message(), kExitUsage);
     expected = scenarios::check_expected(sc.expected, sessions, events);
+    verdicts = scenarios::judge(sc.handling, sc.expected, events);
   }
   if (o.json)
-    print_json(events, sessions, read);
+    print_json(events, sessions, read, o.scenario, verdicts);
   else
     print_text(events, sessions, read);
-  if (!o.scenario.empty()) {
+  if (o.scenario.empty()) return kExitOk;
+  if (o.shows_diagnosis) {  // the question asked before per-session verdicts: is the bug in the journal?
     if (!expected.ok()) return fail("journal", "scenario " + o.scenario + ": " + expected.message());
     if (!o.json) fmt::print("scenario {}: the journal shows its diagnosis\n", o.scenario);
+    return kExitOk;
   }
-  return kExitOk;
+  if (!o.json) print_verdicts(o.scenario, verdicts);
+  if (verdicts.empty()) return fail("journal", "scenario " + o.scenario + ": no collector session in the journal");
+  return all_handled(verdicts) ? kExitOk : kExitFailure;
 }
 
 void add_journal(CLI::App& app, int& rc) {
@@ -111,7 +145,11 @@ void add_journal(CLI::App& app, int& rc) {
   c_journal->add_flag("--strict", journal.strict,
                       "Refuse the file at its first unreadable line (default: skip such lines and count them)");
   c_journal->add_option("--scenario", journal.scenario,
-                        "Also check the sessions against this scenario's diagnosis (exit 1 when they do not show it)");
+                        "Also judge every session against this scenario: handled it or not (its [expect]; exit 1 "
+                        "when one did not) and whether it shows the bug's diagnosis");
+  c_journal->add_flag("--shows-diagnosis", journal.shows_diagnosis,
+                      "With --scenario: exit 0 when some session shows the scenario's diagnosis (the bug's trace), "
+                      "1 when none does, instead of the per-session verdict");
   c_journal->add_option("--scenario-dir", journal.scenario_dirs, "A directory of your own scenario files")
       ->check(CLI::ExistingDirectory);
   c_journal->callback([o, &rc] { rc = run_journal(*o); });

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdlib>
@@ -104,8 +105,23 @@ struct CArgv {
   std::vector<char*> ptrs;
 };
 
+// The caller's environment with `extra` (NAME=VALUE) replacing entries of the same name, built
+// before spawning (the forked child may not allocate).
+CArgv environment(const std::vector<std::string>& extra) {
+  std::vector<std::string> all;
+  const auto name_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    const bool replaced =
+        std::any_of(extra.begin(), extra.end(), [&](const std::string& x) { return name_of(x) == name_of(entry); });
+    if (!replaced) all.push_back(entry);
+  }
+  all.insert(all.end(), extra.begin(), extra.end());
+  return CArgv(all);
+}
+
 // posix_spawnp: returns 0 or the errno of what failed (exec included: glibc reports it).
-int spawn(CArgv& argv, const Options& o, const Plumbing& p, pid_t& pid) {
+int spawn(CArgv& argv, CArgv& env, const Options& o, const Plumbing& p, pid_t& pid) {
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&fa);
@@ -113,7 +129,7 @@ int spawn(CArgv& argv, const Options& o, const Plumbing& p, pid_t& pid) {
   for (int i = 0; i < 3; ++i)
     if (p.child_fd[i] >= 0) posix_spawn_file_actions_adddup2(&fa, p.child_fd[i], i);
   if (o.new_session) posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
-  const int rc = ::posix_spawnp(&pid, argv.ptrs[0], &fa, &attr, argv.ptrs.data(), environ);
+  const int rc = ::posix_spawnp(&pid, argv.ptrs[0], &fa, &attr, argv.ptrs.data(), env.ptrs.data());
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   return rc;
@@ -121,27 +137,27 @@ int spawn(CArgv& argv, const Options& o, const Plumbing& p, pid_t& pid) {
 
 // In the forked child: async-signal-safe calls only (other threads may hold locks). An exec
 // failure's errno goes back through `report` (close-on-exec, so a successful exec closes it).
-[[noreturn]] void child_side(const char* path, char* const* argv, const Options& o, const Plumbing& p, pid_t parent,
-                             int report) {
+[[noreturn]] void child_side(const char* path, char* const* argv, char* const* env, const Options& o, const Plumbing& p,
+                             pid_t parent, int report) {
   if (o.new_session) ::setsid();
   ::prctl(PR_SET_PDEATHSIG, o.parent_death_signal);
   if (::getppid() != parent) ::_exit(127);  // the parent died before prctl
   for (int i = 0; i < 3; ++i)
     if (p.child_fd[i] >= 0) ::dup2(p.child_fd[i], i);  // dup2 clears close-on-exec on the copy
-  ::execv(path, argv);
+  ::execve(path, argv, env);
   const int e = errno;
   (void)!::write(report, &e, sizeof e);
   ::_exit(127);
 }
 
-int fork_exec(CArgv& argv, const Options& o, const Plumbing& p, pid_t& pid) {
+int fork_exec(CArgv& argv, CArgv& env, const Options& o, const Plumbing& p, pid_t& pid) {
   const std::string path = resolve(argv.args[0]);
   if (path.empty()) return ENOENT;
   int report[2];
   if (::pipe2(report, O_CLOEXEC) != 0) return errno;
   const pid_t parent = ::getpid();
   pid = ::fork();
-  if (pid == 0) child_side(path.c_str(), argv.ptrs.data(), o, p, parent, report[1]);
+  if (pid == 0) child_side(path.c_str(), argv.ptrs.data(), env.ptrs.data(), o, p, parent, report[1]);
   const int fork_errno = errno;
   ::close(report[1]);
   int exec_errno = 0;
@@ -194,8 +210,9 @@ Status start(const std::vector<std::string>& argv, const Options& options, Child
     return Status::IOError("cannot run " + argv[0] + ": " + s.message());
   }
   CArgv cargv(argv);
-  const int rc =
-      options.parent_death_signal != 0 ? fork_exec(cargv, options, p, child.pid) : spawn(cargv, options, p, child.pid);
+  CArgv env = environment(options.env);
+  const int rc = options.parent_death_signal != 0 ? fork_exec(cargv, env, options, p, child.pid)
+                                                  : spawn(cargv, env, options, p, child.pid);
   if (rc == 0) return Status::Ok();
   child.pid = -1;
   close_pipes(child);

@@ -47,6 +47,9 @@ struct Options {
   // When nonzero, the child gets this signal if the thread that started it dies (PR_SET_PDEATHSIG),
   // so a daemon does not outlive a crashed parent. Forces the fork+exec path.
   int parent_death_signal = 0;
+  // NAME=VALUE entries the child gets over (replacing) the caller's environment; empty: the
+  // caller's environment as it is.
+  std::vector<std::string> env;
 };
 
 struct Child {

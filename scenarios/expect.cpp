@@ -55,7 +55,32 @@ std::string describe(const ExpectedCall& c) {
   return out;
 }
 
+// What of the diagnosis's statuses and calls (in order: each after the one before it) `events`
+// (of `where`: "the journal", "the session") lack; "" when they show them all.
+std::string events_lack(const Expected& e, const std::vector<journal::CallEvent>& events, const char* where) {
+  for (const std::string& st : e.statuses) {
+    bool seen = false;
+    for (const journal::CallEvent& ev : events) seen |= returned(ev, st);
+    if (!seen) return fmt::format("no call in {} returned {}", where, st);
+  }
+  size_t next = 0;
+  for (size_t i = 0; i < e.calls.size(); ++i) {
+    while (next < events.size() && !matches(e.calls[i], events[next])) ++next;
+    if (next == events.size())
+      return fmt::format("{} does not show call {} of the diagnosis, {}{}", where, i + 1, describe(e.calls[i]),
+                         i ? ", after the ones before it" : "");
+    ++next;
+  }
+  return "";
+}
+
 }  // namespace
+
+std::string diagnosis_lacks(const Expected& e, const journal::SessionDiagnosis& d,
+                            const std::vector<journal::CallEvent>& session_events) {
+  if (std::string lacks = session_lacks(e, d); !lacks.empty()) return lacks;
+  return events_lack(e, session_events, "the session");
+}
 
 Status check_expected(const Expected& e, const std::vector<journal::SessionDiagnosis>& sessions,
                       const std::vector<journal::CallEvent>& events) {
@@ -72,20 +97,7 @@ Status check_expected(const Expected& e, const std::vector<journal::SessionDiagn
     }
     if (!found) return Status::NotFound("the journal does not show the scenario's diagnosis: " + why);
   }
-  for (const std::string& st : e.statuses) {
-    bool seen = false;
-    for (const journal::CallEvent& ev : events) seen |= returned(ev, st);
-    if (!seen) return Status::NotFound("no call in the journal returned " + st);
-  }
-  // The calls in order: each found after the one before it.
-  size_t next = 0;
-  for (size_t i = 0; i < e.calls.size(); ++i) {
-    while (next < events.size() && !matches(e.calls[i], events[next])) ++next;
-    if (next == events.size())
-      return Status::NotFound(fmt::format("the journal does not show call {} of the diagnosis, {}{}", i + 1,
-                                          describe(e.calls[i]), i ? ", after the ones before it" : ""));
-    ++next;
-  }
+  if (std::string lacks = events_lack(e, events, "the journal"); !lacks.empty()) return Status::NotFound(lacks);
   return Status::Ok();
 }
 

@@ -1,6 +1,7 @@
 // Does a journal show what a scenario says a collector that trips on it leaves behind
 // (Scenario::expected)? The tests of every scenario ask this of the journal of their collector run.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "core/status.h"
@@ -16,5 +17,10 @@ namespace perfsim::scenarios {
 // saying the first that is missing.
 Status check_expected(const Expected& e, const std::vector<journal::SessionDiagnosis>& sessions,
                       const std::vector<journal::CallEvent>& events);
+
+// One session: empty when it shows every expectation of `e` (statuses among its own calls,
+// `session_events`), else the first it lacks ("no loop on Global").
+std::string diagnosis_lacks(const Expected& e, const journal::SessionDiagnosis& d,
+                            const std::vector<journal::CallEvent>& session_events);
 
 }  // namespace perfsim::scenarios

@@ -70,6 +70,26 @@ Status read_expected(const config::Reader& r, const Json& root, Expected& e) {
   return s;
 }
 
+// [expect]: optional; the keys it gives replace Handling's defaults.
+Status read_handling(const config::Reader& r, const Json& root, Handling& h) {
+  if (!root.contains("expect")) return Status::Ok();
+  const Json& x = root["expect"];
+  Status s = r.keys(x, "expect",
+                    {"text", "data", "max_tries", "no_loop", "close_handles", "busy_backoff_ms", "max_busy_retries",
+                     "values", "once"});
+  if (s.ok()) s = r.require(x, "expect", "text");
+  if (s.ok()) s = r.string(x, "expect", "text", h.text);
+  if (s.ok()) s = r.boolean(x, "expect", "data", h.data);
+  if (s.ok()) s = r.integer(x, "expect", "max_tries", h.max_tries);
+  if (s.ok()) s = r.boolean(x, "expect", "no_loop", h.no_loop);
+  if (s.ok()) s = r.boolean(x, "expect", "close_handles", h.close_handles);
+  if (s.ok()) s = r.number(x, "expect", "busy_backoff_ms", h.busy_backoff_ms);
+  if (s.ok()) s = r.integer(x, "expect", "max_busy_retries", h.max_busy_retries);
+  if (s.ok()) s = r.strings(x, "expect", "values", h.values);
+  if (s.ok()) s = r.strings(x, "expect", "once", h.once);
+  return s;
+}
+
 Status read_host(const config::Reader& r, const config::Doc& doc, const Json& h, const std::string& path,
                  const BesideReader& beside, ScenarioHost& out) {
   Status s = r.keys(h, path,
@@ -123,7 +143,7 @@ Status read_scenario(const config::Doc& doc, const BesideReader& beside, Scenari
   sc.origin = doc.origin;
   Status s = r.keys(root, "",
                     {"name", "title", "reproduces", "source", "see_also", "source_says", "behaviour", "correct",
-                     "clients", "smb", "host", "fault", "diagnosis"});
+                     "clients", "smb", "host", "fault", "diagnosis", "expect"});
   for (const char* key : {"name", "title", "reproduces", "source", "source_says", "behaviour", "correct"})
     if (s.ok()) s = r.require(root, "", key);
   if (s.ok()) s = r.string(root, "", "name", sc.name);
@@ -165,8 +185,37 @@ Status read_scenario(const config::Doc& doc, const BesideReader& beside, Scenari
     sc.faults = root["fault"];
   }
   if (Status st = read_expected(r, root, sc.expected); !st.ok()) return st;
+  if (Status st = read_handling(r, root, sc.handling); !st.ok()) return st;
   out = std::move(sc);
   return Status::Ok();
+}
+
+nlohmann::json to_json(const Handling& h) {
+  nlohmann::json j = {{"text", h.text},
+                      {"data", h.data},
+                      {"max_tries", h.max_tries},
+                      {"no_loop", h.no_loop},
+                      {"close_handles", h.close_handles}};
+  if (h.busy_backoff_ms > 0) j["busy_backoff_ms"] = h.busy_backoff_ms;
+  if (h.max_busy_retries) j["max_busy_retries"] = h.max_busy_retries;
+  if (!h.values.empty()) j["values"] = h.values;
+  if (!h.once.empty()) j["once"] = h.once;
+  return j;
+}
+
+std::string handling_text(const Handling& h) {
+  std::string out = h.text.empty() ? "" : h.text + " (";
+  std::string rules;
+  const auto add = [&rules](const std::string& r) { rules += (rules.empty() ? "" : "; ") + r; };
+  if (h.data) add("gets perf data");
+  if (h.max_tries) add(fmt::format("past ERROR_MORE_DATA within {} tries", h.max_tries));
+  if (h.no_loop) add("no loop on one size");
+  if (h.close_handles) add("closes its handles");
+  if (h.busy_backoff_ms > 0) add(fmt::format("retries ERROR_BUSY after >= {} ms", h.busy_backoff_ms));
+  if (h.max_busy_retries) add(fmt::format("at most {} ERROR_BUSY retries", h.max_busy_retries));
+  for (const std::string& v : h.values) add("asks " + v);
+  for (const std::string& st : h.once) add(st + " at most once");
+  return out + rules + (h.text.empty() ? "" : ")");
 }
 
 nlohmann::json to_json(const Scenario& s) {
@@ -209,7 +258,8 @@ nlohmann::json to_json(const Scenario& s) {
           {"origin", s.origin},
           {"hosts", hosts},
           {"faults", s.faults.is_null() ? nlohmann::json::array() : s.faults},
-          {"diagnosis", e}};
+          {"diagnosis", e},
+          {"expect", to_json(s.handling)}};
 }
 
 std::string render_text(const Scenario& s) {
@@ -218,6 +268,7 @@ std::string render_text(const Scenario& s) {
   for (const std::string& u : s.see_also) out += fmt::format("See also: {}\n", u);
   out += fmt::format("The source says: {}\n\nHost behaviour: {}\nA correct collector: {}\nJournal diagnosis: {}\n",
                      s.source_says, s.behaviour, s.correct, s.expected.text);
+  out += fmt::format("Checked per session (perfsim check): {}\n", handling_text(s.handling));
   out += "\nHosts:\n";
   for (const nlohmann::json& h : j["hosts"]) out += "  " + h.dump() + "\n";
   if (!s.faults.is_null()) out += "Faults: " + s.faults.dump() + "\n";

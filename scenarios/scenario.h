@@ -43,6 +43,21 @@ struct Expected {
   std::vector<ExpectedCall> calls;    // calls the journal holds in this order (others between them)
 };
 
+// What a collector that handles the scenario does, judged per session by `perfsim check` and
+// `perfsim journal --scenario` (verdict.h; README.md, "[expect]"). Every field has the default a
+// correct collector meets against any host; a scenario's [expect] changes the ones its bug is about.
+struct Handling {
+  std::string text;                 // in words, for `scenarios show`
+  bool data = true;                 // some perf-data query (Global, Costly, an index list) answered WERR_OK with data
+  uint32_t max_tries = 10;          // at most this many calls for one value to get past ERROR_MORE_DATA; 0: no bound
+  bool no_loop = true;              // never the same size again after ERROR_MORE_DATA, 3 times (journal::Loop)
+  bool close_handles = true;        // every handle it opened, closed
+  double busy_backoff_ms = 0;       // > 0: retries after ERROR_BUSY, each at least this long after the answer
+  uint32_t max_busy_retries = 0;    // retries after ERROR_BUSY in a session; 0: no bound
+  std::vector<std::string> values;  // values it asks (QueryValue names), every one
+  std::vector<std::string> once;    // statuses that answer at most one call of a session (nothing retried into them)
+};
+
 struct ScenarioHost {
   replayer::FleetHost fleet;        // listen (default 127.0.0.1:0), timeline, profile, quirks, smb_allow
   std::string capture;              // a capture file (relative: beside the scenario), or
@@ -63,6 +78,7 @@ struct Scenario {
   std::vector<ScenarioHost> hosts;
   config::Json faults;  // the [[fault]] tables (replayer/faults.h), or null
   Expected expected;
+  Handling handling;  // [expect]; the defaults when the file has none
 };
 
 // Reads a scenario file's tree. `beside(name, text)` reads a file named in the scenario (a spec,
@@ -71,6 +87,9 @@ using BesideReader = std::function<Status(const std::string& name, std::string& 
 Status read_scenario(const config::Doc& doc, const BesideReader& beside, Scenario& out);
 
 nlohmann::json to_json(const Scenario& s);
+nlohmann::json to_json(const Handling& h);
+// The expectations in a line: the text, then each rule ("gets perf data; closes its handles").
+std::string handling_text(const Handling& h);
 // `perfsim scenarios show NAME`: every field, for a person.
 std::string render_text(const Scenario& s);
 

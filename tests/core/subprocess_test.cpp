@@ -120,6 +120,29 @@ TEST_CASE("the fork path (parent-death signal) runs programs and reports missing
   CHECK(c.pid == -1);
 }
 
+TEST_CASE("env entries reach the child over the caller's environment, on both start paths") {
+  ::setenv("PERFSIM_SUBPROCESS_TEST_KEPT", "kept", 1);
+  ::setenv("PERFSIM_SUBPROCESS_TEST_SET", "old", 1);
+  for (const int death_signal : {0, int(SIGTERM)}) {
+    Options o;
+    o.parent_death_signal = death_signal;
+    o.out = Stream::kPipe;
+    o.env = {"PERFSIM_SUBPROCESS_TEST_SET=new", "PERFSIM_SUBPROCESS_TEST_ADDED=a=b"};
+    Child c;
+    REQUIRE(start({"/bin/sh", "-c",
+                   "echo $PERFSIM_SUBPROCESS_TEST_KEPT $PERFSIM_SUBPROCESS_TEST_SET $PERFSIM_SUBPROCESS_TEST_ADDED; "
+                   "env | grep -c ^PERFSIM_SUBPROCESS_TEST_SET="},
+                  o, c)
+                .ok());
+    std::string out;
+    read_all(c.out_fd, out);
+    CHECK(out == "kept new a=b\n1\n");  // replaced, not a second entry
+    CHECK(wait(c).code == 0);
+  }
+  ::unsetenv("PERFSIM_SUBPROCESS_TEST_KEPT");
+  ::unsetenv("PERFSIM_SUBPROCESS_TEST_SET");
+}
+
 TEST_CASE("a missing program is a Status naming it") {
   Child c;
   const Status s = start({"perfsim-no-such-program", "x"}, Options{}, c);

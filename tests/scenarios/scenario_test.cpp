@@ -13,6 +13,7 @@
 #include "scenarios/expect.h"
 #include "scenarios/plan.h"
 #include "winreg/codec.h"
+#include "scenarios/verdict.h"
 
 using namespace perfsim;
 namespace fs = std::filesystem;
@@ -265,4 +266,95 @@ TEST_CASE("check_expected: diagnosis calls must appear in order, each field judg
   e.calls[0].status = "WERR_OK";
   e.calls[0].op = "OpenKey";
   CHECK_FALSE(scenarios::check_expected(e, {}, events).ok());
+}
+
+namespace {
+
+journal::CallEvent query_event(uint64_t seq, const std::string& value, uint32_t offered, uint32_t status,
+                               uint32_t bytes = 0) {
+  journal::CallEvent e;
+  e.seq = seq;
+  e.time_us = int64_t(seq) * 1000;
+  e.session = 1;
+  e.opnum = 0x11;  // BaseRegQueryValue (MS-RRP 3.1.5.17)
+  e.value_name = value;
+  e.has_buffer = true;
+  e.offered = offered;
+  e.status = status;
+  e.size = status == 234 ? offered : bytes;
+  e.bytes = bytes;
+  return e;
+}
+
+std::vector<std::string> unmet_of(const scenarios::Handling& h, const std::vector<journal::CallEvent>& events) {
+  return scenarios::unmet(h, journal::diagnose(events).at(0), events);
+}
+
+bool mentions(const std::vector<std::string>& unmet, const std::string& text) {
+  for (const std::string& u : unmet)
+    if (u.find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("unmet: a session that doubles past MORE_DATA handles it, one that resends the size does not") {
+  const scenarios::Handling h;  // the defaults: data, 10 tries, no loop, handles closed
+  std::vector<journal::CallEvent> good = {query_event(1, "Global", 4096, 234), query_event(2, "Global", 8192, 234),
+                                          query_event(3, "Global", 16384, 0, 12000)};
+  CHECK(unmet_of(h, good).empty());
+  std::vector<journal::CallEvent> looping;
+  for (uint64_t i = 1; i <= 12; ++i) looping.push_back(query_event(i, "Global", 4096, 234));
+  const std::vector<std::string> u = unmet_of(h, looping);
+  CHECK(mentions(u, "no perf data"));
+  CHECK(mentions(u, "12 calls in a row for Global answered ERROR_MORE_DATA (expected the data within 10 tries)"));
+  CHECK(mentions(u, "a loop: offered 4096 bytes for Global 12 times"));
+  // A name table read is not perf data.
+  CHECK(mentions(unmet_of(h, {query_event(1, "Counter 009", 4096, 0, 300)}), "no perf data"));
+}
+
+TEST_CASE("unmet: ERROR_BUSY retried too soon or too often, a value never asked, a status retried") {
+  scenarios::Handling h;
+  h.data = false;
+  h.busy_backoff_ms = 20;
+  h.max_busy_retries = 2;
+  std::vector<journal::CallEvent> busy;
+  for (uint64_t i = 1; i <= 4; ++i) busy.push_back(query_event(i, "Global", 4096, 170));  // 1 ms apart
+  std::vector<std::string> u = unmet_of(h, busy);
+  CHECK(mentions(u, "retried ERROR_BUSY after 1.0 ms (expected a back-off of >= 20 ms)"));
+  CHECK(mentions(u, "3 retries after ERROR_BUSY (expected <= 2"));
+  busy.resize(1);
+  CHECK(mentions(unmet_of(h, busy), "1 ERROR_BUSY answers and no retry"));
+  busy.push_back(query_event(30, "Global", 4096, 170));  // 29 ms later
+  CHECK(unmet_of(h, busy).empty());
+  h.values = {"Counter 009"};
+  CHECK(mentions(unmet_of(h, busy), "never asked Counter 009"));
+  h.values.clear();
+  h.once = {"WERR_BUSY"};
+  CHECK(mentions(unmet_of(h, busy), "2 calls answered WERR_BUSY (expected at most one"));
+}
+
+TEST_CASE("expect: every built-in scenario has one, its keys replace the defaults, unknown keys are refused") {
+  for (const scenarios::Scenario& s : builtin()) {
+    INFO(s.name);
+    CHECK_FALSE(s.handling.text.empty());
+  }
+  scenarios::Scenario busy;
+  REQUIRE(scenarios::find("busy-exchange", {}, busy).ok());
+  CHECK_FALSE(busy.handling.data);
+  CHECK(busy.handling.busy_backoff_ms == 20);
+  CHECK(busy.handling.max_tries == 10);  // a default it keeps
+  TempDir d;
+  fs::create_directories(d.path / "mine");
+  d.write("mine/spec.toml", "[host]\nduration = \"1m\"\n");
+  d.write("good.toml", std::string(kMine) + "[expect]\ntext = \"x\"\nmax_tries = 3\n");
+  std::vector<scenarios::Scenario> all;
+  Status st = scenarios::load_all({d.path.string()}, all);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  for (const scenarios::Scenario& s : all)
+    if (s.name == "my-case") CHECK(s.handling.max_tries == 3);
+  d.write("good.toml", std::string(kMine) + "[expect]\ntext = \"x\"\ntries = 3\n");
+  st = scenarios::load_all({d.path.string()}, all);
+  CHECK(st.message().find("expect.tries") != std::string::npos);
 }

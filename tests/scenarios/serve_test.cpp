@@ -49,10 +49,10 @@ struct Served {
   }
   int stop() { return serve.stop(std::chrono::seconds(20)); }
   std::string endpoint() const { return address + ":" + std::to_string(port); }
-  // After stop(): `perfsim journal FILE --scenario NAME --json` (exit 0: the diagnosis is shown).
+  // After stop(): `perfsim journal FILE --shows-diagnosis --scenario NAME --json` (exit 0: the diagnosis is shown).
   json diagnosis(const std::string& name) {
     REQUIRE(stop() == 0);
-    const CommandResult r = perfsim_cmd("journal " + journal + " --json --scenario " + name);
+    const CommandResult r = perfsim_cmd("journal " + journal + " --json --shows-diagnosis --scenario " + name);
     INFO(r.out << r.err);
     CHECK(r.code == 0);
     return json::parse(r.out).at("sessions");

@@ -81,8 +81,8 @@ TEST_CASE("remote-registry-smb: the first pipe open fails then works, a non-admi
   CHECK(open_once("127.0.0.92", port) == "error 5");  // WERR_ACCESS_DENIED for anonymous
   CHECK(open_once("127.0.0.92", port, "perfadmin") == "ok");
   CHECK(serve.stop(std::chrono::seconds(30), true) == 0);
-  const perfsim::testing::CommandResult r =
-      perfsim::testing::run_command(PERFSIM_EXE, "journal " + journal + " --scenario remote-registry-smb", 60);
+  const perfsim::testing::CommandResult r = perfsim::testing::run_command(
+      PERFSIM_EXE, "journal " + journal + " --shows-diagnosis --scenario remote-registry-smb", 60);
   INFO(r.out << r.err);
   CHECK(r.code == 0);
 }

@@ -1,0 +1,195 @@
+// Per-session verdicts against a scenario's [expect] (verdict.h).
+#include "scenarios/verdict.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <map>
+
+#include "scenarios/expect.h"
+#include "windows/constants.h"
+#include "winreg/codec.h"
+
+namespace perfsim::scenarios {
+namespace {
+
+bool is_query(const journal::CallEvent& e) { return e.opnum == winreg::kQueryValue && e.rpc_fault == 0; }
+
+// A perf-data answer with data: Global, Costly or an index list answered WERR_OK with bytes
+// (not a name table, which a collector can read and still have no data).
+bool got_data(const std::vector<journal::CallEvent>& events) {
+  return std::any_of(events.begin(), events.end(), [](const journal::CallEvent& e) {
+    const std::string kind = journal::value_kind(e.value_name);
+    return is_query(e) && e.status == 0 && e.bytes > 0 &&
+           (kind == "global" || kind == "costly" || kind == "index-list");
+  });
+}
+
+// The longest run of ERROR_MORE_DATA answers to one value's calls (calls to other values between
+// them do not end the run; an answer without MORE_DATA does), and the value.
+std::pair<uint32_t, std::string> longest_more_data_run(const std::vector<journal::CallEvent>& events) {
+  std::map<std::string, uint32_t> run;
+  std::pair<uint32_t, std::string> longest{0, ""};
+  for (const journal::CallEvent& e : events) {
+    if (!is_query(e)) continue;
+    uint32_t& n = run[e.value_name];
+    n = e.status == windows::kErrorMoreData ? n + 1 : 0;
+    if (n > longest.first) longest = {n, e.value_name};
+  }
+  return longest;
+}
+
+bool same_status(uint32_t status, const std::string& st) {
+  const std::string name = windows::werror_name(status);  // "WERR_BUSY (170)"
+  return name == st || name.rfind(st + " (", 0) == 0;
+}
+
+void busy_unmet(const Handling& h, const journal::SessionDiagnosis& d, std::vector<std::string>& out) {
+  if (h.busy_backoff_ms > 0 && d.busy_answers > 0) {
+    if (d.busy_retries == 0)
+      out.push_back(fmt::format("{} ERROR_BUSY answers and no retry (ERROR_BUSY is transient: retry after a back-off)",
+                                d.busy_answers));
+    const auto shortest = std::min_element(d.busy_backoff_ms.begin(), d.busy_backoff_ms.end());
+    if (shortest != d.busy_backoff_ms.end() && *shortest < h.busy_backoff_ms)
+      out.push_back(fmt::format("retried ERROR_BUSY after {:.1f} ms (expected a back-off of >= {} ms)", *shortest,
+                                h.busy_backoff_ms));
+  }
+  if (h.max_busy_retries && d.busy_retries > h.max_busy_retries)
+    out.push_back(fmt::format("{} retries after ERROR_BUSY (expected <= {}, then give up the poll)", d.busy_retries,
+                              h.max_busy_retries));
+}
+
+}  // namespace
+
+std::vector<std::string> unmet(const Handling& h, const journal::SessionDiagnosis& d,
+                               const std::vector<journal::CallEvent>& session_events) {
+  std::vector<std::string> out;
+  if (h.data && !got_data(session_events))
+    out.push_back("no perf data: no Global, Costly or index-list query answered WERR_OK with data");
+  if (h.max_tries) {
+    const auto [run, value] = longest_more_data_run(session_events);
+    if (run >= h.max_tries)
+      out.push_back(fmt::format("{} calls in a row for {} answered ERROR_MORE_DATA (expected the data within {} tries)",
+                                run, value, h.max_tries));
+  }
+  if (h.no_loop)
+    for (const journal::Loop& l : d.loops)
+      out.push_back(fmt::format("a loop: offered {} bytes for {} {} times, each answered ERROR_MORE_DATA", l.size,
+                                l.value, l.offers));
+  if (h.close_handles && d.handles_opened > d.handles_closed)
+    out.push_back(
+        fmt::format("left {} of {} handles open (no CloseKey)", d.handles_opened - d.handles_closed, d.handles_opened));
+  busy_unmet(h, d, out);
+  for (const std::string& v : h.values)
+    if (!d.values.count(v)) out.push_back("never asked " + v);
+  for (const std::string& st : h.once) {
+    const auto n = std::count_if(session_events.begin(), session_events.end(), [&](const journal::CallEvent& e) {
+      return e.rpc_fault == 0 && same_status(e.status, st);
+    });
+    if (n > 1) out.push_back(fmt::format("{} calls answered {} (expected at most one: do not retry it)", n, st));
+  }
+  return out;
+}
+
+std::vector<SessionVerdict> judge(const Handling& h, const Expected& e, const std::vector<journal::CallEvent>& events) {
+  std::vector<SessionVerdict> out;
+  for (const journal::SessionDiagnosis& d : journal::diagnose(events)) {
+    std::vector<journal::CallEvent> mine;
+    for (const journal::CallEvent& ev : events)
+      if (ev.session == d.session) mine.push_back(ev);
+    SessionVerdict v;
+    v.session = d.session;
+    v.host = d.host;
+    v.peer = d.peer;
+    v.transport = journal::transport_name(d.transport);
+    v.calls = d.calls;
+    v.seconds = double(d.last_us - d.first_us) / 1e6;
+    v.unmet = unmet(h, d, mine);
+    v.diagnosis_lacks = diagnosis_lacks(e, d, mine);
+    v.shows_diagnosis = v.diagnosis_lacks.empty();
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+nlohmann::json to_json(const SessionVerdict& v) {
+  return {{"session", v.session},
+          {"host", v.host},
+          {"peer", v.peer},
+          {"transport", v.transport},
+          {"calls", v.calls},
+          {"seconds", v.seconds},
+          {"handled", v.handled()},
+          {"unmet", v.unmet},
+          {"shows_diagnosis", v.shows_diagnosis},
+          {"diagnosis_lacks", v.diagnosis_lacks}};
+}
+
+std::string render_text(const SessionVerdict& v) {
+  std::string out = fmt::format("session {} ({}, {}, {}, {} calls): ", v.session, v.host, v.peer, v.transport, v.calls);
+  if (v.handled()) return out + "handled";
+  out += "NOT handled";
+  for (size_t i = 0; i < v.unmet.size(); ++i) out += (i ? "; " : ": ") + v.unmet[i];
+  return out;
+}
+
+namespace {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // XML 1.0 allows no control characters but tab, LF and CR.
+        if (static_cast<unsigned char>(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r') out += c;
+    }
+  }
+  return out;
+}
+
+std::string junit_case(const std::string& suite, const std::string& name, double seconds, const std::string& failure,
+                       const std::string& detail) {
+  std::string out = fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", xml_escape(suite),
+                                xml_escape(name), seconds);
+  if (failure.empty()) return out + "/>\n";
+  return out + fmt::format(">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n", xml_escape(failure),
+                           xml_escape(detail));
+}
+
+}  // namespace
+
+std::string junit_xml(const std::string& suite, const std::vector<SessionVerdict>& verdicts,
+                      const std::string& command_failure, double seconds) {
+  size_t failures = command_failure.empty() ? 0 : 1;
+  for (const SessionVerdict& v : verdicts) failures += v.handled() ? 0 : 1;
+  std::string cases = junit_case(suite, "collector command", seconds, command_failure, command_failure);
+  for (const SessionVerdict& v : verdicts) {
+    std::string why;
+    for (const std::string& u : v.unmet) why += (why.empty() ? "" : "\n") + u;
+    const std::string name = fmt::format("session {} ({}, {})", v.session, v.host, v.peer);
+    cases +=
+        junit_case(suite, name, v.seconds, v.handled() ? "" : fmt::format("not handled: {}", v.unmet.front()), why);
+  }
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"{0}\" failures=\"{1}\" time=\"{2:.3f}\">\n"
+      "  <testsuite name=\"{3}\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" time=\"{2:.3f}\">\n{4}"
+      "  </testsuite>\n</testsuites>\n",
+      verdicts.size() + 1, failures, seconds, xml_escape(suite), cases);
+}
+
+}  // namespace perfsim::scenarios

@@ -1,0 +1,44 @@
+// Did a collector handle the scenario? One verdict per collector session of a journal, against
+// the scenario's [expect] (Handling): what `perfsim check` prints and exits on, and what
+// `perfsim journal FILE --scenario NAME` reports beside the bug's diagnosis (expect.h).
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "journal/diagnosis.h"
+#include "journal/event.h"
+#include "scenarios/scenario.h"
+
+namespace perfsim::scenarios {
+
+struct SessionVerdict {
+  uint64_t session = 0;
+  std::string host, peer, transport;
+  uint64_t calls = 0;
+  double seconds = 0;              // first call to last
+  std::vector<std::string> unmet;  // each expectation of Handling it missed, in words; empty: handled
+  bool shows_diagnosis = false;    // it shows the scenario's [diagnosis] (the bug's trace)
+  std::string diagnosis_lacks;     // when not: the first thing missing
+  bool handled() const { return unmet.empty(); }
+};
+
+// The expectations of `h` that one session missed; `session_events` are its calls in order.
+std::vector<std::string> unmet(const Handling& h, const journal::SessionDiagnosis& d,
+                               const std::vector<journal::CallEvent>& session_events);
+
+// One verdict per session of `events` (journal::diagnose's order), against the scenario's
+// handling and its diagnosis.
+std::vector<SessionVerdict> judge(const Handling& h, const Expected& e, const std::vector<journal::CallEvent>& events);
+
+nlohmann::json to_json(const SessionVerdict& v);
+// "session 3 (W2K-EXCH01, 127.0.0.1:51234, tcp, 12 calls): handled" or "...: NOT handled: a; b".
+std::string render_text(const SessionVerdict& v);
+
+// JUnit XML (the schema CI systems read: testsuites/testsuite/testcase/failure): one testcase per
+// session, plus one named "collector command" that fails with `command_failure` when not empty.
+std::string junit_xml(const std::string& suite, const std::vector<SessionVerdict>& verdicts,
+                      const std::string& command_failure, double seconds);
+
+}  // namespace perfsim::scenarios
