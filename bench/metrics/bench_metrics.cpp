@@ -34,7 +34,8 @@ std::shared_ptr<replayer::SimulatedHost> bundled_host() {
     std::exit(1);
   }
   std::shared_ptr<replayer::SimulatedHost> host;
-  if (Status s = replayer::SimulatedHost::create(rec, {replayer::TimelineMode::kFrozen, 0}, host); !s.ok()) std::exit(1);
+  if (Status s = replayer::SimulatedHost::create(rec, {replayer::TimelineMode::kFrozen, 0}, host); !s.ok())
+    std::exit(1);
   return host;
 }
 
@@ -62,11 +63,11 @@ Fleet make_fleet(size_t n, const std::shared_ptr<replayer::SimulatedHost>& host)
     const std::string name = fmt::format("WEB-{:05}", k);
     hosts.push_back({name, host, {fmt::format("127.1.{}.{}:4135", k / 256, k % 256)}, "2016", {}});
     auto tap = f.rec->open_session(name, "127.0.0.1:1", journal::Transport::kTcp);
-    tap->record(call(170, 0, 40), 2);           // busy
-    tap->record(call(234, 0, 300), 0);          // MORE_DATA
-    tap->record(call(0, 180000, 2500), 0);      // Global
-    tap->record(call(0, 90000, 1500), 0);       // Costly
-    tap->record(call(0, 20000, 700), 0);        // an index list
+    tap->record(call(170, 0, 40), 2);       // busy
+    tap->record(call(234, 0, 300), 0);      // MORE_DATA
+    tap->record(call(0, 180000, 2500), 0);  // Global
+    tap->record(call(0, 90000, 1500), 0);   // Costly
+    tap->record(call(0, 20000, 700), 0);    // an index list
   }
   f.api = std::make_unique<admin::AdminApi>(std::move(hosts), admin::journal_sources(f.rec),
                                             admin::WebFiles{PERFSIM_SOURCE_DIR "/admin/web"}, replayer::FaultLimits{},

@@ -29,8 +29,11 @@ struct FleetApi {
   std::vector<admin::AdminHost> hosts() const {
     std::vector<admin::AdminHost> v;
     for (int k = 1; k <= kHosts; ++k)
-      v.push_back({fmt::format("WEB-{:04}", k), host, {fmt::format("127.1.{}.{}:4135", k / 256, k % 256)},
-                   k % 2 ? "2016" : "2003", {}});
+      v.push_back({fmt::format("WEB-{:04}", k),
+                   host,
+                   {fmt::format("127.1.{}.{}:4135", k / 256, k % 256)},
+                   k % 2 ? "2016" : "2003",
+                   {}});
     return v;
   }
   static admin::AdminSources sources() {
@@ -75,7 +78,8 @@ TEST_CASE("GET /api/hosts of a 1,200-host fleet: a bounded page, filters by text
   CHECK(old.size() == 600);
   for (const json& h : old) CHECK(h["profile"] == "2003");
   CHECK(f.get_json("/api/hosts?state=paused").empty());
-  for (const char* bad : {"/api/hosts?limit=0", "/api/hosts?limit=20000", "/api/hosts?offset=x", "/api/hosts?state=asleep"})
+  for (const char* bad :
+       {"/api/hosts?limit=0", "/api/hosts?limit=20000", "/api/hosts?offset=x", "/api/hosts?state=asleep"})
     CHECK(f.get(bad).status == 400);
   CHECK(f.get("/api/hosts?limit=0").body.find("limit must be 1 .. 10000, got 0") != std::string::npos);
 }
