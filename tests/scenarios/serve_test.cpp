@@ -127,7 +127,7 @@ TEST_CASE(
     CHECK(r.code == 0);
     REQUIRE(served.stop() == 0);
     ++served_count;
-    const CommandResult j = perfsim_cmd("journal " + served.journal + " --scenario " + name);
+    const CommandResult j = perfsim_cmd("journal " + served.journal + " --shows-diagnosis --scenario " + name);
     INFO(j.out << j.err);
     const json shown = json::parse(perfsim_cmd("scenarios show " + name + " --json").out);
     const bool any_call_shows = shown.at("diagnosis").value("busy", false);

@@ -1,0 +1,159 @@
+// `perfsim series`: counters' formatted values sample after sample, in the CSV layout relog and
+// typeperf write (so a capture opens in the tools support engineers use), or as JSON.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "captures/reader.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "core/json.h"
+#include "core/utf16.h"
+#include "perfdata/names.h"
+#include "perfdata/series.h"
+
+namespace perfsim::cli {
+namespace {
+
+struct SeriesOptions {
+  std::string path;
+  std::vector<std::string> counters;
+  std::string lang = "009";
+  bool json = false;
+};
+
+// The queries a counter's object may come from, in the order they are searched.
+constexpr const char* kSources[] = {"Global", "Costly"};
+constexpr size_t kSourceCount = std::size(kSources);
+
+// One recorded sample of every source: [source] -> parsed block (absent: not recorded this tick).
+using Samples = std::vector<std::optional<perfdata::DataBlock>>;
+
+Status read_samples(captures::Reader& r, uint32_t tick, Samples& out) {
+  out.assign(kSourceCount, std::nullopt);
+  std::vector<captures::QueryRecord> recs;
+  if (Status s = r.read_tick(tick, recs); !s.ok()) return s;
+  for (const captures::QueryRecord& q : recs)
+    for (size_t i = 0; i < kSourceCount; ++i)
+      if (q.status == 0 && iequals(q.value_name, kSources[i]) && !out[i]) {
+        perfdata::DataBlock b;
+        if (perfdata::parse(q.payload, b).ok()) out[i] = std::move(b);
+      }
+  return Status::Ok();
+}
+
+std::vector<const perfdata::DataBlock*> pointers(const Samples& s) {
+  std::vector<const perfdata::DataBlock*> v;
+  for (const auto& b : s) v.push_back(b ? &*b : nullptr);
+  return v;
+}
+
+// relog's time column: "MM/DD/YYYY HH:MM:SS.mmm" (the block's SystemTime, UTC).
+std::string pdh_time(const perfdata::SystemTime& t) {
+  return fmt::format("{:02}/{:02}/{:04} {:02}:{:02}:{:02}.{:03}", t.month, t.day, t.year, t.hour, t.minute, t.second,
+                     t.ms);
+}
+
+std::string iso_time(const perfdata::SystemTime& t) {
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", t.year, t.month, t.day, t.hour, t.minute, t.second,
+                     t.ms);
+}
+
+std::string csv_quoted(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+// Distinct ticks in record order (a capture may skip tick numbers).
+std::vector<uint32_t> ticks_of(const captures::Reader& r) {
+  std::vector<uint32_t> ticks;
+  for (const captures::RecordInfo& ri : r.records())
+    if (ticks.empty() || ticks.back() != ri.tick) ticks.push_back(ri.tick);
+  return ticks;
+}
+
+int run_series(const SeriesOptions& o) {
+  std::vector<perfdata::CounterPath> asked;
+  for (const std::string& text : o.counters) {
+    perfdata::CounterPath p;
+    if (Status s = perfdata::parse_counter_path(text, p); !s.ok()) return fail("series", s.message(), kExitUsage);
+    asked.push_back(std::move(p));
+  }
+  std::unique_ptr<captures::Reader> r;
+  if (Status s = captures::Reader::open(o.path, r); !s.ok()) return fail("series", o.path + ": " + s.ToString());
+  for (const auto& w : r->warnings()) fmt::print(stderr, "warning: {}\n", w);
+  std::map<uint32_t, std::string> names;
+  for (const auto& t : r->metadata().names) {
+    perfdata::NameTable nt;
+    if (iequals(t.lang, o.lang) && perfdata::parse_names(t.counter, nt).ok()) names = nt.to_map();
+  }
+  const std::vector<uint32_t> ticks = ticks_of(*r);
+  if (ticks.empty()) return fail("series", o.path + ": no samples");
+  Samples prev, cur;
+  if (Status s = read_samples(*r, ticks[0], cur); !s.ok()) return fail("series", o.path + ": " + s.ToString());
+  std::vector<perfdata::SeriesColumn> columns;
+  if (Status s = perfdata::resolve_columns(pointers(cur), names, asked, columns); !s.ok())
+    return fail("series", fmt::format("{}: {} (perfsim dump {} lists the objects, instances and counters)", o.path,
+                                      s.message(), o.path));
+  nlohmann::json rows = nlohmann::json::array();
+  if (!o.json) {
+    std::string header = csv_quoted("(PDH-CSV 4.0) (Coordinated Universal Time)(0)");
+    for (const auto& c : columns) header += "," + csv_quoted(c.path);
+    fmt::print("{}\n", header);
+  }
+  std::vector<std::optional<double>> values;
+  for (size_t i = 0; i < ticks.size(); ++i) {
+    if (i > 0) {
+      prev = std::move(cur);
+      if (Status s = read_samples(*r, ticks[i], cur); !s.ok())
+        return fail("series", fmt::format("{}: tick {}: {}", o.path, ticks[i], s.ToString()));
+    }
+    perfdata::series_row(i ? pointers(prev) : std::vector<const perfdata::DataBlock*>(kSourceCount, nullptr),
+                         pointers(cur), columns, values);
+    const perfdata::DataBlock* when = nullptr;
+    for (const auto& b : cur)
+      if (b && !when) when = &*b;
+    if (!when) continue;  // nothing recorded this tick
+    if (o.json) {
+      nlohmann::json v = nlohmann::json::array();
+      for (const auto& x : values) v.push_back(x ? nlohmann::json(*x) : nlohmann::json());
+      rows.push_back({{"tick", ticks[i]}, {"time", iso_time(when->system_time)}, {"values", v}});
+      continue;
+    }
+    // A value the formula has none for (the first sample of a rate) is " ", as relog writes it.
+    std::string line = csv_quoted(pdh_time(when->system_time));
+    for (const auto& x : values) line += "," + csv_quoted(x ? fmt::format("{}", *x) : " ");
+    fmt::print("{}\n", line);
+  }
+  if (o.json) {
+    nlohmann::json cols = nlohmann::json::array();
+    for (const auto& c : columns) cols.push_back(c.path);
+    fmt::print("{}\n", json_text(nlohmann::json{{"columns", cols}, {"rows", rows}}, 2));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_series(CLI::App& app, int& rc) {
+  auto o = std::make_shared<SeriesOptions>();
+  auto* c = app.add_subcommand(
+      "series", "Counters' formatted values sample after sample, as relog -f csv writes them (or --json)");
+  c->add_option("file", o->path, "Capture file (.perfcap)")->required()->check(CLI::ExistingFile);
+  c->add_option("--counter,-c", o->counters,
+                "A counter path as perfmon writes it: '\\Processor(_Total)\\% Processor Time', "
+                "'\\Process(*)\\Working Set' (repeatable; names or title indices)")
+      ->required();
+  c->add_option("--lang", o->lang, "Language of the name table the names are looked up in")->capture_default_str();
+  c->add_flag("--json", o->json, "{\"columns\": [...], \"rows\": [{\"tick\", \"time\", \"values\"}]} instead of CSV");
+  c->callback([o, &rc] { rc = run_series(*o); });
+}
+
+}  // namespace perfsim::cli
