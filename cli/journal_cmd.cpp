@@ -113,7 +113,7 @@ void add_journal(CLI::App& app, int& rc) {
   c_journal->add_option("--scenario", journal.scenario,
                         "Also check the sessions against this scenario's diagnosis (exit 1 when they do not show it)");
   c_journal->add_option("--scenario-dir", journal.scenario_dirs, "A directory of your own scenario files")
-      ->check(CLI::ExistingDirectory);
+      ->check(input_dir());
   c_journal->callback([o, &rc] { rc = run_journal(*o); });
 }
 

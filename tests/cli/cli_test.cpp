@@ -96,8 +96,9 @@ TEST_CASE("usage errors exit 2 and say how to fix them") {
   CHECK(r.code == 2);
   r = run_perfsim("query localhost");
   CHECK(r.code == 2);
-  r = run_perfsim("dump /nonexistent.perfcap");
-  CHECK(r.code == 2);
+  r = run_perfsim("dump /nonexistent.perfcap");  // a missing input is a failure, not usage
+  CHECK(r.code == 1);
+  CHECK(r.err.find("/nonexistent.perfcap: no such file") != std::string::npos);
 }
 
 TEST_CASE("every subcommand has --help") {
@@ -479,10 +480,15 @@ TEST_CASE("serve --faults: a fault plan's busy answers reach the collector") {
   }
   Server srv("--timeline frozen:0 --faults " + plan);
   Run q = run_perfsim("query --json 127.0.0.1:" + std::to_string(srv.port) + " Global \"238\"");
-  REQUIRE(q.code == 0);
+  CHECK(q.code == 1);  // a collector that got an error answer has failed, --json or not
   const auto j = nlohmann::json::parse(q.out);
   CHECK(j[0]["status"] == 170);  // WERR_BUSY, every time
   CHECK(j[1]["status"] == 0);    // the plan names Global only
+  q = run_perfsim("query 127.0.0.1:" + std::to_string(srv.port) + " Global");
+  CHECK(q.code == 1);
+  CHECK(q.out.find("Global: WERR_BUSY") != std::string::npos);
+  q = run_perfsim("query 127.0.0.1:" + std::to_string(srv.port) + " \"238\"");
+  CHECK(q.code == 0);  // the same host, a value the plan leaves alone
   CHECK(srv.stop() == 0);
 }
 
