@@ -300,6 +300,13 @@ std::optional<uint32_t> counter_type_by_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::string host_name(const Spec& spec) {
+  if (!spec.host_name.empty()) return spec.host_name;
+  std::string name = "SYNTH-" + spec.profile + "-" + std::to_string(spec.seed);
+  std::transform(name.begin(), name.end(), name.begin(), [](char c) { return char(std::toupper(uint8_t(c))); });
+  return name;
+}
+
 Status read_spec(const config::Doc& doc, Spec& out) {
   const Reader r(doc);
   const json& root = doc.root;

@@ -284,6 +284,34 @@ TEST_CASE("synth, inspect, dump and validate agree on one capture") {
   CHECK(nlohmann::json::parse(v.out)["errors"] == 0);
 }
 
+TEST_CASE("synth names a host after its profile and seed unless the spec or --host-name names it") {
+  TempDir d;
+  const auto host_of = [&](const std::string& args) {
+    const std::string cap = (d.path / "n.perfcap").string();
+    const Run r = run_perfsim("synth --duration 30 --json -o " + cap + " " + args);
+    INFO(args << "\n" << r.err);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out).at("host").get<std::string>();
+  };
+  CHECK(host_of("--profile 2022 --seed 7") == "SYNTH-2022-7");
+  CHECK(host_of("--profile win2000") == "SYNTH-WIN2000-1");
+  CHECK(host_of("--profile 2022 --seed 7 --host-name DB01") == "DB01");
+  const fs::path unnamed = d.path / "unnamed.toml", named = d.path / "named.toml";
+  std::ofstream(unnamed) << "[host]\nprofile = \"2019\"\nseed = 3\n";
+  std::ofstream(named) << "[host]\nname = \"CUST01\"\nprofile = \"2019\"\nseed = 3\n";
+  CHECK(host_of(unnamed.string()) == "SYNTH-2019-3");
+  CHECK(host_of(named.string()) == "CUST01");
+
+  // Two default synth hosts of one profile, served together, differ by name: no "@N" needed.
+  const std::string a = (d.path / "a.perfcap").string(), b = (d.path / "b.perfcap").string();
+  REQUIRE(run_perfsim("synth --profile 2016 --seed 1 --duration 30 -o " + a).code == 0);
+  REQUIRE(run_perfsim("synth --profile 2016 --seed 2 --duration 30 -o " + b).code == 0);
+  const Run l = run_perfsim("serve --list-hosts -l 127.0.0.1:0=" + a + " -l 127.0.0.1:0=" + b);
+  REQUIRE(l.code == 0);
+  CHECK(l.out.find("SYNTH-2016-1 ") != std::string::npos);
+  CHECK(l.out.find("SYNTH-2016-2 ") != std::string::npos);
+}
+
 TEST_CASE("validate warns of a gap in the tick numbers that serve closes, and --strict fails on it") {
   TempDir d;
   const std::string cap = (d.path / "h.perfcap").string(), huge = (d.path / "huge.perfcap").string();
