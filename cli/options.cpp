@@ -98,7 +98,7 @@ std::vector<std::string> option_names(const CLI::App& a) {
   return names;
 }
 
-// "unknown option --profle; did you mean --profile?" when CLI11 was left an argument it does not
+// "unknown option" with the nearest real one when CLI11 was left an argument it does not
 // know at some level (a misspelt option, or a word where a subcommand goes); empty otherwise.
 std::string unknown_argument(const std::vector<const CLI::App*>& chain) {
   for (size_t i = 0; i < chain.size(); ++i) {

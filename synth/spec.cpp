@@ -321,7 +321,8 @@ Status read_spec(const config::Doc& doc, Spec& out) {
                     {"name", "profile", "seed", "start", "duration", "interval", "processors", "memory_mb", "uptime",
                      "process_v1_disabled", "names", "roles"});
   if (s.ok()) s = r.string(h, "host", "name", spec.host_name);
-  if (s.ok() && (spec.host_name.empty() || spec.host_name.size() > 63)) s = r.fail("host.name", "1 to 63 characters");
+  if (s.ok() && h.contains("name") && (spec.host_name.empty() || spec.host_name.size() > 63))
+    s = r.fail("host.name", "1 to 63 characters");
   if (s.ok()) s = r.string(h, "host", "profile", spec.profile);
   if (s.ok() && !find_profile(spec.profile)) s = r.fail("host.profile", windows::check_os_name(spec.profile).message());
   if (s.ok()) s = r.integer(h, "host", "seed", spec.seed, 0, INT64_MAX);

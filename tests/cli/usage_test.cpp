@@ -87,8 +87,10 @@ TEST_CASE("every subcommand refuses a misspelt option with exit 2, naming the op
 }
 
 TEST_CASE("an unknown subcommand is a usage error naming the nearest one") {
-  for (const auto& [line, meant] : std::vector<std::pair<std::string, std::string>>{
-           {"dmup x.perfcap", "dump"}, {"sreve", "serve"}, {"names exprot a", "export"}, {"scenarios shwo x", "show"}}) {
+  for (const auto& [line, meant] : std::vector<std::pair<std::string, std::string>>{{"dmup x.perfcap", "dump"},
+                                                                                    {"sreve", "serve"},
+                                                                                    {"names exprot a", "export"},
+                                                                                    {"scenarios shwo x", "show"}}) {
     const Run r = run_perfsim(line);
     INFO(line << "\n" << r.err);
     CHECK(r.code == 2);
