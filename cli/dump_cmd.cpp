@@ -80,7 +80,7 @@ void add_dump(CLI::App& app, int& rc) {
   DumpOptions& dump = *o;
   auto* c_dump = app.add_subcommand(
       "dump", "Print objects, instances and formatted counter values (as typeperf shows them) between two samples");
-  c_dump->add_option("file", dump.path, "Capture file (.perfcap)")->required()->check(CLI::ExistingFile);
+  c_dump->add_option("file", dump.path, "Capture file (.perfcap)")->required()->check(input_file());
   c_dump
       ->add_option("--sample,-k", dump.sample,
                    "Show values between sample K-1 and K (0: raw values of the first sample)")

@@ -139,7 +139,7 @@ void add_import(CLI::App& app, int& rc) {
   auto* c_import = app.add_subcommand(
       "import",
       "Make captures from a packet capture of winreg sessions (TCP or SMB2 pipes), one per server address, via tshark");
-  c_import->add_option("pcap", import.pcap, "pcap or pcapng file")->required()->check(CLI::ExistingFile);
+  c_import->add_option("pcap", import.pcap, "pcap or pcapng file")->required()->check(input_file());
   c_import->add_option("--out-dir,-o", import.out_dir, "Directory for the captures (<address>.perfcap)")
       ->capture_default_str();
   c_import->add_flag("--json", import.json, "Machine-readable summary");

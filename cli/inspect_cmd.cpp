@@ -49,7 +49,7 @@ void add_inspect(CLI::App& app, int& rc) {
   auto o = std::make_shared<InspectOptions>();
   InspectOptions& inspect = *o;
   auto* c_inspect = app.add_subcommand("inspect", "Summarise a capture: host, queries, ticks, sizes");
-  c_inspect->add_option("file", inspect.path, "Capture file (.perfcap)")->required()->check(CLI::ExistingFile);
+  c_inspect->add_option("file", inspect.path, "Capture file (.perfcap)")->required()->check(input_file());
   c_inspect->add_flag("--json", inspect.json, "Machine-readable output");
   c_inspect->callback([o, &rc] { rc = run_inspect(*o); });
 }

@@ -151,7 +151,7 @@ void add_journal(CLI::App& app, int& rc) {
                       "With --scenario: exit 0 when some session shows the scenario's diagnosis (the bug's trace), "
                       "1 when none does, instead of the per-session verdict");
   c_journal->add_option("--scenario-dir", journal.scenario_dirs, "A directory of your own scenario files")
-      ->check(CLI::ExistingDirectory);
+      ->check(input_dir());
   c_journal->callback([o, &rc] { rc = run_journal(*o); });
 }
 

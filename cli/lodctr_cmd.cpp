@@ -147,14 +147,14 @@ void add_lodctr(CLI::App& app, int& rc) {
                                       "optionally with a provider serving them");
   c_lodctr->add_option("capture", lodctr.capture, "Host capture (.perfcap), rewritten in place")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(input_file());
   c_lodctr->add_option("ini", lodctr.ini, "Counter INI ([info] drivername/symbolfile, [languages], [text])")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(input_file());
   c_lodctr
       ->add_option("--collect", lodctr.collect,
                    "Collect spec (.toml/.json): the provider's objects appear in the host's answers (lodctr/README.md)")
-      ->check(CLI::ExistingFile);
+      ->check(input_file());
   c_lodctr->add_flag("--json", lodctr.json, "Machine-readable summary");
   c_lodctr->callback([o, &rc] { rc = run_lodctr(*o); });
 }
@@ -167,7 +167,7 @@ void add_unlodctr(CLI::App& app, int& rc) {
       "Remove a driver's extensible counters (names, registry values, provider objects) from a simulated host");
   c_unlodctr->add_option("capture", unlodctr.capture, "Host capture (.perfcap), rewritten in place")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(input_file());
   c_unlodctr->add_option("driver", unlodctr.driver, "Driver name (the INI's drivername; case-insensitive)")->required();
   c_unlodctr->add_flag("--json", unlodctr.json, "Machine-readable summary");
   c_unlodctr->callback([o, &rc] { rc = run_unlodctr(*o); });

@@ -2,9 +2,9 @@
 // kCommands, code in *_cmd.cpp); its callback does the work and sets the exit code (0 ok,
 // 1 failure, 2 usage).
 #include <CLI/CLI.hpp>
-#include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 
 using namespace perfsim::cli;
 
@@ -21,9 +21,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) { return app.exit(e); } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::Success& e) { return app.exit(e); } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    std::fprintf(stderr, "Run 'perfsim --help' or 'perfsim <command> --help' for usage.\n");
-    return kExitUsage;
+    return parse_error_exit(app, e);
   }
   return rc;
 }

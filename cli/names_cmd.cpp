@@ -80,7 +80,7 @@ void add_names(CLI::App& app, int& rc) {
   NamesExportOptions& names_export = *export_o;
   auto* c_export = c_names->add_subcommand(
       "export", "Write a capture's name tables (every language) and Perflib/Services values as a lodctr /s backup");
-  c_export->add_option("capture", names_export.capture, "Capture (.perfcap)")->required()->check(CLI::ExistingFile);
+  c_export->add_option("capture", names_export.capture, "Capture (.perfcap)")->required()->check(input_file());
   c_export->add_option("--out,-o", names_export.out, "Backup file to write (UTF-16LE, as lodctr /s writes it)")
       ->required();
   c_export->callback([export_o, &rc] { rc = run_names_export(*export_o); });
@@ -90,8 +90,8 @@ void add_names(CLI::App& app, int& rc) {
       "diff", "List what differs between two name sets: captures, lodctr /s backups or perfcLLL.dat files");
   c_diff->add_option("a", names_diff.a, "First (A): .perfcap, backup .ini or perfcLLL.dat")
       ->required()
-      ->check(CLI::ExistingFile);
-  c_diff->add_option("b", names_diff.b, "Second (B)")->required()->check(CLI::ExistingFile);
+      ->check(input_file());
+  c_diff->add_option("b", names_diff.b, "Second (B)")->required()->check(input_file());
   c_diff->add_flag("--json", names_diff.json, "Machine-readable list");
   c_diff->callback([diff_o, &rc] { rc = run_names_diff(*diff_o); });
 }

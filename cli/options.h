@@ -1,4 +1,6 @@
-// Option groups several subcommands share, registered the same way by each.
+// Option groups several subcommands share, registered the same way by each, the checks every
+// input file and time option goes through, and how a command line CLI11 refuses becomes an exit
+// code and a message that says what to write.
 #pragma once
 #include <cstdint>
 
@@ -6,7 +8,9 @@
 
 namespace CLI {
 class App;
-}
+class ParseError;
+class Validator;
+}  // namespace CLI
 
 namespace perfsim::cli {
 
@@ -14,5 +18,19 @@ namespace perfsim::cli {
 void add_smb_options(CLI::App* c, SmbOptions& o);
 // Which capture format a writing subcommand makes (captures/FORMAT.md).
 void add_format_option(CLI::App* c, uint32_t& version);
+
+// `->check(input_file())` on every option naming a file the command reads (input_dir(): a
+// directory): a missing, unreadable or wrong kind of path is a failure, exit 1 ("PATH: no such
+// file"), as when the command itself finds it missing; not a usage error.
+CLI::Validator input_file();
+CLI::Validator input_dir();
+// `->transform(duration())` on every option that takes a time in seconds: "15s", "2m", "1h",
+// "500ms", "1h30m" or plain seconds (core/config.h parse_duration), handed to the option as seconds.
+CLI::Validator duration();
+
+// What a refused command line exits with, after saying why on stderr: an unknown option or
+// subcommand is a usage error (2) naming the nearest valid one ("unknown option --profle; did you
+// mean --profile?"), a missing input 1, anything else CLI11's own message and 2.
+int parse_error_exit(CLI::App& app, const CLI::ParseError& e);
 
 }  // namespace perfsim::cli

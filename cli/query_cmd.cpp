@@ -86,6 +86,7 @@ int run_query(const QueryOptions& o) {
 
   nlohmann::json jout = nlohmann::json::array();
   std::map<std::string, perfdata::DataBlock> prev;
+  bool error_answer = false;  // a collector that got no data has failed, whatever it printed
   for (uint32_t poll = 0; poll < std::max<uint32_t>(o.count, 1); ++poll) {
     if (poll) std::this_thread::sleep_for(std::chrono::milliseconds(int64_t(o.interval_s * 1000)));
     for (const std::string& v : values) {
@@ -96,6 +97,7 @@ int run_query(const QueryOptions& o) {
                            {"type", r.type},     {"bytes", r.data.size()},
                            {"tries", r.tries},   {"buffer", r.last_offered}};
       if (r.status != 0) {
+        error_answer = true;
         if (o.json)
           jout.push_back(jv);
         else
@@ -135,7 +137,7 @@ int run_query(const QueryOptions& o) {
   uint32_t werr = 0;
   static_cast<void>(c->close_key(hkpd, werr));  // the values are printed; a failed close loses nothing
   if (o.json) fmt::print("{}\n", json_text(jout, 2));
-  return kExitOk;
+  return error_answer ? kExitFailure : kExitOk;
 }
 
 void add_query(CLI::App& app, int& rc) {
@@ -158,9 +160,13 @@ void add_query(CLI::App& app, int& rc) {
       ->capture_default_str();
   c_query->add_option("--count,-n", query.count, "Polls; values are formatted between consecutive polls")
       ->capture_default_str();
-  c_query->add_option("--interval", query.interval_s, "Seconds between polls")->capture_default_str();
+  c_query->add_option("--interval", query.interval_s, "Time between polls (seconds, or 500ms, 15s, 2m, 1h)")
+      ->transform(duration())
+      ->capture_default_str();
   c_query->add_option("--object", query.object, "Only this object (name or index)");
-  c_query->add_option("--timeout", query.timeout_s, "Seconds to wait for the host on each step")->capture_default_str();
+  c_query->add_option("--timeout", query.timeout_s, "Time to wait for the host on each step (seconds, or 500ms, 2m)")
+      ->transform(duration())
+      ->capture_default_str();
   add_smb_options(c_query, query.smb);
   c_query->add_flag("--json", query.json, "Machine-readable output");
   c_query->callback([o, &rc] { rc = run_query(*o); });

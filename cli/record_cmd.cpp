@@ -122,12 +122,16 @@ void add_record(CLI::App& app, int& rc) {
   c_record->add_option("--lang", record.languages,
                        "Language of the Counter/Help tables to record (repeatable; default: 009 and every "
                        "language the host's Perflib key lists, e.g. 007 and CurrentLanguage)");
-  c_record->add_option("--interval", record.interval_s, "Seconds between samples")->capture_default_str();
+  c_record->add_option("--interval", record.interval_s, "Time between samples (seconds, or 500ms, 15s, 2m, 1h)")
+      ->transform(duration())
+      ->capture_default_str();
   c_record->add_option("--count,-n", record.count, "Samples to record (0: until --duration or Ctrl-C)")
       ->capture_default_str();
-  c_record->add_option("--duration", record.duration_s, "Seconds to record (0: until --count or Ctrl-C)")
+  c_record->add_option("--duration", record.duration_s, "Time to record, e.g. 10m or 1h (0: until --count or Ctrl-C)")
+      ->transform(duration())
       ->capture_default_str();
-  c_record->add_option("--timeout", record.timeout_s, "Seconds to wait for the host on each step")
+  c_record->add_option("--timeout", record.timeout_s, "Time to wait for the host on each step (seconds, or 500ms, 2m)")
+      ->transform(duration())
       ->capture_default_str();
   add_smb_options(c_record, record.smb);
   add_format_option(c_record, record.format_version);

@@ -63,14 +63,14 @@ void add_scenarios(CLI::App& app, int& rc) {
   auto* c_scen = app.add_subcommand(
       "scenarios", "List the field-bug scenarios: known collector failures, each served in one command");
   c_scen->add_option("--scenario-dir", scen.dirs, "A directory of your own scenario files (repeatable)")
-      ->check(CLI::ExistingDirectory);
+      ->check(input_dir());
   c_scen->add_flag("--json", scen.json, "Machine-readable list");
   auto* c_show = c_scen->add_subcommand(
       "show", "What a scenario reproduces, its public source, the host behaviour, what a correct collector does");
   c_show->add_option("name", scen.show, "Scenario name")->required();
   c_show->add_flag("--json", scen.json, "Machine-readable");
   c_show->add_option("--scenario-dir", scen.dirs, "A directory of your own scenario files (repeatable)")
-      ->check(CLI::ExistingDirectory);
+      ->check(input_dir());
   c_scen->callback([o, &rc] { rc = run_scenarios(*o); });
 }
 

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "core/json.h"
 #include "journal/journal.h"
@@ -244,9 +245,9 @@ void add_serve(CLI::App& app, int& rc) {
   c_serve
       ->add_option("--capture,-c", serve.capture,
                    "Capture served by listeners that name none (default: the bundled default host)")
-      ->check(CLI::ExistingFile);
+      ->check(input_file());
   c_serve->add_option("--fleet", serve.fleet, "TOML fleet file: [[host]] tables with listen, capture, timeline")
-      ->check(CLI::ExistingFile);
+      ->check(input_file());
   c_serve
       ->add_option("--timeline", serve.timeline,
                    "realtime (loop the capture at its own pace), step (one sample per answer) or frozen:K")
@@ -282,14 +283,15 @@ void add_serve(CLI::App& app, int& rc) {
   c_serve
       ->add_option("--faults", serve.faults,
                    "TOML fault plan ([[fault]] tables, replayer/README.md), reloaded on SIGHUP")
-      ->check(CLI::ExistingFile);
+      ->check(input_file());
   c_serve->add_option("--threads", serve.threads, "Worker threads (0: one per core)")->capture_default_str();
   c_serve->add_option("--max-connections", serve.max_connections, "Further connections are closed at accept")
       ->capture_default_str();
   c_serve
       ->add_option("--idle-timeout", serve.idle_timeout_s,
-                   "Seconds without a complete PDU before a connection is closed (0: never; at most 604800); a fault "
-                   "plan's latency may not exceed it")
+                   "Time without a complete PDU before a connection is closed (seconds, or 30s, 5m; 0: never; at "
+                   "most 7d); a fault plan's latency may not exceed it")
+      ->transform(duration())
       ->capture_default_str();
   c_serve
       ->add_option("--cache-mb", serve.cache_mb,
@@ -359,7 +361,7 @@ void add_serve(CLI::App& app, int& rc) {
                       "Serve a field-bug scenario's hosts and faults (perfsim scenarios lists them; --listen, in "
                       "order, moves its hosts)");
   c_serve->add_option("--scenario-dir", serve.scenario_dirs, "A directory of your own scenario files (repeatable)")
-      ->check(CLI::ExistingDirectory);
+      ->check(input_dir());
   c_serve->callback([o, &rc] { rc = run_serve(*o); });
 }
 

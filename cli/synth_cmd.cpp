@@ -112,18 +112,21 @@ void add_synth(CLI::App& app, int& rc) {
   SynthOptions& synth = *o;
   auto* c_synth =
       app.add_subcommand("synth", "Build a capture of a synthetic host from a TOML/JSON spec or a built-in OS profile");
-  c_synth->add_option("spec", synth.spec, "Spec file (.toml or .json); see synth/README.md")->check(CLI::ExistingFile);
+  c_synth->add_option("spec", synth.spec, "Spec file (.toml or .json); see synth/README.md")->check(input_file());
   c_synth->add_option("--profile,-p", synth.profile,
                       "OS profile (" + perfsim::windows::os_name_list() + "); overrides the spec's");
   c_synth->add_option("--out,-o", synth.out, "Capture file to write")->required();
   c_synth->add_option("--seed", synth.seed, "Seed for the value generators (same seed, same bytes)");
-  c_synth->add_option("--host-name", synth.host_name, "System name the host reports (default: the spec's, SYNTH01)");
-  c_synth->add_option("--duration", synth.duration_s, "Seconds of samples");
-  c_synth->add_option("--interval", synth.interval_s, "Seconds between samples");
+  c_synth->add_option("--host-name", synth.host_name,
+                      "System name the host reports (default: the spec's, else SYNTH-PROFILE-SEED)");
+  c_synth->add_option("--duration", synth.duration_s, "Time the samples span (seconds, or 10m, 1h, 7d)")
+      ->transform(duration());
+  c_synth->add_option("--interval", synth.interval_s, "Time between samples (seconds, or 500ms, 15s, 1m)")
+      ->transform(duration());
   c_synth
       ->add_option("--names", synth.names,
                    "Name tables from a `lodctr /s` backup or perfcLLL.dat (names/README.md); overrides [host] names")
-      ->check(CLI::ExistingFile);
+      ->check(input_file());
   c_synth->add_option("--role", synth.roles,
                       "Server role whose objects the host also serves (repeatable): " +
                           perfsim::synth::role_name_list() + "; added to [host] roles");

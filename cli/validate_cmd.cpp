@@ -19,8 +19,15 @@ namespace {
 struct ValidateOptions {
   std::string path;  // a capture, or a raw PERF_DATA_BLOCK blob
   bool json = false;
-  bool strict = false;  // warnings fail too
+  bool strict = false;                   // warnings fail too
+  std::string min_severity = "warning";  // findings below it are counted, not listed
 };
+
+perfdata::Severity severity_of(const std::string& name) {
+  return name == "info"    ? perfdata::Severity::kInfo
+         : name == "error" ? perfdata::Severity::kError
+                           : perfdata::Severity::kWarning;
+}
 
 }  // namespace
 namespace {
@@ -37,15 +44,23 @@ nlohmann::json finding_json(const perfdata::Finding& f) {
           {"offset", f.offset}};
 }
 
+// Every finding is counted; those below --min-severity are not listed (a clean capture of a
+// normal host has thousands of infos, e.g. duplicate process names).
 struct Report {
+  perfdata::Severity shown = perfdata::Severity::kWarning;
   nlohmann::json items = nlohmann::json::array();
-  size_t errors = 0, warnings = 0, blobs = 0;
+  size_t errors = 0, warnings = 0, infos = 0, hidden = 0, blobs = 0;
 
   void add(const std::string& where, const std::vector<perfdata::Finding>& fs, bool json, bool blob = true) {
     blobs += blob;
     for (const auto& f : fs) {
       if (f.severity == perfdata::Severity::kError) ++errors;
       if (f.severity == perfdata::Severity::kWarning) ++warnings;
+      if (f.severity == perfdata::Severity::kInfo) ++infos;
+      if (f.severity < shown) {
+        ++hidden;
+        continue;
+      }
       if (json) {
         nlohmann::json j = finding_json(f);
         j["where"] = where;
@@ -89,6 +104,7 @@ int run_validate(const ValidateOptions& o) {
   in.read(reinterpret_cast<char*>(head.data()), 8);
   head.resize(size_t(in.gcount()));
   Report rep;
+  rep.shown = severity_of(o.min_severity);
   if (is_perf_blob(head)) {
     in.seekg(0);
     Bytes blob((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -115,10 +131,15 @@ int run_validate(const ValidateOptions& o) {
   const bool failed = rep.errors > 0 || (o.strict && rep.warnings > 0);
   if (o.json) {
     nlohmann::json j = {{"path", o.path},           {"blobs", rep.blobs}, {"errors", rep.errors},
-                        {"warnings", rep.warnings}, {"ok", !failed},      {"findings", rep.items}};
+                        {"warnings", rep.warnings}, {"infos", rep.infos}, {"min_severity", o.min_severity},
+                        {"not_shown", rep.hidden},  {"ok", !failed},      {"findings", rep.items}};
     fmt::print("{}\n", json_text(j, 2));
   } else {
-    fmt::print("{}: {} blob(s) checked, {} error(s), {} warning(s)\n", o.path, rep.blobs, rep.errors, rep.warnings);
+    fmt::print("{}: {}, {} blob(s) checked, {} error(s), {} warning(s), {} info(s){}\n", o.path, failed ? "FAIL" : "ok",
+               rep.blobs, rep.errors, rep.warnings, rep.infos,
+               rep.hidden
+                   ? fmt::format(" ({} below {} not shown; --min-severity info lists them)", rep.hidden, o.min_severity)
+                   : "");
   }
   return failed ? kExitFailure : kExitOk;
 }
@@ -129,8 +150,13 @@ void add_validate(CLI::App& app, int& rc) {
   auto* c_validate = app.add_subcommand(
       "validate",
       "Check a capture's perf-data payloads, or a raw PERF_DATA_BLOCK blob, with perflib's checks and more");
-  c_validate->add_option("file", validate.path, "Capture file or raw blob")->required()->check(CLI::ExistingFile);
+  c_validate->add_option("file", validate.path, "Capture file or raw blob")->required()->check(input_file());
   c_validate->add_flag("--strict", validate.strict, "Fail on warnings too");
+  c_validate
+      ->add_option("--min-severity", validate.min_severity,
+                   "List findings of this severity and worse: info, warning or error (the others are counted)")
+      ->check(CLI::IsMember({"info", "warning", "error"}))
+      ->capture_default_str();
   c_validate->add_flag("--json", validate.json, "Machine-readable output");
   c_validate->callback([o, &rc] { rc = run_validate(*o); });
 }

@@ -4,6 +4,7 @@
 #include "core/config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fmt/ranges.h>
@@ -160,6 +161,49 @@ Status parse_double(std::string_view text, const std::string& what, double& out)
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
     return number_error(text, what, "a number");
   out = v;
+  return Status::Ok();
+}
+
+Status parse_duration_ms(std::string_view text, double& ms) {
+  const auto bad = [&] {
+    return Status::InvalidArgument("bad duration \"" + std::string(text) +
+                                   "\" (seconds, or e.g. 500ms, 15s, 2m, 1h, 1d, 1h30m)");
+  };
+  double plain = 0;
+  if (parse_double(text, "duration", plain).ok()) {
+    if (plain < 0) return bad();
+    ms = plain * 1000;
+    return Status::Ok();
+  }
+  double total = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = i;
+    while (j < text.size() && (std::isdigit(uint8_t(text[j])) || text[j] == '.')) ++j;
+    size_t k = j;
+    while (k < text.size() && std::isalpha(uint8_t(text[k]))) ++k;
+    double n = 0;
+    if (!parse_double(text.substr(i, j - i), "duration", n).ok()) return bad();
+    const std::string_view unit = text.substr(j, k - j);
+    const double scale = unit == "ms"  ? 1
+                         : unit == "s" ? 1e3
+                         : unit == "m" ? 6e4
+                         : unit == "h" ? 3.6e6
+                         : unit == "d" ? 8.64e7
+                                       : -1;
+    if (scale < 0) return bad();
+    total += n * scale;
+    i = k;
+  }
+  if (text.empty() || !std::isfinite(total)) return bad();
+  ms = total;
+  return Status::Ok();
+}
+
+Status parse_duration(std::string_view text, double& seconds) {
+  double ms = 0;
+  if (Status s = parse_duration_ms(text, ms); !s.ok()) return s;
+  seconds = ms / 1000;
   return Status::Ok();
 }
 

@@ -57,6 +57,13 @@ Status parse_uint_as(std::string_view text, const std::string& what, T& out, int
 // A finite decimal number (from_chars, so no locale and no leading blanks).
 Status parse_double(std::string_view text, const std::string& what, double& out);
 
+// A duration: plain seconds ("15", "0.5") or number-unit pieces ("500ms", "15s", "2m", "1h", "1d",
+// "1h30m"), as synth specs write them and every time flag of `perfsim` takes them. Refuses "",
+// a negative, an unknown unit ("5x") and a bare number after a unit ("1h30") with "bad duration
+// \"TEXT\" (...the forms...)"; the caller puts the key or flag in front.
+Status parse_duration_ms(std::string_view text, double& ms);
+Status parse_duration(std::string_view text, double& seconds);  // parse_duration_ms / 1000
+
 // The closed range a number from outside (a file, a flag, the admin API) must fall in. Every such
 // range check goes through within/bounds_text/check_bounds, so each refusal reads the same and
 // names the range: a huge latency or a speed of 5e-324 must not pass because a check said only

@@ -14,12 +14,12 @@ uint64_t mix(uint64_t x) {
 
 }  // namespace
 
-std::string fleet_host_name(const std::string& pattern, uint32_t n) {
+std::string fleet_host_name(const std::string& pattern, uint32_t n, uint32_t count) {
   char num[16];
   std::snprintf(num, sizeof num, "%04u", n);
   std::string out = pattern;
   const size_t at = out.find("{n}");
-  if (at == std::string::npos) return out + "-" + num;  // names must differ
+  if (at == std::string::npos) return count <= 1 ? out : out + "-" + num;  // names must differ
   return out.replace(at, 3, num);
 }
 
@@ -28,7 +28,7 @@ Status make_fleet_member(std::shared_ptr<const Recording> rec, const FleetSpec& 
   if (spec.variation < 0 || spec.variation > 1) return Status::InvalidArgument("fleet variation must be within 0..1");
   HostOptions opt = spec.base;
   const uint64_t seed = mix(spec.seed * 0x100000001B3ull + n);
-  opt.identity.system_name = fleet_host_name(spec.name_pattern, n);
+  opt.identity.system_name = fleet_host_name(spec.name_pattern, n, spec.count);
   opt.identity.seed = seed;
   opt.identity.variation = spec.variation;
   const double u = double(mix(seed) >> 11) / double(1ull << 53);  // [0, 1)

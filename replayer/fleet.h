@@ -21,8 +21,10 @@ struct FleetSpec {
   HostOptions base;  // timeline and quirks shared by every host
 };
 
-// The name of host `n` (1-based) under `pattern`.
-std::string fleet_host_name(const std::string& pattern, uint32_t n);
+// The name of host `n` (1-based) of `count` under `pattern`: {n} replaced, else "-NNNN" appended
+// so names differ; a fleet of one without {n} is the pattern itself (a fleet entry
+// `name = "W2K3"` serves W2K3, not W2K3-0001).
+std::string fleet_host_name(const std::string& pattern, uint32_t n, uint32_t count);
 // Host number `n` (1-based) of the fleet `spec` describes, alone.
 Status make_fleet_member(std::shared_ptr<const Recording> rec, const FleetSpec& spec, uint32_t n,
                          std::shared_ptr<SimulatedHost>& out);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/suggest.h"
 #include "replayer/quirk_table.h"
 #include "windows/os.h"
 
@@ -16,13 +17,16 @@ std::vector<std::string> quirk_names() {
 Status apply_setting(Quirks& q, const QuirkSetting& s) {
   const QuirkRow* row = find_quirk(s.name);
   if (!row) {
-    std::string known;
-    for (const QuirkRow& r : quirk_table()) known += (known.empty() ? "" : ", ") + std::string(r.name);
-    return Status::InvalidArgument("unknown quirk '" + s.name + "'; known: " + known);
+    const std::vector<std::string> known = quirk_names();
+    std::string list;
+    for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+    return Status::InvalidArgument("unknown quirk '" + s.name + "'" + did_you_mean(s.name, known) + " (known: " + list +
+                                   ")");
   }
+  const std::vector<std::string> params(row->params.begin(), row->params.end());
   for (const auto& [k, v] : s.params)
-    if (std::find(row->params.begin(), row->params.end(), k) == row->params.end())
-      return Status::InvalidArgument("quirk " + s.name + ": unknown parameter '" + k + "'");
+    if (std::find(params.begin(), params.end(), k) == params.end())
+      return Status::InvalidArgument("quirk " + s.name + ": unknown parameter '" + k + "'" + did_you_mean(k, params));
   return row->apply(q, s);
 }
 

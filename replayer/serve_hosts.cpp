@@ -21,9 +21,10 @@ Status RecordingCache::get(const std::string& path, std::shared_ptr<const Record
     for (const auto& w : warnings) warnings_.push_back(path + ": " + w);
     if (!st.ok()) {
       recordings_.erase(path);
-      const bool no_samples = st.code() == Status::Code::kInvalidArgument;
-      return Status::InvalidArgument(path + ": " + st.ToString() +
-                                     (no_samples ? "" : " (make one with `perfsim synth`, or check the path)"));
+      // A capture without samples is the caller's mistake; one missing or unreadable is a failed
+      // input (exit 1 in cli/), as for every command.
+      if (st.code() == Status::Code::kInvalidArgument) return Status::InvalidArgument(path + ": " + st.ToString());
+      return Status::IOError(path + ": " + st.ToString() + " (make one with `perfsim synth`, or check the path)");
     }
   }
   out = rec;

@@ -223,7 +223,7 @@ nlohmann::json to_json(const Scenario& s) {
   for (const ScenarioHost& h : s.hosts) {
     nlohmann::json j = {{"listen", h.fleet.listen}};
     if (!h.capture.empty()) j["capture"] = h.capture;
-    if (h.spec) j["synth"] = {{"name", h.spec->host_name}, {"profile", h.spec->profile}};
+    if (h.spec) j["synth"] = {{"name", synth::host_name(*h.spec)}, {"profile", h.spec->profile}};
     if (!h.fleet.replay.profile.empty()) j["profile"] = h.fleet.replay.profile;
     if (!h.fleet.timeline.empty()) j["timeline"] = h.fleet.timeline;
     nlohmann::json q = nlohmann::json::array();

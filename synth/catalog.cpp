@@ -173,7 +173,7 @@ Status build_catalog(const Spec& spec, const Profile& profile, Catalog& out) {
 
 captures::Capture build_header(const Spec& spec, const Profile& p, const Catalog& cat) {
   captures::Capture cap;
-  cap.host.name = spec.host_name;
+  cap.host.name = host_name(spec);
   cap.host.profile = p.os->name;
   cap.host.product_name = p.os->product_name;
   cap.host.current_version = p.os->current_version;

@@ -22,32 +22,6 @@ using config::Reader;
 
 // ---- synth's own value kinds over the shared checked reader (core/config.h) ------------------
 
-bool parse_duration(const std::string& text, double& ms) {
-  ms = 0;
-  size_t i = 0;
-  bool any = false;
-  while (i < text.size()) {
-    size_t j = i;
-    while (j < text.size() && (std::isdigit(uint8_t(text[j])) || text[j] == '.')) ++j;
-    double n = 0;
-    if (!config::parse_double(std::string_view(text).substr(i, j - i), "duration", n).ok()) return false;
-    size_t k = j;
-    while (k < text.size() && std::isalpha(uint8_t(text[k]))) ++k;
-    const std::string unit = text.substr(j, k - j);
-    const double scale = unit == "ms"  ? 1
-                         : unit == "s" ? 1e3
-                         : unit == "m" ? 6e4
-                         : unit == "h" ? 3.6e6
-                         : unit == "d" ? 8.64e7
-                                       : -1;
-    if (scale < 0) return false;
-    ms += n * scale;
-    any = true;
-    i = k;
-  }
-  return any;
-}
-
 // Durations: a number of seconds or a string like "15s", "500ms", "1h30m", "2d".
 Status duration_ms(const Reader& r, const json& obj, const std::string& path, const char* key, double& out_ms) {
   if (!obj.contains(key)) return Status::Ok();
@@ -55,9 +29,8 @@ Status duration_ms(const Reader& r, const json& obj, const std::string& path, co
   if (v.is_number()) {
     out_ms = v.get<double>() * 1000;
   } else if (v.is_string()) {
-    if (!parse_duration(v.get<std::string>(), out_ms))
-      return r.fail(join(path, key),
-                    "bad duration \"" + v.get<std::string>() + "\" (e.g. \"15s\", \"500ms\", \"24h\")");
+    if (Status s = config::parse_duration_ms(v.get<std::string>(), out_ms); !s.ok())
+      return r.fail(join(path, key), s.message());
   } else {
     return r.type_error(join(path, key), "seconds or a duration string", v);
   }
@@ -327,6 +300,13 @@ std::optional<uint32_t> counter_type_by_name(std::string_view name) {
   return std::nullopt;
 }
 
+std::string host_name(const Spec& spec) {
+  if (!spec.host_name.empty()) return spec.host_name;
+  std::string name = "SYNTH-" + spec.profile + "-" + std::to_string(spec.seed);
+  std::transform(name.begin(), name.end(), name.begin(), [](char c) { return char(std::toupper(uint8_t(c))); });
+  return name;
+}
+
 Status read_spec(const config::Doc& doc, Spec& out) {
   const Reader r(doc);
   const json& root = doc.root;
@@ -341,7 +321,8 @@ Status read_spec(const config::Doc& doc, Spec& out) {
                     {"name", "profile", "seed", "start", "duration", "interval", "processors", "memory_mb", "uptime",
                      "process_v1_disabled", "names", "roles"});
   if (s.ok()) s = r.string(h, "host", "name", spec.host_name);
-  if (s.ok() && (spec.host_name.empty() || spec.host_name.size() > 63)) s = r.fail("host.name", "1 to 63 characters");
+  if (s.ok() && h.contains("name") && (spec.host_name.empty() || spec.host_name.size() > 63))
+    s = r.fail("host.name", "1 to 63 characters");
   if (s.ok()) s = r.string(h, "host", "profile", spec.profile);
   if (s.ok() && !find_profile(spec.profile)) s = r.fail("host.profile", windows::check_os_name(spec.profile).message());
   if (s.ok()) s = r.integer(h, "host", "seed", spec.seed, 0, INT64_MAX);

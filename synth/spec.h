@@ -54,7 +54,7 @@ struct ObjectSpec {
 
 struct Spec {
   // [host]
-  std::string host_name = "SYNTH01";
+  std::string host_name;  // [host] name; empty: host_name(spec) names it after profile and seed
   std::string profile = "2016";
   uint64_t seed = 1;
   int64_t start_100ns = 133485408000000000;  // 2024-01-01T00:00:00Z as FILETIME
@@ -99,6 +99,10 @@ struct Spec {
 };
 
 // The checked walk itself, for readers whose files embed synth's schema (lodctr's collect spec).
+// The system name the host reports: the spec's [host] name, else SYNTH-PROFILE-SEED
+// ("SYNTH-2016-1"), so synthetic hosts of different profiles or seeds differ on one dashboard.
+std::string host_name(const Spec& spec);
+
 Status read_spec(const config::Doc& doc, Spec& out);
 Status parse_spec_toml(std::string_view text, Spec& out);
 Status parse_spec_json(std::string_view text, Spec& out);

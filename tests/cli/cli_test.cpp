@@ -118,8 +118,9 @@ TEST_CASE("usage errors exit 2 and say how to fix them") {
   CHECK(r.code == 2);
   r = run_perfsim("query localhost");
   CHECK(r.code == 2);
-  r = run_perfsim("dump /nonexistent.perfcap");
-  CHECK(r.code == 2);
+  r = run_perfsim("dump /nonexistent.perfcap");  // a missing input is a failure, not usage
+  CHECK(r.code == 1);
+  CHECK(r.err.find("/nonexistent.perfcap: no such file") != std::string::npos);
 }
 
 TEST_CASE("every subcommand has --help") {
@@ -309,6 +310,34 @@ TEST_CASE("synth, inspect, dump and validate agree on one capture") {
   CHECK(nlohmann::json::parse(v.out)["errors"] == 0);
 }
 
+TEST_CASE("synth names a host after its profile and seed unless the spec or --host-name names it") {
+  TempDir d;
+  const auto host_of = [&](const std::string& args) {
+    const std::string cap = (d.path / "n.perfcap").string();
+    const Run r = run_perfsim("synth --duration 30 --json -o " + cap + " " + args);
+    INFO(args << "\n" << r.err);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out).at("host").get<std::string>();
+  };
+  CHECK(host_of("--profile 2022 --seed 7") == "SYNTH-2022-7");
+  CHECK(host_of("--profile win2000") == "SYNTH-WIN2000-1");
+  CHECK(host_of("--profile 2022 --seed 7 --host-name DB01") == "DB01");
+  const fs::path unnamed = d.path / "unnamed.toml", named = d.path / "named.toml";
+  std::ofstream(unnamed) << "[host]\nprofile = \"2019\"\nseed = 3\n";
+  std::ofstream(named) << "[host]\nname = \"CUST01\"\nprofile = \"2019\"\nseed = 3\n";
+  CHECK(host_of(unnamed.string()) == "SYNTH-2019-3");
+  CHECK(host_of(named.string()) == "CUST01");
+
+  // Two default synth hosts of one profile, served together, differ by name: no "@N" needed.
+  const std::string a = (d.path / "a.perfcap").string(), b = (d.path / "b.perfcap").string();
+  REQUIRE(run_perfsim("synth --profile 2016 --seed 1 --duration 30 -o " + a).code == 0);
+  REQUIRE(run_perfsim("synth --profile 2016 --seed 2 --duration 30 -o " + b).code == 0);
+  const Run l = run_perfsim("serve --list-hosts -l 127.0.0.1:0=" + a + " -l 127.0.0.1:0=" + b);
+  REQUIRE(l.code == 0);
+  CHECK(l.out.find("SYNTH-2016-1 ") != std::string::npos);
+  CHECK(l.out.find("SYNTH-2016-2 ") != std::string::npos);
+}
+
 TEST_CASE("validate warns of a gap in the tick numbers that serve closes, and --strict fails on it") {
   TempDir d;
   const std::string cap = (d.path / "h.perfcap").string(), huge = (d.path / "huge.perfcap").string();
@@ -411,7 +440,7 @@ TEST_CASE("lodctr and unlodctr change a capture, refuse what LodCtr refuses and 
   CHECK(r.code == 1);
   CHECK(r.err.find("not loaded") != std::string::npos);
   r = run_perfsim("lodctr " + cap + " /nonexistent.ini");
-  CHECK(r.code == 2);
+  CHECK(r.code == 1);  // a missing input is a failure, not usage
 }
 
 TEST_CASE("names export and synth --names round-trip a backup byte for byte and names diff tells equal from not") {
@@ -450,7 +479,7 @@ TEST_CASE("names export and synth --names round-trip a backup byte for byte and 
   CHECK(r.err.find("no name tables") != std::string::npos);
   CHECK_FALSE(fs::exists(d.path / "bare.ini"));
   r = run_perfsim("names diff " + a_ini + " /nonexistent.ini");
-  CHECK(r.code == 2);
+  CHECK(r.code == 1);                                                 // a missing input is a failure, not usage
   r = run_perfsim("synth --profile 2016 --names " + a + " -o " + b);  // a capture is not a names file
   CHECK(r.code == 2);
   CHECK(r.err.find("PerfStrings") != std::string::npos);
@@ -505,10 +534,15 @@ TEST_CASE("serve --faults: a fault plan's busy answers reach the collector") {
   }
   Server srv("--timeline frozen:0 --faults " + plan);
   Run q = run_perfsim("query --json 127.0.0.1:" + std::to_string(srv.port) + " Global \"238\"");
-  REQUIRE(q.code == 0);
+  CHECK(q.code == 1);  // a collector that got an error answer has failed, --json or not
   const auto j = nlohmann::json::parse(q.out);
   CHECK(j[0]["status"] == 170);  // WERR_BUSY, every time
   CHECK(j[1]["status"] == 0);    // the plan names Global only
+  q = run_perfsim("query 127.0.0.1:" + std::to_string(srv.port) + " Global");
+  CHECK(q.code == 1);
+  CHECK(q.out.find("Global: WERR_BUSY") != std::string::npos);
+  q = run_perfsim("query 127.0.0.1:" + std::to_string(srv.port) + " \"238\"");
+  CHECK(q.code == 0);  // the same host, a value the plan leaves alone
   CHECK(srv.stop() == 0);
 }
 
@@ -526,7 +560,7 @@ TEST_CASE("serve --quirk switches one quirk with its parameters, a bad one is a 
   {
     Server srv("--timeline frozen:0");
     Run q = run_perfsim("query --json 127.0.0.1:" + std::to_string(srv.port) + " \"Counter 019\" \"238\"");
-    REQUIRE(q.code == 0);
+    REQUIRE(q.code == 1);  // Counter 019 answers an error: a failed query
     const auto j = nlohmann::json::parse(q.out);
     CHECK(j[0]["status"] == 2);  // the bundled host has no 019 table of its own
     CHECK(j[1]["objects"].size() > 1);
@@ -636,13 +670,14 @@ TEST_CASE("text inputs of synth lodctr and serve --faults refuse /dev/zero a FIF
   TempDir d;
   HostileInputs in(d.path);
   const std::string out = (d.path / "o.perfcap").string();
+  // Named, not a temporary: GCC 12 -O2 warns a false -Warray-bounds on the temporary's copy.
+  const fs::path bundled = fs::path(PERFSIM_SOURCE_DIR) / "captures" / "default-2016.perfcap";
   for (const auto& [path, why] : std::vector<std::pair<std::string, std::string>>{
            {"/dev/zero", "a character device"}, {in.fifo, "a FIFO"}, {in.big, "larger than 16 MiB"}}) {
     INFO(path);
     require_refused(run_perfsim("synth --out " + out + " " + path), path, why);
     const std::string cap = (d.path / "h.perfcap").string();
-    fs::copy_file(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", cap,
-                  fs::copy_options::overwrite_existing);
+    fs::copy_file(bundled, cap, fs::copy_options::overwrite_existing);
     require_refused(run_perfsim("lodctr " + cap + " " + path), path, why);
     require_refused(run_perfsim("serve --faults " + path), path, why);
   }

@@ -71,6 +71,27 @@ name = "WEB-{n}"
   CHECK(hosts.at("WEB-0300").listen == "127.1.1.44:4135");
 }
 
+TEST_CASE("a single-host fleet entry keeps its name; a name without {n} is numbered only for several hosts") {
+  FleetDir d;
+  const auto hosts = list_hosts("--fleet " + d.write(R"([[host]]
+listen = "127.0.0.1:0"
+name = "W2K3"
+
+[[host]]
+listen = "127.0.0.1:0"
+name = "EXCH"
+count = 1
+
+[[host]]
+listen = "127.0.0.1:0"
+name = "WEB"
+count = 2
+)"));
+  std::set<std::string> names;
+  for (const auto& [name, l] : hosts) names.insert(name);
+  CHECK(names == std::set<std::string>{"W2K3", "EXCH", "WEB-0001", "WEB-0002"});
+}
+
 TEST_CASE("a fleet's addresses are refused with the fix when the range is too small or not a range") {
   FleetDir d;
   auto r = perfsim::testing::run_command(

@@ -203,7 +203,10 @@ TEST_CASE("a fleet: distinct names and clocks, shared payloads, deterministic va
   REQUIRE(make_fleet(rec, spec, fleet).ok());
   REQUIRE(make_fleet(rec, spec, again).ok());
   REQUIRE(fleet.size() == 50);
-  CHECK(fleet_host_name("WEB-{n}", 7) == "WEB-0007");
+  CHECK(fleet_host_name("WEB-{n}", 7, 10) == "WEB-0007");
+  CHECK(fleet_host_name("WEB", 7, 10) == "WEB-0007");
+  CHECK(fleet_host_name("W2K3", 1, 1) == "W2K3");  // a fleet of one keeps its name
+  CHECK(fleet_host_name("W2K3-{n}", 1, 1) == "W2K3-0001");
   std::set<std::u16string> names;
   std::set<int64_t> clocks;
   for (size_t i = 0; i < fleet.size(); ++i) {
