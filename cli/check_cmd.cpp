@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "core/json.h"
 #include "core/subprocess.h"
@@ -231,9 +232,9 @@ void add_check(CLI::App& app, int& rc) {
                                "collector session (exit 0 all handled it, 1 one did not)");
   c->add_option("--scenario", check.scenario, "The field-bug scenario to serve and judge against (perfsim scenarios)");
   c->add_option("--capture", check.capture, "Serve this capture instead, judged by the generic expectations")
-      ->check(CLI::ExistingFile);
+      ->check(input_file());
   c->add_option("--scenario-dir", check.scenario_dirs, "A directory of your own scenario files (repeatable)")
-      ->check(CLI::ExistingDirectory);
+      ->check(input_dir());
   c->add_option("--smb", check.smb,
                 "Also serve the hosts over SMB through a private smbd (root only) on PORT (a free one without a "
                 "value): PERFSIM_SMB_PORT, {smb_port}")
@@ -241,7 +242,9 @@ void add_check(CLI::App& app, int& rc) {
       ->default_str("default");
   c->add_option("--user", check.user,
                 "NAME:PASSWORD: an account on the hosts, given to the collector as PERFSIM_USER and PERFSIM_PASSWORD");
-  c->add_option("--timeout", check.timeout_s, "Seconds the collector may run; then it is killed and the check fails")
+  c->add_option("--timeout", check.timeout_s,
+                "How long the collector may run (\"90\", \"90s\", \"2m\"); then it is killed and the check fails")
+      ->transform(duration())
       ->capture_default_str();
   c->add_flag("--json", check.json,
               "Print the verdicts as JSON: {suite, passed, command_failure, sessions: [...]} (the collector's own "

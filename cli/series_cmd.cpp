@@ -12,6 +12,7 @@
 
 #include "captures/reader.h"
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/output.h"
 #include "core/json.h"
 #include "core/utf16.h"
@@ -146,7 +147,7 @@ void add_series(CLI::App& app, int& rc) {
   auto o = std::make_shared<SeriesOptions>();
   auto* c = app.add_subcommand(
       "series", "Counters' formatted values sample after sample, as relog -f csv writes them (or --json)");
-  c->add_option("file", o->path, "Capture file (.perfcap)")->required()->check(CLI::ExistingFile);
+  c->add_option("file", o->path, "Capture file (.perfcap)")->required()->check(input_file());
   c->add_option("--counter,-c", o->counters,
                 "A counter path as perfmon writes it: '\\Processor(_Total)\\% Processor Time', "
                 "'\\Process(*)\\Working Set' (repeatable; names or title indices)")

@@ -133,6 +133,9 @@ TEST_CASE("a missing input file is exit 1 for every command that reads one") {
       {"unlodctr M wavegen", "unlodctr"},
       {"names export M -o " + out, "names export"},
       {"names diff M " + cap, "names diff"},
+      {"series M -c '\\Processor(_Total)\\% Processor Time'", "series"},
+      {"check --capture M -- true", "check"},
+      {"check --scenario-dir M --scenario x -- true", "check"},
   };
   std::set<std::string> covered;
   for (const auto& [line, cmd] : lines) {
