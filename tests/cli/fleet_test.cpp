@@ -71,7 +71,7 @@ name = "WEB-{n}"
   CHECK(hosts.at("WEB-0300").listen == "127.1.1.44:4135");
 }
 
-TEST_CASE("a single-host fleet entry keeps its name; a name without {n} is numbered only for several hosts") {
+TEST_CASE("a single-host fleet entry keeps its name, and a name without {n} is numbered only for several hosts") {
   FleetDir d;
   const auto hosts = list_hosts("--fleet " + d.write(R"([[host]]
 listen = "127.0.0.1:0"
