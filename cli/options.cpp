@@ -105,6 +105,7 @@ std::string unknown_argument(const std::vector<const CLI::App*>& chain) {
     const CLI::App& a = *chain[i];
     const std::vector<std::string> left = a.remaining(false);
     for (const std::string& arg : left) {
+      if (arg == "--") break;  // what follows is the command's own (perfsim check -- COMMAND ARGS)
       if (!looks_like_option(arg)) continue;
       const std::string name = arg.substr(0, arg.find('='));
       return "unknown option " + name + did_you_mean(name, option_names(a)) + "\nRun '" +
