@@ -139,10 +139,10 @@ struct ObjectShape {
   size_t source = 0;
   uint32_t index = 0;
   uint32_t detail = 0;
-  std::vector<std::string> keys;               // by counter_index: "Name" or "Name #2"
-  std::map<std::string, size_t> by_key;        // key -> counter_index
+  std::vector<std::string> keys;                  // by counter_index: "Name" or "Name #2"
+  std::map<std::string, size_t> by_key;           // key -> counter_index
   std::vector<const perfdata::CounterDef*> defs;  // by counter_index (valid while the sample lives)
-  std::set<std::string> instances;             // PDH names; empty for a single-instance object
+  std::set<std::string> instances;                // PDH names; empty for a single-instance object
   bool multi = false;
 };
 using Shape = std::map<std::string, ObjectShape>;
@@ -154,11 +154,16 @@ std::string name_of(const std::map<uint32_t, std::string>& names, uint32_t index
 
 std::string detail_text(uint32_t level) {
   switch (level) {
-    case winperf::PERF_DETAIL_NOVICE: return "novice";
-    case winperf::PERF_DETAIL_ADVANCED: return "advanced";
-    case winperf::PERF_DETAIL_EXPERT: return "expert";
-    case winperf::PERF_DETAIL_WIZARD: return "wizard";
-    default: return std::to_string(level);
+    case winperf::PERF_DETAIL_NOVICE:
+      return "novice";
+    case winperf::PERF_DETAIL_ADVANCED:
+      return "advanced";
+    case winperf::PERF_DETAIL_EXPERT:
+      return "expert";
+    case winperf::PERF_DETAIL_WIZARD:
+      return "wizard";
+    default:
+      return std::to_string(level);
   }
 }
 
@@ -318,10 +323,10 @@ bool has_any(const Samples& s) {
 }
 
 Status no_sample(const char* which, uint32_t tick, const std::vector<uint32_t>& ticks) {
-  return Status::NotFound(
-      ticks.empty() ? fmt::format("{} holds no samples", which)
-                    : fmt::format("{} has no Global or Costly sample at tick {} (its ticks: {} to {})", which, tick,
-                                  ticks.front(), ticks.back()));
+  return Status::NotFound(ticks.empty()
+                              ? fmt::format("{} holds no samples", which)
+                              : fmt::format("{} has no Global or Costly sample at tick {} (its ticks: {} to {})", which,
+                                            tick, ticks.front(), ticks.back()));
 }
 
 Status read_side(Reader& r, const char* which, const CompareOptions& o, Side& s) {
@@ -339,8 +344,8 @@ Status read_side(Reader& r, const char* which, const CompareOptions& o, Side& s)
     if (o.sample > 0) {
       if (Status st = read_samples(r, o.sample - 1, before); !st.ok()) return st;
     }
-    accumulate(s.shape, o.sample > 0 ? sample_pointers(before) : none, sample_pointers(s.shape_sample),
-               o.sample == 0, s.acc);
+    accumulate(s.shape, o.sample > 0 ? sample_pointers(before) : none, sample_pointers(s.shape_sample), o.sample == 0,
+               s.acc);
     return Status::Ok();
   }
   // Summary: every interval, two ticks held at a time.

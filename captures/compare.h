@@ -52,7 +52,7 @@ struct Stats {
 };
 
 struct ValueChange {
-  std::string path;  // Object(Instance)\Counter, Object\Counter for a single-instance object
+  std::string path;            // Object(Instance)\Counter, Object\Counter for a single-instance object
   std::optional<double> a, b;  // sample mode: nullopt where it has no value
   Stats sa, sb;                // summary mode
 };

@@ -102,8 +102,9 @@ void print_capped(const std::vector<T>& items, size_t limit, Line line) {
 void print_changes(const char* title, const std::vector<captures::Change>& v, size_t limit) {
   if (v.empty()) return;
   fmt::print("{}: {} different\n", title, v.size());
-  print_capped(v, limit,
-               [](const captures::Change& c) { return fmt::format("{}: {} | {}", c.what, side_text(c.a), side_text(c.b)); });
+  print_capped(v, limit, [](const captures::Change& c) {
+    return fmt::format("{}: {} | {}", c.what, side_text(c.a), side_text(c.b));
+  });
 }
 
 void print_names(const std::string& title, const std::vector<std::string>& v, size_t limit) {
@@ -173,8 +174,7 @@ void add_diff(CLI::App& app, int& rc) {
   auto* sample = c->add_option("--sample,-k", o->sample,
                                "Compare values between sample K-1 and K, and the objects of sample K (default 1; 0: "
                                "raw values of the first sample)");
-  c->add_flag("--summary", o->summary,
-              "Compare min/mean/max of every interval's values over the whole capture instead")
+  c->add_flag("--summary", o->summary, "Compare min/mean/max of every interval's values over the whole capture instead")
       ->excludes(sample);
   c->add_option("--lang", o->lang, "Language of the name tables objects and counters are matched by")
       ->capture_default_str();
