@@ -158,7 +158,7 @@ TEST_CASE("perfsim diff: an instance removed or a value changed in the spec is w
   CHECK(s["a"]["samples"].get<int>() >= 4);  // every tick of a one-minute, 15 s capture
 }
 
-TEST_CASE("perfsim diff: exit 2 for a bad command line, 1 for a missing input or sample") {
+TEST_CASE("perfsim diff: exit 2 for a bad command line and 1 for a missing input or sample") {
   const std::string cap = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
   auto r = run_command(PERFSIM_EXE, "diff " + cap + " " + cap + " --sumary");
   CHECK(r.code == 2);
