@@ -25,16 +25,16 @@ using perfsim::testing::run_command;
 std::string synth_host(const std::filesystem::path& dir, const std::string& name, const std::string& profile,
                        const std::string& instances, int queued) {
   const std::string spec = (dir / (name + ".toml")).string(), out = (dir / (name + ".perfcap")).string();
-  std::ofstream(spec) << "[host]\nname = \"LAB01\"\nprofile = \"" << profile
-                      << "\"\nseed = 3\nstart = 2024-03-01T08:00:00Z\nduration = \"1m\"\ninterval = \"15s\"\n"
-                         "[processes]\ncount = 6\n"
-                         "[[objects]]\nname = \"Widget Service\"\nprovider = \"WIDGETS\"\n"
-                         "instances = { names = "
-                      << instances
-                      << ", total = false }\n"
-                         "[[objects.counters]]\nname = \"Widgets Queued\"\ntype = \"PERF_COUNTER_RAWCOUNT\"\nvalue = "
-                      << queued
-                      << "\n[[objects.counters]]\nname = \"Widgets/sec\"\ntype = \"PERF_COUNTER_COUNTER\"\nvalue = 40\n";
+  std::ofstream(spec)
+      << "[host]\nname = \"LAB01\"\nprofile = \"" << profile
+      << "\"\nseed = 3\nstart = 2024-03-01T08:00:00Z\nduration = \"1m\"\ninterval = \"15s\"\n"
+         "[processes]\ncount = 6\n"
+         "[[objects]]\nname = \"Widget Service\"\nprovider = \"WIDGETS\"\n"
+         "instances = { names = "
+      << instances
+      << ", total = false }\n"
+         "[[objects.counters]]\nname = \"Widgets Queued\"\ntype = \"PERF_COUNTER_RAWCOUNT\"\nvalue = "
+      << queued << "\n[[objects.counters]]\nname = \"Widgets/sec\"\ntype = \"PERF_COUNTER_COUNTER\"\nvalue = 40\n";
   const auto r = run_command(PERFSIM_EXE, "synth " + spec + " --out " + out);
   INFO(r.err);
   REQUIRE(r.code == 0);
@@ -144,7 +144,8 @@ TEST_CASE("perfsim diff: an instance removed or a value changed in the spec is w
     CHECK(v["a"] == 5);
     CHECK(v["b"] == 6);
   }
-  CHECK(changed == std::set<std::string>{"Widget Service(alpha)\\Widgets Queued", "Widget Service(beta)\\Widgets Queued"});
+  CHECK(changed ==
+        std::set<std::string>{"Widget Service(alpha)\\Widgets Queued", "Widget Service(beta)\\Widgets Queued"});
   CHECK(j["instances"]["only_a"].empty());
 
   j = diff_json(a, more, "--summary", 1);
@@ -182,8 +183,8 @@ TEST_CASE("perfsim diff: a capture before and after lodctr of the real AppMem.In
   const std::string before = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
   const std::string after = (dir.path / "after.perfcap").string();
   std::filesystem::copy_file(before, after);
-  const auto r = run_command(PERFSIM_EXE, "lodctr " + after + " " + std::string(PERFSIM_SOURCE_DIR) +
-                                              "/../shared/fixtures/lodctr/AppMem.Ini");
+  const auto r = run_command(
+      PERFSIM_EXE, "lodctr " + after + " " + std::string(PERFSIM_SOURCE_DIR) + "/../shared/fixtures/lodctr/AppMem.Ini");
   INFO(r.err);
   REQUIRE(r.code == 0);
   const json j = diff_json(before, after, "", 1);
