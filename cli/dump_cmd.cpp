@@ -7,12 +7,12 @@
 
 #include "core/json.h"
 #include "captures/reader.h"
+#include "captures/samples.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/values.h"
 #include "core/utf16.h"
-#include "perfdata/names.h"
 
 namespace perfsim::cli {
 namespace {
@@ -47,12 +47,7 @@ int run_dump(const DumpOptions& o) {
   std::unique_ptr<captures::Reader> r;
   if (Status s = captures::Reader::open(o.path, r); !s.ok()) return fail("dump", o.path + ": " + s.ToString());
   for (const auto& w : r->warnings()) fmt::print(stderr, "warning: {}\n", w);
-  std::map<uint32_t, std::string> names;
-  for (const auto& t : r->metadata().names) {
-    if (!iequals(t.lang, o.lang)) continue;
-    perfdata::NameTable nt;
-    if (perfdata::parse_names(t.counter, nt).ok()) names = nt.to_map();
-  }
+  const std::map<uint32_t, std::string> names = captures::counter_names(r->metadata(), o.lang);
   perfdata::DataBlock cur, prev;
   if (Status s = read_sample(*r, o.sample, o.query, cur); !s.ok())
     return fail("dump", fmt::format("{}: sample {}: {} (see `perfsim inspect` for the ticks and queries held)", o.path,

@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "captures/reader.h"
+#include "captures/samples.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "core/json.h"
 #include "core/utf16.h"
-#include "perfdata/names.h"
 #include "perfdata/series.h"
 
 namespace perfsim::cli {
@@ -28,32 +28,6 @@ struct SeriesOptions {
   std::string lang = "009";
   bool json = false;
 };
-
-// The queries a counter's object may come from, in the order they are searched.
-constexpr const char* kSources[] = {"Global", "Costly"};
-constexpr size_t kSourceCount = std::size(kSources);
-
-// One recorded sample of every source: [source] -> parsed block (absent: not recorded this tick).
-using Samples = std::vector<std::optional<perfdata::DataBlock>>;
-
-Status read_samples(captures::Reader& r, uint32_t tick, Samples& out) {
-  out.assign(kSourceCount, std::nullopt);
-  std::vector<captures::QueryRecord> recs;
-  if (Status s = r.read_tick(tick, recs); !s.ok()) return s;
-  for (const captures::QueryRecord& q : recs)
-    for (size_t i = 0; i < kSourceCount; ++i)
-      if (q.status == 0 && iequals(q.value_name, kSources[i]) && !out[i]) {
-        perfdata::DataBlock b;
-        if (perfdata::parse(q.payload, b).ok()) out[i] = std::move(b);
-      }
-  return Status::Ok();
-}
-
-std::vector<const perfdata::DataBlock*> pointers(const Samples& s) {
-  std::vector<const perfdata::DataBlock*> v;
-  for (const auto& b : s) v.push_back(b ? &*b : nullptr);
-  return v;
-}
 
 // relog's time column: "MM/DD/YYYY HH:MM:SS.mmm" (the block's SystemTime, UTC).
 std::string pdh_time(const perfdata::SystemTime& t) {
@@ -72,14 +46,6 @@ std::string csv_quoted(const std::string& s) {
   return o + "\"";
 }
 
-// Distinct ticks in record order (a capture may skip tick numbers).
-std::vector<uint32_t> ticks_of(const captures::Reader& r) {
-  std::vector<uint32_t> ticks;
-  for (const captures::RecordInfo& ri : r.records())
-    if (ticks.empty() || ticks.back() != ri.tick) ticks.push_back(ri.tick);
-  return ticks;
-}
-
 int run_series(const SeriesOptions& o) {
   std::vector<perfdata::CounterPath> asked;
   for (const std::string& text : o.counters) {
@@ -90,17 +56,14 @@ int run_series(const SeriesOptions& o) {
   std::unique_ptr<captures::Reader> r;
   if (Status s = captures::Reader::open(o.path, r); !s.ok()) return fail("series", o.path + ": " + s.ToString());
   for (const auto& w : r->warnings()) fmt::print(stderr, "warning: {}\n", w);
-  std::map<uint32_t, std::string> names;
-  for (const auto& t : r->metadata().names) {
-    perfdata::NameTable nt;
-    if (iequals(t.lang, o.lang) && perfdata::parse_names(t.counter, nt).ok()) names = nt.to_map();
-  }
-  const std::vector<uint32_t> ticks = ticks_of(*r);
+  const std::map<uint32_t, std::string> names = captures::counter_names(r->metadata(), o.lang);
+  const std::vector<uint32_t> ticks = captures::sample_ticks(*r);
   if (ticks.empty()) return fail("series", o.path + ": no samples");
-  Samples prev, cur;
-  if (Status s = read_samples(*r, ticks[0], cur); !s.ok()) return fail("series", o.path + ": " + s.ToString());
+  captures::Samples prev, cur;
+  if (Status s = captures::read_samples(*r, ticks[0], cur); !s.ok())
+    return fail("series", o.path + ": " + s.ToString());
   std::vector<perfdata::SeriesColumn> columns;
-  if (Status s = perfdata::resolve_columns(pointers(cur), names, asked, columns); !s.ok())
+  if (Status s = perfdata::resolve_columns(captures::sample_pointers(cur), names, asked, columns); !s.ok())
     return fail("series", fmt::format("{}: {} (perfsim dump {} lists the objects, instances and counters)", o.path,
                                       s.message(), o.path));
   nlohmann::json rows = nlohmann::json::array();
@@ -113,11 +76,12 @@ int run_series(const SeriesOptions& o) {
   for (size_t i = 0; i < ticks.size(); ++i) {
     if (i > 0) {
       prev = std::move(cur);
-      if (Status s = read_samples(*r, ticks[i], cur); !s.ok())
+      if (Status s = captures::read_samples(*r, ticks[i], cur); !s.ok())
         return fail("series", fmt::format("{}: tick {}: {}", o.path, ticks[i], s.ToString()));
     }
-    perfdata::series_row(i ? pointers(prev) : std::vector<const perfdata::DataBlock*>(kSourceCount, nullptr),
-                         pointers(cur), columns, values);
+    perfdata::series_row(i ? captures::sample_pointers(prev)
+                           : std::vector<const perfdata::DataBlock*>(captures::kSampleSourceCount, nullptr),
+                         captures::sample_pointers(cur), columns, values);
     const perfdata::DataBlock* when = nullptr;
     for (const auto& b : cur)
       if (b && !when) when = &*b;
