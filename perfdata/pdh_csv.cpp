@@ -17,7 +17,8 @@ Status split_row(std::string_view line, char sep, std::vector<std::string>& cell
     if (i < line.size() && line[i] == '"') {
       // A quoted cell ends at a quote not doubled; only the separator or the line's end may follow.
       for (++i;; ++i) {
-        if (i >= line.size()) return Status::InvalidArgument(fmt::format("cell {} has no closing quote", cells.size() + 1));
+        if (i >= line.size())
+          return Status::InvalidArgument(fmt::format("cell {} has no closing quote", cells.size() + 1));
         if (line[i] != '"') {
           cur += line[i];
         } else if (i + 1 < line.size() && line[i + 1] == '"') {
@@ -55,12 +56,14 @@ std::string write_row(const std::vector<std::string>& cells, char sep) {
 Status header_bias(std::string_view cell, int32_t& bias) {
   // "(PDH-CSV 4.0) (<zone>)(<bias>)": the bias is the last parenthesized number.
   if (cell.substr(0, 9) != "(PDH-CSV " || cell.empty() || cell.back() != ')')
-    return Status::InvalidArgument(fmt::format("first cell '{}' is not a PDH-CSV header such as '{}'", cell, kUtcHeader));
+    return Status::InvalidArgument(
+        fmt::format("first cell '{}' is not a PDH-CSV header such as '{}'", cell, kUtcHeader));
   const size_t open = cell.rfind('(');
   const std::string_view num = cell.substr(open + 1, cell.size() - open - 2);
   const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), bias);
   if (ec != std::errc() || end != num.data() + num.size() || bias < -24 * 60 || bias > 24 * 60)
-    return Status::InvalidArgument(fmt::format("first cell '{}' ends without a time zone bias in minutes, e.g. (0)", cell));
+    return Status::InvalidArgument(
+        fmt::format("first cell '{}' ends without a time zone bias in minutes, e.g. (0)", cell));
   return Status::Ok();
 }
 

@@ -127,7 +127,8 @@ Status read_header(Lines& lines, Log& log) {
     perfdata::CounterPath p;
     if (Status s = perfdata::parse_counter_path(cells[c], p); !s.ok())
       return at_line(log.path, 1, fmt::format("column {}: {}", c + 1, s.message()));
-    if (p.instance == "*") return at_line(log.path, 1, fmt::format("column {}: a wildcard is not a logged counter", c + 1));
+    if (p.instance == "*")
+      return at_line(log.path, 1, fmt::format("column {}: a wildcard is not a logged counter", c + 1));
     if (log.machine.empty()) log.machine = p.machine;
     if (!iequals(p.machine, log.machine))
       return at_line(log.path, 1,
@@ -143,8 +144,8 @@ Status read_header(Lines& lines, Log& log) {
     }
     LogObject& obj = log.objects[o];
     if (obj.multi != p.has_instance)
-      return at_line(log.path, 1, fmt::format("column {}: object '{}' is named both with and without an instance", c + 1,
-                                              p.object));
+      return at_line(log.path, 1,
+                     fmt::format("column {}: object '{}' is named both with and without an instance", c + 1, p.object));
     bool added = false;
     size_t i = 0;
     if (p.has_instance) {
@@ -184,13 +185,15 @@ Status read_row(Lines& lines, const Log& log, int64_t after, Row& row, bool& got
     row.line = lines.number();
     if (Status s = csv::split_row(line, log.sep, cells); !s.ok()) return at_line(log.path, row.line, s.message());
     if (cells.size() != log.paths.size() + 1)
-      return at_line(log.path, row.line,
-                     fmt::format("{} cells where the header has {} (a torn or cut row?)", cells.size(),
-                                 log.paths.size() + 1));
-    if (Status s = csv::parse_time(cells[0], log.bias, row.time); !s.ok()) return at_line(log.path, row.line, s.message());
+      return at_line(
+          log.path, row.line,
+          fmt::format("{} cells where the header has {} (a torn or cut row?)", cells.size(), log.paths.size() + 1));
+    if (Status s = csv::parse_time(cells[0], log.bias, row.time); !s.ok())
+      return at_line(log.path, row.line, s.message());
     if (row.time <= after)
-      return at_line(log.path, row.line,
-                     fmt::format("time {} does not come after the previous row's: rows must be in time order", cells[0]));
+      return at_line(
+          log.path, row.line,
+          fmt::format("time {} does not come after the previous row's: rows must be in time order", cells[0]));
     row.values.resize(log.paths.size());
     for (size_t c = 0; c < log.paths.size(); ++c)
       if (Status s = csv::parse_value(cells[c + 1], row.values[c]); !s.ok())
@@ -352,8 +355,8 @@ void fill_object(Writing& w, size_t o, const Row& row, const Row* next, const pe
       const perfdata::CounterDef& def = st.obj.counters[lo.counters[k].def];
       if (c != kNone && row.values[c]) {
         perfdata::RawValues out;
-        const Status s = perfdata::raw_for_value(def.type, *row.values[c], had ? &before : nullptr,
-                                                 had ? &raw : nullptr, cur, out);
+        const Status s =
+            perfdata::raw_for_value(def.type, *row.values[c], had ? &before : nullptr, had ? &raw : nullptr, cur, out);
         if (s.ok()) {
           raw = out;
         } else if (++w.report->unreproduced <= kExamples) {

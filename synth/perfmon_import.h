@@ -31,8 +31,8 @@ struct PerfmonImportReport {
   std::string profile;
   uint64_t samples = 0;
   uint64_t columns = 0;
-  std::vector<std::string> custom;  // counter paths the profile does not know (custom object set)
-  uint64_t unreproduced = 0;        // values no raw counter can give (negative ones); kept as before
+  std::vector<std::string> custom;                 // counter paths the profile does not know (custom object set)
+  uint64_t unreproduced = 0;                       // values no raw counter can give (negative ones); kept as before
   std::vector<std::string> unreproduced_examples;  // "line N, column C: why" (the first few)
 };
 

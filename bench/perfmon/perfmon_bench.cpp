@@ -41,7 +41,8 @@ void write_log(const std::string& path, int rows) {
   const int64_t start = 133485408000000000;
   std::vector<std::string> row(head.size());
   for (int r = 0; r < rows; ++r) {
-    row[0] = csv::format_time(perfsim::perfdata::system_time_of(start + int64_t(r) * 150000000 + (r * 7919 % 300) * 10000));
+    row[0] =
+        csv::format_time(perfsim::perfdata::system_time_of(start + int64_t(r) * 150000000 + (r * 7919 % 300) * 10000));
     for (size_t c = 1; c < head.size(); ++c)
       row[c] = r == 0 && c < 65 ? " " : csv::format_value(double((r * 31 + c * 17) % 10000) / 100.0);
     out << csv::write_row(row) << "\r\n";
@@ -117,8 +118,8 @@ int main(int argc, char** argv) {
   }
   std::printf("24 h log: %.1f MB, %d rows; capture %.1f MB\n", mb, 24 * 3600 / 15,
               double(std::filesystem::file_size(cap)) / 1e6);
-  std::printf("parse only (pdh_csv): %s MB/s, peak RSS %ld KiB\n", perfsim::bench::median_range(base_mbs, "%.1f").c_str(),
-              base_peak);
+  std::printf("parse only (pdh_csv): %s MB/s, peak RSS %ld KiB\n",
+              perfsim::bench::median_range(base_mbs, "%.1f").c_str(), base_peak);
   std::printf("import --perfmon:     %s MB/s, peak RSS %ld KiB\n",
               perfsim::bench::median_range(import_mbs, "%.1f").c_str(), import_peak);
   std::printf("ratio import / parse: %s (median of %d rounds)\n", perfsim::bench::median_range(ratios, "%.2f").c_str(),
