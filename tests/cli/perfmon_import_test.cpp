@@ -189,7 +189,7 @@ TEST_CASE("perfsim import --perfmon: a hand-written relog CSV in local time, a b
   CHECK(std::stod(rows[2][3]) == Approx(1.5).margin(1e-6));
 }
 
-TEST_CASE("perfsim import --perfmon: bad input exits 1 naming the line, leaving nothing; usage errors exit 2") {
+TEST_CASE("perfsim import --perfmon: bad input exits 1 naming the line and leaves nothing, usage errors exit 2") {
   perfsim::testing::TempDir dir("perfsim-perfmon");
   const std::string head = "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"\\\\H\\Memory\\Available Bytes\"\n";
   const std::string good = "\"01/02/2026 00:00:00.000\",\"5\"\n";
