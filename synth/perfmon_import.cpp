@@ -100,7 +100,7 @@ size_t find_or_add(std::vector<std::string>& names, const std::string& name, boo
   return names.size() - 1;
 }
 
-// PDH names the second "svchost" "svchost#1" ([SCP] "Specifying a Counter Path": #index tells
+// PDH names the second "svchost" "svchost#1" (Microsoft, "Specifying a Counter Path": #index tells
 // instances of the same name apart): served, both are "svchost", in the log's order.
 std::string served_name(const std::vector<std::string>& logged, const std::string& name) {
   const size_t hash = name.rfind('#');
