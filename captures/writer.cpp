@@ -179,16 +179,22 @@ Status Writer::close() {
   return st;
 }
 
+Status add_metadata(Writer& w, const Capture& c) {
+  Status st;
+  for (const RegistryValue& v : c.registry)
+    if (st.ok()) st = w.add_registry(v);
+  for (const NameTable& t : c.names)
+    if (st.ok()) st = w.add_names(t);
+  for (const ObjectInfo& o : c.catalog)
+    if (st.ok()) st = w.add_object(o);
+  if (st.ok() && !c.fingerprint_json.empty()) st = w.set_fingerprint(c.fingerprint_json);
+  return st;
+}
+
 Status write_capture(const std::string& path, const Capture& c, const WriterOptions& opt) {
   std::unique_ptr<Writer> w;
   Status st = Writer::create(path, c.host, opt, w);
-  for (const RegistryValue& v : c.registry)
-    if (st.ok()) st = w->add_registry(v);
-  for (const NameTable& t : c.names)
-    if (st.ok()) st = w->add_names(t);
-  for (const ObjectInfo& o : c.catalog)
-    if (st.ok()) st = w->add_object(o);
-  if (st.ok() && !c.fingerprint_json.empty()) st = w->set_fingerprint(c.fingerprint_json);
+  if (st.ok()) st = add_metadata(*w, c);
   for (const QueryRecord& r : c.records)
     if (st.ok()) st = w->append(r);
   if (st.ok()) st = w->close();
@@ -200,13 +206,7 @@ Status rewrite_capture(Reader& r, const Capture& m, const RecordEdit& edit, cons
   if (Status st = r.damage(); !st.ok()) return st;
   std::unique_ptr<Writer> w;
   Status st = Writer::create(out, m.host, opt, w);
-  for (const RegistryValue& v : m.registry)
-    if (st.ok()) st = w->add_registry(v);
-  for (const NameTable& t : m.names)
-    if (st.ok()) st = w->add_names(t);
-  for (const ObjectInfo& o : m.catalog)
-    if (st.ok()) st = w->add_object(o);
-  if (st.ok() && !m.fingerprint_json.empty()) st = w->set_fingerprint(m.fingerprint_json);
+  if (st.ok()) st = add_metadata(*w, m);
   QueryRecord rec;
   uint64_t n = 0;
   for (size_t i = 0; st.ok() && i < r.records().size(); ++i) {

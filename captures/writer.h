@@ -105,6 +105,8 @@ class Writer {
   Bytes coded_, coded_alt_, body_, frame_;
 };
 
+// A capture's registry values, name tables, catalog and fingerprint (its records are the caller's).
+Status add_metadata(Writer& w, const Capture& c);
 // Writes a whole capture (host, registry, names, catalog, fingerprint, records) and closes it.
 Status write_capture(const std::string& path, const Capture& c, const WriterOptions& opt = {});
 

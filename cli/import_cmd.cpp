@@ -1,5 +1,6 @@
 // perfsim import: winreg conversations of a pcap (recorder/pcap_import.h) -> one capture per server
-// address (recorder/build.h), with what could not be read said per conversation.
+// address (recorder/build.h), with what could not be read said per conversation; or, with
+// --perfmon, a relog/typeperf CSV or TSV -> one capture (synth/perfmon_import.h).
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <fmt/core.h>
@@ -16,13 +17,19 @@
 #include "cli/output.h"
 #include "recorder/build.h"
 #include "recorder/pcap_import.h"
+#include "synth/perfmon_import.h"
+#include "synth/profiles.h"
+#include "windows/os.h"
 
 namespace perfsim::cli {
 namespace {
 
 struct ImportOptions {
   std::string pcap;           // .pcap or .pcapng
-  std::string out_dir = ".";  // one capture per server address: <dir>/<address>.perfcap
+  std::string out_dir = ".";  // one capture per server address: <dir>/<address>.perfcap; --perfmon: the file
+  bool out_given = false;
+  std::string perfmon;  // relog/typeperf CSV or TSV
+  std::string profile = "2016";
   bool json = false;
 };
 
@@ -67,7 +74,44 @@ std::string file_name_for(const std::string& server) {
 
 }  // namespace
 
+int run_perfmon(const ImportOptions& o) {
+  synth::PerfmonImportReport rep;
+  const Status s = synth::import_perfmon(o.perfmon, o.out_dir, o.profile, rep);
+  if (!s.ok()) return fail("import", s.message());
+  if (o.json) {
+    fmt::print("{}\n", json_text(nlohmann::json{{"log", o.perfmon},
+                                                {"capture", o.out_dir},
+                                                {"host", rep.host},
+                                                {"profile", rep.profile},
+                                                {"samples", rep.samples},
+                                                {"columns", rep.columns},
+                                                {"custom", rep.custom},
+                                                {"unreproduced", rep.unreproduced},
+                                                {"unreproduced_examples", rep.unreproduced_examples}},
+                                 2));
+    return kExitOk;
+  }
+  fmt::print("{}: host {} (profile {}), {} samples of {} counters -> {}\n", o.perfmon, rep.host, rep.profile,
+             rep.samples, rep.columns, o.out_dir);
+  if (!rep.custom.empty())
+    fmt::print("  {} counter(s) the profile does not know, served as a custom object set:\n", rep.custom.size());
+  for (const std::string& c : rep.custom) fmt::print("    {}\n", c);
+  if (rep.unreproduced)
+    fmt::print("  {} value(s) no raw counter can give, the counter kept where it was:\n", rep.unreproduced);
+  for (const std::string& e : rep.unreproduced_examples) fmt::print("    {}\n", e);
+  return kExitOk;
+}
+
 int run_import(const ImportOptions& o) {
+  if (!o.perfmon.empty()) {
+    if (!o.pcap.empty()) return fail("import", "give either a pcap or --perfmon LOG.csv, not both", kExitUsage);
+    if (!o.out_given) return fail("import", "--perfmon needs the capture to write: -o F.perfcap", kExitUsage);
+    return run_perfmon(o);
+  }
+  if (o.pcap.empty())
+    return fail("import",
+                "give a pcap (perfsim import x.pcapng -o DIR) or a perfmon log (--perfmon x.csv -o F.perfcap)",
+                kExitUsage);
   std::error_code ec;
   std::filesystem::create_directories(o.out_dir, ec);
   if (ec) return fail("import", "cannot create --out-dir " + o.out_dir + ": " + ec.message());
@@ -138,12 +182,31 @@ void add_import(CLI::App& app, int& rc) {
   ImportOptions& import = *o;
   auto* c_import = app.add_subcommand(
       "import",
-      "Make captures from a packet capture of winreg sessions (TCP or SMB2 pipes), one per server address, via tshark");
-  c_import->add_option("pcap", import.pcap, "pcap or pcapng file")->required()->check(input_file());
-  c_import->add_option("--out-dir,-o", import.out_dir, "Directory for the captures (<address>.perfcap)")
+      "Make captures from a packet capture of winreg sessions (TCP or SMB2 pipes), one per server address, via "
+      "tshark; or one from a perfmon log (relog/typeperf CSV or TSV) with --perfmon");
+  c_import->add_option("pcap", import.pcap, "pcap or pcapng file")->check(input_file());
+  auto* out = c_import
+                  ->add_option("--out-dir,-o", import.out_dir,
+                               "Directory for the captures (<address>.perfcap); with --perfmon the capture file")
+                  ->capture_default_str();
+  c_import
+      ->add_option("--perfmon", import.perfmon,
+                   "A perfmon log as relog -f csv|tsv or typeperf writes it (a .blg: relog x.blg -f csv -o x.csv)")
+      ->check(input_file());
+  c_import
+      ->add_option("--profile,-p", import.profile,
+                   "With --perfmon: the OS profile whose title indices and counter types the log's counters get (" +
+                       perfsim::windows::os_name_list() + ")")
       ->capture_default_str();
   c_import->add_flag("--json", import.json, "Machine-readable summary");
-  c_import->callback([o, &rc] { rc = run_import(*o); });
+  c_import->callback([o, out, &rc] {
+    o->out_given = out->count() > 0;
+    if (!o->perfmon.empty() && !synth::find_profile(o->profile)) {
+      rc = fail("import", windows::check_os_name(o->profile).message(), kExitUsage);
+      return;
+    }
+    rc = run_import(*o);
+  });
 }
 
 }  // namespace perfsim::cli

@@ -17,6 +17,7 @@
 #include "cli/output.h"
 #include "core/json.h"
 #include "core/utf16.h"
+#include "perfdata/pdh_csv.h"
 #include "perfdata/series.h"
 
 namespace perfsim::cli {
@@ -29,21 +30,9 @@ struct SeriesOptions {
   bool json = false;
 };
 
-// relog's time column: "MM/DD/YYYY HH:MM:SS.mmm" (the block's SystemTime, UTC).
-std::string pdh_time(const perfdata::SystemTime& t) {
-  return fmt::format("{:02}/{:02}/{:04} {:02}:{:02}:{:02}.{:03}", t.month, t.day, t.year, t.hour, t.minute, t.second,
-                     t.ms);
-}
-
 std::string iso_time(const perfdata::SystemTime& t) {
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", t.year, t.month, t.day, t.hour, t.minute, t.second,
                      t.ms);
-}
-
-std::string csv_quoted(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
 }
 
 int run_series(const SeriesOptions& o) {
@@ -68,9 +57,9 @@ int run_series(const SeriesOptions& o) {
                                       s.message(), o.path));
   nlohmann::json rows = nlohmann::json::array();
   if (!o.json) {
-    std::string header = csv_quoted("(PDH-CSV 4.0) (Coordinated Universal Time)(0)");
-    for (const auto& c : columns) header += "," + csv_quoted(c.path);
-    fmt::print("{}\n", header);
+    std::vector<std::string> header{std::string(perfdata::pdh_csv::kUtcHeader)};
+    for (const auto& c : columns) header.push_back(c.path);
+    fmt::print("{}\n", perfdata::pdh_csv::write_row(header));
   }
   std::vector<std::optional<double>> values;
   for (size_t i = 0; i < ticks.size(); ++i) {
@@ -93,9 +82,9 @@ int run_series(const SeriesOptions& o) {
       continue;
     }
     // A value the formula has none for (the first sample of a rate) is " ", as relog writes it.
-    std::string line = csv_quoted(pdh_time(when->system_time));
-    for (const auto& x : values) line += "," + csv_quoted(x ? fmt::format("{}", *x) : " ");
-    fmt::print("{}\n", line);
+    std::vector<std::string> line{perfdata::pdh_csv::format_time(when->system_time)};
+    for (const auto& x : values) line.push_back(perfdata::pdh_csv::format_value(x));
+    fmt::print("{}\n", perfdata::pdh_csv::write_row(line));
   }
   if (o.json) {
     nlohmann::json cols = nlohmann::json::array();

@@ -65,14 +65,7 @@ int run_synth(const SynthOptions& o) {
   wopt.version = o.format_version;
   if (Status s = captures::Writer::create(o.out, head.host, wopt, w); !s.ok())
     return fail("synth", o.out + ": " + s.ToString() + " (check the directory exists and is writable)");
-  Status st;
-  for (const auto& v : head.registry)
-    if (st.ok()) st = w->add_registry(v);
-  for (const auto& t : head.names)
-    if (st.ok()) st = w->add_names(t);
-  for (const auto& c : head.catalog)
-    if (st.ok()) st = w->add_object(c);
-  if (st.ok() && !head.fingerprint_json.empty()) st = w->set_fingerprint(head.fingerprint_json);
+  Status st = captures::add_metadata(*w, head);
 
   Progress bar("synth", gen->tick_count());
   uint32_t ticks = 0;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/utf16.h"
+#include "perfdata/filetime.h"
 #include "perfdata/model.h"
 
 namespace perfsim::perfdata {
@@ -312,6 +313,49 @@ DataBlock empty_block(std::u16string_view system_name, const SystemTime& t, int6
   d.perf_time_100ns = perf_time_100ns;
   set_system_name(d, system_name);
   return d;
+}
+
+}  // namespace perfsim::perfdata
+
+namespace perfsim::perfdata {
+
+SystemTime system_time_of(int64_t filetime) {
+  const int64_t ms_total = filetime / 10000;
+  int64_t days = ms_total / 86400000;
+  const int64_t ms_day = ms_total % 86400000;
+  SystemTime t;
+  t.day_of_week = uint16_t((days + 1) % 7);  // 1601-01-01 was a Monday
+  days -= 134774;                            // to days since 1970-01-01
+  // civil_from_days (Howard Hinnant's algorithm).
+  const int64_t z = days + 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = unsigned(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  t.year = uint16_t(int64_t(yoe) + era * 400 + (m <= 2));
+  t.month = uint16_t(m);
+  t.day = uint16_t(d);
+  t.hour = uint16_t(ms_day / 3600000);
+  t.minute = uint16_t(ms_day / 60000 % 60);
+  t.second = uint16_t(ms_day / 1000 % 60);
+  t.ms = uint16_t(ms_day % 1000);
+  return t;
+}
+
+int64_t filetime_of(const SystemTime& t) {
+  // days_from_civil (Howard Hinnant's algorithm), then from 1970-01-01 to 1601-01-01.
+  const unsigned m = t.month, d = t.day;
+  const int64_t y = int64_t(t.year) - (m <= 2);
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = unsigned(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const int64_t days = era * 146097 + int64_t(doe) - 719468 + 134774;  // 134774: 1601-01-01 .. 1970-01-01
+  const int64_t ms = ((days * 24 + t.hour) * 60 + t.minute) * 60000 + int64_t(t.second) * 1000 + t.ms;
+  return ms * 10000;
 }
 
 }  // namespace perfsim::perfdata

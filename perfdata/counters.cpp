@@ -9,6 +9,9 @@
 //  [SDK]  Platform SDK / Windows CE "Calculations for Raw Counter Data" per-type tables.
 #include "perfdata/counters.h"
 
+#include <fmt/core.h>
+
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <map>
@@ -459,5 +462,106 @@ const char* counter_type_name(uint32_t type) {
 bool is_hex_type(uint32_t type) { return type == PERF_COUNTER_RAWCOUNT_HEX || type == PERF_COUNTER_LARGE_RAWCOUNT_HEX; }
 
 double display_scaled(double value, int32_t default_scale) { return value * std::pow(10.0, default_scale); }
+
+}  // namespace perfsim::perfdata
+
+namespace perfsim::perfdata {
+namespace {
+
+// round(x) as a count, or false when it is negative or beyond 64 bits.
+bool count_of(double x, uint64_t& out) {
+  const double r = std::nearbyint(x);
+  if (!(r >= 0) || r >= 18446744073709551615.0) return false;
+  out = uint64_t(r);
+  return true;
+}
+
+}  // namespace
+
+Status raw_for_value(uint32_t type, double value, const Sample* prev, const RawValues* prev_raw, const Sample& cur,
+                     RawValues& out) {
+  const TypeInfo* info = find_type(type);
+  if (!info || info->formula == Formula::kNone)
+    return Status::InvalidArgument(std::string(counter_type_name(type)) + " has no value to reproduce");
+  if (value < 0) return Status::InvalidArgument("negative value " + std::to_string(value));
+  const Clock now = clock_of(type, cur);
+  // Steps of the bases that count operations: as fine as a 32-bit base allows over a day of samples.
+  constexpr uint64_t kSampleStep = 100000, kBulkStep = 1000;
+  out = prev_raw ? *prev_raw : RawValues{};
+  const Formula f = info->formula;
+  uint64_t add = 0;
+  bool ok = true;
+  switch (f) {
+    case Formula::kRaw:
+      ok = count_of(value, out.n);
+      break;
+    case Formula::kRawFraction:  // 100 * N / B
+      out.b = 1000000;
+      ok = count_of(value / 100.0 * double(out.b), out.n);
+      break;
+    case Formula::kElapsed: {  // (D - N) / F
+      uint64_t age = 0;
+      ok = count_of(value * double(now.freq), age) && age <= uint64_t(now.time);
+      out.n = uint64_t(now.time) - age;
+      break;
+    }
+    default:
+      break;
+  }
+  if (!needs_two_samples(type)) {
+    if (!ok) return Status::InvalidArgument(fmt::format("{} cannot show {}", info->name, value));
+    return Status::Ok();
+  }
+  if (f == Formula::kPrecision) out.b = uint64_t(now.time);  // the timestamp counter
+  if (f == Formula::kMultiTimer || f == Formula::kMultiTimerInv) out.b = 1;
+  if (!prev || !prev_raw) return Status::Ok();  // two-sample types start here
+  const double dt = double(now.time - clock_of(type, *prev).time);
+  if (dt <= 0) return Status::InvalidArgument("time did not advance between samples");
+  const double freq = double(now.freq);
+  switch (f) {
+    case Formula::kDelta:  // N1 - N0
+      ok = count_of(value, add);
+      break;
+    case Formula::kRate:  // (N1 - N0) / ((D1 - D0) / F)
+      ok = count_of(value * dt / freq, add);
+      break;
+    case Formula::kTimer:  // 100 * (N1 - N0) / (D1 - D0)
+      ok = count_of(value / 100.0 * dt, add);
+      break;
+    case Formula::kTimerInv:  // 100 * (1 - (N1 - N0) / (D1 - D0))
+      ok = value <= 100.0 && count_of((1.0 - value / 100.0) * dt, add);
+      break;
+    case Formula::kQueueLen:  // (N1 - N0) / (D1 - D0)
+      ok = count_of(value * dt, add);
+      break;
+    case Formula::kSampleFraction:  // 100 * (N1 - N0) / (B1 - B0)
+      out.b += kSampleStep;
+      ok = count_of(value / 100.0 * double(kSampleStep), add);
+      break;
+    case Formula::kAverageTimer:  // ((N1 - N0) / F) / (B1 - B0), one operation per interval
+      out.b += 1;
+      ok = count_of(value * freq, add);
+      break;
+    case Formula::kAverageBulk:  // (N1 - N0) / (B1 - B0)
+      out.b += kBulkStep;
+      ok = count_of(value * double(kBulkStep), add);
+      break;
+    case Formula::kPrecision:  // 100 * (N1 - N0) / (B1 - B0)
+      ok = count_of(value / 100.0 * double(out.b - prev_raw->b), add);
+      break;
+    case Formula::kMultiTimer:  // 100 * (dN / dT [* F]) / B1, B1 = 1
+      ok = count_of((type & PERF_TIMER_MASK) == PERF_TIMER_100NS ? value / 100.0 * dt : value / 100.0 * dt / freq, add);
+      break;
+    case Formula::kMultiTimerInv:  // 100 * (B1 - dN / dT)
+      out.b = std::max<uint64_t>(1, uint64_t(std::ceil(value / 100.0)));
+      ok = count_of((double(out.b) - value / 100.0) * dt, add);
+      break;
+    default:
+      ok = false;
+  }
+  if (!ok) return Status::InvalidArgument(fmt::format("{} cannot show {}", info->name, value));
+  out.n += add;
+  return Status::Ok();
+}
 
 }  // namespace perfsim::perfdata

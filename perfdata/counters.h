@@ -81,6 +81,20 @@ struct InstanceValues {
 Status format_object(const DataBlock* prev, const DataBlock& cur, uint32_t object_name_index,
                      std::vector<InstanceValues>& out, const FormatOptions& opt = {});
 
+// The formulas backwards, for data made to show given values (`perfsim import --perfmon`): the raw
+// counter N and base B of `cur` that make format_counter give `value`, after `prev_raw` read in the
+// sample `prev` (both nullptr at the first sample: N and B start, and a two-sample type shows
+// nothing yet). Counts are integers, so a rate is exact to half a count over the interval;
+// timers to half a 100 ns tick. Bases that only count operations (averages, sample fractions)
+// advance by a fixed step. InvalidArgument when the formula cannot give the value (a negative one,
+// a % of an inverse timer above 100).
+struct RawValues {
+  uint64_t n = 0;
+  uint64_t b = 0;
+};
+Status raw_for_value(uint32_t type, double value, const Sample* prev, const RawValues* prev_raw, const Sample& cur,
+                     RawValues& out);
+
 // "PERF_COUNTER_COUNTER" etc.; "UNKNOWN" for a type winperf.h does not name.
 const char* counter_type_name(uint32_t type);
 

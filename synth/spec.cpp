@@ -8,6 +8,8 @@
 #include <cstdio>
 
 #include "core/config.h"
+#include "perfdata/filetime.h"
+#include "perfdata/model.h"
 #include "perfdata/winperf.h"
 #include "synth/profiles.h"
 #include "synth/roles.h"
@@ -116,16 +118,6 @@ Status generator_value(const Reader& r, const json& v, const std::string& path, 
   return Status::Ok();
 }
 
-// Days since 1601-01-01 for a civil date (proleptic Gregorian).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = unsigned(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + int64_t(doe) - 719468 + 134774;  // 134774: days 1601-01-01 .. 1970-01-01
-}
-
 bool parse_time(const std::string& s, int64_t& filetime) {
   int y, mo, d, h = 0, mi = 0, sec = 0;
   char tail = 0;
@@ -135,7 +127,10 @@ bool parse_time(const std::string& s, int64_t& filetime) {
       sec < 0 || sec > 60)
     return false;
   if (n == 7 && tail != 'Z') return false;
-  filetime = ((days_from_civil(y, unsigned(mo), unsigned(d)) * 86400) + h * 3600 + mi * 60 + sec) * 10000000;
+  perfdata::SystemTime t;
+  t.year = uint16_t(y), t.month = uint16_t(mo), t.day = uint16_t(d);
+  t.hour = uint16_t(h), t.minute = uint16_t(mi), t.second = uint16_t(sec);
+  filetime = perfdata::filetime_of(t);
   return true;
 }
 

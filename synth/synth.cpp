@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/utf16.h"
+#include "perfdata/filetime.h"
 #include "perfdata/model.h"
 #include "perfdata/winperf.h"
 #include "synth/catalog.h"
@@ -18,32 +19,6 @@ namespace perfsim::synth {
 namespace {
 
 using namespace winperf;
-
-perfdata::SystemTime to_system_time(int64_t filetime) {
-  const int64_t ms_total = filetime / 10000;
-  int64_t days = ms_total / 86400000;
-  const int64_t ms_day = ms_total % 86400000;
-  perfdata::SystemTime t;
-  t.day_of_week = uint16_t((days + 1) % 7);  // 1601-01-01 was a Monday
-  days -= 134774;                            // to days since 1970-01-01
-  // civil_from_days (Howard Hinnant's algorithm).
-  const int64_t z = days + 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = unsigned(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  t.year = uint16_t(int64_t(yoe) + era * 400 + (m <= 2));
-  t.month = uint16_t(m);
-  t.day = uint16_t(d);
-  t.hour = uint16_t(ms_day / 3600000);
-  t.minute = uint16_t(ms_day / 60000 % 60);
-  t.second = uint16_t(ms_day / 1000 % 60);
-  t.ms = uint16_t(ms_day % 1000);
-  return t;
-}
 
 }  // namespace
 
@@ -61,7 +36,7 @@ struct Synthesizer::Impl {
 
   captures::QueryRecord record(const char* value_name, int64_t now, const ModelClock& clock, bool costly) {
     perfdata::DataBlock block;
-    block.system_time = to_system_time(now);
+    block.system_time = perfdata::system_time_of(now);
     block.perf_time = clock.perf_time;
     block.perf_freq = clock.perf_freq;
     block.perf_time_100ns = now;

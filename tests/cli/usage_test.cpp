@@ -128,6 +128,7 @@ TEST_CASE("a missing input file is exit 1 for every command that reads one") {
       {"query 127.0.0.1:1 --auth-file M", "query"},
       {"record 127.0.0.1:1 -o " + out + " --auth-file M", "record"},
       {"import M -o " + d.path.string(), "import"},
+      {"import --perfmon M -o " + out, "import"},
       {"lodctr M " + ini, "lodctr"},
       {"lodctr " + cap + " M", "lodctr"},
       {"unlodctr M wavegen", "unlodctr"},

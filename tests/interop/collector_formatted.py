@@ -30,6 +30,11 @@ PERF_COUNTER_COUNTER = 0x10410400
 PERF_COUNTER_BULK_COUNT = 0x10410500
 PERF_COUNTER_RAWCOUNT = 0x00010000
 PERF_COUNTER_LARGE_RAWCOUNT = 0x00010100
+PERF_RAW_FRACTION = 0x20020400
+PERF_LARGE_RAW_FRACTION = 0x20020500
+PERF_AVERAGE_TIMER = 0x30020400
+PERF_AVERAGE_BULK = 0x40020500
+PERF_100NSEC_QUEUELEN = 0x00550500  # PERF_COUNTER_100NS_QUEUELEN_TYPE
 PERF_NO_INSTANCES = -1
 
 
@@ -99,7 +104,8 @@ def parse_block(data):
 
 
 def resolve(path, table, sample):
-    """(object index, instance, counter name index, type, size, offset) for PATH in this host."""
+    """(object index, instance, counter name index, type, size, offset, base) for PATH in this host;
+    base is the (size, offset) of the counter definition after it (a base counter follows its counter)."""
     m = re.fullmatch(r"(.+?)(?:\((.*)\))?\\(.+)", path)
     if not m:
         raise ValueError(f"{path}: not Object(Instance)\\Counter")
@@ -107,21 +113,36 @@ def resolve(path, table, sample):
     for index, (counters, _) in sample.items():
         if table.get(index) != obj_name:
             continue
-        for name_index, ctype, size, offset in counters:
+        for k, (name_index, ctype, size, offset) in enumerate(counters):
             if table.get(name_index) == ctr_name:
-                return index, inst, name_index, ctype, size, offset
+                base = counters[k + 1][2:] if k + 1 < len(counters) else None
+                return index, inst, name_index, ctype, size, offset, base
     raise ValueError(f"{path}: no object {obj_name!r} with a counter {ctr_name!r} in Global")
 
 
 def raw(sample, where):
-    index, inst, _, _, size, offset = where
+    """(N, B): the counter's raw value and its base's (None without one)."""
+    index, inst, _, _, size, offset, base = where
     block = sample[index][1][inst]
-    return struct.unpack_from("<Q" if size == 8 else "<I", block, offset)[0]
+    n = struct.unpack_from("<Q" if size == 8 else "<I", block, offset)[0]
+    b = struct.unpack_from("<Q" if base[0] == 8 else "<I", block, base[1])[0] if base else None
+    return n, b
 
 
 def formatted(where, t0, v0, t1, v1):
-    """PDH's formulas: 100 ns timers over PerfTime100nSec, counts per second over PerfTime/PerfFreq."""
+    """PDH's formulas ("Calculating Counter Values", Windows Server 2003 Deployment Kit counter types):
+    100 ns timers over PerfTime100nSec, counts per second over PerfTime/PerfFreq, fractions and
+    averages over the base counter that follows the counter."""
     ctype = where[3]
+    (v0, b0), (v1, b1) = v0, v1
+    if ctype in (PERF_RAW_FRACTION, PERF_LARGE_RAW_FRACTION):
+        return 100.0 * v1 / b1
+    if ctype == PERF_AVERAGE_TIMER:  # seconds per operation: (dN / PerfFreq) / dB
+        return (v1 - v0) / t1[2] / (b1 - b0)
+    if ctype == PERF_AVERAGE_BULK:
+        return (v1 - v0) / (b1 - b0)
+    if ctype == PERF_100NSEC_QUEUELEN:  # dN / dPerfTime100nSec
+        return (v1 - v0) / (t1[0] - t0[0])
     if ctype == PERF_100NSEC_TIMER_INV:
         return 100.0 * (1.0 - (v1 - v0) / (t1[0] - t0[0]))
     if ctype == PERF_100NSEC_TIMER:

@@ -1,0 +1,233 @@
+// `perfsim import --perfmon`: a CSV that `perfsim series` wrote of a synthetic host, imported and
+// served, read back by python3-samba (collector_formatted.py computes each value from two polls
+// with its own formulas): every value within rounding of the CSV. A CSV as relog writes it by hand
+// (local time, a blank value, counters the profile does not know), and bad inputs: exit 1 naming
+// the line, nothing written; usage errors exit 2.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/common/perfsim_serve.h"
+#include "tests/common/run_command.h"
+#include "tests/common/temp_dir.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using perfsim::testing::run_command;
+
+namespace {
+
+// A test's own CSV reader (quoted cells, doubled quotes), not perfsim's.
+std::vector<std::string> cells_of(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      cur += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != '\r') {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::vector<std::vector<std::string>> rows_of(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) rows.push_back(cells_of(line));
+  return rows;
+}
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// Seconds between two "MM/DD/YYYY HH:MM:SS.mmm" of the same day.
+double seconds_between(const std::string& a, const std::string& b) {
+  const auto secs = [](const std::string& t) {
+    return std::stoi(t.substr(11, 2)) * 3600.0 + std::stoi(t.substr(14, 2)) * 60.0 + std::stod(t.substr(17));
+  };
+  return secs(b) - secs(a);
+}
+
+void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+}  // namespace
+
+TEST_CASE("perfsim import --perfmon: series' CSV of a synth capture, served, read by python3-samba as logged") {
+  perfsim::testing::TempDir dir("perfsim-perfmon");
+  const std::string cap = (dir.path / "synth.perfcap").string();
+  auto r = run_command(PERFSIM_EXE, "synth -p 2016 --seed 11 --duration 5m --interval 15 -o " + cap);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  // One counter of each formula the collector knows: 100 ns timers (and inverse), rates (32 and
+  // 64 bit), raw counts, an average over a base and a 100 ns queue length.
+  const std::vector<std::string> paths = {"Processor(_Total)\\% Processor Time",
+                                          "Processor(1)\\% Idle Time",
+                                          "Memory\\Page Faults/sec",
+                                          "Memory\\Available Bytes",
+                                          "System\\Processes",
+                                          "PhysicalDisk(_Total)\\Disk Bytes/sec",
+                                          "PhysicalDisk(_Total)\\Avg. Disk Bytes/Transfer",
+                                          "PhysicalDisk(_Total)\\Avg. Disk sec/Transfer",
+                                          "PhysicalDisk(_Total)\\Avg. Disk Queue Length"};
+  std::string args;
+  for (const std::string& p : paths) args += " -c " + quoted("\\" + p);
+  r = run_command(PERFSIM_EXE, "series " + cap + args);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const fs::path csv = dir.path / "log.csv";
+  write_file(csv, r.out);
+  const auto rows = rows_of(r.out);
+  REQUIRE(rows.size() == 21);  // header + 20 samples
+
+  const std::string imported = (dir.path / "imported.perfcap").string();
+  r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + imported + " --json");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json rep = json::parse(r.out);
+  CHECK(rep["samples"] == 20);
+  CHECK(rep["columns"] == paths.size());
+  CHECK(rep["custom"].empty());  // every counter is the 2016 profile's
+  CHECK(rep["host"] == "SYNTH-2016-11");
+  CHECK(rep["unreproduced"] == 0);
+
+  perfsim::testing::PerfsimServe serve;
+  const perfsim::Status st = serve.start(PERFSIM_EXE, "--timeline step --listen 127.0.0.1:0 --capture " + imported);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  const std::string out = (dir.path / "collected.json").string();
+  std::string collector_paths;
+  for (const std::string& p : paths) collector_paths += " " + quoted(p);
+  r = run_command(PERFSIM_PYTHON,
+                  "-B " + std::string(INTEROP_SCRIPTS_DIR) + "/collector_formatted.py --port " +
+                      std::to_string(serve.port()) + " --out " + out + " --samples 20" + collector_paths,
+                  120);
+  CHECK(serve.stop() == 0);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  json got;
+  std::ifstream(out) >> got;
+  for (size_t c = 0; c < paths.size(); ++c) {
+    const std::vector<double> series = got["series"][paths[c]];
+    REQUIRE(series.size() == 19);
+    CHECK(rows[0][c + 1].find(paths[c]) != std::string::npos);
+    for (size_t k = 0; k < series.size(); ++k) {
+      // The interval between polls k and k+1 is the CSV's row k+2 (row 1 is the first sample).
+      const std::string& logged = rows[k + 2][c + 1];
+      const double want = std::stod(logged);
+      // Within rounding: the CSV's times have milliseconds (an interval may differ by 1 ms from
+      // the one the value was computed over); a rate's count is whole (half a count over the
+      // interval); an average timer counts PerfFreq ticks (1e-7 s at 10 MHz).
+      const double dt = seconds_between(rows[k + 1][0], rows[k + 2][0]);
+      const bool rate = paths[c].find("/sec") != std::string::npos;
+      const double tol = std::abs(want) * 0.002 / dt + (rate ? 0.5 / dt : 1e-6);
+      INFO(paths[c] << " interval " << k << ": logged " << logged << ", collected " << series[k]);
+      CHECK(std::abs(series[k] - want) <= tol);
+    }
+  }
+}
+
+TEST_CASE("perfsim import --perfmon: a hand-written relog CSV in local time, a blank value, a custom counter") {
+  perfsim::testing::TempDir dir("perfsim-perfmon");
+  // As relog -f csv writes a Pacific log: the bias (480 minutes) turns 10:00 local into 18:00 UTC.
+  const std::string log =
+      "\"(PDH-CSV 4.0) (Pacific Standard Time)(480)\",\"\\\\WEB01\\Processor(_Total)\\% Processor Time\","
+      "\"\\\\WEB01\\Memory\\Available MBytes\",\"\\\\WEB01\\MyApp(worker \"\"a\"\")\\Queue Depth\","
+      "\"\\\\WEB01\\MyApp(worker \"\"a\"\")\\Items\"\r\n"
+      "\"03/14/2026 10:00:00.000\",\" \",\"2048\",\"1.5\",\"7\"\r\n"
+      "\"03/14/2026 10:00:15.000\",\"12.5\",\"2040\",\" \",\"9\"\r\n"
+      "\"03/14/2026 10:00:30.000\",\"99.25\",\"2001\",\"0.125\",\"12\"\r\n"
+      "\"03/14/2026 10:00:45.500\",\"0\",\"1999\",\"3\",\"12\"\r\n";
+  const fs::path csv = dir.path / "relog.csv";
+  write_file(csv, log);
+  const std::string cap = (dir.path / "web01.perfcap").string();
+  auto r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + cap + " --json");
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const json rep = json::parse(r.out);
+  CHECK(rep["host"] == "WEB01");
+  CHECK(rep["custom"] == json({"\\MyApp\\Queue Depth", "\\MyApp\\Items"}));
+
+  r = run_command(PERFSIM_EXE, "series " + cap +
+                                   " -c '\\Processor(_Total)\\% Processor Time' -c '\\Memory\\Available MBytes'"
+                                   " -c '\\MyApp(*)\\Queue Depth' -c '\\MyApp(*)\\Items'");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto rows = rows_of(r.out);
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0][1] == "\\\\WEB01\\Processor(_Total)\\% Processor Time");
+  CHECK(rows[0][3] == "\\\\WEB01\\MyApp(worker \"a\")\\Queue Depth");
+  CHECK(rows[1][0] == "03/14/2026 18:00:00.000");
+  CHECK(rows[4][0] == "03/14/2026 18:00:45.500");
+  const auto in = rows_of(log);
+  for (size_t k = 1; k < rows.size(); ++k)
+    for (size_t c = 1; c < 5; ++c) {
+      INFO("row " << k << " column " << c << ": logged '" << in[k][c] << "', served '" << rows[k][c] << "'");
+      if (c == 3 && k == 2) continue;  // the blank: the counter stays where it was (1.5), see below
+      if (in[k][c] == " ") {
+        CHECK(rows[k][c] == " ");
+      } else {
+        REQUIRE(rows[k][c] != " ");
+        CHECK(std::stod(rows[k][c]) == Approx(std::stod(in[k][c])).margin(1e-6));
+      }
+    }
+  CHECK(std::stod(rows[2][3]) == Approx(1.5).margin(1e-6));
+}
+
+TEST_CASE("perfsim import --perfmon: bad input exits 1 naming the line and leaves nothing, usage errors exit 2") {
+  perfsim::testing::TempDir dir("perfsim-perfmon");
+  const std::string head = "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"\\\\H\\Memory\\Available Bytes\"\n";
+  const std::string good = "\"01/02/2026 00:00:00.000\",\"5\"\n";
+  struct Bad {
+    const char* what;
+    std::string text;
+    const char* message;
+  };
+  const std::vector<Bad> bad = {
+      {"torn row", head + good + "\"01/02/2026 00:00:15.000\"\n", "relog.csv:3: 1 cells where the header has 2"},
+      {"path", "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"Memory Available Bytes\"\n" + good,
+       "relog.csv:1: column 2: counter path 'Memory Available Bytes'"},
+      {"time order", head + good + good, "relog.csv:3: time 01/02/2026 00:00:00.000 does not come after"},
+      {"value", head + good + "\"01/02/2026 00:00:15.000\",\"12,5\"\n", "relog.csv:3: column 2"},
+      {"header", "\"Time\",\"\\\\H\\Memory\\Available Bytes\"\n" + good, "relog.csv:1: first cell 'Time'"},
+  };
+  const fs::path csv = dir.path / "relog.csv";
+  const fs::path out = dir.path / "out.perfcap";
+  for (const Bad& b : bad) {
+    INFO(b.what);
+    write_file(csv, b.text);
+    const auto r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string());
+    INFO(r.err);
+    CHECK(r.code == 1);
+    CHECK(r.err.find(b.message) != std::string::npos);
+    size_t files = 0;
+    for (const auto& e : fs::directory_iterator(dir.path)) files += e.path() != csv;
+    CHECK(files == 0);  // neither the capture nor a partial file
+  }
+  write_file(csv, head + good);
+  auto r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string());
+  CHECK(r.code == 2);
+  CHECK(r.err.find("-o F.perfcap") != std::string::npos);
+  r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string() + " --profile 1999");
+  CHECK(r.code == 2);
+  r = run_command(PERFSIM_EXE, "import " + csv.string() + " --perfmon " + csv.string() + " -o " + out.string());
+  CHECK(r.code == 2);
+  r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string());
+  CHECK(r.code == 0);  // the same file, good: the checks above are on the errors, not the setup
+  CHECK(fs::exists(out));
+}
