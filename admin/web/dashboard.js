@@ -329,8 +329,11 @@ async function drawSeries() {
       {label: 'timeline position', data: [], pointRadius: 7, pointStyle: 'triangle', showLine: false,
        borderColor: color(1), backgroundColor: color(1)}];
   }
-  markPosition();
-  if (seriesChart) canvas.dataset.drawn = seriesChart.getDatasetMeta(0).data.length;
+  if (seriesChart) {
+    seriesChart.update();
+    canvas.dataset.drawn = seriesChart.getDatasetMeta(0).data.length;
+  }
+  markPosition();  // once the host's state is known too
 }
 
 // The selected host's timeline position on the counter plot: a marker on the last plotted point
