@@ -6,6 +6,7 @@
 #include <cctype>
 #include <ctime>
 #include <functional>
+#include <tuple>
 #include <fstream>
 #include <sstream>
 
@@ -17,6 +18,7 @@
 #include "core/utf16.h"
 #include "replayer/faults.h"
 #include "replayer/fleet_file.h"
+#include "replayer/quirk_engine.h"
 
 namespace perfsim::admin {
 namespace {
@@ -311,27 +313,76 @@ HttpResponse AdminApi::route(const HttpRequest& req) {
   return error(404, "no endpoint " + path + " (admin/README.md lists them)");
 }
 
+// How many rules of the fleet's fault plan are in force for `h` now (window and host glob).
+size_t AdminApi::faults_in_force(const AdminHost& h, double since_s) const {
+  const std::shared_ptr<const replayer::FaultPlan> plan = h.host->faults();
+  if (!plan) return 0;
+  size_t n = 0;
+  for (const replayer::FaultRule& r : plan->rules) n += replayer::rule_in_force(r, h.host->name(), since_s);
+  return n;
+}
+
 // GET /api/hosts: the page of matching hosts (an array); GET /api/fleet: the fleet's totals with
-// that page ({"hosts", "matched", "calls", "paused", "offset", "limit", "page"}).
+// that page ({"hosts", "matched", "calls", "paused", "errors", "sessions", "faults", "failing",
+// "profiles", "offset", "limit", "page"}). Each host of the page has its "errors" and "faults" in force;
+// ?order=failing puts the hosts with the most errors (then faults, then calls) first, ?order=busy
+// the most calls; the default keeps the fleet's order.
 HttpResponse AdminApi::hosts_page(const std::map<std::string, std::string>& query, bool with_totals) const {
   Page page;
   std::function<bool(const AdminHost&)> keep;
   if (Status s = parse_page(query, kDefaultPage, page); !s.ok()) return error(400, s.message());
   if (Status s = host_filter(query, keep); !s.ok()) return error(400, s.message());
-  json list = json::array();
-  uint64_t matched = 0, calls = 0, paused = 0;
+  const std::string order = query.count("order") ? query.at("order") : std::string();
+  if (!order.empty() && order != "fleet" && order != "failing" && order != "busy")
+    return error(400, "order must be fleet, failing or busy, got '" + order + "'");
+  const json health = sources_.health ? sources_.health() : json::object();
+  const std::shared_ptr<const replayer::FaultPlan> plan = hosts_.empty() ? nullptr : hosts_.front().host->faults();
+  const double since_s = plan ? double(replayer::steady_ns() - plan->loaded_ns) / 1e9 : 0;
+  struct Row {
+    const AdminHost* host;
+    uint64_t calls, errors, faults;
+  };
+  std::vector<Row> rows;
+  uint64_t calls = 0, paused = 0, errors = 0, sessions = 0, failing = 0;
+  json profiles = json::object();  // profile -> hosts: what a dashboard's filter offers
   for (const AdminHost& h : hosts_) {
-    calls += h.host->calls();
+    profiles[h.profile] = profiles.value(h.profile, uint64_t(0)) + 1;
+    const auto it = health.find(h.host->name());
+    const uint64_t e = it == health.end() ? 0 : it->value("errors", uint64_t(0));
+    const Row row{&h, h.host->calls(), e, faults_in_force(h, since_s)};
+    calls += row.calls;
     paused += h.host->timeline_paused();
-    if (!keep(h)) continue;
-    if (matched >= page.offset && matched - page.offset < page.limit) list.push_back(host_json(h));
-    ++matched;
+    errors += row.errors;
+    failing += row.errors || row.faults;
+    if (keep(h)) rows.push_back(row);
+  }
+  for (const auto& [name, v] : health.items()) sessions += v.value("sessions", uint64_t(0));
+  if (order == "failing")
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      return std::tie(a.errors, a.faults, a.calls) > std::tie(b.errors, b.faults, b.calls);
+    });
+  if (order == "busy")
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.calls > b.calls; });
+  json list = json::array();
+  for (uint64_t i = page.offset; i < rows.size() && i - page.offset < page.limit; ++i) {
+    json h = host_json(*rows[i].host);
+    h["errors"] = rows[i].errors;
+    h["faults"] = rows[i].faults;
+    list.push_back(std::move(h));
   }
   if (!with_totals) return ok_json(list);
+  size_t rules = 0;  // in force for some host now
+  if (plan)
+    for (const replayer::FaultRule& r : plan->rules) rules += replayer::rule_active(r, since_s);
   return ok_json(json{{"hosts", hosts_.size()},
-                      {"matched", matched},
+                      {"matched", rows.size()},
                       {"calls", calls},
                       {"paused", paused},
+                      {"errors", errors},
+                      {"sessions", sessions},
+                      {"faults", rules},
+                      {"failing", failing},
+                      {"profiles", std::move(profiles)},
                       {"offset", page.offset},
                       {"limit", page.limit},
                       {"page", std::move(list)}});

@@ -40,6 +40,9 @@ struct AdminSources {
       journal;
   std::function<void()> clear_journal;       // DELETE /api/journal
   std::function<nlohmann::json()> sessions;  // GET /api/sessions: the per-session collector diagnosis
+  // {"HOST": {"errors": N, "sessions": N}} by system name: failed calls and sessions opened, for
+  // /api/fleet's totals and the hosts' "errors" (journal::Metrics::health_json). Empty: all 0.
+  std::function<nlohmann::json()> health;
 };
 
 // One simulated host as the API shows it.
@@ -118,6 +121,7 @@ class AdminApi {
   HttpResponse file(const std::string& path, const std::string& content_type, const std::string& missing_hint) const;
   std::string metrics() const;
   HttpResponse hosts_page(const std::map<std::string, std::string>& query, bool with_totals) const;
+  size_t faults_in_force(const AdminHost& h, double since_s) const;
   HttpResponse sessions_page(const std::map<std::string, std::string>& query) const;
 
   std::vector<AdminHost> hosts_;

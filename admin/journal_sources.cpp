@@ -8,8 +8,10 @@ namespace perfsim::admin {
 AdminSources journal_sources(std::shared_ptr<journal::Recorder> recorder) {
   AdminSources s;
   if (!recorder) return s;
-  if (std::shared_ptr<journal::Metrics> m = recorder->metrics())
+  if (std::shared_ptr<journal::Metrics> m = recorder->metrics()) {
     s.metrics_text = [m] { return m->render_prometheus(); };
+    s.health = [m] { return m->health_json(); };
+  }
   std::shared_ptr<journal::Journal> j = recorder->journal();
   if (!j) return s;
   s.journal = [j](const std::string& host, const std::string& session, uint64_t since, uint64_t limit) {

@@ -86,6 +86,17 @@ uint64_t HostMetrics::calls_total() const {
   return n;
 }
 
+uint64_t HostMetrics::errors_total() const {
+  uint64_t n = 0;
+  for (const auto& row : calls)
+    for (size_t st = 0; st < kStatusSlots; ++st)
+      if (st >= kStatuses.size() ||
+          (kStatuses[st] != windows::kErrorSuccess && kStatuses[st] != windows::kErrorMoreData &&
+           kStatuses[st] != windows::kErrorNoMoreItems))
+        n += row[st].load(std::memory_order_relaxed);
+  return n;
+}
+
 Metrics::Metrics(std::vector<std::string> applied_names) : applied_names_(std::move(applied_names)) {
   applied_names_.resize(kAppliedSlots);
 }
@@ -116,6 +127,16 @@ nlohmann::json Metrics::calls_json() const {
   std::lock_guard<std::mutex> l(mu_);
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [name, h] : hosts_) out[name] = h->calls_total();
+  return out;
+}
+
+nlohmann::json Metrics::health_json() const {
+  std::lock_guard<std::mutex> l(mu_);
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, h] : hosts_)
+    out[name] = {
+        {"errors", h->errors_total()},
+        {"sessions", h->total[0].load(std::memory_order_relaxed) + h->total[1].load(std::memory_order_relaxed)}};
   return out;
 }
 

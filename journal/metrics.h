@@ -52,6 +52,9 @@ struct HostMetrics {
   void session_opened(Transport t);
   void session_closed(Transport t);
   uint64_t calls_total() const;
+  // Calls answered with a failure: any status but WERR_OK, WERR_MORE_DATA (the buffer-growth
+  // handshake) and WERR_NO_MORE_ITEMS (the end of an enumeration), and every rpc_fault.
+  uint64_t errors_total() const;
 };
 
 class Metrics {
@@ -69,6 +72,9 @@ class Metrics {
   std::string render_prometheus() const;
   uint64_t calls(const std::string& host) const;  // 0 for a host never seen
   nlohmann::json calls_json() const;              // {"HOST": calls, ...}
+  // {"HOST": {"errors": errors_total(), "sessions": sessions opened}, ...}: the admin dashboard's
+  // failing hosts and fleet totals, one snapshot for all hosts seen.
+  nlohmann::json health_json() const;
 
  private:
   mutable std::mutex mu_;

@@ -133,6 +133,14 @@ bool glob_match(std::string_view p, std::string_view s) {
   return pi == p.size();
 }
 
+bool rule_active(const FaultRule& r, double since_s) {
+  return since_s >= r.from_s && (r.until_s <= 0 || since_s < r.until_s);
+}
+
+bool rule_in_force(const FaultRule& r, std::string_view host_name, double since_s) {
+  return rule_active(r, since_s) && glob_match(r.host, host_name);
+}
+
 Status parse_fault_plan(std::string_view text, const std::string& origin, std::shared_ptr<const FaultPlan>& out,
                         const FaultLimits& lim) {
   config::Doc doc;

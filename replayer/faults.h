@@ -76,5 +76,9 @@ Status load_fault_plan(const std::string& path, std::shared_ptr<const FaultPlan>
 
 // Case-insensitive glob match (`*`, `?`).
 bool glob_match(std::string_view pattern, std::string_view text);
+// Whether `r` is in force `since_s` seconds after its plan was loaded: inside its from_s..until_s
+// window; for `host_name`: that, and its host glob matches (its value glob and chance are per call).
+bool rule_active(const FaultRule& r, double since_s);
+bool rule_in_force(const FaultRule& r, std::string_view host_name, double since_s);
 
 }  // namespace perfsim::replayer

@@ -83,8 +83,8 @@ void inject_faults(const FaultPlan& plan, std::string_view host_name, QuirkCall&
   const double since_s = double(steady_ns() - plan.loaded_ns) / 1e9;
   for (size_t i = 0; i < plan.rules.size(); ++i) {
     const FaultRule& r = plan.rules[i];
-    if (since_s < r.from_s || (r.until_s > 0 && since_s >= r.until_s)) continue;
-    if (!glob_match(r.host, host_name) || !glob_match(r.value, c.value_name) || !c.fires(r.when, 0xFA17 + i)) continue;
+    if (!rule_in_force(r, host_name, since_s) || !glob_match(r.value, c.value_name) || !c.fires(r.when, 0xFA17 + i))
+      continue;
     auto unit = [&](uint64_t salt) {
       return (double(splitmix(c.seed ^ (c.call * 31 + i) ^ salt) >> 11) + 0.5) / double(1ull << 53);
     };

@@ -1,12 +1,24 @@
 // perfsim's admin dashboard: polls the admin API (admin/README.md) and draws with Chart.js
 // (Debian's libjs-chart.js, served at /chart.js). Plain browser JavaScript, no build step.
+//
+// What a refresh fetches does not grow with the fleet: /api/fleet's totals with one page of hosts
+// (pageSize), the newest sessionRows sessions, the newest journal entries asked for, and the
+// selected host. The view (search, filters, page, selected host) lives in the URL's #fragment, so
+// a link opens the same view.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
 const haveChart = typeof Chart !== 'undefined';
 const rateHistory = 60;  // points of the live calls/s chart
+const pageSize = 50;     // host rows a page
+const sessionRows = 20;  // newest sessions shown
 let rateChart = null, seriesChart = null;
-let lastCalls = {}, lastTime = 0;
+let lastFleet = null;                   // {calls, time} of the previous refresh: the fleet's calls/s
+let lastHostCalls = {}, lastTime = 0;   // the page's hosts: their calls/s
+let lastSelected = null;                // {id, calls, time}: the selected host's calls/s
+let selectedHost = null;                // the host's JSON (GET /api/hosts/NAME) while one is selected
+let seriesPoints = [];                  // the plotted counter's points ({tick, t, value})
+const view = {q: '', profile: '', state: '', order: 'failing', offset: 0, host: ''};
 const palette = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
 const color = (i) => palette[i % palette.length];
 
@@ -25,9 +37,20 @@ function cell(row, text) {
   return td;
 }
 
+// One refresh's API traffic, as the page received it: requests and body bytes (UTF-8).
+const traffic = {requests: 0, bytes: 0};
+
 async function getJson(url) {
   const r = await fetch(url, {cache: 'no-store'});
-  const body = await r.json().catch(() => ({error: 'not JSON'}));
+  const text = await r.text();
+  traffic.requests += 1;
+  traffic.bytes += new TextEncoder().encode(text).length;
+  let body;
+  try {
+    body = JSON.parse(text);
+  } catch (e) {
+    body = {error: 'not JSON'};
+  }
   return {status: r.status, body};
 }
 
@@ -48,58 +71,152 @@ function timelineText(t) {
   return s;
 }
 
-async function pollHosts() {
-  const {status, body} = await getJson('/api/hosts');
-  if (status !== 200) return;
-  const now = Date.now() / 1000;
+// The view <-> the URL's fragment (#q=web&state=paused&offset=50&host=WEB-0042).
+function readView() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  for (const k of Object.keys(view)) {
+    if (p.has(k)) view[k] = k === 'offset' ? Math.max(0, parseInt(p.get(k), 10) || 0) : p.get(k);
+  }
+}
+
+function writeView() {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(view)) if (v) p.set(k, v);
+  history.replaceState(null, '', '#' + p.toString());
+}
+
+function setTotal(id, value, bad) {
+  const b = $(id);
+  b.textContent = typeof value === 'number' ? value.toLocaleString('en-US') : value;
+  b.dataset.value = value;
+  if (bad !== undefined) b.parentElement.classList.toggle('bad', bad);
+}
+
+function showTotals(f, rate) {
+  setTotal('total-hosts', f.hosts);
+  setTotal('total-calls', f.calls);
+  setTotal('total-rate', rate.toFixed(1));
+  setTotal('total-errors', f.errors, f.errors > 0);
+  setTotal('total-faults', f.faults, f.faults > 0);
+  setTotal('total-failing', f.failing, f.failing > 0);
+  setTotal('total-sessions', f.sessions);
+  setTotal('total-paused', f.paused);
+  const select = $('profile');
+  const names = Object.keys(f.profiles).filter((p) => p !== '').sort();
+  if (select.options.length !== names.length + 1) {
+    select.length = 1;
+    for (const p of names) select.add(new Option(`${p} (${f.profiles[p]})`, p));
+    select.value = view.profile;
+  }
+}
+
+function showPage(f, now) {
   const tbody = $('hosts').querySelector('tbody');
   tbody.textContent = '';
-  const rates = {};
-  for (const h of body) {
+  const calls = {};
+  for (const h of f.page) {
     const row = document.createElement('tr');
-    row.className = 'host';
+    row.className = 'host' + (h.errors > 0 ? ' failing' : h.faults > 0 ? ' faulted' : '') +
+                    (h.id === view.host ? ' selected' : '');
     row.dataset.host = h.id;
-    cell(row, h.id);
-    cell(row, h.addresses.join(' '));
+    cell(row, h.id).title = h.name === h.id ? h.id : `${h.id} (${h.name})`;
+    cell(row, h.addresses.join(' ')).title = h.addresses.join('\n');
     cell(row, h.profile || '-');
-    cell(row, timelineText(h.timeline));
-    cell(row, h.quirks.join(' '));
+    cell(row, timelineText(h.timeline)).title = timelineText(h.timeline);
+    cell(row, h.quirks.join(' ')).title = h.quirks.join('\n');
     cell(row, h.calls);
-    const rate = lastTime && lastCalls[h.id] !== undefined ? (h.calls - lastCalls[h.id]) / (now - lastTime) : 0;
-    rates[h.id] = rate;
+    const rate = lastTime && lastHostCalls[h.id] !== undefined ? (h.calls - lastHostCalls[h.id]) / (now - lastTime) : 0;
     cell(row, rate.toFixed(1));
+    cell(row, h.errors);
+    cell(row, h.faults);
+    row.addEventListener('click', () => select(h.id));
     tbody.appendChild(row);
-    lastCalls[h.id] = h.calls;
+    calls[h.id] = h.calls;
   }
+  lastHostCalls = calls;
   lastTime = now;
-  if (rateChart) {
-    const labels = rateChart.data.labels;
-    labels.push(new Date().toLocaleTimeString());
-    for (const [id, rate] of Object.entries(rates)) {
-      let ds = rateChart.data.datasets.find((d) => d.label === id);
-      if (!ds) {
-        const c = color(rateChart.data.datasets.length);
-        ds = {label: id, data: new Array(labels.length - 1).fill(0), pointRadius: 0, borderColor: c, backgroundColor: c};
-        rateChart.data.datasets.push(ds);
-      }
-      ds.data.push(rate);
-    }
-    if (labels.length > rateHistory) {
-      labels.shift();
-      for (const ds of rateChart.data.datasets) ds.data.shift();
-    }
-    rateChart.update();
+  const last = Math.min(f.offset + f.page.length, f.matched);
+  $('page-info').textContent = f.matched ? `${f.offset + 1}-${last} of ${f.matched}` +
+                                               (f.matched !== f.hosts ? ` (of ${f.hosts} hosts)` : '')
+                                         : `no host matches (of ${f.hosts})`;
+  $('prev').disabled = f.offset === 0;
+  $('next').disabled = last >= f.matched;
+  const table = $('hosts');
+  table.dataset.matched = f.matched;
+  table.dataset.rows = f.page.length;
+}
+
+// The calls/s chart: the fleet's total, and the selected host's beside it (not a line a host).
+function pushRates(fleetRate, hostRate) {
+  if (!rateChart) return;
+  const labels = rateChart.data.labels;
+  if (!rateChart.data.datasets.length)
+    rateChart.data.datasets.push({label: 'fleet calls/s', data: [], pointRadius: 0, borderColor: color(0),
+                                  backgroundColor: color(0)});
+  labels.push(new Date().toLocaleTimeString());
+  rateChart.data.datasets[0].data.push(fleetRate);
+  const label = view.host ? `${view.host} calls/s` : null;
+  if (rateChart.data.datasets.length > 1 && rateChart.data.datasets[1].label !== label) rateChart.data.datasets.pop();
+  if (label && rateChart.data.datasets.length === 1)
+    rateChart.data.datasets.push({label, data: new Array(labels.length - 1).fill(null), pointRadius: 0,
+                                  borderColor: color(1), backgroundColor: color(1)});
+  if (label) rateChart.data.datasets[1].data.push(hostRate);
+  if (labels.length > rateHistory) {
+    labels.shift();
+    for (const ds of rateChart.data.datasets) ds.data.shift();
   }
-  const select = $('series-host');
-  if (select.options.length === 0) {
-    for (const h of body) select.add(new Option(h.id, h.id));
-    await loadCounters();
+  rateChart.update();
+  $('rate-chart').dataset.lines = rateChart.data.datasets.length;
+}
+
+function fleetQuery() {
+  const q = new URLSearchParams({q: view.q, profile: view.profile, state: view.state, order: view.order,
+                                 offset: view.offset, limit: pageSize});
+  return '/api/fleet?' + q;
+}
+
+async function pollFleet() {
+  const {status, body} = await getJson(fleetQuery());
+  if (status !== 200) {
+    $('page-info').textContent = body.error;
+    return null;
   }
-  document.body.dataset.hosts = body.length;
+  if (body.matched && view.offset >= body.matched) {  // the page emptied (a filter, hosts gone): back to the last
+    view.offset = Math.floor((body.matched - 1) / pageSize) * pageSize;
+    writeView();
+    return pollFleet();
+  }
+  return body;
+}
+
+async function pollSelected() {
+  if (!view.host) return null;
+  const {status, body} = await getJson('/api/hosts/' + encodeURIComponent(view.host));
+  if (status !== 200) {
+    $('detail-info').textContent = body.error;
+    return null;
+  }
+  return body;
+}
+
+function showSelected(h, now) {
+  selectedHost = h;
+  let rate = null;
+  if (h) {
+    if (lastSelected && lastSelected.id === h.id) rate = (h.calls - lastSelected.calls) / (now - lastSelected.time);
+    lastSelected = {id: h.id, calls: h.calls, time: now};
+    $('detail-info').textContent = `${h.name} on ${h.addresses.join(' ')}, profile ${h.profile || '-'}, ` +
+                                   `quirks ${h.quirks.join(' ') || '-'}, ${h.calls} calls, ` +
+                                   `timeline ${timelineText(h.timeline)}`;
+    markPosition();
+  }
+  return rate;
 }
 
 async function pollSessions() {
-  const {status, body} = await getJson('/api/sessions');
+  const q = new URLSearchParams({limit: sessionRows});
+  if (view.host) q.set('host', view.host);
+  const {status, body} = await getJson('/api/sessions?' + q);
   const div = $('sessions');
   div.textContent = '';
   if (status === 503) {
@@ -109,18 +226,19 @@ async function pollSessions() {
   }
   div.dataset.state = 'enabled';
   div.dataset.sessions = body.length;
+  $('sessions-info').textContent = `(the newest ${sessionRows}${view.host ? ' of ' + view.host : ''})`;
   if (!body.length) {
     div.appendChild(document.createTextNode('no collector sessions yet'));
     return;
   }
-  // One row per session: what the journal's diagnosis says the collector did.
+  // One row per session, newest first: what the journal's diagnosis says the collector did.
   const table = document.createElement('table');
   const cols = ['session', 'host', 'peer', 'transport', 'calls', 'growth', 'loops', 'busy retries', 'handles',
                 'values'];
   const head = document.createElement('tr');
   for (const c of cols) cell(head, c).style.fontWeight = 'bold';
   table.appendChild(head);
-  for (const d of body) {
+  for (const d of body.slice().reverse()) {
     const tr = document.createElement('tr');
     tr.className = 'session';
     tr.dataset.session = d.session;
@@ -131,7 +249,7 @@ async function pollSessions() {
     const handles = `${d.handles.closed}/${d.handles.opened} closed`;
     for (const v of [d.session, d.host, d.peer, d.transport, d.calls, growth, loops || '-', d.busy.retries, handles,
                      Object.entries(d.values).map(([k, n]) => `${k} x${n}`).join(', ')])
-      cell(tr, String(v));
+      cell(tr, String(v)).title = String(v);
     table.appendChild(tr);
   }
   div.appendChild(table);
@@ -139,7 +257,7 @@ async function pollSessions() {
 
 async function pollJournal() {
   const q = new URLSearchParams({host: $('journal-host').value, session: $('journal-session').value,
-                                 limit: $('journal-limit').value || '100'});
+                                 limit: $('journal-limit').value || '20'});
   const {status, body} = await getJson('/api/journal?' + q);
   const div = $('journal');
   div.textContent = '';
@@ -171,9 +289,9 @@ function fill(select, values, preferred) {
 }
 
 async function loadCounters() {
-  const host = $('series-host').value;
+  const host = view.host;
   const {status, body} = await getJson('/api/hosts/' + encodeURIComponent(host) + '/counters');
-  if (status !== 200) return;
+  if (status !== 200 || host !== view.host) return;
   counters = body.objects;
   fill($('series-object'), counters.map((o) => o.object), 'Processor');
   objectChanged(false);
@@ -188,34 +306,98 @@ function objectChanged(draw = true) {
 }
 
 async function drawSeries() {
-  const host = $('series-host').value;
+  const host = view.host;
   const q = new URLSearchParams({object: $('series-object').value, instance: $('series-instance').value,
                                  counter: $('series-counter').value});
   const {status, body} = await getJson('/api/hosts/' + encodeURIComponent(host) + '/series?' + q);
   const info = $('series-info');
+  if (host !== view.host) return;
   if (status !== 200) {
     info.textContent = body.error;
     return;
   }
-  const pts = body.points.filter((p) => p.value !== undefined);
+  seriesPoints = body.points.filter((p) => p.value !== undefined);
   info.textContent = `${body.object}(${body.instance})\\${body.counter} [${body.type}]: ` +
-                     `${pts.length} formatted values of ${body.points.length} samples`;
+                     `${seriesPoints.length} formatted values of ${body.points.length} samples`;
   const canvas = $('series-chart');
-  canvas.dataset.points = pts.length;
-  if (!seriesChart) return;
-  seriesChart.data.labels = pts.map((p) => p.t.toFixed(0) + ' s');
-  seriesChart.data.datasets = [{label: `\\\\${body.host}\\${body.object}(${body.instance})\\${body.counter}`,
-                                data: pts.map((p) => p.value), pointRadius: 2, borderColor: color(0),
-                                backgroundColor: color(0)}];
-  seriesChart.update();
-  canvas.dataset.drawn = seriesChart.getDatasetMeta(0).data.length;
+  canvas.dataset.points = seriesPoints.length;
+  if (seriesChart) {
+    seriesChart.data.labels = seriesPoints.map((p) => p.t.toFixed(0) + ' s');
+    seriesChart.data.datasets = [
+      {label: `\\\\${body.host}\\${body.object}(${body.instance})\\${body.counter}`,
+       data: seriesPoints.map((p) => p.value), pointRadius: 2, borderColor: color(0), backgroundColor: color(0)},
+      {label: 'timeline position', data: [], pointRadius: 7, pointStyle: 'triangle', showLine: false,
+       borderColor: color(1), backgroundColor: color(1)}];
+  }
+  if (seriesChart) {
+    seriesChart.update();
+    canvas.dataset.drawn = seriesChart.getDatasetMeta(0).data.length;
+  }
+  markPosition();  // once the host's state is known too
 }
 
+// The selected host's timeline position on the counter plot: a marker on the last plotted point
+// at or before it (the points are evenly spaced samples, not all of them).
+function markPosition() {
+  if (!selectedHost || !seriesPoints.length) return;
+  const pos = selectedHost.timeline.position;
+  let at = -1;
+  for (let i = 0; i < seriesPoints.length && seriesPoints[i].tick <= pos; ++i) at = i;
+  const canvas = $('series-chart');
+  canvas.dataset.position = pos;
+  canvas.dataset.markerTick = at >= 0 ? seriesPoints[at].tick : -1;
+  if (!seriesChart || seriesChart.data.datasets.length < 2) return;
+  seriesChart.data.datasets[1].data = seriesPoints.map((p, i) => (i === at ? p.value : null));
+  seriesChart.update();
+}
+
+function select(id) {
+  view.host = id || '';
+  writeView();
+  $('detail').hidden = !view.host;
+  $('detail-host').textContent = view.host;
+  selectedHost = null;
+  seriesPoints = [];
+  for (const tr of $('hosts').querySelectorAll('tr.host')) tr.classList.toggle('selected', tr.dataset.host === view.host);
+  if (view.host) loadCounters();
+  tick();
+}
+
+let ticking = false;
+
 async function tick() {
-  await Promise.all([pollHosts(), pollSessions(), pollJournal()]).catch((e) => {
+  if (ticking) return;  // a slow server: refreshes do not pile up
+  ticking = true;
+  traffic.requests = 0;
+  traffic.bytes = 0;
+  try {
+    const [fleet, host] = await Promise.all([pollFleet(), pollSelected(), pollSessions(), pollJournal()]);
+    const started = performance.now();
+    const now = Date.now() / 1000;
+    if (fleet) {
+      const rate = lastFleet ? (fleet.calls - lastFleet.calls) / (now - lastFleet.time) : 0;
+      lastFleet = {calls: fleet.calls, time: now};
+      showTotals(fleet, rate);
+      showPage(fleet, now);
+      pushRates(rate, showSelected(host, now));
+      // Single-host runs open the host's detail at once: there is nothing to choose from.
+      if (fleet.hosts === 1 && !view.host && fleet.page.length) select(fleet.page[0].id);
+    }
+    document.body.dataset.renderMs = (performance.now() - started).toFixed(1);
+  } catch (e) {
     document.body.dataset.error = String(e);
-  });
+  }
+  document.body.dataset.refreshRequests = traffic.requests;
+  document.body.dataset.refreshBytes = traffic.bytes;
   document.body.dataset.ready = 'yes';
+  ticking = false;
+}
+
+function viewChanged(key, value) {
+  view[key] = value;
+  view.offset = 0;
+  writeView();
+  tick();
 }
 
 function start() {
@@ -227,11 +409,26 @@ function start() {
     rateChart = lineChart($('rate-chart'), 'calls/s');
     seriesChart = lineChart($('series-chart'), 'formatted value');
   }
-  $('series-host').addEventListener('change', loadCounters);
+  readView();
+  $('q').value = view.q;
+  $('state').value = view.state;
+  $('order').value = view.order;
+  let typing = null;
+  $('q').addEventListener('input', () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => viewChanged('q', $('q').value.trim()), 250);
+  });
+  $('profile').addEventListener('change', () => viewChanged('profile', $('profile').value));
+  $('state').addEventListener('change', () => viewChanged('state', $('state').value));
+  $('order').addEventListener('change', () => viewChanged('order', $('order').value));
+  $('prev').addEventListener('click', () => { view.offset = Math.max(0, view.offset - pageSize); writeView(); tick(); });
+  $('next').addEventListener('click', () => { view.offset += pageSize; writeView(); tick(); });
+  $('detail-close').addEventListener('click', () => select(''));
   $('series-object').addEventListener('change', () => objectChanged(true));
   $('series-instance').addEventListener('change', drawSeries);
   $('series-counter').addEventListener('change', drawSeries);
-  tick();
+  if (view.host) select(view.host);
+  else tick();
   setInterval(tick, 1000);
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "admin/api.h"
+#include "replayer/faults.h"
 #include "tests/admin/rig.h"
 
 namespace {
@@ -125,4 +126,27 @@ TEST_CASE("GET /metrics of a fleet without per-host series: the host count and s
   CHECK(m.body.find("host=") == std::string::npos);
   f.api.set_metrics_per_host(true);
   CHECK(f.get("/metrics").body.find("perfsim_host_calls_total{host=\"WEB-1200\"}") != std::string::npos);
+}
+
+TEST_CASE("GET /api/fleet: errors and sessions from the journal's health, faults in force by window, ?order checked") {
+  FleetApi f;
+  const json before = f.get_json("/api/fleet?limit=1");
+  CHECK(before["errors"] == 0);  // no health source wired: nothing failed
+  CHECK(before["faults"] == 0);
+  CHECK(before["failing"] == 0);
+  CHECK(before["profiles"] == json{{"2003", kHosts / 2}, {"2016", kHosts / 2}});
+  std::shared_ptr<const replayer::FaultPlan> plan;
+  // Two rules for every host: one in force now, one from an hour on.
+  REQUIRE(replayer::parse_fault_plan("[[fault]]\nkind = \"busy\"\n[[fault]]\nkind = \"busy\"\nfrom_s = 3600\n", "plan",
+                                     plan)
+              .ok());
+  f.host->set_faults(plan);
+  const json now = f.get_json("/api/fleet?limit=2&order=failing");
+  CHECK(now["faults"] == 1);
+  CHECK(now["failing"] == kHosts);
+  CHECK(now["page"][0]["faults"] == 1);
+  CHECK(now["page"][0]["errors"] == 0);
+  const admin::HttpResponse bad = f.get("/api/fleet?order=worst");
+  CHECK(bad.status == 400);
+  CHECK(bad.body.find("order must be fleet, failing or busy, got 'worst'") != std::string::npos);
 }

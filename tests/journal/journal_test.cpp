@@ -388,4 +388,22 @@ TEST_CASE("metrics: fleet-wide sums have no host label, add up every host and pa
   std::remove(path.c_str());
 }
 
+TEST_CASE("metrics: health_json counts failed calls (not the growth handshake) and sessions per host", "[journal]") {
+  std::shared_ptr<Recorder> rec;
+  REQUIRE(Recorder::create(RecorderOptions{}, rec).ok());
+  auto a = rec->open_session("HOST-A", "127.0.0.1:1", Transport::kTcp);
+  a->record(qv(0, 1, "Global", 10, kMore), 0);  // too small: grow, not an error
+  a->record(qv(0, 2, "Global", 100, kOk, 100, 100), 0);
+  a->record(op(0, winreg::kEnumValue, windows::kErrorNoMoreItems), 0);  // the end of an enumeration
+  a->record(qv(0, 3, "Global", 100, kBusy), 0);
+  auto b = rec->open_session("HOST-B", "127.0.0.1:2", Transport::kSmb);
+  CallEvent f = op(0, winreg::kOpenHKPD);
+  f.rpc_fault = 0x1c010002;
+  b->record(std::move(f), 0);
+  rec->open_session("HOST-B", "127.0.0.1:3", Transport::kTcp);
+  const nlohmann::json h = rec->metrics()->health_json();
+  CHECK(h["HOST-A"] == nlohmann::json{{"errors", 1}, {"sessions", 1}});
+  CHECK(h["HOST-B"] == nlohmann::json{{"errors", 1}, {"sessions", 2}});
+}
+
 }  // namespace perfsim::journal
