@@ -13,35 +13,17 @@
 //    a pointer the caller got from a view of the same layout; they check nothing.
 //  - Nothing here allocates.
 #pragma once
-#include <bit>
 #include <cstdint>
-#include <cstring>
 
 #include "core/bytes.h"
 #include "perfdata/winperf.h"
 
 namespace perfsim::perfdata {
 
-// A counter value of `size` bytes (8: LARGE, else DWORD) at p.
-// One load or store of the counter's width: the live patch loop runs these for tens of thousands
-// of counters per answer, and the byte loops of load_le64/store_le64 were most of its time. The
-// data is little-endian; on a little-endian host a plain copy is that.
-inline uint64_t load_counter(const uint8_t* p, uint32_t size) {
-  if constexpr (std::endian::native == std::endian::little) {
-    uint64_t v = 0;
-    std::memcpy(&v, p, size == 8 ? 8 : 4);
-    return v;
-  }
-  return size == 8 ? load_le64(p) : load_le32(p);
-}
+// A counter value of `size` bytes (8: LARGE, else DWORD) at p; one load or store of that width
+// (core/bytes.h).
+inline uint64_t load_counter(const uint8_t* p, uint32_t size) { return size == 8 ? load_le64(p) : load_le32(p); }
 inline void store_counter(uint8_t* p, uint32_t size, uint64_t v) {
-  if constexpr (std::endian::native == std::endian::little) {
-    if (size == 8)
-      std::memcpy(p, &v, 8);
-    else
-      std::memcpy(p, &v, 4);
-    return;
-  }
   if (size == 8)
     store_le64(p, v);
   else

@@ -172,7 +172,7 @@ class SimulatedHost {
   Bytes assemble(const SampleRef& global, const SampleRef& costly, const std::vector<uint32_t>& indices,
                  const Moment& m, uint64_t frac) const;
   Bytes header(const Sample& base, const SeriesClock& clock, const Moment& m) const;
-  void patch_object(uint8_t* obj, const ObjectSlice& s, const Moment& m, uint64_t frac) const;
+  void append_object(Bytes& out, const uint8_t* src, const ObjectSlice& s, const Moment& m, uint64_t frac) const;
   // How far (of 2^32) counters at `m` are from its tick toward the next one: 0 on a frozen or
   // stepped timeline, at a recorded tick, or past the last tick of a timeline that does not loop.
   uint64_t between_fraction(const Moment& m) const;

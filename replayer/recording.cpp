@@ -17,6 +17,46 @@
 #include "replayer/workers.h"
 
 namespace perfsim::replayer {
+
+namespace {
+template <class T>
+void add_to(PatchColumn<T>& col, const CounterPatch& c) {
+  col.offset.push_back(c.offset);
+  col.step.push_back(T(c.step));
+  col.per_loop.push_back(c.per_loop);
+}
+template <class T>
+size_t bytes_of(const PatchColumn<T>& col) {
+  return col.offset.capacity() * sizeof(uint32_t) + col.step.capacity() * sizeof(T) +
+         col.per_loop.capacity() * sizeof(uint64_t);
+}
+template <class T>
+void shrink(PatchColumn<T>& col) {
+  col.offset.shrink_to_fit();
+  col.step.shrink_to_fit();
+  col.per_loop.shrink_to_fit();
+}
+}  // namespace
+
+void CounterPatches::add(const CounterPatch& c) {
+  if (c.size == 8)
+    add_to(wide, c);
+  else
+    add_to(narrow, c);  // its step is below 2^32 (step_to): the narrow column holds it whole
+}
+std::vector<CounterPatch> CounterPatches::list() const {
+  std::vector<CounterPatch> out;
+  for (size_t i = 0; i < narrow.offset.size(); ++i)
+    out.push_back({narrow.offset[i], 4, narrow.per_loop[i], narrow.step[i]});
+  for (size_t i = 0; i < wide.offset.size(); ++i) out.push_back({wide.offset[i], 8, wide.per_loop[i], wide.step[i]});
+  return out;
+}
+size_t CounterPatches::bytes() const { return bytes_of(narrow) + bytes_of(wide); }
+void CounterPatches::shrink_to_fit() {
+  shrink(narrow);
+  shrink(wide);
+}
+
 namespace {
 
 namespace wp = perfsim::winperf;
@@ -341,7 +381,7 @@ struct Recording::Impl {
         if (!loop && !step) continue;
         f.patch.per_loop = loop;
         f.patch.step = step;
-        s->objects[b.slice].counters.push_back(f.patch);
+        s->objects[b.slice].counters.add(f.patch);
       }
     }
     for (ObjectSlice& o : s->objects) o.counters.shrink_to_fit();
@@ -351,7 +391,7 @@ struct Recording::Impl {
 
   size_t cost(const Sample& s) const {
     size_t n = sizeof(Sample) + s.owned.size() + s.objects.size() * sizeof(ObjectSlice);
-    for (const ObjectSlice& o : s.objects) n += o.counters.size() * sizeof(CounterPatch);
+    for (const ObjectSlice& o : s.objects) n += o.counters.bytes();
     return n;
   }
 

@@ -52,6 +52,30 @@ struct CounterPatch {
   bool operator==(const CounterPatch&) const = default;
 };
 
+// The patches of one counter width, a column each (offsets, steps, per-loop growth): the live
+// patch loop reads only what it needs (per_loop only on a later loop) and no width test per
+// counter, and a 32-bit counter's step takes 4 bytes, not 8.
+template <class T>
+struct PatchColumn {
+  std::vector<uint32_t> offset;    // from the start of the object, in the order the walk met them
+  std::vector<T> step;             // as CounterPatch::step (a 32-bit counter's fits in 32 bits)
+  std::vector<uint64_t> per_loop;  // as CounterPatch::per_loop (64 bits: a scaled answer uses them all)
+  bool operator==(const PatchColumn&) const = default;
+};
+
+// An object's cumulative counters that move, by width.
+struct CounterPatches {
+  PatchColumn<uint32_t> narrow;  // 4-byte counters
+  PatchColumn<uint64_t> wide;    // 8-byte counters
+  void add(const CounterPatch& c);
+  std::vector<CounterPatch> list() const;  // every patch as one record (narrow ones first), for tests
+  size_t size() const { return narrow.offset.size() + wide.offset.size(); }
+  bool empty() const { return size() == 0; }
+  size_t bytes() const;  // heap held, for the sample cache's budget
+  void shrink_to_fit();
+  bool operator==(const CounterPatches&) const = default;
+};
+
 // What a prepared sample's counter patches hold; a later level includes the earlier.
 enum class Patches : uint8_t {
   kNone,   // no counter patches (recorded bytes, or clocks only)
@@ -65,7 +89,7 @@ struct ObjectSlice {
   uint32_t offset = 0;    // in the payload
   uint32_t length = 0;    // TotalByteLength of the object
   int64_t time_span = 0;  // object PerfTime advance per loop (0: the object keeps no own time)
-  std::vector<CounterPatch> counters;
+  CounterPatches counters;
   bool operator==(const ObjectSlice&) const = default;
 };
 

@@ -153,7 +153,7 @@ inline void index_series(std::vector<RecordedTick>& ticks, SampleView RecordedTi
         else
           f.patch.step = to >= f.value ? to - f.value : 0;  // a 64-bit one never goes back
       }
-      if (f.patch.per_loop || f.patch.step) v.objects[f.slice].counters.push_back(f.patch);
+      if (f.patch.per_loop || f.patch.step) v.objects[f.slice].counters.add(f.patch);
     }
     for (ObjectSlice& s : v.objects) s.counters.shrink_to_fit();
   }

@@ -249,7 +249,7 @@ TEST_CASE("fleet variation scales each host's cumulative counters by its own fac
     const uint32_t header = perfdata::block_field32(b, winperf::data_block::kHeaderLength);
     std::vector<uint64_t> out;
     for (const ObjectSlice& s : v.objects)
-      for (const CounterPatch& c : s.counters) {
+      for (const CounterPatch& c : s.counters.list()) {
         const uint8_t* p = &b[s.offset - v.header_length + header + c.offset];
         out.push_back(perfdata::load_counter(p, c.size));
       }
