@@ -31,7 +31,7 @@ void add_environment(std::vector<RegistryValue>& v, const windows::OsProfile& os
   expand("Path", os.major < 5 ? "%SystemRoot%\\system32;%SystemRoot%"
                               : "%SystemRoot%\\system32;%SystemRoot%;%SystemRoot%\\System32\\Wbem");
   sz("PATHEXT", os.major < 5 ? ".COM;.EXE;.BAT;.CMD"
-                 : vista     ? ".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH;.MSC"
+                : vista      ? ".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH;.MSC"
                              : ".COM;.EXE;.BAT;.CMD;.VBS;.VBE;.JS;.JSE;.WSF;.WSH");
   sz("PROCESSOR_ARCHITECTURE", f.arch);
   sz("PROCESSOR_IDENTIFIER", f.identifier);

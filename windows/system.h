@@ -20,7 +20,7 @@ struct SystemFacts {
   std::string_view current_build;
   std::string_view edition_id;    // CurrentVersion\EditionID (Vista/2008 on), "" when absent
   std::string_view product_type;  // ProductOptions\ProductType: WinNT, ServerNT or LanmanNT
-  bool windows_keys = true;  // false: Samba, whose registry has no Environment, ComputerName, InstallDate
+  bool windows_keys = true;       // false: Samba, whose registry has no Environment, ComputerName, InstallDate
 };
 
 // The facts of `os`' row (every row has them).
