@@ -177,6 +177,15 @@ std::u16string DataBlock::system_name() const {
   return s;
 }
 
+uint32_t processor_count(const DataBlock& block) {
+  constexpr uint32_t kProcessorObject = 238;  // the English table's "Processor" on every version
+  const Object* o = block.find(kProcessorObject);
+  if (!o) return 0;
+  uint32_t n = 0;
+  for (const Instance& in : o->instances) n += in.name() != u"_Total";
+  return n;
+}
+
 const Object* DataBlock::find(uint32_t name_index) const {
   for (const Object& o : objects)
     if (o.name_index == name_index) return &o;

@@ -103,6 +103,10 @@ struct ParseOptions {
 };
 
 Status parse(ByteView blob, DataBlock& out, const ParseOptions& opt = {});
+// The processors a host has by its Processor object (title index 238): its instances but _Total,
+// one per logical processor (Microsoft, "Processor object": an instance per processor and the
+// _Total average). 0 when the block has no Processor object.
+uint32_t processor_count(const DataBlock& block);
 Bytes build(const DataBlock& block);
 
 // Layout helpers for code that creates data.

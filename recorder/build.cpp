@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -41,16 +42,26 @@ captures::HostInfo describe_host(const std::vector<Exchange>& seen, const std::v
   host.build_number = registry_string(reg, kCurrentVersionKey, "CurrentBuildNumber");
   host.csd_version = registry_string(reg, kCurrentVersionKey, "CSDVersion");
   host.profile = profile_for_version(host.current_version, host.build_number);
+  bool named = false;
+  uint32_t processors = 0;
   for (const Exchange& e : seen) {
     perfdata::DataBlock d;
     if (!iequals(e.key, "HKPD") || e.status != 0 || e.data.size() < winperf::kDataBlockSize ||
         !perfdata::parse(e.data, d).ok())
       continue;
-    const std::string n = utf16_to_utf8(d.system_name());
-    if (!n.empty()) host.name = n;
-    host.perf_freq = d.perf_freq;
-    break;
+    if (!named) {
+      const std::string n = utf16_to_utf8(d.system_name());
+      if (!n.empty()) host.name = n;
+      host.perf_freq = d.perf_freq;
+      named = true;
+    }
+    processors = perfdata::processor_count(d);
+    if (processors) break;
   }
+  if (!processors)
+    processors = uint32_t(
+        std::strtoul(registry_string(reg, captures::kEnvironmentKey, "NUMBER_OF_PROCESSORS").c_str(), nullptr, 10));
+  host.processors = std::max<uint32_t>(processors, 1);
   return host;
 }
 

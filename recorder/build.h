@@ -5,17 +5,20 @@
 #include <vector>
 
 #include "captures/capture.h"
+#include "captures/system_values.h"
 #include "core/status.h"
 #include "recorder/exchange.h"
 #include "recorder/fingerprint.h"
 
 namespace perfsim::recorder {
 
-inline constexpr char kCurrentVersionKey[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion";
+using captures::kCurrentVersionKey;
 inline constexpr char kPerflibKey[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
 
 // Host identity from HKLM values and the first PERF_DATA_BLOCK answered: system name (else
-// `fallback_name` upper-cased), PerfFreq, CurrentVersion strings and the OS profile they imply.
+// `fallback_name` upper-cased), PerfFreq, CurrentVersion strings and the OS profile they imply;
+// processors from the first answer holding the Processor object (its instances but _Total), else
+// the Environment's NUMBER_OF_PROCESSORS, else 1.
 captures::HostInfo describe_host(const std::vector<Exchange>& seen,
                                  const std::vector<captures::RegistryValue>& registry,
                                  const std::string& fallback_name);

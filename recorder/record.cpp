@@ -6,6 +6,7 @@
 #include <map>
 #include <thread>
 
+#include "captures/system_values.h"
 #include "perfdata/model.h"
 #include "perfdata/select.h"
 #include "recorder/build.h"
@@ -143,15 +144,33 @@ void read_hklm(WinregClient& c, std::vector<captures::RegistryValue>& out, std::
     warnings.push_back("HKLM not readable (" + s.message() + "): the capture has no CurrentVersion/Perflib values");
     return;
   }
-  const std::vector<std::pair<const char*, std::vector<const char*>>> keys = {
-      {kCurrentVersionKey, {"ProductName", "CurrentVersion", "CurrentBuildNumber", "CSDVersion"}},
-      {kPerflibKey, {"Last Counter", "Last Help", "Version", "Disable Performance Counters"}}};
-  for (const auto& [path, names] : keys) {
+  // The system keys (captures/system_values.h) are read as well where the host lets them be, with
+  // no warning where it does not (Samba has no Environment): the replayer fills them in from the
+  // OS row then.
+  struct Key {
+    const char* path;
+    std::vector<const char*> names;
+    bool required;
+  };
+  const std::vector<Key> keys = {
+      {kCurrentVersionKey,
+       {"ProductName", "CurrentVersion", "CurrentBuildNumber", "CSDVersion", "CurrentBuild", "InstallDate", "EditionID",
+        "CurrentMajorVersionNumber", "CurrentMinorVersionNumber", "SystemRoot"},
+       true},
+      {kPerflibKey, {"Last Counter", "Last Help", "Version", "Disable Performance Counters"}, true},
+      {captures::kEnvironmentKey,
+       {"ComSpec", "NUMBER_OF_PROCESSORS", "OS", "Path", "PATHEXT", "PROCESSOR_ARCHITECTURE", "PROCESSOR_IDENTIFIER",
+        "PROCESSOR_LEVEL", "PROCESSOR_REVISION", "TEMP", "TMP", "windir"},
+       false},
+      {captures::kProductOptionsKey, {"ProductType"}, false},
+      {captures::kComputerNameKey, {"ComputerName"}, false}};
+  for (const auto& [path, names, required] : keys) {
     winreg::PolicyHandle h;
     uint32_t werr = 0;
     if (Status s = c.open_key(hklm, path, h, werr); !s.ok() || werr != 0) {
-      warnings.push_back(
-          fmt::format("HKLM\\{} not readable ({})", path, s.ok() ? windows::werror_name(werr) : s.message()));
+      if (required)
+        warnings.push_back(
+            fmt::format("HKLM\\{} not readable ({})", path, s.ok() ? windows::werror_name(werr) : s.message()));
       continue;
     }
     for (const char* name : names) {

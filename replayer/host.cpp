@@ -1,12 +1,14 @@
 #include "replayer/host.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <optional>
 #include <tuple>
 
+#include "captures/registry_values.h"
 #include "core/utf16.h"
 #include "perfdata/names.h"
 #include "perfdata/select.h"
@@ -85,6 +87,12 @@ Status SimulatedHost::load(const captures::Capture& cap, const HostOptions& opt,
   return create(std::move(rec), opt, out);
 }
 
+std::string SimulatedHost::netbios_name() const {
+  std::string n = name_;
+  for (char& c : n) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return n;
+}
+
 Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOptions& opt,
                              std::shared_ptr<SimulatedHost>& out) {
   if (!rec || rec->tick_count() == 0) return Status::InvalidArgument("recording holds no samples");
@@ -100,6 +108,7 @@ Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOpt
   h->rec_ = std::move(rec);
   h->opt_ = opt;
   h->name_ = opt.identity.system_name.empty() ? h->rec_->cap.host.name : opt.identity.system_name;
+  h->computer_name_ = captures::reg_sz(h->netbios_name());
   if (!opt.identity.system_name.empty()) {
     for (char16_t c : utf8_to_utf16(opt.identity.system_name)) put_le16(h->name_region_, c);
     put_le16(h->name_region_, 0);

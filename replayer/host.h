@@ -106,6 +106,11 @@ class SimulatedHost {
                        std::shared_ptr<SimulatedHost>& out);
 
   const std::string& name() const { return name_; }
+  // The name as NetBIOS shows it (upper case): what srvsvc/wkssvc and ComputerName report.
+  std::string netbios_name() const;
+  // What a registry value holds for this host: its own name for ComputerName (RegValue::host_name),
+  // else the recorded data.
+  const Bytes& value_data(const RegValue& v) const { return v.host_name ? computer_name_ : v.data; }
   const captures::Capture& capture() const { return rec_->cap; }
   const Recording& recording() const { return *rec_; }
   const Registry& registry() const { return rec_->registry; }
@@ -197,6 +202,7 @@ class SimulatedHost {
   std::shared_ptr<const Recording> rec_;
   HostOptions opt_;
   std::string name_;
+  Bytes computer_name_;           // netbios_name() as REG_SZ data
   Bytes name_region_;             // UTF-16 system name + NUL + padding; empty = keep the recorded header
   int64_t wall_shift_100ns_ = 0;  // served FILETIME minus recorded FILETIME
   uint64_t scale_ppm_ = 1000000;  // per-host factor of cumulative counters

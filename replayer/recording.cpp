@@ -11,10 +11,13 @@
 #include <unordered_map>
 
 #include "captures/reader.h"
+#include "captures/system_values.h"
 #include "core/utf16.h"
+#include "perfdata/model.h"
 #include "perfdata/view.h"
 #include "perfdata/winperf.h"
 #include "replayer/workers.h"
+#include "windows/os.h"
 
 namespace perfsim::replayer {
 
@@ -563,15 +566,43 @@ Status Recording::load_capture(captures::Capture& out) const {
 
 namespace {
 
+// The host's processors by its data: the first Global sample's Processor instances, else what the
+// capture's header says.
+uint32_t processors_of(const Recording& r) {
+  if (SampleRef s = r.sample(0, Series::kGlobal)) {
+    pd::DataBlock block;
+    if (pd::parse(s->payload, block).ok())
+      if (const uint32_t n = pd::processor_count(block)) return n;
+  }
+  return r.cap.host.processors;
+}
+
 void fill_registry(Recording& r) {
   Registry& reg = r.registry;
-  for (const captures::RegistryValue& v : r.cap.registry) reg.set(v.key, RegValue{v.name, v.type, v.data});
+  for (const captures::RegistryValue& v : r.cap.registry) reg.set(v.key, RegValue{v.name, v.type, v.data, false});
   for (const captures::NameTable& t : r.cap.names) {
     const std::string key = std::string(kPerflib) + "\\" + t.lang;
     const RegKey* k = reg.open(reg.root(), key);
-    if (!k || !k->value("Counter")) reg.set(key, RegValue{"Counter", 7, t.counter});
+    if (!k || !k->value("Counter")) reg.set(key, RegValue{"Counter", 7, t.counter, false});
     k = reg.open(reg.root(), key);
-    if (!k->value("Help")) reg.set(key, RegValue{"Help", 7, t.help});
+    if (!k->value("Help")) reg.set(key, RegValue{"Help", 7, t.help, false});
+  }
+  // The system keys tools read (captures/system_values.h) that a capture of a known OS lacks, whole
+  // keys only: a key the capture holds is served as recorded (a value missing there was missing on
+  // the host, as CSDVersion on a host without a service pack).
+  if (const windows::OsProfile* os = windows::find_os(r.cap.host.profile)) {
+    auto held = [&](const std::string& key) {
+      return std::any_of(r.cap.registry.begin(), r.cap.registry.end(),
+                         [&](const captures::RegistryValue& v) { return iequals(v.key, key); });
+    };
+    for (captures::RegistryValue& v : captures::system_values(*os, processors_of(r), r.cap.host.name))
+      if (!held(v.key)) reg.set(v.key, RegValue{v.name, v.type, std::move(v.data), false});
+  }
+  // ComputerName answers each host's own name, recorded or not.
+  if (const RegKey* k = reg.open(reg.root(), captures::kComputerNameKey); k && k->value("ComputerName")) {
+    RegValue v = *k->value("ComputerName");
+    v.host_name = true;
+    reg.set(captures::kComputerNameKey, std::move(v));
   }
   reg.set_last_write(r.cap.host.start_time_100ns);
 }
@@ -670,9 +701,9 @@ Status finish(std::unique_ptr<Recording::Impl> impl, captures::Capture meta, boo
   auto r = std::make_shared<Recording>(std::move(impl));
   r->cap = std::move(meta);
   if (m.src.mem) m.src.mem = &r->cap;  // the records moved with the capture
-  fill_registry(*r);
   clock_offsets(*r, m);
   clocks(*r, m);
+  fill_registry(*r);  // after the clocks: it reads the first Global sample
   m.loop_100ns_for_pass = r->loop_100ns;
   if (!background) {
     m.count_growth(m.src);

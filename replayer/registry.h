@@ -17,6 +17,9 @@ struct RegValue {
   std::string name;
   uint32_t type = 0;
   Bytes data;
+  // The data is the serving host's own name (ComputerName): each host of a shared recording
+  // answers its own (SimulatedHost::value_data), as a fleet's members differ by name.
+  bool host_name = false;
 };
 
 struct RegKey {

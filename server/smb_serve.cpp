@@ -109,9 +109,7 @@ PipeRouter make_router(const std::vector<SmbHost>& hosts, const std::shared_ptr<
 // known OS reports 10.0, like the SMB dialects' default).
 netapi::HostIdentity identity_of(const replayer::SimulatedHost& host) {
   netapi::HostIdentity id;
-  std::string name = host.name();
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::toupper(c)); });
-  id.name = utf8_to_utf16(name);
+  id.name = utf8_to_utf16(host.netbios_name());
   if (const windows::OsProfile* os = host.options().identity.os) {
     id.major = os->major;
     id.minor = os->minor;

@@ -6,6 +6,7 @@
 
 #include "captures/fingerprint.h"
 #include "captures/registry_values.h"
+#include "captures/system_values.h"
 #include "core/utf16.h"
 #include "perfdata/names.h"
 #include "perfdata/winperf.h"
@@ -17,7 +18,6 @@ namespace {
 
 using namespace winperf;
 
-const char kCurrentVersion[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion";
 const char kPerflib[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
 
 uint32_t base_type_for(uint32_t type) {
@@ -191,11 +191,9 @@ captures::Capture build_header(const Spec& spec, const Profile& p, const Catalog
   names.counter = perfdata::build_names(perfdata::make_names(counter_pairs));
   names.help = perfdata::build_names(perfdata::make_names(cat.helps));
 
-  cap.registry.push_back({kCurrentVersion, "CurrentVersion", windows::kRegSz, reg_sz(p.os->current_version)});
-  cap.registry.push_back({kCurrentVersion, "CurrentBuildNumber", windows::kRegSz, reg_sz(p.os->build)});
-  cap.registry.push_back({kCurrentVersion, "ProductName", windows::kRegSz, reg_sz(p.os->product_name)});
-  if (!p.os->csd_version.empty())
-    cap.registry.push_back({kCurrentVersion, "CSDVersion", windows::kRegSz, reg_sz(p.os->csd_version)});
+  // The host's system keys (CurrentVersion, Environment, ProductOptions, ComputerName): its row's,
+  // with its own processor count and name.
+  cap.registry = captures::system_values(*p.os, spec.processors, cap.host.name);
   cap.registry.push_back({kPerflib, "Last Counter", windows::kRegDword, reg_dword(cat.last_counter)});
   cap.registry.push_back({kPerflib, "Last Help", windows::kRegDword, reg_dword(cat.last_counter + 1)});
   cap.registry.push_back({kPerflib, "Version", windows::kRegDword, reg_dword(p.host.perflib_version)});

@@ -43,6 +43,7 @@ Status ObjectSource::create(const Spec& spec, int64_t perf_freq, std::unique_ptr
   m->profile = *p;
   m->profile.host.perf_freq = perf_freq > 0 ? perf_freq : p->host.perf_freq;
   m->spec = spec;
+  if (Status s = resolve_memory(*p, m->spec); !s.ok()) return s;
   // Nothing of the built-in host beyond what the model cannot do without.
   m->spec.process_count = 0;
   m->spec.process_churn_per_hour = 0;

@@ -61,7 +61,7 @@ struct Spec {
   uint32_t duration_s = 3600;
   uint32_t interval_ms = 15000;
   uint32_t processors = 4;
-  uint64_t memory_mb = 16384;
+  uint64_t memory_mb = 0;                   // 0: the profile's (windows/os.h SynthDefaults::memory_mb)
   uint32_t uptime_s = 3 * 86400;            // time since boot at the first sample
   std::optional<bool> process_v1_disabled;  // overrides the profile's default
   // `lodctr /s` backup or perfcLLL.dat the host's name tables come from (names/backup.h); empty:
@@ -108,6 +108,11 @@ Status parse_spec_toml(std::string_view text, Spec& out);
 Status parse_spec_json(std::string_view text, Spec& out);
 // Picks the parser by extension (.toml / .json) and reads the file.
 Status load_spec(const std::string& path, Spec& out);
+
+struct Profile;
+// Fills memory_mb from the profile when the spec names none (0); InvalidArgument when a host with
+// 32-bit memory counters is given 4 GB or more.
+Status resolve_memory(const Profile& p, Spec& spec);
 
 // Counter types a custom counter may use, by winperf name ("PERF_COUNTER_COUNTER", ...).
 std::optional<uint32_t> counter_type_by_name(std::string_view name);

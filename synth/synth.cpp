@@ -67,9 +67,10 @@ Status Synthesizer::create(const Spec& spec, std::unique_ptr<Synthesizer>& out) 
   impl->spec = spec;
   impl->profile = find_profile(spec.profile);
   if (!impl->profile) return Status::InvalidArgument("spec: unknown profile \"" + spec.profile + "\"");
-  if (Status s = build_catalog(spec, *impl->profile, impl->catalog); !s.ok()) return s;
-  impl->header = build_header(spec, *impl->profile, impl->catalog);
-  if (Status s = apply_names_file(spec, impl->catalog, impl->header, impl->renamer); !s.ok()) return s;
+  if (Status s = resolve_memory(*impl->profile, impl->spec); !s.ok()) return s;
+  if (Status s = build_catalog(impl->spec, *impl->profile, impl->catalog); !s.ok()) return s;
+  impl->header = build_header(impl->spec, *impl->profile, impl->catalog);
+  if (Status s = apply_names_file(impl->spec, impl->catalog, impl->header, impl->renamer); !s.ok()) return s;
   impl->ticks = std::max<uint32_t>(1, uint32_t(uint64_t(spec.duration_s) * 1000 / spec.interval_ms));
   impl->timing = Rng(mix_seed(spec.seed, 0x74696d65));
   impl->system_name = utf8_to_utf16(host_name(spec));

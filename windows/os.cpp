@@ -5,6 +5,9 @@
 //   lie" for programs not manifested for Windows 10).
 // - SMB dialects: [MS-SMB2] 1.7 and Appendix A (2.002 Vista/2008, 2.1 7/2008 R2, 3.0 8/2012,
 //   3.0.2 8.1/2012 R2, 3.1.1 10/2016); older Windows spoke only NT LM 0.12 ([MS-CIFS] 1.7).
+// - synth memory sizes: within what each version's x86 editions address (Microsoft, "Memory Limits
+//   for Windows and Windows Server Releases": 4 GB for 2000 Server, XP, 2003 Standard) and what
+//   hosts of the era had; 32-bit rows keep memory + paging file below 4 GB (their counters are DWORDs).
 // - quirk sets and PerfFreq: shared/docs/quirks.md (each quirk's own source there).
 // - NTLM: Microsoft, "Network security: LAN Manager authentication level": the default level is
 //   0-2 (LM/NTLMv1 still in use) up to XP/2003 and 3 (NTLMv2 only) from Vista/2008 on; Samba's
@@ -31,8 +34,16 @@ constexpr char kPipeFirst[] = "pipe-not-available-first";  // RemoteRegistry tri
 constexpr char kRestrictRemote[] = "restrict-remote-clients";
 
 // 32-bit NT before XP: DWORD memory sizes, none of the XP or Vista counters.
-SynthDefaults old_nt(int64_t perf_freq) { return {perf_freq, false, false, false, 0x00010001, 1847}; }
-SynthDefaults modern(int64_t perf_freq) { return {perf_freq, true, true, true, 0x00010001, 1847}; }
+SynthDefaults old_nt(int64_t perf_freq, uint64_t memory_mb) {
+  return {perf_freq, false, false, false, 0x00010001, 1847, memory_mb};
+}
+// XP/2003: 32-bit, with the XP counters.
+SynthDefaults xp_era(int64_t perf_freq, uint64_t memory_mb) {
+  return {perf_freq, false, true, false, 0x00010001, 1847, memory_mb};
+}
+SynthDefaults modern(int64_t perf_freq, uint64_t memory_mb = 16384) {
+  return {perf_freq, true, true, true, 0x00010001, 1847, memory_mb};
+}
 
 std::vector<OsProfile> make_rows() {
   std::vector<OsProfile> v;
@@ -40,19 +51,19 @@ std::vector<OsProfile> make_rows() {
   // clang-format off
   // NT 4.0: QPC from the 8254 PIT (1,193,182 Hz) on the usual uniprocessor HAL.
   v.push_back({"nt4", {}, "Microsoft Windows NT", "4.0", 4, 0, 0, "1381", 0, "Service Pack 6", true, kNt1,
-               "nt4-unsettled", {}, old_nt(1193182), true});
+               "nt4-unsettled", {}, old_nt(1193182, 256), true});
   // 2000 reads the TSC for QPC (a 2 GHz CPU here).
   v.push_back({"win2000", {"2000"}, "Microsoft Windows 2000", "5.0", 5, 0, 0, "2195", 0, "Service Pack 4", true,
-               kNt1, "win2000-echo-oversize", {}, old_nt(1995190000), true});
+               kNt1, "win2000-echo-oversize", {}, old_nt(1995190000, 1024), true});
   // XP is 32-bit with the XP counters; QPC is the TSC as on 2000 (a 2.4 GHz CPU here).
   v.push_back({"xp", {}, "Microsoft Windows XP", "5.1", 5, 1, 0, "2600", 0, "Service Pack 3", true, kNt1,
-               "win32-undefined", {kRestrictRemote}, {2394010000, false, true, false, 0x00010001, 1847}, true});
+               "win32-undefined", {kRestrictRemote}, xp_era(2394010000, 2048), true});
   // 2003 is 32-bit; QPC is the ACPI PM timer.
   v.push_back({"2003", {"2003r2"}, "Microsoft Windows Server 2003", "5.2", 5, 2, 0, "3790", 0, "Service Pack 2",
-               true, kNt1, "rrp-exact", {}, {3579545, false, true, false, 0x00010001, 1847}, true});
+               true, kNt1, "rrp-exact", {}, xp_era(3579545, 2048), true});
   // Vista/2008 and 7/2008 R2 read the HPET.
   v.push_back({"2008", {"vista"}, "Windows Server (R) 2008 Standard", "6.0", 6, 0, 0, "6002", 0, "Service Pack 2",
-               true, {"SMB2_02", "SMB2_02"}, "rrp-exact", {}, modern(14318180), false});
+               true, {"SMB2_02", "SMB2_02"}, "rrp-exact", {}, modern(14318180, 8192), false});
   v.push_back({"2008r2", {"7"}, "Windows Server 2008 R2 Standard", "6.1", 6, 1, 0, "7601", 0, "Service Pack 1",
                true, {"SMB2_02", "SMB2_10"}, "rrp-exact", {}, modern(14318180), false});
   // 8/2012 and 8.1/2012 R2 read the invariant TSC divided by 1024.

@@ -26,6 +26,9 @@ struct SynthDefaults {
   bool vista_counters = true;             // counters added in Vista/2008 (Working Set - Private)
   uint32_t perflib_version = 0x00010001;  // Perflib\Version
   uint32_t base_index = 1847;             // Perflib\Base Index
+  // Physical memory of a host of the era (a spec's memory_mb overrides it); with 32-bit memory
+  // counters, small enough that Commit Limit (memory + paging file) fits in a DWORD.
+  uint64_t memory_mb = 16384;
 };
 
 struct OsProfile {

@@ -268,11 +268,12 @@ uint32_t Service::enum_value(const EnumValueRequest& req, EnumValueResponse& res
     const RegValue& v = e->key->values[req.enum_index];
     name = v.name;
     type = v.type;
-    needed = uint32_t(v.data.size());
+    const Bytes& held = host_->value_data(v);
+    needed = uint32_t(held.size());
     if (req.value && req.size.value_or(0) < needed)
       status = windows::kErrorMoreData;
     else if (req.value)
-      data = v.data;
+      data = held;
   }
   if (observing_) note_.value_name = name;
   note_.type = type;
@@ -318,7 +319,7 @@ uint32_t Service::query_info_key(const QueryInfoKeyRequest& req, QueryInfoKeyRes
     resp.num_values = uint32_t(k.values.size());
     for (const auto& v : k.values) {
       resp.max_valnamelen = std::max(resp.max_valnamelen, bytes(v.name));
-      resp.max_valbufsize = std::max<uint32_t>(resp.max_valbufsize, uint32_t(v.data.size()));
+      resp.max_valbufsize = std::max<uint32_t>(resp.max_valbufsize, uint32_t(host_->value_data(v).size()));
     }
     resp.last_changed_time = uint64_t(k.last_write_100ns);
   }
@@ -357,7 +358,7 @@ uint32_t Service::query_value(const QueryValueRequest& req, QueryValueResponse& 
     a = host_->query(e->perf_key, name, offer);
     if (uint32_t fault = note(a)) return fault;
   } else if (const RegValue* v = e->key->value(name)) {
-    a = replayer::rrp_exact(replayer::ValueContent{windows::kErrorSuccess, v->type, v->data}, offer);
+    a = replayer::rrp_exact(replayer::ValueContent{windows::kErrorSuccess, v->type, host_->value_data(*v)}, offer);
   } else {
     a.status = windows::kErrorFileNotFound;
   }
@@ -444,7 +445,8 @@ uint32_t Service::get_version(const GetVersionRequest& req, GetVersionResponse& 
 namespace {
 
 // Fills `values` and the packed buffer for QueryMultipleValues(2); returns the needed buffer size.
-uint32_t pack_values(const RegKey& key, std::vector<ValueEntry>& values, Bytes& buffer, uint32_t& status) {
+uint32_t pack_values(const replayer::SimulatedHost& host, const RegKey& key, std::vector<ValueEntry>& values,
+                     Bytes& buffer, uint32_t& status) {
   status = windows::kErrorSuccess;
   buffer.clear();
   for (ValueEntry& v : values) {
@@ -454,10 +456,11 @@ uint32_t pack_values(const RegKey& key, std::vector<ValueEntry>& values, Bytes& 
       status = windows::kErrorFileNotFound;
       return 0;
     }
+    const Bytes& held = host.value_data(*rv);
     v.valueptr = uint32_t(buffer.size());
-    v.valuelen = uint32_t(rv->data.size());
+    v.valuelen = uint32_t(held.size());
     v.type = rv->type;
-    put_bytes(buffer, rv->data);
+    put_bytes(buffer, held);
   }
   return uint32_t(buffer.size());
 }
@@ -471,7 +474,7 @@ uint32_t Service::multiple_values(const PolicyHandle& h, std::vector<ValueEntry>
   if (!e) return windows::kErrorInvalidHandle;
   if (e->perf) return windows::kErrorAccessDenied;
   uint32_t status = windows::kErrorSuccess;
-  needed = pack_values(*e->key, values, packed, status);
+  needed = pack_values(*host_, *e->key, values, packed, status);
   return status;
 }
 

@@ -11,8 +11,11 @@
 #include <thread>
 
 #include "captures/reader.h"
+#include "captures/registry_values.h"
+#include "captures/system_values.h"
 #include "core/utf16.h"
 #include "core/subprocess.h"
+#include "perfdata/model.h"
 #include "recorder/record.h"
 #include "recorder/tcp_channel.h"
 #include "replayer/host.h"
@@ -115,6 +118,19 @@ TEST_CASE("a recording over TCP holds exactly what the host served", "[recorder]
   }
   CHECK(globals == 4);
   CHECK(ones == 4);
+  // Issue 30: the processor count is the served Processor object's instances but _Total (it was
+  // always 1), and the system keys came along where the host served them.
+  perfdata::DataBlock block;
+  REQUIRE(perfdata::parse(global, block).ok());
+  const uint32_t processors = perfdata::processor_count(block);
+  REQUIRE(processors > 1);
+  CHECK(got.host.processors == processors);
+  const captures::RegistryValue* n = captures::find_value(got, captures::kEnvironmentKey, "NUMBER_OF_PROCESSORS");
+  REQUIRE(n);
+  CHECK(captures::reg_sz_text(n->data) == std::to_string(processors));
+  const captures::RegistryValue* cn = captures::find_value(got, captures::kComputerNameKey, "ComputerName");
+  REQUIRE(cn);
+  CHECK(captures::reg_sz_text(cn->data) == srv.host->netbios_name());
   REQUIRE(got.names.size() == 1);
   CHECK(got.names[0].lang == "009");
   CHECK(got.names[0].counter == cap.names[0].counter);

@@ -446,3 +446,40 @@ TEST_CASE("instances = 0 makes a multi-instance object with no instances, no key
     }
   }
 }
+
+// Issue 30: a 16 GB default overflowed win2000's 32-bit memory counters to 4294967295. Each
+// profile's own memory size must show whole: 32-bit counters below 2^32 (not clamped at the top),
+// Available < Commit Limit, Committed <= Commit Limit, Available MBytes the same memory as bytes.
+TEST_CASE("every profile's default memory fits its counters and adds up") {
+  for (const windows::OsProfile& os : windows::os_profiles()) {
+    INFO(os.name);
+    const captures::Capture c = make(test::small_spec(std::string(os.name), 2));
+    for (const perfdata::DataBlock& b : blocks(c, "Global")) {
+      const perfdata::Object* mem = b.find(4);
+      REQUIRE(mem);
+      const Bytes& cb = mem->counter_block;
+      const uint64_t avail = value(*mem, cb, 24), committed = value(*mem, cb, 26), limit = value(*mem, cb, 30);
+      const bool narrow = !find_profile(os.name)->host.large_counters;
+      for (uint64_t v : {avail, committed, limit}) CHECK(v < (narrow ? UINT32_MAX : UINT64_MAX));
+      CHECK(avail > 0);
+      CHECK(avail < limit);
+      CHECK(committed <= limit);
+      CHECK(value(*mem, cb, 1382) == avail / (1024 * 1024));
+      CHECK(limit > find_profile(os.name)->host.memory_mb * 1024 * 1024);  // memory + paging file
+    }
+  }
+}
+
+TEST_CASE("a 32-bit-counter profile refuses 4 GB of memory or more, a 64-bit one takes it") {
+  Spec s = test::small_spec("win2000", 1);
+  s.memory_mb = 4096;
+  captures::Capture c;
+  const Status st = synthesize(s, c);
+  CHECK(st.code() == Status::Code::kInvalidArgument);
+  CHECK(st.message().find("32-bit") != std::string::npos);
+  s.memory_mb = 4095;
+  CHECK(synthesize(s, c).ok());
+  s.profile = "2016";
+  s.memory_mb = 65536;
+  CHECK(synthesize(s, c).ok());
+}

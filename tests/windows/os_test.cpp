@@ -14,6 +14,7 @@
 #include "tests/common/run_command.h"
 #include "windows/constants.h"
 #include "windows/os.h"
+#include "windows/system.h"
 
 using namespace perfsim;
 namespace fs = std::filesystem;
@@ -168,4 +169,21 @@ TEST_CASE("werror_name spells the codes collectors meet") {
   CHECK(windows::werror_name(windows::kErrorMoreData) == "WERR_MORE_DATA (234)");
   CHECK(windows::werror_name(windows::kErrorSuccess) == "WERR_OK (0)");
   CHECK(windows::werror_name(1234) == "WERROR 1234");
+}
+
+// Every row has its system facts (windows/system.cpp keys them by name, so a row added without
+// them would silently get Samba's): a processor, a product type, and the 32-bit rows x86.
+TEST_CASE("every OS row has its system facts, x86 where its memory counters are 32-bit") {
+  for (const windows::OsProfile& os : windows::os_profiles()) {
+    INFO(os.name);
+    const windows::SystemFacts& f = windows::system_facts(os);
+    CHECK((f.product_type == "WinNT" || f.product_type == "ServerNT" || f.product_type == "LanmanNT"));
+    if (!os.by_version) continue;  // Samba: no Windows keys
+    CHECK(f.windows_keys);
+    CHECK(f.arch == (os.synth.large_counters ? "AMD64" : "x86"));
+    CHECK(f.identifier.substr(0, f.arch == "x86" ? 3 : 7) == (f.arch == "x86" ? "x86" : "Intel64"));
+    CHECK(f.install_date > 0);
+    CHECK(f.product_type == (os.name == "xp" ? "WinNT" : "ServerNT"));
+    CHECK(f.edition_id.empty() == (os.major < 6));
+  }
 }
