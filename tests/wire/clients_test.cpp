@@ -158,8 +158,9 @@ TEST_CASE("impacket reads a synthetic win2000 host's system keys: x86, its proce
   INFO(made.out << made.err);
   REQUIRE(made.code == 0);
   perfsim::testing::PerfsimServe s;
-  // rrp-exact: the win2000 buffer quirk is not what this test reads; the keys stay the capture's.
-  const perfsim::Status st = s.start(PERFSIM_EXE, "--capture '" + cap + "' --profile rrp-exact --timeline frozen:0");
+  // -Q rrp-exact over the capture's own win2000 profile: its buffer quirk (ERROR_MORE_DATA with no
+  // usable size) is not what this test reads, and impacket's hBaseRegQueryValue loops on it.
+  const perfsim::Status st = s.start(PERFSIM_EXE, "--capture '" + cap + "' -Q rrp-exact --timeline frozen:0");
   INFO(st.message());
   REQUIRE(st.ok());
   const json j = system_keys(s);
