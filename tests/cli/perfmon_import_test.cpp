@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/common/perfsim_serve.h"
+#include "tests/common/csv_cells.h"
 #include "tests/common/run_command.h"
 #include "tests/common/temp_dir.h"
 
@@ -23,34 +24,11 @@ using perfsim::testing::run_command;
 
 namespace {
 
-// A test's own CSV reader (quoted cells, doubled quotes), not perfsim's.
-std::vector<std::string> cells_of(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      cur += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.push_back(cur);
-      cur.clear();
-    } else if (c != '\r') {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
 std::vector<std::vector<std::string>> rows_of(const std::string& text) {
   std::istringstream in(text);
   std::vector<std::vector<std::string>> rows;
   for (std::string line; std::getline(in, line);)
-    if (!line.empty()) rows.push_back(cells_of(line));
+    if (!line.empty()) rows.push_back(perfsim::testing::csv_cells(line));
   return rows;
 }
 

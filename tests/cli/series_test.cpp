@@ -7,34 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/common/csv_cells.h"
 #include "tests/common/run_command.h"
 
 namespace {
 
 using nlohmann::json;
 const std::string kCapture = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
-
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      cur += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
 
 // dump's formatted value of OBJECT(INSTANCE)\COUNTER between samples k-1 and k.
 double dumped(int k, const std::string& object, const std::string& instance, const std::string& counter) {
@@ -63,7 +42,7 @@ TEST_CASE("perfsim series: relog's CSV, one row per sample, values as dump forma
   REQUIRE(r.code == 0);
   std::istringstream in(r.out);
   std::vector<std::vector<std::string>> rows;
-  for (std::string line; std::getline(in, line);) rows.push_back(csv_fields(line));
+  for (std::string line; std::getline(in, line);) rows.push_back(perfsim::testing::csv_cells(line));
   REQUIRE(rows.size() == 21);  // the header and the capture's 20 samples (perfsim inspect: ticks 0-19)
   const auto& head = rows[0];
   CHECK(head[0] == "(PDH-CSV 4.0) (Coordinated Universal Time)(0)");
