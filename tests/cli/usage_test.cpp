@@ -135,6 +135,8 @@ TEST_CASE("a missing input file is exit 1 for every command that reads one") {
       {"names export M -o " + out, "names export"},
       {"names diff M " + cap, "names diff"},
       {"series M -c '\\Processor(_Total)\\% Processor Time'", "series"},
+      {"diff M " + cap, "diff"},
+      {"diff " + cap + " M", "diff"},
       {"check --capture M -- true", "check"},
       {"check --scenario-dir M --scenario x -- true", "check"},
   };

@@ -35,7 +35,7 @@ def main():
     # Bounded: --count polls, or as many as fit in --seconds (at most 100,000).
     while len(polls) < 100000 and (len(polls) < args.count if args.count else time.monotonic() < end):
         times, objs = parse_block(query(conn, hkpd, str(where[0])))  # (PerfTime100nSec, PerfTime, PerfFreq)
-        polls.append([time.monotonic(), times[0], raw(objs, where)])
+        polls.append([time.monotonic(), times[0], raw(objs, where)[0]])  # the counter, not its base
     conn.CloseKey(hkpd)
     with open(args.out, "w") as f:
         json.dump({"type": where[3], "polls": polls}, f)
