@@ -53,6 +53,11 @@ size_t SampleCache::bytes() const {
   return bytes_;
 }
 
+size_t SampleCache::entries() const {
+  std::lock_guard lock(mu_);
+  return lru_.size();
+}
+
 std::shared_ptr<SampleCache> SampleCache::shared_default() {
   static const std::shared_ptr<SampleCache> cache = std::make_shared<SampleCache>();
   return cache;

@@ -27,6 +27,7 @@ class SampleCache {
   void forget(uint64_t source);
 
   size_t bytes() const;
+  size_t entries() const;  // samples held
   size_t max_bytes() const { return max_; }
   // A process-wide cache for recordings made without one (tests, SimulatedHost::load).
   static std::shared_ptr<SampleCache> shared_default();
