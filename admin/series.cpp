@@ -20,13 +20,8 @@ std::map<uint32_t, std::string> counter_names(const replayer::SimulatedHost& hos
   return {};
 }
 
-std::string name_of(const std::map<uint32_t, std::string>& names, uint32_t index) {
-  auto it = names.find(index);
-  return it != names.end() ? it->second : "#" + std::to_string(index);
-}
-
 bool names_match(const std::string& asked, const std::map<uint32_t, std::string>& names, uint32_t index) {
-  return iequals(asked, name_of(names, index)) || asked == std::to_string(index);
+  return iequals(asked, perfdata::name_or_index(names, index)) || asked == std::to_string(index);
 }
 
 // The recorded sample answering `query` at timeline position `tick`; false when there is none.
@@ -52,8 +47,8 @@ Status host_counters(const replayer::SimulatedHost& host, nlohmann::json& out) {
       for (const perfdata::InstanceValues& iv : values) instances.push_back(iv.name);
       if (!values.empty())
         for (const perfdata::CounterValue& cv : values.front().counters)
-          counters.push_back(name_of(names, cv.name_index));
-      objects.push_back({{"object", name_of(names, o.name_index)},
+          counters.push_back(perfdata::name_or_index(names, cv.name_index));
+      objects.push_back({{"object", perfdata::name_or_index(names, o.name_index)},
                          {"index", o.name_index},
                          {"query", query},
                          {"instances", instances},
@@ -124,7 +119,7 @@ Status host_series(const replayer::SimulatedHost& host, const SeriesRequest& req
     return Status::NotFound("object '" + req.object + "' of host " + host.name() + " has no counter '" + req.counter +
                             "'");
   out = {{"host", host.name()},
-         {"object", name_of(names, object_index)},
+         {"object", perfdata::name_or_index(names, object_index)},
          {"instance", req.instance},
          {"counter", req.counter},
          {"type", type},

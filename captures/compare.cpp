@@ -13,6 +13,7 @@
 #include "captures/samples.h"
 #include "core/utf16.h"
 #include "perfdata/counters.h"
+#include "perfdata/names.h"
 #include "windows/constants.h"
 
 namespace perfsim::captures {
@@ -147,11 +148,6 @@ struct ObjectShape {
 };
 using Shape = std::map<std::string, ObjectShape>;
 
-std::string name_of(const std::map<uint32_t, std::string>& names, uint32_t index) {
-  auto it = names.find(index);
-  return it != names.end() ? it->second : fmt::format("#{}", index);
-}
-
 std::string detail_text(uint32_t level) {
   switch (level) {
     case winperf::PERF_DETAIL_NOVICE:
@@ -172,7 +168,7 @@ Shape shape_of(const Samples& s, const std::map<uint32_t, std::string>& names) {
   for (size_t src = 0; src < s.size(); ++src) {
     if (!s[src]) continue;
     for (const perfdata::Object& o : s[src]->objects) {
-      auto [it, fresh] = shape.try_emplace(name_of(names, o.name_index));
+      auto [it, fresh] = shape.try_emplace(perfdata::name_or_index(names, o.name_index));
       if (!fresh) continue;  // Global's copy first, as series resolves paths
       ObjectShape& os = it->second;
       os.source = src;
@@ -181,7 +177,7 @@ Shape shape_of(const Samples& s, const std::map<uint32_t, std::string>& names) {
       os.multi = o.multi_instance();
       std::map<std::string, int> seen;
       for (const perfdata::CounterDef& d : o.counters) {
-        const std::string base = name_of(names, d.name_index);
+        const std::string base = perfdata::name_or_index(names, d.name_index);
         const int n = ++seen[base];
         std::string key = n == 1 ? base : fmt::format("{} #{}", base, n);
         os.by_key.emplace(key, os.keys.size());

@@ -4,16 +4,14 @@
 
 #include "core/utf16.h"
 #include "perfdata/counters.h"
+#include "perfdata/names.h"
 
 namespace perfsim::cli {
 namespace {
 
 std::string name_of(const std::map<uint32_t, std::string>* names, uint32_t index) {
-  if (names) {
-    auto it = names->find(index);
-    if (it != names->end()) return it->second;
-  }
-  return fmt::format("#{}", index);
+  static const std::map<uint32_t, std::string> kNone;
+  return perfdata::name_or_index(names ? *names : kNone, index);
 }
 
 }  // namespace

@@ -132,4 +132,9 @@ std::vector<std::string> parse_multisz(ByteView data) {
   return out;
 }
 
+std::string name_or_index(const std::map<uint32_t, std::string>& names, uint32_t index) {
+  auto it = names.find(index);
+  return it != names.end() ? it->second : "#" + std::to_string(index);
+}
+
 }  // namespace perfsim::perfdata

@@ -31,6 +31,10 @@ struct NameTable {
   std::map<uint32_t, std::string> to_map() const;
 };
 
+// A title index's name in a to_map() lookup, or "#N" when the table has none (how dump, series,
+// diff and the admin API show an index the host's table lacks).
+std::string name_or_index(const std::map<uint32_t, std::string>& names, uint32_t index);
+
 Status parse_names(ByteView multisz, NameTable& out);
 Bytes build_names(const NameTable& table);
 
