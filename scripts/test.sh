@@ -6,23 +6,47 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
+# Each stage's wall time, printed at exit (also on failure) so CI's tail says where the time went.
+stages=()
+stage_start=$SECONDS
+stage() {
+  stages+=("$(printf '%5d s  %s' $((SECONDS - stage_start)) "$current")")
+  current=$1
+  stage_start=$SECONDS
+  echo "== $current"
+}
+report() {
+  local rc=$?
+  stage end
+  printf '%s\n' "== stage times (total ${SECONDS} s, exit $rc):" "${stages[@]:1}"
+  [ -z "${PERFSIM_SETUP_SECONDS:-}" ] || printf '%5d s  %s\n' "$PERFSIM_SETUP_SECONDS" "install-deps (before)"
+}
+current=start
+trap report EXIT
+
+stage format
 bash scripts/check-format.sh
 
 # Line tables only (-g1): backtraces and sanitizer reports keep file:line, and a compile costs about
 # two thirds of its -g time (admin/server.cpp: 28 s of CPU instead of 42 s, 2026-11-26).
 # PERFSIM_REQUIRE_ALL_TOOLS: a tool a test runs (tshark, smbd, prometheus, ...) missing fails here.
+stage "normal build"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DPERFSIM_WERROR=ON -DPERFSIM_BENCH=ON -DPERFSIM_REQUIRE_ALL_TOOLS=ON >/dev/null
 cmake --build build -j "$jobs"
 python3 scripts/check-test-registry.py build
+stage "normal tests"
 ctest --test-dir build --output-on-failure -j "$jobs"
 
+stage "sanitizer build"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DPERFSIM_WERROR=ON \
   -DPERFSIM_SANITIZE=ON -DPERFSIM_BENCH=OFF -DPERFSIM_REQUIRE_ALL_TOOLS=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 python3 scripts/check-test-registry.py build-asan
+stage "sanitizer tests"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
 # 15 s per fuzz target, nproc at a time (fuzz/README.md has the cost in CI).
+stage fuzz
 bash scripts/fuzz.sh "${PERFSIM_FUZZ_SECONDS:-15}"
