@@ -25,10 +25,11 @@
 #include "captures/writer.h"
 #include "core/status.h"
 #include "lodctr/ini.h"
+#include "windows/registry_keys.h"
 
 namespace perfsim::lodctr {
 
-inline constexpr char kPerflibKey[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+using windows::kPerflibKey;
 std::string performance_key(const std::string& driver);  // SYSTEM\CurrentControlSet\Services\<driver>\Performance
 
 struct DriverRange {

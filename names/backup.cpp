@@ -12,11 +12,12 @@
 #include "core/utf16.h"
 #include "perfdata/names.h"
 #include "windows/constants.h"
+#include "windows/registry_keys.h"
 
 namespace perfsim::names {
 namespace {
 
-const char kPerflib[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+using windows::kPerflibKey;
 const char kServices[] = "SYSTEM\\CurrentControlSet\\Services\\";
 const char kPerformance[] = "\\Performance";
 // Real multi-language backups reach tens of MiB in UTF-16; 64 MiB still refuses a runaway file.
@@ -233,7 +234,7 @@ NameSet from_capture(const captures::Capture& cap) {
   NameSet set;
   for (const char* key : {"Base Index", "Last Counter", "Last Help"})
     for (const captures::RegistryValue& v : cap.registry)
-      if (iequals(v.key, kPerflib) && iequals(v.name, key) && v.data.size() >= 4) {
+      if (iequals(v.key, kPerflibKey) && iequals(v.name, key) && v.data.size() >= 4) {
         set.perflib.emplace_back(key, load_le32(v.data.data()));
         break;
       }
@@ -280,7 +281,7 @@ Bytes help_table(const Strings& s) {
 }
 
 void to_capture(const NameSet& set, captures::Capture& cap) {
-  const std::string sub = std::string(kPerflib) + "\\";
+  const std::string sub = std::string(kPerflibKey) + "\\";
   std::erase_if(cap.registry, [&](const captures::RegistryValue& v) {
     return starts_with_i(v.key, sub) && v.key.find('\\', sub.size()) == std::string::npos &&
            (iequals(v.name, "Counter") || iequals(v.name, "Help"));
@@ -293,7 +294,7 @@ void to_capture(const NameSet& set, captures::Capture& cap) {
     cap.names.push_back(std::move(t));
   }
   for (const auto& [key, v] : set.perflib)
-    captures::set_value(cap, kPerflib, key, windows::kRegDword, captures::reg_dword(v));
+    captures::set_value(cap, kPerflibKey, key, windows::kRegDword, captures::reg_dword(v));
   for (const ServiceRange& s : set.services)
     for (const auto& [key, v] : s.values)
       captures::set_value(cap, kServices + s.service + kPerformance, key, windows::kRegDword, captures::reg_dword(v));

@@ -9,11 +9,12 @@
 #include "core/status.h"
 #include "recorder/exchange.h"
 #include "recorder/fingerprint.h"
+#include "windows/registry_keys.h"
 
 namespace perfsim::recorder {
 
 using captures::kCurrentVersionKey;
-inline constexpr char kPerflibKey[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+using windows::kPerflibKey;
 
 // Host identity from HKLM values and the first PERF_DATA_BLOCK answered: system name (else
 // `fallback_name` upper-cased), PerfFreq, CurrentVersion strings and the OS profile they imply;

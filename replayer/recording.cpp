@@ -17,6 +17,7 @@
 #include "perfdata/view.h"
 #include "perfdata/winperf.h"
 #include "replayer/workers.h"
+#include "windows/registry_keys.h"
 #include "windows/os.h"
 
 namespace perfsim::replayer {
@@ -64,7 +65,6 @@ namespace {
 
 namespace wp = perfsim::winperf;
 namespace pd = perfsim::perfdata;
-const char* kPerflib = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
 constexpr uint32_t kNone = UINT32_MAX;
 // Ticks decoded ahead of a timeline: enough that back-to-back reads of a step timeline find each
 // tick decoded while the decoder runs on another core (a few samples of the 64 MB cache).
@@ -581,7 +581,7 @@ void fill_registry(Recording& r) {
   Registry& reg = r.registry;
   for (const captures::RegistryValue& v : r.cap.registry) reg.set(v.key, RegValue{v.name, v.type, v.data, false});
   for (const captures::NameTable& t : r.cap.names) {
-    const std::string key = std::string(kPerflib) + "\\" + t.lang;
+    const std::string key = std::string(windows::kPerflibKey) + "\\" + t.lang;
     const RegKey* k = reg.open(reg.root(), key);
     if (!k || !k->value("Counter")) reg.set(key, RegValue{"Counter", 7, t.counter, false});
     k = reg.open(reg.root(), key);

@@ -12,13 +12,14 @@
 #include "perfdata/winperf.h"
 #include "synth/roles.h"
 #include "windows/constants.h"
+#include "windows/registry_keys.h"
 
 namespace perfsim::synth {
 namespace {
 
 using namespace winperf;
 
-const char kPerflib[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+using windows::kPerflibKey;
 
 uint32_t base_type_for(uint32_t type) {
   switch (type) {
@@ -194,12 +195,12 @@ captures::Capture build_header(const Spec& spec, const Profile& p, const Catalog
   // The host's system keys (CurrentVersion, Environment, ProductOptions, ComputerName): its row's,
   // with its own processor count and name.
   cap.registry = captures::system_values(*p.os, spec.processors, cap.host.name);
-  cap.registry.push_back({kPerflib, "Last Counter", windows::kRegDword, reg_dword(cat.last_counter)});
-  cap.registry.push_back({kPerflib, "Last Help", windows::kRegDword, reg_dword(cat.last_counter + 1)});
-  cap.registry.push_back({kPerflib, "Version", windows::kRegDword, reg_dword(p.host.perflib_version)});
-  cap.registry.push_back({kPerflib, "Base Index", windows::kRegDword, reg_dword(p.host.base_index)});
-  cap.registry.push_back({std::string(kPerflib) + "\\009", "Counter", windows::kRegMultiSz, names.counter});
-  cap.registry.push_back({std::string(kPerflib) + "\\009", "Help", windows::kRegMultiSz, names.help});
+  cap.registry.push_back({kPerflibKey, "Last Counter", windows::kRegDword, reg_dword(cat.last_counter)});
+  cap.registry.push_back({kPerflibKey, "Last Help", windows::kRegDword, reg_dword(cat.last_counter + 1)});
+  cap.registry.push_back({kPerflibKey, "Version", windows::kRegDword, reg_dword(p.host.perflib_version)});
+  cap.registry.push_back({kPerflibKey, "Base Index", windows::kRegDword, reg_dword(p.host.base_index)});
+  cap.registry.push_back({std::string(kPerflibKey) + "\\009", "Counter", windows::kRegMultiSz, names.counter});
+  cap.registry.push_back({std::string(kPerflibKey) + "\\009", "Help", windows::kRegMultiSz, names.help});
   add_provider_keys(cap, cat);
   cap.names.push_back(std::move(names));
 

@@ -9,6 +9,7 @@
 #include "names/backup.h"
 #include "names/place.h"
 #include "windows/constants.h"
+#include "windows/registry_keys.h"
 
 namespace perfsim::synth {
 
@@ -51,7 +52,7 @@ void Renamer::undo(perfdata::DataBlock& block) {
 
 namespace {
 
-const char kPerflib[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib";
+using windows::kPerflibKey;
 
 bool is_base(uint32_t type) { return (type & 0x00070000) == 0x00030000; }  // PERF_COUNTER_BASE
 
@@ -92,8 +93,8 @@ void perflib_from_tables(const names::NameSet& set, captures::Capture& cap) {
     for (char c : it->second) v = c >= '0' && c <= '9' ? v * 10 + uint32_t(c - '0') : v;
     if (v) last_counter = v;
   }
-  if (!set.perflib_value("Last Counter")) set_dword(cap, kPerflib, "Last Counter", last_counter);
-  if (!set.perflib_value("Last Help")) set_dword(cap, kPerflib, "Last Help", std::max(last_help, last_counter + 1));
+  if (!set.perflib_value("Last Counter")) set_dword(cap, kPerflibKey, "Last Counter", last_counter);
+  if (!set.perflib_value("Last Help")) set_dword(cap, kPerflibKey, "Last Help", std::max(last_help, last_counter + 1));
 }
 
 }  // namespace
