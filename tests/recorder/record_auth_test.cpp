@@ -20,10 +20,13 @@
 #include "tests/common/run_command.h"
 #include "tests/common/small_synth.h"
 #include "tests/common/served_host.h"
+#include "tests/common/temp_file.h"
 
 using namespace perfsim;
 
 namespace {
+
+using perfsim::testing::temp_file_path;
 
 constexpr const char* kUser = "alice";
 constexpr const char* kPassword = "Secret-1";
@@ -63,14 +66,11 @@ struct AuthServer {
   std::string target;
 };
 
-std::string temp_path(const std::string& stem, const std::string& ext = ".perfcap") {
-  return (std::filesystem::temp_directory_path() / (stem + "_" + std::to_string(::getpid()) + ext)).string();
-}
 
 // Records two samples of Global and "238" with `cred_args` and checks every answer is the host's.
 void record_and_compare(const AuthServer& srv, const std::string& stem, const std::string& cred_args,
                         const std::string& level_in_source) {
-  const std::string path = temp_path(stem);
+  const std::string path = temp_file_path(stem, ".perfcap");
   std::filesystem::remove(path);
   const testing::CommandResult r = perfsim_cmd("record " + srv.target + " -o " + path +
                                                " --count 2 --interval 0.05 -q Global -q 238 --json " + cred_args);
@@ -114,7 +114,7 @@ TEST_CASE("perfsim record over TCP with credentials at sign records a host that 
 TEST_CASE("perfsim record over TCP at seal with an authentication file records a host that requires authentication",
           "[recorder][rpcauth]") {
   AuthServer srv("127.0.0.61");
-  const std::string file = temp_path("rec_auth", ".auth");
+  const std::string file = temp_file_path("rec_auth", ".auth");
   {
     std::ofstream f(file);
     f << "username = WORKGROUP\\" << kUser << "\npassword = " << kPassword << "\n";
@@ -160,7 +160,7 @@ TEST_CASE("perfsim query and record over TCP with a wrong password fail naming t
     CHECK(q.err.find(srv.target + " refused the logon of alice") != std::string::npos);
     CHECK(q.err.find("Wrong-1") == std::string::npos);
   }
-  const std::string path = temp_path("rec_auth_wrong");
+  const std::string path = temp_file_path("rec_auth_wrong", ".perfcap");
   const testing::CommandResult r =
       perfsim_cmd("record " + srv.target + " -o " + path + " --count 1 -U " + kUser + " --password Wrong-1");
   INFO(r.out << r.err);
@@ -203,9 +203,7 @@ TEST_CASE("perfsim query rejects --auth-level without an account and SMB-only op
 struct ServeProcess {
   ServeProcess(const std::string& address, const std::string& profile) {
     testing::ServeStart how;
-    how.err_path =
-        (std::filesystem::temp_directory_path() / ("serve_" + profile + "_" + std::to_string(::getpid()) + ".err"))
-            .string();
+    how.err_path = temp_file_path("serve_" + profile, ".err");
     const Status st = serve.start(
         PERFSIM_EXE,
         "-l " + address + ":0 --profile " + profile + " --user " + kUser + ":" + kPassword + " --timeline frozen:1",

@@ -25,12 +25,12 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const char* const kPassword = "Record-Test-pw1";
+const char* const kSmbPassword = "Record-Test-pw1";
 
 recorder::Credentials root() {
   recorder::Credentials c;
   c.user = "root";
-  c.password = kPassword;
+  c.password = kSmbPassword;
   c.kerberos = recorder::Credentials::Kerberos::kOff;
   return c;
 }
@@ -92,14 +92,14 @@ TEST_CASE("record over SMB through perfsim serve --smb: the samples are the serv
   cfg.perfsim = PERFSIM_EXE;
   cfg.dir = dir;
   cfg.hosts = {{"127.0.0.71", capture, {}}};
-  cfg.users = {{"recorder", kPassword}};
+  cfg.users = {{"recorder", kSmbPassword}};
   const Status s = serve.start(cfg);
   INFO(s.ToString());
   REQUIRE(s.ok());
 
   recorder::Credentials creds;
   creds.user = "recorder";
-  creds.password = kPassword;
+  creds.password = kSmbPassword;
   creds.kerberos = recorder::Credentials::Kerberos::kOff;
   const std::string path = dir + "/recorded.perfcap";
   const recorder::RecordResult r = record_smb("127.0.0.71", serve.port(), creds, path, {"Global", "238"});
@@ -123,7 +123,7 @@ TEST_CASE("record over SMB through perfsim serve --smb: the samples are the serv
   // perfsim query reaches the same host over SMB with the same options.
   const interop::CommandResult q = interop::run_command(
       "timeout 60 " + std::string(PERFSIM_EXE) + " query --json smb:127.0.0.71:" + std::to_string(serve.port()) +
-      " -U recorder --password " + kPassword + " --kerberos off Global 2>&1");
+      " -U recorder --password " + kSmbPassword + " --kerberos off Global 2>&1");
   INFO(q.output);
   REQUIRE(q.exit_status == 0);
   const nlohmann::json j = nlohmann::json::parse(q.output.substr(q.output.find('[')));
@@ -144,7 +144,7 @@ TEST_CASE("record Samba's own rpcd_winreg: no error, its oddities named, its ans
   testing::SambaWinregConfig cfg;
   cfg.dir = (std::filesystem::temp_directory_path() / ("perfsim_rec_samba_" + std::to_string(::getpid()))).string();
   cfg.address = "127.0.0.72";
-  cfg.users = {{"root", kPassword}};
+  cfg.users = {{"root", kSmbPassword}};
   {
     const Status s = samba.start(cfg);
     INFO(s.ToString());

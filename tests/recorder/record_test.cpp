@@ -24,11 +24,14 @@
 #include "server/winreg_handler.h"
 #include "tests/common/small_synth.h"
 #include "tests/common/served_host.h"
+#include "tests/common/temp_file.h"
 
 using namespace perfsim;
 using namespace std::chrono_literals;
 
 namespace {
+
+using perfsim::testing::temp_file_path;
 
 captures::Capture small_host() { return testing::small_synth_capture(); }
 
@@ -58,9 +61,6 @@ replayer::Quirks policy(const std::string& name) {
   return q;
 }
 
-std::string temp_path(const std::string& stem) {
-  return (std::filesystem::temp_directory_path() / (stem + "_" + std::to_string(::getpid()) + ".perfcap")).string();
-}
 
 // Records `samples` samples of Global and "238" from 127.0.0.1:port into `path`.
 recorder::RecordResult record_from(uint16_t port, const std::string& path, uint32_t samples = 3) {
@@ -92,7 +92,7 @@ captures::Capture read_back(const std::string& path) {
 TEST_CASE("a recording over TCP holds exactly what the host served", "[recorder]") {
   const captures::Capture cap = small_host();
   LiveServer srv(host_with(cap, {}));
-  const std::string path = temp_path("rec_exact");
+  const std::string path = temp_file_path("rec_exact", ".perfcap");
   const recorder::RecordResult r = record_from(srv.port, path, 4);
   CHECK(r.samples == 4);
   CHECK(r.host.name == cap.host.name);
@@ -166,7 +166,7 @@ TEST_CASE("a recording takes every name table the host's Perflib lists, or only 
   cap.names.push_back({"CurrentLanguage", cap.names.back().counter, cap.names.back().help});
   LiveServer srv(host_with(cap, {}));
   const auto record = [&](std::vector<std::string> languages) {
-    const std::string path = temp_path("rec_langs");
+    const std::string path = temp_file_path("rec_langs", ".perfcap");
     std::unique_ptr<recorder::Channel> ch;
     REQUIRE(recorder::connect_tcp("127.0.0.1", srv.port, 10s, ch).ok());
     recorder::WinregClient client(std::move(ch));
@@ -203,7 +203,7 @@ TEST_CASE("the fingerprint names each buffer policy and the recorded capture rep
   for (const std::string name : {"rrp-exact", "win2000-echo-oversize", "win32-undefined", "samba-truncate"}) {
     DYNAMIC_SECTION(name) {
       LiveServer srv(host_with(cap, policy(name)));
-      const std::string path = temp_path("rec_fp");
+      const std::string path = temp_file_path("rec_fp", ".perfcap");
       const recorder::RecordResult r = record_from(srv.port, path, 2);
       CHECK(r.fingerprint.more_data == name);
       const Bytes global = srv.host->content(replayer::PerfKey::kData, "Global", 1).data.to_bytes();
@@ -225,7 +225,7 @@ TEST_CASE("the fingerprint names each buffer policy and the recorded capture rep
         CHECK(q.win2000_overhead + 2048 >= policy(name).win2000_overhead);
       }
       LiveServer replay(host_with(got, q, 0));
-      const std::string again = temp_path("rec_fp2");
+      const std::string again = temp_file_path("rec_fp2", ".perfcap");
       const recorder::RecordResult r2 = record_from(replay.port, again, 1);
       CHECK(r2.fingerprint.more_data == name);
       const captures::Capture got2 = read_back(again);
@@ -253,7 +253,7 @@ TEST_CASE("recording a host that refuses HKPD says which rights are missing", "[
   recorder::RecordOptions o;
   o.count = 1;
   recorder::RecordResult r;
-  const std::string path = temp_path("rec_denied");
+  const std::string path = temp_file_path("rec_denied", ".perfcap");
   const Status s = recorder::record(client, path, o, r);
   REQUIRE_FALSE(s.ok());
   CHECK(s.message().find("Performance Monitor Users") != std::string::npos);
@@ -268,7 +268,7 @@ TEST_CASE("perfsim record killed with SIGKILL mid-sample leaves a capture readab
   // record, the recorder is inside that sample's Global call, so a kill then lands mid-sample.
   q.slow_global_ms = 300;
   LiveServer srv(host_with(cap, q));
-  const std::string path = temp_path("rec_killed");
+  const std::string path = temp_file_path("rec_killed", ".perfcap");
   const auto last_record = [&](captures::RecordInfo& out) {
     std::unique_ptr<captures::Reader> rd;
     if (!std::filesystem::exists(path) || !captures::Reader::open(path, rd).ok() || rd->records().size() < 3)

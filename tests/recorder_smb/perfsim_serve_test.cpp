@@ -21,8 +21,8 @@ using namespace std::chrono_literals;
 
 constexpr uint32_t kTick = 3;
 // Names and addresses of their own, so tests/smb may run at the same time.
-const char* const kUser = "rsmbuser";
-const char* const kPassword = "Rsmb-pw-7";
+const char* const kServeUser = "rsmbuser";
+const char* const kServePassword = "Rsmb-pw-7";
 const char* const k2016 = "127.0.0.31";
 const char* const kWin2000 = "127.0.0.32";
 const char* const kRestricted = "127.0.0.33";
@@ -31,8 +31,8 @@ std::string capture(const std::string& name) { return std::string(PERFSIM_SOURCE
 
 Credentials user() {
   Credentials c;
-  c.user = kUser;
-  c.password = kPassword;
+  c.user = kServeUser;
+  c.password = kServePassword;
   c.kerberos = Credentials::Kerberos::kOff;
   return c;
 }
@@ -92,7 +92,7 @@ TEST_CASE("connect_smb reads perfsim serve --smb: the served capture's bytes", "
   cfg.hosts = {{k2016, capture("default-2016.perfcap"), {}},
                {kWin2000, capture("default-win2000.perfcap"), {}},
                {kRestricted, capture("default-2022.perfcap"), {"someone-else"}}};
-  cfg.users = {{kUser, kPassword}};
+  cfg.users = {{kServeUser, kServePassword}};
   testing::PerfsimSmbServe serve;
   {
     const Status st = serve.start(cfg);
@@ -120,7 +120,7 @@ TEST_CASE("connect_smb reads perfsim serve --smb: the served capture's bytes", "
         INFO(described);
         CHECK(described.find("as " + c.describe() + ", SMB2/3") != std::string::npos);
         CHECK((described.find(", encrypted") != std::string::npos) == encrypt);
-        CHECK(described.find(kPassword) == std::string::npos);
+        CHECK(described.find(kServePassword) == std::string::npos);
         check_reads_capture(*w, *host2016);
       }
     }
@@ -161,8 +161,8 @@ TEST_CASE("connect_smb reads perfsim serve --smb: the served capture's bytes", "
     const std::string log = serve.dir() + "/query.strace";
     // LeakSanitizer cannot run under ptrace: in the sanitizer build it would abort perfsim at exit.
     const std::string cmd = "ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=%file -o " + log + " " + PERFSIM_EXE +
-                            " query smb:" + k2016 + ":" + std::to_string(serve.port()) + " -U " + kUser +
-                            " --password " + kPassword + " --kerberos off Global >/dev/null 2>&1";
+                            " query smb:" + k2016 + ":" + std::to_string(serve.port()) + " -U " + kServeUser +
+                            " --password " + kServePassword + " --kerberos off Global >/dev/null 2>&1";
     REQUIRE(std::system(cmd.c_str()) == 0);
     const std::string trace = testing::read_text(log);
     REQUIRE(trace.find("libdcerpc") != std::string::npos);  // the trace saw Samba's libraries load

@@ -14,6 +14,7 @@
 #include "replayer/host.h"
 #include "synth/synth.h"
 #include "tests/common/small_synth.h"
+#include "tests/common/temp_file.h"
 #include "windows/os.h"
 
 using namespace perfsim;
@@ -21,14 +22,13 @@ using namespace perfsim::captures;
 
 namespace {
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("perfsim_v2_" + std::to_string(::getpid()) + "_" + name)).string();
-}
+using perfsim::testing::temp_file_path;
+
 
 // Writes `cap` with `opt`, reads it back in order and in reverse (random access), checks every
 // record is the one written; returns how many records used the split codec.
 size_t round_trip(const Capture& cap, const WriterOptions& opt, const std::string& name) {
-  const std::string path = temp_path(name);
+  const std::string path = temp_file_path("perfsim_v2_" + name);
   REQUIRE(write_capture(path, cap, opt).ok());
   std::unique_ptr<Reader> r;
   REQUIRE(Reader::open(path, r).ok());
@@ -262,7 +262,7 @@ TEST_CASE("capture v2 cross-column prediction decodes exactly where the sum hold
     }
   }
   cap.records = global;
-  const std::string path = temp_path("cross-broken");
+  const std::string path = temp_file_path("perfsim_v2_cross-broken");
   REQUIRE(write_capture(path, cap, v2(8)).ok());
   std::unique_ptr<Reader> r;
   REQUIRE(Reader::open(path, r).ok());
@@ -285,7 +285,7 @@ TEST_CASE("capture v2 without relations writes only codec 4 records, which still
   const Capture cap = synth_capture("2016");
   WriterOptions o = v2();
   o.cross_columns = false;  // what perfsim wrote before mode table 2
-  const std::string path = temp_path("codec4");
+  const std::string path = temp_file_path("perfsim_v2_codec4");
   REQUIRE(write_capture(path, cap, o).ok());
   std::unique_ptr<Reader> r;
   REQUIRE(Reader::open(path, r).ok());

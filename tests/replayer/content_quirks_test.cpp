@@ -21,7 +21,7 @@ const captures::Capture& synth_host() {
   return cap;
 }
 
-std::shared_ptr<SimulatedHost> host_with(const QuirkSetting& s, uint32_t tick = 1) {
+std::shared_ptr<SimulatedHost> host_with_quirk(const QuirkSetting& s, uint32_t tick = 1) {
   HostOptions opt{TimelineMode::kFrozen, tick};
   REQUIRE(apply_setting(opt.quirks, s).ok());
   std::shared_ptr<SimulatedHost> h;
@@ -54,7 +54,7 @@ pd::NameTable names(SimulatedHost& h, const std::string& value) {
 }  // namespace
 
 TEST_CASE("duplicate-counter-defs repeats the object's first definition in the next slot") {
-  auto h = host_with({"duplicate-counter-defs", true, {{"object", "238"}}});
+  auto h = host_with_quirk({"duplicate-counter-defs", true, {{"object", "238"}}});
   const pd::DataBlock before = global(*plain(), 1), after = global(*h, 1);
   const pd::Object* o = after.find(238);
   REQUIRE(o);
@@ -67,7 +67,7 @@ TEST_CASE("duplicate-counter-defs repeats the object's first definition in the n
 }
 
 TEST_CASE("duplicate-instances gives several instances one name, PDH-style names tell them apart") {
-  auto h = host_with({"duplicate-instances", true, {{"object", "230"}, {"count", "3"}}});
+  auto h = host_with_quirk({"duplicate-instances", true, {{"object", "230"}, {"count", "3"}}});
   const pd::DataBlock d = global(*h, 1);
   const pd::Object* o = d.find(230);
   REQUIRE(o);
@@ -81,7 +81,7 @@ TEST_CASE("duplicate-instances gives several instances one name, PDH-style names
 }
 
 TEST_CASE("name-table-gaps: a duplicate name past a gap, and Last Counter no longer the highest index") {
-  auto h = host_with({"name-table-gaps", true, {}});
+  auto h = host_with_quirk({"name-table-gaps", true, {}});
   const pd::NameTable before = names(*plain(), "Counter 009"), after = names(*h, "Counter 009");
   CHECK(after.highest_index() == before.highest_index() + 20);
   CHECK(after.find(before.highest_index() + 2) == nullptr);                          // the gap
@@ -101,7 +101,7 @@ TEST_CASE("counter-type-change turns a 32-bit raw count into a 64-bit hex one, v
         counter = c.name_index;
       }
   REQUIRE(counter);
-  auto h = host_with({"counter-type-change", true, {{"counter", std::to_string(counter)}, {"type", "0x00000100"}}});
+  auto h = host_with_quirk({"counter-type-change", true, {{"counter", std::to_string(counter)}, {"type", "0x00000100"}}});
   const pd::DataBlock after = global(*h, 1);
   const pd::Object *o0 = before.find(object), *o1 = after.find(object);
   REQUIRE(o1);
@@ -118,7 +118,7 @@ TEST_CASE("counter-type-change turns a 32-bit raw count into a 64-bit hex one, v
 }
 
 TEST_CASE("perffreq changes PerfFreq and every formatted value stays what it was") {
-  auto h = host_with({"perffreq", true, {{"hz", "3579545"}}});
+  auto h = host_with_quirk({"perffreq", true, {{"hz", "3579545"}}});
   auto p = plain();
   const pd::DataBlock b0 = global(*p, 0), b1 = global(*p, 1), a0 = global(*h, 0), a1 = global(*h, 1);
   CHECK(a1.perf_freq == 3579545);
@@ -147,7 +147,7 @@ TEST_CASE("perffreq changes PerfFreq and every formatted value stays what it was
 }
 
 TEST_CASE("localized-partial adds a shorter table in another language, in English") {
-  auto h = host_with({"localized-partial", true, {{"lang", "019"}, {"share", "0.4"}}});
+  auto h = host_with_quirk({"localized-partial", true, {{"lang", "019"}, {"share", "0.4"}}});
   const pd::NameTable en = names(*h, "Counter 009"), ru = names(*h, "Counter 019");
   CHECK(ru.entries.size() < en.entries.size());
   CHECK(ru.entries.size() >= en.entries.size() * 3 / 10);
@@ -206,7 +206,7 @@ TEST_CASE("a disabled or timed-out provider's objects vanish from Global, Costly
   REQUIRE(indices_in(*base, "Costly") == std::vector<uint32_t>{786, 740, 816});
   REQUIRE(holds(indices_in(*base, "Global"), 230));
 
-  auto v1_off = host_with({"process-v1-disabled", true, {}});
+  auto v1_off = host_with_quirk({"process-v1-disabled", true, {}});
   for (const std::string value : {"Global", "Costly", "230 232 786 740 816"}) {
     INFO(value);
     const std::vector<uint32_t> got = indices_in(*v1_off, value);
@@ -215,7 +215,7 @@ TEST_CASE("a disabled or timed-out provider's objects vanish from Global, Costly
   CHECK(indices_in(*v1_off, "Costly").empty());
   CHECK(holds(indices_in(*v1_off, "Global"), 238));
 
-  auto disk_timeout = host_with({"provider-timeout", true, {{"provider", "PerfDisk"}}});
+  auto disk_timeout = host_with_quirk({"provider-timeout", true, {{"provider", "PerfDisk"}}});
   const std::vector<uint32_t> g = indices_in(*disk_timeout, "Global");
   CHECK_FALSE(holds(g, 234));
   CHECK_FALSE(holds(g, 236));

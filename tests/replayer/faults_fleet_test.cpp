@@ -18,7 +18,7 @@ namespace pd = perfsim::perfdata;
 
 namespace {
 
-std::shared_ptr<SimulatedHost> host_with(const std::string& plan_text) {
+std::shared_ptr<SimulatedHost> host_with_plan(const std::string& plan_text) {
   std::shared_ptr<SimulatedHost> h;
   REQUIRE(SimulatedHost::load(testing::test_capture(), HostOptions{TimelineMode::kFrozen, 1}, h).ok());
   std::shared_ptr<const FaultPlan> plan;
@@ -45,26 +45,26 @@ TEST_CASE("glob patterns match case-insensitively with * and ?") {
 }
 
 TEST_CASE("each fault kind changes the answer as it says, only for matching values") {
-  CHECK(ask(*host_with("[[fault]]\nkind = \"busy\"\nvalue = \"Glo*\"")).status == windows::kErrorBusy);
-  CHECK(ask(*host_with("[[fault]]\nkind = \"busy\"\nvalue = \"Costly\"")).status == windows::kErrorSuccess);
-  CHECK(ask(*host_with("[[fault]]\nkind = \"busy\"\nhost = \"OTHER*\"")).status == windows::kErrorSuccess);
-  CHECK(ask(*host_with("[[fault]]\nkind = \"access-denied\"")).status == windows::kErrorAccessDenied);
-  CHECK(ask(*host_with("[[fault]]\nkind = \"rpc-fault\"\ncode = 1722")).rpc_fault == 1722);
-  CHECK(ask(*host_with("[[fault]]\nkind = \"reset\"")).drop_connection);
-  CHECK(ask(*host_with("[[fault]]\nkind = \"latency\"\nms = 250")).delay_ms == 250);
-  CHECK(ask(*host_with("[[fault]]\nkind = \"stall\"\nseconds = 3")).delay_ms == 3000);
-  const ValueAnswer full = ask(*host_with(""));
-  const ValueAnswer cut = ask(*host_with("[[fault]]\nkind = \"truncate\"\nbytes = 100"));
+  CHECK(ask(*host_with_plan("[[fault]]\nkind = \"busy\"\nvalue = \"Glo*\"")).status == windows::kErrorBusy);
+  CHECK(ask(*host_with_plan("[[fault]]\nkind = \"busy\"\nvalue = \"Costly\"")).status == windows::kErrorSuccess);
+  CHECK(ask(*host_with_plan("[[fault]]\nkind = \"busy\"\nhost = \"OTHER*\"")).status == windows::kErrorSuccess);
+  CHECK(ask(*host_with_plan("[[fault]]\nkind = \"access-denied\"")).status == windows::kErrorAccessDenied);
+  CHECK(ask(*host_with_plan("[[fault]]\nkind = \"rpc-fault\"\ncode = 1722")).rpc_fault == 1722);
+  CHECK(ask(*host_with_plan("[[fault]]\nkind = \"reset\"")).drop_connection);
+  CHECK(ask(*host_with_plan("[[fault]]\nkind = \"latency\"\nms = 250")).delay_ms == 250);
+  CHECK(ask(*host_with_plan("[[fault]]\nkind = \"stall\"\nseconds = 3")).delay_ms == 3000);
+  const ValueAnswer full = ask(*host_with_plan(""));
+  const ValueAnswer cut = ask(*host_with_plan("[[fault]]\nkind = \"truncate\"\nbytes = 100"));
   CHECK(cut.status == windows::kErrorSuccess);
   CHECK(cut.data.size() == 100);
   CHECK(cut.size == full.size);  // the size still says the whole value: the payload is short
-  const ValueAnswer slow = ask(*host_with("[[fault]]\nkind = \"bandwidth\"\nbytes_per_s = 1000"));
+  const ValueAnswer slow = ask(*host_with_plan("[[fault]]\nkind = \"bandwidth\"\nbytes_per_s = 1000"));
   CHECK(slow.delay_ms == full.data.size());  // 1 ms per byte
 }
 
 TEST_CASE("latency shapes stay within their bounds, lognormal spreads around its median") {
-  auto u = host_with("[[fault]]\nkind = \"latency\"\nshape = \"uniform\"\nms = 100\nmax_ms = 200");
-  auto l = host_with("[[fault]]\nkind = \"latency\"\nshape = \"lognormal\"\nms = 100\nsigma = 0.5");
+  auto u = host_with_plan("[[fault]]\nkind = \"latency\"\nshape = \"uniform\"\nms = 100\nmax_ms = 200");
+  auto l = host_with_plan("[[fault]]\nkind = \"latency\"\nshape = \"lognormal\"\nms = 100\nsigma = 0.5");
   std::set<uint32_t> seen;
   size_t below = 0;
   for (int i = 0; i < 200; ++i) {
@@ -80,14 +80,14 @@ TEST_CASE("latency shapes stay within their bounds, lognormal spreads around its
 }
 
 TEST_CASE("every Nth, probability and the schedule window decide when a fault fires") {
-  auto every3 = host_with("[[fault]]\nkind = \"busy\"\nevery = 3");
+  auto every3 = host_with_plan("[[fault]]\nkind = \"busy\"\nevery = 3");
   std::vector<uint32_t> st;
   for (int i = 0; i < 6; ++i) st.push_back(ask(*every3).status);
   CHECK(st == std::vector<uint32_t>{0, 0, windows::kErrorBusy, 0, 0, windows::kErrorBusy});
-  auto never = host_with("[[fault]]\nkind = \"busy\"\nprobability = 0.0");
-  auto later = host_with("[[fault]]\nkind = \"busy\"\nfrom_s = 3600");
-  auto ended = host_with("[[fault]]\nkind = \"busy\"\nuntil_s = 0.000000001");
-  auto half = host_with("[[fault]]\nkind = \"busy\"\nprobability = 0.5");
+  auto never = host_with_plan("[[fault]]\nkind = \"busy\"\nprobability = 0.0");
+  auto later = host_with_plan("[[fault]]\nkind = \"busy\"\nfrom_s = 3600");
+  auto ended = host_with_plan("[[fault]]\nkind = \"busy\"\nuntil_s = 0.000000001");
+  auto half = host_with_plan("[[fault]]\nkind = \"busy\"\nprobability = 0.5");
   size_t busy = 0;
   for (int i = 0; i < 400; ++i) {
     CHECK(ask(*never).status == windows::kErrorSuccess);
@@ -187,7 +187,7 @@ TEST_CASE("delays add up to an hour at most, however many rules and quirks add t
   std::string plan;
   for (int i = 0; i < 3; ++i) plan += "[[fault]]\nkind = \"latency\"\nms = 3600000\n";
   plan += "[[fault]]\nkind = \"stall\"\nseconds = 3600\n[[fault]]\nkind = \"bandwidth\"\nbytes_per_s = 1\n";
-  CHECK(ask(*host_with(plan)).delay_ms == 3600000);
+  CHECK(ask(*host_with_plan(plan)).delay_ms == 3600000);
 }
 
 TEST_CASE("a fleet: distinct names and clocks, shared payloads, deterministic variation") {

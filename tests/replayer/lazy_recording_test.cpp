@@ -16,6 +16,7 @@
 #include "replayer/sample_cache.h"
 #include "synth/synth.h"
 #include "tests/common/test_capture.h"
+#include "tests/common/temp_file.h"
 #include "tests/replayer/eager_reference.h"
 
 using namespace perfsim;
@@ -23,10 +24,8 @@ using namespace perfsim::replayer;
 
 namespace {
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("perfsim-lazy-" + std::to_string(::getpid()) + "-" + name))
-      .string();
-}
+using perfsim::testing::temp_file_path;
+
 
 // Resident memory of this process in bytes (VmRSS), 0 when unknown.
 uint64_t resident_bytes() {
@@ -47,7 +46,7 @@ std::string synth_file(const std::string& profile) {
   spec.interval_ms = 15000;
   captures::Capture cap;
   REQUIRE(synth::synthesize(spec, cap).ok());
-  const std::string path = temp_path(profile + ".perfcap");
+  const std::string path = temp_file_path("perfsim-lazy-" + profile, ".perfcap");
   captures::WriterOptions opt;
   opt.keyframe_interval = 4;
   REQUIRE(captures::write_capture(path, cap, opt).ok());
@@ -183,7 +182,7 @@ TEST_CASE("a capture whose last tick is 1e9 opens in small memory and serves its
   last.tick = kHuge;
   last.payload = testing::sample({2, 238, 230, 232}, 3);
   cap.records.push_back(last);
-  const std::string path = temp_path("huge-tick.perfcap");
+  const std::string path = temp_file_path("perfsim-lazy-huge-tick", ".perfcap");
   REQUIRE(captures::write_capture(path, cap).ok());
 
   const uint64_t before = resident_bytes();  // growth, not the total: ASan's own memory counts too

@@ -16,9 +16,9 @@ using namespace perfsim;
 
 namespace {
 
-const char* const kUser = "dave";
+const char* const kRpcUser = "dave";
 const char* const kHostileUser = "erin";  // the tampering test's own account
-const char* const kPassword = "D4ve-pw!";
+const char* const kRpcPassword = "D4ve-pw!";
 const std::string kAddress = "127.0.0.63";
 constexpr uint32_t kTick = 3;
 
@@ -38,7 +38,7 @@ interop::CommandResult read_values(uint16_t port, const std::string& level, cons
       std::to_string(port) +
       "')\n"
       "c = credentials.Credentials(); c.guess(lp); c.set_username('" +
-      kUser + "'); c.set_password('" + kPassword +
+      kRpcUser + "'); c.set_password('" + kRpcPassword +
       "')\n"
       "conn = winreg.winreg(r'ncacn_np:" +
       kAddress + "[\\pipe\\winreg," + level +
@@ -56,7 +56,7 @@ interop::CommandResult read_values(uint16_t port, const std::string& level, cons
                               " 2>&1");
 }
 
-// perfsim serve --smb of `capture` on `address`, frozen at kTick, with `user`'s account (kPassword),
+// perfsim serve --smb of `capture` on `address`, frozen at kTick, with `user`'s account (kRpcPassword),
 // working in a sibling of SMB_WORK_DIR named by `suffix`. Each test has its own user: perfsim makes
 // the account and removes it at exit, so two tests running at once must not share one.
 void start(testing::PerfsimSmbServe& s, const char* suffix, const std::string& address, const std::string& capture,
@@ -65,7 +65,7 @@ void start(testing::PerfsimSmbServe& s, const char* suffix, const std::string& a
   cfg.perfsim = PERFSIM_EXE;
   cfg.dir = std::string(SMB_WORK_DIR) + suffix;
   cfg.hosts = {{address, capture, {}}};
-  cfg.users = {{user, kPassword}};
+  cfg.users = {{user, kRpcPassword}};
   cfg.frozen_tick = kTick;
   const Status st = s.start(cfg);
   INFO(st.ToString());
@@ -78,7 +78,7 @@ TEST_CASE("python3-samba with RPC-level sign and seal on the SMB pipe reads the 
           "[smb][rpcauth]") {
   const std::string capture = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
   testing::PerfsimSmbServe s;
-  start(s, "-rpcauth", kAddress, capture, kUser);  // a sibling: smb_test wipes SMB_WORK_DIR when it starts
+  start(s, "-rpcauth", kAddress, capture, kRpcUser);  // a sibling: smb_test wipes SMB_WORK_DIR when it starts
   INFO("perfsim serve log: " << s.err_path());
   std::shared_ptr<replayer::SimulatedHost> host;
   REQUIRE(testing::load_frozen_host(capture, kTick, host).ok());
@@ -140,7 +140,7 @@ TEST_CASE("tampered AUTHENTICATE messages on the SMB pipe are refused and perfsi
     const interop::CommandResult r = interop::run_command(
         "timeout 60 " + std::string(PERFSIM_PYTHON) + " -B " + interop::shell_quote(HOSTILE_AUTH_PY) +
         " --transport smb --address 127.0.0.64 --port " + std::to_string(s.port()) + " --user " + kHostileUser +
-        " --password " + interop::shell_quote(kPassword) + " --variant " + variant + " 2>&1");
+        " --password " + interop::shell_quote(kRpcPassword) + " --variant " + variant + " 2>&1");
     INFO(r.output);
     REQUIRE(r.exit_status == 0);
     CHECK(r.output.find("\"key_exch\": true") != std::string::npos);
@@ -163,7 +163,7 @@ TEST_CASE("tampered AUTHENTICATE messages on the SMB pipe are refused and perfsi
                            "lp = param.LoadParm(); lp.set('smb ports', '" +
                            std::to_string(s.port()) +
                            "')\nc = credentials.Credentials(); c.guess(lp); c.set_username('" + kHostileUser +
-                           "'); c.set_password('" + kPassword +
+                           "'); c.set_password('" + kRpcPassword +
                            "')\nconn = winreg.winreg(r'ncacn_np:127.0.0.64[\\pipe\\winreg,sign]', lp, c)\n"
                            "h = conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)\n"
                            "s = winreg.String(); s.name = 'Global'\n"

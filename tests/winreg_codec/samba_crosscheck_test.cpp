@@ -20,7 +20,7 @@ PolicyHandle sample_handle() {
   return h;
 }
 
-Bytes pattern(size_t n) {
+Bytes crosscheck_pattern(size_t n) {
   Bytes b(n);
   for (size_t i = 0; i < n; ++i) b[i] = uint8_t(i * 13 + 1);
   return b;
@@ -90,11 +90,11 @@ TEST_CASE("(a) EnumValue response") {
 
 TEST_CASE("(a) GetKeySecurity response") {
   GetKeySecurityResponse r;
-  r.sd.data = pattern(20);
+  r.sd.data = crosscheck_pattern(20);
   r.sd.size = 20;
   r.sd.len = 20;
   json j = samba_unpack_out("GetKeySecurity", encode(r));
-  CHECK(j["out_sd"]["data"] == bytes_json(pattern(20)));
+  CHECK(j["out_sd"]["data"] == bytes_json(crosscheck_pattern(20)));
   CHECK(j["out_sd"]["len"] == 20);
 }
 
@@ -125,12 +125,12 @@ TEST_CASE("(a) OpenKey and QueryInfoKey responses") {
 TEST_CASE("(a) QueryValue responses: data, MORE_DATA, 1 MiB") {
   QueryValueResponse r;
   r.type = windows::kRegBinary;
-  r.data = pattern(37);
+  r.data = crosscheck_pattern(37);
   r.data_size = 37;
   r.data_length = 37;
   json j = samba_unpack_out("QueryValue", encode(r));
   CHECK(j["out_type"] == 3);
-  CHECK(j["out_data"] == bytes_json(pattern(37)));
+  CHECK(j["out_data"] == bytes_json(crosscheck_pattern(37)));
   CHECK(j["out_data_size"] == 37);
   CHECK(j["out_data_length"] == 37);
 
@@ -147,7 +147,7 @@ TEST_CASE("(a) QueryValue responses: data, MORE_DATA, 1 MiB") {
 
   QueryValueResponse big;
   big.type = windows::kRegBinary;
-  big.data = pattern(1 << 20);
+  big.data = crosscheck_pattern(1 << 20);
   big.data_size = big.data_length = 1 << 20;
   j = samba_unpack_out("QueryValue", encode(big));
   REQUIRE(j["out_data"].size() == size_t(1) << 20);
@@ -157,21 +157,21 @@ TEST_CASE("(a) QueryValue responses: data, MORE_DATA, 1 MiB") {
 TEST_CASE("(a) QueryMultipleValues and QueryMultipleValues2 responses") {
   std::vector<ValueEntry> values{{StringBuf{u16("Version"), 16, 0}, 4, 0, windows::kRegDword},
                                  {StringBuf{u16("Base Index"), 22, 0}, 4, 8, windows::kRegDword}};
-  QueryMultipleValuesResponse r{values, pattern(16), 16, windows::kErrorSuccess};
+  QueryMultipleValuesResponse r{values, crosscheck_pattern(16), 16, windows::kErrorSuccess};
   json j = samba_unpack_out("QueryMultipleValues", encode(r), {{"in_num_values", 2}});
   REQUIRE(j["out_values_out"].size() == 2);
   CHECK(j["out_values_out"][1]["ve_valuename"]["name"] == "Base Index");
   CHECK(j["out_values_out"][1]["ve_valueptr"] == 8);
   CHECK(j["out_values_out"][1]["ve_valuelen"] == 4);
   CHECK(j["out_values_out"][0]["ve_type"] == 4);
-  CHECK(j["out_buffer"] == bytes_json(pattern(16)));
+  CHECK(j["out_buffer"] == bytes_json(crosscheck_pattern(16)));
   CHECK(j["out_buffer_size"] == 16);
 
-  QueryMultipleValues2Response r2{values, pattern(16), 16, windows::kErrorSuccess};
+  QueryMultipleValues2Response r2{values, crosscheck_pattern(16), 16, windows::kErrorSuccess};
   j = samba_unpack_out("QueryMultipleValues2", encode(r2), {{"in_num_values", 2}, {"in_offered", 16}});
   CHECK(j["out_values_out"][0]["ve_valuename"]["name"] == "Version");
   CHECK(j["out_needed"] == 16);
-  CHECK(j["out_buffer"] == bytes_json(pattern(16)));
+  CHECK(j["out_buffer"] == bytes_json(crosscheck_pattern(16)));
 }
 
 // A value name whose UTF-16 size with its NUL is 2 mod 4 ("Last Counter": 26 bytes) is followed
@@ -180,7 +180,7 @@ TEST_CASE("(a) QueryMultipleValues and QueryMultipleValues2 responses") {
 TEST_CASE("(a) QueryMultipleValues(2) responses align each name buffer after an odd-sized name") {
   std::vector<ValueEntry> values{{StringBuf{u16("Last Counter"), 26, 0}, 4, 0, windows::kRegDword},
                                  {StringBuf{u16("Last Help"), 20, 0}, 4, 4, windows::kRegDword}};
-  QueryMultipleValuesResponse r{values, pattern(8), 8, windows::kErrorSuccess};
+  QueryMultipleValuesResponse r{values, crosscheck_pattern(8), 8, windows::kErrorSuccess};
   const Bytes stub = encode(r);
   // 12 bytes of array header + 2 x 16 bytes of entries, then the first name: its buffer header
   // (8), its string's array header (12) and 26 bytes of text end at offset 90; the next buffer
@@ -194,9 +194,9 @@ TEST_CASE("(a) QueryMultipleValues(2) responses align each name buffer after an 
   CHECK(j["out_values_out"][0]["ve_valuename"]["name"] == "Last Counter");
   CHECK(j["out_values_out"][1]["ve_valuename"]["name"] == "Last Help");
   CHECK(j["out_values_out"][1]["ve_valueptr"] == 4);
-  CHECK(j["out_buffer"] == bytes_json(pattern(8)));
+  CHECK(j["out_buffer"] == bytes_json(crosscheck_pattern(8)));
 
-  QueryMultipleValues2Response r2{values, pattern(8), 8, windows::kErrorSuccess};
+  QueryMultipleValues2Response r2{values, crosscheck_pattern(8), 8, windows::kErrorSuccess};
   j = samba_unpack_out("QueryMultipleValues2", encode(r2), {{"in_num_values", 2}, {"in_offered", 8}});
   CHECK(j["out_values_out"][1]["ve_valuename"]["name"] == "Last Help");
   CHECK(j["out_needed"] == 8);
@@ -204,7 +204,7 @@ TEST_CASE("(a) QueryMultipleValues(2) responses align each name buffer after an 
   QueryMultipleValuesResponse back;
   REQUIRE(decode(stub, back).ok());
   CHECK(back.values[1].name->text == u16("Last Help"));
-  CHECK(back.buffer == pattern(8));
+  CHECK(back.buffer == crosscheck_pattern(8));
 }
 
 // ---------------- (b) Samba requests -> ours ----------------
