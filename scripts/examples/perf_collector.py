@@ -16,9 +16,14 @@ What makes it well-behaved (scenarios/README.md, [expect]):
     to say why.
   - Every handle it opens, it closes (BaseRegCloseKey).
   - Anonymous, or $PERFSIM_USER/$PERFSIM_PASSWORD when set (perfsim check --user).
+  - Over SMB (when $PERFSIM_SMB_PORT is set: perfsim check --smb) it reads every host in
+    $PERFSIM_ENDPOINTS through \\PIPE\\winreg. A pipe that is not available yet (Remote Registry
+    trigger-starting: rapid7/ruby_smb PR 149) is opened again after a short wait, at most 3
+    times; Access is denied on HKEY_PERFORMANCE_DATA is reported with the account and the groups
+    it needs, not retried (Microsoft, "Limited User Access Support").
 
 Usage: perf_collector.py [ADDR PORT]  (default: $PERFSIM_ADDR and $PERFSIM_PORT, as perfsim check
-sets them). Exit 0: a poll result was printed; 1: the host could not be read.
+sets them). Exit 0: a poll result was printed for every host; 1: a host could not be read.
 """
 import os
 import struct
@@ -28,7 +33,8 @@ import time
 from samba import WERRORError, credentials, param
 from samba.dcerpc import security, winreg
 
-ERROR_MORE_DATA, ERROR_BUSY = 234, 170
+ERROR_ACCESS_DENIED, ERROR_MORE_DATA, ERROR_BUSY = 5, 234, 170
+PIPE_OPENS, PIPE_WAIT_S = 3, 0.2
 REG_DWORD = 4
 FIRST_SIZE, MAX_SIZE, MAX_TRIES = 64 * 1024, 64 * 1024 * 1024, 10
 BUSY_RETRIES, BUSY_FIRST_WAIT_S = 5, 0.05
@@ -133,7 +139,7 @@ def poll(conn):
         print("Process: missing from the answer")
 
 
-def connect(addr, port):
+def login():
     lp = param.LoadParm()
     creds = credentials.Credentials()
     creds.guess(lp)
@@ -142,20 +148,65 @@ def connect(addr, port):
         creds.set_password(os.environ.get("PERFSIM_PASSWORD", ""))
     else:
         creds.set_anonymous()
+    return lp, creds
+
+
+def connect(addr, port):
+    lp, creds = login()
     return winreg.winreg(f"ncacn_ip_tcp:{addr}[{port}]", lp, creds)
 
 
-def main():
-    addr = sys.argv[1] if len(sys.argv) > 2 else os.environ.get("PERFSIM_ADDR", "127.0.0.1")
-    port = sys.argv[2] if len(sys.argv) > 2 else os.environ["PERFSIM_PORT"]
+def connect_smb(addr, smb_port):
+    """\\PIPE\\winreg on ADDR, opened again while the pipe is not available yet (python3-samba
+    raises a plain RuntimeError with an NTSTATUS when the open or bind fails)."""
+    lp, creds = login()
+    lp.set("smb ports", str(smb_port))
+    for attempt in range(1, PIPE_OPENS + 1):
+        try:
+            return winreg.winreg(f"ncacn_np:{addr}[\\pipe\\winreg]", lp, creds)
+        except RuntimeError as e:
+            if attempt == PIPE_OPENS:
+                raise
+            print(f"{addr}: pipe open {attempt} failed ({e}), Remote Registry may be starting", file=sys.stderr)
+            time.sleep(PIPE_WAIT_S * attempt)
+
+
+def read_host(conn, addr):
+    """Exit status for one host: 0 a result (data, busy, or a refusal named), 1 unreadable."""
     try:
-        poll(connect(addr, port))
+        poll(conn)
     except HostBusy as e:
-        print(f"host busy, poll given up: {e}")
-    except (WERRORError, ValueError) as e:
-        print(f"cannot read the host: {e}", file=sys.stderr)
+        print(f"{addr}: host busy, poll given up: {e}")
+    except WERRORError as e:
+        if e.args[0] != ERROR_ACCESS_DENIED:
+            print(f"{addr}: cannot read the host: {e}", file=sys.stderr)
+            return 1
+        account = os.environ.get("PERFSIM_USER") or "anonymous"
+        print(f"{addr}: Access is denied to {account}: it needs to be an administrator or in "
+              "Performance Monitor Users / Performance Log Users")
+    except ValueError as e:
+        print(f"{addr}: cannot read the host: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def main():
+    smb_port = os.environ.get("PERFSIM_SMB_PORT")
+    if smb_port:
+        failed = 0
+        for endpoint in os.environ.get("PERFSIM_ENDPOINTS", "").split():
+            addr = endpoint.rsplit(":", 1)[0]
+            try:
+                conn = connect_smb(addr, smb_port)
+            except RuntimeError as e:
+                print(f"{addr}: cannot open \\PIPE\\winreg: {e}", file=sys.stderr)
+                failed = 1
+                continue
+            failed |= read_host(conn, addr)
+        return failed
+    addr = sys.argv[1] if len(sys.argv) > 2 else os.environ.get("PERFSIM_ADDR", "127.0.0.1")
+    port = sys.argv[2] if len(sys.argv) > 2 else os.environ["PERFSIM_PORT"]
+    return read_host(connect(addr, port), addr)
 
 
 if __name__ == "__main__":

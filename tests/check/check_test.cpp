@@ -7,7 +7,9 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -158,4 +160,57 @@ TEST_CASE("check: the endpoint in the environment and the arguments, no session 
   CHECK(perfsim_cmd("check -- true").code == 2);  // neither --scenario nor --capture
   CHECK(perfsim_cmd("check --scenario no-such-scenario -- true").code == 2);
   CHECK(perfsim_cmd("check --scenario no-instances").code == 2);  // no command
+}
+
+// --smb: the hosts are also served through a private smbd (root, as tests/smb) and the collector
+// reads them over \PIPE\winreg. remote-registry-smb: host 1's first pipe open fails (the example
+// collector opens it again), host 2 refuses anonymous HKEY_PERFORMANCE_DATA (it reports that
+// once). A collector that asks again after Access is denied is judged not to handle it.
+TEST_CASE("check --smb: the example collector over SMB handles remote-registry-smb, one that retries a refusal does not",
+          "[smb]") {
+  REQUIRE(geteuid() == 0);  // smbd and loopback addresses
+  const std::string base = "check --scenario remote-registry-smb --smb --timeout 90 --json -- ";
+  {
+    const CommandResult r = perfsim_cmd(base + kGood, 180);
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    const json j = json::parse(r.out);
+    CHECK(j.at("passed") == true);
+    REQUIRE(j.at("sessions").size() == 2);  // one per host: host 1's failed open never reached winreg
+    std::set<std::string> hosts;
+    for (const json& s : j.at("sessions")) {
+      CHECK(s.at("transport") == "smb");
+      CHECK(s.at("handled") == true);
+      hosts.insert(s.at("host").get<std::string>());
+    }
+    CHECK(hosts == std::set<std::string>{"RR-TRIGGER01", "RR-LOCKED02"});
+    // The collector's own output (on perfsim's stderr with --json): its retry, and the refusal named.
+    CHECK(r.err.find("pipe open 1 failed") != std::string::npos);
+    CHECK(r.err.find("Access is denied to anonymous") != std::string::npos);
+  }
+  {
+    // Asks host 2 for HKEY_PERFORMANCE_DATA three times on one connection despite Access is denied.
+    const std::string script = work("retry-denied") + ".py";
+    std::ofstream(script) << "import os\n"
+                             "from samba import credentials, param\n"
+                             "from samba.dcerpc import winreg, security\n"
+                             "lp = param.LoadParm(); c = credentials.Credentials(); c.guess(lp); c.set_anonymous()\n"
+                             "lp.set('smb ports', os.environ['PERFSIM_SMB_PORT'])\n"
+                             "addr = os.environ['PERFSIM_ENDPOINTS'].split()[1].rsplit(':', 1)[0]\n"
+                             "conn = winreg.winreg('ncacn_np:%s[\\\\pipe\\\\winreg]' % addr, lp, c)\n"
+                             "for _ in range(3):\n"
+                             "    try:\n"
+                             "        conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)\n"
+                             "    except Exception as e:\n"
+                             "        print('refused', e.args[0])\n";
+    const CommandResult r = perfsim_cmd(base + PERFSIM_PYTHON + " -B " + script, 180);
+    INFO(r.out << r.err);
+    CHECK(r.code == 1);
+    const json j = json::parse(r.out);
+    CHECK(j.at("passed") == false);
+    REQUIRE(j.at("sessions").size() == 1);
+    CHECK(j.at("sessions")[0].at("host") == "RR-LOCKED02");
+    CHECK(j.at("sessions")[0].at("handled") == false);
+    CHECK(j.at("sessions")[0].at("calls") == 3);
+  }
 }
