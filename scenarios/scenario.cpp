@@ -94,7 +94,7 @@ Status read_host(const config::Reader& r, const config::Doc& doc, const Json& h,
                  const BesideReader& beside, ScenarioHost& out) {
   Status s = r.keys(h, path,
                     {"listen", "capture", "spec", "synth", "timeline", "profile", "speed", "loop", "between", "quirks",
-                     "smb_allow", "smb_dialects"});
+                     "event", "smb_allow", "smb_dialects"});
   out.fleet.listen = "127.0.0.1:0";
   if (s.ok()) s = r.string(h, path, "listen", out.fleet.listen);
   if (s.ok()) s = r.string(h, path, "timeline", out.fleet.timeline);
