@@ -139,7 +139,8 @@ Status read_event(const config::Reader& r, const Json& e, const std::string& pat
     s = r.number(e, path, "down_s", out.down_s, limits::kEventDown, " (seconds: an hour)");
   }
   if (s.ok() && e.contains("seconds")) {
-    if (out.kind != EventKind::kClockJump) return r.fail(config::join(path, "seconds"), "seconds belongs to clock-jump");
+    if (out.kind != EventKind::kClockJump)
+      return r.fail(config::join(path, "seconds"), "seconds belongs to clock-jump");
     s = r.number(e, path, "seconds", out.seconds, limits::kEventJump, " (seconds: a year either way)");
   }
   return s;
@@ -277,8 +278,8 @@ bool apply_events(Bytes& answer, const EventState& st, const EventTimeline& tl) 
         const uint64_t pt = obj.perf_time();
         const int64_t elapsed = std::min<int64_t>(int64_t(pt - shift->second.first - v), shift->second.second);
         v = pt - uint64_t(elapsed);
-      } else if (st.boots && std::find(tl.pid_counters.begin(), tl.pid_counters.end(), d.name_index) !=
-                                 tl.pid_counters.end()) {
+      } else if (st.boots &&
+                 std::find(tl.pid_counters.begin(), tl.pid_counters.end(), d.name_index) != tl.pid_counters.end()) {
         v = pid_after(uint32_t(v), st.boots);
       } else {
         continue;

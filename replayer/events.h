@@ -32,12 +32,12 @@ enum class EventKind : uint8_t { kReboot, kWrap, kClockJump };
 // One kind of event: what the admin API, fleet files and `perfsim scenarios` call it, what it
 // does and where that behaviour is documented.
 struct EventRow {
-  std::string_view name;    // "reboot", "wrap", "clock-jump"
+  std::string_view name;  // "reboot", "wrap", "clock-jump"
   EventKind kind;
-  std::string_view params;  // its parameters, with defaults
-  std::string_view effect;  // what a client sees
-  std::string_view source;  // the primary source of that behaviour
-  int applied_bit;          // its Applied bit (answer.h)
+  std::string_view params;        // its parameters, with defaults
+  std::string_view effect;        // what a client sees
+  std::string_view source;        // the primary source of that behaviour
+  int applied_bit;                // its Applied bit (answer.h)
   std::string_view applied_name;  // "event:NAME"
 };
 std::span<const EventRow> event_table();
@@ -48,10 +48,10 @@ const EventRow* find_event(std::string_view name);
 // loop; neither: the moment it is posted) and the kind's parameters.
 struct HostEvent {
   EventKind kind = EventKind::kReboot;
-  std::optional<double> at_s;        // seconds of the host's timeline (recorded seconds, loops included)
-  std::optional<uint32_t> sample;    // or the start of this sample (timeline position)
-  double down_s = 5;                 // reboot: the Remote Registry answers again this long after
-  double seconds = 0;                // clock-jump: how far SystemTime moves (negative: back)
+  std::optional<double> at_s;      // seconds of the host's timeline (recorded seconds, loops included)
+  std::optional<uint32_t> sample;  // or the start of this sample (timeline position)
+  double down_s = 5;               // reboot: the Remote Registry answers again this long after
+  double seconds = 0;              // clock-jump: how far SystemTime moves (negative: back)
   bool operator==(const HostEvent&) const = default;
 };
 
@@ -69,9 +69,9 @@ using CounterValues = std::unordered_map<std::string, std::vector<std::optional<
 // An event made ready for answers: its position and what it needs from the recording.
 struct PreparedEvent {
   HostEvent event;
-  int64_t at_100ns = 0;   // timeline position
+  int64_t at_100ns = 0;  // timeline position
   int64_t down_100ns = 0;
-  CounterValues values;   // reboot: raw values at the reboot; wrap: the 32-bit offsets
+  CounterValues values;  // reboot: raw values at the reboot; wrap: the 32-bit offsets
 };
 
 // What is in force at one timeline position.
@@ -79,10 +79,10 @@ struct EventState {
   const PreparedEvent* boot = nullptr;  // the last reboot at or before it
   uint32_t boots = 0;                   // reboots at or before it
   int64_t since_boot_100ns = 0;
-  bool down = false;                    // inside a reboot's down time: connections are reset
+  bool down = false;                        // inside a reboot's down time: connections are reset
   std::vector<const PreparedEvent*> wraps;  // wraps of the current boot (from its start)
   int64_t clock_jump_100ns = 0;
-  uint32_t applied = 0;                 // Applied bits of the events that shape answers here
+  uint32_t applied = 0;  // Applied bits of the events that shape answers here
   bool any() const { return boot || !wraps.empty() || clock_jump_100ns; }
 };
 

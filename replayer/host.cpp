@@ -181,7 +181,9 @@ Status SimulatedHost::prepare_events(const std::vector<HostEvent>& list) {
     PreparedEvent p;
     p.event = e;
     p.at_100ns = e.sample ? rec_->offsets()[*e.sample] : int64_t(std::llround(e.at_s.value_or(0) * 1e7));
-    p.down_100ns = e.kind == EventKind::kReboot ? int64_t(std::llround(e.down_s * 1e7)) : 0;
+    // A step timeline moves only with answers, and a down host answers none: it comes straight back.
+    const bool downs = e.kind == EventKind::kReboot && opt_.mode == TimelineMode::kRealtime;
+    p.down_100ns = downs ? int64_t(std::llround(e.down_s * 1e7)) : 0;
     sorted.push_back(std::move(p));
   }
   std::stable_sort(sorted.begin(), sorted.end(),

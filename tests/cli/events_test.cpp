@@ -63,11 +63,12 @@ struct Run {
     REQUIRE(st.ok());
     const auto a = nlohmann::json::parse(serve.lines().at(0)), b = nlohmann::json::parse(serve.lines().at(1));
     const std::string out = (dir / "out.json").string();
-    const auto r = perfsim::testing::run_command(
-        PERFSIM_PYTHON, "-B " + std::string(INTEROP_SCRIPTS_DIR) + "/collector_events.py --a " +
-                            std::to_string(a.at("port").get<int>()) + " --b " + std::to_string(b.at("port").get<int>()) +
-                            " --out " + out + " " + how,
-        120);
+    const auto r =
+        perfsim::testing::run_command(PERFSIM_PYTHON,
+                                      "-B " + std::string(INTEROP_SCRIPTS_DIR) + "/collector_events.py --a " +
+                                          std::to_string(a.at("port").get<int>()) + " --b " +
+                                          std::to_string(b.at("port").get<int>()) + " --out " + out + " " + how,
+                                      120);
     CHECK(serve.stop() == 0);
     INFO(r.out << r.err);
     REQUIRE(r.code == 0);
@@ -85,13 +86,13 @@ TEST_CASE("reboot: the client's connection is reset and the next one sees a new 
   const nlohmann::json j = run.collect("speed = 10\n", "[[host.event]]\nkind = \"reboot\"\nat_s = 30\ndown_s = 5\n",
                                        "reboot --poll 0.2 --tries 100");
   INFO(j.dump(1).substr(0, 4000));
-  REQUIRE(j.at("reset_after").is_number());      // a poll on the old connection failed
-  REQUIRE(j.at("reconnects").is_number());       // and a new connection answered
-  CHECK(j.at("reset_after").get<int>() >= 2);    // not before the reboot (30 s at speed 10 = 3 s)
+  REQUIRE(j.at("reset_after").is_number());    // a poll on the old connection failed
+  REQUIRE(j.at("reconnects").is_number());     // and a new connection answered
+  CHECK(j.at("reset_after").get<int>() >= 2);  // not before the reboot (30 s at speed 10 = 3 s)
   const double before = j.at("uptime").at(0).get<double>(), after = j.at("uptime").at(1).get<double>();
-  CHECK(before > 15);  // the capture's host had been up a while
-  CHECK(after >= 4.5);  // counted from the boot, the host down 5 s of it
-  CHECK(after < 15);    // below the capture's interval
+  CHECK(before > 15);                             // the capture's host had been up a while
+  CHECK(after >= 4.5);                            // counted from the boot, the host down 5 s of it
+  CHECK(after < 15);                              // below the capture's interval
   CHECK(j.at("perf_time_s").get<double>() < 15);  // PerfTime restarted with the boot
   CHECK(j.at("checked").get<int>() > 200);
   CHECK(j.at("carried_count").get<int>() == 0);

@@ -8,7 +8,7 @@ object PerfFreq; PERF_COUNTER_COUNTER: a 32-bit count, rate = delta / time), not
   collector_events.py --a PORT --b PORT --out FILE reboot --speed S --poll P --tries N
       reads A and B (Global), then polls A every P real seconds on the same connection until a
       call fails (the reset: at most N polls), then connects again every P seconds until Global
-      answers (at most N tries) and reads A and B again.
+      answers (at most N tries, or --reconnects R) and reads A and B again.
   collector_events.py --a PORT --b PORT --out FILE wrap --reads N
       A and B on step timelines: reads Global of each N times in lockstep (sample k at the k-th read).
 Writes a JSON summary (see each mode). Exit status: 0 done (the caller judges), 2 bad use,
@@ -113,7 +113,7 @@ def reboot(args):
             reset_after = i + 1
             break
     reconnects, a1 = None, None
-    for i in range(args.tries):
+    for i in range(args.reconnects if args.reconnects is not None else args.tries):
         try:
             _, _, _, a1 = read(args.a, table)
             reconnects = i + 1
@@ -185,6 +185,7 @@ def main():
     r = sub.add_parser("reboot")
     r.add_argument("--poll", type=float, default=0.2)
     r.add_argument("--tries", type=int, default=100)
+    r.add_argument("--reconnects", type=int, default=None, help="tries to connect again (default --tries)")
     w = sub.add_parser("wrap")
     w.add_argument("--reads", type=int, default=4)
     args = ap.parse_args()
