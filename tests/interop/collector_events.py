@@ -5,7 +5,7 @@ formulas below are written from Microsoft's documentation of the structures and 
 (PERF_DATA_BLOCK, PERF_OBJECT_TYPE, PERF_ELAPSED_TIME: elapsed = (object PerfTime - data) /
 object PerfFreq; PERF_COUNTER_COUNTER: a 32-bit count, rate = delta / time), not taken from perfsim.
 
-  collector_events.py --a PORT --b PORT --out FILE reboot --speed S --poll P --tries N
+  collector_events.py [--address A] --a PORT --b PORT --out FILE reboot --speed S --poll P --tries N
       reads A and B (Global), then polls A every P real seconds on the same connection until a
       call fails (the reset: at most N polls), then connects again every P seconds until Global
       answers (at most N tries, or --reconnects R) and reads A and B again.
@@ -86,8 +86,11 @@ def parse(data, table):
     return out
 
 
+ADDRESS = "127.0.0.1"
+
+
 def read(port, table=None):
-    conn, hkpd = connect_hkpd(port)
+    conn, hkpd = connect_hkpd(port, ADDRESS)
     if table is None:
         table = names_009(query(conn, hkpd, "Counter 009"))
     return conn, hkpd, table, parse(query(conn, hkpd, "Global"), table)
@@ -181,6 +184,7 @@ def main():
     ap.add_argument("--a", type=int, required=True)
     ap.add_argument("--b", type=int, required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--address", default="127.0.0.1", help="where A and B listen")
     sub = ap.add_subparsers(dest="mode", required=True)
     r = sub.add_parser("reboot")
     r.add_argument("--poll", type=float, default=0.2)
@@ -189,6 +193,8 @@ def main():
     w = sub.add_parser("wrap")
     w.add_argument("--reads", type=int, default=4)
     args = ap.parse_args()
+    global ADDRESS
+    ADDRESS = args.address
     reboot(args) if args.mode == "reboot" else wrap(args)
 
 

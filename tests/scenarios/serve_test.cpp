@@ -315,10 +315,10 @@ TEST_CASE(
     INFO("reconnects " << reconnects);
     Served s("reset-after-reboot", "127.0.0.70");
     const std::string port = std::to_string(s.port);
-    const CommandResult r =
-        python(std::string(INTEROP_SCRIPTS_DIR) + "/collector_events.py --a " + port + " --b " + port + " --out " +
-                   s.journal + ".out reboot --poll 1 --tries 30 --reconnects " + std::to_string(reconnects),
-               120);
+    const CommandResult r = python(std::string(INTEROP_SCRIPTS_DIR) + "/collector_events.py --address 127.0.0.70 --a " +
+                                       port + " --b " + port + " --out " + s.journal +
+                                       ".out reboot --poll 1 --tries 30 --reconnects " + std::to_string(reconnects),
+                                   120);
     INFO(r.out << r.err);
     REQUIRE(r.code == 0);
     REQUIRE(s.stop() == 0);
