@@ -543,7 +543,7 @@ TEST_CASE("AdminServer gives the API the address it bound and the names of Admin
   CHECK(st.message().find("--admin-host: 'perfsim.test:80'") != std::string::npos);
 }
 
-TEST_CASE("POST /api/hosts/NAME/events: a reboot now resets the open connection, a bad event is a 400") {
+TEST_CASE("POST /api/hosts/NAME/events: a reboot now resets the open connection and a bad event is a 400") {
   Rig rig(replayer::HostOptions{replayer::TimelineMode::kRealtime, 0});
   const std::string url = "/api/hosts/" + rig.host->name() + "/events";
   rig.read("Global");  // the connection works before

@@ -24,7 +24,7 @@ uint64_t u64(const perfsim::SharedBytes& b, size_t at) {
 
 }  // namespace
 
-TEST_CASE("events: every kind is a row with its source and Applied name, found by name") {
+TEST_CASE("events: every kind is a row with its source and Applied name and is found by name") {
   for (const rp::EventRow& r : rp::event_table()) {
     INFO(r.name);
     CHECK(rp::find_event(r.name) == &r);
@@ -57,7 +57,7 @@ TEST_CASE("events: a bad event is refused naming the key and what is accepted") 
   CHECK(back == e);
 }
 
-TEST_CASE("clock-jump: SystemTime and PerfTime100nSec move by the jump from its sample on, PerfTime does not") {
+TEST_CASE("clock-jump: SystemTime and PerfTime100nSec move by the jump from its sample on and PerfTime does not") {
   const perfsim::captures::Capture cap = perfsim::testing::small_synth_capture(4, 2, 60);
   rp::HostOptions plain{rp::TimelineMode::kStep, 0};
   rp::HostOptions jumped = plain;
