@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "replayer/events.h"
 #include "replayer/host.h"
@@ -82,5 +83,34 @@ TEST_CASE("clock-jump: SystemTime and PerfTime100nSec move by the jump from its 
     CHECK(apart_s == Approx(k >= 2 ? -3600.0 : 0.0).margin(1.0));
     const bool shaped = (x.applied >> rp::event_row(rp::EventKind::kClockJump).applied_bit) & 1;
     CHECK(shaped == (k >= 2));
+  }
+}
+
+TEST_CASE("reboot and wrap on a step timeline: PerfTime counts from the reboot's sample and every answer stays whole") {
+  const perfsim::captures::Capture cap = perfsim::testing::small_synth_capture(4, 2, 60);
+  rp::HostOptions opt{rp::TimelineMode::kStep, 0};
+  rp::HostEvent wrap, reboot;
+  wrap.kind = rp::EventKind::kWrap;
+  wrap.sample = 1;
+  reboot.kind = rp::EventKind::kReboot;
+  reboot.sample = 2;
+  opt.events = {wrap, reboot};
+  std::shared_ptr<rp::SimulatedHost> h;
+  REQUIRE(rp::SimulatedHost::load(cap, opt, h).ok());
+  constexpr size_t kTotalByteLength = 20, kPerfTime = 56, kPerfFreq = 64;  // PERF_DATA_BLOCK
+  uint64_t before = 0;
+  for (int k = 0; k < 4; ++k) {
+    INFO("sample " << k);
+    const rp::ValueAnswer a = h->query(rp::PerfKey::kData, "Global", {true, 1u << 30});
+    REQUIRE(a.status == 0);
+    uint32_t total = 0;
+    std::memcpy(&total, a.data.data() + kTotalByteLength, 4);
+    CHECK(total == a.data.size());
+    const double perf_s = double(u64(a.data, kPerfTime)) / double(u64(a.data, kPerfFreq));
+    if (k == 1) before = u64(a.data, kPerfTime);
+    if (k == 2) CHECK(perf_s == Approx(0.0).margin(0.001));  // the boot's moment
+    const std::vector<int64_t>& t = h->recording().offsets();
+    if (k == 3) CHECK(perf_s == Approx(double(t[3] - t[2]) / 1e7).margin(0.001));  // one sample later
+    if (k >= 2) CHECK(u64(a.data, kPerfTime) < before);
   }
 }
