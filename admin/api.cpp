@@ -144,13 +144,29 @@ json host_json(const AdminHost& a) {
     timeline["speed"] = h.timeline_speed();
     timeline["between"] = replayer::between_name(h.options().between);  // counters between samples
   }
-  return {{"id", a.id},
-          {"name", h.name()},
-          {"addresses", a.addresses},
-          {"profile", a.profile},
-          {"quirks", quirks_json(h.quirks())},
-          {"timeline", timeline},
-          {"calls", h.calls()}};
+  json j = {{"id", a.id},
+            {"name", h.name()},
+            {"addresses", a.addresses},
+            {"profile", a.profile},
+            {"quirks", quirks_json(h.quirks())},
+            {"timeline", timeline},
+            {"calls", h.calls()}};
+  if (h.events()) j["events"] = events_json(h);
+  return j;
+}
+
+json events_json(const replayer::SimulatedHost& h) {
+  json list = json::array();
+  const std::shared_ptr<const replayer::EventTimeline> tl = h.events();
+  if (!tl) return list;
+  const int64_t now = h.options().mode == replayer::TimelineMode::kFrozen ? 0 : h.position_of(h.now());
+  for (const replayer::PreparedEvent& p : tl->events) {
+    json e = replayer::to_json(p.event);
+    e["position_s"] = double(p.at_100ns) / 1e7;  // where on the timeline it happens
+    e["happened"] = p.at_100ns <= now;
+    list.push_back(std::move(e));
+  }
+  return list;
 }
 
 namespace {
@@ -425,6 +441,15 @@ HttpResponse AdminApi::host_route(const HttpRequest& req, const std::vector<std:
   if (sub == "timeline") {
     if (req.method != "POST") return not_allowed(req.method, path, "POST");
     return timeline(*h, req, query);
+  }
+  if (sub == "events") {
+    if (get) return ok_json(events_json(*h->host));
+    if (req.method != "POST") return not_allowed(req.method, path, "GET, POST");
+    replayer::HostEvent e;
+    if (Status s = replayer::parse_event_json(trim(req.body), "request body", e); !s.ok())
+      return error(400, s.message());
+    if (Status s = h->host->add_event(e); !s.ok()) return error(400, s.message());
+    return ok_json(events_json(*h->host));
   }
   if (sub == "counters") {
     if (!get) return not_allowed(req.method, path, "GET");

@@ -134,6 +134,9 @@ class AdminApi {
 
 // A host's state as GET /api/hosts/NAME gives it.
 nlohmann::json host_json(const AdminHost& h);
+// A host's events (replayer/events.h) in position order: each as written, plus position_s and
+// happened (whether the timeline has reached it); GET/POST /api/hosts/NAME/events.
+nlohmann::json events_json(const replayer::SimulatedHost& h);
 // The quirks in force, by the names and parameters --quirk uses.
 nlohmann::json quirks_json(const replayer::Quirks& q);
 // Decodes %XX and '+' in a query component; false on a bad escape.

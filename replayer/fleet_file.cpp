@@ -65,9 +65,10 @@ Status read_address_range(const config::Reader& r, const Json& h, const std::str
 }
 
 Status read_fleet_host(const config::Reader& r, const Json& h, const std::string& path, FleetHost& s) {
-  Status st = r.keys(h, path,
-                     {"listen", "addresses", "port", "capture", "timeline", "profile", "speed", "loop", "between",
-                      "count", "name", "clock_spread_s", "variation", "seed", "quirks", "smb_allow", "smb_dialects"});
+  Status st =
+      r.keys(h, path,
+             {"listen", "addresses", "port", "capture", "timeline", "profile", "speed", "loop", "between", "count",
+              "name", "clock_spread_s", "variation", "seed", "quirks", "smb_allow", "smb_dialects", "event"});
   if (st.ok()) st = read_host_replay(r, h, path, s.replay);
   if (st.ok() && h.contains("addresses")) {
     st = read_address_range(r, h, path, s);
@@ -90,6 +91,7 @@ std::string HostReplay::key() const {
   std::string k = profile + "|" + std::to_string(speed.value_or(1)) + "|" + std::to_string(loop.value_or(true)) + "|" +
                   between_name(between.value_or(Between::kInterpolate)) + "|" + std::to_string(count) + "|" + name +
                   "|" + std::to_string(clock_spread_s) + "|" + std::to_string(variation) + "|" + std::to_string(seed);
+  for (const HostEvent& e : events) k += "|" + to_json(e).dump();
   for (const auto& q : quirks) {
     k += "|" + q.name + (q.on ? "+" : "-");
     for (const auto& [p, v] : q.params) k += p + "=" + v + ",";
@@ -114,6 +116,13 @@ Status read_host_replay(const config::Reader& r, const Json& h, const std::strin
   if (s.ok()) s = r.number(h, path, "clock_spread_s", out.clock_spread_s, limits::kYearSeconds, " (seconds: a year)");
   if (s.ok()) s = r.number(h, path, "variation", out.variation, limits::kVariation);
   if (s.ok()) s = r.integer(h, path, "seed", out.seed, 0, INT64_MAX);
+  if (s.ok() && h.contains("event")) {
+    const Json& ev = h["event"];
+    const std::string ep = config::join(path, "event");
+    if (!ev.is_array()) return r.type_error(ep, "[[host.event]] tables", ev);
+    for (size_t i = 0; i < ev.size() && s.ok(); ++i)
+      s = read_event(r, ev[i], config::index(ep, i), out.events.emplace_back());
+  }
   if (!s.ok()) return s;
   if (out.count > 1 && out.name.empty())
     return r.fail(config::join(path, "count"), "count > 1 needs name = \"PATTERN-{n}\"");

@@ -23,6 +23,7 @@ struct HostReplay {
   std::optional<double> speed;       // realtime pace
   std::optional<bool> loop;          // realtime: loop (default) or stop at the end
   std::optional<Between> between;    // realtime: counters between samples (default interpolate)
+  std::vector<HostEvent> events;     // [[host.event]]: events on the timeline (events.h)
   uint32_t count = 1;                // fleet: hosts made from this entry
   std::string name;                  // fleet: name pattern ("WEB-{n}"); empty: capture's name
   double clock_spread_s = 0;

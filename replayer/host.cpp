@@ -124,7 +124,93 @@ Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOpt
   h->quirks_.store(h->quirk_versions_.back().get());
   h->frozen_tick_.store(opt.frozen_tick);
   h->set_realtime_clock(RealtimeClock{false, h->epoch_ns_, 0, opt.speed});
+  for (const HostEvent& e : opt.events)
+    if (Status s = h->add_event(e); !s.ok()) return s;
   out = std::move(h);
+  return Status::Ok();
+}
+
+int64_t SimulatedHost::position_of(const Moment& m) const {
+  const int64_t loop_len = std::max<int64_t>(rec_->loop_100ns, 1);
+  return int64_t(m.loop) * loop_len + rec_->offsets()[std::min(m.tick, ticks() - 1)] + m.extra_100ns;
+}
+
+SimulatedHost::BootState SimulatedHost::boot_state() const {
+  const std::shared_ptr<const EventTimeline> ev = events_.load();
+  if (!ev) return {};
+  const EventState st = ev->state_at(position_of(now()));
+  return {st.boots, st.down};
+}
+
+Bytes SimulatedHost::data_at(const Quirks& q, std::string_view value, int64_t position) const {
+  const ValueContent c = content(q, PerfKey::kData, value, realtime_moment(std::max<int64_t>(position, 0)));
+  if (c.status != windows::kErrorSuccess || c.type != windows::kRegBinary) return {};
+  return c.data.to_bytes();
+}
+
+Status SimulatedHost::add_event(HostEvent e) {
+  const std::lock_guard<std::mutex> lock(control_mu_);
+  if (opt_.mode == TimelineMode::kFrozen)
+    return Status::InvalidArgument(
+        "a frozen timeline never reaches an event: serve the host on a realtime or step timeline");
+  if (e.sample && *e.sample >= ticks())
+    return Status::InvalidArgument("event sample=" + std::to_string(*e.sample) + ": the timeline has " +
+                                   std::to_string(ticks()) + " samples, 0.." + std::to_string(ticks() - 1));
+  if (!e.at_s && !e.sample) e.at_s = double(position_of(now())) / 1e7;  // now
+  std::vector<HostEvent> list = event_list_;
+  list.push_back(e);
+  if (Status s = prepare_events(list); !s.ok()) return s;
+  event_list_ = std::move(list);
+  return Status::Ok();
+}
+
+// Each event in position order, with what the earlier ones did in force: a reboot takes the raw
+// counters at its moment (answers after it subtract them); a wrap takes the counters as served
+// at its moment and one interval later (its offsets put each 32-bit one half that growth below
+// 2^32).
+Status SimulatedHost::prepare_events(const std::vector<HostEvent>& list) {
+  auto tl = std::make_shared<EventTimeline>();
+  if (const captures::NameTable* nt = names("009")) {
+    perfdata::NameTable t;
+    if (perfdata::parse_names(nt->counter, t).ok())
+      for (const perfdata::NameEntry& n : t.entries)
+        if (n.text == u"ID Process" || n.text == u"Creating Process ID") tl->pid_counters.push_back(n.index);
+  }
+  std::vector<PreparedEvent> sorted;
+  for (const HostEvent& e : list) {
+    PreparedEvent p;
+    p.event = e;
+    p.at_100ns = e.sample ? rec_->offsets()[*e.sample] : int64_t(std::llround(e.at_s.value_or(0) * 1e7));
+    // A step timeline moves only with answers, and a down host answers none: it comes straight back.
+    const bool downs = e.kind == EventKind::kReboot && opt_.mode == TimelineMode::kRealtime;
+    p.down_100ns = downs ? int64_t(std::llround(e.down_s * 1e7)) : 0;
+    sorted.push_back(std::move(p));
+  }
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const PreparedEvent& a, const PreparedEvent& b) { return a.at_100ns < b.at_100ns; });
+  const Quirks& q = quirks();
+  for (PreparedEvent& p : sorted) {
+    if (p.event.kind == EventKind::kReboot) {
+      for (const char* v : {"Global", "Costly"}) collect_counters(data_at(q, v, p.at_100ns), p.values);
+    } else if (p.event.kind == EventKind::kWrap) {
+      // One interval on: to the next recorded sample (at least a second).
+      const Moment m = realtime_moment(p.at_100ns);
+      const std::vector<int64_t>& t = rec_->offsets();
+      const int64_t next = m.tick + 1 < ticks() ? t[m.tick + 1] : rec_->loop_100ns;
+      const int64_t later = p.at_100ns + std::max<int64_t>(next - t[m.tick] - m.extra_100ns, 10000000);
+      CounterValues at, then;
+      for (const char* v : {"Global", "Costly"}) {
+        for (auto [pos, out] : {std::pair{p.at_100ns, &at}, std::pair{later, &then}}) {
+          Bytes b = data_at(q, v, pos);
+          apply_events(b, tl->state_at(pos), *tl);
+          collect_counters(b, *out);
+        }
+      }
+      p.values = wrap_offsets(at, then);
+    }
+    tl->events.push_back(std::move(p));  // in position order: the next ones see it
+  }
+  events_.store(std::move(tl));
   return Status::Ok();
 }
 
@@ -470,9 +556,23 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
   call.recording = rec_.get();
   call.position = std::min(m.tick, ticks() - 1);
   call.content = content(q, key, value_name, m);
+  uint32_t event_bits = 0;
+  if (const std::shared_ptr<const EventTimeline> ev = events_.load()) {
+    const EventState es = ev->state_at(position_of(m));
+    ValueContent& c = call.content;
+    if (es.any() && key == PerfKey::kData && c.status == windows::kErrorSuccess && c.type == windows::kRegBinary &&
+        c.data.size()) {
+      Bytes b = c.data.to_bytes();
+      if (apply_events(b, es, *ev)) {
+        c.data = std::move(b);
+        event_bits = es.applied;
+      }
+    }
+  }
   shape_answer(q, call);
   if (const std::shared_ptr<const FaultPlan> plan = faults_.load()) inject_faults(*plan, name_, call);
   ValueAnswer& a = call.answer;
+  a.applied |= event_bits;
   if (a.status == windows::kErrorSuccess && a.type == windows::kRegBinary && a.data.size() && between_fraction(m))
     a.applied |= 1u << kAppliedBetween;
   // The next sample is decoded ahead, so a moving timeline does not wait on it.

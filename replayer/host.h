@@ -32,6 +32,7 @@
 #include "core/shared_bytes.h"
 #include "core/status.h"
 #include "replayer/answer.h"
+#include "replayer/events.h"
 #include "replayer/faults.h"
 #include "replayer/quirks.h"
 #include "replayer/recording.h"
@@ -78,7 +79,8 @@ struct HostOptions {
   double speed = 1.0;  // realtime: recorded seconds per real second
   Between between = Between::kInterpolate;
   HostIdentity identity;
-  Quirks quirks;  // the defaults behave as MS-RRP says
+  Quirks quirks;                  // the defaults behave as MS-RRP says
+  std::vector<HostEvent> events;  // events on the timeline (events.h); a live timeline only
 };
 
 // A change to a running timeline (POST /api/hosts/NAME/timeline, admin/README.md).
@@ -132,6 +134,22 @@ class SimulatedHost {
   bool timeline_paused() const;  // frozen timelines are always still
   double timeline_speed() const;
   uint32_t ticks() const { return rec_->tick_count(); }
+
+  // Adds an event to the timeline (events.h); one with neither at_s nor sample happens now.
+  // InvalidArgument on a frozen timeline (it never reaches one) or a sample past the last.
+  Status add_event(HostEvent e);
+  // The events in force order (position), prepared; null when the host has none.
+  std::shared_ptr<const EventTimeline> events() const { return events_.load(); }
+  // Reboots the host has gone through now, and whether it is down (a reboot's down time): a
+  // connection made in an earlier boot, or any call while down, is closed without an answer
+  // (winreg::Service), as a host going down resets its TCP connections.
+  struct BootState {
+    uint32_t boots = 0;
+    bool down = false;
+  };
+  BootState boot_state() const;
+  // The timeline position (recorded 100 ns since the first sample, loops included) of `m`.
+  int64_t position_of(const Moment& m) const;
 
   // The moment a query made now is served at (does not advance a stepping timeline).
   Moment now() const;
@@ -210,6 +228,10 @@ class SimulatedHost {
   mutable std::atomic<uint64_t> step_{0};
   std::atomic<uint64_t> calls_{0};  // perf queries so far: drives the quirks' chances
   std::atomic<std::shared_ptr<const FaultPlan>> faults_;
+  std::atomic<std::shared_ptr<const EventTimeline>> events_;  // replaced whole under control_mu_
+  std::vector<HostEvent> event_list_;                         // as added, under control_mu_
+  Status prepare_events(const std::vector<HostEvent>& list);  // under control_mu_
+  Bytes data_at(const Quirks& q, std::string_view value, int64_t position) const;
   // The serving path reads one plain atomic pointer (no reference count, no lock); the versions
   // it may point to are owned here and freed with the host.
   std::atomic<const Quirks*> quirks_{nullptr};

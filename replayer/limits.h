@@ -38,6 +38,12 @@ inline constexpr config::Bounds kTitleIndex{1, UINT32_MAX};
 // perffreq `hz`: every Windows PerfFreq is at least 1 kHz (3.58 MHz ACPI, 10 MHz since Windows 8).
 inline constexpr config::Bounds kPerfFreqHz{1000, UINT32_MAX};
 
+// Host events (events.h): when (a timeline position, a year), a reboot's down time (an hour: a
+// host down longer is gone, not rebooting) and a clock jump (a year either way).
+inline constexpr config::Bounds kEventAt{0, 31'536'000};
+inline constexpr config::Bounds kEventDown{0, 3600};
+inline constexpr config::Bounds kEventJump{-31'536'000, 31'536'000};
+
 inline constexpr const char* kDelayUnit = " (milliseconds: at most an hour)";
 inline constexpr const char* kSpeedUnit = " (recorded seconds per real second)";
 

@@ -1,5 +1,7 @@
 #include "replayer/quirk_engine.h"
 
+#include "replayer/events.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -129,6 +131,8 @@ std::string_view applied_name(uint32_t bit) {
   for (uint32_t k = 0; k < kFaultKinds; ++k)
     if (bit == 1u << (kAppliedFaultBase + k)) return fault_applied_name(FaultKind(k));
   if (bit == 1u << kAppliedBetween) return "between:interpolate";
+  for (const EventRow& e : event_table())
+    if (bit == 1u << e.applied_bit) return e.applied_name;
   return "";
 }
 

@@ -45,6 +45,7 @@ Status host_options(const HostReplay& r, const std::string& default_profile, con
   if (r.speed) opt.speed = *r.speed;
   if (r.loop) opt.loop = *r.loop;
   if (r.between) opt.between = *r.between;
+  opt.events = r.events;
   if (Status s = config::check_bounds("speed", opt.speed, limits::kSpeed, limits::kSpeedUnit); !s.ok()) return s;
   if (Status s = resolve_identity(r, default_profile, cap, opt.identity); !s.ok()) return s;
   Quirks q = opt.identity.base_quirks;

@@ -63,6 +63,9 @@ class InterfaceSession {
   void begin_call() {
     if (observing_) note_ = CallNote{};
   }
+  // True when the server behind the session is gone for this call (a rebooting host:
+  // winreg::Service): the session has set effects_.drop_connection and the call gets no answer.
+  virtual bool gone() { return false; }
 
  protected:
   CallNote note_;
@@ -95,6 +98,7 @@ struct Interface {
   // 3.1.1.5.3; Samba's dcesrv_*_ndr_pull answers DCERPC_NCA_S_OP_RNG_ERROR the same way).
   uint32_t call(InterfaceSession& s, uint16_t opnum, ByteView in, ByteChain& out) const {
     s.begin_call();
+    if (s.gone()) return 0;  // no answer: the transport closes the connection
     const Operation* op = find(opnum);
     return op ? op->call(s, in, out) : kFaultOpRangeError;
   }

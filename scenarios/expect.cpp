@@ -39,11 +39,21 @@ bool same_name(std::string_view a, std::string_view b) {
          });
 }
 
+// Whether the comma-separated `list` ("busy,event:reboot") names `name`.
+bool lists(std::string_view list, std::string_view name) {
+  for (size_t at = 0; at <= list.size();) {
+    const size_t end = std::min(list.find(',', at), list.size());
+    if (list.substr(at, end - at) == name) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 bool matches(const ExpectedCall& c, const journal::CallEvent& ev) {
   return (c.op.empty() || journal::opnum_label(ev.opnum) == c.op) &&
          (c.key.empty() || same_name(journal::text(ev.key_path), c.key)) &&
          (c.value.empty() || same_name(ev.value_name, c.value)) && (c.status.empty() || returned(ev, c.status)) &&
-         (c.max_bytes == 0 || ev.bytes <= c.max_bytes);
+         (c.max_bytes == 0 || ev.bytes <= c.max_bytes) && (c.applied.empty() || lists(ev.applied, c.applied));
 }
 
 std::string describe(const ExpectedCall& c) {
@@ -52,6 +62,7 @@ std::string describe(const ExpectedCall& c) {
   if (!c.value.empty()) out += " \"" + c.value + "\"";
   if (!c.status.empty()) out += " answered " + c.status;
   if (c.max_bytes) out += fmt::format(" with at most {} bytes", c.max_bytes);
+  if (!c.applied.empty()) out += " shaped by " + c.applied;
   return out;
 }
 

@@ -40,12 +40,13 @@ Status read_calls(const config::Reader& r, const Json& d, std::vector<ExpectedCa
   for (size_t i = 0; i < calls.size(); ++i) {
     const std::string path = config::index("diagnosis.call", i);
     ExpectedCall c;
-    Status s = r.keys(calls[i], path, {"op", "key", "value", "status", "max_bytes"});
+    Status s = r.keys(calls[i], path, {"op", "key", "value", "status", "max_bytes", "applied"});
     if (s.ok()) s = r.string(calls[i], path, "op", c.op);
     if (s.ok()) s = r.string(calls[i], path, "key", c.key);
     if (s.ok()) s = r.string(calls[i], path, "value", c.value);
     if (s.ok()) s = r.string(calls[i], path, "status", c.status);
     if (s.ok()) s = r.integer(calls[i], path, "max_bytes", c.max_bytes);
+    if (s.ok()) s = r.string(calls[i], path, "applied", c.applied);
     if (!s.ok()) return s;
     out.push_back(std::move(c));
   }
@@ -94,7 +95,7 @@ Status read_host(const config::Reader& r, const config::Doc& doc, const Json& h,
                  const BesideReader& beside, ScenarioHost& out) {
   Status s = r.keys(h, path,
                     {"listen", "capture", "spec", "synth", "timeline", "profile", "speed", "loop", "between", "quirks",
-                     "smb_allow", "smb_dialects"});
+                     "event", "smb_allow", "smb_dialects"});
   out.fleet.listen = "127.0.0.1:0";
   if (s.ok()) s = r.string(h, path, "listen", out.fleet.listen);
   if (s.ok()) s = r.string(h, path, "timeline", out.fleet.timeline);
@@ -233,6 +234,11 @@ nlohmann::json to_json(const Scenario& s) {
       q.push_back(t);
     }
     j["quirks"] = q;
+    if (!h.fleet.replay.events.empty()) {
+      nlohmann::json ev = nlohmann::json::array();
+      for (const replayer::HostEvent& x : h.fleet.replay.events) ev.push_back(replayer::to_json(x));
+      j["events"] = ev;
+    }
     if (!h.fleet.smb_allow.empty()) j["smb_allow"] = h.fleet.smb_allow;
     hosts.push_back(j);
   }
@@ -243,8 +249,12 @@ nlohmann::json to_json(const Scenario& s) {
   if (s.expected.busy) e["busy"] = true;
   if (!s.expected.statuses.empty()) e["statuses"] = s.expected.statuses;
   for (const ExpectedCall& c : s.expected.calls)
-    e["calls"].push_back(
-        {{"op", c.op}, {"key", c.key}, {"value", c.value}, {"status", c.status}, {"max_bytes", c.max_bytes}});
+    e["calls"].push_back({{"op", c.op},
+                          {"key", c.key},
+                          {"value", c.value},
+                          {"status", c.status},
+                          {"max_bytes", c.max_bytes},
+                          {"applied", c.applied}});
   return {{"name", s.name},
           {"title", s.title},
           {"reproduces", s.reproduces},

@@ -30,6 +30,7 @@ struct ExpectedCall {
   std::string value;       // the value asked (QueryValue) or the subkey opened (OpenKey)
   std::string status;      // "WERR_OK", as in statuses
   uint32_t max_bytes = 0;  // the answer carried at most this many bytes (0: no bound)
+  std::string applied;     // one of the names the answer's `applied` lists ("event:reboot")
 };
 
 // What the journal of a collector session against the scenario shows (journal/diagnosis.h).

@@ -51,7 +51,7 @@ StringBuf name_buf(const std::string& utf8, uint16_t capacity) {
 }  // namespace
 
 Service::Service(std::shared_ptr<replayer::SimulatedHost> host, bool perf_data_allowed)
-    : host_(std::move(host)), perf_data_allowed_(perf_data_allowed) {
+    : host_(std::move(host)), perf_data_allowed_(perf_data_allowed), boots_(host_->boot_state().boots) {
   std::random_device rd;
   next_handle_ = (uint64_t(rd()) << 32) | rd();
 }
@@ -108,6 +108,18 @@ const rpc::Interface& winreg_interface() {
   };
   static const rpc::Interface kWinreg{"winreg", rpc::winreg_syntax(), kOperations};
   return kWinreg;
+}
+
+// A host that rebooted (replayer/events.h) closed the connections of its earlier boot, and
+// refuses calls while its Remote Registry is down: the call is closed without an answer, as a TCP
+// connection to a host going down is reset.
+bool Service::gone() {
+  if (!host_->events()) return false;
+  const replayer::SimulatedHost::BootState b = host_->boot_state();
+  if (!b.down && b.boots == boots_) return false;
+  note_.applied |= 1u << replayer::event_row(replayer::EventKind::kReboot).applied_bit;
+  effects_.drop_connection = true;
+  return true;
 }
 
 uint32_t Service::call(uint16_t opnum, ByteView stub, ByteChain& out) {

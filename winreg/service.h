@@ -52,6 +52,7 @@ class Service final : public rpc::InterfaceSession {
   // The same stub in one buffer.
   uint32_t call(uint16_t opnum, ByteView stub, Bytes& out);
   size_t open_handles() const { return handles_.size(); }
+  bool gone() override;
 
   // The operations (winreg_interface() rows): 0 with `resp` filled, or a fault.
   uint32_t open_hkcr(const OpenHiveRequest& req, OpenHiveResponse& resp);
@@ -105,6 +106,7 @@ class Service final : public rpc::InterfaceSession {
   std::map<Uuid, Entry> handles_;
   uint64_t next_handle_ = 1;
   bool perf_data_allowed_;
+  uint32_t boots_ = 0;  // the host's reboots when this connection was made (replayer/events.h)
   uint32_t note(const replayer::ValueAnswer& a);  // collects a's effects; returns its rpc fault
   void note_key(const Entry* e) {
     if (observing_ && e) note_.key_path = e->path;

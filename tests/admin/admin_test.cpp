@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 #include <string>
 #include <utility>
 #include <vector>
@@ -540,4 +541,44 @@ TEST_CASE("AdminServer gives the API the address it bound and the names of Admin
   const perfsim::Status st = srv.start();
   CHECK_FALSE(st.ok());
   CHECK(st.message().find("--admin-host: 'perfsim.test:80'") != std::string::npos);
+}
+
+TEST_CASE("POST /api/hosts/NAME/events: a reboot now resets the open connection and a bad event is a 400") {
+  Rig rig(replayer::HostOptions{replayer::TimelineMode::kRealtime, 0});
+  const std::string url = "/api/hosts/" + rig.host->name() + "/events";
+  rig.read("Global");  // the connection works before
+  HttpReply r = rig.call("POST", url, R"({"kind": "reboot", "down_s": 0.5})");
+  INFO(r.body);
+  REQUIRE(r.status == 200);
+  json ev = json::parse(r.body);
+  REQUIRE(ev.size() == 1);
+  CHECK(ev[0]["kind"] == "reboot");
+  CHECK(ev[0]["happened"] == true);
+  CHECK(rig.host_state()["events"].size() == 1);
+  // The connection made before the reboot gets no answer (closed), whatever it asks.
+  perfsim::recorder::ValueResult v;
+  CHECK(!rig.client->query_value_growing(rig.hkpd, "Global", {}, v).ok());
+  // A new one answers once the host is up again (bounded: 10 s).
+  bool answered = false;
+  for (int i = 0; i < 100 && !answered; ++i) {
+    std::unique_ptr<perfsim::recorder::WinregClient> c;
+    perfsim::winreg::PolicyHandle h;
+    answered =
+        perfsim::recorder::WinregClient::connect("127.0.0.1", rig.served.port(), std::chrono::seconds(10), c).ok() &&
+        c->open_hive(perfsim::winreg::kOpenHKPD, h).ok() && c->query_value_growing(h, "Global", {}, v).ok();
+    if (!answered) std::this_thread::sleep_for(std::chrono::milliseconds(100));  // paces retries, not a sync
+  }
+  CHECK(answered);
+  for (const char* bad : {R"({"kind": "meltdown"})", R"({"kind": "reboot", "down_s": 7200})",
+                          R"({"kind": "wrap", "sample": 100000})", R"({"kind": "wrap", "seconds": 3})"}) {
+    INFO(bad);
+    r = rig.call("POST", url, bad);
+    CHECK(r.status == 400);
+  }
+  CHECK(error_of(rig.call("POST", url, R"({"kind": "meltdown"})")).find("reboot, wrap, clock-jump") !=
+        std::string::npos);
+  Rig frozen(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});
+  r = frozen.call("POST", "/api/hosts/" + frozen.host->name() + "/events", R"({"kind": "wrap"})");
+  CHECK(r.status == 400);
+  CHECK(error_of(r).find("frozen") != std::string::npos);
 }

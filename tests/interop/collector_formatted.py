@@ -38,13 +38,13 @@ PERF_100NSEC_QUEUELEN = 0x00550500  # PERF_COUNTER_100NS_QUEUELEN_TYPE
 PERF_NO_INSTANCES = -1
 
 
-def connect_hkpd(port):
-    """An anonymous python3-samba winreg connection to 127.0.0.1:port and its HKPD handle."""
+def connect_hkpd(port, address="127.0.0.1"):
+    """An anonymous python3-samba winreg connection to address:port and its HKPD handle."""
     lp = param.LoadParm()
     creds = credentials.Credentials()
     creds.guess(lp)
     creds.set_anonymous()
-    conn = winreg.winreg(f"ncacn_ip_tcp:127.0.0.1[{port}]", lp, creds)
+    conn = winreg.winreg(f"ncacn_ip_tcp:{address}[{port}]", lp, creds)
     return conn, conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)
 
 

@@ -266,6 +266,16 @@ TEST_CASE("check_expected: diagnosis calls must appear in order, each field judg
   e.calls[0].status = "WERR_OK";
   e.calls[0].op = "OpenKey";
   CHECK_FALSE(scenarios::check_expected(e, {}, events).ok());
+  // applied: one of the names the answer lists, not a part of one.
+  std::vector<journal::CallEvent> shaped = events;
+  shaped[0].applied = "busy,event:reboot";
+  e.calls = {index_list};
+  e.calls[0].applied = "event:reboot";
+  CHECK_FALSE(scenarios::check_expected(e, {}, events).ok());
+  CHECK(scenarios::check_expected(e, {}, shaped).ok());
+  e.calls[0].applied = "event:re";
+  st = scenarios::check_expected(e, {}, shaped);
+  CHECK(st.message().find("shaped by event:re") != std::string::npos);
 }
 
 namespace {

@@ -1,4 +1,4 @@
-// Each TCP scenario served by the real `perfsim serve --scenario NAME` on 127.0.0.61-69: a real
+// Each TCP scenario served by the real `perfsim serve --scenario NAME` on 127.0.0.61-70: a real
 // client (impacket, python3-samba) or perfsim's own collector shows the symptom, and the journal
 // file, read back by `perfsim journal FILE --scenario NAME`, shows the scenario's diagnosis.
 #include <catch2/catch.hpp>
@@ -304,4 +304,26 @@ TEST_CASE(
   CHECK(asked(d, "Counter 007"));
   CHECK(asked(d, "Counter CurrentLanguage"));
   CHECK(asked(d, "Counter"));
+}
+
+// A collector that connects again after the reboot's reset reads the new boot: its journal shows
+// the diagnosis; one that gives up at the reset (one try to reconnect, while the host is down)
+// does not (tests/interop/collector_events.py, python3-samba; A and B the same host here).
+TEST_CASE(
+    "reset-after-reboot: a collector that reconnects shows the diagnosis and one that gives up at the reset does not") {
+  for (const int reconnects : {30, 1}) {
+    INFO("reconnects " << reconnects);
+    Served s("reset-after-reboot", "127.0.0.70");
+    const std::string port = std::to_string(s.port);
+    const CommandResult r = python(std::string(INTEROP_SCRIPTS_DIR) + "/collector_events.py --address 127.0.0.70 --a " +
+                                       port + " --b " + port + " --out " + s.journal +
+                                       ".out reboot --poll 1 --tries 30 --reconnects " + std::to_string(reconnects),
+                                   120);
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    REQUIRE(s.stop() == 0);
+    const CommandResult j = perfsim_cmd("journal " + s.journal + " --shows-diagnosis --scenario reset-after-reboot");
+    INFO(j.out << j.err);
+    CHECK(j.code == (reconnects > 1 ? 0 : 1));
+  }
 }

@@ -1,0 +1,116 @@
+// Host events (replayer/events.h): the table of kinds, reading an event, and a clock jump read
+// from the answers' PERF_DATA_BLOCK (offsets from Microsoft's winperf.h layout, written here):
+// SystemTime and PerfTime100nSec move, PerfTime does not. Reboot and wrap are read by a real
+// client in tests/cli/events_test.cpp.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "replayer/events.h"
+#include "replayer/host.h"
+#include "tests/common/small_synth.h"
+
+namespace {
+
+namespace rp = perfsim::replayer;
+
+uint64_t u64(const perfsim::SharedBytes& b, size_t at) {
+  uint64_t v = 0;
+  std::memcpy(&v, b.data() + at, 8);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("events: every kind is a row with its source and Applied name and is found by name") {
+  for (const rp::EventRow& r : rp::event_table()) {
+    INFO(r.name);
+    CHECK(rp::find_event(r.name) == &r);
+    CHECK(&rp::event_row(r.kind) == &r);
+    CHECK(std::string(r.source).find("https://") != std::string::npos);
+    CHECK(r.applied_name == "event:" + std::string(r.name));
+    CHECK(rp::applied_name(1u << r.applied_bit) == r.applied_name);
+  }
+  CHECK(rp::find_event("churn") == nullptr);
+}
+
+TEST_CASE("events: a bad event is refused naming the key and what is accepted") {
+  rp::HostEvent e;
+  perfsim::Status s = rp::parse_event_json(R"({"kind": "meltdown"})", "body", e);
+  CHECK(s.message().find("reboot, wrap, clock-jump") != std::string::npos);
+  s = rp::parse_event_json(R"({"kind": "reboot", "at_s": 1, "sample": 2})", "body", e);
+  CHECK(s.message().find("not both") != std::string::npos);
+  s = rp::parse_event_json(R"({"kind": "wrap", "down_s": 1})", "body", e);
+  CHECK(s.message().find("down_s belongs to reboot") != std::string::npos);
+  s = rp::parse_event_json(R"({"kind": "clock-jump", "seconds": 1e12})", "body", e);
+  CHECK(s.message().find("seconds") != std::string::npos);
+  s = rp::parse_event_json(R"({"kind": "reboot", "at_s": 30, "down_s": 2, "extra": 1})", "body", e);
+  CHECK(!s.ok());
+  REQUIRE(rp::parse_event_json(R"({"kind": "clock-jump", "sample": 1, "seconds": -3600})", "body", e).ok());
+  CHECK(e.kind == rp::EventKind::kClockJump);
+  CHECK(e.sample == 1u);
+  CHECK(e.seconds == -3600);
+  rp::HostEvent back;
+  REQUIRE(rp::parse_event_json(rp::to_json(e).dump(), "again", back).ok());
+  CHECK(back == e);
+}
+
+TEST_CASE("clock-jump: SystemTime and PerfTime100nSec move by the jump from its sample on and PerfTime does not") {
+  const perfsim::captures::Capture cap = perfsim::testing::small_synth_capture(4, 2, 60);
+  rp::HostOptions plain{rp::TimelineMode::kStep, 0};
+  rp::HostOptions jumped = plain;
+  rp::HostEvent e;
+  e.kind = rp::EventKind::kClockJump;
+  e.sample = 2;
+  e.seconds = -3600;
+  jumped.events = {e};
+  std::shared_ptr<rp::SimulatedHost> a, b;
+  REQUIRE(rp::SimulatedHost::load(cap, jumped, a).ok());
+  REQUIRE(rp::SimulatedHost::load(cap, plain, b).ok());
+  constexpr size_t kPerfTime = 56, kPerfTime100nSec = 72;  // PERF_DATA_BLOCK
+  for (int k = 0; k < 4; ++k) {
+    INFO("sample " << k);
+    const rp::ValueAnswer x = a->query(rp::PerfKey::kData, "Global", {true, 1u << 30});
+    const rp::ValueAnswer y = b->query(rp::PerfKey::kData, "Global", {true, 1u << 30});
+    REQUIRE(x.status == 0);
+    REQUIRE(y.status == 0);
+    CHECK(u64(x.data, kPerfTime) == u64(y.data, kPerfTime));
+    // The two hosts' wall clocks started microseconds apart.
+    const double apart_s = (double(int64_t(u64(x.data, kPerfTime100nSec) - u64(y.data, kPerfTime100nSec)))) / 1e7;
+    CHECK(apart_s == Approx(k >= 2 ? -3600.0 : 0.0).margin(1.0));
+    const bool shaped = (x.applied >> rp::event_row(rp::EventKind::kClockJump).applied_bit) & 1;
+    CHECK(shaped == (k >= 2));
+  }
+}
+
+TEST_CASE("reboot and wrap on a step timeline: PerfTime counts from the reboot's sample and every answer stays whole") {
+  const perfsim::captures::Capture cap = perfsim::testing::small_synth_capture(4, 2, 60);
+  rp::HostOptions opt{rp::TimelineMode::kStep, 0};
+  rp::HostEvent wrap, reboot;
+  wrap.kind = rp::EventKind::kWrap;
+  wrap.sample = 1;
+  reboot.kind = rp::EventKind::kReboot;
+  reboot.sample = 2;
+  opt.events = {wrap, reboot};
+  std::shared_ptr<rp::SimulatedHost> h;
+  REQUIRE(rp::SimulatedHost::load(cap, opt, h).ok());
+  constexpr size_t kTotalByteLength = 20, kPerfTime = 56, kPerfFreq = 64;  // PERF_DATA_BLOCK
+  uint64_t before = 0;
+  for (int k = 0; k < 4; ++k) {
+    INFO("sample " << k);
+    const rp::ValueAnswer a = h->query(rp::PerfKey::kData, "Global", {true, 1u << 30});
+    REQUIRE(a.status == 0);
+    uint32_t total = 0;
+    std::memcpy(&total, a.data.data() + kTotalByteLength, 4);
+    CHECK(total == a.data.size());
+    const double perf_s = double(u64(a.data, kPerfTime)) / double(u64(a.data, kPerfFreq));
+    if (k == 1) before = u64(a.data, kPerfTime);
+    if (k == 2) CHECK(perf_s == Approx(0.0).margin(0.001));  // the boot's moment
+    const std::vector<int64_t>& t = h->recording().offsets();
+    if (k == 3) CHECK(perf_s == Approx(double(t[3] - t[2]) / 1e7).margin(0.001));  // one sample later
+    if (k >= 2) CHECK(u64(a.data, kPerfTime) < before);
+  }
+}
