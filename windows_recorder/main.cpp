@@ -72,7 +72,8 @@ std::string parse(const std::vector<std::string>& args, Options& o) {
     } else if (a == "--count") {
       char* end = nullptr;
       const unsigned long n = std::strtoul(v.c_str(), &end, 10);
-      if (v.empty() || *end || n == 0 || n > 100000000) return "--count wants a number of samples (1 or more), not " + v;
+      if (v.empty() || *end || n == 0 || n > 100000000)
+        return "--count wants a number of samples (1 or more), not " + v;
       o.record.count = uint32_t(n);
     } else if (Status s = config::parse_duration_ms(v, ms); !s.ok() || ms <= 0) {
       return a + ": " + (s.ok() ? "must be more than 0" : s.message());
@@ -98,8 +99,8 @@ int run(const Options& o) {
   opt.writer = {32, captures::DeltaCodec::kNone, captures::SyncPolicy::kEveryTick, 1};
   opt.stop = &g_stop;
   opt.progress = [](const recorder::RecordProgress& p) {
-    std::fprintf(stderr, "sample %u%s%u, %llu bytes\n", p.samples, p.target ? "/" : "", p.target,
-                 static_cast<unsigned long long>(p.bytes));
+    const std::string of = p.target ? "/" + std::to_string(p.target) : "";
+    std::fprintf(stderr, "sample %u%s, %llu bytes\n", p.samples, of.c_str(), static_cast<unsigned long long>(p.bytes));
   };
   const std::string out = o.out.empty() ? opt.host_name + ".perfcap" : o.out;
   recorder::RecordResult result;
@@ -119,6 +120,9 @@ int run(const Options& o) {
 int wmain(int argc, wchar_t** argv) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) args.push_back(utf16_to_utf8(std::u16string(argv[i], argv[i] + wcslen(argv[i]))));
+  // The C runtime buffers stderr when it is a pipe: progress must show as it happens, and survive
+  // a killed process.
+  std::setvbuf(stderr, nullptr, _IONBF, 0);
   Options o;
   if (const std::string err = parse(args, o); !err.empty()) return usage_error(err);
   if (o.help) {

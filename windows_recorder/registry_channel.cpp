@@ -158,8 +158,9 @@ Status RegistryChannel::enum_key(ByteView stub, Bytes& out) {
   std::vector<wchar_t> name(std::max<size_t>(req.name.size / 2, 1));
   DWORD len = DWORD(name.size());
   HKEY key = as_key(key_of(req.handle));
-  resp.result = key ? uint32_t(RegEnumKeyExW(key, req.enum_index, name.data(), &len, nullptr, nullptr, nullptr, nullptr))
-                    : windows::kErrorInvalidHandle;
+  resp.result =
+      key ? uint32_t(RegEnumKeyExW(key, req.enum_index, name.data(), &len, nullptr, nullptr, nullptr, nullptr))
+          : windows::kErrorInvalidHandle;
   resp.name.size = req.name.size;
   if (resp.result == 0) resp.name.text = std::u16string(name.begin(), name.begin() + len);
   if (req.keyclass) resp.keyclass = winreg::StringBuf{std::u16string(), 0, 0};

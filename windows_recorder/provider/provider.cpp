@@ -116,8 +116,8 @@ __declspec(dllexport) DWORD WINAPI OpenPerfsimTest(LPWSTR) {
   return err;
 }
 
-__declspec(dllexport) DWORD WINAPI CollectPerfsimTest(LPWSTR query, LPVOID* data, LPDWORD total_bytes,
-                                                      LPDWORD num_objects) {
+__declspec(dllexport) DWORD WINAPI
+    CollectPerfsimTest(LPWSTR query, LPVOID* data, LPDWORD total_bytes, LPDWORD num_objects) {
   if (mode_is("slow")) Sleep(kSlowMs);
   const DWORD need = object_size();
   if (!wanted(query)) {
