@@ -1,12 +1,22 @@
 #include "captures/codec.h"
 
+#ifndef PERFSIM_CAPTURES_PORTABLE
 #include <lz4.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
 
 namespace perfsim::captures {
 namespace {
+
+#ifdef PERFSIM_CAPTURES_PORTABLE
+// Built without LZ4 (perfsim-record.exe: Debian has no Windows build of it): every payload is
+// stored (codec 0) and LZ4-coded ones are refused; `perfsim convert` compresses on Linux.
+Status no_lz4() { return Status::Unsupported("this build has no LZ4: convert the capture with perfsim on Linux"); }
+Status decode_dict(ByteView, ByteView, Bytes&) { return no_lz4(); }
+Status decode_lz4(ByteView, Bytes&) { return no_lz4(); }
+#else
 
 // Appends LZ4(src) to out; returns the compressed size.
 size_t lz4_append(ByteView src, Bytes& out, LZ4_stream_t* with_dict = nullptr) {
@@ -68,6 +78,8 @@ Status decode_lz4(ByteView coded, Bytes& out) {
   return Status::Ok();
 }
 
+#endif
+
 }  // namespace
 
 void xor_into(Bytes& out, ByteView base) {
@@ -87,6 +99,11 @@ void xor_into(Bytes& out, ByteView base) {
 
 Codec encode_payload(ByteView payload, ByteView base, Codec codec, Bytes& out, EncodeScratch& s) {
   if (payload.empty()) return Codec::kStored;  // LZ4 would still emit a token
+#ifdef PERFSIM_CAPTURES_PORTABLE
+  static_cast<void>(base), static_cast<void>(codec), static_cast<void>(s);
+  put_bytes(out, payload);
+  return Codec::kStored;
+#else
   switch (codec) {
     case Codec::kStored:
       put_bytes(out, payload);
@@ -109,6 +126,7 @@ Codec encode_payload(ByteView payload, ByteView base, Codec codec, Bytes& out, E
   out.resize(at);
   put_bytes(out, payload);
   return Codec::kStored;
+#endif
 }
 
 Status decode_payload(Codec codec, ByteView coded, ByteView base, uint32_t raw_size, Bytes& out) {

@@ -1,6 +1,10 @@
 #include "captures/format.h"
 
+#ifdef PERFSIM_CAPTURES_PORTABLE
+#include <boost/crc.hpp>
+#else
 #include <isa-l/crc.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
@@ -8,6 +12,13 @@
 namespace perfsim::captures {
 
 uint32_t crc32c(ByteView data) {
+#ifdef PERFSIM_CAPTURES_PORTABLE
+  // Built for a target without isa-l (perfsim-record.exe, windows_recorder/README.md): Boost.CRC's
+  // header-only table, the same CRC-32C (RFC 3720 B.4: reflected, init and xorout 0xFFFFFFFF).
+  boost::crc_optimal<32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, true, true> crc;
+  crc.process_bytes(data.data(), data.size());
+  return crc.checksum();
+#else
   // isa-l picks the fastest implementation this CPU has at run time (SSE4.2 crc32 with PCLMUL
   // folding on x86-64) and keeps a portable table path for the rest. Its crc32_iscsi neither
   // inverts the initial value nor the result, so the standard pre/post inversion is done here.
@@ -20,6 +31,7 @@ uint32_t crc32c(ByteView data) {
     left -= n;
   }
   return ~state;
+#endif
 }
 
 void frame_record(Bytes& out, RecordType type, ByteView body) {

@@ -1,19 +1,28 @@
 #include "captures/writer.h"
 
 #include <fcntl.h>
-
-#include <filesystem>
-
-#include "captures/reader.h"
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#ifdef _WIN32
+#include <io.h>
+#endif
 
 namespace perfsim::captures {
 namespace {
 
 Status io_error(const std::string& what) { return Status::IOError(what + ": " + std::strerror(errno)); }
+
+#ifdef _WIN32
+// perfsim-record.exe (windows_recorder/): binary mode, or the C runtime would write CR LF for every
+// 0x0A byte; _commit is FlushFileBuffers, Windows' fdatasync.
+constexpr int kCreateFlags = O_WRONLY | O_CREAT | O_TRUNC | O_BINARY;
+int data_sync(int fd) { return _commit(fd); }
+#else
+constexpr int kCreateFlags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+int data_sync(int fd) { return ::fdatasync(fd); }
+#endif
 
 }  // namespace
 
@@ -22,7 +31,12 @@ Status Writer::create(const std::string& path, const HostInfo& host, const Write
   if (opt.keyframe_interval == 0) return Status::InvalidArgument("keyframe_interval must be at least 1");
   if (opt.version < kMinFormatVersion || opt.version > kFormatVersion)
     return Status::InvalidArgument("capture format version " + std::to_string(opt.version) + " is not 1 or 2");
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+#ifdef PERFSIM_CAPTURES_PORTABLE
+  // Stored payloads only (codec.cpp): every record a keyframe of format v1.
+  if (opt.version != 1 || opt.delta != DeltaCodec::kNone)
+    return Status::Unsupported("this build writes format v1 with stored payloads only (delta none)");
+#endif
+  const int fd = ::open(path.c_str(), kCreateFlags, 0644);
   if (fd < 0) return io_error("cannot create " + path);
   std::unique_ptr<Writer> w(new Writer(fd, opt));
   Bytes header(std::begin(kFileMagic), std::end(kFileMagic));
@@ -164,7 +178,7 @@ Status Writer::append(const QueryRecord& r) {
 
 Status Writer::sync() {
   if (!error_.ok()) return error_;
-  if (::fdatasync(fd_) != 0) return error_ = io_error("fdatasync");
+  if (data_sync(fd_) != 0) return error_ = io_error("fdatasync");
   return Status::Ok();
 }
 
@@ -198,39 +212,6 @@ Status write_capture(const std::string& path, const Capture& c, const WriterOpti
   for (const QueryRecord& r : c.records)
     if (st.ok()) st = w->append(r);
   if (st.ok()) st = w->close();
-  return st;
-}
-
-Status rewrite_capture(Reader& r, const Capture& m, const RecordEdit& edit, const std::string& out,
-                       const WriterOptions& opt, uint64_t* records) {
-  if (Status st = r.damage(); !st.ok()) return st;
-  std::unique_ptr<Writer> w;
-  Status st = Writer::create(out, m.host, opt, w);
-  if (st.ok()) st = add_metadata(*w, m);
-  QueryRecord rec;
-  uint64_t n = 0;
-  for (size_t i = 0; st.ok() && i < r.records().size(); ++i) {
-    st = r.read_record(i, rec);
-    if (st.ok() && edit) edit(rec);
-    if (st.ok()) st = w->append(rec);
-    n += st.ok();
-  }
-  if (w) {
-    Status closed = w->close();
-    if (st.ok()) st = closed;
-  }
-  if (records) *records = n;
-  return st;
-}
-
-Status convert_capture(const std::string& in, const std::string& out, const WriterOptions& opt, uint64_t* records) {
-  std::error_code ec;
-  if (std::filesystem::exists(out, ec) && std::filesystem::equivalent(in, out, ec))
-    return Status::InvalidArgument("convert: the output " + out + " is the input; write to another file");
-  std::unique_ptr<Reader> r;
-  if (Status st = Reader::open(in, r, ReaderOptions{true, true}); !st.ok()) return st;
-  Status st = rewrite_capture(*r, r->metadata(), nullptr, out, opt, records);
-  if (!st.ok()) std::filesystem::remove(out, ec);
   return st;
 }
 

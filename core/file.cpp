@@ -7,6 +7,16 @@
 #include <cerrno>
 #include <cstring>
 
+#ifdef _WIN32
+// perfsim-record.exe (windows_recorder/): the C runtime opens in binary mode only when told, and
+// has no sockets, FIFO-open or controlling-terminal flags.
+#define S_ISSOCK(m) false
+constexpr int kReadFlags = O_RDONLY | O_BINARY;
+#else
+// O_NONBLOCK: opening a FIFO with no writer must not hang before fstat can refuse it.
+constexpr int kReadFlags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+#endif
+
 namespace perfsim {
 namespace {
 
@@ -29,8 +39,7 @@ Status too_large(const std::string& path, std::string_view what, size_t max_byte
 }  // namespace
 
 Status read_bounded_file(const std::string& path, std::string_view what, std::string& out, size_t max_bytes) {
-  // O_NONBLOCK: opening a FIFO with no writer must not hang before fstat can refuse it.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  const int fd = ::open(path.c_str(), kReadFlags);
   if (fd < 0) {
     const int err = errno;
     std::string m = path + ": cannot open the " + std::string(what) + ": " + std::strerror(err);

@@ -1,18 +1,9 @@
 #include "recorder/client.h"
 
 #include "core/utf16.h"
-#include "recorder/tcp_channel.h"
 #include "windows/constants.h"
 
 namespace perfsim::recorder {
-
-Status WinregClient::connect(const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
-                             std::unique_ptr<WinregClient>& out) {
-  std::unique_ptr<Channel> ch;
-  if (Status s = connect_tcp(host, port, timeout, ch); !s.ok()) return s;
-  out = std::make_unique<WinregClient>(std::move(ch));
-  return Status::Ok();
-}
 
 Status WinregClient::open_hive(uint16_t opnum, winreg::PolicyHandle& h) {
   winreg::OpenHiveRequest req;

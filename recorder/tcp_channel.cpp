@@ -2,6 +2,7 @@
 
 #include <boost/asio.hpp>
 
+#include "recorder/client.h"
 #include "rpc/auth.h"
 
 namespace perfsim::recorder {
@@ -120,6 +121,15 @@ Status connect_tcp(const std::string& host, uint16_t port, std::chrono::millisec
     describe += std::string(" as ") + (auth->who.domain.empty() ? "" : auth->who.domain + "\\") + auth->who.user +
                 (auth->auth_type == rpc::kAuthTypeSpnego ? ", SPNEGO" : ", NTLMSSP");
   return bind_rpc_channel(std::move(impl), where, describe, auth, std::move(sec), out);
+}
+
+// Here rather than in client.cpp: a client over another channel (perfsim-record.exe) links no sockets.
+Status WinregClient::connect(const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
+                             std::unique_ptr<WinregClient>& out) {
+  std::unique_ptr<Channel> ch;
+  if (Status s = connect_tcp(host, port, timeout, ch); !s.ok()) return s;
+  out = std::make_unique<WinregClient>(std::move(ch));
+  return Status::Ok();
 }
 
 }  // namespace perfsim::recorder

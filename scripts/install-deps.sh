@@ -15,6 +15,10 @@ PACKAGES=(
   prometheus  # promtool: tests/journal checks the metrics format with it
   clang libclang-rt-14-dev
   prometheus chromium libjs-chart.js
+  # perfsim-record.exe (windows_recorder/): the cross compiler (posix threads: std::thread) and
+  # wine64 to test it (tests/windows_recorder); 20 packages, 1,064 MiB installed, 52 s (downloads included) on
+  # the 2-core development machine, 2026-11-26.
+  g++-mingw-w64-x86-64-posix wine64 wine
 )
 
 missing=()
