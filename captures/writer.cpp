@@ -7,13 +7,38 @@
 #include "captures/reader.h"
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <cerrno>
+#include <charconv>
+#include <cstdio>
 #include <cstring>
 
 namespace perfsim::captures {
 namespace {
 
 Status io_error(const std::string& what) { return Status::IOError(what + ": " + std::strerror(errno)); }
+
+// `NAME.tmp.PID` files next to `path` whose writer is gone (killed mid-write: the capture itself
+// stayed intact, the rename never happened). A PID that is alive, even if reused by another
+// program, keeps its file: better a stale file than another run's half-written one removed.
+void remove_stale_temporaries(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const std::string prefix = p.filename().string() + ".tmp.";
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(p.parent_path().empty() ? "." : p.parent_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    int pid = 0;
+    const char* digits = name.data() + prefix.size();
+    const auto [end, err] = std::from_chars(digits, name.data() + name.size(), pid);
+    if (err != std::errc() || end != name.data() + name.size() || pid <= 0) continue;
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    if (e.is_regular_file(ignored)) fs::remove(e.path(), ignored);
+  }
+}
 
 }  // namespace
 
@@ -221,6 +246,21 @@ Status rewrite_capture(Reader& r, const Capture& m, const RecordEdit& edit, cons
   }
   if (records) *records = n;
   return st;
+}
+
+Status write_replacing(const std::string& path, const std::function<Status(const std::string& tmp)>& write) {
+  remove_stale_temporaries(path);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  if (Status s = write(tmp); !s.ok()) {
+    std::remove(tmp.c_str());
+    return s;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const Status s = io_error(path + ": cannot rename " + tmp + " to it");
+    std::remove(tmp.c_str());
+    return s;
+  }
+  return Status::Ok();
 }
 
 Status convert_capture(const std::string& in, const std::string& out, const WriterOptions& opt, uint64_t* records) {
