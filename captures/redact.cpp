@@ -42,8 +42,7 @@ bool word_byte(char c) {
 }
 
 // Host and domain tokens are upper case as NetBIOS names are; all fit a NetBIOS name (15 bytes).
-constexpr const char* kPrefix[] = {"HOST", "DOMAIN", "user", "org", "proc", "site", "db",
-                                   "vol",  "nic",    "inst", "text"};
+constexpr const char* kPrefix[] = {"HOST", "DOMAIN", "user", "org", "proc", "site", "db", "vol", "nic", "inst", "text"};
 static_assert(std::size(kPrefix) == size_t(TokenKind::kCount));
 constexpr const char* kKindName[] = {"host",     "domain", "user",    "organization", "process", "site",
                                      "database", "volume", "adapter", "instance",     "text"};
@@ -93,7 +92,8 @@ std::string TokenMap::substitute(std::string_view text) const {
       for (const auto* e : by_length) {
         const std::string& k = e->first;
         const size_t end = i + k.size();
-        if (end <= text.size() && folded.compare(i, k.size(), k) == 0 && (end == text.size() || !word_byte(text[end]))) {
+        if (end <= text.size() && folded.compare(i, k.size(), k) == 0 &&
+            (end == text.size() || !word_byte(text[end]))) {
           hit = e;
           break;
         }
@@ -125,8 +125,8 @@ std::string TokenMap::to_json() const {
 
 NameParts split_instance_name(std::string_view name) {
   // Peeled from the outside in, so "svchost#1/3" and "4242_w3wp#2" split too.
-  static const std::regex kDup(R"(^(.*\S)(#[0-9]+)$)");         // duplicate suffix (perflib)
-  static const std::regex kIndex(R"(^(.*\S)([/:][0-9]+)$)");    // Thread "/N", Process V2 ":PID"
+  static const std::regex kDup(R"(^(.*\S)(#[0-9]+)$)");          // duplicate suffix (perflib)
+  static const std::regex kIndex(R"(^(.*\S)([/:][0-9]+)$)");     // Thread "/N", Process V2 ":PID"
   static const std::regex kPidPrefix(R"(^([0-9]+_)(.*\S.*)$)");  // W3SVC_W3WP "PID_"
   NameParts p;
   p.core = std::string(name);
@@ -150,14 +150,17 @@ NameParts split_instance_name(std::string_view name) {
 }
 
 bool structural_instance_name(std::string_view core) {
-  static const char* const kNames[] = {"", "_Total", "<Total>", "Total", "_Global_", "Idle", "System"};
+  // Idle and System: the kernel's pseudo-processes; Services, Console and RDP-Tcp (#N): Terminal
+  // Services Session's session 0, console and remote sessions, named so on every host.
+  static const char* const kNames[] = {"",     "_Total", "<Total>",  "Total",   "_Global_",
+                                       "Idle", "System", "Services", "Console", "RDP-Tcp"};
   for (const char* n : kNames)
     if (iequals(core, n)) return true;
   static const std::regex kStructural(
-      R"(^([0-9]+(,([0-9]+|_Total))*)"  // processors: "0", "0,3", "0,_Total" (Processor Information)
-      R"(|[0-9]+( [A-Za-z]:)*)"         // PhysicalDisk: "0", "1 C: D:"
-      R"(|[A-Za-z]:)"                   // LogicalDisk: "C:"
-      R"(|HarddiskVolume[0-9]+)"        // LogicalDisk: a volume without a letter
+      R"(^([0-9]+(,([0-9]+|_Total))*)"            // processors: "0", "0,3", "0,_Total" (Processor Information)
+      R"(|[0-9]+( [A-Za-z]:)*)"                   // PhysicalDisk: "0", "1 C: D:"
+      R"(|[A-Za-z]:)"                             // LogicalDisk: "C:"
+      R"(|HarddiskVolume[0-9]+)"                  // LogicalDisk: a volume without a letter
       R"(|\\\?\?\\[A-Za-z]:\\pagefile\.sys)$)");  // Paging File: Windows' default path
   return std::regex_match(std::string(core), kStructural);
 }
@@ -213,19 +216,32 @@ const IdentityValue kIdentity[] = {
 // Free-text values kept as they are (known names in them still substituted): facts about the OS
 // and the processor a reproduction needs, none about the customer.
 const std::pair<const char*, const char*> kOsFacts[] = {
-    {kCurrentVersionKey, "ProductName"},  {kCurrentVersionKey, "CurrentVersion"},
-    {kCurrentVersionKey, "CurrentBuildNumber"}, {kCurrentVersionKey, "CurrentBuild"},
-    {kCurrentVersionKey, "CSDVersion"},   {kCurrentVersionKey, "EditionID"},
-    {kCurrentVersionKey, "SystemRoot"},   {kCurrentVersionKey, "InstallationType"},
-    {kCurrentVersionKey, "ReleaseId"},    {kCurrentVersionKey, "DisplayVersion"},
-    {kCurrentVersionKey, "CurrentType"},  {kCurrentVersionKey, "BuildLab"},
-    {kCurrentVersionKey, "BuildLabEx"},   {kEnvironmentKey, "ComSpec"},
-    {kEnvironmentKey, "NUMBER_OF_PROCESSORS"}, {kEnvironmentKey, "OS"},
-    {kEnvironmentKey, "PATHEXT"},         {kEnvironmentKey, "PROCESSOR_ARCHITECTURE"},
-    {kEnvironmentKey, "PROCESSOR_IDENTIFIER"}, {kEnvironmentKey, "PROCESSOR_LEVEL"},
-    {kEnvironmentKey, "PROCESSOR_REVISION"}, {kEnvironmentKey, "TEMP"},
-    {kEnvironmentKey, "TMP"},             {kEnvironmentKey, "windir"},
-    {kProductOptionsKey, "ProductType"},  {kProductOptionsKey, "ProductSuite"},
+    {kCurrentVersionKey, "ProductName"},
+    {kCurrentVersionKey, "CurrentVersion"},
+    {kCurrentVersionKey, "CurrentBuildNumber"},
+    {kCurrentVersionKey, "CurrentBuild"},
+    {kCurrentVersionKey, "CSDVersion"},
+    {kCurrentVersionKey, "EditionID"},
+    {kCurrentVersionKey, "SystemRoot"},
+    {kCurrentVersionKey, "InstallationType"},
+    {kCurrentVersionKey, "ReleaseId"},
+    {kCurrentVersionKey, "DisplayVersion"},
+    {kCurrentVersionKey, "CurrentType"},
+    {kCurrentVersionKey, "BuildLab"},
+    {kCurrentVersionKey, "BuildLabEx"},
+    {kEnvironmentKey, "ComSpec"},
+    {kEnvironmentKey, "NUMBER_OF_PROCESSORS"},
+    {kEnvironmentKey, "OS"},
+    {kEnvironmentKey, "PATHEXT"},
+    {kEnvironmentKey, "PROCESSOR_ARCHITECTURE"},
+    {kEnvironmentKey, "PROCESSOR_IDENTIFIER"},
+    {kEnvironmentKey, "PROCESSOR_LEVEL"},
+    {kEnvironmentKey, "PROCESSOR_REVISION"},
+    {kEnvironmentKey, "TEMP"},
+    {kEnvironmentKey, "TMP"},
+    {kEnvironmentKey, "windir"},
+    {kProductOptionsKey, "ProductType"},
+    {kProductOptionsKey, "ProductSuite"},
 };
 
 const TokenKind* identity_kind(const RegistryValue& v) {
@@ -439,7 +455,8 @@ Status write_private(const std::string& path, const std::string& text) {
     }
     done += size_t(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) return Status::IOError("cannot write " + path + ": " + std::strerror(errno));
+  if (::fsync(fd) != 0 || ::close(fd) != 0)
+    return Status::IOError("cannot write " + path + ": " + std::strerror(errno));
   return Status::Ok();
 }
 
@@ -452,7 +469,7 @@ Status redact_records(Reader& in, Writer& w, RecordContext& c) {
     if (!st.ok()) {
       const RecordInfo& info = in.records()[i];
       const std::string where = "record " + std::to_string(i) + " (tick " + std::to_string(info.tick) + ", " +
-                                   in.queries()[info.query] + ") at offset " + std::to_string(info.offset) + ": ";
+                                in.queries()[info.query] + ") at offset " + std::to_string(info.offset) + ": ";
       return st.code() == Status::Code::kIOError ? Status::IOError(where + st.message())
                                                  : Status::Corruption(where + st.message());
     }

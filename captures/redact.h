@@ -29,8 +29,20 @@
 namespace perfsim::captures {
 
 // What a token stands for: the first part of the token ("HOST-0001", "proc-0001").
-enum class TokenKind { kHost, kDomain, kUser, kOrganization, kProcess, kSite, kDatabase, kVolume, kAdapter,
-                       kInstance, kText, kCount };
+enum class TokenKind {
+  kHost,
+  kDomain,
+  kUser,
+  kOrganization,
+  kProcess,
+  kSite,
+  kDatabase,
+  kVolume,
+  kAdapter,
+  kInstance,
+  kText,
+  kCount
+};
 const char* token_kind_name(TokenKind k);  // the map file's key: "host", "process", ...
 
 // Original -> token, consistent across a capture: the first kind an original is met as picks its
@@ -70,7 +82,7 @@ struct NameParts {
 };
 NameParts split_instance_name(std::string_view name);
 // True for a core that names nothing of the customer's: "", _Total, <Total>, Total, _Global_,
-// Idle, System, processor lists ("0", "0,3", "0,_Total"), disk numbers with drive letters
+// Idle, System, the session names Services, Console and RDP-Tcp, processor lists ("0", "0,3", "0,_Total"), disk numbers with drive letters
 // ("1 C: D:"), drive letters ("C:"), HarddiskVolumeN, "\??\C:\pagefile.sys".
 bool structural_instance_name(std::string_view core);
 // The token kind for the instances of an object, by its English name ("Process", "Web Service").

@@ -70,8 +70,9 @@ void add_redact(CLI::App& app, int& rc) {
       "tokens, so a capture can be sent; the mapping stays in a separate file");
   c->add_option("file", r.in, "Capture to redact")->required()->check(input_file());
   c->add_option("--out,-o", r.out, "Redacted capture to write")->required();
-  c->add_option("--map", r.map, "Where to write the mapping of names to tokens (JSON; default: beside the output, "
-                                "OUT with .map.json for its extension)");
+  c->add_option("--map", r.map,
+                "Where to write the mapping of names to tokens (JSON; default: beside the output, "
+                "OUT with .map.json for its extension)");
   c->add_option("--keep", r.keep, "A name left as it is (repeat for several; compared case-insensitively)");
   add_format_option(c, r.format_version);
   c->add_flag("--json", r.json, "Machine-readable summary");
