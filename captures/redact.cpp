@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <unordered_map>
 
 #include "captures/reader.h"
 #include "captures/registry_values.h"
@@ -18,6 +19,7 @@
 #include "captures/system_values.h"
 #include "core/utf16.h"
 #include "perfdata/model.h"
+#include "perfdata/names.h"
 #include "windows/constants.h"
 
 namespace perfsim::captures {
@@ -264,36 +266,13 @@ bool kept_text(const RegistryValue& v) {
 
 bool string_type(uint32_t t) { return t == windows::kRegSz || t == windows::kRegExpandSz || t == windows::kRegMultiSz; }
 
-std::vector<std::string> multi_sz_strings(const Bytes& data) {
-  std::vector<std::string> out;
-  const std::u16string all = load_utf16le(data.data(), data.size() / 2);
-  size_t start = 0;
-  for (size_t i = 0; i <= all.size(); ++i) {
-    if (i == all.size() || all[i] == u'\0') {
-      if (i > start) out.push_back(utf16_to_utf8(std::u16string_view(all).substr(start, i - start)));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
-Bytes multi_sz(const std::vector<std::string>& strings) {
-  Bytes b;
-  for (const std::string& s : strings) {
-    put_utf16le(b, utf8_to_utf16(s));
-    put_le16(b, 0);
-  }
-  put_le16(b, 0);
-  return b;
-}
-
 // The registry value with its strings redacted: `edit` maps each string to its replacement.
 template <class Edit>
 bool edit_strings(RegistryValue& v, Edit edit) {
   if (v.type == windows::kRegMultiSz) {
-    std::vector<std::string> strings = multi_sz_strings(v.data);
+    std::vector<std::string> strings = perfdata::parse_multisz(v.data);
     for (std::string& s : strings) s = edit(s);
-    Bytes data = multi_sz(strings);
+    Bytes data = perfdata::build_multisz(strings);
     if (data == v.data) return false;
     v.data = std::move(data);
     return true;
@@ -379,7 +358,22 @@ struct RecordContext {
   TokenMap& map;
   const std::map<uint32_t, std::string>& object_names;
   RedactReport& report;
+  // Instance name -> what it becomes: a host has a few hundred names and every sample repeats
+  // them, so each is split and tested once (the regular expressions cost more than the rewrite).
+  std::unordered_map<std::string, std::string> renamed = {};
 };
+
+// What instance `name` of an object whose instances are `kind` becomes (itself when kept).
+const std::string& renamed(RecordContext& c, const std::string& name, TokenKind kind) {
+  auto it = c.renamed.find(name);
+  if (it != c.renamed.end()) return it->second;
+  std::string to = name;
+  if (!c.map.kept(name)) {
+    const NameParts p = split_instance_name(name);
+    if (!structural_instance_name(p.core)) to = p.prefix + c.map.token(p.core, kind) + p.suffix;
+  }
+  return c.renamed.emplace(name, std::move(to)).first->second;
+}
 
 // "Foreign COMPUTER [indices]" (perflib's query of another computer): the computer is a host name.
 std::string redact_value_name(const std::string& name, TokenMap& map) {
@@ -413,12 +407,9 @@ Status redact_block(QueryRecord& r, RecordContext& c) {
     const TokenKind kind = it == c.object_names.end() ? TokenKind::kInstance : instance_kind(it->second);
     for (perfdata::Instance& in : o.instances) {
       const std::string name = utf16_to_utf8(in.name());
-      if (c.map.kept(name)) continue;
-      const NameParts p = split_instance_name(name);
-      if (structural_instance_name(p.core)) continue;
-      const std::string tok = c.map.token(p.core, kind);
-      if (tok == p.core) continue;
-      perfdata::set_instance_name(in, utf8_to_utf16(p.prefix + tok + p.suffix));
+      const std::string& to = renamed(c, name, kind);
+      if (to == name) continue;
+      perfdata::set_instance_name(in, utf8_to_utf16(to));
       ++c.report.instances_renamed;
       changed = true;
     }
