@@ -108,7 +108,8 @@ std::set<std::string> original_names(const std::string& path, const std::set<std
   REQUIRE(captures::Reader::open(path, r).ok());
   std::set<std::string> names{r->metadata().host.name};
   for (const captures::RegistryValue& v : r->metadata().registry) {
-    const bool identity = v.key.find("Tcpip\\Parameters") != std::string::npos || v.key.find("Winlogon") != std::string::npos ||
+    const bool identity = v.key.find("Tcpip\\Parameters") != std::string::npos ||
+                          v.key.find("Winlogon") != std::string::npos ||
                           v.key.find("ComputerName") != std::string::npos || v.name.rfind("Registered", 0) == 0;
     const bool foreign = v.key.rfind("SOFTWARE\\Microsoft", 0) != 0 && v.key.rfind("SYSTEM\\", 0) != 0;
     if (is_string_type(v.type) && (identity || foreign)) names.insert(captures::reg_sz_text(v.data));
@@ -206,8 +207,9 @@ json served_layout(const std::string& capture, const fs::path& out) {
   const perfsim::Status st = serve.start(PERFSIM_EXE, "--timeline frozen:3 --listen 127.0.0.1:0 --capture " + capture);
   INFO(st.ToString());
   REQUIRE(st.ok());
-  auto r = run_command(PERFSIM_PYTHON, "-B " + std::string(CLI_SCRIPTS_DIR) + "/perf_layout.py --port " +
-                                           std::to_string(serve.port()) + " --out " + out.string() + " Global Costly",
+  auto r = run_command(PERFSIM_PYTHON,
+                       "-B " + std::string(CLI_SCRIPTS_DIR) + "/perf_layout.py --port " + std::to_string(serve.port()) +
+                           " --out " + out.string() + " Global Costly",
                        120);
   CHECK(serve.stop() == 0);
   INFO(r.out << r.err);
@@ -219,7 +221,9 @@ json served_layout(const std::string& capture, const fs::path& out) {
 
 }  // namespace
 
-TEST_CASE("perfsim redact: no original name left and the output validates and serves the same counters with a consistent map") {
+TEST_CASE(
+    "perfsim redact: no original name left and the output validates and serves the same counters with a consistent "
+    "map") {
   perfsim::testing::TempDir dir("perfsim-redact");
   const std::string in = (dir.path / "acme.perfcap").string(), out = (dir.path / "sent.perfcap").string();
   write_input(in);
@@ -304,8 +308,10 @@ TEST_CASE("perfsim redact --keep leaves a name and --map puts the map where aske
   const std::string map_path = (dir.path / "private" / "acme-map.json").string();
   fs::create_directories(dir.path / "private");
   write_input(in);
-  auto r = run_command(PERFSIM_EXE, "redact " + in + " -o " + out + " --keep contosoagent --keep 'Contoso Storefront'"
-                                    " --map " + map_path);
+  auto r = run_command(PERFSIM_EXE, "redact " + in + " -o " + out +
+                                        " --keep contosoagent --keep 'Contoso Storefront'"
+                                        " --map " +
+                                        map_path);
   INFO(r.out << r.err);
   REQUIRE(r.code == 0);
   CHECK(fs::exists(map_path));
