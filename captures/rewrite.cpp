@@ -1,11 +1,58 @@
-// rewrite_capture and convert_capture (writer.h): a Reader's records into a Writer. Apart from
-// writer.cpp so a writer built alone (perfsim-record.exe, windows_recorder/) needs no reader.
+// rewrite_capture and convert_capture (writer.h): a Reader's records into a Writer; and
+// write_replacing, how a command replaces a file. Apart from writer.cpp so a writer built alone
+// (perfsim-record.exe, windows_recorder/) needs no reader and no POSIX process calls.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "captures/reader.h"
 #include "captures/writer.h"
 
 namespace perfsim::captures {
+namespace {
+
+// `NAME.tmp.PID` files next to `path` whose writer is gone (killed mid-write: the capture itself
+// stayed intact, the rename never happened). A PID that is alive, even if reused by another
+// program, keeps its file: better a stale file than another run's half-written one removed.
+void remove_stale_temporaries(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  const std::string prefix = p.filename().string() + ".tmp.";
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(p.parent_path().empty() ? "." : p.parent_path(), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    int pid = 0;
+    const char* digits = name.data() + prefix.size();
+    const auto [end, err] = std::from_chars(digits, name.data() + name.size(), pid);
+    if (err != std::errc() || end != name.data() + name.size() || pid <= 0) continue;
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    if (e.is_regular_file(ignored)) fs::remove(e.path(), ignored);
+  }
+}
+
+}  // namespace
+
+Status write_replacing(const std::string& path, const std::function<Status(const std::string& tmp)>& write) {
+  remove_stale_temporaries(path);
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  if (Status s = write(tmp); !s.ok()) {
+    std::remove(tmp.c_str());
+    return s;
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const Status s = Status::IOError(path + ": cannot rename " + tmp + " to it: " + std::strerror(errno));
+    std::remove(tmp.c_str());
+    return s;
+  }
+  return Status::Ok();
+}
 
 Status rewrite_capture(Reader& r, const Capture& m, const RecordEdit& edit, const std::string& out,
                        const WriterOptions& opt, uint64_t* records) {

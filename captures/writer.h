@@ -110,6 +110,12 @@ Status add_metadata(Writer& w, const Capture& c);
 // Writes a whole capture (host, registry, names, catalog, fingerprint, records) and closes it.
 Status write_capture(const std::string& path, const Capture& c, const WriterOptions& opt = {});
 
+// Writes a file with `write(tmp)` to `PATH.tmp.PID` beside `path`, then renames it over `path`:
+// a failure (or a kill) leaves `path` as it was and no half-written file under its name. The temp
+// file is removed on failure; leftovers of killed runs (their PID gone) are removed first.
+// lodctr, `perfsim import --perfmon` and `perfsim redact` write their outputs through it.
+Status write_replacing(const std::string& path, const std::function<Status(const std::string& tmp)>& write);
+
 // Rewrites the capture at `in` (v1 or v2) into `out` with `opt` (e.g. v1 -> v2), one record at a
 // time: memory stays at a few samples whatever the capture's length. A damaged input is refused
 // (Corruption naming the offset; `out` is removed) rather than silently shortened.

@@ -33,10 +33,11 @@ void add_unlodctr(CLI::App& app, int& rc);
 void add_names(CLI::App& app, int& rc);
 void add_series(CLI::App& app, int& rc);
 void add_diff(CLI::App& app, int& rc);
+void add_redact(CLI::App& app, int& rc);
 
 // In the order `perfsim --help` lists them.
-inline constexpr AddCommand kCommands[] = {
-    add_synth,   add_convert, add_inspect, add_dump,   add_series, add_diff,   add_validate, add_serve, add_scenarios,
-    add_journal, add_check,   add_query,   add_record, add_import, add_lodctr, add_unlodctr, add_names};
+inline constexpr AddCommand kCommands[] = {add_synth, add_convert,  add_redact, add_inspect,   add_dump,     add_series,
+                                           add_diff,  add_validate, add_serve,  add_scenarios, add_journal,  add_check,
+                                           add_query, add_record,   add_import, add_lodctr,    add_unlodctr, add_names};
 
 }  // namespace perfsim::cli

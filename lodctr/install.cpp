@@ -5,13 +5,6 @@
 #include <map>
 #include <set>
 
-#include <signal.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <filesystem>
-
 #include "captures/writer.h"
 #include "core/utf16.h"
 #include "lodctr/providers.h"
@@ -125,55 +118,14 @@ std::string performance_key(const std::string& driver) {
   return "SYSTEM\\CurrentControlSet\\Services\\" + driver + "\\Performance";
 }
 
-namespace {
-
-// `NAME.tmp.PID` files next to `path` whose writer is gone (killed mid-write: the capture itself
-// stayed intact, the rename never happened). A PID that is alive, even if reused by another
-// program, keeps its file: better a stale file than another run's half-written one removed.
-void remove_stale_temporaries(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path p(path);
-  const std::string prefix = p.filename().string() + ".tmp.";
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(p.parent_path().empty() ? "." : p.parent_path(), ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    int pid = 0;
-    const char* digits = name.data() + prefix.size();
-    const auto [end, err] = std::from_chars(digits, name.data() + name.size(), pid);
-    if (err != std::errc() || end != name.data() + name.size() || pid <= 0) continue;
-    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;
-    std::error_code ignored;
-    if (e.is_regular_file(ignored)) fs::remove(e.path(), ignored);
-  }
-}
-
-// Writes the new file with `write(tmp)` next to `path`, then renames it over `path`.
-template <class Write>
-Status replace_capture(const std::string& path, Write write) {
-  remove_stale_temporaries(path);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  if (Status s = write(tmp); !s.ok()) {
-    std::remove(tmp.c_str());
-    return s;
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::IOError(path + ": cannot replace the capture (rename failed)");
-  }
-  return Status::Ok();
-}
-
-}  // namespace
-
 Status save_capture(const std::string& path, const captures::Capture& cap) {
-  return replace_capture(path, [&](const std::string& tmp) { return captures::write_capture(tmp, cap); });
+  return captures::write_replacing(path, [&](const std::string& tmp) { return captures::write_capture(tmp, cap); });
 }
 
 Status save_capture(const std::string& path, captures::Reader& from, const captures::Capture& meta,
                     const captures::RecordEdit& edit) {
-  return replace_capture(path,
-                         [&](const std::string& tmp) { return captures::rewrite_capture(from, meta, edit, tmp); });
+  return captures::write_replacing(
+      path, [&](const std::string& tmp) { return captures::rewrite_capture(from, meta, edit, tmp); });
 }
 
 Status find_driver(const captures::Capture& cap, const std::string& driver, DriverRange& out) {

@@ -283,13 +283,18 @@ Instance make_instance(std::u16string_view name, uint32_t counter_data_bytes, ui
   in.parent_title_index = parent_title_index;
   in.parent_instance = parent_instance;
   in.unique_id = unique_id;
+  set_instance_name(in, name);
+  in.counter_block = make_counter_block(counter_data_bytes);
+  return in;
+}
+
+void set_instance_name(Instance& in, std::u16string_view name) {
   in.name_offset = kInstanceDefSize;
+  in.name_region.clear();
   put_utf16le(in.name_region, name);
   put_le16(in.name_region, 0);
   in.name_length = uint32_t(in.name_region.size());
   pad_to(in.name_region, 8);  // 24-byte header + padded name keeps the counter block 8-aligned
-  in.counter_block = make_counter_block(counter_data_bytes);
-  return in;
 }
 
 void fix_counts(DataBlock& d) {

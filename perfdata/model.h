@@ -113,6 +113,10 @@ Bytes build(const DataBlock& block);
 void set_system_name(DataBlock& block, std::u16string_view name);  // header_region + offset/length
 Instance make_instance(std::u16string_view name, uint32_t counter_data_bytes, uint32_t parent_title_index = 0,
                        uint32_t parent_instance = 0, int32_t unique_id = -1);
+// Renames an instance, laid out as make_instance does (name right after the 24-byte header,
+// NUL-terminated, padded to 8 bytes so the counter block stays 8-aligned); build() then
+// recomputes ByteLength and every enclosing TotalByteLength. `perfsim redact` uses it.
+void set_instance_name(Instance& in, std::u16string_view name);
 Bytes make_counter_block(uint32_t counter_data_bytes);  // ByteLength DWORD + zeroed data, 8-aligned
 void fix_counts(DataBlock& block);                      // declared counts := what is present
 

@@ -457,21 +457,17 @@ Status import_perfmon(const std::string& log_path, const std::string& out, const
   w.report = &report;
 
   // Written beside `out` and renamed over it only when whole: a failure leaves no half capture.
-  const std::string tmp = out + ".partial-" + std::to_string(getpid());
-  std::unique_ptr<captures::Writer> writer;
-  Status st = captures::Writer::create(tmp, header.host, {}, writer);
-  if (st.ok()) st = captures::add_metadata(*writer, header);
-  if (st.ok()) st = write_samples(log_path, w, *writer);
-  if (writer) {
-    const Status closed = writer->close();
-    if (st.ok()) st = closed;
-  }
-  std::error_code ec;
-  if (st.ok()) {
-    std::filesystem::rename(tmp, out, ec);
-    if (ec) st = Status::IOError(fmt::format("{}: cannot rename {} to it: {}", out, tmp, ec.message()));
-  }
-  if (!st.ok()) std::filesystem::remove(tmp, ec);
+  const Status st = captures::write_replacing(out, [&](const std::string& tmp) {
+    std::unique_ptr<captures::Writer> writer;
+    Status s = captures::Writer::create(tmp, header.host, {}, writer);
+    if (s.ok()) s = captures::add_metadata(*writer, header);
+    if (s.ok()) s = write_samples(log_path, w, *writer);
+    if (writer) {
+      const Status closed = writer->close();
+      if (s.ok()) s = closed;
+    }
+    return s;
+  });
   report.host = spec.host_name;
   report.profile = profile->os->name;
   report.samples = log.rows;

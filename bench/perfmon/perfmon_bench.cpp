@@ -1,11 +1,8 @@
 // `perfsim import --perfmon` throughput on a 24 h log (MB/s of CSV), as a ratio to reading the
 // same file with the CSV dialect's own parser alone (perfdata/pdh_csv.h: split, time, values),
 // each run in a child process so its peak RSS is its own. bench/perfmon/README.md has the figures.
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common/child_run.h"
 #include "bench/common/stats.h"
 #include "perfdata/filetime.h"
 #include "perfdata/pdh_csv.h"
@@ -74,28 +72,6 @@ int import(const std::string& path, const std::string& out) {
   return s.ok() ? 0 : 1;
 }
 
-struct Run {
-  double seconds = 0;
-  long peak_kib = 0;
-};
-
-// Runs f in a child: its wall time and its own peak RSS (wait4's rusage).
-template <typename F>
-Run in_child(F f) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) _exit(f());
-  int status = 0;
-  rusage ru{};
-  wait4(pid, &status, 0, &ru);
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::fprintf(stderr, "child failed\n");
-    std::exit(1);
-  }
-  return {s, ru.ru_maxrss};
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,8 +84,8 @@ int main(int argc, char** argv) {
   std::vector<double> base_mbs, import_mbs, ratios;
   long base_peak = 0, import_peak = 0;
   for (int r = 0; r < rounds; ++r) {
-    const Run b = in_child([&] { return parse_only(log); });
-    const Run i = in_child([&] { return import(log, cap); });
+    const perfsim::bench::ChildRun b = perfsim::bench::in_child([&] { return parse_only(log); });
+    const perfsim::bench::ChildRun i = perfsim::bench::in_child([&] { return import(log, cap); });
     base_mbs.push_back(mb / b.seconds);
     import_mbs.push_back(mb / i.seconds);
     ratios.push_back(b.seconds / i.seconds);

@@ -1,0 +1,527 @@
+// `perfsim redact` (redact.h; what is replaced and why: README.md "Redaction").
+#include "captures/redact.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <unordered_map>
+
+#include "captures/reader.h"
+#include "captures/registry_values.h"
+#include "captures/samples.h"
+#include "captures/system_values.h"
+#include "core/utf16.h"
+#include "perfdata/model.h"
+#include "perfdata/names.h"
+#include "windows/constants.h"
+
+namespace perfsim::captures {
+namespace {
+
+// ASCII case folding: Windows compares host, user and instance names case-insensitively; bytes
+// of other scripts are compared as they are.
+std::string fold(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return out;
+}
+
+bool starts_with_i(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
+}
+
+bool word_byte(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u >= '0' && u <= '9') || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || u >= 0x80;
+}
+
+// Host and domain tokens are upper case as NetBIOS names are; all fit a NetBIOS name (15 bytes).
+constexpr const char* kPrefix[] = {"HOST", "DOMAIN", "user", "org", "proc", "site", "db", "vol", "nic", "inst", "text"};
+static_assert(std::size(kPrefix) == size_t(TokenKind::kCount));
+constexpr const char* kKindName[] = {"host",     "domain", "user",    "organization", "process", "site",
+                                     "database", "volume", "adapter", "instance",     "text"};
+static_assert(std::size(kKindName) == size_t(TokenKind::kCount));
+
+}  // namespace
+
+const char* token_kind_name(TokenKind k) { return kKindName[size_t(k)]; }
+
+std::string TokenMap::token(std::string_view original, TokenKind kind) {
+  if (original.empty() || kept(original)) return std::string(original);
+  const std::string key = fold(original);
+  if (auto it = by_key_.find(key); it != by_key_.end()) return it->second.token;
+  std::string tok;
+  do {  // a token never equals an original or another token (an input redacted before)
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%s-%04u", kPrefix[size_t(kind)], ++next_[size_t(kind)]);
+    tok = buf;
+  } while (tokens_.count(fold(tok)) || by_key_.count(fold(tok)));
+  tokens_[fold(tok)] = true;
+  by_key_.emplace(key, Entry{std::string(original), tok, kind});
+  return tok;
+}
+
+void TokenMap::keep(std::string_view name) { keep_[fold(name)] = true; }
+bool TokenMap::kept(std::string_view name) const { return keep_.count(fold(name)) > 0; }
+
+size_t TokenMap::count(TokenKind k) const {
+  return size_t(std::count_if(by_key_.begin(), by_key_.end(), [k](const auto& e) { return e.second.kind == k; }));
+}
+
+std::string TokenMap::substitute(std::string_view text) const {
+  // One left-to-right pass, longest original first at each word start, so a token just written
+  // is never matched again ("proc" inside "proc-0001").
+  std::vector<const std::pair<const std::string, Entry>*> by_length;
+  for (const auto& e : by_key_) by_length.push_back(&e);
+  std::stable_sort(by_length.begin(), by_length.end(),
+                   [](const auto* a, const auto* b) { return a->first.size() > b->first.size(); });
+  const std::string folded = fold(text);
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    const bool at_word_start = i == 0 || !word_byte(text[i - 1]);
+    const std::pair<const std::string, Entry>* hit = nullptr;
+    if (at_word_start)
+      for (const auto* e : by_length) {
+        const std::string& k = e->first;
+        const size_t end = i + k.size();
+        if (end <= text.size() && folded.compare(i, k.size(), k) == 0 &&
+            (end == text.size() || !word_byte(text[end]))) {
+          hit = e;
+          break;
+        }
+      }
+    if (hit) {
+      out += hit->second.token;
+      i += hit->first.size();
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
+std::string TokenMap::to_json() const {
+  nlohmann::ordered_json tokens = nlohmann::ordered_json::object();
+  for (size_t k = 0; k < size_t(TokenKind::kCount); ++k) {
+    nlohmann::ordered_json kind = nlohmann::ordered_json::object();
+    std::vector<const Entry*> entries;
+    for (const auto& e : by_key_)
+      if (e.second.kind == TokenKind(k)) entries.push_back(&e.second);
+    std::sort(entries.begin(), entries.end(), [](const Entry* a, const Entry* b) { return a->token < b->token; });
+    for (const Entry* e : entries) kind[e->original] = e->token;
+    if (!kind.empty()) tokens[kKindName[k]] = kind;
+  }
+  nlohmann::ordered_json j = {{"format", "perfsim-redact-map/1"}, {"tokens", tokens}};
+  return j.dump(2) + "\n";
+}
+
+NameParts split_instance_name(std::string_view name) {
+  // Peeled from the outside in, so "svchost#1/3" and "4242_w3wp#2" split too.
+  static const std::regex kDup(R"(^(.*\S)(#[0-9]+)$)");          // duplicate suffix (perflib)
+  static const std::regex kIndex(R"(^(.*\S)([/:][0-9]+)$)");     // Thread "/N", Process V2 ":PID"
+  static const std::regex kPidPrefix(R"(^([0-9]+_)(.*\S.*)$)");  // W3SVC_W3WP "PID_"
+  NameParts p;
+  p.core = std::string(name);
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::smatch m;
+    for (const std::regex* re : {&kDup, &kIndex}) {
+      if (std::regex_match(p.core, m, *re)) {
+        p.suffix = m[2].str() + p.suffix;
+        p.core = m[1].str();
+        changed = true;
+      }
+    }
+    if (std::regex_match(p.core, m, kPidPrefix)) {
+      p.prefix += m[1].str();
+      p.core = m[2].str();
+      changed = true;
+    }
+  }
+  return p;
+}
+
+bool structural_instance_name(std::string_view core) {
+  // Idle and System: the kernel's pseudo-processes; Services, Console and RDP-Tcp (#N): Terminal
+  // Services Session's session 0, console and remote sessions, named so on every host.
+  static const char* const kNames[] = {"",     "_Total", "<Total>",  "Total",   "_Global_",
+                                       "Idle", "System", "Services", "Console", "RDP-Tcp"};
+  for (const char* n : kNames)
+    if (iequals(core, n)) return true;
+  static const std::regex kStructural(
+      R"(^([0-9]+(,([0-9]+|_Total))*)"            // processors: "0", "0,3", "0,_Total" (Processor Information)
+      R"(|[0-9]+( [A-Za-z]:)*)"                   // PhysicalDisk: "0", "1 C: D:"
+      R"(|[A-Za-z]:)"                             // LogicalDisk: "C:"
+      R"(|HarddiskVolume[0-9]+)"                  // LogicalDisk: a volume without a letter
+      R"(|\\\?\?\\[A-Za-z]:\\pagefile\.sys)$)");  // Paging File: Windows' default path
+  return std::regex_match(std::string(core), kStructural);
+}
+
+TokenKind instance_kind(std::string_view object) {
+  for (const char* n : {"Process", "Thread", "Process V2", "Thread V2", "Image", "Process Address Space",
+                        "Thread Details", "Job Object Details"})
+    if (iequals(object, n)) return TokenKind::kProcess;
+  if (starts_with_i(object, ".NET CLR")) return TokenKind::kProcess;
+  for (const char* n : {"Web Service", "APP_POOL_WAS", "W3SVC_W3WP", "Web Service Cache"})
+    if (iequals(object, n)) return TokenKind::kSite;
+  if (starts_with_i(object, "ASP.NET Ap")) return TokenKind::kSite;
+  if (starts_with_i(object, "SQLServer:") || starts_with_i(object, "MSSQL$")) return TokenKind::kDatabase;
+  for (const char* n : {"LogicalDisk", "PhysicalDisk", "Paging File"})
+    if (iequals(object, n)) return TokenKind::kVolume;
+  for (const char* n : {"Network Interface", "Network Adapter"})
+    if (iequals(object, n)) return TokenKind::kAdapter;
+  return TokenKind::kInstance;
+}
+
+namespace {
+
+// Registry values that hold who the host is: replaced by the token of their kind, so the same
+// name in the perf data, the registry and the fingerprint reads the same.
+struct IdentityValue {
+  const char* key;
+  const char* name;
+  TokenKind kind;
+};
+constexpr char kTcpip[] = "SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters";
+constexpr char kWinlogon[] = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Winlogon";
+const IdentityValue kIdentity[] = {
+    {kComputerNameKey, "ComputerName", TokenKind::kHost},
+    {"SYSTEM\\CurrentControlSet\\Control\\ComputerName\\ActiveComputerName", "ComputerName", TokenKind::kHost},
+    {kTcpip, "Hostname", TokenKind::kHost},
+    {kTcpip, "NV Hostname", TokenKind::kHost},
+    {kTcpip, "Domain", TokenKind::kDomain},
+    {kTcpip, "NV Domain", TokenKind::kDomain},
+    {kTcpip, "DhcpDomain", TokenKind::kDomain},
+    {kEnvironmentKey, "COMPUTERNAME", TokenKind::kHost},
+    {kEnvironmentKey, "USERDOMAIN", TokenKind::kDomain},
+    {kEnvironmentKey, "USERDNSDOMAIN", TokenKind::kDomain},
+    {kEnvironmentKey, "USERNAME", TokenKind::kUser},
+    {kWinlogon, "DefaultUserName", TokenKind::kUser},
+    {kWinlogon, "AltDefaultUserName", TokenKind::kUser},
+    {kWinlogon, "DefaultDomainName", TokenKind::kDomain},
+    {kWinlogon, "AltDefaultDomainName", TokenKind::kDomain},
+    {kWinlogon, "CachePrimaryDomain", TokenKind::kDomain},
+    {kCurrentVersionKey, "RegisteredOwner", TokenKind::kUser},
+    {kCurrentVersionKey, "RegisteredOrganization", TokenKind::kOrganization},
+};
+
+// Free-text values kept as they are (known names in them still substituted): facts about the OS
+// and the processor a reproduction needs, none about the customer.
+const std::pair<const char*, const char*> kOsFacts[] = {
+    {kCurrentVersionKey, "ProductName"},
+    {kCurrentVersionKey, "CurrentVersion"},
+    {kCurrentVersionKey, "CurrentBuildNumber"},
+    {kCurrentVersionKey, "CurrentBuild"},
+    {kCurrentVersionKey, "CSDVersion"},
+    {kCurrentVersionKey, "EditionID"},
+    {kCurrentVersionKey, "SystemRoot"},
+    {kCurrentVersionKey, "InstallationType"},
+    {kCurrentVersionKey, "ReleaseId"},
+    {kCurrentVersionKey, "DisplayVersion"},
+    {kCurrentVersionKey, "CurrentType"},
+    {kCurrentVersionKey, "BuildLab"},
+    {kCurrentVersionKey, "BuildLabEx"},
+    {kEnvironmentKey, "ComSpec"},
+    {kEnvironmentKey, "NUMBER_OF_PROCESSORS"},
+    {kEnvironmentKey, "OS"},
+    {kEnvironmentKey, "PATHEXT"},
+    {kEnvironmentKey, "PROCESSOR_ARCHITECTURE"},
+    {kEnvironmentKey, "PROCESSOR_IDENTIFIER"},
+    {kEnvironmentKey, "PROCESSOR_LEVEL"},
+    {kEnvironmentKey, "PROCESSOR_REVISION"},
+    {kEnvironmentKey, "TEMP"},
+    {kEnvironmentKey, "TMP"},
+    {kEnvironmentKey, "windir"},
+    {kProductOptionsKey, "ProductType"},
+    {kProductOptionsKey, "ProductSuite"},
+};
+
+const TokenKind* identity_kind(const RegistryValue& v) {
+  for (const IdentityValue& id : kIdentity)
+    if (iequals(v.key, id.key) && iequals(v.name, id.name)) return &id.kind;
+  return nullptr;
+}
+
+// Kept free text: the OS facts above, Perflib and its subkeys (the perf counter setup), and a
+// provider's Services\NAME\Performance values (Library, Open, Collect, Close, Object List: what
+// lodctr registered; its service name is the catalog's provider, kept too).
+bool kept_text(const RegistryValue& v) {
+  for (const auto& [key, name] : kOsFacts)
+    if (iequals(v.key, key) && iequals(v.name, name)) return true;
+  const std::string key = fold(v.key);
+  if (key.find("\\perflib") != std::string::npos) return true;
+  return key.rfind("system\\currentcontrolset\\services\\", 0) == 0 && key.size() > 12 &&
+         key.compare(key.size() - 12, 12, "\\performance") == 0;
+}
+
+bool string_type(uint32_t t) { return t == windows::kRegSz || t == windows::kRegExpandSz || t == windows::kRegMultiSz; }
+
+// The registry value with its strings redacted: `edit` maps each string to its replacement.
+template <class Edit>
+bool edit_strings(RegistryValue& v, Edit edit) {
+  if (v.type == windows::kRegMultiSz) {
+    std::vector<std::string> strings = perfdata::parse_multisz(v.data);
+    for (std::string& s : strings) s = edit(s);
+    Bytes data = perfdata::build_multisz(strings);
+    if (data == v.data) return false;
+    v.data = std::move(data);
+    return true;
+  }
+  const std::string text = reg_sz_text(v.data);
+  const std::string redacted = edit(text);
+  if (redacted == text) return false;
+  v.data = reg_sz(redacted);
+  return true;
+}
+
+void seed_identity(const Capture& meta, TokenMap& map) {
+  map.token(meta.host.name, TokenKind::kHost);
+  for (const RegistryValue& v : meta.registry)
+    if (const TokenKind* kind = identity_kind(v); kind && string_type(v.type)) {
+      std::string text = reg_sz_text(v.data);
+      if (*kind == TokenKind::kHost && text.rfind("\\\\", 0) == 0) text = text.substr(2);  // LOGONSERVER-style
+      map.token(text, *kind);
+    }
+}
+
+// Registry, after every record: free text may name instances met only in the samples.
+uint64_t redact_registry(std::vector<RegistryValue>& registry, TokenMap& map) {
+  uint64_t changed = 0;
+  for (RegistryValue& v : registry) {
+    if (!string_type(v.type)) continue;
+    if (const TokenKind* kind = identity_kind(v))
+      changed += edit_strings(v, [&](const std::string& s) { return map.token(s, *kind); });
+    else if (kept_text(v))
+      changed += edit_strings(v, [&](const std::string& s) { return map.substitute(s); });
+    else
+      changed += edit_strings(v, [&](const std::string& s) {
+        const std::string sub = map.substitute(s);
+        return sub.empty() || map.kept(s) ? sub : map.token(s, TokenKind::kText);
+      });
+  }
+  return changed;
+}
+
+void substitute_json(nlohmann::json& j, const TokenMap& map) {
+  if (j.is_string()) {
+    j = map.substitute(j.get<std::string>());
+  } else if (j.is_array()) {
+    for (nlohmann::json& e : j) substitute_json(e, map);
+  } else if (j.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto& [k, v] : j.items()) {
+      substitute_json(v, map);
+      out[map.substitute(k)] = std::move(v);
+    }
+    j = std::move(out);
+  }
+}
+
+// The fingerprint's free text (findings, value names in its per-query facts): every string and
+// key walked, known names substituted; not parseable as JSON, the text itself.
+std::string redact_fingerprint(const std::string& json, const TokenMap& map) {
+  if (json.empty()) return json;
+  nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  if (j.is_discarded()) return map.substitute(json);
+  substitute_json(j, map);
+  return j.dump();
+}
+
+// Where `needle` (folded ASCII) occurs in `hay` as ASCII or UTF-16LE text, case-insensitively.
+bool holds_name(ByteView hay, const std::string& needle) {
+  if (needle.empty()) return false;
+  auto lower = [](uint8_t c) { return c >= 'A' && c <= 'Z' ? uint8_t(c - 'A' + 'a') : c; };
+  for (size_t stride : {size_t(1), size_t(2)}) {
+    const size_t span = needle.size() * stride;
+    for (size_t i = 0; i + span <= hay.size(); ++i) {
+      size_t k = 0;
+      while (k < needle.size() && lower(hay[i + k * stride]) == uint8_t(needle[k]) &&
+             (stride == 1 || hay[i + k * stride + 1] == 0))
+        ++k;
+      if (k == needle.size()) return true;
+    }
+  }
+  return false;
+}
+
+struct RecordContext {
+  TokenMap& map;
+  const std::map<uint32_t, std::string>& object_names;
+  RedactReport& report;
+  // Instance name -> what it becomes: a host has a few hundred names and every sample repeats
+  // them, so each is split and tested once (the regular expressions cost more than the rewrite).
+  std::unordered_map<std::string, std::string> renamed = {};
+};
+
+// What instance `name` of an object whose instances are `kind` becomes (itself when kept).
+const std::string& renamed(RecordContext& c, const std::string& name, TokenKind kind) {
+  auto it = c.renamed.find(name);
+  if (it != c.renamed.end()) return it->second;
+  std::string to = name;
+  if (!c.map.kept(name)) {
+    const NameParts p = split_instance_name(name);
+    if (!structural_instance_name(p.core)) to = p.prefix + c.map.token(p.core, kind) + p.suffix;
+  }
+  return c.renamed.emplace(name, std::move(to)).first->second;
+}
+
+// "Foreign COMPUTER [indices]" (perflib's query of another computer): the computer is a host name.
+std::string redact_value_name(const std::string& name, TokenMap& map) {
+  if (!starts_with_i(name, "Foreign ")) return name;
+  const size_t start = name.find_first_not_of(' ', 8);
+  if (start == std::string::npos) return name;
+  const size_t end = std::min(name.find(' ', start), name.size());
+  return name.substr(0, start) + map.token(name.substr(start, end - start), TokenKind::kHost) + name.substr(end);
+}
+
+Status redact_block(QueryRecord& r, RecordContext& c) {
+  perfdata::DataBlock block;
+  if (Status s = perfdata::parse(r.payload, block); !s.ok()) {
+    // Not a block perfsim can walk (a truncated answer): kept only when it holds no known name.
+    for (const std::string& name : c.map.originals())
+      if (holds_name(r.payload, name))
+        return Status::Corruption("its payload is not a PERF_DATA_BLOCK perfsim can rewrite (" + s.message() +
+                                  ") and holds a name being redacted");
+    return Status::Ok();
+  }
+  bool changed = false;
+  if (const std::string sys = utf16_to_utf8(block.system_name()); !sys.empty()) {
+    const std::string tok = c.map.token(sys, TokenKind::kHost);
+    if (tok != sys) {
+      perfdata::set_system_name(block, utf8_to_utf16(tok));
+      changed = true;
+    }
+  }
+  for (perfdata::Object& o : block.objects) {
+    const auto it = c.object_names.find(o.name_index);
+    const TokenKind kind = it == c.object_names.end() ? TokenKind::kInstance : instance_kind(it->second);
+    for (perfdata::Instance& in : o.instances) {
+      const std::string name = utf16_to_utf8(in.name());
+      const std::string& to = renamed(c, name, kind);
+      if (to == name) continue;
+      perfdata::set_instance_name(in, utf8_to_utf16(to));
+      ++c.report.instances_renamed;
+      changed = true;
+    }
+  }
+  if (!changed) return Status::Ok();
+  const size_t old_size = r.payload.size();
+  Bytes built = perfdata::build(block);
+  // Bytes past TotalByteLength (a host's stale buffer) are kept in length, zeroed: they may hold
+  // anything, and no collector reads them.
+  const uint32_t old_total = load_le32(&r.payload[winperf::data_block::kTotalByteLength]);
+  if (old_size > old_total) built.resize(built.size() + (old_size - old_total), 0);
+  // The size the host reported moves with the payload (it may differ from it: quirks).
+  if (r.size >= old_size) r.size = uint32_t(int64_t(r.size) + int64_t(built.size()) - int64_t(old_size));
+  r.payload = std::move(built);
+  return Status::Ok();
+}
+
+Status redact_record(QueryRecord& r, RecordContext& c) {
+  r.value_name = redact_value_name(r.value_name, c.map);
+  if (r.reg_type != windows::kRegBinary || r.payload.empty()) return Status::Ok();
+  return redact_block(r, c);
+}
+
+Status write_private(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);  // the map reverses it
+  if (fd < 0) return Status::IOError("cannot create " + path + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      return Status::IOError("cannot write " + path + ": " + std::strerror(errno));
+    }
+    done += size_t(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0)
+    return Status::IOError("cannot write " + path + ": " + std::strerror(errno));
+  return Status::Ok();
+}
+
+Status redact_records(Reader& in, Writer& w, RecordContext& c) {
+  QueryRecord rec;
+  for (size_t i = 0; i < in.records().size(); ++i) {
+    Status st = in.read_record(i, rec);
+    if (st.ok()) st = redact_record(rec, c);
+    if (st.ok()) st = w.append(rec);
+    if (!st.ok()) {
+      const RecordInfo& info = in.records()[i];
+      const std::string where = "record " + std::to_string(i) + " (tick " + std::to_string(info.tick) + ", " +
+                                in.queries()[info.query] + ") at offset " + std::to_string(info.offset) + ": ";
+      return st.code() == Status::Code::kIOError ? Status::IOError(where + st.message())
+                                                 : Status::Corruption(where + st.message());
+    }
+    ++c.report.records;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::vector<std::string> TokenMap::originals() const {
+  std::vector<std::string> out;
+  for (const auto& e : by_key_) out.push_back(e.first);
+  return out;
+}
+
+Status redact_capture(const std::string& in, const std::string& out, const std::string& map_path,
+                      const RedactOptions& opt, TokenMap& map, RedactReport* report_out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const std::string& p : {out, map_path})
+    if (fs::exists(p, ec) && fs::equivalent(in, p, ec))
+      return Status::InvalidArgument("redact: " + p + " is the input; write to another file");
+  if (out == map_path) return Status::InvalidArgument("redact: the map and the output are the same file");
+  std::unique_ptr<Reader> r;
+  if (Status st = Reader::open(in, r, ReaderOptions{true, true}); !st.ok()) return st;
+  if (Status st = r->damage(); !st.ok()) return st;
+  for (const std::string& k : opt.keep) map.keep(k);
+  RedactReport report;
+  Capture meta = r->metadata();
+  seed_identity(meta, map);
+  meta.host.name = map.token(meta.host.name, TokenKind::kHost);
+  const std::map<uint32_t, std::string> object_names = counter_names(meta, "009");
+  RecordContext c{map, object_names, report};
+  bool map_written = false;
+  Status st = write_replacing(out, [&](const std::string& tmp) {
+    std::unique_ptr<Writer> w;
+    Status s = Writer::create(tmp, meta.host, opt.writer, w);
+    if (s.ok()) s = redact_records(*r, *w, c);
+    if (s.ok()) {
+      report.registry_values = redact_registry(meta.registry, map);
+      meta.fingerprint_json = redact_fingerprint(meta.fingerprint_json, map);
+      s = add_metadata(*w, meta);
+    }
+    if (w) {
+      const Status closed = w->close();
+      if (s.ok()) s = closed;
+    }
+    // The map goes in place before the capture does; a capture without its map is never left.
+    if (s.ok()) s = write_replacing(map_path, [&](const std::string& t) { return write_private(t, map.to_json()); });
+    map_written = s.ok();
+    return s;
+  });
+  if (!st.ok()) {
+    if (map_written) fs::remove(map_path, ec);  // the capture's rename failed: no map without it
+    return st;
+  }
+  report.in_bytes = r->file_size();
+  report.out_bytes = fs::file_size(out, ec);
+  if (report_out) *report_out = report;
+  return Status::Ok();
+}
+
+}  // namespace perfsim::captures
