@@ -17,7 +17,7 @@ config for the admin endpoint (storage and config in a temp dir, web on 127.0.0.
 perfsim's resident memory (VmRSS, VmHWM) is read from /proc after the scrapes.
 
 Usage: scrape.py --perfsim EXE [--sizes 1000,10000] [--scrapes 5] [--interval 10] [--json]
-Loopback only; needs prometheus and promtool (scripts/install-deps.sh).
+Loopback only; needs prometheus, promtool and python3-impacket (scripts/install-deps.sh).
 """
 import argparse
 import concurrent.futures
