@@ -45,7 +45,7 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 # warnings (-Warray-bounds and kin fire where code from two sources meets).
 stage "sanitizer build"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DCMAKE_UNITY_BUILD=ON -DPERFSIM_WERROR=ON \
-  -DPERFSIM_SANITIZE=ON -DPERFSIM_BENCH=OFF -DPERFSIM_REQUIRE_ALL_TOOLS=ON >/dev/null
+  -DPERFSIM_WINDOWS_RECORDER=OFF -DPERFSIM_SANITIZE=ON -DPERFSIM_BENCH=OFF -DPERFSIM_REQUIRE_ALL_TOOLS=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 python3 scripts/check-test-registry.py build-asan
 stage "sanitizer tests"

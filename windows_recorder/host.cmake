@@ -1,7 +1,7 @@
 # The Linux build's side of windows_recorder/: builds perfsim-record.exe (and the test provider
 # DLL) as a separate cross-compiled project (ExternalProject) when Debian's mingw-w64 is here, and
-# installs the .exe under share/perfsim/windows/. Included by tests/windows_recorder (and by the top
-# CMakeLists.txt once it includes this file); a second include does nothing.
+# installs the .exe under share/perfsim/windows/. Included by the top CMakeLists.txt unless
+# PERFSIM_WINDOWS_RECORDER is OFF.
 # PERFSIM_WINDOWS=ON makes a missing cross compiler a configure error; OFF (default) a notice.
 include_guard(GLOBAL)
 option(PERFSIM_WINDOWS "Require perfsim-record.exe: fail the configure without mingw-w64" OFF)
