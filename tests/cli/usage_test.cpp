@@ -137,6 +137,7 @@ TEST_CASE("a missing input file is exit 1 for every command that reads one") {
       {"series M -c '\\Processor(_Total)\\% Processor Time'", "series"},
       {"diff M " + cap, "diff"},
       {"diff " + cap + " M", "diff"},
+      {"redact M -o " + out, "redact"},
       {"check --capture M -- true", "check"},
       {"check --scenario-dir M --scenario x -- true", "check"},
   };
