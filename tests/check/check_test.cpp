@@ -166,8 +166,9 @@ TEST_CASE("check: the endpoint in the environment and the arguments, no session 
 // reads them over \PIPE\winreg. remote-registry-smb: host 1's first pipe open fails (the example
 // collector opens it again), host 2 refuses anonymous HKEY_PERFORMANCE_DATA (it reports that
 // once). A collector that asks again after Access is denied is judged not to handle it.
-TEST_CASE("check --smb: the example collector over SMB handles remote-registry-smb, one that retries a refusal does not",
-          "[smb]") {
+TEST_CASE(
+    "check --smb: the example collector over SMB handles remote-registry-smb, one that retries a refusal does not",
+    "[smb]") {
   REQUIRE(geteuid() == 0);  // smbd and loopback addresses
   const std::string base = "check --scenario remote-registry-smb --smb --timeout 90 --json -- ";
   {

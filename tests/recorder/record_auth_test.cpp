@@ -66,7 +66,6 @@ struct AuthServer {
   std::string target;
 };
 
-
 // Records two samples of Global and "238" with `cred_args` and checks every answer is the host's.
 void record_and_compare(const AuthServer& srv, const std::string& stem, const std::string& cred_args,
                         const std::string& level_in_source) {

@@ -61,7 +61,6 @@ replayer::Quirks policy(const std::string& name) {
   return q;
 }
 
-
 // Records `samples` samples of Global and "238" from 127.0.0.1:port into `path`.
 recorder::RecordResult record_from(uint16_t port, const std::string& path, uint32_t samples = 3) {
   std::unique_ptr<recorder::Channel> ch;

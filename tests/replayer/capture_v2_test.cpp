@@ -24,7 +24,6 @@ namespace {
 
 using perfsim::testing::temp_file_path;
 
-
 // Writes `cap` with `opt`, reads it back in order and in reverse (random access), checks every
 // record is the one written; returns how many records used the split codec.
 size_t round_trip(const Capture& cap, const WriterOptions& opt, const std::string& name) {

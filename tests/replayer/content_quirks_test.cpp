@@ -101,7 +101,8 @@ TEST_CASE("counter-type-change turns a 32-bit raw count into a 64-bit hex one, v
         counter = c.name_index;
       }
   REQUIRE(counter);
-  auto h = host_with_quirk({"counter-type-change", true, {{"counter", std::to_string(counter)}, {"type", "0x00000100"}}});
+  auto h =
+      host_with_quirk({"counter-type-change", true, {{"counter", std::to_string(counter)}, {"type", "0x00000100"}}});
   const pd::DataBlock after = global(*h, 1);
   const pd::Object *o0 = before.find(object), *o1 = after.find(object);
   REQUIRE(o1);

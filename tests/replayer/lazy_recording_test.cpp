@@ -26,7 +26,6 @@ namespace {
 
 using perfsim::testing::temp_file_path;
 
-
 // Resident memory of this process in bytes (VmRSS), 0 when unknown.
 uint64_t resident_bytes() {
   std::ifstream in("/proc/self/status");

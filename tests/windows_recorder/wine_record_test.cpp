@@ -35,8 +35,8 @@ namespace fs = std::filesystem;
 using perfsim::testing::CommandResult;
 using perfsim::testing::run_command;
 
-constexpr uint32_t kFirstCounter = 3000;  // the provider's object; its counters are 3002 and 3004
-constexpr uint32_t kRawCount = 0x00010000;  // PERF_COUNTER_RAWCOUNT
+constexpr uint32_t kFirstCounter = 3000;     // the provider's object; its counters are 3002 and 3004
+constexpr uint32_t kRawCount = 0x00010000;   // PERF_COUNTER_RAWCOUNT
 constexpr uint32_t kBulkCount = 0x10410500;  // PERF_COUNTER_BULK_COUNT
 
 std::string quote(const std::string& s) { return "'" + s + "'"; }
@@ -79,9 +79,9 @@ struct WinePrefix {
 
   // perfsim-record.exe ARGS with the provider in `mode` (provider.cpp).
   CommandResult record(const std::string& mode, const std::string& args, int seconds = 120) const {
-    return run_command("env", env + " PERFSIM_PROVIDER_MODE=" + mode + " " PERFSIM_WINE " " +
-                                  quote(PERFSIM_RECORDER_EXE) + " " + args,
-                       seconds);
+    return run_command(
+        "env", env + " PERFSIM_PROVIDER_MODE=" + mode + " " PERFSIM_WINE " " + quote(PERFSIM_RECORDER_EXE) + " " + args,
+        seconds);
   }
 };
 
@@ -139,8 +139,9 @@ uint64_t le64(const std::string& hex, size_t at) {
 
 // The served capture read by one real client: our object, its counters, instances and values.
 void check_client(uint16_t port, const std::string& client) {
-  const CommandResult r = run_command(PERFSIM_PYTHON, quote(PERFSIM_SOURCE_DIR "/tests/windows_recorder/read_provider.py") +
-                                                          " --port " + std::to_string(port) + " --client " + client);
+  const CommandResult r =
+      run_command(PERFSIM_PYTHON, quote(PERFSIM_SOURCE_DIR "/tests/windows_recorder/read_provider.py") + " --port " +
+                                      std::to_string(port) + " --client " + client);
   INFO(client << ": " << r.err);
   REQUIRE(r.code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -274,11 +275,11 @@ TEST_CASE("perfsim-record.exe records a Wine prefix's provider and the capture r
     // No --count: it would record until Ctrl-C; SIGKILL after 8 s (the loader is the Windows
     // process, so the signal reaches it; --foreground: to it alone, not to this test's group).
     const CommandResult r =
-        run_command("timeout", "--foreground -s KILL 8 env " + wine().env + " " PERFSIM_WINE " " + quote(PERFSIM_RECORDER_EXE) +
-                                   " -o " + quote(win_path(out)) + " --interval 200ms");
+        run_command("timeout", "--foreground -s KILL 8 env " + wine().env + " " PERFSIM_WINE " " +
+                                   quote(PERFSIM_RECORDER_EXE) + " -o " + quote(win_path(out)) + " --interval 200ms");
     INFO(r.err);
     CHECK(r.code == 137);
-    CHECK(r.err.find("sample 2,") != std::string::npos);  // progress as it happened
+    CHECK(r.err.find("sample 2,") != std::string::npos);                 // progress as it happened
     CHECK(perfsim::testing::pids_mentioning("killed.perfcap").empty());  // the recorder itself died
     REQUIRE(fs::exists(out));
     const nlohmann::json summary = inspect(out);
