@@ -156,6 +156,9 @@ Status SimulatedHost::add_event(HostEvent e) {
   if (e.sample && *e.sample >= ticks())
     return Status::InvalidArgument("event sample=" + std::to_string(*e.sample) + ": the timeline has " +
                                    std::to_string(ticks()) + " samples, 0.." + std::to_string(ticks() - 1));
+  if (event_list_.size() >= limits::kMaxEventsPerHost)
+    return Status::InvalidArgument("a host keeps at most " + std::to_string(limits::kMaxEventsPerHost) +
+                                   " events: serve it again to start a new timeline");
   if (!e.at_s && !e.sample) e.at_s = double(position_of(now())) / 1e7;  // now
   std::vector<HostEvent> list = event_list_;
   list.push_back(e);

@@ -43,6 +43,9 @@ inline constexpr config::Bounds kPerfFreqHz{1000, UINT32_MAX};
 inline constexpr config::Bounds kEventAt{0, 31'536'000};
 inline constexpr config::Bounds kEventDown{0, 3600};
 inline constexpr config::Bounds kEventJump{-31'536'000, 31'536'000};
+// Events one host keeps: each added one re-prepares the whole list (a reboot keeps a sample's
+// counters), so the admin API must not let a caller grow it without end.
+inline constexpr size_t kMaxEventsPerHost = 64;
 
 inline constexpr const char* kDelayUnit = " (milliseconds: at most an hour)";
 inline constexpr const char* kSpeedUnit = " (recorded seconds per real second)";

@@ -11,6 +11,7 @@
 
 #include "replayer/events.h"
 #include "replayer/host.h"
+#include "replayer/limits.h"
 #include "tests/common/small_synth.h"
 
 namespace {
@@ -113,4 +114,18 @@ TEST_CASE("reboot and wrap on a step timeline: PerfTime counts from the reboot's
     if (k == 3) CHECK(perf_s == Approx(double(t[3] - t[2]) / 1e7).margin(0.001));  // one sample later
     if (k >= 2) CHECK(u64(a.data, kPerfTime) < before);
   }
+}
+
+TEST_CASE("events: a host keeps a bounded number of events and refuses the next one naming the bound") {
+  const perfsim::captures::Capture cap = perfsim::testing::small_synth_capture(4, 2, 60);
+  std::shared_ptr<rp::SimulatedHost> h;
+  REQUIRE(rp::SimulatedHost::load(cap, {rp::TimelineMode::kStep, 0}, h).ok());
+  rp::HostEvent e;
+  e.kind = rp::EventKind::kClockJump;
+  e.sample = 1;
+  e.seconds = 1;
+  for (size_t i = 0; i < rp::limits::kMaxEventsPerHost; ++i) REQUIRE(h->add_event(e).ok());
+  const perfsim::Status s = h->add_event(e);
+  CHECK_FALSE(s.ok());
+  CHECK(s.message().find(std::to_string(rp::limits::kMaxEventsPerHost)) != std::string::npos);
 }
