@@ -1,25 +1,45 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages perfsim builds and tests with. Idempotent: packages already present
 # are skipped, so a second run does nothing. Works as root or through sudo.
+#   install-deps.sh           everything scripts/test.sh needs (CI, developers)
+#   install-deps.sh --serve   only what building and running `perfsim serve` needs (the README's first
+#                             command): no test tools, no Wine or mingw (1 GiB), no Chromium
 set -euo pipefail
 
-PACKAGES=(
-  build-essential cmake ninja-build pkg-config git mold
-  libboost-dev liblz4-dev libzstd-dev libisal-dev catch2 libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
+usage() { echo "usage: install-deps.sh [--serve]" >&2; exit 2; }
+serve_only=0
+case "${1:-}" in
+  "") ;;
+  --serve) serve_only=1 ;;
+  *) echo "install-deps.sh: unknown argument '$1'; write --serve or nothing" >&2; usage ;;
+esac
+
+# Building perfsim and running it: libraries the configure requires (CMakeLists.txt, rpc/, recorder/),
+# the NTLMSSP mechanism serve authenticates with, smbd for `serve --smb`, Chart.js for the dashboard.
+SERVE_PACKAGES=(
+  build-essential cmake ninja-build pkg-config mold
+  libboost-dev liblz4-dev libzstd-dev libisal-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   samba-dev libtalloc-dev
   gss-ntlmssp libkrb5-dev libssl-dev  # rpc/auth: NTLMSSP through GSSAPI, NTLM2 session security over OpenSSL
-  python3 python3-samba python3-impacket tshark samba smbclient
+  samba libjs-chart.js
+)
+# The suite, the sanitizer and fuzz builds, and the tools the tests start (tests/README.md).
+TEST_PACKAGES=(
+  git catch2
+  python3 python3-samba python3-impacket tshark smbclient
   samba-testsuite  # ndrdump and smbtorture: tests/wire checks our stubs and winreg with them
   iproute2 passwd strace clang-format
   fakeroot  # tests/cli: dpkg installs the Debian package into a scratch root without being root
-  prometheus  # promtool: tests/journal checks the metrics format with it
+  prometheus  # promtool checks the metrics format; bench/prometheus scrapes with the server
   clang libclang-rt-14-dev
-  prometheus chromium libjs-chart.js
+  chromium
   # perfsim-record.exe (windows_recorder/): the cross compiler (posix threads: std::thread) and
   # wine64 to test it (tests/windows_recorder); 20 packages, 1,064 MiB installed, 52 s (downloads included) on
   # the 2-core development machine, 2026-11-26.
   g++-mingw-w64-x86-64-posix wine64 wine
 )
+PACKAGES=("${SERVE_PACKAGES[@]}")
+[ "$serve_only" -eq 1 ] || PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()
 for p in "${PACKAGES[@]}"; do

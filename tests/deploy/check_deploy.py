@@ -3,7 +3,7 @@
 replicas equal its SHARDS, FLEET_RANGE is the fleet file's addresses, the fleet's hosts fit the
 range, each shard's block (perfsim serve --shard K/N: contiguous blocks) is what `perfsim serve
 --list-hosts --shard K/N` prints for the first and last shard, and the Dockerfile installs only
-packages scripts/install-deps.sh names (build stage), among them the package of every pkg-config
+packages `scripts/install-deps.sh --serve` names (build stage), among them the package of every pkg-config
 module the product's CMakeLists ask for (dpkg -S of its .pc file), installs what perfsim loads at
 run time (gss-ntlmssp, libssl3), and is Debian 12 based.
 
@@ -142,11 +142,11 @@ def main():
     check(all(line.split()[1].startswith("debian:12") for line in dockerfile.splitlines() if line.startswith("FROM ")),
           "every stage is Debian 12")
     with open(os.path.join(args.repo, "scripts", "install-deps.sh")) as f:
-        deps = set(re.findall(r"[a-z0-9][a-z0-9.+-]+", f.read().split("PACKAGES=(")[1].split(")")[0]))
+        deps = set(re.findall(r"[a-z0-9][a-z0-9.+-]+", f.read().split("SERVE_PACKAGES=(")[1].split(")")[0]))
     build_stage = dockerfile.split("FROM debian:12\n")[0]
     installed = set(re.findall(r"\b(lib[a-z0-9.+-]+|build-essential|cmake|ninja-build|pkg-config|samba-dev)\b",
                                build_stage.split("install -y -qq --no-install-recommends")[1].split("&&")[0]))
-    check(installed <= deps, f"the build stage installs only install-deps.sh's packages ({sorted(installed - deps)})")
+    check(installed <= deps, f"the build stage installs only install-deps.sh --serve's packages ({sorted(installed - deps)})")
     closure = depends_closure(installed)
     for module, package in pkgconfig_packages(args.repo).items():
         check(package in closure, f"the build stage installs {package} (pkg-config {module}), or a package that needs it")
