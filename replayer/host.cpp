@@ -360,7 +360,20 @@ struct Motion {
 // before it is cut to the counter's width, as the answers have always been.
 template <class T>
 size_t move_counters(uint8_t* o, size_t copied, const PatchColumn<T>& c, size_t i, const Motion& mv) {
-  for (const size_t n = c.offset.size(); i < n && c.offset[i] + sizeof(T) <= copied; ++i) {
+  const size_t n = c.offset.size();
+  if (mv.loop == 0 && mv.scale == 1000000) {
+    // Between two ticks of the first pass, unscaled: what a live host serves nearly always, so it
+    // gets a loop of its own with nothing but the share. A 4-byte counter's step and the fraction
+    // (at most 2^32) multiply within 64 bits; adding in T wraps as the 64-bit sum cut to T does.
+    for (; i < n && c.offset[i] + sizeof(T) <= copied; ++i) {
+      uint8_t* p = o + c.offset[i];
+      const T share =
+          sizeof(T) == 4 ? T((uint64_t(c.step[i]) * mv.frac) >> 32) : T(((unsigned __int128)c.step[i] * mv.frac) >> 32);
+      store_le<T>(p, T(load_le<T>(p) + share));
+    }
+    return i;
+  }
+  for (; i < n && c.offset[i] + sizeof(T) <= copied; ++i) {
     uint8_t* p = o + c.offset[i];
     uint64_t v = load_le<T>(p) + uint64_t(((unsigned __int128)c.step[i] * mv.frac) >> 32);
     if (mv.loop) v += mv.loop * c.per_loop[i];
