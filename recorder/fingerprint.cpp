@@ -31,7 +31,8 @@ bool is_name_table(const Exchange& e) {
 struct ValueSummary {
   const Exchange* last_ok = nullptr;  // the last success with a real buffer
   uint64_t min_ok = UINT64_MAX;       // smallest buffer that succeeded (with full data)
-  uint64_t max_failed = 0;            // largest buffer answered ERROR_MORE_DATA
+  uint64_t max_failed = 0;            // largest buffer answered ERROR_MORE_DATA (or the header alone)
+  bool header_only = false;           // a success with the PERF_DATA_BLOCK alone
   uint32_t calls = 0;
   uint32_t last_status = 0, last_type = 0;
 };
@@ -116,6 +117,7 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
       fp.short_probe = captures::FingerprintProbe{e.status, e.size, e.offered};
     if (header_only_answer(e.data)) {
       truncate = true;  // confirmed below only if a larger answer of the same value exists
+      v.header_only = true;
       v.max_failed = std::max<uint64_t>(v.max_failed, e.offered);
       continue;
     }
@@ -129,11 +131,13 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
   for (const auto& [name, v] : values)
     if (v.last_ok && perfdata::parse_query(name).kind == perfdata::QueryKind::kGlobal)
       global_bytes = v.last_ok->data.size();
-  // A header-only success means truncation only when the same value also brought back more.
+  // A header-only success means truncation only when the same value also brought back more: a
+  // value with no objects (Costly on a host without costly providers) is the header alone at any
+  // size, and another value's ERROR_MORE_DATA says nothing about it.
   if (truncate) {
     truncate = false;
     for (const auto& [name, v] : values)
-      if (v.last_ok && v.max_failed && v.last_ok->data.size() > winperf::kDataBlockSize) truncate = true;
+      if (v.header_only && v.last_ok && v.last_ok->data.size() > winperf::kDataBlockSize) truncate = true;
   }
 
   if (truncate)

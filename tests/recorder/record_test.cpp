@@ -22,9 +22,12 @@
 #include "replayer/quirks.h"
 #include "server/server.h"
 #include "server/winreg_handler.h"
+#include "synth/synth.h"
 #include "tests/common/small_synth.h"
 #include "tests/common/served_host.h"
 #include "tests/common/temp_file.h"
+#include "windows/constants.h"
+#include "winreg/codec.h"
 
 using namespace perfsim;
 using namespace std::chrono_literals;
@@ -238,6 +241,63 @@ TEST_CASE("the fingerprint names each buffer policy and the recorded capture rep
       std::filesystem::remove(path);
       std::filesystem::remove(again);
     }
+  }
+}
+
+// Issue 30 item 9: Costly on a 2022 host is the PERF_DATA_BLOCK alone at any buffer size (it has
+// no costly providers). That once read as Samba's short-buffer truncation, because Global's
+// ERROR_MORE_DATA stood in for a larger Costly answer, and the replay then answered a short Global
+// buffer with WERR_OK and a bare header.
+TEST_CASE("Global and Costly of a 2022 host record as rrp-exact and replay its answers from 4 KB to 4 MB",
+          "[recorder]") {
+  synth::Spec spec;
+  spec.profile = "2022";
+  spec.process_count = 8;
+  spec.threads_max = 3;
+  spec.duration_s = 60;
+  spec.interval_ms = 15000;
+  captures::Capture cap;
+  REQUIRE(synth::synthesize(spec, cap).ok());
+  LiveServer srv(host_with(cap, policy("rrp-exact")));
+  perfdata::DataBlock costly;
+  REQUIRE(perfdata::parse(srv.host->content(replayer::PerfKey::kData, "Costly", 1).data.to_bytes(), costly).ok());
+  REQUIRE(costly.objects.empty());  // what makes this host the case
+
+  const std::string path = temp_file_path("rec_costly", ".perfcap");
+  std::unique_ptr<recorder::Channel> ch;
+  REQUIRE(recorder::connect_tcp("127.0.0.1", srv.port, 10s, ch).ok());
+  recorder::WinregClient client(std::move(ch));
+  recorder::RecordOptions o;
+  o.queries = {"Global", "Costly"};
+  o.interval = 20ms;
+  o.count = 2;
+  recorder::RecordResult r;
+  REQUIRE(recorder::record(client, path, o, r).ok());
+  CHECK(r.fingerprint.more_data == "rrp-exact");
+  const captures::Capture got = read_back(path);
+  std::filesystem::remove(path);
+  replayer::Quirks q;
+  REQUIRE(replayer::fingerprint_quirks(got.fingerprint_json, q).ok());
+  LiveServer replay(host_with(got, q, 0));
+
+  // The same calls to both: status, size and bytes alike at every buffer size.
+  auto ask = [](uint16_t port, uint32_t buffer) {
+    std::unique_ptr<recorder::WinregClient> c;
+    REQUIRE(recorder::WinregClient::connect("127.0.0.1", port, 10s, c).ok());
+    winreg::PolicyHandle h;
+    REQUIRE(c->open_hive(winreg::kOpenHKPD, h).ok());
+    winreg::QueryValueResponse a;
+    REQUIRE(c->query_value(h, "Global", buffer, a).ok());
+    return std::tuple{a.result, a.data_size.value_or(0), a.data ? a.data->to_bytes() : Bytes{}};
+  };
+  for (uint32_t buffer : {4096u, 65536u, 262144u, 1048576u, 4194304u}) {
+    INFO("buffer " << buffer);
+    const auto [status, size, data] = ask(srv.port, buffer);
+    const auto [rstatus, rsize, rdata] = ask(replay.port, buffer);
+    CHECK(rstatus == status);
+    CHECK(rsize == size);
+    CHECK(rdata == data);
+    if (buffer == 4096u) CHECK(status == windows::kErrorMoreData);
   }
 }
 
