@@ -143,6 +143,8 @@ int run_import(const ImportOptions& o) {
         j["ticks"] = ic.ticks;
         j["records"] = ic.capture.records.size();
         j["fingerprint"] = nlohmann::json::parse(captures::to_json(ic.fingerprint));
+        j["profile"] = ic.capture.host.profile;
+        j["notes"] = ic.notes;
       }
     }
     if (!s.ok()) j["error"] = s.message();
@@ -156,6 +158,12 @@ int run_import(const ImportOptions& o) {
         fmt::print("  buffer behaviour: {}\n", ic.fingerprint.more_data.value_or("not seen"));
         for (const std::string& f : ic.fingerprint.findings.value_or(std::vector<std::string>{}))
           fmt::print("  noted: {}\n", f);
+        for (const std::string& n : ic.notes) fmt::print("  noted: {}\n", n);
+        if (ic.capture.host.profile.empty())
+          fmt::print("  profile: unknown (no CurrentVersion read in the capture); serve it with --profile\n");
+        else
+          fmt::print("  profile: {} (Windows {} build {})\n", ic.capture.host.profile, ic.capture.host.current_version,
+                     ic.capture.host.build_number);
       }
       for (const std::string& p : c.problems) fmt::print("  not readable: {}\n", p);
     }

@@ -10,6 +10,7 @@
 #include "core/utf16.h"
 #include "perfdata/model.h"
 #include "perfdata/select.h"
+#include "perfdata/view.h"
 #include "windows/constants.h"
 #include "windows/os.h"
 
@@ -102,6 +103,42 @@ bool take_name_table(const Exchange& e, std::vector<captures::NameTable>& tables
   return true;
 }
 
+namespace {
+
+bool is_poll(const Exchange& e) {
+  return iequals(e.key, "HKPD") && !e.null_data && e.status != windows::kErrorMoreData;
+}
+
+// The client whose polls make the series (most perf-data answers; the first seen on a tie), and a
+// note naming the others when there are any.
+std::string series_client(const Conversation& conv, std::vector<std::string>& notes) {
+  std::map<std::string, size_t> polls;
+  std::vector<std::string> order;
+  for (const Exchange& e : conv.exchanges) {
+    if (!is_poll(e)) continue;
+    if (polls[e.client]++ == 0) order.push_back(e.client);
+  }
+  if (order.size() < 2) return order.empty() ? "" : order.front();
+  std::string best = order.front();
+  for (const std::string& c : order)
+    if (polls[c] > polls[best]) best = c;
+  std::string others;
+  for (const std::string& c : order)
+    if (c != best) others += (others.empty() ? "" : ", ") + c + " (" + std::to_string(polls[c]) + ")";
+  notes.push_back(std::to_string(order.size()) + " clients polled " + conv.server + ": the series is " + best + "'s " +
+                  std::to_string(polls[best]) + " answers; left out: " + others);
+  return best;
+}
+
+// The bytes after the PERF_DATA_BLOCK (its clocks move with every answer, even a repeated one).
+ByteView objects_of(const Bytes& data) {
+  if (data.size() < winperf::kDataBlockSize) return ByteView(data);
+  const uint32_t header = perfdata::block_field32(data, winperf::data_block::kHeaderLength);
+  return header <= data.size() ? ByteView(data).subspan(header) : ByteView(data);
+}
+
+}  // namespace
+
 Status build_capture(const Conversation& conv, ImportedCapture& out) {
   out = ImportedCapture{};
   captures::Capture& cap = out.capture;
@@ -110,6 +147,9 @@ Status build_capture(const Conversation& conv, ImportedCapture& out) {
   std::set<std::string> in_tick;
   uint32_t tick = 0;
   std::vector<int64_t> tick_times;
+  const std::string client = series_client(conv, out.notes);
+  std::map<std::string, const Exchange*> last_kept;  // value name -> its last sample
+  size_t repeated = 0;
   for (const Exchange& e : conv.exchanges) {
     if (!on_perf_key(e)) {
       if (e.status != 0 || e.null_data) continue;
@@ -121,7 +161,14 @@ Status build_capture(const Conversation& conv, ImportedCapture& out) {
       continue;
     }
     if (take_name_table(e, cap.names, odd)) continue;
-    if (!iequals(e.key, "HKPD") || e.null_data || e.status == windows::kErrorMoreData) continue;
+    if (!is_poll(e) || e.client != client) continue;
+    const Exchange*& before = last_kept[e.value_name];
+    if (before && e.status == 0 && before->status == 0 && !objects_of(e.data).empty() &&
+        std::ranges::equal(objects_of(e.data), objects_of(before->data))) {
+      ++repeated;
+      continue;
+    }
+    before = &e;
     if (in_tick.count(e.value_name)) {  // the collector's next poll
       ++tick;
       in_tick.clear();
@@ -132,6 +179,10 @@ Status build_capture(const Conversation& conv, ImportedCapture& out) {
   }
   if (cap.records.empty())
     return Status::InvalidArgument("no HKEY_PERFORMANCE_DATA answer from " + conv.server + " to import");
+  if (repeated)
+    out.notes.push_back(std::to_string(repeated) +
+                        " answer(s) left out: their objects equal the previous answer's of the same value (no counter "
+                        "moved), which would read as zero rates and 100 % processor time");
   for (captures::QueryRecord& r : odd) r.tick = 0;
   cap.records.insert(cap.records.begin(), odd.begin(), odd.end());
 

@@ -40,10 +40,15 @@ struct ImportedCapture {
   captures::Capture capture;
   Fingerprint fingerprint;
   uint32_t ticks = 0;
+  std::vector<std::string> notes;  // what was left out of the series and why, one line each
 };
 
 // A whole capture from one server's conversation: HKLM values, name tables, every final perf-data
 // answer (not size probes, not ERROR_MORE_DATA) as a record; a tick ends when a value name repeats.
+// A capture is one collector's view of the host: where several clients polled it, the series is
+// the one with the most perf-data answers (the others still give HKLM values and name tables),
+// and an answer whose objects are byte for byte the previous one's of that value (no counter
+// moved: no Windows host answers so, a replay or a cache does) is not a sample; `notes` says so.
 // InvalidArgument when the conversation holds no perf-data answer.
 Status build_capture(const Conversation& conv, ImportedCapture& out);
 

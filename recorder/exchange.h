@@ -22,6 +22,7 @@ struct Exchange {
   uint32_t type = 0;        // value type answered (0 when the answer carried none)
   uint32_t size = 0;        // data_size answered
   Bytes data;               // bytes answered
+  std::string client;       // the caller's "ADDR:PORT" where it is known (pcap import), else ""
 };
 
 // True for exchanges on HKEY_PERFORMANCE_DATA/_TEXT/_NLSTEXT (the others are on HKLM paths).

@@ -137,9 +137,12 @@ class Importer {
       }
       return out[it->second];
     };
-    auto take = [&](WinregSniffer& w, Conversation& conv) {
+    auto take = [&](WinregSniffer& w, Conversation& conv, const Connection& c) {
       w.finish();
-      for (Exchange& e : w.exchanges()) conv.exchanges.push_back(std::move(e));
+      for (Exchange& e : w.exchanges()) {
+        e.client = endpoint(c.client_addr, c.client_port);
+        conv.exchanges.push_back(std::move(e));
+      }
       for (std::string& p : w.problems()) conv.problems.push_back(std::move(p));
     };
     const size_t first_new = out.size();
@@ -149,7 +152,7 @@ class Importer {
       const bool gap = c.dirs[0].gap() || c.dirs[1].gap();
       if (c.kind == Connection::Kind::kRpc && c.rpc->winreg()) {
         Conversation& conv = conversation(c.server_addr, kTcp);
-        take(*c.rpc, conv);
+        take(*c.rpc, conv, c);
         if (gap) conv.problems.push_back(gap_line(c));
       } else if (c.kind == Connection::Kind::kSmb) {
         const bool stopped = c.smb->stopped() != Smb2PipeDemux::Stop::kNone;
@@ -158,7 +161,7 @@ class Importer {
         if (!any) continue;
         Conversation& conv = conversation(c.server_addr, kPipe);
         for (const FileId& f : c.pipe_order)
-          if (c.pipes[f]->winreg()) take(*c.pipes[f], conv);
+          if (c.pipes[f]->winreg()) take(*c.pipes[f], conv, c);
         if (stopped)
           conv.problems.push_back(std::string(smb_stop_reason(c.smb->stopped())) + " " + c.label() +
                                   ": cannot be read");
