@@ -6,6 +6,7 @@
 # Inputs libFuzzer finds interesting are kept in build-fuzz/fuzz/corpus/<target> between runs;
 # a crashing input is written to build-fuzz/fuzz/artifacts/ and its log printed.
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]
+#   FUZZ_BUILD_ONLY=1 bash scripts/fuzz.sh      (builds the targets, runs none)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -25,6 +26,8 @@ cmake -S . -B $dir -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelW
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DPERFSIM_WERROR=ON -DPERFSIM_FUZZ=ON \
   -DPERFSIM_TESTS=OFF -DPERFSIM_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build $dir -j "$(nproc)" --target fuzz
+# scripts/test.sh builds the targets beside the sanitizer suite, then runs them in a stage of their own.
+[ "${FUZZ_BUILD_ONLY:-0}" = 1 ] && exit 0
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -30,28 +30,47 @@ bash scripts/check-format.sh
 # Line tables only (-g1): backtraces and sanitizer reports keep file:line, and a compile costs about
 # two thirds of its -g time (admin/server.cpp: 28 s of CPU instead of 42 s, 2026-11-26).
 # PERFSIM_REQUIRE_ALL_TOOLS: a tool a test runs (tshark, smbd, prometheus, ...) missing fails here.
-stage "normal build"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DPERFSIM_WERROR=ON -DPERFSIM_BENCH=ON -DPERFSIM_REQUIRE_ALL_TOOLS=ON >/dev/null
-cmake --build build -j "$jobs"
-python3 scripts/check-test-registry.py build
-stage "normal tests"
-ctest --test-dir build --output-on-failure -j "$jobs"
-
 # Unity build: each target compiles its sources a batch at a time, so Boost.Asio, JSON, CLI11 and
 # Catch2 are parsed once per batch, not per source (replayer's sources: 72 s -> 31 s of CPU at -O2,
-# 2026-11-26; CMakeLists.txt says why). At -O0 parsing is most of a compile. The normal build
-# stays per source until a unity -O2 build has been seen free of GCC 12's inlining-dependent
-# warnings (-Warray-bounds and kin fire where code from two sources meets).
-stage "sanitizer build"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DCMAKE_UNITY_BUILD=ON -DPERFSIM_WERROR=ON \
-  -DPERFSIM_WINDOWS_RECORDER=OFF -DPERFSIM_SANITIZE=ON -DPERFSIM_BENCH=OFF -DPERFSIM_REQUIRE_ALL_TOOLS=ON >/dev/null
-cmake --build build-asan -j "$jobs"
-python3 scripts/check-test-registry.py build-asan
-stage "sanitizer tests"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure -j "$jobs"
+# 2026-11-26; CMakeLists.txt says why).
+stage "normal build"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+  -DCMAKE_UNITY_BUILD=ON -DPERFSIM_WERROR=ON -DPERFSIM_BENCH=ON -DPERFSIM_REQUIRE_ALL_TOOLS=ON >/dev/null
+cmake --build build -j "$jobs"
+python3 scripts/check-test-registry.py build
+# The suite waits on the clients and servers it starts (python3-samba, impacket, smbd, tshark,
+# chromium) more than it computes, so the sanitizer build runs beside it on the same cores; the
+# suite's output is kept in a file and printed whole when both are done.
+stage "normal tests, sanitizer build beside them"
+normal_log=build/normal-tests.log
+ctest --test-dir build --output-on-failure -j "$jobs" >"$normal_log" 2>&1 &
+normal_pid=$!
+asan_rc=0
+{
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DCMAKE_UNITY_BUILD=ON -DPERFSIM_WERROR=ON \
+    -DPERFSIM_WINDOWS_RECORDER=OFF -DPERFSIM_SANITIZE=ON -DPERFSIM_BENCH=OFF -DPERFSIM_REQUIRE_ALL_TOOLS=ON >/dev/null &&
+    nice -n 5 cmake --build build-asan -j "$jobs" &&
+    python3 scripts/check-test-registry.py build-asan
+} || asan_rc=$?
+normal_rc=0
+wait "$normal_pid" || normal_rc=$?
+cat "$normal_log"
+[ "$normal_rc" -eq 0 ] || { echo "test.sh: the normal build's suite failed (exit $normal_rc)" >&2; exit "$normal_rc"; }
+[ "$asan_rc" -eq 0 ] || { echo "test.sh: the sanitizer build failed (exit $asan_rc)" >&2; exit "$asan_rc"; }
 
-# 15 s per fuzz target, nproc at a time (fuzz/README.md has the cost in CI).
+# The same for the sanitizer suite and the fuzz targets' clang build.
+stage "sanitizer tests, fuzz build beside them"
+fuzz_log=build-asan/fuzz-build.log
+FUZZ_BUILD_ONLY=1 nice -n 5 bash scripts/fuzz.sh >"$fuzz_log" 2>&1 &
+fuzz_pid=$!
+asan_tests_rc=0
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" || asan_tests_rc=$?
+fuzz_build_rc=0
+wait "$fuzz_pid" || fuzz_build_rc=$?
+[ "$asan_tests_rc" -eq 0 ] || { echo "test.sh: the sanitizer build's suite failed (exit $asan_tests_rc)" >&2; exit "$asan_tests_rc"; }
+[ "$fuzz_build_rc" -eq 0 ] || { cat "$fuzz_log"; echo "test.sh: the fuzz build failed (exit $fuzz_build_rc)" >&2; exit "$fuzz_build_rc"; }
+
+# 15 s per fuzz target, nproc at a time (fuzz/README.md has the cost in CI); already built.
 stage fuzz
 bash scripts/fuzz.sh "${PERFSIM_FUZZ_SECONDS:-15}"

@@ -23,6 +23,9 @@ set(perfsim_win_args --toolchain ${CMAKE_CURRENT_LIST_DIR}/mingw-w64-x86_64.cmak
 if(CMAKE_CXX_COMPILER_LAUNCHER)
   list(APPEND perfsim_win_args -DCMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER})
 endif()
+if(CMAKE_UNITY_BUILD)  # the cross build parses the same headers once per batch too (CMakeLists.txt)
+  list(APPEND perfsim_win_args -DCMAKE_UNITY_BUILD=ON)
+endif()
 ExternalProject_Add(perfsim_windows_recorder
                     SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}
                     BINARY_DIR ${perfsim_win_dir}
