@@ -75,9 +75,9 @@ std::string report_text(const LoadConfig& c, const LoadReport& r, size_t per_hos
       r.hosts.size(), c.collectors, r.sessions, c.reconnect ? "a new one each poll" : "kept", r.threads,
       c.interval_s > 0 ? fmt::format("a poll every {:g} s", c.interval_s) : std::string("polls back to back"),
       c.duration_s, values_text(c));
-  out += fmt::format("overall: {} calls in {:.2f} s = {:.1f} calls/s; {} polls ({} late), {} value bytes, {} connects\n",
-                     o.calls, r.elapsed_s, r.elapsed_s > 0 ? double(o.calls) / r.elapsed_s : 0.0, o.polls,
-                     o.late_polls, o.bytes, o.connects);
+  out += fmt::format(
+      "overall: {} calls in {:.2f} s = {:.1f} calls/s; {} polls ({} late), {} value bytes, {} connects\n", o.calls,
+      r.elapsed_s, r.elapsed_s > 0 ? double(o.calls) / r.elapsed_s : 0.0, o.polls, o.late_polls, o.bytes, o.connects);
   out += fmt::format("latency ms: p50 {:.3f}  p90 {:.3f}  p99 {:.3f}  max {:.3f}\n", ms(o.latency.percentile_us(0.5)),
                      ms(o.latency.percentile_us(0.9)), ms(o.latency.percentile_us(0.99)), ms(o.latency.max_us()));
   out += fmt::format("errors: {} (connect {}, call {}, status {}", o.errors(), o.connect_errors, o.call_errors,

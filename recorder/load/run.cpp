@@ -77,7 +77,9 @@ struct Session {
 class Runner {
  public:
   Runner(const LoadConfig& c, const Connect& connect)
-      : cfg_(c), connect_(connect), hosts_(c.hosts.size()),
+      : cfg_(c),
+        connect_(connect),
+        hosts_(c.hosts.size()),
         values_(c.values.empty() ? std::vector<std::string>{"Global"} : c.values),
         interval_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(c.interval_s))) {}
 
@@ -287,9 +289,10 @@ Status check_config(const LoadConfig& c) {
   if (c.collectors == 0) return Status::InvalidArgument("--collectors must be at least 1, e.g. --collectors 4");
   const uint64_t sessions = uint64_t(c.hosts.size()) * c.collectors;
   if (sessions > kMaxSessions)
-    return Status::InvalidArgument(fmt::format("{} hosts x {} collectors = {} sessions; at most {}: poll fewer hosts "
-                                               "or give fewer --collectors",
-                                               c.hosts.size(), c.collectors, sessions, kMaxSessions));
+    return Status::InvalidArgument(
+        fmt::format("{} hosts x {} collectors = {} sessions; at most {}: poll fewer hosts "
+                    "or give fewer --collectors",
+                    c.hosts.size(), c.collectors, sessions, kMaxSessions));
   if (c.threads > kMaxThreads)
     return Status::InvalidArgument(fmt::format("--threads {}: at most {}", c.threads, kMaxThreads));
   if (!(c.duration_s > 0 && c.duration_s <= kMaxDurationS))

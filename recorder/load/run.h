@@ -44,13 +44,13 @@ using Connect = std::function<Status(const LoadHost&, std::chrono::milliseconds,
 
 struct LoadConfig {
   std::vector<LoadHost> hosts;
-  uint32_t collectors = 1;                // sessions per host
-  double interval_s = 0;                  // between a session's poll starts; 0: back to back
-  double duration_s = 10;                 // no poll starts after this
-  std::vector<std::string> values;        // empty: Global
-  recorder::Growth growth;                // initial buffer, growth, tries
-  bool reconnect = false;                 // a new session for every poll
-  uint32_t threads = 0;                   // 0: default_threads()
+  uint32_t collectors = 1;                   // sessions per host
+  double interval_s = 0;                     // between a session's poll starts; 0: back to back
+  double duration_s = 10;                    // no poll starts after this
+  std::vector<std::string> values;           // empty: Global
+  recorder::Growth growth;                   // initial buffer, growth, tries
+  bool reconnect = false;                    // a new session for every poll
+  uint32_t threads = 0;                      // 0: default_threads()
   std::chrono::milliseconds timeout{10000};  // every connect and call
 };
 
@@ -66,11 +66,11 @@ struct Figures {
   uint64_t bytes = 0;       // value bytes answered
   uint64_t connects = 0;    // sessions made (connect + bind)
   uint64_t connect_errors = 0;
-  uint64_t call_errors = 0;                    // faults, time-outs, resets: the call got no answer
-  uint64_t werr_errors = 0;                    // answered with an error status (ERROR_MORE_DATA not counted)
-  std::map<std::string, uint64_t> by_status;   // werr_errors by WERROR name
-  LatencyHistogram latency;                    // every call, answered or not
-  std::string first_error;                     // the first failure's message
+  uint64_t call_errors = 0;                   // faults, time-outs, resets: the call got no answer
+  uint64_t werr_errors = 0;                   // answered with an error status (ERROR_MORE_DATA not counted)
+  std::map<std::string, uint64_t> by_status;  // werr_errors by WERROR name
+  LatencyHistogram latency;                   // every call, answered or not
+  std::string first_error;                    // the first failure's message
   uint64_t errors() const { return connect_errors + call_errors + werr_errors; }
   void merge(const Figures& o);
 };

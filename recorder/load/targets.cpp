@@ -61,8 +61,8 @@ Status hosts_from_range(const std::string& text, bool port_needed, std::vector<L
   if (!ipv4(host.substr(dash + 1), hi))
     return Status::InvalidArgument("'" + text + "': the range's end must be an IPv4 address; " + kRangeForm);
   if (hi < lo)
-    return Status::InvalidArgument("'" + text + "': the range ends before it starts (" + host.substr(dash + 1) +
-                                   " < " + host.substr(0, dash) + ")");
+    return Status::InvalidArgument("'" + text + "': the range ends before it starts (" + host.substr(dash + 1) + " < " +
+                                   host.substr(0, dash) + ")");
   if (uint64_t(hi) - lo + 1 > kMaxRangeHosts)
     return Status::InvalidArgument("'" + text + "' holds " + std::to_string(uint64_t(hi) - lo + 1) +
                                    " addresses; at most " + std::to_string(kMaxRangeHosts) + " in one range");
@@ -91,6 +91,9 @@ Status hosts_from_fleet(const std::string& path, bool port_needed, std::vector<L
 Status hosts_from_target(const std::string& text, bool port_needed, std::vector<LoadHost>& out) {
   std::error_code ec;
   if (std::filesystem::is_regular_file(text, ec)) return hosts_from_fleet(text, port_needed, out);
+  // A path that is not there is a missing input (exit 1), not a range written wrong.
+  const bool path_like = text.find('/') != std::string::npos || text.ends_with(".toml") || text.ends_with(".json");
+  if (path_like && !std::filesystem::exists(text, ec)) return Status::NotFound(text + ": no such file");
   return hosts_from_range(text, port_needed, out);
 }
 

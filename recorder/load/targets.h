@@ -13,9 +13,9 @@
 namespace perfsim::load {
 
 struct LoadHost {
-  std::string name;     // the fleet's name for it ("WEB-0001"); empty when unknown (a range)
-  std::string address;  // as connect takes it: 127.1.0.1, ::1, a host name
-  uint16_t port = 0;    // 0: the transport's own (SMB's port)
+  std::string name;              // the fleet's name for it ("WEB-0001"); empty when unknown (a range)
+  std::string address;           // as connect takes it: 127.1.0.1, ::1, a host name
+  uint16_t port = 0;             // 0: the transport's own (SMB's port)
   std::string endpoint() const;  // ADDR:PORT, [ADDR]:PORT for IPv6; ADDR with port 0
   std::string label() const { return name.empty() ? endpoint() : name; }
 };
@@ -28,7 +28,8 @@ Status hosts_from_range(const std::string& text, bool port_needed, std::vector<L
 // Every [[host]] of the fleet file at `path`, count = N entries expanded, addresses ranges included.
 // A host on port 0 (a free port picked at serve time) cannot be found: refused unless !port_needed.
 Status hosts_from_fleet(const std::string& path, bool port_needed, std::vector<LoadHost>& out);
-// A fleet file when `text` names an existing file, else a range (either's errors then).
+// A fleet file when `text` names an existing file, else a range (either's errors then); NotFound
+// for a path (a '/', or .toml/.json) that does not exist.
 Status hosts_from_target(const std::string& text, bool port_needed, std::vector<LoadHost>& out);
 
 }  // namespace perfsim::load

@@ -148,8 +148,9 @@ TEST_CASE("perfsim load's calls per host are the server's own count") {
 }
 
 TEST_CASE("perfsim load counts errors on the hosts that fault and nowhere else") {
-  Fleet f("[[fault]]\nhost = \"LD-0002\"\nvalue = \"Global\"\nkind = \"busy\"\n\n"
-          "[[fault]]\nhost = \"LD-0003\"\nkind = \"rpc-fault\"\ncode = 1726\nevery = 3\n");
+  Fleet f(
+      "[[fault]]\nhost = \"LD-0002\"\nvalue = \"Global\"\nkind = \"busy\"\n\n"
+      "[[fault]]\nhost = \"LD-0003\"\nkind = \"rpc-fault\"\ncode = 1726\nevery = 3\n");
   Served s(f);
   const json r = load_json(f.path + " --duration 2 --query Global --query 238", 1);
   CHECK(r.at("overall").at("errors").at("total").get<uint64_t>() > 0);
