@@ -26,6 +26,7 @@ void add_scenarios(CLI::App& app, int& rc);
 void add_journal(CLI::App& app, int& rc);
 void add_check(CLI::App& app, int& rc);
 void add_query(CLI::App& app, int& rc);
+void add_load(CLI::App& app, int& rc);
 void add_record(CLI::App& app, int& rc);
 void add_import(CLI::App& app, int& rc);
 void add_lodctr(CLI::App& app, int& rc);
@@ -36,8 +37,9 @@ void add_diff(CLI::App& app, int& rc);
 void add_redact(CLI::App& app, int& rc);
 
 // In the order `perfsim --help` lists them.
-inline constexpr AddCommand kCommands[] = {add_synth, add_convert,  add_redact, add_inspect,   add_dump,     add_series,
-                                           add_diff,  add_validate, add_serve,  add_scenarios, add_journal,  add_check,
-                                           add_query, add_record,   add_import, add_lodctr,    add_unlodctr, add_names};
+inline constexpr AddCommand kCommands[] = {add_synth,   add_convert, add_redact,   add_inspect, add_dump,
+                                           add_series,  add_diff,    add_validate, add_serve,   add_scenarios,
+                                           add_journal, add_check,   add_query,    add_load,    add_record,
+                                           add_import,  add_lodctr,  add_unlodctr, add_names};
 
 }  // namespace perfsim::cli

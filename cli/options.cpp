@@ -36,6 +36,34 @@ void add_smb_options(CLI::App* c, SmbOptions& o) {
   c->add_option("--auth-type", o.auth_type, "TCP with a user: ntlm (NTLMSSP, default) or spnego");
 }
 
+void add_growth_options(CLI::App* c, GrowthOptions& o) {
+  c->add_option("--growth", o.growth,
+                "Buffer growth after ERROR_MORE_DATA: returned (use the size the host says), double, add:N")
+      ->capture_default_str();
+  c->add_option("--initial", o.initial, "First buffer size in bytes")->capture_default_str();
+  c->add_option("--max-tries", o.max_tries, "Give up after this many QueryValue calls per value")
+      ->capture_default_str();
+}
+
+Status parse_growth(const GrowthOptions& o, recorder::Growth& g) {
+  const std::string& growth = o.growth;
+  g.initial = o.initial;
+  g.max_tries = o.max_tries;
+  if (growth == "returned")
+    g.kind = recorder::Growth::Kind::kReturned;
+  else if (growth == "double")
+    g.kind = recorder::Growth::Kind::kDouble;
+  else if (growth.rfind("add:", 0) == 0) {
+    g.kind = recorder::Growth::Kind::kAdd;
+    g.step = 0;
+    if (!config::parse_uint_as(std::string_view(growth).substr(4), "--growth add:N", g.step).ok() || g.step == 0)
+      return Status::InvalidArgument("--growth add:N needs a positive byte count N, e.g. add:4096");
+  } else {
+    return Status::InvalidArgument("--growth '" + growth + "' is not one of returned, double, add:N");
+  }
+  return Status::Ok();
+}
+
 void add_format_option(CLI::App* c, uint32_t& version) {
   c->add_option("--format-version", version, "Capture format to write: 2, or 1 for perfsim before format v2")
       ->check(CLI::Range(1, 2))

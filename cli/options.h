@@ -3,8 +3,11 @@
 // code and a message that says what to write.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "cli/target.h"
+#include "core/status.h"
+#include "recorder/client.h"
 
 namespace CLI {
 class App;
@@ -16,6 +19,16 @@ namespace perfsim::cli {
 
 // Who logs on and how, for subcommands that reach a host over SMB or ncacn_ip_tcp.
 void add_smb_options(CLI::App* c, SmbOptions& o);
+// How a collector grows its buffer after ERROR_MORE_DATA, as `perfsim query` and `perfsim load`
+// take it: --growth returned|double|add:N, --initial, --max-tries.
+struct GrowthOptions {
+  std::string growth = "returned";
+  uint32_t initial = 64 * 1024;
+  uint32_t max_tries = 16;
+};
+void add_growth_options(CLI::App* c, GrowthOptions& o);
+// InvalidArgument says what to write.
+Status parse_growth(const GrowthOptions& o, recorder::Growth& g);
 // Which capture format a writing subcommand makes (captures/FORMAT.md).
 void add_format_option(CLI::App* c, uint32_t& version);
 

@@ -24,9 +24,7 @@ struct QueryOptions {
   std::string endpoint;  // ADDR:PORT (ncacn_ip_tcp) or smb:HOST[:PORT] (cli/target.h)
   SmbOptions smb;
   std::vector<std::string> values;  // default: Global
-  std::string growth = "returned";  // returned | double | add:N
-  uint32_t initial = 64 * 1024;
-  uint32_t max_tries = 16;
+  GrowthOptions growth;
   uint32_t count = 1;  // polls; from the second on, values are formatted
   double interval_s = 1;
   std::string object;
@@ -36,24 +34,6 @@ struct QueryOptions {
 
 }  // namespace
 namespace {
-
-Status parse_growth(const QueryOptions& o, recorder::Growth& g) {
-  g.initial = o.initial;
-  g.max_tries = o.max_tries;
-  if (o.growth == "returned")
-    g.kind = recorder::Growth::Kind::kReturned;
-  else if (o.growth == "double")
-    g.kind = recorder::Growth::Kind::kDouble;
-  else if (o.growth.rfind("add:", 0) == 0) {
-    g.kind = recorder::Growth::Kind::kAdd;
-    g.step = 0;
-    if (!config::parse_uint_as(std::string_view(o.growth).substr(4), "--growth add:N", g.step).ok() || g.step == 0)
-      return Status::InvalidArgument("--growth add:N needs a positive byte count N, e.g. add:4096");
-  } else {
-    return Status::InvalidArgument("--growth '" + o.growth + "' is not one of returned, double, add:N");
-  }
-  return Status::Ok();
-}
 
 bool is_name_table(const std::string& v) {
   auto k = perfdata::parse_query(v).kind;
@@ -66,7 +46,7 @@ int run_query(const QueryOptions& o) {
   Target target;
   if (Status s = parse_target(o.endpoint, target); !s.ok()) return fail("query", s.message(), kExitUsage);
   recorder::Growth growth;
-  if (Status s = parse_growth(o, growth); !s.ok()) return fail("query", s.message(), kExitUsage);
+  if (Status s = parse_growth(o.growth, growth); !s.ok()) return fail("query", s.message(), kExitUsage);
   const std::vector<std::string> values = o.values.empty() ? std::vector<std::string>{"Global"} : o.values;
 
   std::unique_ptr<recorder::Channel> ch;
@@ -151,13 +131,7 @@ void add_query(CLI::App& app, int& rc) {
       ->required();
   c_query->add_option("values", query.values,
                       "Value names: Global (default), Costly, \"238 230\", \"Counter 009\", ...");
-  c_query
-      ->add_option("--growth", query.growth,
-                   "Buffer growth after ERROR_MORE_DATA: returned (use the size the host says), double, add:N")
-      ->capture_default_str();
-  c_query->add_option("--initial", query.initial, "First buffer size in bytes")->capture_default_str();
-  c_query->add_option("--max-tries", query.max_tries, "Give up after this many QueryValue calls per value")
-      ->capture_default_str();
+  add_growth_options(c_query, query.growth);
   c_query->add_option("--count,-n", query.count, "Polls; values are formatted between consecutive polls")
       ->capture_default_str();
   c_query->add_option("--interval", query.interval_s, "Time between polls (seconds, or 500ms, 15s, 2m, 1h)")

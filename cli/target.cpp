@@ -1,8 +1,6 @@
 #include "cli/target.h"
 
 #include "core/config.h"
-#include "recorder/credentials.h"
-#include "recorder/smb_channel.h"
 #include "recorder/tcp_channel.h"
 
 namespace perfsim::cli {
@@ -58,12 +56,10 @@ Status tcp_auth(const SmbOptions& o, std::optional<recorder::TcpAuth>& out) {
 }
 
 // The SMB side of the options: target settings and who logs on.
-Status smb_settings(const SmbOptions& o, const Target& t, recorder::SmbTarget& target, recorder::Credentials& creds) {
+Status smb_settings(const SmbOptions& o, recorder::SmbTarget& target, recorder::Credentials& creds) {
   if (o.auth_level || o.auth_type)
     return Status::InvalidArgument(
         "--auth-level and --auth-type apply to ncacn_ip_tcp targets; over SMB use --sign or --encrypt");
-  target.host = t.host;
-  target.port = t.port;
   target.require_signing = o.sign;
   target.require_encryption = o.encrypt;
   if (!o.protocols.empty()) {
@@ -111,20 +107,31 @@ Status parse_target(const std::string& t, Target& out) {
   return Status::Ok();
 }
 
-Status connect_target(const Target& t, const SmbOptions& smb, std::chrono::milliseconds timeout,
-                      std::unique_ptr<recorder::Channel>& out) {
-  if (!t.smb) {
-    std::optional<recorder::TcpAuth> auth;
-    if (Status s = tcp_auth(smb, auth); !s.ok()) return s;
-    return recorder::connect_tcp(t.host, t.port, timeout, out, auth);
-  }
-  recorder::SmbTarget st;
-  recorder::Credentials creds;
-  if (Status s = smb_settings(smb, t, st, creds); !s.ok()) return s;
+Status prepare_connection(bool smb, const SmbOptions& options, Connection& out) {
+  out = Connection{};
+  out.smb = smb;
+  if (!smb) return tcp_auth(options, out.tcp_auth);
+  if (Status s = smb_settings(options, out.smb_target, out.creds); !s.ok()) return s;
   if (!recorder::smb_supported())
     return Status::Unsupported(
         "this perfsim was built without Samba's client libraries (samba-dev): use ncacn_ip_tcp (ADDR:PORT)");
-  return recorder::connect_smb(st, creds, timeout, out);
+  return Status::Ok();
+}
+
+Status connect_prepared(const Connection& c, const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
+                        std::unique_ptr<recorder::Channel>& out) {
+  if (!c.smb) return recorder::connect_tcp(host, port, timeout, out, c.tcp_auth);
+  recorder::SmbTarget st = c.smb_target;
+  st.host = host;
+  st.port = port;
+  return recorder::connect_smb(st, c.creds, timeout, out);
+}
+
+Status connect_target(const Target& t, const SmbOptions& smb, std::chrono::milliseconds timeout,
+                      std::unique_ptr<recorder::Channel>& out) {
+  Connection c;
+  if (Status s = prepare_connection(t.smb, smb, c); !s.ok()) return s;
+  return connect_prepared(c, t.host, t.port, timeout, out);
 }
 
 }  // namespace perfsim::cli

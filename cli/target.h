@@ -10,6 +10,9 @@
 
 #include "core/status.h"
 #include "recorder/channel.h"
+#include "recorder/credentials.h"
+#include "recorder/rpc_channel.h"
+#include "recorder/smb_channel.h"
 
 namespace perfsim::cli {
 
@@ -32,8 +35,23 @@ struct SmbOptions {
 // InvalidArgument says what is wrong with the text and what is expected.
 Status parse_target(const std::string& text, Target& out);
 
-// Connects and binds winreg. InvalidArgument: the options do not fit (a usage error); anything
-// else: the host could not be reached or refused us, with what to check.
+// The options checked against the transport and the credentials resolved, once: what connecting
+// to any host of that transport needs (perfsim load connects to thousands with one).
+struct Connection {
+  bool smb = false;
+  std::optional<recorder::TcpAuth> tcp_auth;  // unset: an unauthenticated bind
+  recorder::SmbTarget smb_target;             // host and port set per connect
+  recorder::Credentials creds;
+};
+
+// InvalidArgument: the options do not fit the transport (a usage error); Unsupported: no SMB here.
+Status prepare_connection(bool smb, const SmbOptions& options, Connection& out);
+// Connects to host:port and binds winreg; a failure says what to check.
+Status connect_prepared(const Connection& c, const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
+                        std::unique_ptr<recorder::Channel>& out);
+
+// Both. InvalidArgument: the options do not fit (a usage error); anything else: the host could not
+// be reached or refused us, with what to check.
 Status connect_target(const Target& t, const SmbOptions& smb, std::chrono::milliseconds timeout,
                       std::unique_ptr<recorder::Channel>& out);
 

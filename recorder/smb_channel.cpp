@@ -225,7 +225,12 @@ Status resolve_and_probe(const SmbTarget& t, Clock::time_point deadline, std::st
 }
 
 std::once_flag samba_init_once;
-std::mutex connect_mu;  // Samba's logon code (gensec, Kerberos) keeps process-wide state
+// Samba's client libraries are not thread-safe: the logon code (gensec, Kerberos) keeps
+// process-wide state, and talloc's stackframes and the dcerpc/smbXcli code under them abort with
+// "Bad talloc magic value" when two threads run them at once (seen with perfsim load's threads
+// over SMB). So every use of them (making, connecting, calling, freeing a channel) holds this lock:
+// channels used from several threads take turns; recursive, as a failed connect frees its channel.
+std::recursive_mutex samba_mu;
 
 class SmbChannel final : public Channel {
  public:
@@ -235,6 +240,7 @@ class SmbChannel final : public Channel {
     ev_ = tevent_context_init(mem_);
   }
   ~SmbChannel() override {
+    std::lock_guard lk(samba_mu);
     close();  // the connection's fds and timers live on ev_: they go first
     talloc_free(mem_);
   }
@@ -302,7 +308,7 @@ Status SmbChannel::connect(const Credentials& cred) {
   std::string address;
   if (Status s = resolve_and_probe(target_, deadline, address); !s.ok()) return s;
   std::call_once(samba_init_once, [] { dcerpc_init(); });
-  std::lock_guard lk(connect_mu);
+  std::lock_guard lk(samba_mu);
 
   const bool smb2 = target_.max_protocol != "NT1";
   const bool smb1 = target_.min_protocol == "NT1" || target_.max_protocol == "NT1";
@@ -332,6 +338,7 @@ Status SmbChannel::connect(const Credentials& cred) {
 }
 
 Status SmbChannel::call(uint16_t opnum, ByteView stub, Bytes& out) {
+  std::lock_guard lk(samba_mu);
   if (!pipe_) return Status::IOError(describe_ + ": the connection is closed (an earlier call failed or timed out)");
   TALLOC_CTX* tmp = talloc_new(mem_);
   pipe_->last_fault_code = 0;
@@ -378,7 +385,11 @@ Status connect_smb(const SmbTarget& target, const Credentials& credentials, std:
   if (target.host.empty()) return Status::InvalidArgument("no SMB host given");
   if (target.require_encryption && target.max_protocol == "NT1")
     return Status::InvalidArgument("SMB encryption needs SMB 3; the dialect range allows only NT1");
-  auto ch = std::make_unique<SmbChannel>(target, credentials, timeout);
+  std::unique_ptr<SmbChannel> ch;
+  {
+    std::lock_guard lk(samba_mu);  // its talloc context and tevent loop; the TCP probe runs unlocked
+    ch = std::make_unique<SmbChannel>(target, credentials, timeout);
+  }
   if (Status s = ch->connect(credentials); !s.ok()) return s;
   out = std::move(ch);
   return Status::Ok();

@@ -126,6 +126,8 @@ TEST_CASE("a missing input file is exit 1 for every command that reads one") {
       {"journal M", "journal"},
       {"journal --scenario-dir M " + cap, "journal"},
       {"query 127.0.0.1:1 --auth-file M", "query"},
+      {"load M", "load"},
+      {"load 127.0.0.1:1 --auth-file M", "load"},
       {"record 127.0.0.1:1 -o " + out + " --auth-file M", "record"},
       {"import M -o " + d.path.string(), "import"},
       {"import --perfmon M -o " + out, "import"},

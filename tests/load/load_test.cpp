@@ -1,0 +1,235 @@
+// `perfsim load` against a real `perfsim serve` fleet on loopback: its counts are the server's own
+// (/metrics per host, itself checked against an impacket client's count), errors land on the host
+// that faults, --reconnect and --interval keep their model, and command lines it cannot run are
+// usage errors saying what to write.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "tests/admin/http_client.h"
+#include "tests/common/host_tools.h"
+#include "tests/common/perfsim_serve.h"
+#include "tests/common/run_command.h"
+#include "tests/common/temp_dir.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using perfsim::testing::run_command;
+using perfsim::testing::TempDir;
+
+namespace {
+
+constexpr int kHosts = 6;
+
+// A /24 of loopback addresses of this process's own (tests run in parallel), on a free port.
+struct Fleet {
+  TempDir dir;
+  uint16_t port = perfsim::testing::free_port();
+  std::string net = "127.94." + std::to_string(getpid() % 250);
+  std::string path = (dir.path / "fleet.toml").string();
+  std::string faults = (dir.path / "faults.toml").string();
+  explicit Fleet(const std::string& fault_plan = "") {
+    std::ofstream(path) << "[[host]]\naddresses = \"" << net << ".0/24\"\nport = " << port << "\ncount = " << kHosts
+                        << "\nname = \"LD-{n}\"\ntimeline = \"frozen:0\"\n";
+    std::ofstream(faults) << fault_plan;
+  }
+  std::string address(int n) const { return net + "." + std::to_string(n); }  // LD-000n
+};
+
+// perfsim serve of the fleet with its admin API; ready once the admin line is out.
+struct Served {
+  perfsim::testing::PerfsimServe serve;
+  uint16_t admin_port = 0;
+  explicit Served(const Fleet& f) {
+    perfsim::testing::ServeStart how;
+    how.err_path = (f.dir.path / "serve.err").string();
+    how.ready = [](const std::vector<std::string>& lines) {
+      return !lines.empty() && json::parse(lines.back()).value("event", "") == "admin";
+    };
+    const perfsim::Status s =
+        serve.start(PERFSIM_EXE, "--fleet " + f.path + " --faults " + f.faults + " --admin 127.0.0.1:0", how);
+    INFO(s.message());
+    REQUIRE(s.ok());
+    admin_port = uint16_t(json::parse(serve.lines().back()).at("port").get<int>());
+  }
+  // host -> sum of a counter's series over its other labels.
+  std::map<std::string, uint64_t> per_host(const std::string& metric) const {
+    const auto r = perfsim::testing::http_request(admin_port, "GET", "/metrics");
+    REQUIRE(r.status == 200);
+    std::map<std::string, uint64_t> out;
+    const std::regex line("^" + metric + R"re(\{host="([^"]+)"[^}]*\} (\d+))re");
+    std::istringstream in(r.body);
+    for (std::string l; std::getline(in, l);) {
+      std::smatch m;
+      if (std::regex_search(l, m, line)) out[m[1]] += std::stoull(m[2]);
+    }
+    return out;
+  }
+  // The server counts a call as it answers it: wait (bounded) until its count reaches `want`.
+  std::map<std::string, uint64_t> calls_when(const std::map<std::string, uint64_t>& want) const {
+    std::map<std::string, uint64_t> got;
+    for (int i = 0; i < 50; ++i) {  // at most 5 s
+      got = per_host("perfsim_winreg_calls_total");
+      if (got == want) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return got;
+  }
+};
+
+json load_json(const std::string& args, int want_code) {
+  const auto r = run_command(PERFSIM_EXE, "load --json " + args, 120);
+  INFO("perfsim load --json " << args << "\n" << r.err);
+  REQUIRE(r.code == want_code);
+  return json::parse(r.out);
+}
+
+std::map<std::string, uint64_t> calls_by_host(const json& report) {
+  std::map<std::string, uint64_t> out;
+  for (const json& h : report.at("per_host")) out[h.at("host")] = h.at("calls").get<uint64_t>();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("perfsim load's calls per host are the server's own count") {
+  Fleet f;
+  Served s(f);
+  // An independent client first: the server's count of LD-0001 must be impacket's plus perfsim load's.
+  const auto imp = run_command(PERFSIM_PYTHON, std::string(LOAD_SCRIPTS_DIR) + "/impacket_poll.py --addr " +
+                                                   f.address(1) + " --port " + std::to_string(f.port) + " --reads 25");
+  INFO(imp.err);
+  REQUIRE(imp.code == 0);
+  const uint64_t impacket_calls = json::parse(imp.out).at("calls");
+  CHECK(impacket_calls == 27);  // OpenHKPD, 25 reads, CloseKey
+  CHECK(s.calls_when({{"LD-0001", impacket_calls}}) == std::map<std::string, uint64_t>{{"LD-0001", impacket_calls}});
+
+  // Two values a poll; an 8 KiB first buffer holds 238 (5,736 bytes) but not Global (153,048), so
+  // each session grows Global's once and keeps the size that worked for every later poll (frozen
+  // timeline: the size never changes).
+  const json r = load_json(f.path + " --collectors 2 --duration 2 --query 238 --query Global --initial 8192", 0);
+  CHECK(r.at("hosts") == kHosts);
+  CHECK(r.at("sessions") == 2 * kHosts);
+  std::map<std::string, uint64_t> want = calls_by_host(r);
+  REQUIRE(want.size() == size_t(kHosts));
+  uint64_t total = 0;
+  for (const json& h : r.at("per_host")) {
+    INFO(h.dump());
+    const uint64_t polls = h.at("polls");
+    CHECK(polls > 0);
+    CHECK(h.at("connects") == 2);
+    CHECK(h.at("errors").at("total") == 0);
+    // 2 sessions x (OpenHKPD + one MORE_DATA + CloseKey) + 2 values a poll.
+    CHECK(h.at("calls") == 2 * polls + 6);
+    const json& l = h.at("latency_ms");
+    CHECK(l.at("p50") <= l.at("p90"));
+    CHECK(l.at("p90") <= l.at("p99"));
+    CHECK(l.at("p99") <= l.at("max"));
+    CHECK(l.at("max") > 0);
+    total += h.at("calls").get<uint64_t>();
+  }
+  CHECK(r.at("overall").at("calls") == total);
+  CHECK(r.at("overall").at("calls_per_s").get<double>() > 0);
+  want["LD-0001"] += impacket_calls;
+  CHECK(s.calls_when(want) == want);
+  std::map<std::string, uint64_t> sessions;
+  for (const auto& [host, n] : want) sessions[host] = host == "LD-0001" ? 3 : 2;
+  CHECK(s.per_host("perfsim_sessions_total") == sessions);
+}
+
+TEST_CASE("perfsim load counts errors on the hosts that fault and nowhere else") {
+  Fleet f(
+      "[[fault]]\nhost = \"LD-0002\"\nvalue = \"Global\"\nkind = \"busy\"\n\n"
+      "[[fault]]\nhost = \"LD-0003\"\nkind = \"rpc-fault\"\ncode = 1726\nevery = 3\n");
+  Served s(f);
+  const json r = load_json(f.path + " --duration 2 --query Global --query 238", 1);
+  CHECK(r.at("overall").at("errors").at("total").get<uint64_t>() > 0);
+  for (const json& h : r.at("per_host")) {
+    INFO(h.dump());
+    const json& e = h.at("errors");
+    if (h.at("host") == "LD-0002") {  // every Global answered ERROR_BUSY, 238 fine
+      CHECK(e.at("status") == h.at("polls"));
+      CHECK(e.at("by_status").at("WERR_BUSY (170)") == h.at("polls"));
+      CHECK(e.at("call") == 0);
+      CHECK(h.at("first_error").get<std::string>().find("Global") != std::string::npos);
+    } else if (h.at("host") == "LD-0003") {  // every third perf query faults: the session is made again
+      CHECK(e.at("call").get<uint64_t>() > 0);
+      CHECK(e.at("status") == 0);
+      CHECK(h.at("connects") == e.at("call").get<uint64_t>() + 1);
+    } else {
+      CHECK(e.at("total") == 0);
+      CHECK(h.at("connects") == 1);
+    }
+  }
+  // Faulted and refused calls were made all the same: the counts still add up.
+  const auto want = calls_by_host(r);
+  CHECK(s.calls_when(want) == want);
+}
+
+TEST_CASE("perfsim load --reconnect makes a session per poll and --interval paces the polls") {
+  Fleet f;
+  Served s(f);
+  const json r = load_json(f.path + " --reconnect --duration 1 --query 238 --threads 3", 0);
+  CHECK(r.at("threads") == 3);
+  for (const json& h : r.at("per_host")) {
+    INFO(h.dump());
+    CHECK(h.at("connects") == h.at("polls"));
+    CHECK(h.at("calls") == 3 * h.at("polls").get<uint64_t>());  // OpenHKPD, 238, CloseKey
+  }
+  // 200 ms apart within 1 s: at most 5 polls a session whatever the machine's load, and none late
+  // unless the machine stalled a whole interval.
+  const json paced = load_json(f.path + " --collectors 2 --interval 200ms --duration 1 --query 238", 0);
+  for (const json& h : paced.at("per_host")) {
+    INFO(h.dump());
+    CHECK(h.at("polls").get<uint64_t>() >= 1);
+    CHECK(h.at("polls").get<uint64_t>() <= 2 * 5);
+  }
+}
+
+TEST_CASE("perfsim load says what to write when it cannot run, and fails on hosts it cannot reach") {
+  const auto usage = [](const std::string& args, const std::string& says) {
+    const auto r = run_command(PERFSIM_EXE, "load " + args);
+    INFO("perfsim load " << args << "\n" << r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(says) != std::string::npos);
+  };
+  usage("127.0.0.1-127.0.0.x:4135", "A.B.C.D-E.F.G.H:PORT");
+  usage("127.0.0.9-127.0.0.1:4135", "ends before it starts");
+  usage("127.0.0.1-127.0.0.9", "names no port");
+  usage("127.0.0.1:99999", "port must be 1..65535");
+  usage("10.0.0.0-10.9.0.0:4135", "at most 100000");
+  usage("127.0.0.1:4135 --collectors 0", "--collectors must be at least 1");
+  usage("127.0.0.1-127.0.1.255:4135 --collectors 200", "at most 100000");
+  usage("127.0.0.1:4135 --duration 0", "--duration must be more than 0");
+  usage("127.0.0.1:4135 --sign", "apply to SMB targets");
+  usage("127.0.0.1:4135 --growth triple", "not one of returned, double, add:N");
+  usage("127.0.0.1:4135 --colectors 2", "did you mean --collectors");
+  usage("", "targets is required");
+  TempDir d;
+  const std::string zero = (d.path / "zero.toml").string();
+  std::ofstream(zero) << "[[host]]\nlisten = \"127.0.0.1:0\"\nname = \"Z\"\n";
+  usage(zero, "fixed port");
+
+  const auto help = run_command(PERFSIM_EXE, "load --help");
+  CHECK(help.code == 0);
+  CHECK(help.out.find("--collectors") != std::string::npos);
+
+  // Nothing listens there: every poll's connect fails, counted, and the run fails.
+  const uint16_t closed = perfsim::testing::free_port();
+  const json r = load_json("127.0.0.1:" + std::to_string(closed) + " --duration 500ms --timeout 2s", 1);
+  const json& o = r.at("overall");
+  CHECK(o.at("calls") == 0);
+  CHECK(o.at("errors").at("connect").get<uint64_t>() >= 1);
+  CHECK(o.at("errors").at("connect") == o.at("connects"));
+  CHECK(o.at("first_error").get<std::string>().find(std::to_string(closed)) != std::string::npos);
+}
