@@ -1,4 +1,4 @@
-// perfsim load: options and dispatch only; the run and its report are recorder/load/'s.
+// perfsim load: options and dispatch only; the run and its report are load/'s.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -11,7 +11,7 @@
 #include "cli/target.h"
 #include "core/config.h"
 #include "core/json.h"
-#include "recorder/load/run.h"
+#include "load/run.h"
 
 namespace perfsim::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "recorder/load/latency.h"
+#include "load/latency.h"
 
 using perfsim::load::LatencyHistogram;
 

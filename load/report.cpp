@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <fmt/core.h>
 
-#include "recorder/load/run.h"
+#include "load/run.h"
 
 namespace perfsim::load {
 namespace {

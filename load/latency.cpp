@@ -1,4 +1,4 @@
-#include "recorder/load/latency.h"
+#include "load/latency.h"
 
 #include <algorithm>
 #include <bit>

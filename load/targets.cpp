@@ -1,4 +1,4 @@
-#include "recorder/load/targets.h"
+#include "load/targets.h"
 
 #include <arpa/inet.h>
 

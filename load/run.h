@@ -28,8 +28,8 @@
 #include "core/status.h"
 #include "recorder/channel.h"
 #include "recorder/client.h"
-#include "recorder/load/latency.h"
-#include "recorder/load/targets.h"
+#include "load/latency.h"
+#include "load/targets.h"
 
 namespace perfsim::load {
 

@@ -1,4 +1,4 @@
-#include "recorder/load/run.h"
+#include "load/run.h"
 
 #include <sys/resource.h>
 
