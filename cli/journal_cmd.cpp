@@ -2,6 +2,7 @@
 // it live (journal/diagnosis.h). The file a crashed or killed server leaves (its last line cut) is
 // the one an engineer needs most, so unreadable lines are skipped and counted unless --strict.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 #include <fmt/core.h>
 
@@ -49,12 +50,26 @@ void report_skipped(const journal::JournalRead& r) {
              r.skipped == 1 ? "" : "s", r.first_skipped.front());
 }
 
+size_t count_host_events(const std::vector<journal::CallEvent>& events) {
+  return size_t(
+      std::count_if(events.begin(), events.end(), [](const journal::CallEvent& e) { return e.is_host_event(); }));
+}
+
 void print_text(const std::vector<journal::CallEvent>& events, const std::vector<journal::SessionDiagnosis>& sessions,
                 const journal::JournalRead& r) {
   const std::string files = r.files.size() == 1
                                 ? r.files.front()
                                 : fmt::format("{} ({} files from {})", r.files.back(), r.files.size(), r.files.front());
-  fmt::print("{}: {} calls in {} sessions\n", files, events.size(), sessions.size());
+  const size_t host_events = count_host_events(events);
+  fmt::print("{}: {} calls in {} sessions, {} host event{}\n", files, events.size() - host_events, sessions.size(),
+             host_events, host_events == 1 ? "" : "s");
+  // The host's timeline events (replayer/README.md, "Events") where they happened among the calls.
+  for (const journal::CallEvent& e : events)
+    if (e.is_host_event()) {
+      const nlohmann::json j = journal::to_json(e);
+      fmt::print("host event: {} on {} at {} (seq {}): {}\n", journal::host_event_kind(e), journal::text(e.host),
+                 j.at("time").get<std::string>(), e.seq, j.at("event").dump());
+    }
   if (r.dropped)
     fmt::print("the server dropped {} calls before writing them (its journal writer fell behind or the disk refused)\n",
                r.dropped);
@@ -85,8 +100,16 @@ void print_json(const std::vector<journal::CallEvent>& events, const std::vector
                 const std::vector<scenarios::SessionVerdict>& verdicts) {
   nlohmann::json list = nlohmann::json::array();
   for (const journal::SessionDiagnosis& d : sessions) list.push_back(journal::to_json(d));
-  nlohmann::json out{{"files", r.files},           {"calls", events.size()},           {"sessions", std::move(list)},
-                     {"skipped_lines", r.skipped}, {"first_skipped", r.first_skipped}, {"dropped_events", r.dropped}};
+  nlohmann::json host_events = nlohmann::json::array();
+  for (const journal::CallEvent& e : events)
+    if (e.is_host_event()) host_events.push_back(journal::to_json(e));
+  nlohmann::json out{{"files", r.files},
+                     {"calls", events.size() - host_events.size()},
+                     {"host_events", std::move(host_events)},
+                     {"sessions", std::move(list)},
+                     {"skipped_lines", r.skipped},
+                     {"first_skipped", r.first_skipped},
+                     {"dropped_events", r.dropped}};
   if (!scenario.empty()) {
     nlohmann::json v = nlohmann::json::array();
     for (const scenarios::SessionVerdict& s : verdicts) v.push_back(scenarios::to_json(s));
@@ -141,7 +164,8 @@ void add_journal(CLI::App& app, int& rc) {
                    "files read in the order given")
       ->required();
   c_journal->add_flag("--json", journal.json,
-                      "Print the diagnosis as JSON: {files, calls, sessions: [...], skipped_lines, dropped_events}");
+                      "Print the diagnosis as JSON: {files, calls, host_events: [...], sessions: [...], skipped_lines, "
+                      "dropped_events}");
   c_journal->add_flag("--strict", journal.strict,
                       "Refuse the file at its first unreadable line (default: skip such lines and count them)");
   c_journal->add_option("--scenario", journal.scenario,

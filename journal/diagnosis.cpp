@@ -87,6 +87,10 @@ struct Reader {
     }
     ++d.calls;
     d.last_us = e.time_us;
+    if (e.closed) {  // no answer: nothing a collector did with it to judge
+      ++d.closed;
+      return;
+    }
     const bool ok = !e.rpc_fault && e.status == windows::kErrorSuccess;
     if (is_open(e.opnum) && ok) ++d.handles_opened;
     if (e.opnum == winreg::kCloseKey && ok) ++d.handles_closed;
@@ -206,6 +210,7 @@ std::vector<SessionDiagnosis> diagnose(const std::vector<CallEvent>& events) {
   std::vector<Reader> readers;
   std::unordered_map<uint64_t, size_t> index;
   for (const CallEvent& e : events) {
+    if (e.is_host_event()) continue;  // no session's: `perfsim journal` lists them apart
     auto [it, fresh] = index.emplace(e.session, readers.size());
     if (fresh) readers.emplace_back();
     readers[it->second].add(e);
@@ -238,6 +243,7 @@ nlohmann::json to_json(const SessionDiagnosis& d) {
       {"first_us", d.first_us},
       {"last_us", d.last_us},
       {"calls", d.calls},
+      {"closed", d.closed},
       {"more_data_offers", offers},
       {"retry_steps", steps},
       {"growth", growth_name(d.growth)},
@@ -263,6 +269,9 @@ std::string render_text(const std::vector<SessionDiagnosis>& sessions) {
   for (const SessionDiagnosis& d : sessions) {
     out += fmt::format("session {}  host {}  peer {} ({})  {} calls over {:.3f} s\n", d.session, d.host, d.peer,
                        transport_name(d.transport), d.calls, double(d.last_us - d.first_us) / 1e6);
+    if (d.closed)
+      out += fmt::format("  closed without an answer: {} call{} (the host closed the connection: a reboot, a reset)\n",
+                         d.closed, d.closed == 1 ? "" : "s");
     std::string offers;
     for (size_t i = 0; i < d.steps.size() && i < 12; ++i) offers += (i ? " " : "") + std::to_string(d.steps[i].next);
     if (d.steps.size() > 12) offers += fmt::format(" ... ({} in all)", d.steps.size());

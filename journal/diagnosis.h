@@ -59,6 +59,7 @@ struct SessionDiagnosis {
   Transport transport = Transport::kTcp;
   int64_t first_us = 0, last_us = 0;
   uint64_t calls = 0;
+  uint64_t closed = 0;            // of them, closed without an answer (CallEvent::closed)
   std::vector<RetryStep> steps;   // every retry after ERROR_MORE_DATA, in order
   Growth growth = Growth::kNone;  // over every value's steps
   int64_t growth_n = 0;

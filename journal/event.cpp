@@ -42,9 +42,23 @@ void append_string(std::string& out, std::string_view s) {
   out += '"';
 }
 
+constexpr const char* kClosedName = "no answer (connection closed)";
+
+std::string status_name(const CallEvent& e) { return e.closed ? kClosedName : windows::werror_name(e.status); }
+
 }  // namespace
 
+std::string host_event_kind(const CallEvent& e) {
+  if (!e.is_host_event()) return {};
+  const nlohmann::json j = nlohmann::json::parse(e.host_event, nullptr, false);
+  return j.is_object() && j.contains("kind") && j["kind"].is_string() ? j["kind"].get<std::string>() : std::string();
+}
+
 void append_json_line(const CallEvent& e, std::string& out) {
+  if (e.is_host_event()) {  // rare: the plain way
+    out += to_json(e).dump();
+    return;
+  }
   // Keys in nlohmann's (sorted) order, so a line reads the same whichever way it was written.
   out += "{\"applied\":[";
   for (size_t b = 0, first = 1; b < e.applied.size(); first = 0) {
@@ -53,7 +67,7 @@ void append_json_line(const CallEvent& e, std::string& out) {
     append_string(out, std::string_view(e.applied).substr(b, c - b));
     b = c + 1;
   }
-  out += fmt::format("],\"buffer\":{},\"bytes\":{},\"host\":", e.has_buffer, e.bytes);
+  out += fmt::format("],\"buffer\":{},\"bytes\":{},\"closed\":{},\"host\":", e.has_buffer, e.bytes, e.closed);
   append_string(out, text(e.host));
   out += ",\"key\":";
   if (e.key_path)
@@ -67,7 +81,7 @@ void append_json_line(const CallEvent& e, std::string& out) {
   out +=
       fmt::format(",\"rpc_fault\":{},\"seq\":{},\"session\":{},\"size\":{},\"status\":{},\"status_name\":", e.rpc_fault,
                   e.seq, e.session, e.size, e.status);
-  append_string(out, windows::werror_name(e.status));
+  append_string(out, status_name(e));
   out += ",\"time\":";
   append_string(out, iso_time(e.time_us));
   out += fmt::format(",\"time_us\":{},\"transport\":\"{}\",\"type\":{},\"value\":", e.time_us,
@@ -89,6 +103,13 @@ std::string opnum_label(uint16_t opnum) {
 }
 
 nlohmann::json to_json(const CallEvent& e) {
+  if (e.is_host_event())
+    return {{"entry", "event"},
+            {"event", nlohmann::json::parse(e.host_event, nullptr, false)},
+            {"host", text(e.host)},
+            {"seq", e.seq},
+            {"time", iso_time(e.time_us)},
+            {"time_us", e.time_us}};
   nlohmann::json applied = nlohmann::json::array();
   for (size_t b = 0; b < e.applied.size();) {
     const size_t c = std::min(e.applied.find(',', b), e.applied.size());
@@ -109,17 +130,43 @@ nlohmann::json to_json(const CallEvent& e) {
           {"buffer", e.has_buffer},
           {"offered", e.offered},
           {"status", e.status},
-          {"status_name", windows::werror_name(e.status)},
+          {"status_name", status_name(e)},
           {"type", e.type},
           {"size", e.size},
           {"bytes", e.bytes},
           {"rpc_fault", e.rpc_fault},
           {"latency_us", e.latency_us},
-          {"applied", applied}};
+          {"applied", applied},
+          {"closed", e.closed}};
 }
+
+namespace {
+
+// {"entry":"event","event":{"kind":...},"host":H,"seq":N,"time_us":T}
+Status host_event_from_json(const nlohmann::json& j, const std::string& where, CallEvent& e) {
+  if (j["entry"] != "event")
+    return Status::InvalidArgument(where + ": \"entry\" must be \"event\" (a call's line has no \"entry\")");
+  for (const char* k : {"seq", "time_us"})
+    if (!j.contains(k) || !j[k].is_number_integer())
+      return Status::InvalidArgument(fmt::format("{}: field \"{}\" missing or not an integer", where, k));
+  if (!j.contains("host") || !j["host"].is_string())
+    return Status::InvalidArgument(where + ": field \"host\" missing or not a string");
+  if (!j.contains("event") || !j["event"].is_object() || !j["event"].contains("kind") ||
+      !j["event"]["kind"].is_string())
+    return Status::InvalidArgument(where + ": field \"event\" missing or not an object with a \"kind\"");
+  e = CallEvent{};
+  e.seq = j["seq"].get<uint64_t>();
+  e.time_us = j["time_us"].get<int64_t>();
+  e.host = shared(j, "host");
+  e.host_event = j["event"].dump();
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status from_json(const nlohmann::json& j, const std::string& where, CallEvent& e) {
   if (!j.is_object()) return Status::InvalidArgument(where + ": expected a JSON object (one event per line)");
+  if (j.contains("entry")) return host_event_from_json(j, where, e);
   // Every field a diagnosis reads is required, with its type: a wrong file fails here, not later.
   for (const char* k : {"seq", "time_us", "session", "opnum", "offered", "status", "size", "bytes", "latency_us"})
     if (!j.contains(k) || !j[k].is_number_integer())
@@ -132,8 +179,9 @@ Status from_json(const nlohmann::json& j, const std::string& where, CallEvent& e
   for (const char* k : {"type", "rpc_fault"})
     if (j.contains(k) && !j[k].is_number_integer())
       return Status::InvalidArgument(fmt::format("{}: field \"{}\" not an integer", where, k));
-  if (j.contains("buffer") && !j["buffer"].is_boolean())
-    return Status::InvalidArgument(where + ": field \"buffer\" not true or false");
+  for (const char* k : {"buffer", "closed"})
+    if (j.contains(k) && !j[k].is_boolean())
+      return Status::InvalidArgument(fmt::format("{}: field \"{}\" not true or false", where, k));
   e = CallEvent{};
   e.seq = j["seq"].get<uint64_t>();
   e.time_us = j["time_us"].get<int64_t>();
@@ -155,6 +203,7 @@ Status from_json(const nlohmann::json& j, const std::string& where, CallEvent& e
   e.bytes = j["bytes"].get<uint32_t>();
   e.rpc_fault = j.value("rpc_fault", 0u);
   e.latency_us = j["latency_us"].get<uint32_t>();
+  e.closed = j.value("closed", false);
   if (j.contains("applied") && j["applied"].is_array())
     for (const auto& a : j["applied"]) {
       if (!a.is_string()) return Status::InvalidArgument(where + ": \"applied\" must hold strings");

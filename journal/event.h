@@ -39,11 +39,21 @@ struct CallEvent {
   uint32_t rpc_fault = 0;   // a DCE/RPC fault answered instead of a response; 0: none
   uint32_t latency_us = 0;  // handling time plus the delay the host imposed (slow-global, faults)
   std::string applied;      // quirks and faults that shaped the answer, comma-separated ("busy,fault:latency")
+  bool closed = false;      // no answer at all: the host closed the connection (a reboot, fault:reset); status is moot
+  // Non-empty: this entry is no call but an event of the host's timeline (replayer/events.h), as
+  // its JSON object ({"kind":"reboot","at_s":30,"down_s":5}); time_us is when it happened, host
+  // whose; session, peer and the call fields are unset.
+  std::string host_event;
+  bool is_host_event() const { return !host_event.empty(); }
 };
+// The kind of a host-event entry ("reboot"), "" when it is a call or unreadable.
+std::string host_event_kind(const CallEvent& e);
 
 // The JSON object of one event (a line of the journal file, an element of the admin API's list):
 // seq, time (ISO 8601 UTC, ms), time_us, host, peer, transport, session, opnum, op (name), value,
-// key, buffer, offered, status, status_name, type, size, bytes, rpc_fault, latency_us, applied.
+// key, buffer, offered, status, status_name ("no answer (connection closed)" when closed), type,
+// size, bytes, rpc_fault, latency_us, applied, closed. A host event's entry is
+// {entry: "event", event: {kind, at_s, ...}, host, seq, time, time_us}.
 nlohmann::json to_json(const CallEvent& e);
 // The same object as one line of text (no newline), written without building a json value: what
 // the journal file's writer uses to keep up with the server.

@@ -11,13 +11,14 @@
 namespace perfsim::journal {
 namespace {
 
-constexpr std::array<uint32_t, kStatusSlots - 2> kStatuses = {
+constexpr std::array<uint32_t, kStatusSlots - 3> kStatuses = {
     windows::kErrorSuccess,       windows::kErrorFileNotFound,     windows::kErrorAccessDenied,
     windows::kErrorInvalidHandle, windows::kErrorInvalidParameter, windows::kErrorInsufficientBuffer,
     windows::kErrorBusy,          windows::kErrorMoreData,         windows::kErrorNoMoreItems};
-constexpr size_t kOtherStatus = kStatusSlots - 2, kRpcFault = kStatusSlots - 1;
+constexpr size_t kClosed = kStatusSlots - 3, kOtherStatus = kStatusSlots - 2, kRpcFault = kStatusSlots - 1;
 
 size_t status_slot(const CallEvent& e) {
+  if (e.closed) return kClosed;  // no answer: its status is no WERROR the client saw
   if (e.rpc_fault) return kRpcFault;
   for (size_t i = 0; i < kStatuses.size(); ++i)
     if (kStatuses[i] == e.status) return i;
@@ -56,6 +57,7 @@ const char* status_label(size_t slot) {
                                                               "WERR_BUSY",
                                                               "WERR_MORE_DATA",
                                                               "WERR_NO_MORE_ITEMS",
+                                                              "closed",
                                                               "other",
                                                               "rpc_fault"};
   return slot < names.size() ? names[slot] : "other";

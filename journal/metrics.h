@@ -5,7 +5,8 @@
 // Series, labelled by host when per_host() (the default; perfsim serve turns it off above
 // kPerHostMetricsUpTo hosts unless --metrics-per-host on), else fleet-wide sums with the same names
 // and the host label left out (a scrape's size then does not grow with the fleet):
-//   perfsim_winreg_calls_total{host,opnum,status}      calls answered, status a WERROR name or rpc_fault
+//   perfsim_winreg_calls_total{host,opnum,status}      calls answered, status a WERROR name, rpc_fault or
+//                                                      closed (the host closed the connection: no answer)
 //   perfsim_winreg_reply_data_bytes_total{host}        value bytes returned
 //   perfsim_winreg_call_duration_seconds{host}         histogram of call latency (handling + host delay)
 //   perfsim_sessions_open{host,transport}              connections (tcp) / pipe opens (smb) now open
@@ -30,7 +31,7 @@
 namespace perfsim::journal {
 
 inline constexpr size_t kOpnumSlots = 0x23 + 1;  // winreg opnums 0..0x22, then "other"
-inline constexpr size_t kStatusSlots = 11;       // the WERRORs collectors meet, "other", rpc_fault
+inline constexpr size_t kStatusSlots = 12;  // the WERRORs collectors meet, "closed" (no answer), "other", rpc_fault
 inline constexpr std::array<double, 11> kLatencyBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
                                                            0.01,   0.05,    0.1,    0.5,   1.0};
 inline constexpr size_t kAppliedSlots = 32;
@@ -53,7 +54,8 @@ struct HostMetrics {
   void session_closed(Transport t);
   uint64_t calls_total() const;
   // Calls answered with a failure: any status but WERR_OK, WERR_MORE_DATA (the buffer-growth
-  // handshake) and WERR_NO_MORE_ITEMS (the end of an enumeration), and every rpc_fault.
+  // handshake) and WERR_NO_MORE_ITEMS (the end of an enumeration), and every rpc_fault and call
+  // closed without an answer.
   uint64_t errors_total() const;
 };
 

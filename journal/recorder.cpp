@@ -20,6 +20,15 @@ void SessionTap::record(CallEvent&& e, uint32_t applied_mask) {
   rec_->journal_->record(std::move(e));
 }
 
+void SessionTap::record_host_event(std::string what_json, int64_t time_us) {
+  if (!rec_->journal_) return;
+  CallEvent e;
+  e.host = host_;
+  e.time_us = time_us;
+  e.host_event = std::move(what_json);
+  rec_->journal_->record(std::move(e));
+}
+
 Status Recorder::create(const RecorderOptions& o, std::shared_ptr<Recorder>& out) {
   std::shared_ptr<Recorder> r(new Recorder());
   r->metrics_ = std::make_shared<Metrics>(o.applied_names);

@@ -38,6 +38,9 @@ class SessionTap {
   uint64_t id() const { return id_; }
   // Stamps the session's identity (host, peer, transport, session) on `e` and records it.
   void record(CallEvent&& e, uint32_t applied_mask);
+  // Journals an event of the session's host (CallEvent::host_event, `what_json`) that happened at
+  // `time_us`: an entry of its own, no session's and counted in no call metric.
+  void record_host_event(std::string what_json, int64_t time_us);
 
  private:
   std::shared_ptr<Recorder> rec_;  // keeps the journal and metrics alive as long as the session

@@ -39,13 +39,13 @@ struct ValueAnswer {
 // them): one bit per quirk (its quirk_table.h row's applied_bit) or fault kind (kAppliedFaultBase
 // + FaultKind), set when the answer is made (quirks can change while serving), so the hot path
 // only ORs; `applied_names` spells them out.
-inline constexpr uint32_t kAppliedBits = 28;
+inline constexpr uint32_t kAppliedBits = 32;
 inline constexpr uint32_t kAppliedFaultBase = 16;
 // Counters moved between two recorded samples (host.h, Between::kInterpolate): "between:interpolate".
 inline constexpr uint32_t kAppliedBetween = 24;
 // Host events (events.h) in force for the answer, one bit per event_table() row: "event:reboot"
 // (counters re-based on a reboot, or the call refused while the host was down), "event:wrap",
-// "event:clock-jump".
+// "event:clock-jump", "event:churn", ... (bits 25 to 31: the table's rows fill the mask).
 inline constexpr int kAppliedEventBase = 25;
 // The quirk or fault name of one Applied bit ("busy", "win2000-echo-oversize", "fault:latency");
 // empty for an unused bit.

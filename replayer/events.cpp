@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
+#include <numeric>
 
 #include "core/bytes.h"
+#include "core/utf16.h"
 #include "perfdata/view.h"
 #include "perfdata/winperf.h"
 #include "replayer/answer.h"
@@ -21,7 +24,7 @@ using config::Json;
 constexpr int64_t k100nsPerSecond = 10000000;
 
 // One row per kind; the README's event table is this table in words.
-constexpr std::array<EventRow, 3> kEvents = {{
+constexpr std::array<EventRow, 5> kEvents = {{
     {"reboot", EventKind::kReboot, "`down_s` (5)",
      "the Remote Registry is down for `down_s` (every connection made before, and any call meanwhile, is "
      "closed without an answer); then System Up Time and every elapsed time count from the boot, PerfTime "
@@ -53,6 +56,31 @@ constexpr std::array<EventRow, 3> kEvents = {{
      "Microsoft, PERF_DATA_BLOCK (SystemTime and PerfTime100nSec are the system time, PerfTime the "
      "high-resolution counter): https://learn.microsoft.com/en-us/windows/win32/api/winperf/ns-winperf-perf_data_block",
      kAppliedEventBase + 2, "event:clock-jump"},
+    {"churn", EventKind::kChurn, "`start` (0), `exit` (0), `name` (the most repeated process name)",
+     "in the Process object the first `exit` processes named `name` are gone (and the Thread instances "
+     "whose parent they were) and `start` new ones of that name are listed before _Total, with new "
+     "process ids, counters from 0 and Elapsed Time from the event; the raw names stay duplicates, so a "
+     "client numbering them (`svchost`, `svchost#1`, ...) sees every later one shift while its process id "
+     "stays; until the next reboot",
+     "Microsoft, Handling Duplicate Instance Names (\"svchost, svchost#1, and svchost#2\"; \"if the svchost "
+     "with PID 100 shuts down, the next sample would see svchost (PID 200) and svchost#1 (PID 300)\"; "
+     "ProcessNameFormat, not modelled, makes names unique): "
+     "https://learn.microsoft.com/en-us/windows/win32/perfctrs/handling-duplicate-instance-names; "
+     "PERF_INSTANCE_DEFINITION (ParentObjectInstance: the parent's zero-based position): "
+     "https://learn.microsoft.com/en-us/windows/win32/api/winperf/ns-winperf-perf_instance_definition; "
+     "windows_exporter #1801 (process metrics missing for duplicate names), perflib_exporter PR 30",
+     kAppliedEventBase + 3, "event:churn"},
+    {"provider-fail", EventKind::kProviderFail, "`objects` (title indices, required), `for_s` (0: disabled for good)",
+     "the objects of one provider (`objects`) are missing from every perf-data answer (Global, Costly, an "
+     "index list naming them) from the event on, the rest of the answer as it was (NumObjectTypes and the "
+     "lengths follow); after `for_s` they are back, or, with `for_s` 0, never again (Perflib disabled the "
+     "provider; a reboot does not bring it back)",
+     "Microsoft, Open Timeout (a slow Open: Perflib \"records an error in the Application Log\" and, as "
+     "Configuration Flags require, \"disables the counters and does not display the counters again until "
+     "you manually re-enable them\", by setting Disable Performance Counters to 1): "
+     "https://technet.microsoft.com/en-us/library/cc737280.aspx; Perflib event 1008 (the Open procedure of a "
+     "service's DLL failed); datadog-agent #12899",
+     kAppliedEventBase + 4, "event:provider-fail"},
 }};
 
 // An instance's identity inside an answer: object index, parent, unique id, name bytes, and how
@@ -74,6 +102,18 @@ struct Def {
   bool cumulative;
 };
 
+std::vector<Def> definitions(const pd::ObjectView& o) {
+  std::vector<Def> defs;
+  pd::CounterDefCursor cursor(o);
+  uint32_t previous = 0;
+  for (pd::CounterDefView d; cursor.next(d);) {
+    defs.push_back({d.type(), d.size(), d.offset(), d.name_index(),
+                    wp::accumulates(d.type(), previous) && (d.size() == 4 || d.size() == 8)});
+    previous = d.type();
+  }
+  return defs;
+}
+
 // Calls f(object view, its definitions, counter block view, identity) for every counter block
 // of a perf-data answer.
 template <class F>
@@ -85,14 +125,7 @@ bool each_block(ByteView answer, F&& f) {
   pd::ObjectCursor objects(block);
   for (pd::ObjectView o; objects.next(o);) {
     if (!o.lengths_consistent()) continue;
-    defs.clear();
-    pd::CounterDefCursor cursor(o);
-    uint32_t previous = 0;
-    for (pd::CounterDefView d; cursor.next(d);) {
-      defs.push_back({d.type(), d.size(), d.offset(), d.name_index(),
-                      wp::accumulates(d.type(), previous) && (d.size() == 4 || d.size() == 8)});
-      previous = d.type();
-    }
+    defs = definitions(o);
     if (!o.multi_instance()) {
       if (pd::CounterBlockView cb; pd::single_block(o, cb)) f(o, defs, cb, identity(o.name_index(), nullptr, seen));
       continue;
@@ -105,7 +138,196 @@ bool each_block(ByteView answer, F&& f) {
 
 int64_t ticks_at(int64_t t100, uint64_t freq) { return int64_t(double(t100) * double(freq) / 1e7); }
 
+// ---- churn: instances of the Process object come and go -------------------------------------
+
+std::u16string instance_name(const pd::InstanceView& in) {
+  std::u16string out;
+  if (ByteView n; in.name(n))
+    for (size_t i = 0; i + 1 < n.size(); i += 2) {
+      const char16_t c = char16_t(n[i] | (n[i + 1] << 8));
+      if (!c) break;
+      out += c;
+    }
+  return out;
+}
+
+// The object with title index `index` of a block (false: none that can be walked).
+bool find_object(const pd::BlockView& block, uint32_t index, pd::ObjectView& out) {
+  pd::ObjectCursor objects(block);
+  for (pd::ObjectView o; objects.next(o);)
+    if (o.name_index() == index && o.multi_instance() && o.lengths_consistent()) {
+      out = o;
+      return true;
+    }
+  return false;
+}
+
+// One instance of an object: its bytes (definition, name, counter block) and what a churn reads.
+struct Instance {
+  uint32_t begin = 0, end = 0;  // from the object's start
+  uint32_t block_at = 0;        // its counter block, from `begin`
+  std::u16string name;
+  uint32_t pid = 0;  // ID Process (Process object only)
+  uint32_t parent_title = 0, parent = 0;
+};
+
+std::vector<Instance> instances(const pd::ObjectView& o, const std::vector<Def>& defs, uint32_t id_process) {
+  std::vector<Instance> out;
+  pd::InstanceCursor cursor(o);
+  for (pd::InstanceView in; cursor.next(in);) {
+    Instance i{in.at, in.block.at + in.block.length, in.block.at - in.at, instance_name(in),
+               0,     in.parent_title_index(),       in.parent_instance()};
+    for (const Def& d : defs)
+      if (d.name_index == id_process && in.block.holds(d.offset, d.size))
+        i.pid = uint32_t(pd::load_counter(o.p + in.block.at + d.offset, d.size));
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+// Replaces the object `o` of `answer` by its header and definitions followed by `body` (its
+// instances as bytes, `count` of them), fixing both lengths and the instance count.
+void replace_instances(Bytes& answer, const pd::ObjectView& o, const Bytes& body, uint32_t count) {
+  Bytes obj(o.p, o.p + o.definition_length());
+  obj.insert(obj.end(), body.begin(), body.end());
+  store_le32(obj.data() + wp::object_type::kTotalByteLength, uint32_t(obj.size()));
+  store_le32(obj.data() + wp::object_type::kNumInstances, count);
+  const uint32_t at = o.at, old_length = o.length;
+  answer.erase(answer.begin() + at, answer.begin() + at + old_length);
+  answer.insert(answer.begin() + at, obj.begin(), obj.end());
+  const pd::MutableBlock b{answer.data()};
+  b.set_total_byte_length(uint32_t(b.total_byte_length() - old_length + obj.size()));
+}
+
+// A new process: a copy of the template instance with its id, counters from 0 and started
+// `since_100ns` ago in the object's clock.
+Bytes new_process(const pd::ObjectView& o, const std::vector<Def>& defs, const Instance& tmpl, const ChurnPlan& c,
+                  uint32_t pid, uint32_t id_process, int64_t since_100ns) {
+  Bytes out(o.p + tmpl.begin, o.p + tmpl.end);
+  uint8_t* block = out.data() + tmpl.block_at;
+  const uint32_t length = load_le32(block);
+  for (size_t j = 0; j < defs.size(); ++j) {
+    const Def& d = defs[j];
+    if (uint64_t(d.offset) + d.size > length || (d.size != 4 && d.size != 8)) continue;
+    uint8_t* p = block + d.offset;
+    const uint64_t v = pd::load_counter(p, d.size);
+    if (d.name_index == id_process) {
+      pd::store_counter(p, d.size, pid);
+    } else if (d.cumulative && j < c.template_values.size() && c.template_values[j]) {
+      const uint64_t r = *c.template_values[j];
+      pd::store_counter(p, d.size, d.size == 4 ? (v - r) & UINT32_MAX : v >= r ? v - r : 0);
+    } else if (d.type == wp::PERF_ELAPSED_TIME && d.size == 8 && o.perf_freq()) {
+      pd::store_counter(p, d.size, o.perf_time() - uint64_t(ticks_at(since_100ns, o.perf_freq())));
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+Status plan_churn(ByteView answer, const HostEvent& e, const EventTimeline& tl, ChurnPlan& out) {
+  pd::BlockView block;
+  pd::ObjectView o;
+  if (!tl.process_object || !tl.id_process || !pd::view_block(answer, block) ||
+      !find_object(block, tl.process_object, o))
+    return Status::InvalidArgument("churn: the host has no Process object (with ID Process) at the event");
+  const std::vector<Def> defs = definitions(o);
+  const std::vector<Instance> list = instances(o, defs, tl.id_process);
+  out = ChurnPlan{};
+  if (!e.name.empty()) {
+    out.name = utf8_to_utf16(e.name);
+  } else {  // the most repeated name: the one whose numbering a churn disturbs most
+    std::map<std::u16string, size_t> count;
+    size_t best = 0;
+    for (const Instance& i : list)
+      if (i.name != u"_Total" && ++count[i.name] > best) {
+        best = count[i.name];
+        out.name = i.name;
+      }
+  }
+  std::vector<const Instance*> named;
+  uint32_t max_pid = 0;
+  for (const Instance& i : list) {
+    if (i.name == out.name) named.push_back(&i);
+    max_pid = std::max(max_pid, i.pid);
+  }
+  const size_t needed = e.exit + (e.start ? 1 : 0);  // a process to copy must stay
+  if (named.size() < needed)
+    return Status::InvalidArgument("churn: " + std::to_string(named.size()) + " processes named '" +
+                                   utf16_to_utf8(out.name) + "' at the event; exit=" + std::to_string(e.exit) +
+                                   (e.start ? " and start (a copy of one that stays)" : "") + " need " +
+                                   std::to_string(needed));
+  for (uint32_t k = 0; k < e.exit; ++k) out.exit_pids.push_back(named[k]->pid);
+  for (uint32_t k = 0; k < e.start; ++k) out.start_pids.push_back((max_pid / 4 + 1 + k) * 4);  // ids are multiples of 4
+  if (e.start) {
+    const Instance& t = *named.back();
+    out.template_pid = t.pid;
+    for (const Def& d : defs)
+      out.template_values.push_back(d.cumulative && uint64_t(t.block_at) + d.offset + d.size <= t.end - t.begin
+                                        ? std::optional(pd::load_counter(o.p + t.begin + t.block_at + d.offset, d.size))
+                                        : std::nullopt);
+  }
+  return Status::Ok();
+}
+
+void apply_churn(Bytes& answer, const ChurnPlan& c, const EventTimeline& tl, int64_t since_100ns) {
+  pd::BlockView block;
+  pd::ObjectView o;
+  if (!pd::view_block(answer, block) || !find_object(block, tl.process_object, o)) return;
+  const std::vector<Def> defs = definitions(o);
+  const std::vector<Instance> list = instances(o, defs, tl.id_process);
+  const Instance* tmpl = nullptr;
+  size_t total_at = SIZE_MAX;  // the kept instance the new ones go before (_Total)
+  std::vector<const Instance*> kept;
+  std::vector<int64_t> position(list.size(), -1);  // old position -> kept position (-1: exited)
+  for (size_t k = 0; k < list.size(); ++k) {
+    const Instance& i = list[k];
+    if (std::find(c.exit_pids.begin(), c.exit_pids.end(), i.pid) != c.exit_pids.end() && i.name == c.name) continue;
+    if (c.template_pid && i.pid == c.template_pid && i.name == c.name) tmpl = &i;
+    if (total_at == SIZE_MAX && i.name == u"_Total") total_at = kept.size();
+    position[k] = int64_t(kept.size());
+    kept.push_back(&i);
+  }
+  const size_t fresh = tmpl ? c.start_pids.size() : 0;
+  Bytes body;
+  for (size_t k = 0; k <= kept.size(); ++k) {
+    if (k == std::min(total_at, kept.size()))
+      for (size_t n = 0; n < fresh; ++n) {
+        const Bytes b = new_process(o, defs, *tmpl, c, c.start_pids[n], tl.id_process, since_100ns);
+        body.insert(body.end(), b.begin(), b.end());
+      }
+    if (k < kept.size()) body.insert(body.end(), o.p + kept[k]->begin, o.p + kept[k]->end);
+  }
+  for (int64_t& p : position)
+    if (p >= int64_t(std::min(total_at, kept.size()))) p += int64_t(fresh);
+  replace_instances(answer, o, body, uint32_t(kept.size() + fresh));
+
+  // Children (Thread): an exited process's threads are gone, the others name their parent's new place.
+  if (!pd::view_block(answer, block)) return;
+  pd::ObjectCursor objects(block);
+  std::vector<uint32_t> children;
+  for (pd::ObjectView x; objects.next(x);)
+    if (x.multi_instance() && x.lengths_consistent() && x.name_index() != tl.process_object) {
+      pd::InstanceCursor ic(x);
+      pd::InstanceView in;
+      if (ic.next(in) && in.parent_title_index() == tl.process_object) children.push_back(x.name_index());
+    }
+  for (uint32_t index : children) {
+    pd::ObjectView x;
+    if (!pd::view_block(answer, block) || !find_object(block, index, x)) continue;
+    Bytes rest;
+    uint32_t count = 0;
+    for (const Instance& i : instances(x, {}, 0)) {
+      if (i.parent_title == tl.process_object && i.parent < position.size() && position[i.parent] < 0) continue;
+      const size_t at = rest.size();
+      rest.insert(rest.end(), x.p + i.begin, x.p + i.end);
+      if (i.parent_title == tl.process_object && i.parent < position.size())
+        store_le32(rest.data() + at + wp::instance_def::kParentObjectInstance, uint32_t(position[i.parent]));
+      ++count;
+    }
+    replace_instances(answer, x, rest, count);
+  }
+}
 
 std::span<const EventRow> event_table() { return kEvents; }
 const EventRow& event_row(EventKind k) { return kEvents[size_t(k)]; }
@@ -117,7 +339,8 @@ const EventRow* find_event(std::string_view name) {
 
 Status read_event(const config::Reader& r, const Json& e, const std::string& path, HostEvent& out) {
   if (!e.is_object()) return r.type_error(path, "an event table ({kind = \"reboot\", at_s = 30})", e);
-  Status s = r.keys(e, path, {"kind", "at_s", "sample", "down_s", "seconds"});
+  Status s =
+      r.keys(e, path, {"kind", "at_s", "sample", "down_s", "seconds", "start", "exit", "name", "objects", "for_s"});
   if (s.ok()) s = r.require(e, path, "kind");
   std::string kind;
   if (s.ok()) s = r.string(e, path, "kind", kind);
@@ -143,6 +366,28 @@ Status read_event(const config::Reader& r, const Json& e, const std::string& pat
       return r.fail(config::join(path, "seconds"), "seconds belongs to clock-jump");
     s = r.number(e, path, "seconds", out.seconds, limits::kEventJump, " (seconds: a year either way)");
   }
+  for (const auto& [key, field] : {std::pair{"start", &out.start}, std::pair{"exit", &out.exit}}) {
+    if (!s.ok() || !e.contains(key)) continue;
+    if (out.kind != EventKind::kChurn) return r.fail(config::join(path, key), std::string(key) + " belongs to churn");
+    s = r.integer(e, path, key, *field, uint32_t(limits::kEventProcesses.lo), uint32_t(limits::kEventProcesses.hi));
+  }
+  if (s.ok() && e.contains("name")) {
+    if (out.kind != EventKind::kChurn) return r.fail(config::join(path, "name"), "name belongs to churn");
+    s = r.string(e, path, "name", out.name);
+  }
+  if (s.ok() && (e.contains("objects") || e.contains("for_s")) && out.kind != EventKind::kProviderFail)
+    return r.fail(config::join(path, e.contains("objects") ? "objects" : "for_s"),
+                  "objects and for_s belong to provider-fail");
+  if (s.ok() && out.kind == EventKind::kProviderFail) {
+    s = r.require(e, path, "objects");
+    if (s.ok())
+      s = r.integers(e, path, "objects", out.objects, uint32_t(limits::kTitleIndex.lo),
+                     uint32_t(limits::kTitleIndex.hi));
+    if (s.ok() && out.objects.empty())
+      return r.fail(config::join(path, "objects"), "name at least one object (its title index)");
+    if (s.ok() && e.contains("for_s"))
+      s = r.number(e, path, "for_s", out.for_s, limits::kEventAt, " (seconds: a year)");
+  }
   return s;
 }
 
@@ -158,11 +403,21 @@ Json to_json(const HostEvent& e) {
   if (e.sample) j["sample"] = *e.sample;
   if (e.kind == EventKind::kReboot) j["down_s"] = e.down_s;
   if (e.kind == EventKind::kClockJump) j["seconds"] = e.seconds;
+  if (e.kind == EventKind::kChurn) {
+    j["start"] = e.start;
+    j["exit"] = e.exit;
+    if (!e.name.empty()) j["name"] = e.name;
+  }
+  if (e.kind == EventKind::kProviderFail) {
+    j["objects"] = e.objects;
+    j["for_s"] = e.for_s;
+  }
   return j;
 }
 
 EventState EventTimeline::state_at(int64_t v) const {
   EventState st;
+  st.at_100ns = v;
   // The boot v lies in: from the last reboot at or before it to the next reboot after it.
   int64_t boot_end = INT64_MAX;
   for (const PreparedEvent& e : events) {  // sorted by position
@@ -179,11 +434,18 @@ EventState EventTimeline::state_at(int64_t v) const {
     // A wrap acts over its whole boot, before its moment too: the counters were near the top all
     // along, so the wrap comes from their growth, not from a jump at the event.
     if (e.event.kind == EventKind::kWrap && e.at_100ns >= boot_start && e.at_100ns < boot_end) st.wraps.push_back(&e);
+    // A churn's processes belong to its boot: the next reboot starts those it recorded.
+    if (e.event.kind == EventKind::kChurn && e.at_100ns >= boot_start && e.at_100ns <= v) st.churns.push_back(&e);
+    if (e.event.kind == EventKind::kProviderFail && e.at_100ns <= v &&
+        (e.event.for_s <= 0 || v < e.at_100ns + int64_t(std::llround(e.event.for_s * double(k100nsPerSecond)))))
+      st.hidden_objects.insert(st.hidden_objects.end(), e.event.objects.begin(), e.event.objects.end());
     if (e.event.kind == EventKind::kClockJump && e.at_100ns <= v)
       st.clock_jump_100ns += int64_t(std::llround(e.event.seconds * double(k100nsPerSecond)));
   }
   if (!st.wraps.empty()) st.applied |= 1u << event_row(EventKind::kWrap).applied_bit;
   if (st.clock_jump_100ns) st.applied |= 1u << event_row(EventKind::kClockJump).applied_bit;
+  if (!st.churns.empty()) st.applied |= 1u << event_row(EventKind::kChurn).applied_bit;
+  if (!st.hidden_objects.empty()) st.applied |= 1u << event_row(EventKind::kProviderFail).applied_bit;
   if (st.boot) {
     st.since_boot_100ns = v - st.boot->at_100ns;
     st.down = st.since_boot_100ns < st.boot->down_100ns;
@@ -287,7 +549,27 @@ bool apply_events(Bytes& answer, const EventState& st, const EventTimeline& tl) 
       pd::store_counter(p, d.size, v);
     }
   });
+  // Last: a churn changes the layout the walk above relied on.
+  for (const PreparedEvent* c : st.churns) apply_churn(answer, c->churn, tl, st.at_100ns - c->at_100ns);
+  if (!st.hidden_objects.empty()) drop_objects(answer, st.hidden_objects);
   return true;
+}
+
+void drop_objects(Bytes& answer, const std::vector<uint32_t>& indices) {
+  pd::BlockView block;
+  if (!pd::view_block(answer, block)) return;
+  std::vector<std::pair<uint32_t, uint32_t>> gone;  // (at, length), in order
+  pd::ObjectCursor objects(block);
+  for (pd::ObjectView o; objects.next(o);)
+    if (std::find(indices.begin(), indices.end(), o.name_index()) != indices.end()) gone.emplace_back(o.at, o.length);
+  if (gone.empty()) return;
+  const pd::MutableBlock b{answer.data()};
+  b.set_total_byte_length(
+      b.total_byte_length() -
+      std::accumulate(gone.begin(), gone.end(), 0u, [](uint32_t n, const auto& g) { return n + g.second; }));
+  b.set_num_object_types(b.num_object_types() - uint32_t(gone.size()));
+  for (auto g = gone.rbegin(); g != gone.rend(); ++g)
+    answer.erase(answer.begin() + g->first, answer.begin() + g->first + g->second);
 }
 
 }  // namespace perfsim::replayer

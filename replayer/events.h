@@ -27,7 +27,7 @@
 
 namespace perfsim::replayer {
 
-enum class EventKind : uint8_t { kReboot, kWrap, kClockJump };
+enum class EventKind : uint8_t { kReboot, kWrap, kClockJump, kChurn, kProviderFail };
 
 // One kind of event: what the admin API, fleet files and `perfsim scenarios` call it, what it
 // does and where that behaviour is documented.
@@ -52,6 +52,10 @@ struct HostEvent {
   std::optional<uint32_t> sample;  // or the start of this sample (timeline position)
   double down_s = 5;               // reboot: the Remote Registry answers again this long after
   double seconds = 0;              // clock-jump: how far SystemTime moves (negative: back)
+  uint32_t start = 0, exit = 0;    // churn: processes that start, processes that exit
+  std::string name;                // churn: their image name ("svchost"); empty: the most repeated one
+  std::vector<uint32_t> objects;   // provider-fail: the provider's objects (title indices)
+  double for_s = 0;                // provider-fail: back after this long; 0: disabled for good
   bool operator==(const HostEvent&) const = default;
 };
 
@@ -66,30 +70,47 @@ config::Json to_json(const HostEvent& e);
 // index, parent, unique id, name, occurrence): what a reboot re-bases on and a wrap offsets.
 using CounterValues = std::unordered_map<std::string, std::vector<std::optional<uint64_t>>>;
 
+// A churn made ready: which processes of the Process object exit and start, by process id as
+// served at the event (ids stay those of its boot: a churn acts until the next reboot).
+struct ChurnPlan {
+  std::u16string name;               // the instance name of the processes that start and exit
+  std::vector<uint32_t> exit_pids;   // the first `exit` instances of `name`: every later one's #N shifts
+  std::vector<uint32_t> start_pids;  // new ids, above every id at the event
+  uint32_t template_pid = 0;         // the new processes are copies of this one (the last `name`)...
+  std::vector<std::optional<uint64_t>> template_values;  // ...less its cumulative counters at the event
+};
+
 // An event made ready for answers: its position and what it needs from the recording.
 struct PreparedEvent {
   HostEvent event;
+  uint32_t id = 0;       // its place in the host's list as added (append-only)
   int64_t at_100ns = 0;  // timeline position
   int64_t down_100ns = 0;
   CounterValues values;  // reboot: raw values at the reboot; wrap: the 32-bit offsets
+  ChurnPlan churn;
 };
 
 // What is in force at one timeline position.
 struct EventState {
+  int64_t at_100ns = 0;                 // the position
   const PreparedEvent* boot = nullptr;  // the last reboot at or before it
   uint32_t boots = 0;                   // reboots at or before it
   int64_t since_boot_100ns = 0;
-  bool down = false;                        // inside a reboot's down time: connections are reset
-  std::vector<const PreparedEvent*> wraps;  // wraps of the current boot (from its start)
+  bool down = false;                         // inside a reboot's down time: connections are reset
+  std::vector<const PreparedEvent*> wraps;   // wraps of the current boot (from its start)
+  std::vector<const PreparedEvent*> churns;  // churns of the current boot at or before it, in order
+  std::vector<uint32_t> hidden_objects;      // objects of failed providers (provider-fail)
   int64_t clock_jump_100ns = 0;
   uint32_t applied = 0;  // Applied bits of the events that shape answers here
-  bool any() const { return boot || !wraps.empty() || clock_jump_100ns; }
+  bool any() const { return boot || !wraps.empty() || clock_jump_100ns || !churns.empty() || !hidden_objects.empty(); }
 };
 
 // A host's events, sorted by position; immutable once made (the host swaps the whole timeline).
 struct EventTimeline {
   std::vector<PreparedEvent> events;
   std::vector<uint32_t> pid_counters;  // title indices of "ID Process", "Creating Process ID"
+  uint32_t id_process = 0;             // title index of "ID Process"
+  uint32_t process_object = 0;         // title index of the "Process" object
   EventState state_at(int64_t position_100ns) const;
 };
 
@@ -106,5 +127,14 @@ CounterValues wrap_offsets(const CounterValues& at, const CounterValues& later);
 // The process id a renumbered process gets after `boots` reboots: Idle (0) and System (4) keep
 // theirs, as on Windows; every other id moves by a multiple of 4 (Windows ids are).
 uint32_t pid_after(uint32_t pid, uint32_t boots);
+// Drops the objects with these title indices from a perf-data answer (a failed provider's).
+void drop_objects(Bytes& answer, const std::vector<uint32_t>& indices);
+// Plans a churn from the answer at its moment (events before it applied): InvalidArgument when
+// the answer has no Process object, no process of the name or fewer than `exit` of them.
+Status plan_churn(ByteView answer, const HostEvent& e, const EventTimeline& tl, ChurnPlan& out);
+// Rewrites the Process object of a perf-data answer as `c` leaves it `since_100ns` after the
+// churn: its exited processes gone (and the threads whose parent they were), its new ones listed
+// before _Total; other objects' parent instance numbers follow.
+void apply_churn(Bytes& answer, const ChurnPlan& c, const EventTimeline& tl, int64_t since_100ns);
 
 }  // namespace perfsim::replayer

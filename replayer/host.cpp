@@ -164,7 +164,39 @@ Status SimulatedHost::add_event(HostEvent e) {
   list.push_back(e);
   if (Status s = prepare_events(list); !s.ok()) return s;
   event_list_ = std::move(list);
+  const std::lock_guard<std::mutex> handed(happened_mu_);
+  handed_out_.push_back(false);
+  for (const PreparedEvent& p : events_.load()->events)
+    if (p.id + 1 == handed_out_.size()) unhanded_at_.store(std::min(unhanded_at_.load(), p.at_100ns));
   return Status::Ok();
+}
+
+std::vector<SimulatedHost::Happened> SimulatedHost::take_happened() {
+  const int64_t v = position_of(now());
+  if (v < unhanded_at_.load(std::memory_order_relaxed)) return {};
+  const std::lock_guard<std::mutex> lock(happened_mu_);
+  const std::shared_ptr<const EventTimeline> tl = events_.load();  // under the lock: add_event updates after
+  if (!tl) return {};
+  const int64_t now_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  const double speed = opt_.mode == TimelineMode::kRealtime ? realtime_clock().speed : 0;
+  std::vector<Happened> out;
+  int64_t next = INT64_MAX;
+  for (const PreparedEvent& p : tl->events) {
+    if (p.id >= handed_out_.size() || handed_out_[p.id]) continue;
+    if (p.at_100ns > v) {
+      next = std::min(next, p.at_100ns);
+      continue;
+    }
+    handed_out_[p.id] = true;
+    Happened h{p.event, now_us};
+    h.event.at_s = double(p.at_100ns) / 1e7;
+    if (speed > 0) h.wall_us -= int64_t(double(v - p.at_100ns) / 10.0 / speed);  // recorded 100 ns -> real us
+    out.push_back(std::move(h));
+  }
+  unhanded_at_.store(next);
+  return out;
 }
 
 // Each event in position order, with what the earlier ones did in force: a reboot takes the raw
@@ -178,11 +210,17 @@ Status SimulatedHost::prepare_events(const std::vector<HostEvent>& list) {
     if (perfdata::parse_names(nt->counter, t).ok())
       for (const perfdata::NameEntry& n : t.entries)
         if (n.text == u"ID Process" || n.text == u"Creating Process ID") tl->pid_counters.push_back(n.index);
+    // The first of each: names repeat (a counter and an object may share one), the indices do not.
+    for (const perfdata::NameEntry& n : t.entries) {
+      if (n.text == u"ID Process" && !tl->id_process) tl->id_process = n.index;
+      if (n.text == u"Process" && !tl->process_object) tl->process_object = n.index;
+    }
   }
   std::vector<PreparedEvent> sorted;
   for (const HostEvent& e : list) {
     PreparedEvent p;
     p.event = e;
+    p.id = uint32_t(sorted.size());
     p.at_100ns = e.sample ? rec_->offsets()[*e.sample] : int64_t(std::llround(e.at_s.value_or(0) * 1e7));
     // A step timeline moves only with answers, and a down host answers none: it comes straight back.
     const bool downs = e.kind == EventKind::kReboot && opt_.mode == TimelineMode::kRealtime;
@@ -210,6 +248,10 @@ Status SimulatedHost::prepare_events(const std::vector<HostEvent>& list) {
         }
       }
       p.values = wrap_offsets(at, then);
+    } else if (p.event.kind == EventKind::kChurn) {
+      Bytes b = data_at(q, "Global", p.at_100ns);
+      apply_events(b, tl->state_at(p.at_100ns), *tl);
+      if (Status s = plan_churn(b, p.event, *tl, p.churn); !s.ok()) return s;
     }
     tl->events.push_back(std::move(p));  // in position order: the next ones see it
   }

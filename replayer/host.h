@@ -148,6 +148,14 @@ class SimulatedHost {
     bool down = false;
   };
   BootState boot_state() const;
+  // The events the timeline has passed that no one has taken yet, each handed out once (to the
+  // journal, through the first observed call at or after it) with the wall-clock time it happened
+  // (UTC, microseconds since 1970; on a step timeline, now). Cheap when none is due: one atomic load.
+  struct Happened {
+    HostEvent event;  // at_s set to its timeline position
+    int64_t wall_us = 0;
+  };
+  std::vector<Happened> take_happened();
   // The timeline position (recorded 100 ns since the first sample, loops included) of `m`.
   int64_t position_of(const Moment& m) const;
 
@@ -231,6 +239,11 @@ class SimulatedHost {
   std::atomic<std::shared_ptr<const EventTimeline>> events_;  // replaced whole under control_mu_
   std::vector<HostEvent> event_list_;                         // as added, under control_mu_
   Status prepare_events(const std::vector<HostEvent>& list);  // under control_mu_
+  // take_happened(): which events (by PreparedEvent::id) were handed out, and the earliest
+  // position of one that was not (INT64_MAX: none), so a call before it takes no lock.
+  std::atomic<int64_t> unhanded_at_{INT64_MAX};
+  std::mutex happened_mu_;
+  std::vector<bool> handed_out_;  // under happened_mu_
   Bytes data_at(const Quirks& q, std::string_view value, int64_t position) const;
   // The serving path reads one plain atomic pointer (no reference count, no lock); the versions
   // it may point to are owned here and freed with the host.

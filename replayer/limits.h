@@ -43,6 +43,9 @@ inline constexpr config::Bounds kPerfFreqHz{1000, UINT32_MAX};
 inline constexpr config::Bounds kEventAt{0, 31'536'000};
 inline constexpr config::Bounds kEventDown{0, 3600};
 inline constexpr config::Bounds kEventJump{-31'536'000, 31'536'000};
+// A churn's processes that start or exit (a busy server starts a few hundred a minute; more
+// would only grow every answer).
+inline constexpr config::Bounds kEventProcesses{0, 1000};
 // Events one host keeps: each added one re-prepares the whole list (a reboot keeps a sample's
 // counters), so the admin API must not let a caller grow it without end.
 inline constexpr size_t kMaxEventsPerHost = 64;

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/byte_chain.h"
 #include "core/bytes.h"
@@ -40,6 +41,15 @@ struct CallNote {
   uint32_t bytes = 0;                           // value bytes returned
   uint32_t delay_ms = 0;                        // the host's delay before this answer leaves
   uint32_t applied = 0;                         // replayer::Applied bits
+  bool closed = false;                          // no answer: the connection was closed instead (gone(), a reset)
+  // What happened to the server before this call that no observer was told of yet (a host's
+  // timeline events, replayer/events.h): each as its JSON object and the wall-clock time (UTC, us
+  // since 1970) it happened. Observers journal them as entries of their own.
+  struct Happening {
+    std::string what_json;
+    int64_t time_us = 0;
+  };
+  std::vector<Happening> happened;
 };
 
 // What the calls since the last take asked of the transport besides their answers.

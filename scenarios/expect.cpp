@@ -27,10 +27,11 @@ std::string session_lacks(const Expected& e, const journal::SessionDiagnosis& d)
   return "";
 }
 
-// A status named as in the diagnosis ("WERR_BUSY") against a call that returned it.
+// A status named as in the diagnosis ("WERR_BUSY") against a call that returned it (a call closed
+// without an answer, or a host event's entry, returned none).
 bool returned(const journal::CallEvent& ev, const std::string& st) {
   const std::string name = windows::werror_name(ev.status);  // "WERR_BUSY (170)"
-  return ev.rpc_fault == 0 && (name == st || name.rfind(st + " (", 0) == 0);
+  return ev.rpc_fault == 0 && !ev.closed && !ev.is_host_event() && (name == st || name.rfind(st + " (", 0) == 0);
 }
 
 bool same_name(std::string_view a, std::string_view b) {
@@ -50,7 +51,7 @@ bool lists(std::string_view list, std::string_view name) {
 }
 
 bool matches(const ExpectedCall& c, const journal::CallEvent& ev) {
-  return (c.op.empty() || journal::opnum_label(ev.opnum) == c.op) &&
+  return !ev.is_host_event() && (c.op.empty() || journal::opnum_label(ev.opnum) == c.op) &&
          (c.key.empty() || same_name(journal::text(ev.key_path), c.key)) &&
          (c.value.empty() || same_name(ev.value_name, c.value)) && (c.status.empty() || returned(ev, c.status)) &&
          (c.max_bytes == 0 || ev.bytes <= c.max_bytes) && (c.applied.empty() || lists(ev.applied, c.applied));

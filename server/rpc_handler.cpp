@@ -35,6 +35,7 @@ uint32_t RpcHandler::call(uint16_t opnum, ByteView in, ByteChain& out) {
 
 void RpcHandler::observe(uint16_t opnum, uint32_t fault, int64_t wall_us, std::chrono::steady_clock::duration took) {
   rpc::CallNote n = session_->take_call();
+  for (rpc::CallNote::Happening& h : n.happened) tap_->record_host_event(std::move(h.what_json), h.time_us);
   journal::CallEvent e;
   e.time_us = wall_us;
   e.opnum = opnum;
@@ -47,6 +48,7 @@ void RpcHandler::observe(uint16_t opnum, uint32_t fault, int64_t wall_us, std::c
   e.size = n.size;
   e.bytes = n.bytes;
   e.rpc_fault = fault;
+  e.closed = n.closed;
   const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(took).count() + int64_t(n.delay_ms) * 1000;
   e.latency_us = uint32_t(std::min<int64_t>(us, UINT32_MAX));
   if (n.applied) e.applied = replayer::applied_names(n.applied);

@@ -65,6 +65,17 @@ struct Cpu {
   uint32_t util_base = 0;  // milliseconds (a DWORD base, wrapping as Windows' does)
 };
 
+// Processor groups (Microsoft, Processor Groups: "a static set of up to 64 logical processors";
+// the system "minimizes the number of groups", 128 processors make two groups of 64): how many
+// processors each group of `n` holds, the groups as even as they can be (the remainder to the
+// first ones: perfsim's choice, as whole NUMA nodes would make them on a two-socket host).
+inline std::vector<size_t> processor_groups(size_t n) {
+  const size_t groups = std::max<size_t>(1, (n + 63) / 64);
+  std::vector<size_t> out(groups, n / groups);
+  for (size_t g = 0; g < n % groups; ++g) ++out[g];
+  return out;
+}
+
 struct Thread {
   uint32_t tid = 0;
   int64_t start = 0;

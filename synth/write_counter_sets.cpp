@@ -40,11 +40,27 @@ void Model::State::write_counter_set(ObjState& o) {
   }
 }
 
+namespace {
+
+void add_to_total(Cpu& t, const Cpu& c) {
+  t.idle += c.idle, t.user += c.user, t.priv += c.priv, t.interrupts += c.interrupts;
+  t.dpc += c.dpc, t.intr += c.intr, t.dpcs += c.dpcs, t.dpc_rate += c.dpc_rate;
+  t.c1 += c.c1, t.c2 += c.c2, t.c3 += c.c3, t.c1t += c.c1t, t.c2t += c.c2t, t.c3t += c.c3t;
+  t.low_prio += c.low_prio, t.clock_ints += c.clock_ints, t.idle_breaks += c.idle_breaks;
+  t.perf += c.perf, t.util += c.util, t.priv_util += c.priv_util;
+}
+
+}  // namespace
+
+// Instances "group,number" for every logical processor (groups of at most 64: processor_groups),
+// then "group,_Total" of each group, then "_Total" (issue 31; windows_exporter #1593, #344).
 void Model::State::write_processor_information(ObjState& o) {
-  if (o.obj.instances.size() != cpus.size() + 2) {
+  const std::vector<size_t> groups = processor_groups(cpus.size());
+  if (o.obj.instances.size() != cpus.size() + groups.size() + 1) {
     o.obj.instances.clear();
-    for (size_t i = 0; i < cpus.size(); ++i) o.add_instance("0," + std::to_string(i));
-    o.add_instance("0,_Total");
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (size_t i = 0; i < groups[g]; ++i) o.add_instance(std::to_string(g) + "," + std::to_string(i));
+    for (size_t g = 0; g < groups.size(); ++g) o.add_instance(std::to_string(g) + ",_Total");
     o.add_instance("_Total");
   }
   const uint32_t time = o.idx("% Processor Time"), user = o.idx("% User Time"), priv = o.idx("% Privileged Time"),
@@ -59,12 +75,13 @@ void Model::State::write_processor_information(ObjState& o) {
                  perf = o.idx("% Processor Performance"), util = o.idx("% Processor Utility"),
                  priv_util = o.idx("% Privileged Utility"), limit = o.idx("% Performance Limit"),
                  limit_flags = o.idx("Performance Limit Flags");
-  Cpu total;
-  const uint64_t n = cpus.size();
-  for (size_t i = 0; i < cpus.size() + 2; ++i) {
-    const bool is_total = i >= cpus.size();  // the node's total, then _Total: one node, same values
-    const Cpu& c = is_total ? total : cpus[i];
-    const uint64_t div = is_total ? n : 1;
+  std::vector<Cpu> totals(groups.size() + 1);  // each group's, then _Total's
+  std::vector<uint64_t> counts(groups.size() + 1, cpus.size());
+  for (size_t g = 0; g < groups.size(); ++g) counts[g] = groups[g];
+  for (size_t i = 0; i < cpus.size() + totals.size(); ++i) {
+    const bool is_total = i >= cpus.size();
+    const Cpu& c = is_total ? totals[i - cpus.size()] : cpus[i];
+    const uint64_t div = is_total ? counts[i - cpus.size()] : 1;
     Bytes& b = o.block(i);
     // Time percentages: _Total averages over processors, as Processor's does.
     o.set(b, time, c.idle / div);
@@ -98,11 +115,9 @@ void Model::State::write_processor_information(ObjState& o) {
     o.set(b, limit, 0);
     o.set(b, limit_flags, 0);
     if (is_total) continue;
-    total.idle += c.idle, total.user += c.user, total.priv += c.priv, total.interrupts += c.interrupts;
-    total.dpc += c.dpc, total.intr += c.intr, total.dpcs += c.dpcs, total.dpc_rate += c.dpc_rate;
-    total.c1 += c.c1, total.c2 += c.c2, total.c3 += c.c3, total.c1t += c.c1t, total.c2t += c.c2t, total.c3t += c.c3t;
-    total.low_prio += c.low_prio, total.clock_ints += c.clock_ints, total.idle_breaks += c.idle_breaks;
-    total.perf += c.perf, total.util += c.util, total.priv_util += c.priv_util;
+    size_t group = 0;
+    for (size_t left = i; left >= groups[group]; left -= groups[group]) ++group;
+    for (Cpu* t : {&totals[group], &totals.back()}) add_to_total(*t, c);
   }
 }
 

@@ -1,21 +1,27 @@
-// Writer of Processor: one instance per processor and _Total.
+// Writer of Processor: one instance per processor of group 0 and _Total.
 #include "synth/model_state.h"
 
 namespace perfsim::synth {
 
+// The legacy Processor object knows no groups: above 64 logical processors it lists only the
+// processors of one group (group 0 here), as every API "that takes an affinity mask or processor
+// number ... but not a group number" reports only "the calling thread's group" (Microsoft, Boot
+// Parameters to Test Drivers for Multiple Processor Group Support); Processor Information lists
+// them all (write_counter_sets.cpp).
 void Model::State::write_processor(ObjState& o) {
-  if (o.obj.instances.size() != cpus.size() + 1) {
+  const size_t shown = processor_groups(cpus.size()).front();
+  if (o.obj.instances.size() != shown + 1) {
     o.obj.instances.clear();
-    for (size_t i = 0; i < cpus.size(); ++i) o.add_instance(std::to_string(i));
+    for (size_t i = 0; i < shown; ++i) o.add_instance(std::to_string(i));
     o.add_instance("_Total");
   }
-  // _Total holds the average over processors, so the same formula applies to it.
+  // _Total holds the average over the processors shown, so the same formula applies to it.
   Cpu total;
-  const uint64_t n = cpus.size();
-  for (size_t i = 0; i <= cpus.size(); ++i) {
-    const Cpu& c = i < cpus.size() ? cpus[i] : total;
+  const uint64_t n = shown;
+  for (size_t i = 0; i <= shown; ++i) {
+    const Cpu& c = i < shown ? cpus[i] : total;
     Bytes& b = o.block(i);
-    const uint64_t div = i < cpus.size() ? 1 : n;
+    const uint64_t div = i < shown ? 1 : n;
     o.set(b, idx::kProcessorTime, c.idle / div);
     o.set(b, idx::kUserTime, c.user / div);
     o.set(b, idx::kPrivilegedTime, c.priv / div);
@@ -31,7 +37,7 @@ void Model::State::write_processor(ObjState& o) {
     o.set(b, idx::kC1Transitions, c.c1t);
     o.set(b, idx::kC2Transitions, c.c2t);
     o.set(b, idx::kC3Transitions, c.c3t);
-    if (i < cpus.size()) {
+    if (i < shown) {
       total.idle += c.idle, total.user += c.user, total.priv += c.priv, total.interrupts += c.interrupts;
       total.dpc += c.dpc, total.intr += c.intr, total.dpcs += c.dpcs, total.dpc_rate += c.dpc_rate;
       total.c1 += c.c1, total.c2 += c.c2, total.c3 += c.c3, total.c1t += c.c1t, total.c2t += c.c2t, total.c3t += c.c3t;

@@ -75,6 +75,7 @@ uint32_t Service::note(const replayer::ValueAnswer& a) {
   note_.applied = a.applied;
   effects_.delay_ms += a.delay_ms;
   effects_.drop_connection = effects_.drop_connection || a.drop_connection;
+  note_.closed = note_.closed || a.drop_connection;
   return a.rpc_fault;
 }
 
@@ -112,12 +113,18 @@ const rpc::Interface& winreg_interface() {
 
 // A host that rebooted (replayer/events.h) closed the connections of its earlier boot, and
 // refuses calls while its Remote Registry is down: the call is closed without an answer, as a TCP
-// connection to a host going down is reset.
+// connection to a host going down is reset. Asked before every call, it also hands an observer
+// the events the timeline passed since the last call (each once, host-wide), so the journal gets
+// an entry of their own before the calls they shaped.
 bool Service::gone() {
   if (!host_->events()) return false;
+  if (observing())
+    for (replayer::SimulatedHost::Happened& h : host_->take_happened())
+      note_.happened.push_back({replayer::to_json(h.event).dump(), h.wall_us});
   const replayer::SimulatedHost::BootState b = host_->boot_state();
   if (!b.down && b.boots == boots_) return false;
   note_.applied |= 1u << replayer::event_row(replayer::EventKind::kReboot).applied_bit;
+  note_.closed = true;
   effects_.drop_connection = true;
   return true;
 }

@@ -327,7 +327,9 @@ async function drawSeries() {
       {label: `\\\\${body.host}\\${body.object}(${body.instance})\\${body.counter}`,
        data: seriesPoints.map((p) => p.value), pointRadius: 2, borderColor: color(0), backgroundColor: color(0)},
       {label: 'timeline position', data: [], pointRadius: 7, pointStyle: 'triangle', showLine: false,
-       borderColor: color(1), backgroundColor: color(1)}];
+       borderColor: color(1), backgroundColor: color(1)},
+      {label: 'events', data: [], pointRadius: 9, pointStyle: 'crossRot', showLine: false,
+       borderColor: color(2), backgroundColor: color(2)}];
   }
   if (seriesChart) {
     seriesChart.update();
@@ -346,9 +348,31 @@ function markPosition() {
   const canvas = $('series-chart');
   canvas.dataset.position = pos;
   canvas.dataset.markerTick = at >= 0 ? seriesPoints[at].tick : -1;
-  if (!seriesChart || seriesChart.data.datasets.length < 2) return;
+  const marks = eventMarks();
+  canvas.dataset.events = marks.size;
+  canvas.dataset.eventTicks = [...marks.keys()].map((i) => seriesPoints[i].tick).join(' ');
+  if (!seriesChart || seriesChart.data.datasets.length < 3) return;
   seriesChart.data.datasets[1].data = seriesPoints.map((p, i) => (i === at ? p.value : null));
+  seriesChart.data.datasets[2].data = seriesPoints.map((p, i) => (marks.has(i) ? p.value : null));
+  seriesChart.data.datasets[2].label = 'events: ' + [...new Set([...marks.values()].flat())].join(', ');
   seriesChart.update();
+}
+
+// The host's timeline events (GET /api/hosts/NAME `events`: kind, position_s) on the counter plot:
+// plotted point index -> the kinds of the events at or after it, before the next one. Only events
+// within the plotted loop (position_s up to the last point's time) get a marker.
+function eventMarks() {
+  const marks = new Map();
+  const events = (selectedHost && selectedHost.events) || [];
+  const last = seriesPoints.length ? seriesPoints[seriesPoints.length - 1].t : -1;
+  for (const e of events) {
+    if (e.position_s > last) continue;
+    let at = -1;
+    for (let i = 0; i < seriesPoints.length && seriesPoints[i].t <= e.position_s; ++i) at = i;
+    if (at < 0) continue;
+    marks.set(at, [...(marks.get(at) || []), e.kind]);
+  }
+  return marks;
 }
 
 function select(id) {

@@ -92,6 +92,30 @@ TEST_CASE("headless chromium: the dashboard lists the host, plots a counter, sho
   CHECK(perfsim::testing::read_text(png.string()).substr(1, 3) == "PNG");
 }
 
+// Events on the host's timeline are marked on its counter plot, each at the plotted sample it falls
+// in (GET /api/hosts/NAME `events`, position_s).
+TEST_CASE("headless chromium: the counter plot marks the host's timeline events") {
+  perfsim::testing::ScratchDir dir;
+  perfsim::replayer::HostOptions opt{perfsim::replayer::TimelineMode::kRealtime, 0};
+  perfsim::replayer::HostEvent wrap, jump;
+  wrap.kind = perfsim::replayer::EventKind::kWrap;
+  wrap.sample = 2;
+  jump.kind = perfsim::replayer::EventKind::kClockJump;
+  jump.seconds = 60;
+  opt.events = {wrap};
+  perfsim::testing::AdminRig rig(opt);
+  REQUIRE(rig.host->ticks() >= 6);
+  jump.sample = rig.host->ticks() - 2;
+  REQUIRE(rig.host->add_event(jump).ok());
+  const auto r = chromium(dir.path, "http://127.0.0.1:" + std::to_string(rig.http.port()) + "/", "--dump-dom");
+  INFO(r.output.substr(0, 4000));
+  REQUIRE(r.exit_status == 0);
+  CHECK(attribute(r.output, "id=\"series-chart\"[^>]*data-events=\"(\\d+)\"") == 2);
+  std::smatch m;
+  REQUIRE(std::regex_search(r.output, m, std::regex("data-event-ticks=\"([0-9 ]*)\"")));
+  CHECK(m[1].str() == "2 " + std::to_string(rig.host->ticks() - 2));
+}
+
 TEST_CASE("without libjs-chart.js the dashboard says what to install, and /chart.js is a 404 saying so") {
   perfsim::testing::ScratchDir dir;
   perfsim::testing::AdminRig rig(perfsim::replayer::HostOptions{perfsim::replayer::TimelineMode::kFrozen, 0},

@@ -11,8 +11,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <utility>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -52,13 +57,17 @@ struct Run {
 
   // Serves hosts A (with `events`, TOML [[host.event]] tables) and B on `timeline`, runs the
   // collector with `how`, returns its JSON.
+  // The journal of the last collect() (perfsim serve --journal).
+  fs::path journal() const { return dir / "journal.jsonl"; }
+
   nlohmann::json collect(const std::string& host_keys, const std::string& events, const std::string& how) {
     const std::string host = "[[host]]\nlisten = \"127.0.0.1:0\"\ncapture = \"host.perfcap\"\n" + host_keys;
     std::ofstream(dir / "fleet.toml") << host << events << "\n" << host;
     perfsim::testing::PerfsimServe serve;
     perfsim::testing::ServeStart start;
     start.ready = [](const std::vector<std::string>& lines) { return lines.size() >= 2; };
-    const perfsim::Status st = serve.start(PERFSIM_EXE, "--fleet " + (dir / "fleet.toml").string(), start);
+    const perfsim::Status st = serve.start(
+        PERFSIM_EXE, "--fleet " + (dir / "fleet.toml").string() + " --journal " + journal().string(), start);
     INFO(st.ToString());
     REQUIRE(st.ok());
     const auto a = nlohmann::json::parse(serve.lines().at(0)), b = nlohmann::json::parse(serve.lines().at(1));
@@ -98,6 +107,39 @@ TEST_CASE("reboot: the client's connection is reset and the next one sees a new 
   CHECK(j.at("carried_count").get<int>() == 0);
   CHECK(j.at("pids_checked").get<int>() >= 10);
   CHECK(j.at("pids_same").empty());
+
+  // The journal: the reboot is an entry of its own, placed where it happened (after A's first
+  // calls, before the first call it closed), and the calls it closed read as closed, not WERR_OK.
+  const auto r = perfsim::testing::run_command(PERFSIM_EXE, "journal --json " + run.journal().string());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const nlohmann::json d = nlohmann::json::parse(r.out);
+  REQUIRE(d.at("host_events").size() == 1);
+  const nlohmann::json& ev = d.at("host_events").at(0);
+  CHECK(ev.at("event").at("kind") == "reboot");
+  CHECK(ev.at("event").at("at_s").get<double>() == Approx(30));
+  int64_t first_a_us = INT64_MAX, first_closed_us = INT64_MAX;
+  int closed = 0, closed_ok = 0;
+  std::ifstream lines(run.journal());
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json c = nlohmann::json::parse(line);
+    if (c.contains("entry") || c.at("host") != ev.at("host")) continue;
+    first_a_us = std::min(first_a_us, c.at("time_us").get<int64_t>());
+    if (!c.at("closed").get<bool>()) continue;
+    ++closed;
+    closed_ok += c.at("status_name") == "WERR_OK" ? 1 : 0;
+    first_closed_us = std::min(first_closed_us, c.at("time_us").get<int64_t>());
+  }
+  CHECK(closed >= 1);
+  CHECK(closed_ok == 0);
+  CHECK(ev.at("time_us").get<int64_t>() > first_a_us);
+  CHECK(ev.at("time_us").get<int64_t>() <= first_closed_us);
+  uint64_t closed_in_sessions = 0;
+  for (const nlohmann::json& s : d.at("sessions")) closed_in_sessions += s.at("closed").get<uint64_t>();
+  CHECK(closed_in_sessions == uint64_t(closed));
+  const auto text = perfsim::testing::run_command(PERFSIM_EXE, "journal " + run.journal().string());
+  CHECK(text.out.find("host event: reboot on " + ev.at("host").get<std::string>()) != std::string::npos);
+  CHECK(text.out.find("closed without an answer: ") != std::string::npos);
 }
 
 TEST_CASE("wrap: 32-bit counters wrap and their delta mod 2^32 is the recorded one") {
@@ -116,4 +158,100 @@ TEST_CASE("wrap: 32-bit counters wrap and their delta mod 2^32 is the recorded o
   CHECK(pairs.at(1).at("wrapped") == pairs.at(1).at("grew"));
   CHECK(pairs.at(0).at("wrapped").get<int>() == 0);
   CHECK(pairs.at(0).at("near_top").get<int>() > 10);
+}
+
+namespace {
+
+// "svchost#2" -> {"svchost", 2}: the PDH numbering the collector applied.
+std::pair<std::string, int> pdh_name(const std::string& n) {
+  const size_t hash = n.rfind('#');
+  if (hash == std::string::npos) return {n, 0};
+  return {n.substr(0, hash), std::stoi(n.substr(hash + 1))};
+}
+
+}  // namespace
+
+TEST_CASE("churn: processes exit and start and duplicate names shift while ids stay") {
+  Run run;
+  // Two of the five svchost processes exit at sample 1 and three start. B, without the event, is
+  // the same host at the same samples: what A would list without the churn.
+  const nlohmann::json j = run.collect(
+      "timeline = \"step\"\n",
+      "[[host.event]]\nkind = \"churn\"\nsample = 1\nstart = 3\nexit = 2\nname = \"svchost\"\n", "reads --reads 3");
+  INFO(j.dump(1).substr(0, 6000));
+  const nlohmann::json &a = j.at("a"), &b = j.at("b");
+  REQUIRE(a.size() == 3);
+  CHECK(a.at(0).at("process") == b.at(0).at("process"));  // before the event
+  for (size_t k = 1; k < 3; ++k) {
+    INFO("read " << k);
+    std::vector<uint64_t> b_svchost, b_pids, a_pids;
+    std::map<uint64_t, int> b_number, a_number;  // pid -> its #N among svchost
+    std::map<uint64_t, double> a_elapsed;
+    for (const nlohmann::json& p : b.at(k).at("process")) {
+      const auto [base, n] = pdh_name(p.at(0).get<std::string>());
+      b_pids.push_back(p.at(1).get<uint64_t>());
+      if (base == "svchost") b_svchost.push_back(b_pids.back()), b_number[b_pids.back()] = n;
+    }
+    REQUIRE(b_svchost.size() == 5);
+    size_t total_at = 0;
+    for (const nlohmann::json& p : a.at(k).at("process")) {
+      const auto [base, n] = pdh_name(p.at(0).get<std::string>());
+      if (base == "_Total") total_at = a_pids.size();
+      a_pids.push_back(p.at(1).get<uint64_t>());
+      if (base == "svchost") a_number[a_pids.back()] = n;
+      if (!p.at(2).is_null()) a_elapsed[a_pids.back()] = p.at(2).get<double>();
+    }
+    // A lists B's processes but the first two svchost, in B's order, plus three new ones before _Total.
+    std::vector<uint64_t> survivors, fresh;
+    for (uint64_t pid : b_pids)
+      if (pid != b_svchost[0] && pid != b_svchost[1]) survivors.push_back(pid);
+    std::vector<uint64_t> a_old;
+    for (uint64_t pid : a_pids)
+      (std::find(b_pids.begin(), b_pids.end(), pid) == b_pids.end() ? fresh : a_old).push_back(pid);
+    CHECK(a_old == survivors);
+    REQUIRE(fresh.size() == 3);
+    REQUIRE(total_at >= 3);
+    CHECK(std::vector<uint64_t>(a_pids.begin() + long(total_at) - 3, a_pids.begin() + long(total_at)) == fresh);
+    // Each surviving svchost keeps its id and its number moves down by the two that exited
+    // (Microsoft's example: PID 100 exits, PID 200's svchost#1 becomes svchost).
+    for (size_t i = 2; i < b_svchost.size(); ++i) {
+      REQUIRE(a_number.count(b_svchost[i]));
+      CHECK(a_number[b_svchost[i]] == b_number[b_svchost[i]] - 2);
+    }
+    // The new ones are the last svchost numbers, started at the event: elapsed below one interval.
+    for (size_t i = 0; i < fresh.size(); ++i) {
+      CHECK(a_number[fresh[i]] == int(3 + i));
+      CHECK(a_elapsed[fresh[i]] < 15.0 * double(k) + 0.5);
+      CHECK(a_elapsed[fresh[i]] >= 15.0 * double(k - 1) - 0.5);
+    }
+    CHECK(a.at(k).at("bad_parents").get<int>() == 0);
+    CHECK(a.at(k).at("threads").get<int>() < b.at(k).at("threads").get<int>());  // the exited ones' threads
+  }
+}
+
+TEST_CASE("provider-fail: a provider's objects vanish and come back or stay gone") {
+  Run run;
+  // PhysicalDisk (234) and LogicalDisk (236), perfdisk.dll's objects, fail at sample 1.
+  for (const bool disabled : {false, true}) {
+    INFO((disabled ? "disabled for good" : "back after 15 s"));
+    const std::string for_s = disabled ? "" : "for_s = 15\n";
+    const nlohmann::json j = run.collect(
+        "timeline = \"step\"\n", "[[host.event]]\nkind = \"provider-fail\"\nsample = 1\nobjects = [234, 236]\n" + for_s,
+        "reads --reads 4");
+    INFO(j.dump(1).substr(0, 3000));
+    const nlohmann::json &a = j.at("a"), &b = j.at("b");
+    REQUIRE(a.size() == 4);
+    for (size_t k = 0; k < 4; ++k) {
+      INFO("read " << k);
+      std::vector<std::string> expected;  // B's objects, less the provider's while it is failed
+      const bool failed = k == 1 || (disabled && k > 1);
+      for (const nlohmann::json& o : b.at(k).at("objects"))
+        if (!failed || (o != "PhysicalDisk" && o != "LogicalDisk")) expected.push_back(o.get<std::string>());
+      CHECK(a.at(k).at("objects").get<std::vector<std::string>>() == expected);
+      CHECK(a.at(k).at("process") == b.at(k).at("process"));  // everything else as it was
+    }
+    const auto names = b.at(0).at("objects").get<std::vector<std::string>>();
+    CHECK(std::find(names.begin(), names.end(), "PhysicalDisk") != names.end());
+    CHECK(std::find(names.begin(), names.end(), "LogicalDisk") != names.end());
+  }
 }

@@ -11,6 +11,10 @@ object PerfFreq; PERF_COUNTER_COUNTER: a 32-bit count, rate = delta / time), not
       answers (at most N tries, or --reconnects R) and reads A and B again.
   collector_events.py --a PORT --b PORT --out FILE wrap --reads N
       A and B on step timelines: reads Global of each N times in lockstep (sample k at the k-th read).
+  collector_events.py --a PORT --b PORT --out FILE reads --reads N
+      the same reads; reports each read's objects, its Process instances in order, named as PDH
+      names duplicates (Microsoft, Handling Duplicate Instance Names: svchost, svchost#1, ...), with
+      their ids and elapsed times, and Thread instances whose parent lies outside the Process object.
 Writes a JSON summary (see each mode). Exit status: 0 done (the caller judges), 2 bad use,
 3 python3-samba missing.
 """
@@ -43,7 +47,8 @@ def parse(data, table):
     "uptime": System Up Time seconds, "pids": {"inst": pid}}."""
     total, header, count = struct.unpack_from("<III", data, 20)
     perf_time, freq = struct.unpack_from("<qq", data, 56)
-    out = {"perf_time": perf_time, "freq": freq, "values": {}, "uptime": None, "pids": {}}
+    out = {"perf_time": perf_time, "freq": freq, "values": {}, "uptime": None, "pids": {}, "elapsed": {},
+           "instances": {}, "bad_parents": 0}
     off = header
     for _ in range(count):
         obj_total, definition, obj_header, title = struct.unpack_from("<IIII", data, off)
@@ -59,12 +64,15 @@ def parse(data, table):
         blocks, at = [], off + definition
         if num_instances < 0:
             blocks.append(("", at))
+        out["instances"][name] = max(num_instances, 0)
         seen = {}
         for _ in range(max(num_instances, 0)):
             length, _, parent, _, name_off, name_len = struct.unpack_from("<IIIIII", data, at)
             inst = data[at + name_off:at + name_off + name_len].decode("utf-16-le").rstrip("\0")
             if struct.unpack_from("<I", data, at + 4)[0]:  # a parent object: PDH's "parent/name"
                 inst = f"{parent}/{inst}"
+                if name == "Thread" and parent >= out["instances"].get("Process", 0):
+                    out["bad_parents"] += 1  # Process comes first in Global (object 230 < 232)
             n = seen.get(inst, 0)  # duplicates named as PDH does: x, x#1, ...
             seen[inst] = n + 1
             blocks.append((inst if n == 0 else f"{inst}#{n}", at + length))
@@ -81,6 +89,8 @@ def parse(data, table):
                         out["uptime"] = (obj_time - raw) / obj_freq
                     if name == "Process" and cname == "ID Process":
                         out["pids"][inst] = raw
+                    if name == "Process" and cname == "Elapsed Time" and ctype == PERF_ELAPSED_TIME:
+                        out["elapsed"][inst] = (obj_time - raw) / obj_freq
                 previous = ctype
         off += obj_total
     return out
@@ -149,16 +159,22 @@ def reboot(args):
     json.dump(out, open(args.out, "w"))
 
 
-def wrap(args):
-    """{"pairs": [{"checked": n, "wrapped": n, "grew": n, "unequal": [...]}, ...]} for each pair of
-    consecutive reads: 32-bit cumulative counters whose A delta mod 2^32 differs from B's
-    (unequal), whose raw A value went down (wrapped), and how many grew in B (grew)."""
+def lockstep(args):
+    """Global of A and of B read --reads times, alternately, each on one connection."""
     ca, ha, table, a = read(args.a)
     cb, hb, _, b = read(args.b, table)
     reads_a, reads_b = [a], [b]
     for _ in range(args.reads - 1):
         reads_a.append(parse(query(ca, ha, "Global"), table))
         reads_b.append(parse(query(cb, hb, "Global"), table))
+    return reads_a, reads_b
+
+
+def wrap(args):
+    """{"pairs": [{"checked": n, "wrapped": n, "grew": n, "unequal": [...]}, ...]} for each pair of
+    consecutive reads: 32-bit cumulative counters whose A delta mod 2^32 differs from B's
+    (unequal), whose raw A value went down (wrapped), and how many grew in B (grew)."""
+    reads_a, reads_b = lockstep(args)
     pairs = []
     for k in range(len(reads_a) - 1):
         a0, a1, b0, b1 = reads_a[k]["values"], reads_a[k + 1]["values"], reads_b[k]["values"], reads_b[k + 1]["values"]
@@ -179,6 +195,20 @@ def wrap(args):
     json.dump({"pairs": pairs}, open(args.out, "w"))
 
 
+def reads(args):
+    """{"a": [read, ...], "b": [read, ...]}, each read {"objects": names in order, "process": [[name,
+    pid, elapsed s], ...] in the object's order, "bad_parents": Thread instances whose parent is no
+    Process instance, "threads": Thread instances}."""
+    reads_a, reads_b = lockstep(args)
+
+    def summary(r):
+        return {"objects": list(r["instances"].keys()),
+                "process": [[i, pid, r["elapsed"].get(i)] for i, pid in r["pids"].items()],
+                "bad_parents": r["bad_parents"], "threads": r["instances"].get("Thread", 0)}
+
+    json.dump({"a": [summary(r) for r in reads_a], "b": [summary(r) for r in reads_b]}, open(args.out, "w"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--a", type=int, required=True)
@@ -192,10 +222,12 @@ def main():
     r.add_argument("--reconnects", type=int, default=None, help="tries to connect again (default --tries)")
     w = sub.add_parser("wrap")
     w.add_argument("--reads", type=int, default=4)
+    c = sub.add_parser("reads")
+    c.add_argument("--reads", type=int, default=3)
     args = ap.parse_args()
     global ADDRESS
     ADDRESS = args.address
-    reboot(args) if args.mode == "reboot" else wrap(args)
+    {"reboot": reboot, "wrap": wrap, "reads": reads}[args.mode](args)
 
 
 if __name__ == "__main__":

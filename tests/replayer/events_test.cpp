@@ -35,7 +35,7 @@ TEST_CASE("events: every kind is a row with its source and Applied name and is f
     CHECK(r.applied_name == "event:" + std::string(r.name));
     CHECK(rp::applied_name(1u << r.applied_bit) == r.applied_name);
   }
-  CHECK(rp::find_event("churn") == nullptr);
+  CHECK(rp::find_event("meltdown") == nullptr);
 }
 
 TEST_CASE("events: a bad event is refused naming the key and what is accepted") {
@@ -48,6 +48,17 @@ TEST_CASE("events: a bad event is refused naming the key and what is accepted") 
   CHECK(s.message().find("down_s belongs to reboot") != std::string::npos);
   s = rp::parse_event_json(R"({"kind": "clock-jump", "seconds": 1e12})", "body", e);
   CHECK(s.message().find("seconds") != std::string::npos);
+  s = rp::parse_event_json(R"({"kind": "churn", "exit": 1001})", "body", e);
+  CHECK(s.message().find("exit") != std::string::npos);
+  s = rp::parse_event_json(R"({"kind": "wrap", "start": 1})", "body", e);
+  CHECK(s.message().find("start belongs to churn") != std::string::npos);
+  s = rp::parse_event_json(R"({"kind": "provider-fail", "for_s": 5})", "body", e);
+  CHECK(s.message().find("objects") != std::string::npos);
+  s = rp::parse_event_json(R"({"kind": "provider-fail", "objects": [0]})", "body", e);
+  CHECK(s.message().find("objects") != std::string::npos);
+  REQUIRE(rp::parse_event_json(R"({"kind": "provider-fail", "objects": [234, 236], "for_s": 15})", "body", e).ok());
+  CHECK(e.objects == std::vector<uint32_t>{234, 236});
+  CHECK(e.for_s == 15);
   s = rp::parse_event_json(R"({"kind": "reboot", "at_s": 30, "down_s": 2, "extra": 1})", "body", e);
   CHECK(!s.ok());
   REQUIRE(rp::parse_event_json(R"({"kind": "clock-jump", "sample": 1, "seconds": -3600})", "body", e).ok());

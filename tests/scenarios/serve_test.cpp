@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tests/common/perfsim_serve.h"
 #include "tests/common/run_command.h"
@@ -325,5 +326,44 @@ TEST_CASE(
     const CommandResult j = perfsim_cmd("journal " + s.journal + " --shows-diagnosis --scenario reset-after-reboot");
     INFO(j.out << j.err);
     CHECK(j.code == (reconnects > 1 ? 0 : 1));
+  }
+}
+
+namespace {
+
+// The instance names of `object` in a `perfsim query --json` answer of one value.
+std::vector<std::string> instance_names(const json& answer, const std::string& object) {
+  std::vector<std::string> out;
+  for (const json& v : answer)
+    for (const json& o : v.at("objects"))
+      if (o.at("object") == object)
+        for (const json& i : o.at("instances")) out.push_back(i.at("instance").get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+// 128 processors: Processor Information in two groups of 64, Processor in one. A collector that
+// reads Processor (238) shows the diagnosis; one that reads Processor Information (1848) does not.
+TEST_CASE("processor-groups: Processor Information lists two groups and the legacy Processor one") {
+  for (const std::string value : {"238", "1848"}) {
+    INFO("value " << value);
+    Served s("processor-groups", "127.0.0.71");
+    const json a = query_json(s, value);
+    const std::vector<std::string> names = instance_names(a, value == "238" ? "Processor" : "Processor Information");
+    std::vector<std::string> expected;
+    if (value == "238") {
+      for (int i = 0; i < 64; ++i) expected.push_back(std::to_string(i));
+    } else {
+      for (int g = 0; g < 2; ++g)
+        for (int i = 0; i < 64; ++i) expected.push_back(std::to_string(g) + "," + std::to_string(i));
+      expected.insert(expected.end(), {"0,_Total", "1,_Total"});
+    }
+    expected.push_back("_Total");
+    CHECK(names == expected);
+    REQUIRE(s.stop() == 0);
+    const CommandResult j = perfsim_cmd("journal " + s.journal + " --shows-diagnosis --scenario processor-groups");
+    INFO(j.out << j.err);
+    CHECK(j.code == (value == "238" ? 0 : 1));
   }
 }
