@@ -385,6 +385,9 @@ Status read_event(const config::Reader& r, const Json& e, const std::string& pat
                      uint32_t(limits::kTitleIndex.hi));
     if (s.ok() && out.objects.empty())
       return r.fail(config::join(path, "objects"), "name at least one object (its title index)");
+    if (s.ok() && out.objects.size() > limits::kMaxProviderObjects)
+      return r.fail(config::join(path, "objects"),
+                    "at most " + std::to_string(limits::kMaxProviderObjects) + " objects (one provider's)");
     if (s.ok() && e.contains("for_s"))
       s = r.number(e, path, "for_s", out.for_s, limits::kEventAt, " (seconds: a year)");
   }

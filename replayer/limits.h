@@ -46,6 +46,9 @@ inline constexpr config::Bounds kEventJump{-31'536'000, 31'536'000};
 // A churn's processes that start or exit (a busy server starts a few hundred a minute; more
 // would only grow every answer).
 inline constexpr config::Bounds kEventProcesses{0, 1000};
+// Objects one provider-fail hides (the largest Windows providers register a few dozen objects;
+// every answer is checked against the list, so the admin API must not make it long).
+inline constexpr size_t kMaxProviderObjects = 256;
 // Events one host keeps: each added one re-prepares the whole list (a reboot keeps a sample's
 // counters), so the admin API must not let a caller grow it without end.
 inline constexpr size_t kMaxEventsPerHost = 64;

@@ -56,6 +56,11 @@ TEST_CASE("events: a bad event is refused naming the key and what is accepted") 
   CHECK(s.message().find("objects") != std::string::npos);
   s = rp::parse_event_json(R"({"kind": "provider-fail", "objects": [0]})", "body", e);
   CHECK(s.message().find("objects") != std::string::npos);
+  // One provider's objects, not an unbounded list every answer is checked against.
+  std::string many = R"({"kind": "provider-fail", "objects": [)";
+  for (int i = 1; i <= 257; ++i) many += std::to_string(i) + (i < 257 ? "," : "]}");
+  s = rp::parse_event_json(many, "body", e);
+  CHECK(s.message().find("at most 256 objects") != std::string::npos);
   REQUIRE(rp::parse_event_json(R"({"kind": "provider-fail", "objects": [234, 236], "for_s": 15})", "body", e).ok());
   CHECK(e.objects == std::vector<uint32_t>{234, 236});
   CHECK(e.for_s == 15);
