@@ -145,7 +145,7 @@ Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerC
     unique.push_back(std::move(h));
   }
   for (const SmbHost& h : unique) {
-    SmbHostAddress a{h.address, {}};
+    SmbHostAddress a{h.address, {}, h.host->netbios_name(), false};
     if (Status st = parse_dialects(h, a.dialects); !st.ok()) return st;
     // Windows 2000/XP/2003 accepted NTLMv1 (LmCompatibilityLevel 0-2; windows/os.h).
     const windows::OsProfile* os = h.host->options().identity.os;
