@@ -1,7 +1,8 @@
 // How each simulated host introduces itself over SMB, asked by clients nobody here wrote: nmap's
 // SMB scripts (smb-os-discovery, smb-protocols), smbclient -m NT1 and impacket. Each host gives
-// its own NetBIOS name (not smbd's global one) in the SMB1 NEGOTIATE and the NTLMSSP CHALLENGE
-// (server/README.md, "Each host's own identity"), with the dialects of its Windows row.
+// its own NetBIOS name (not smbd's global one) in the SMB1 NEGOTIATE and the NTLMSSP CHALLENGE,
+// and the dialects of its Windows: 2003 NT1 only, 2016 NT1 to SMB 3.1.1, 2022 no NT1, and a 2016
+// host with the smb1-disabled quirk no NT1 (server/README.md, "Each host's own identity").
 //
 // The hosts are on port 445: nmap 7.93's smb-os-discovery fails on any other port (it looks the
 // port up as UDP unless it is 445 or 139: smb-os-discovery.nse, "Augment service version").
@@ -26,8 +27,9 @@ struct Host {
 };
 const std::vector<Host> kHosts = {
     {"127.0.0.151", "default-2003.perfcap", "OLDBOX-2003", {}, true},
-    {"127.0.0.152", "default-2016.perfcap", "WEB-2016", {}, false},
+    {"127.0.0.152", "default-2016.perfcap", "WEB-2016", {}, true},
     {"127.0.0.153", "default-2022.perfcap", "DB-2022", {}, false},
+    {"127.0.0.154", "default-2016.perfcap", "HARDENED-2016", {"smb1-disabled"}, false},
 };
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
@@ -159,4 +161,15 @@ TEST_CASE("perfsim serve --smb: each host introduces itself by its own name with
       CHECK((other.at("dialect") == "NT1") == (h.capture == "default-2003.perfcap"));
     }
   }
+}
+
+TEST_CASE("perfsim serve --smb refuses smb1-disabled on a host that speaks only NT1", "[smb]") {
+  const interop::CommandResult r = interop::run_command(
+      "timeout 60 " + std::string(PERFSIM_EXE) + " serve --listen 127.0.0.155:0 --capture " +
+      interop::shell_quote(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2003.perfcap") +
+      " --smb=4455 --quirk smb1-disabled --smb-dir " + interop::shell_quote(std::string(SMB_WORK_DIR) + "-nt1only") +
+      " 2>&1");
+  INFO(r.output);
+  CHECK(r.exit_status != 0);
+  CHECK(contains(r.output, "smb1-disabled leaves no dialect"));
 }

@@ -148,7 +148,7 @@ TEST_CASE("perfsim serve --smb: collectors over SMB, dialects, access, clean sto
     }
   }
 
-  SECTION("dialects: Windows 2000 speaks NT1 only, 2016 refuses SMB1") {
+  SECTION("dialects: Windows 2000 speaks NT1 only, 2016 NT1 too, 2022 refuses SMB1") {
     const ClientRun smb1_2000 =
         run_collector(s, "smb1-2000", "collector_impacket.py", "127.0.0.2", "--smb1 --open-only");
     INFO(smb1_2000.cmd.output);
@@ -158,11 +158,18 @@ TEST_CASE("perfsim serve --smb: collectors over SMB, dialects, access, clean sto
     const ClientRun any_2000 = run_collector(s, "any-2000", "collector_impacket.py", "127.0.0.2", "--open-only");
     INFO(any_2000.cmd.output);
     CHECK(any_2000.result["dialect"] == "NT1");
+    // SMB1 was on by default up to Server 2016 and is not installed from 2019 on (windows/os.cpp).
     const ClientRun smb1_2016 =
         run_collector(s, "smb1-2016", "collector_impacket.py", "127.0.0.3", "--smb1 --open-only");
     INFO(smb1_2016.cmd.output);
-    CHECK(smb1_2016.cmd.exit_status != 0);
-    CHECK_FALSE(smb1_2016.result.contains("open_hkpd"));
+    CHECK(smb1_2016.cmd.exit_status == 0);
+    CHECK(smb1_2016.result["dialect"] == "NT1");
+    CHECK(smb1_2016.result["open_hkpd"] == 0);
+    const ClientRun smb1_2022 =
+        run_collector(s, "smb1-2022", "collector_impacket.py", "127.0.0.5", "--smb1 --open-only");
+    INFO(smb1_2022.cmd.output);
+    CHECK(smb1_2022.cmd.exit_status != 0);
+    CHECK_FALSE(smb1_2022.result.contains("open_hkpd"));
     const ClientRun any_2016 = run_collector(s, "any-2016", "collector_impacket.py", "127.0.0.3", "--open-only");
     INFO(any_2016.cmd.output);
     CHECK(any_2016.result["open_hkpd"] == 0);
