@@ -20,6 +20,7 @@
 #include "recorder/tcp_channel.h"
 #include "replayer/host.h"
 #include "replayer/quirks.h"
+#include "replayer/serve_hosts.h"
 #include "server/server.h"
 #include "server/winreg_handler.h"
 #include "tests/common/small_synth.h"
@@ -239,6 +240,66 @@ TEST_CASE("the fingerprint names each buffer policy and the recorded capture rep
       std::filesystem::remove(again);
     }
   }
+}
+
+// Issue 30 item 9: a 2022 host's Costly holds no objects (PerfProc is off there), so its whole
+// answer is a bare PERF_DATA_BLOCK header; that was taken for Samba's truncation of a short buffer
+// because another value (Global) brought back more, and the recording replayed samba-truncate.
+TEST_CASE("recording a 2022 host with Global and Costly fingerprints rrp-exact and replays it byte for byte",
+          "[recorder]") {
+  captures::Capture cap;
+  REQUIRE(captures::read_capture(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2022.perfcap", cap).ok());
+  // The host as perfsim serve makes it: its capture's fingerprint and profile (2022: process-v1-disabled).
+  replayer::HostOptions opt{replayer::TimelineMode::kFrozen, 1};
+  REQUIRE(replayer::host_options(replayer::HostReplay{}, "", cap, opt).ok());
+  REQUIRE(opt.quirks.process_v1_disabled);
+  std::shared_ptr<replayer::SimulatedHost> original;
+  REQUIRE(replayer::SimulatedHost::load(cap, opt, original).ok());
+  LiveServer srv(original);
+
+  std::unique_ptr<recorder::Channel> ch;
+  REQUIRE(recorder::connect_tcp("127.0.0.1", srv.port, 10s, ch).ok());
+  recorder::WinregClient client(std::move(ch));
+  recorder::RecordOptions o;
+  o.queries = {"Global", "Costly"};
+  o.interval = 20ms;
+  o.count = 2;
+  recorder::RecordResult r;
+  const std::string path = temp_file_path("rec_2022_costly", ".perfcap");
+  REQUIRE(recorder::record(client, path, o, r).ok());
+  CHECK(r.fingerprint.more_data == "rrp-exact");
+  CHECK(r.host.profile == "2022");
+  CHECK(r.host.build_number == "20348");
+
+  const captures::Capture got = read_back(path);
+  replayer::HostOptions ropt{replayer::TimelineMode::kFrozen, 0};
+  REQUIRE(replayer::host_options(replayer::HostReplay{}, "", got, ropt).ok());
+  CHECK(ropt.quirks.buffer == replayer::BufferPolicy::kRrpExact);
+  std::shared_ptr<replayer::SimulatedHost> replay;
+  REQUIRE(replayer::SimulatedHost::load(got, ropt, replay).ok());
+  for (const char* value : {"Global", "Costly"})
+    for (uint32_t buffer = 4096; buffer <= 4u << 20; buffer *= 4) {
+      INFO(value << " with a " << buffer << "-byte buffer");
+      const replayer::ValueAnswer want = original->query(replayer::PerfKey::kData, value, {true, buffer});
+      const replayer::ValueAnswer have = replay->query(replayer::PerfKey::kData, value, {true, buffer});
+      CHECK(have.status == want.status);
+      CHECK(have.size == want.size);
+      CHECK(have.type == want.type);
+      CHECK(have.data.to_bytes() == want.data.to_bytes());
+    }
+  // The exact size and one byte less, where the two policies part (samba-truncate: a bare header).
+  const uint32_t costly = original->query(replayer::PerfKey::kData, "Costly", {false, 0}).size;
+  const uint32_t global = original->query(replayer::PerfKey::kData, "Global", {false, 0}).size;
+  for (const auto& [value, size] : {std::pair{"Costly", costly}, std::pair{"Global", global}})
+    for (uint32_t buffer : {size, size - 1}) {
+      INFO(value << " with a " << buffer << "-byte buffer");
+      const replayer::ValueAnswer want = original->query(replayer::PerfKey::kData, value, {true, buffer});
+      const replayer::ValueAnswer have = replay->query(replayer::PerfKey::kData, value, {true, buffer});
+      CHECK(have.status == want.status);
+      CHECK(have.size == want.size);
+      CHECK(have.data.to_bytes() == want.data.to_bytes());
+    }
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("recording a host that refuses HKPD says which rights are missing", "[recorder]") {
