@@ -164,11 +164,11 @@ TEST_CASE("perfsim serve --smb: each host introduces itself by its own name with
 }
 
 TEST_CASE("perfsim serve --smb refuses smb1-disabled on a host that speaks only NT1", "[smb]") {
-  const interop::CommandResult r = interop::run_command(
-      "timeout 60 " + std::string(PERFSIM_EXE) + " serve --listen 127.0.0.155:0 --capture " +
-      interop::shell_quote(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2003.perfcap") +
-      " --smb=4455 --quirk smb1-disabled --smb-dir " + interop::shell_quote(std::string(SMB_WORK_DIR) + "-nt1only") +
-      " 2>&1");
+  const interop::CommandResult r =
+      interop::run_command("timeout 60 " + std::string(PERFSIM_EXE) + " serve --listen 127.0.0.155:0 --capture " +
+                           interop::shell_quote(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2003.perfcap") +
+                           " --smb=4455 --quirk smb1-disabled --smb-dir " +
+                           interop::shell_quote(std::string(SMB_WORK_DIR) + "-nt1only") + " 2>&1");
   INFO(r.output);
   CHECK(r.exit_status != 0);
   CHECK(contains(r.output, "smb1-disabled leaves no dialect"));
