@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "core/utf16.h"
@@ -31,8 +32,11 @@ bool is_name_table(const Exchange& e) {
 struct ValueSummary {
   const Exchange* last_ok = nullptr;  // the last success with a real buffer
   uint64_t min_ok = UINT64_MAX;       // smallest buffer that succeeded (with full data)
-  uint64_t max_failed = 0;            // largest buffer answered ERROR_MORE_DATA (or the header alone)
-  bool header_only = false;           // a success with the PERF_DATA_BLOCK alone
+  uint64_t max_failed = 0;            // largest buffer answered ERROR_MORE_DATA
+  // Successes with a bare PERF_DATA_BLOCK header: a truncation (samba-truncate) when this value
+  // also brought back more, else the value's whole answer (a 2022 host's Costly: no objects).
+  const Exchange* last_header_only = nullptr;
+  uint64_t min_header_only = UINT64_MAX, max_header_only = 0;  // the buffers they were given
   uint32_t calls = 0;
   uint32_t last_status = 0, last_type = 0;
 };
@@ -78,7 +82,8 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
   std::vector<std::string> findings;
   CallStats all = stats;
   std::map<std::string, ValueSummary> values;  // perf values and name tables, by name as sent
-  bool echo = false, undefined = false, exact = false, truncate = false;
+  bool echo = false, undefined = false, exact = false;
+  std::optional<captures::FingerprintProbe> header_probe;  // the first header-only success
   uint32_t unsettled = 0, jitter = 0;
   std::map<std::string, uint32_t> said;  // the size the last ERROR_MORE_DATA of a value asked for
 
@@ -113,12 +118,11 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
       continue;
     }
     if (e.status != 0) continue;
-    if (!fp.short_probe && header_only_answer(e.data))
-      fp.short_probe = captures::FingerprintProbe{e.status, e.size, e.offered};
-    if (header_only_answer(e.data)) {
-      truncate = true;  // confirmed below only if a larger answer of the same value exists
-      v.header_only = true;
-      v.max_failed = std::max<uint64_t>(v.max_failed, e.offered);
+    if (header_only_answer(e.data)) {  // a truncation only if this value also brought back more (below)
+      if (!header_probe) header_probe = captures::FingerprintProbe{e.status, e.size, e.offered};
+      v.last_header_only = &e;
+      v.min_header_only = std::min<uint64_t>(v.min_header_only, e.offered);
+      v.max_header_only = std::max<uint64_t>(v.max_header_only, e.offered);
       continue;
     }
     v.last_ok = &e;
@@ -132,13 +136,20 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
     if (v.last_ok && perfdata::parse_query(name).kind == perfdata::QueryKind::kGlobal)
       global_bytes = v.last_ok->data.size();
   // A header-only success means truncation only when the same value also brought back more: a
-  // value with no objects (Costly on a host without costly providers) is the header alone at any
-  // size, and another value's ERROR_MORE_DATA says nothing about it.
-  if (truncate) {
-    truncate = false;
-    for (const auto& [name, v] : values)
-      if (v.header_only && v.last_ok && v.last_ok->data.size() > winperf::kDataBlockSize) truncate = true;
+  // value whose every answer is a bare header has no objects on this host (a 2022 host's Costly,
+  // PerfProc being off), and another value's larger answer says nothing of it.
+  bool truncate = false;
+  for (auto& [name, v] : values) {
+    if (!v.last_header_only) continue;
+    if (v.last_ok && v.last_ok->data.size() > v.last_header_only->data.size()) {
+      truncate = true;
+      v.max_failed = std::max(v.max_failed, v.max_header_only);
+    } else if (!v.last_ok) {
+      v.last_ok = v.last_header_only;
+      v.min_ok = v.min_header_only;
+    }
   }
+  if (truncate && !fp.short_probe) fp.short_probe = header_probe;
 
   if (truncate)
     more_data = "samba-truncate";

@@ -409,6 +409,11 @@ std::vector<QuirkRow> make_table() {
                {},
                apply_switch<&Quirks::restrict_remote_clients>,
                [](const Quirks& q) { return on_or_empty(q.restrict_remote_clients, "restrict-remote-clients"); }});
+  // SMB1 removed by an admin, as Microsoft urges (windows/os.cpp's sources): a host whose OS row
+  // starts at NT1 (2008-2016) starts at SMB2_02 (server/smb_serve.cpp, smbd's dialect range).
+  t.push_back({"smb1-disabled", S::kTransport, "", {}, apply_switch<&Quirks::smb1_disabled>, [](const Quirks& q) {
+                 return on_or_empty(q.smb1_disabled, "smb1-disabled");
+               }});
   t.push_back({"extra-objects", S::kSelection, "", {}, apply_switch<&Quirks::extra_objects>, [](const Quirks& q) {
                  return std::string(q.extra_objects ? "extra-objects" : "extra-objects=off");
                }});

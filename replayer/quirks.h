@@ -52,6 +52,7 @@ struct Quirks {
   uint32_t object_count_extra = 0;        // object-count-lies: NumObjectTypes says this many more
   bool process_v1_disabled = false;       // the PerfProc provider's objects vanish
   bool restrict_remote_clients = false;   // ncacn_ip_tcp only: unauthenticated calls fault access denied
+  bool smb1_disabled = false;             // SMB only: NT1 refused where the OS spoke it (server/smb_serve.cpp)
   ContentQuirks content;                  // rewrites of the served content
 };
 

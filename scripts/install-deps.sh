@@ -29,6 +29,7 @@ TEST_PACKAGES=(
   python3 python3-samba python3-impacket tshark smbclient
   samba-testsuite  # ndrdump and smbtorture: tests/wire checks our stubs and winreg with them
   iproute2 passwd strace clang-format
+  nmap  # tests/smb identity_test: nmap's SMB scripts (smb-os-discovery, smb-protocols) as a client nobody here wrote
   fakeroot  # tests/cli: dpkg installs the Debian package into a scratch root without being root
   prometheus  # promtool checks the metrics format; bench/prometheus scrapes with the server
   clang libclang-rt-14-dev

@@ -27,11 +27,22 @@ Status parse_port(const std::string& text, uint16_t& port) {
   return Status::InvalidArgument("--smb=" + text + ": the port must be a number from 1 to 65535");
 }
 
+// smb1-disabled (replayer/quirk_table.cpp): the host's range without NT1; a host that speaks
+// nothing else cannot lose it.
+Status without_smb1(const SmbHost& h, SmbDialects& d) {
+  if (!h.host->quirks().smb1_disabled || d.min != "NT1") return Status::Ok();
+  if (d.max == "NT1")
+    return Status::InvalidArgument("host " + h.address + ": quirk smb1-disabled leaves no dialect (its range is NT1 " +
+                                   "only, as Windows 2000/XP/2003 spoke); drop the quirk for this host");
+  d.min = "SMB2_02";
+  return Status::Ok();
+}
+
 Status parse_dialects(const SmbHost& h, SmbDialects& out) {
   if (h.dialects.empty()) {
     const windows::OsProfile* os = h.host->options().identity.os;  // resolved once (replayer/host.h)
     out = smb_dialects_for_profile(os ? std::string(os->name) : std::string());
-    return Status::Ok();
+    return without_smb1(h, out);
   }
   static const std::vector<std::string> known = {"NT1", "SMB2_02", "SMB2_10", "SMB3_00", "SMB3_02", "SMB3_11"};
   const size_t dash = h.dialects.find('-');
@@ -42,7 +53,7 @@ Status parse_dialects(const SmbHost& h, SmbDialects& out) {
       rank(out.min) > rank(out.max))
     return Status::InvalidArgument("host " + h.address + ": smb_dialects '" + h.dialects +
                                    "' is not MIN-MAX of NT1, SMB2_02, SMB2_10, SMB3_00, SMB3_02, SMB3_11");
-  return Status::Ok();
+  return without_smb1(h, out);
 }
 
 std::string lower(std::string s) {
@@ -145,7 +156,7 @@ Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerC
     unique.push_back(std::move(h));
   }
   for (const SmbHost& h : unique) {
-    SmbHostAddress a{h.address, {}};
+    SmbHostAddress a{h.address, {}, h.host->netbios_name(), false};
     if (Status st = parse_dialects(h, a.dialects); !st.ok()) return st;
     // Windows 2000/XP/2003 accepted NTLMv1 (LmCompatibilityLevel 0-2; windows/os.h).
     const windows::OsProfile* os = h.host->options().identity.os;

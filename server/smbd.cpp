@@ -123,6 +123,25 @@ bool write_file(const fs::path& p, const std::string& text) {
   return bool(f);
 }
 
+// One address's include. smbd loads it per connection, for the address the client reached (%i),
+// before it answers the NEGOTIATE, so these globals hold per host (tests/smb): the dialects, `ntlm
+// auth`, and `netbios name`, which smbd puts in the NTLMSSP CHALLENGE's MsvAvNbComputerName (and
+// MsvAvNbDomainName: a standalone server's target name is its own name, as a Windows workgroup
+// host's is) and in an SMB1 NEGOTIATE's ServerName (auth/ntlmssp/gensec_ntlmssp_server.c,
+// ntlmssp_server.c; source3/smbd/smb1_negprot.c reply_nt1). What it cannot change per host is in
+// README.md, Known differences.
+std::string host_include(const SmbHostAddress& h) {
+  std::string text = "# " + h.address + "\n\tserver min protocol = " + h.dialects.min +
+                     "\n\tserver max protocol = " + h.dialects.max +
+                     "\n\tntlm auth = " + (h.ntlmv1 ? "ntlmv1-permitted" : "ntlmv2-only") + "\n";
+  // smb.conf would expand a '%' (substitutions) and end the value at a line break; Windows allows
+  // '%' in a computer name (SetComputerNameEx), so it becomes '-' here only.
+  std::string name;
+  for (char c : h.netbios_name) name += (c == '%' || c == '\n' || c == '\r') ? '-' : c;
+  if (!name.empty()) text += "\tnetbios name = " + name + "\n";
+  return text;
+}
+
 }  // namespace
 
 SmbDialects smb_dialects_for_profile(const std::string& profile) {
@@ -154,7 +173,11 @@ struct Smbd::Impl {
     std::string c = "# written by perfsim serve --smb; removed when it stops\n[global]\n";
     auto set = [&c](const std::string& k, const std::string& v) { c += "\t" + k + " = " + v + "\n"; };
     set("server role", "standalone server");
-    set("netbios name", "PERFSIM");
+    set("netbios name", "PERFSIM");  // each host's own in its include (host_include)
+    // Samba's default, "Samba %v", is what SMB1's RAP NetServerGetInfo (smbclient -L -m NT1)
+    // reports as the comment; a Windows server's comment is empty unless an admin sets one, as
+    // our srvsvc answers (netapi/README.md).
+    set("server string", "");
     set("workgroup", "WORKGROUP");
     set("smb ports", std::to_string(cfg.port));
     if (cfg.one_socket) {
@@ -214,12 +237,7 @@ struct Smbd::Impl {
     ::chmod((root / "private").c_str(), 0700);
     if (!write_file(conf_path(), smb_conf())) return Status::IOError("cannot write " + conf_path());
     for (const SmbHostAddress& h : cfg.hosts) {
-      // `ntlm auth` is a global that smbd reads per connection, after this include (%i) is
-      // loaded for the address the client reached, like the dialects (tests/smb: ntlmv1 test).
-      const std::string text = "# " + h.address + "\n\tserver min protocol = " + h.dialects.min +
-                               "\n\tserver max protocol = " + h.dialects.max +
-                               "\n\tntlm auth = " + (h.ntlmv1 ? "ntlmv1-permitted" : "ntlmv2-only") + "\n";
-      if (!write_file(root / "hosts" / (h.address + ".conf"), text))
+      if (!write_file(root / "hosts" / (h.address + ".conf"), host_include(h)))
         return Status::IOError("cannot write the include for " + h.address);
     }
     return Status::Ok();

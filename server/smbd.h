@@ -33,6 +33,9 @@ SmbDialects smb_dialects_for_profile(const std::string& profile);
 struct SmbHostAddress {
   std::string address;  // IPv4 loopback, e.g. "127.0.0.2"
   SmbDialects dialects;
+  // The host's NetBIOS name (SimulatedHost::netbios_name): `netbios name` in the address's include,
+  // so smbd introduces itself by it (NTLMSSP CHALLENGE, SMB1 NEGOTIATE); empty: smbd's global one.
+  std::string netbios_name;
   bool ntlmv1 = false;  // NTLMv1 logons accepted (`ntlm auth` in the address's include); else NTLMv2 only
 };
 

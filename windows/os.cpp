@@ -5,6 +5,13 @@
 //   lie" for programs not manifested for Windows 10).
 // - SMB dialects: [MS-SMB2] 1.7 and Appendix A (2.002 Vista/2008, 2.1 7/2008 R2, 3.0 8/2012,
 //   3.0.2 8.1/2012 R2, 3.1.1 10/2016); older Windows spoke only NT LM 0.12 ([MS-CIFS] 1.7).
+//   SMB1 (NT1) stays on by default up to 2016: Microsoft, "SMBv1 is not installed by default in
+//   Windows 10 version 1709, Windows Server version 1709 and later versions" (support.microsoft.com
+//   KB 4034314), and "How to detect, enable and disable SMBv1, SMBv2, and SMBv3 in Windows"
+//   (learn.microsoft.com/windows-server/storage/file-server/troubleshoot/detect-enable-and-disable-
+//   smbv1-v2-v3): "SMB 1.0 isn't installed by default in any edition of Windows 11 or Windows
+//   Server 2019 and later". So 2008-2016 rows start at NT1, 2019/2022 at SMB2_02; the
+//   smb1-disabled quirk (replayer/quirk_table.cpp) is a host whose admin removed SMB1.
 // - synth memory sizes: within what each version's x86 editions address (Microsoft, "Memory Limits
 //   for Windows and Windows Server Releases": 4 GB for 2000 Server, XP, 2003 Standard) and what
 //   hosts of the era had; 32-bit rows keep memory + paging file below 4 GB (their counters are DWORDs).
@@ -63,17 +70,17 @@ std::vector<OsProfile> make_rows() {
                true, kNt1, "rrp-exact", {}, xp_era(3579545, 2048), true});
   // Vista/2008 and 7/2008 R2 read the HPET.
   v.push_back({"2008", {"vista"}, "Windows Server (R) 2008 Standard", "6.0", 6, 0, 0, "6002", 0, "Service Pack 2",
-               true, {"SMB2_02", "SMB2_02"}, "rrp-exact", {}, modern(14318180, 8192), false});
+               true, {"NT1", "SMB2_02"}, "rrp-exact", {}, modern(14318180, 8192), false});
   v.push_back({"2008r2", {"7"}, "Windows Server 2008 R2 Standard", "6.1", 6, 1, 0, "7601", 0, "Service Pack 1",
-               true, {"SMB2_02", "SMB2_10"}, "rrp-exact", {}, modern(14318180), false});
+               true, {"NT1", "SMB2_10"}, "rrp-exact", {}, modern(14318180), false});
   // 8/2012 and 8.1/2012 R2 read the invariant TSC divided by 1024.
   v.push_back({"2012", {"8"}, "Windows Server 2012 Standard", "6.2", 6, 2, 0, "9200", 0, "", true,
-               {"SMB2_02", "SMB3_00"}, "rrp-exact", {kPipeFirst}, modern(2533203), false});
+               {"NT1", "SMB3_00"}, "rrp-exact", {kPipeFirst}, modern(2533203), false});
   v.push_back({"2012r2", {"8.1"}, "Windows Server 2012 R2 Standard", "6.3", 6, 3, 0, "9600", 0, "", true,
-               {"SMB2_02", "SMB3_02"}, "rrp-exact", {kPipeFirst}, modern(2533203), false});
+               {"NT1", "SMB3_02"}, "rrp-exact", {kPipeFirst}, modern(2533203), false});
   // Windows 10-based servers share 10.0 and a 10 MHz QPC; the build tells them apart.
   v.push_back({"2016", {"10"}, "Windows Server 2016 Standard", "6.3", 10, 0, 10, "14393", 14393, "", true,
-               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), false});
+               {"NT1", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), false});
   v.push_back({"2019", {}, "Windows Server 2019 Standard", "6.3", 10, 0, 10, "17763", 17763, "", true,
                {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), false});
   v.push_back({"2022", {}, "Windows Server 2022 Standard", "6.3", 10, 0, 10, "20348", 20348, "", true,

@@ -23,11 +23,14 @@ std::string fleet_toml(const ServeSmbConfig& c) {
   for (const ServedSmbHost& h : c.hosts) {
     fleet += "[[host]]\nlisten = \"" + h.address + ":0\"\ncapture = \"" + h.capture +
              "\"\ntimeline = \"frozen:" + std::to_string(c.frozen_tick) + "\"\n";
+    if (!h.name.empty()) fleet += "name = \"" + h.name + "\"\n";
     if (!h.allow.empty()) {
       fleet += "smb_allow = [";
       for (size_t i = 0; i < h.allow.size(); ++i) fleet += (i ? ", \"" : "\"") + h.allow[i] + "\"";
       fleet += "]\n";
     }
+    if (!h.quirks.empty()) fleet += "[host.quirks]\n";
+    for (const std::string& q : h.quirks) fleet += "\"" + q + "\" = true\n";
   }
   return fleet;
 }
@@ -38,7 +41,7 @@ Status PerfsimSmbServe::start(const ServeSmbConfig& cfg) {
   // The port is the harness's choice, not the product's: when another process took it between
   // free_port() and smbd's bind, perfsim says "is not available" and we pick another (bounded).
   Status st;
-  for (int attempt = 0; attempt < 3; ++attempt) {
+  for (int attempt = 0; attempt < (cfg.port ? 1 : 3); ++attempt) {
     st = start_once(cfg);
     if (st.ok() || st.message().find("is not available") == std::string::npos) break;
   }
@@ -51,7 +54,7 @@ Status PerfsimSmbServe::start_once(const ServeSmbConfig& cfg) {
   fs::remove_all(cfg_.dir);
   fs::create_directories(cfg_.dir);
   const std::string out = cfg_.dir + "/serve.out";
-  port_ = free_port();
+  port_ = cfg_.port ? cfg_.port : free_port();
   std::ofstream(cfg_.dir + "/fleet.toml") << (cfg_.fleet.empty() ? fleet_toml(cfg_) : cfg_.fleet);
   const size_t want = cfg_.fleet.empty() ? cfg_.hosts.size() : cfg_.smb_hosts;
   std::vector<std::string> args = {cfg_.perfsim,

@@ -19,9 +19,11 @@
 namespace perfsim::testing {
 
 struct ServedSmbHost {
-  std::string address;             // 127.0.0.N
-  std::string capture;             // path of the .perfcap to serve
-  std::vector<std::string> allow;  // smb_allow: accounts that may open HKPD (empty: all)
+  std::string address;                   // 127.0.0.N
+  std::string capture;                   // path of the .perfcap to serve
+  std::vector<std::string> allow;        // smb_allow: accounts that may open HKPD (empty: all)
+  std::string name = {};                 // the host's system name (fleet `name`); empty: the capture's
+  std::vector<std::string> quirks = {};  // [host.quirks] switched on, e.g. "smb1-disabled"
 };
 
 struct ServeSmbConfig {
@@ -30,6 +32,7 @@ struct ServeSmbConfig {
   std::vector<ServedSmbHost> hosts;
   std::vector<std::pair<std::string, std::string>> users;  // --smb-user NAME:PASSWORD
   uint32_t frozen_tick = 3;                                // every host serves this sample
+  uint16_t port = 0;                    // the SMB port; 0: a free one (a client that only knows 445 needs 445)
   std::vector<std::string> extra_args;  // more `perfsim serve` arguments, e.g. {"--quirk", "pipe-not-available-first"}
   // A fleet file of the test's own (e.g. count/addresses ranges) instead of one [[host]] per
   // `hosts`; start() then waits for `smb_hosts` SMB lines.

@@ -20,14 +20,12 @@
 #include "recorder/tcp_channel.h"
 #include "replayer/host.h"
 #include "replayer/quirks.h"
+#include "replayer/serve_hosts.h"
 #include "server/server.h"
 #include "server/winreg_handler.h"
-#include "synth/synth.h"
 #include "tests/common/small_synth.h"
 #include "tests/common/served_host.h"
 #include "tests/common/temp_file.h"
-#include "windows/constants.h"
-#include "winreg/codec.h"
 
 using namespace perfsim;
 using namespace std::chrono_literals;
@@ -244,26 +242,21 @@ TEST_CASE("the fingerprint names each buffer policy and the recorded capture rep
   }
 }
 
-// Issue 30 item 9: Costly on a 2022 host is the PERF_DATA_BLOCK alone at any buffer size (it has
-// no costly providers). That once read as Samba's short-buffer truncation, because Global's
-// ERROR_MORE_DATA stood in for a larger Costly answer, and the replay then answered a short Global
-// buffer with WERR_OK and a bare header.
-TEST_CASE("Global and Costly of a 2022 host record as rrp-exact and replay its answers from 4 KB to 4 MB",
+// Issue 30 item 9: a 2022 host's Costly holds no objects (PerfProc is off there), so its whole
+// answer is a bare PERF_DATA_BLOCK header; that was taken for Samba's truncation of a short buffer
+// because another value (Global) brought back more, and the recording replayed samba-truncate.
+TEST_CASE("recording a 2022 host with Global and Costly fingerprints rrp-exact and replays it byte for byte",
           "[recorder]") {
-  synth::Spec spec;
-  spec.profile = "2022";
-  spec.process_count = 8;
-  spec.threads_max = 3;
-  spec.duration_s = 60;
-  spec.interval_ms = 15000;
   captures::Capture cap;
-  REQUIRE(synth::synthesize(spec, cap).ok());
-  LiveServer srv(host_with(cap, policy("rrp-exact")));
-  perfdata::DataBlock costly;
-  REQUIRE(perfdata::parse(srv.host->content(replayer::PerfKey::kData, "Costly", 1).data.to_bytes(), costly).ok());
-  REQUIRE(costly.objects.empty());  // what makes this host the case
+  REQUIRE(captures::read_capture(std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2022.perfcap", cap).ok());
+  // The host as perfsim serve makes it: its capture's fingerprint and profile (2022: process-v1-disabled).
+  replayer::HostOptions opt{replayer::TimelineMode::kFrozen, 1};
+  REQUIRE(replayer::host_options(replayer::HostReplay{}, "", cap, opt).ok());
+  REQUIRE(opt.quirks.process_v1_disabled);
+  std::shared_ptr<replayer::SimulatedHost> original;
+  REQUIRE(replayer::SimulatedHost::load(cap, opt, original).ok());
+  LiveServer srv(original);
 
-  const std::string path = temp_file_path("rec_costly", ".perfcap");
   std::unique_ptr<recorder::Channel> ch;
   REQUIRE(recorder::connect_tcp("127.0.0.1", srv.port, 10s, ch).ok());
   recorder::WinregClient client(std::move(ch));
@@ -272,33 +265,41 @@ TEST_CASE("Global and Costly of a 2022 host record as rrp-exact and replay its a
   o.interval = 20ms;
   o.count = 2;
   recorder::RecordResult r;
+  const std::string path = temp_file_path("rec_2022_costly", ".perfcap");
   REQUIRE(recorder::record(client, path, o, r).ok());
   CHECK(r.fingerprint.more_data == "rrp-exact");
-  const captures::Capture got = read_back(path);
-  std::filesystem::remove(path);
-  replayer::Quirks q;
-  REQUIRE(replayer::fingerprint_quirks(got.fingerprint_json, q).ok());
-  LiveServer replay(host_with(got, q, 0));
+  CHECK(r.host.profile == "2022");
+  CHECK(r.host.build_number == "20348");
 
-  // The same calls to both: status, size and bytes alike at every buffer size.
-  auto ask = [](uint16_t port, uint32_t buffer) {
-    std::unique_ptr<recorder::WinregClient> c;
-    REQUIRE(recorder::WinregClient::connect("127.0.0.1", port, 10s, c).ok());
-    winreg::PolicyHandle h;
-    REQUIRE(c->open_hive(winreg::kOpenHKPD, h).ok());
-    winreg::QueryValueResponse a;
-    REQUIRE(c->query_value(h, "Global", buffer, a).ok());
-    return std::tuple{a.result, a.data_size.value_or(0), a.data ? a.data->to_bytes() : Bytes{}};
-  };
-  for (uint32_t buffer : {4096u, 65536u, 262144u, 1048576u, 4194304u}) {
-    INFO("buffer " << buffer);
-    const auto [status, size, data] = ask(srv.port, buffer);
-    const auto [rstatus, rsize, rdata] = ask(replay.port, buffer);
-    CHECK(rstatus == status);
-    CHECK(rsize == size);
-    CHECK(rdata == data);
-    if (buffer == 4096u) CHECK(status == windows::kErrorMoreData);
-  }
+  const captures::Capture got = read_back(path);
+  replayer::HostOptions ropt{replayer::TimelineMode::kFrozen, 0};
+  REQUIRE(replayer::host_options(replayer::HostReplay{}, "", got, ropt).ok());
+  CHECK(ropt.quirks.buffer == replayer::BufferPolicy::kRrpExact);
+  std::shared_ptr<replayer::SimulatedHost> replay;
+  REQUIRE(replayer::SimulatedHost::load(got, ropt, replay).ok());
+  for (const char* value : {"Global", "Costly"})
+    for (uint32_t buffer = 4096; buffer <= 4u << 20; buffer *= 4) {
+      INFO(value << " with a " << buffer << "-byte buffer");
+      const replayer::ValueAnswer want = original->query(replayer::PerfKey::kData, value, {true, buffer});
+      const replayer::ValueAnswer have = replay->query(replayer::PerfKey::kData, value, {true, buffer});
+      CHECK(have.status == want.status);
+      CHECK(have.size == want.size);
+      CHECK(have.type == want.type);
+      CHECK(have.data.to_bytes() == want.data.to_bytes());
+    }
+  // The exact size and one byte less, where the two policies part (samba-truncate: a bare header).
+  const uint32_t costly = original->query(replayer::PerfKey::kData, "Costly", {false, 0}).size;
+  const uint32_t global = original->query(replayer::PerfKey::kData, "Global", {false, 0}).size;
+  for (const auto& [value, size] : {std::pair{"Costly", costly}, std::pair{"Global", global}})
+    for (uint32_t buffer : {size, size - 1}) {
+      INFO(value << " with a " << buffer << "-byte buffer");
+      const replayer::ValueAnswer want = original->query(replayer::PerfKey::kData, value, {true, buffer});
+      const replayer::ValueAnswer have = replay->query(replayer::PerfKey::kData, value, {true, buffer});
+      CHECK(have.status == want.status);
+      CHECK(have.size == want.size);
+      CHECK(have.data.to_bytes() == want.data.to_bytes());
+    }
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("recording a host that refuses HKPD says which rights are missing", "[recorder]") {
