@@ -22,11 +22,11 @@
 namespace perfsim {
 
 struct IniLine {
-  size_t line = 0;         // 1-based
-  bool section = false;    // a `[name]` line: the name (trimmed) is in `key`
-  std::string key;         // trimmed text before the first `=`
-  std::string value;       // trimmed text after it
-  std::string raw_value;   // every character after it but the line end (CR), for exact round trips
+  size_t line = 0;        // 1-based
+  bool section = false;   // a `[name]` line: the name (trimmed) is in `key`
+  std::string key;        // trimmed text before the first `=`
+  std::string value;      // trimmed text after it
+  std::string raw_value;  // every character after it but the line end (CR), for exact round trips
 };
 
 struct IniOptions {

@@ -135,8 +135,7 @@ TEST_CASE("an XP-era backup whose help texts go on over several lines loads and 
   CHECK(count_containing(syn->notes(), "Perflib V2") == 0);  // XP has no V2 counter sets
 }
 
-TEST_CASE("a Windows 8+ backup without the V2 counter sets' names loads: they go after its last index",
-          "[names]") {
+TEST_CASE("a Windows 8+ backup without the V2 counter sets' names loads: they go after its last index", "[names]") {
   for (const char* profile : {"2012", "2016", "2022"}) {
     INFO(profile);
     uint32_t last = 0;
@@ -159,7 +158,8 @@ TEST_CASE("a Windows 8+ backup without the V2 counter sets' names loads: they go
     CHECK(index.at("Processor") == 238);  // V1 objects stay where the file has them
     CHECK(objects_of(cap).count(pi));
     for (const captures::RegistryValue& v : cap.registry)
-      if (v.name == "Last Counter" && v.key.find("Perflib") != std::string::npos && v.key.find("Services") == std::string::npos)
+      if (v.name == "Last Counter" && v.key.find("Perflib") != std::string::npos &&
+          v.key.find("Services") == std::string::npos)
         CHECK(load_le32(v.data.data()) > pi);
     // Or where the user says.
     spec.v2_index = 40000;
