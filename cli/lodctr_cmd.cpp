@@ -74,6 +74,8 @@ int run_lodctr(const LodctrOptions& o) {
   lodctr::CounterIni ini;
   lodctr::Symbols symbols;
   if (Status s = lodctr::load_ini(o.ini, ini, symbols); !s.ok()) return fail("lodctr", s.message());
+  for (const std::string& w : ini.warnings)
+    std::fprintf(stderr, "perfsim lodctr: warning: %s: %s\n", o.ini.c_str(), w.c_str());
   lodctr::CollectSpec spec;
   if (!o.collect.empty())
     if (Status s = lodctr::load_collect_spec(o.collect, spec); !s.ok()) return fail("lodctr", s.message());

@@ -30,7 +30,10 @@ struct NamesDiffOptions {
 
 int run_names_export(const NamesExportOptions& o) {
   names::NameSet set;
-  if (Status s = names::load_any(o.capture, set); !s.ok()) return fail("names export", o.capture + ": " + s.message());
+  std::vector<std::string> warnings;
+  if (Status s = names::load_any(o.capture, set, &warnings); !s.ok())
+    return fail("names export", o.capture + ": " + s.message());
+  for (const std::string& w : warnings) std::fprintf(stderr, "perfsim names export: warning: %s\n", w.c_str());
   if (set.languages.empty())
     return fail("names export",
                 o.capture + ": holds no name tables (record it with --lang 009, or add them with synth --names)");

@@ -28,9 +28,10 @@ struct SynthOptions {
   std::string host_name;  // overrides the spec's
   std::optional<double> duration_s;
   std::optional<double> interval_s;
-  std::string names;               // lodctr /s backup or perfcLLL.dat; overrides the spec's [host] names
-  std::vector<std::string> roles;  // added to the spec's [host] roles
-  uint32_t format_version = 2;     // capture format: 1 for perfsim before v2
+  std::string names;                 // lodctr /s backup or perfcLLL.dat; overrides the spec's [host] names
+  std::vector<std::string> roles;    // added to the spec's [host] roles
+  std::optional<uint32_t> v2_index;  // first index of V2 counter set names the names file lacks
+  uint32_t format_version = 2;       // capture format: 1 for perfsim before v2
   bool json = false;
 };
 
@@ -46,6 +47,12 @@ int run_synth(const SynthOptions& o) {
     spec.profile = o.profile;
   }
   if (!o.names.empty()) spec.names_file = o.names;
+  if (o.v2_index) {
+    if (*o.v2_index % 2 || *o.v2_index < 2)
+      return fail("synth", "--v2-index must be an even index (a name's; its help text takes the odd one after)",
+                  kExitUsage);
+    spec.v2_index = *o.v2_index;
+  }
   for (const std::string& r : o.roles)
     if (std::find(spec.roles.begin(), spec.roles.end(), r) == spec.roles.end()) spec.roles.push_back(r);
   if (Status s = synth::check_roles(spec.roles); !s.ok()) return fail("synth", "--role: " + s.message(), kExitUsage);
@@ -60,6 +67,7 @@ int run_synth(const SynthOptions& o) {
   std::unique_ptr<synth::Synthesizer> gen;
   if (Status s = synth::Synthesizer::create(spec, gen); !s.ok()) return fail("synth", s.message(), kExitUsage);
   const captures::Capture& head = gen->header();
+  for (const std::string& n : gen->notes()) std::fprintf(stderr, "perfsim synth: %s\n", n.c_str());
   std::unique_ptr<captures::Writer> w;
   captures::WriterOptions wopt;
   wopt.version = o.format_version;
@@ -120,6 +128,9 @@ void add_synth(CLI::App& app, int& rc) {
       ->add_option("--names", synth.names,
                    "Name tables from a `lodctr /s` backup or perfcLLL.dat (names/README.md); overrides [host] names")
       ->check(input_file());
+  c_synth->add_option("--v2-index", synth.v2_index,
+                      "With --names: first index for the Perflib V2 counter set names the file lacks (default: after "
+                      "its last index)");
   c_synth->add_option("--role", synth.roles,
                       "Server role whose objects the host also serves (repeatable): " +
                           perfsim::synth::role_name_list() + "; added to [host] roles");

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "core/config.h"
+#include "core/ini.h"
 #include "core/text.h"
 #include "core/utf16.h"
 
@@ -18,10 +19,6 @@ bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c
 std::string upper(std::string s) {
   for (char& c : s) c = char(std::toupper(uint8_t(c)));
   return s;
-}
-
-bool comment(const std::string& line) {
-  return line.empty() || line[0] == ';' || line.rfind("//", 0) == 0 || line.rfind("/*", 0) == 0 || line[0] == '*';
 }
 
 bool lang_id(const std::string& s) {
@@ -64,20 +61,18 @@ std::vector<std::string> text_lines(ByteView file) { return perfsim::text_lines(
 Status parse_ini(ByteView file, CounterIni& out) {
   CounterIni ini;
   std::string section;
-  const std::vector<std::string> lines = text_lines(file);
-  for (size_t n = 0; n < lines.size(); ++n) {
-    const std::string line = trim(lines[n]);
-    const std::string where = "ini line " + std::to_string(n + 1);
-    if (!line.empty() && line[0] == '[') {
-      const size_t close = line.find(']');
-      if (close == std::string::npos) return Status::InvalidArgument(where + ": section name without ']'");
-      section = upper(trim(line.substr(1, close - 1)));
+  std::vector<IniLine> lines;
+  IniSkipped skipped;
+  if (Status s = read_ini(file, IniOptions{true}, lines, skipped); !s.ok())
+    return Status::InvalidArgument("ini " + s.message());
+  for (const IniLine& l : lines) {
+    const std::string where = "ini line " + std::to_string(l.line);
+    if (l.section) {
+      section = upper(l.key);
       continue;
     }
-    if (section.empty() || comment(line)) continue;  // before [info]: comments, anything
-    const size_t eq = line.find('=');
-    const std::string key = trim(line.substr(0, eq));
-    const std::string value = eq == std::string::npos ? "" : unquote(trim(line.substr(eq + 1)));
+    const std::string& key = l.key;
+    const std::string value = unquote(l.value);
     if (section == "INFO") {
       if (iequals(key, "drivername"))
         ini.driver = value;
@@ -87,12 +82,15 @@ Status parse_ini(ByteView file, CounterIni& out) {
       if (!lang_id(key)) return Status::InvalidArgument(where + ": language id '" + key + "' is not 3 or 4 hex digits");
       ini.languages.push_back(key);
     } else if (section == "TEXT" || section == "OBJECTS") {
-      if (eq == std::string::npos) continue;  // LodCtr skips lines without a value
       IniText t;
-      if (!split_text_key(key, t))
-        return Status::InvalidArgument(where + ": key '" + key + "' is not SYMBOL_LANGID_NAME or SYMBOL_LANGID_HELP");
+      // LodCtr's LoadLanguageLists reports a key it cannot parse (LC_BAD_KEY) and goes on with the
+      // next one; so do we, counting it with the lines that are no key at all.
+      if (!split_text_key(key, t)) {
+        skipped.add(l.line);
+        continue;
+      }
       t.text = value;
-      t.line = n + 1;
+      t.line = l.line;
       (section == "TEXT" ? ini.texts : ini.objects).push_back(std::move(t));
     }
   }
@@ -100,6 +98,10 @@ Status parse_ini(ByteView file, CounterIni& out) {
   if (ini.symbol_file.empty()) return Status::InvalidArgument("ini: [info] has no symbolfile");
   if (ini.languages.empty()) return Status::InvalidArgument("ini: [languages] lists no language");
   if (ini.texts.empty()) return Status::InvalidArgument("ini: [text] holds no names");
+  if (skipped.count)
+    ini.warnings.push_back(skipped.warning(
+        "not SYMBOL_LANGID_NAME=TEXT or SYMBOL_LANGID_HELP=TEXT (a help text continued on the next line, or a key "
+        "of another shape); LodCtr skips them too"));
   out = std::move(ini);
   return Status::Ok();
 }

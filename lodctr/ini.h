@@ -6,8 +6,12 @@
 // blanks around names and values (trimmed, as GetPrivateProfileString does), a quoted value
 // (quotes dropped), any section order, a DOS end-of-file byte (0x1A: the rest is ignored), UTF-16
 // files with a BOM, UTF-8 with or without BOM (bytes that are not UTF-8 are read as Windows-1252).
-// parse_ini checks the INI alone (drivername, symbolfile and a language present; every [text]
-// key well formed); whether symbols exist and languages are listed is checked at install.
+// parse_ini checks the INI alone (drivername, symbolfile, a language and a name present); lines of
+// [text]/[objects] that are no SYMBOL_LANGID_NAME/HELP key (a help text continued on the next line)
+// are skipped and counted in one warning, as LodCtr's LoadLanguageLists skips a key it cannot
+// parse (Windows Server 2003 source, base/screg/winreg/cntrtext/common/lodctr.c, LC_BAD_KEY);
+// whether symbols exist and languages are listed is checked at install. The lines go through
+// core/ini.h, the reader `lodctr /s` backups use too.
 // parse_symbols keeps every `#define NAME <decimal or 0x hex>` and ignores all other lines.
 #pragma once
 #include <cstdint>
@@ -34,6 +38,7 @@ struct CounterIni {
   std::vector<std::string> languages;  // [languages] keys, in file order (e.g. "009", "00C", "000")
   std::vector<IniText> objects;        // [objects] entries (SYMBOL_LANGID_NAME=...)
   std::vector<IniText> texts;          // [text]
+  std::vector<std::string> warnings;   // lines skipped as LodCtr skips them (core/ini.h), said once
 };
 
 // Symbol (upper-cased: LodCtr compares symbols case-insensitively) -> offset.

@@ -8,6 +8,7 @@
 #include "captures/reader.h"
 #include "captures/registry_values.h"
 #include "core/file.h"
+#include "core/ini.h"
 #include "core/text.h"
 #include "core/utf16.h"
 #include "perfdata/names.h"
@@ -48,13 +49,6 @@ void put_values(std::u16string& out, const Values& values) {
   for (const auto& [key, v] : values) put_line(out, key + "=" + std::to_string(v));
 }
 
-// The text after '=' of a PerfStrings line: only the line end goes (a CR), so texts round-trip.
-std::string string_value(const std::string& line, size_t eq) {
-  std::string v = line.substr(eq + 1);
-  if (!v.empty() && v.back() == '\r') v.pop_back();
-  return v;
-}
-
 Status read_file(const std::string& path, std::string_view what, Bytes& out) {
   std::string text;
   if (Status s = read_bounded_file(path, what, text, kMaxNamesFile); !s.ok()) return s;
@@ -92,16 +86,14 @@ std::optional<uint32_t> NameSet::perflib_value(const std::string& key) const { r
 
 Status parse_backup(ByteView file, NameSet& out, std::vector<std::string>* warnings) {
   NameSet set;
-  enum class In { kNone, kPerflib, kService, kStrings, kOther } in = In::kNone;
-  const std::vector<std::string> lines = text_lines(file);
-  for (size_t n = 0; n < lines.size(); ++n) {
-    const std::string where = "line " + std::to_string(n + 1);
-    const std::string line = trim(lines[n]);
-    if (line.empty() || line[0] == ';') continue;
-    if (line[0] == '[') {
-      const size_t close = line.find(']');
-      if (close == std::string::npos) return Status::InvalidArgument(where + ": section name without ']'");
-      const std::string name = trim(line.substr(1, close - 1));
+  enum class In { kPerflib, kService, kStrings, kOther } in = In::kOther;
+  std::vector<IniLine> lines;
+  IniSkipped skipped;
+  if (Status s = read_ini(file, IniOptions{}, lines, skipped); !s.ok()) return s;
+  for (const IniLine& l : lines) {
+    const std::string where = "line " + std::to_string(l.line);
+    if (l.section) {
+      const std::string& name = l.key;
       if (iequals(name, "Perflib")) {
         in = In::kPerflib;
       } else if (starts_with_i(name, "PERF_") && name.size() > 5) {
@@ -118,29 +110,34 @@ Status parse_backup(ByteView file, NameSet& out, std::vector<std::string>* warni
       }
       continue;
     }
-    if (in == In::kNone || in == In::kOther) continue;  // before the first section: comments, anything
-    const size_t eq = line.find('=');
-    const std::string key = trim(line.substr(0, eq));
+    if (in == In::kOther) continue;
     if (in == In::kStrings) {
+      // What loadperf reads back: a key that is no decimal index is no string (a help text's
+      // continuation holding a '='); counted with the lines without one.
       uint32_t index = 0;
-      if (eq == std::string::npos || !parse_decimal(key, index))
-        return Status::InvalidArgument(where + ": in [PerfStrings_" + set.languages.back().lang + "], \"" +
-                                       line.substr(0, 40) + "\" is not INDEX=TEXT (a decimal index)");
-      const size_t raw_eq = lines[n].find('=');
-      if (!set.languages.back().text.emplace(index, string_value(lines[n], raw_eq)).second && warnings)
+      if (!parse_decimal(l.key, index)) {
+        skipped.add(l.line);
+        continue;
+      }
+      if (!set.languages.back().text.emplace(index, l.raw_value).second && warnings)
         warnings->push_back(where + ": index " + std::to_string(index) + " repeated in [PerfStrings_" +
                             set.languages.back().lang + "]; the first text is kept");
       continue;
     }
     uint32_t v = 0;
-    if (eq == std::string::npos || !parse_decimal(trim(line.substr(eq + 1)), v))
-      return Status::InvalidArgument(where + ": \"" + line.substr(0, 40) + "\" is not KEY=NUMBER (a decimal value)");
-    (in == In::kPerflib ? set.perflib : set.services.back().values).emplace_back(key, v);
+    if (!parse_decimal(l.value, v))
+      return Status::InvalidArgument(where + ": \"" + (l.key + "=" + l.value).substr(0, 40) +
+                                     "\" is not KEY=NUMBER (a decimal value)");
+    (in == In::kPerflib ? set.perflib : set.services.back().values).emplace_back(l.key, v);
   }
   if (set.languages.empty())
     return Status::InvalidArgument(
         "no [PerfStrings_LLL] section: not a `lodctr /s` backup (its strings are in "
         "[PerfStrings_009] etc.)");
+  if (warnings && skipped.count)
+    warnings->push_back(skipped.warning(
+        "not INDEX=TEXT, as the continuation lines of a help text that spans several lines are; Windows' "
+        "loader reads no string from them either"));
   out = std::move(set);
   return Status::Ok();
 }

@@ -10,12 +10,15 @@
 // the Counter table's first entry (the highest counter index).
 //
 // Contract:
-//  - parse_backup reads every encoding core/text.h decodes; section names and keys in any case;
-//    blank lines, `;` comments and text before the first section are skipped; unknown sections
-//    are skipped with a warning. A `[PerfStrings_*]` line that is not INDEX=TEXT, a number that is
-//    not decimal, or a file with no `[PerfStrings_*]` section is InvalidArgument naming the line.
-//    Texts keep every character after `=` but the line end (round trips are exact); a repeated
-//    index keeps its first text (GetPrivateProfileString's answer) and is warned about.
+//  - parse_backup reads every encoding core/text.h decodes, through core/ini.h; section names and
+//    keys in any case; blank lines, `;` comments and text before the first section are skipped;
+//    unknown sections are skipped with a warning. Lines that are not INDEX=TEXT in
+//    `[PerfStrings_*]` (what a help text spanning several lines leaves: Windows' loader reads no
+//    string from them) and lines without `=` elsewhere are skipped and counted in one warning. A
+//    `[Perflib]`/`[PERF_]` number that is not decimal, or a file with no `[PerfStrings_*]`
+//    section, is InvalidArgument naming the line. Texts keep every character after `=` but the
+//    line end (round trips are exact); a repeated index keeps its first text
+//    (GetPrivateProfileString's answer) and is warned about.
 //  - write_backup writes UTF-16LE with a BOM, CR LF line ends and the sections in the order above,
 //    each language's strings by ascending index: parse_backup(write_backup(s)) == s.
 //  - to_capture / from_capture: a language's Counter table is `1` first, then the even indices

@@ -1,8 +1,9 @@
-// Counter sets: objects Windows registers after the standard ones (Perflib V2 providers), so their
-// title indices lie above Base Index and depend on what the host registered before them. Names
-// are the English (009) ones; counter types are those the WMI class of each set documents
-// (Win32_PerfRawData_Counters_ProcessorInformation, learn.microsoft.com; synth/README.md has the
-// table); help texts are short paraphrases written for perfsim.
+// Counter sets: the objects added to the first catalogue, Perflib V1 objects of extensible
+// providers (Tcpip, PerfNet, ...) and Perflib V2 counter sets alike (which is which, and from which
+// Windows version on: versions.cpp); perfsim registers their names after the standard objects, so
+// their title indices lie above Base Index. Names are the English (009) ones; counter types are
+// those the WMI class of each set documents (Win32_PerfRawData_Counters_ProcessorInformation,
+// learn.microsoft.com; synth/README.md has the table); help texts are short paraphrases.
 #include "perfdata/winperf.h"
 #include "synth/profiles.h"
 
@@ -11,7 +12,7 @@ namespace {
 
 using namespace winperf;
 
-constexpr uint32_t kWin7 = 601, kWin8 = 602, kWin10 = 1000;
+constexpr uint32_t kWin8 = 602, kWin10 = 1000;  // counters added later than their set (SetCounter::since)
 
 CounterSet processor_information() {
   return {Family::kProcessorInformation,
@@ -19,7 +20,6 @@ CounterSet processor_information() {
           "Counters for each processor, named NUMA node,processor, with node and system totals.",
           "Counters",
           true,
-          kWin7,
           {
               {"% Processor Time", "Percentage of elapsed time the processor ran non-idle threads.",
                PERF_100NSEC_TIMER_INV},
@@ -62,7 +62,6 @@ CounterSet processor_information() {
           }};
 }
 
-constexpr uint32_t kWin2000 = 500, kVista = 600;
 constexpr uint32_t R = PERF_COUNTER_RAWCOUNT, C = PERF_COUNTER_COUNTER, B = PERF_COUNTER_BULK_COUNT;
 
 // A counter whose help is its name's meaning, said once for the protocol objects' many counters.
@@ -77,13 +76,10 @@ CounterSet tcp(bool v6) {
           "TCP segments and connections over IP version 4 or 6.",
           "Tcpip",
           false,
-          kVista,
           {n("Segments/sec", C), n("Connections Established", R), n("Connections Active", R),
            n("Connections Passive", R), n("Connection Failures", R), n("Connections Reset", R),
            n("Segments Received/sec", C), n("Segments Sent/sec", C), n("Segments Retransmitted/sec", C)},
-          0,
-          v6 ? nullptr : "TCP",
-          kWin2000};
+          v6 ? nullptr : "TCP"};
 }
 
 // IPv4 and IPv6 (Win32_PerfRawData_Tcpip_IPv4 / _IPv6); IP before Vista.
@@ -93,7 +89,6 @@ CounterSet ip(bool v6) {
           "IP datagrams and fragments of IP version 4 or 6.",
           "Tcpip",
           false,
-          kVista,
           {n("Datagrams/sec", C), n("Datagrams Received/sec", C), n("Datagrams Received Header Errors", R),
            n("Datagrams Received Address Errors", R), n("Datagrams Forwarded/sec", C),
            n("Datagrams Received Unknown Protocol", R), n("Datagrams Received Discarded", R),
@@ -101,9 +96,7 @@ CounterSet ip(bool v6) {
            n("Datagrams Outbound No Route", R), n("Fragments Received/sec", C), n("Fragments Re-assembled/sec", C),
            n("Fragment Re-assembly Failures", R), n("Fragmented Datagrams/sec", C), n("Fragmentation Failures", R),
            n("Fragments Created/sec", C)},
-          0,
-          v6 ? nullptr : "IP",
-          kWin2000};
+          v6 ? nullptr : "IP"};
 }
 
 // UDPv4 and UDPv6 (Win32_PerfRawData_Tcpip_UDPv4 / _UDPv6); UDP before Vista.
@@ -113,12 +106,9 @@ CounterSet udp(bool v6) {
           "UDP datagrams over IP version 4 or 6.",
           "Tcpip",
           false,
-          kVista,
           {n("Datagrams/sec", C), n("Datagrams Received/sec", C), n("Datagrams No Port/sec", C),
            n("Datagrams Received Errors", R), n("Datagrams Sent/sec", C)},
-          0,
-          v6 ? nullptr : "UDP",
-          kWin2000};
+          v6 ? nullptr : "UDP"};
 }
 
 // ICMP (Win32_PerfRawData_Tcpip_ICMP), served since Windows 2000.
@@ -128,7 +118,6 @@ CounterSet icmp() {
           "ICMP messages received and sent over IP version 4.",
           "Tcpip",
           false,
-          kWin2000,
           {n("Messages/sec", C),
            n("Messages Received/sec", C),
            n("Messages Received Errors", R),
@@ -165,7 +154,6 @@ CounterSet icmp6() {
           "ICMP messages received and sent over IP version 6.",
           "Tcpip",
           false,
-          kVista,
           {n("Messages/sec", C),
            n("Messages Received/sec", C),
            n("Messages Received Errors", R),
@@ -209,7 +197,6 @@ CounterSet network_adapter() {
           "Bytes and packets of each network adapter.",
           "Tcpip",
           true,
-          kWin7,
           {n("Bytes Total/sec", B),
            n("Packets/sec", C),
            n("Packets Received/sec", C),
@@ -245,7 +232,6 @@ CounterSet process_v2() {
           "Counters for the running processes, one instance per name:process ID.",
           "Counters",
           true,
-          kWin10,
           {n("% Processor Time", T),
            n("% User Time", T),
            n("% Privileged Time", T),
@@ -273,8 +259,7 @@ CounterSet process_v2() {
            n("IO Write Bytes/sec", B),
            n("IO Data Bytes/sec", B),
            n("IO Other Bytes/sec", B),
-           n("Working Set - Private", L)},
-          20348};
+           n("Working Set - Private", L)}};
 }
 
 // Cache (Win32_PerfRawData_PerfOS_Cache): the file system cache's activity; hit ratios are
@@ -287,7 +272,6 @@ CounterSet cache() {
       "Activity of the file system cache, which keeps recently used disk data in memory.",
       "PerfOS",
       false,
-      kWin2000,
       {n("Data Maps/sec", C),
        n("Sync Data Maps/sec", C),
        n("Async Data Maps/sec", C),
@@ -326,7 +310,6 @@ CounterSet server() {
           "Communication between this computer and the network through the Server service.",
           "PerfNet",
           false,
-          kWin2000,
           {n("Bytes Total/sec", B),
            n("Bytes Received/sec", B),
            n("Bytes Transmitted/sec", B),
@@ -363,7 +346,6 @@ CounterSet server_work_queues() {
           "The Server service's work queues: one per processor and the blocking queue.",
           "PerfNet",
           true,
-          kWin2000,
           {n("Queue Length", R), n("Active Threads", R), n("Available Threads", R), n("Available Work Items", R),
            n("Borrowed Work Items", R), n("Work Item Shortages", R), n("Current Clients", R),
            n("Bytes Received/sec", B), n("Bytes Sent/sec", B), n("Bytes Transferred/sec", B),
@@ -378,7 +360,6 @@ CounterSet redirector() {
           "Network connections from this computer to other computers' shares (the SMB client).",
           "PerfNet",
           false,
-          kWin2000,
           {n("Bytes Total/sec", B),
            n("File Data Operations/sec", C),
            n("Packets/sec", B),
@@ -425,7 +406,6 @@ CounterSet browser() {
           "Announcements, enumerations and other transmissions of the Computer Browser service.",
           "PerfNet",
           false,
-          kWin2000,
           {n("Announcements Server/sec", B),
            n("Announcements Domain/sec", B),
            n("Announcements Total/sec", B),
@@ -455,7 +435,6 @@ CounterSet terminal_services() {
           "Remote Desktop Services session counts.",
           "LSM",
           false,
-          kVista,
           {n("Active Sessions", R), n("Inactive Sessions", R), n("Total Sessions", R)}};
 }
 
@@ -466,7 +445,6 @@ CounterSet thermal_zone() {
           "Temperatures and throttling of the ACPI thermal zones.",
           "Counters",
           true,
-          kWin7,
           {n("Temperature", R),
            n("% Passive Limit", R),
            n("Throttle Reasons", R),
@@ -480,7 +458,6 @@ CounterSet numa_node_memory() {
           "Physical memory of each NUMA node, in megabytes.",
           "Counters",
           true,
-          kWin8,
           {n("Total MBytes", R), n("Free & Zero Page List MBytes", R), n("Available MBytes", R),
            n("Standby List MBytes", R), n("Modified List MBytes", R)}};
 }
@@ -492,7 +469,6 @@ CounterSet print_queue() {
           "Jobs, pages and errors of each print queue.",
           "Spooler",
           true,
-          kWin2000,
           {n("Total Jobs Printed", R), n("Bytes Printed/sec", B), n("Total Pages Printed", R), n("Jobs", R),
            n("References", R), n("Max References", R), n("Jobs Spooling", R), n("Max Jobs Spooling", R),
            n("Out of Paper Errors", R), n("Not Ready Errors", R), n("Job Errors", R),
@@ -512,7 +488,6 @@ CounterSet terminal_services_session() {
       "Resources and protocol traffic of each Terminal Services session.",
       "TermService",
       true,
-      kVista,
       {n("% Processor Time", T),     n("% User Time", T),        n("% Privileged Time", T),   n("Thread Count", R),
        n("Handle Count", R),         n("Page Faults/sec", C),    n("Working Set", L),         n("Working Set Peak", L),
        n("Virtual Bytes", L),        n("Virtual Bytes Peak", L), n("Private Bytes", L),       n("Page File Bytes", L),
@@ -528,15 +503,12 @@ CounterSet job_object() {
           "Processor time, page faults and processes of each named job object.",
           "PerfProc",
           true,
-          kVista,
           {n("Current % Processor Time", T), n("Current % User Mode Time", T), n("Current % Kernel Mode Time", T),
            n("This Period mSec - Processor", L), n("This Period mSec - User Mode", L),
            n("This Period mSec - Kernel Mode", L), n("Pages/Sec", C), n("Process Count - Total", R),
            n("Process Count - Active", R), n("Process Count - Terminated", R), n("Total mSec - Processor", L),
            n("Total mSec - User Mode", L), n("Total mSec - Kernel Mode", L)}};
 }
-
-uint32_t version_of(const Profile& p) { return p.os->by_version ? p.os->major * 100 + p.os->minor : 0; }
 
 }  // namespace
 
@@ -566,24 +538,6 @@ const std::vector<CounterSet>& counter_sets() {
   return v;
 }
 
-namespace {
-
-bool serves_as_named(uint32_t version, const Profile& p, const CounterSet& set) {
-  return version != 0 && version >= set.since && (version > set.since || p.os->first_build >= set.build);
-}
-
-}  // namespace
-
-bool serves(const Profile& p, const CounterSet& set) {
-  const uint32_t version = version_of(p);
-  return serves_as_named(version, p, set) ||
-         (set.legacy_name && version != 0 && version >= set.legacy_since && version < set.since);
-}
-
-const char* served_name(const Profile& p, const CounterSet& set) {
-  return set.legacy_name && !serves_as_named(version_of(p), p, set) ? set.legacy_name : set.name;
-}
-
 void register_counter_sets(const Profile& p, std::vector<ObjectDesc>* objects, std::vector<NameDef>* names) {
   const uint32_t version = version_of(p);
   uint32_t next = (p.host.base_index + 2) & ~1u;  // the first even index above Base Index
@@ -600,6 +554,7 @@ void register_counter_sets(const Profile& p, std::vector<ObjectDesc>* objects, s
     o.provider = set.provider;
     o.multi = set.multi;
     o.family = set.family;
+    o.perflib = object_version(served_name(p, set))->perflib;
     for (const SetCounter& c : set.counters) {
       if (c.since > version) continue;
       const uint32_t i = take(c.name, c.help);

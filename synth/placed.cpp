@@ -1,7 +1,11 @@
 #include "synth/placed.h"
 
 #include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
+#include <set>
 
 #include "captures/fingerprint.h"
 #include "captures/registry_values.h"
@@ -81,6 +85,12 @@ void provider_ranges(const Catalog& cat, const Renamer& r, captures::Capture& ca
   }
 }
 
+uint32_t parse_index(const std::string& text) {
+  uint32_t v = 0;
+  for (char c : text) v = c >= '0' && c <= '9' ? v * 10 + uint32_t(c - '0') : v;
+  return v;
+}
+
 // Perflib's Last Counter / Last Help when the file has no [Perflib] (raw .dat tables): the 009
 // Counter table's `1` entry (Windows' own record of it), else the highest index of each parity.
 void perflib_from_tables(const names::NameSet& set, captures::Capture& cap) {
@@ -88,27 +98,107 @@ void perflib_from_tables(const names::NameSet& set, captures::Capture& cap) {
   uint32_t last_counter = 0, last_help = 0;
   for (const auto& [index, text] : en->text)
     (index % 2 ? last_help : last_counter) = std::max(index % 2 ? last_help : last_counter, index);
-  if (auto it = en->text.find(1); it != en->text.end()) {
-    uint32_t v = 0;
-    for (char c : it->second) v = c >= '0' && c <= '9' ? v * 10 + uint32_t(c - '0') : v;
-    if (v) last_counter = v;
-  }
+  if (auto it = en->text.find(1); it != en->text.end())
+    if (const uint32_t v = parse_index(it->second)) last_counter = v;
   if (!set.perflib_value("Last Counter")) set_dword(cap, kPerflibKey, "Last Counter", last_counter);
   if (!set.perflib_value("Last Help")) set_dword(cap, kPerflibKey, "Last Help", std::max(last_help, last_counter + 1));
 }
 
+std::string folded(std::string s) {
+  for (char& c : s) c = char(std::tolower(uint8_t(c)));
+  return s;
+}
+
+// The names of the host's Perflib V2 counter sets that the file's 009 table lacks. A `lodctr /s`
+// backup holds only V1 strings (Perflib\<LLL>); a V2 counter set's names live in its provider's
+// manifest and binary (Microsoft, "Performance Counters Schema": LodCtr /M records the provider
+// under Perflib\_V2Providers), and Windows serves them in the Counter/Help values of
+// HKEY_PERFORMANCE_DATA at indices it assigns above the V1 strings'. So they are placed after the
+// file's last index (or at spec.v2_index), in registration order, in every language of the file
+// (in English: perfsim has no translations), and Last Counter/Last Help and each Counter table's
+// `1` entry follow. Names the file has are left to names::place, which finds them by name.
+Status place_v2_names(const Spec& spec, const Catalog& cat, names::NameSet& set, std::vector<std::string>& notes) {
+  const names::Strings* en = set.find("009");
+  if (!en) return Status::Ok();  // names::place says what is wrong
+  std::set<std::string> have;
+  uint32_t last = 0;
+  for (const names::Strings& l : set.languages)
+    for (const auto& [index, text] : l.text) {
+      last = std::max(last, index);
+      if (&l == en && index % 2 == 0 && index > 1) have.insert(folded(text));
+    }
+  for (const names::Strings& l : set.languages)
+    if (auto it = l.text.find(1); it != l.text.end()) last = std::max(last, parse_index(it->second));
+  for (const char* key : {"Last Counter", "Last Help"}) last = std::max(last, set.perflib_value(key).value_or(0));
+  const std::map<uint32_t, std::string> help(cat.helps.begin(), cat.helps.end());
+  const std::map<uint32_t, std::string> english(cat.names.begin(), cat.names.end());
+  std::vector<std::pair<std::string, std::string>> missing;  // name, help
+  std::vector<std::string> sets;
+  for (const CatalogObject& o : cat.objects) {
+    if (o.desc.perflib != Perflib::kV2) continue;
+    const size_t before = missing.size();
+    auto want = [&](uint32_t index) {
+      const std::string& name = english.at(index);
+      if (have.insert(folded(name)).second)
+        missing.emplace_back(name, help.count(index + 1) ? help.at(index + 1) : name);
+    };
+    want(o.desc.index);
+    for (const CounterDesc& c : o.desc.counters)
+      if (!is_base(c.type)) want(c.index);
+    if (missing.size() > before) sets.push_back(english.at(o.desc.index));
+  }
+  if (missing.empty()) return Status::Ok();
+  const uint32_t first = spec.v2_index ? spec.v2_index : (last + 2) & ~1u;
+  const uint32_t end = first + 2 * uint32_t(missing.size());  // one past the last help index
+  for (const names::Strings& l : set.languages) {
+    auto it = l.text.lower_bound(first);
+    if (it != l.text.end() && it->first < end)
+      return Status::InvalidArgument("the names of the host's Perflib V2 counter sets (" +
+                                     std::to_string(missing.size()) + " the file lacks) would take indices " +
+                                     std::to_string(first) + " to " + std::to_string(end - 1) + ", but [PerfStrings_" +
+                                     l.lang + "] has " + std::to_string(it->first) + " \"" + it->second +
+                                     "\"; give --v2-index (host.v2_index) an even index above " + std::to_string(last));
+  }
+  for (names::Strings& l : set.languages) {
+    uint32_t i = first;
+    for (const auto& [name, text] : missing) {
+      l.text[i] = name;
+      l.text[i + 1] = text;
+      i += 2;
+    }
+    if (auto it = l.text.find(1); it != l.text.end() && parse_index(it->second) < end - 2)
+      it->second = std::to_string(end - 2);
+  }
+  for (auto& [key, v] : set.perflib) {
+    if (iequals(key, "Last Counter")) v = std::max(v, end - 2);
+    if (iequals(key, "Last Help")) v = std::max(v, end - 1);
+  }
+  notes.push_back(fmt::format(
+      "{} names of Perflib V2 counter sets ({}) are not in the names file (a `lodctr /s` backup holds V1 strings "
+      "only); placed at {}..{}, {} (--v2-index to choose)",
+      missing.size(), fmt::join(sets, ", "), first, end - 1,
+      spec.v2_index ? "where --v2-index says" : "after the file's last index " + std::to_string(last)));
+  return Status::Ok();
+}
+
 }  // namespace
 
-Status apply_names_file(const Spec& spec, const Catalog& cat, captures::Capture& header, Renamer& renamer) {
+Status apply_names_file(const Spec& spec, const Catalog& cat, captures::Capture& header, Renamer& renamer,
+                        std::vector<std::string>& notes) {
   if (spec.names_file.empty() && spec.names_text.empty()) return Status::Ok();
   names::NameSet set;
+  std::vector<std::string> warnings;
   if (spec.names_text.empty()) {
-    if (Status s = names::load_names(spec.names_file, set); !s.ok()) return s;
+    if (Status s = names::load_names(spec.names_file, set, &warnings); !s.ok()) return s;
   } else {
     const ByteView text(reinterpret_cast<const uint8_t*>(spec.names_text.data()), spec.names_text.size());
-    if (Status s = names::parse_backup(text, set); !s.ok())
+    if (Status s = names::parse_backup(text, set, &warnings); !s.ok())
       return Status::InvalidArgument(spec.names_file + ": " + s.message());
+    for (std::string& w : warnings) w = spec.names_file + ": " + w;
   }
+  for (const std::string& w : warnings) notes.push_back("warning: " + w);
+  if (Status s = place_v2_names(spec, cat, set, notes); !s.ok())
+    return Status::InvalidArgument(spec.names_file + ": " + s.message());
   std::map<uint32_t, std::string> english(cat.names.begin(), cat.names.end());
   std::vector<names::Wanted> wanted;
   for (const CatalogObject& o : cat.objects) {

@@ -36,7 +36,9 @@ class Renamer {
 
 // Reads spec.names_file, places the catalog's objects and counters by their English names and
 // rewrites `header` (built by build_header) for the file. InvalidArgument names the file and what
-// it lacks.
-Status apply_names_file(const Spec& spec, const Catalog& catalog, captures::Capture& header, Renamer& renamer);
+// it lacks; `notes` gets the file's warnings (lines skipped) and one line saying where the names
+// of Perflib V2 counter sets the file lacks were placed.
+Status apply_names_file(const Spec& spec, const Catalog& catalog, captures::Capture& header, Renamer& renamer,
+                        std::vector<std::string>& notes);
 
 }  // namespace perfsim::synth

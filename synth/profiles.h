@@ -61,6 +61,12 @@ enum class Family : uint8_t {
   kJobObject,
 };
 
+// Where Windows keeps an object's names: V1 (extensible counter DLLs and the kernel's objects),
+// whose names LodCtr loads into Perflib\<LLL> and `lodctr /s` backs up, or V2 (a counter set of a
+// manifest registered with `lodctr /m`, its strings in the provider's binary: Microsoft,
+// "Performance Counters Schema"), which no `lodctr /s` backup holds.
+enum class Perflib : uint8_t { kV1, kV2 };
+
 struct ObjectDesc {
   uint32_t index = 0;
   std::string provider;  // service name owning the object
@@ -71,6 +77,7 @@ struct ObjectDesc {
   int32_t default_counter = 0;
   std::vector<CounterDesc> counters;
   Family family = Family::kStandard;
+  Perflib perflib = Perflib::kV1;
 };
 
 struct NameDef {
@@ -79,8 +86,8 @@ struct NameDef {
   const char* help;
 };
 
-// A counter of a counter set (a provider registered after the standard objects, as Perflib V2
-// providers are): its 009 name and help, type, detail and the first OS version that has it.
+// A counter of a counter set (an object registered after the standard ones): its 009 name and
+// help, type, detail and the first OS version that has it when later than its set's.
 struct SetCounter {
   const char* name;
   const char* help;
@@ -96,18 +103,33 @@ struct CounterSet {
   const char* help;
   const char* provider;
   bool multi;
-  uint32_t since;  // major * 100 + minor of the first OS version serving it
   std::vector<SetCounter> counters;
-  uint32_t build = 0;  // and its first build, for versions several OSes share (10.0)
-  // The name older versions served the same counters under, from legacy_since until `since`
-  // (Windows 2000 to 2003 had TCP, IP and UDP; Vista split them into v4 and v6).
+  // The name older versions served the same counters under (Windows 2000 and XP: TCP, IP and UDP,
+  // which the Server 2003 code base renamed TCPv4, IPv4 and UDPv4). Which versions serve which
+  // name is the version table's (object_versions()).
   const char* legacy_name = nullptr;
-  uint32_t legacy_since = 0;
 };
 
-// Whether the profile serves the set (its version and build from the set's on, or its legacy name).
+// The version table: every object of the synth catalogue (standard objects and counter sets, each
+// name a set is served under), the Windows versions serving it under that name, V1 or V2, and the
+// primary source; the one place these facts live (synth/README.md "Object versions" is checked
+// against it).
+struct ObjectVersion {
+  const char* name;      // English name the object is served under
+  uint32_t first;        // major * 100 + minor of the first version perfsim serves it at
+  uint32_t first_build;  // that version's first build serving it, for versions several OSes share (10.0); 0: any
+  uint32_t last;         // the last version serving it under this name; 0: still served
+  Perflib perflib;
+  const char* source;
+};
+const std::vector<ObjectVersion>& object_versions();
+const ObjectVersion* object_version(std::string_view name);  // nullptr: no such row
+// The profile's version as major * 100 + minor (0 for a profile that is no Windows).
+uint32_t version_of(const Profile& p);
+bool serves(const Profile& p, const ObjectVersion& v);
+// Whether the profile serves the set (under its name or its legacy name).
 bool serves(const Profile& p, const CounterSet& set);
-// The name the profile serves the set under: its legacy name before `since`, else its name.
+// The name the profile serves the set under: the one whose row covers its version.
 const char* served_name(const Profile& p, const CounterSet& set);
 
 // The counter sets, in registration order (which gives their title indices: from Base Index + 1

@@ -314,7 +314,7 @@ Status read_spec(const config::Doc& doc, Spec& out) {
   const json& h = section("host");
   Status s = r.keys(h, "host",
                     {"name", "profile", "seed", "start", "duration", "interval", "processors", "memory_mb", "uptime",
-                     "process_v1_disabled", "names", "roles"});
+                     "process_v1_disabled", "names", "roles", "v2_index"});
   if (s.ok()) s = r.string(h, "host", "name", spec.host_name);
   if (s.ok() && h.contains("name") && (spec.host_name.empty() || spec.host_name.size() > 63))
     s = r.fail("host.name", "1 to 63 characters");
@@ -338,6 +338,9 @@ Status read_spec(const config::Doc& doc, Spec& out) {
   if (s.ok()) s = duration_ms(r, h, "host", "uptime", ms);
   if (s.ok()) spec.uptime_s = uint32_t(ms / 1000);
   if (s.ok()) s = r.integer(h, "host", "processors", spec.processors, 1, 256);
+  if (s.ok()) s = r.integer(h, "host", "v2_index", spec.v2_index, 2, 0x7FFFFFFE);
+  if (s.ok() && spec.v2_index % 2)
+    s = r.fail("host.v2_index", "an even index (names are at even indices, help texts at the odd one after)");
   if (s.ok()) s = r.integer(h, "host", "memory_mb", spec.memory_mb, 64, 64ull * 1024 * 1024);
   if (s.ok() && h.contains("process_v1_disabled")) {
     bool b = false;

@@ -70,6 +70,9 @@ struct Spec {
   // The names file's bytes when it is not on disk (a built-in scenario's, scenarios/); used
   // instead of reading names_file, which then only names it in messages.
   std::string names_text;
+  // First index for the names of Perflib V2 counter sets the names file lacks; 0: after its last
+  // index (synth/README.md, "Names files without V2 counter sets").
+  uint32_t v2_index = 0;
   // Server roles (roles.h): their objects come after the OS's and before [[objects]].
   std::vector<std::string> roles;
   // [load]: displayed values driving the built-in objects

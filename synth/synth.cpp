@@ -33,6 +33,7 @@ struct Synthesizer::Impl {
   Rng timing{1};
   std::u16string system_name;
   Renamer renamer;  // to the names file's indices (identity without one)
+  std::vector<std::string> notes;
 
   captures::QueryRecord record(const char* value_name, int64_t now, const ModelClock& clock, bool costly) {
     perfdata::DataBlock block;
@@ -70,7 +71,8 @@ Status Synthesizer::create(const Spec& spec, std::unique_ptr<Synthesizer>& out) 
   if (Status s = resolve_memory(*impl->profile, impl->spec); !s.ok()) return s;
   if (Status s = build_catalog(impl->spec, *impl->profile, impl->catalog); !s.ok()) return s;
   impl->header = build_header(impl->spec, *impl->profile, impl->catalog);
-  if (Status s = apply_names_file(impl->spec, impl->catalog, impl->header, impl->renamer); !s.ok()) return s;
+  if (Status s = apply_names_file(impl->spec, impl->catalog, impl->header, impl->renamer, impl->notes); !s.ok())
+    return s;
   impl->ticks = std::max<uint32_t>(1, uint32_t(uint64_t(spec.duration_s) * 1000 / spec.interval_ms));
   impl->timing = Rng(mix_seed(spec.seed, 0x74696d65));
   impl->system_name = utf8_to_utf16(host_name(spec));
@@ -80,6 +82,7 @@ Status Synthesizer::create(const Spec& spec, std::unique_ptr<Synthesizer>& out) 
 }
 
 const captures::Capture& Synthesizer::header() const { return impl_->header; }
+const std::vector<std::string>& Synthesizer::notes() const { return impl_->notes; }
 uint32_t Synthesizer::tick_count() const { return impl_->ticks; }
 bool Synthesizer::done() const { return impl_->tick >= impl_->ticks; }
 

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "captures/capture.h"
@@ -31,6 +32,9 @@ class Synthesizer {
 
   // Host info, registry, name tables, catalog and fingerprint: the capture without records.
   const captures::Capture& header() const;
+  // What the user should know about how the host was built, one line each: lines of the names
+  // file skipped, counter sets placed after the file's indices (synth/README.md, Names files).
+  const std::vector<std::string>& notes() const;
   uint32_t tick_count() const;
   bool done() const;
   // Appends the next tick's records (Global, then Costly) to `out`.

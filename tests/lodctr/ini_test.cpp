@@ -118,9 +118,19 @@ TEST_CASE("INI errors say what is missing or malformed") {
   CHECK(parse_ini(ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[text]\nA_009_NAME=x\n"), ini)
             .message()
             .find("[languages]") != std::string::npos);
-  const Status bad =
-      parse_ini(ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[languages]\n009=x\n[text]\nA_009_TITLE=x\n"), ini);
-  CHECK(bad.message().find("line 7") != std::string::npos);
+  // A key LodCtr cannot parse is skipped (LC_BAD_KEY), as the lines a help text spills onto are:
+  // counted in one warning naming the first, the other keys read.
+  REQUIRE(parse_ini(ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[languages]\n009=x\n[text]\nA_009_TITLE=x\n"
+                          "A_009_NAME=Name\nA_009_HELP=Help that goes\n   on over a line\n, and another\n"),
+                    ini)
+              .ok());
+  REQUIRE(ini.texts.size() == 2);
+  CHECK(ini.texts[1].text == "Help that goes");
+  REQUIRE(ini.warnings.size() == 1);
+  CHECK_THAT(ini.warnings[0], Catch::Contains("3 lines skipped (first at line 7)"));
+  CHECK(parse_ini(ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[languages]\n009=x\n[text]\nA_009_TITLE=x\n"), ini)
+            .message()
+            .find("[text] holds no names") != std::string::npos);
 }
 
 TEST_CASE(

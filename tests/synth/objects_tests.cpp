@@ -29,14 +29,14 @@ namespace {
 
 using Row = std::tuple<std::string, std::string, std::string, std::string, std::string>;
 
-// The rows between <!-- added-objects --> and <!-- /added-objects -->, `from` cut to its version.
-std::set<Row> readme_rows() {
+// The cells of each row of the README table between <!-- MARKER --> and <!-- /MARKER -->.
+std::vector<std::vector<std::string>> readme_table(const std::string& marker) {
   std::ifstream f(std::string(PERFSIM_SOURCE_DIR) + "/synth/README.md");
-  std::set<Row> rows;
+  std::vector<std::vector<std::string>> rows;
   bool in = false;
   for (std::string line; std::getline(f, line);) {
-    if (line == "<!-- added-objects -->") in = true;
-    if (line == "<!-- /added-objects -->") in = false;
+    if (line == "<!-- " + marker + " -->") in = true;
+    if (line == "<!-- /" + marker + " -->") in = false;
     if (!in || line.rfind("| ", 0) != 0 || line.rfind("| object", 0) == 0) continue;
     std::vector<std::string> cells;
     for (size_t at = 1; at < line.size();) {
@@ -46,8 +46,16 @@ std::set<Row> readme_rows() {
       at = bar + 1;
     }
     REQUIRE(cells.size() == 5);
-    rows.insert({cells[0], cells[1], cells[2], cells[3], cells[4].substr(0, cells[4].find(' '))});
+    rows.push_back(std::move(cells));
   }
+  return rows;
+}
+
+// The added-objects rows, `from` cut to its version.
+std::set<Row> readme_rows() {
+  std::set<Row> rows;
+  for (const auto& c : readme_table("added-objects"))
+    rows.insert({c[0], c[1], c[2], c[3], c[4].substr(0, c[4].find(' '))});
   return rows;
 }
 
@@ -81,7 +89,8 @@ TEST_CASE("the README's table of added objects is the catalogue's") {
   for (const CounterSet& set : counter_sets())
     for (const SetCounter& c : set.counters)
       code.insert({set.name, c.name, perfdata::counter_type_name(c.type),
-                   c.base ? perfdata::counter_type_name(c.base) : "", version(c.since ? c.since : set.since)});
+                   c.base ? perfdata::counter_type_name(c.base) : "",
+                   version(c.since ? c.since : object_version(set.name)->first)});
   CHECK(code.size() > 30);
   const std::set<Row> readme = readme_rows();
   auto text = [](const Row& r) {
@@ -113,8 +122,12 @@ TEST_CASE("every profile serves Objects and each counter set from its first vers
     for (const CounterSet& set : counter_sets()) {
       INFO(set.name);
       const bool served = serves(*profile, set);
-      const bool as_named = v >= set.since && (v > set.since || os.first_build >= set.build);
-      const bool as_legacy = !as_named && set.legacy_name && v >= set.legacy_since;
+      const ObjectVersion* row = object_version(set.name);
+      REQUIRE(row);
+      const bool as_named =
+          v >= row->first && (!row->last || v <= row->last) && (v > row->first || os.first_build >= row->first_build);
+      const ObjectVersion* legacy = set.legacy_name ? object_version(set.legacy_name) : nullptr;
+      const bool as_legacy = legacy && v >= legacy->first && v <= legacy->last;
       CHECK(served == (as_named || as_legacy));
       REQUIRE(index.count(set.name) == (as_named ? 1u : 0u));
       if (set.legacy_name) CHECK(index.count(set.legacy_name) == (as_legacy ? 1u : 0u));
@@ -257,18 +270,20 @@ TEST_CASE("the IP stack's objects fit Network Interface's traffic, Network Adapt
   }
 }
 
-TEST_CASE("Windows 2000 to 2003 serve TCP, IP and UDP with all of the adapters' IPv4 traffic, Vista split them") {
+TEST_CASE(
+    "Windows 2000 and XP serve TCP IP and UDP with all of the adapters' traffic and the 2003 code base split them") {
   for (const char* profile : {"win2000", "xp", "2003", "2008"}) {
     INFO(profile);
-    const bool pre_vista = std::string(profile) != "2008";
+    // NT5 sources: XP SP1's perfc009.ini has TCP/IP/UDP, Server 2003's TCPv4 ... and the v6 objects.
+    const bool pre_2003 = std::string(profile) == "win2000" || std::string(profile) == "xp";
     Spec s = test::small_spec(profile, 4);
     s.adapters = {"Intel[R] Ethernet A"};
     const captures::Capture c = make(s);
     const std::map<std::string, uint32_t> index = index_of(c);
     const std::map<uint32_t, std::string> names = names_of(c);
-    for (const char* v4 : {"TCPv4", "IPv4", "UDPv4", "TCPv6", "IPv6", "UDPv6"}) CHECK(index.count(v4) == !pre_vista);
-    for (const char* old : {"TCP", "IP", "UDP"}) CHECK(index.count(old) == pre_vista);
-    if (!pre_vista) continue;
+    for (const char* v4 : {"TCPv4", "IPv4", "UDPv4", "TCPv6", "IPv6", "UDPv6"}) CHECK(index.count(v4) == !pre_2003);
+    for (const char* old : {"TCP", "IP", "UDP"}) CHECK(index.count(old) == pre_2003);
+    if (!pre_2003) continue;
     std::vector<perfdata::DataBlock> g;
     for (const captures::QueryRecord& r : c.records)
       if (r.value_name == "Global") g.push_back(decode(r));
@@ -477,4 +492,72 @@ TEST_CASE("NUMA Node Memory holds Memory's available megabytes, the thermal zone
   const uint64_t kelvin = named(*tz, tz->instances.at(0).counter_block, names, "Temperature");
   CHECK(kelvin >= 313);
   CHECK(kelvin <= 333);
+}
+
+TEST_CASE("catalogue: every profile serves the names of its version's rows and no other") {
+  for (const windows::OsProfile& os : windows::os_profiles()) {
+    if (!os.by_version) continue;  // not a Windows version (samba)
+    INFO(os.name);
+    const Profile* profile = find_profile(os.name);
+    REQUIRE(profile);
+    const captures::Capture c = make(test::small_spec(std::string(os.name), 1));
+    const std::map<uint32_t, std::string> names = names_of(c);
+    const std::map<std::string, uint32_t> index = index_of(c);
+    // Every object answered has a row serving this version...
+    for (const captures::QueryRecord& r : c.records)
+      for (const perfdata::Object& o : decode(r).objects) {
+        const std::string& name = names.at(o.name_index);
+        INFO(name);
+        const ObjectVersion* row = object_version(name);
+        REQUIRE(row);
+        CHECK(serves(*profile, *row));
+        CHECK(std::string(row->source).size() > 10);
+      }
+    // ...and every row serving it names an object of its table, none other.
+    for (const ObjectVersion& row : object_versions()) {
+      INFO(row.name);
+      CHECK(index.count(row.name) == (serves(*profile, row) ? 1u : 0u));
+    }
+  }
+}
+
+TEST_CASE("catalogue: the TCP/IP objects' names follow the NT5 sources and V2 sets start with Vista") {
+  auto table = [](const char* profile) { return index_of(make(test::small_spec(profile, 1))); };
+  // Windows XP SP1 source perfc009.ini: 546 IP, 582 ICMP, 638 TCP, 658 UDP, no IPv6 objects.
+  for (const char* old : {"win2000", "xp"}) {
+    INFO(old);
+    const auto t = table(old);
+    for (const char* n : {"TCP", "IP", "UDP", "ICMP"}) CHECK(t.count(n));
+    for (const char* n : {"TCPv4", "IPv4", "UDPv4", "TCPv6", "IPv6", "UDPv6", "ICMPv6"}) CHECK_FALSE(t.count(n));
+  }
+  // Windows Server 2003 source perfc009.ini: 546 IPv4, 548 IPv6, 638 TCPv4, 658 UDPv4, 1530 TCPv6,
+  // 1532 UDPv6, 1534 ICMPv6, 582 ICMP.
+  const auto t2003 = table("2003");
+  for (const char* n : {"TCPv4", "IPv4", "UDPv4", "ICMP", "TCPv6", "IPv6", "UDPv6", "ICMPv6"}) CHECK(t2003.count(n));
+  for (const char* n : {"TCP", "IP", "UDP", "Terminal Services"}) CHECK_FALSE(t2003.count(n));
+  // 2008 serves Terminal Services, from Vista on the Local Session Manager's V2 counter set.
+  CHECK(table("2008").count("Terminal Services"));
+  REQUIRE(object_version("Terminal Services"));
+  CHECK(object_version("Terminal Services")->perflib == Perflib::kV2);
+  // "V2 performance data providers are supported on Windows Vista or later" (Performance Counters Schema).
+  for (const ObjectVersion& row : object_versions())
+    if (row.perflib == Perflib::kV2) CHECK(row.first >= 600);
+  CHECK(object_version("Processor Information")->perflib == Perflib::kV2);
+  CHECK(object_version("TCPv4")->perflib == Perflib::kV1);
+}
+
+TEST_CASE("the README's table of object versions is the code's") {
+  std::set<std::vector<std::string>> readme, code;
+  for (std::vector<std::string> cells : readme_table("object-versions")) {
+    for (size_t i : {1, 2}) cells[i] = cells[i].substr(0, cells[i].find(' '));  // "6.0 (2008)" -> "6.0"
+    readme.insert(cells);
+  }
+  for (const ObjectVersion& r : object_versions())
+    code.insert(
+        {r.name, version(r.first), r.last ? version(r.last) : "", r.perflib == Perflib::kV2 ? "V2" : "V1", r.source});
+  CHECK(code.size() == object_versions().size());
+  for (const auto& r : code)
+    if (!readme.count(r)) FAIL_CHECK("the README lacks: " << r[0] << " " << r[1] << " " << r[4]);
+  for (const auto& r : readme)
+    if (!code.count(r)) FAIL_CHECK("the code lacks: " << r[0] << " " << r[1] << " " << r[4]);
 }
