@@ -12,7 +12,8 @@ namespace {
 
 using namespace winperf;
 
-constexpr uint32_t kWin8 = 602, kWin10 = 1000;  // counters added later than their set (SetCounter::since)
+using os_version::kWin10;  // counters added later than their set (SetCounter::since)
+using os_version::kWin8;
 
 CounterSet processor_information() {
   return {Family::kProcessorInformation,

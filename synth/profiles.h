@@ -110,6 +110,12 @@ struct CounterSet {
   const char* legacy_name = nullptr;
 };
 
+// Windows versions as major * 100 + minor, the unit of ObjectVersion and SetCounter::since.
+namespace os_version {
+inline constexpr uint32_t kNt4 = 400, k2000 = 500, kXp = 501, k2003 = 502, kVista = 600, kWin7 = 601, kWin8 = 602,
+                          kWin10 = 1000;
+}  // namespace os_version
+
 // The version table: every object of the synth catalogue (standard objects and counter sets, each
 // name a set is served under), the Windows versions serving it under that name, V1 or V2, and the
 // primary source; the one place these facts live (synth/README.md "Object versions" is checked

@@ -28,8 +28,7 @@
 namespace perfsim::synth {
 namespace {
 
-constexpr uint32_t kNt4 = 400, k2000 = 500, kXp = 501, k2003 = 502, kVista = 600, kWin7 = 601, kWin8 = 602,
-                   kWin10 = 1000;
+using namespace os_version;
 constexpr Perflib V1 = Perflib::kV1, V2 = Perflib::kV2;
 
 const char kNt5Std[] = "NT5 2003 ntprfctr.h (fixed index) and perfc009.ini; NT 4.0 or earlier";
