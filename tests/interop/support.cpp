@@ -54,14 +54,14 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
 // Wireshark's expert severities and the TCP flow group (epan/proto.h PI_WARN, PI_ERROR, PI_SEQUENCE).
 constexpr unsigned long kSeverityWarn = 0x00600000, kSeverityError = 0x00800000, kGroupSequence = 0x02000000;
 
 }  // namespace
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
 
 void send_and_close(uint16_t port, const std::string& data) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -26,6 +26,8 @@ CommandResult run_command(const std::string& command);
 void send_and_close(uint16_t port, const std::string& data);
 // Single-quotes `s` for /bin/sh.
 std::string shell_quote(const std::string& s);
+// Whether `needle` occurs in `haystack` (std::string::contains is C++23).
+bool contains(const std::string& haystack, const std::string& needle);
 
 // dumpcap recording TCP port `port` (or several) on the loopback interface into a pcapng file.
 class PacketRecorder {

@@ -32,7 +32,7 @@ const std::vector<Host> kHosts = {
     {"127.0.0.154", "default-2016.perfcap", "HARDENED-2016", {"smb1-disabled"}, false},
 };
 
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+using interop::contains;
 
 // nmap's normal output, one block per "Nmap scan report for ADDR".
 std::map<std::string, std::string> nmap_reports(const std::string& output) {

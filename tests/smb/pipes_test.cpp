@@ -31,7 +31,7 @@ interop::CommandResult rpcclient(const testing::PerfsimSmbServe& s, const std::s
                                    kPassword + " -c " + interop::shell_quote(cmd) + " 2>&1"));
 }
 
-bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+using interop::contains;
 
 // The value after the first "label ... :" line of rpcclient's output, tabs and spaces trimmed.
 std::string field(const std::string& text, const std::string& label) {
