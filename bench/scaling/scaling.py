@@ -18,7 +18,7 @@ row's ratio says nothing about the server.
 
 Prints a table and one JSON line: {"bench": "scaling", "rows": [...], ...}.
 usage: scaling.py [--perfsim CMD] [--threads 1,2,4,8] [--seconds 5] [--rounds 1] [--hosts 16]
-                  [--collectors 8] [--query 238] [--capture F.perfcap] [--no-taskset]
+                  [--collectors 8] [--query 238] [--capture F.perfcap] [--no-taskset] [--serve-args "..."]
 """
 import argparse
 import json
@@ -58,8 +58,8 @@ def pinned(cmd, cores, use_taskset):
     return ["taskset", "-c", ",".join(str(c) for c in cores)] + cmd
 
 
-def start_server(perfsim, fleet, hosts, threads, cores, use_taskset, err):
-    cmd = pinned(perfsim + ["serve", "--fleet", fleet, "--threads", str(threads), "--json"],
+def start_server(perfsim, fleet, hosts, threads, cores, use_taskset, err, extra):
+    cmd = pinned(perfsim + ["serve", "--fleet", fleet, "--threads", str(threads), "--json"] + extra,
                  cores, use_taskset)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
     listening = 0
@@ -81,7 +81,8 @@ def one_row(args, perfsim, fleet, threads, cores, use_taskset, workdir):
     shared = not server_cores
     load_threads = 4 * (len(load_cores) or len(cores))
     with open(os.path.join(workdir, f"serve-{threads}.err"), "a") as err:
-        server = start_server(perfsim, fleet, args.hosts, threads, server_cores, use_taskset, err)
+        server = start_server(perfsim, fleet, args.hosts, threads, server_cores, use_taskset, err,
+                              shlex.split(args.serve_args))
         try:
             cpu0, t0 = cpu_seconds(server.pid), time.monotonic()
             load = subprocess.run(
@@ -115,6 +116,7 @@ def main():
     ap.add_argument("--query", default="238", help="value each poll reads (238: small calls; Global: ~1 MB)")
     ap.add_argument("--capture", help="capture to serve (default: perfsim synth --profile 2016)")
     ap.add_argument("--no-taskset", action="store_true", help="run server and load unpinned")
+    ap.add_argument("--serve-args", default="", help="more `perfsim serve` options, e.g. \"--journal-size 0\"")
     args = ap.parse_args()
 
     perfsim = shlex.split(args.perfsim)
@@ -164,7 +166,7 @@ def main():
         print(f"{t:>7} {cps:>10.0f} {ratio:>6.2f} {row['p50_ms']:>7.3f} {row['p99_ms']:>7.3f} "
               f"{row['server_cpu_cores']:>10.2f} {row['load_threads']:>8}  {place}")
     print(json.dumps({"bench": "scaling", "cores": len(cores), "hosts": args.hosts, "collectors": args.collectors,
-                      "query": args.query, "seconds": args.seconds, "rounds": args.rounds,
+                      "query": args.query, "serve_args": args.serve_args, "seconds": args.seconds, "rounds": args.rounds,
                       "taskset": use_taskset, "rows": out}))
     return 0
 
