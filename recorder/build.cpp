@@ -137,6 +137,31 @@ ByteView objects_of(const Bytes& data) {
   return header <= data.size() ? ByteView(data).subspan(header) : ByteView(data);
 }
 
+// Without CurrentVersion values (a collector that reads only perf data), the version the server
+// announced in its NTLMSSP CHALLENGE gives the profile and build; where both are there,
+// CurrentVersion stays and a disagreement is noted.
+void take_announced_version(const Conversation& conv, captures::HostInfo& host, std::vector<std::string>& notes) {
+  if (!conv.announced) return;
+  const rpc::NtlmVersion& a = *conv.announced;
+  const std::string said =
+      std::to_string(a.major) + "." + std::to_string(a.minor) + " build " + std::to_string(a.build);
+  const windows::OsProfile* os = windows::find_os_by_version(a.major, a.minor, a.build);
+  const std::string from = "the NTLMSSP CHALLENGE's Version (MS-NLMP 2.2.2.10) says Windows " + said;
+  if (!host.profile.empty()) {
+    if (os && host.profile != os->name)
+      notes.push_back(from + " (profile " + std::string(os->name) + "), CurrentVersion says profile " + host.profile +
+                      ": CurrentVersion kept");
+    return;
+  }
+  if (!os) {
+    notes.push_back(from + ", which no profile matches: the profile stays unknown");
+    return;
+  }
+  host.profile = os->name;
+  if (host.build_number.empty()) host.build_number = std::to_string(a.build);
+  notes.push_back("profile " + host.profile + " from " + from + " (the collector read no CurrentVersion)");
+}
+
 }  // namespace
 
 Status build_capture(const Conversation& conv, ImportedCapture& out) {
@@ -187,6 +212,7 @@ Status build_capture(const Conversation& conv, ImportedCapture& out) {
   cap.records.insert(cap.records.begin(), odd.begin(), odd.end());
 
   cap.host = describe_host(conv.exchanges, cap.registry, conv.server);
+  take_announced_version(conv, cap.host, out.notes);
   cap.host.start_time_100ns = tick_times.front();
   if (tick_times.size() > 1) {
     std::vector<int64_t> gaps;

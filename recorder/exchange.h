@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "core/bytes.h"
+#include "rpc/ntlm_challenge.h"
 
 namespace perfsim::recorder {
 
@@ -34,6 +37,9 @@ struct Conversation {
   std::string transport;  // "ncacn_ip_tcp" or "ncacn_np"
   std::vector<Exchange> exchanges;
   std::vector<std::string> problems;  // what could not be read, one line each (e.g. an encrypted SMB3 session)
+  // The Windows version and build the server announced in an NTLMSSP CHALLENGE (pcap import:
+  // the first of the server's sessions that authenticated with NTLMSSP and gave one).
+  std::optional<rpc::NtlmVersion> announced;
 };
 
 }  // namespace perfsim::recorder

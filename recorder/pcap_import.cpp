@@ -153,6 +153,7 @@ class Importer {
       if (c.kind == Connection::Kind::kRpc && c.rpc->winreg()) {
         Conversation& conv = conversation(c.server_addr, kTcp);
         take(*c.rpc, conv, c);
+        if (!conv.announced) conv.announced = c.rpc->announced();
         if (gap) conv.problems.push_back(gap_line(c));
       } else if (c.kind == Connection::Kind::kSmb) {
         const bool stopped = c.smb->stopped() != Smb2PipeDemux::Stop::kNone;
@@ -161,7 +162,11 @@ class Importer {
         if (!any) continue;
         Conversation& conv = conversation(c.server_addr, kPipe);
         for (const FileId& f : c.pipe_order)
-          if (c.pipes[f]->winreg()) take(*c.pipes[f], conv, c);
+          if (c.pipes[f]->winreg()) {
+            take(*c.pipes[f], conv, c);
+            if (!conv.announced) conv.announced = c.pipes[f]->announced();  // RPC-level auth on the pipe
+          }
+        if (!conv.announced) conv.announced = c.smb->announced();
         if (stopped)
           conv.problems.push_back(std::string(smb_stop_reason(c.smb->stopped())) + " " + c.label() +
                                   ": cannot be read");

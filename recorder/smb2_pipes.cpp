@@ -7,7 +7,7 @@ namespace {
 
 // MS-SMB2 2.2.1 header and the commands carrying pipe data.
 constexpr size_t kHeader = 64;
-constexpr uint16_t kRead = 0x08, kWrite = 0x09, kIoctl = 0x0b;
+constexpr uint16_t kSessionSetup = 0x01, kRead = 0x08, kWrite = 0x09, kIoctl = 0x0b;
 constexpr uint32_t kFlagResponse = 0x1, kFlagAsync = 0x2, kFlagRelated = 0x4;
 constexpr uint32_t kStatusSuccess = 0, kStatusPending = 0x103, kStatusBufferOverflow = 0x80000005;
 constexpr uint32_t kFsctlPipeTransceive = 0x0011c017;
@@ -146,6 +146,12 @@ void Smb2PipeDemux::smb2(bool from_client, ByteView msg, size_t at, FileId& rela
       sink_(fid, true, data, time);
     else if (command == kIoctl && payload(msg, at, end, load_le32(&msg[body + 24]), load_le32(&msg[body + 28]), data))
       sink_(fid, true, data, time);
+    return;
+  }
+  if (command == kSessionSetup && !announced_ && end - body >= 8) {
+    // SESSION_SETUP response: SecurityBufferOffset (from the header) and Length at 4 and 6.
+    if (payload(msg, at, end, load_le16(&msg[body + 4]), load_le16(&msg[body + 6]), data))
+      announced_ = rpc::find_ntlm_challenge_version(data);
     return;
   }
   auto it = pending_.find(message_id);

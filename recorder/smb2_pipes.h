@@ -11,9 +11,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/bytes.h"
+#include "rpc/ntlm_challenge.h"
 
 namespace perfsim::recorder {
 
@@ -31,6 +33,8 @@ class Smb2PipeDemux {
   void feed(bool from_client, ByteView data, int64_t time_100ns);
 
   Stop stopped() const { return stop_; }
+  // The version in the NTLMSSP CHALLENGE of the connection's SESSION_SETUP (MS-SMB2 2.2.6).
+  const std::optional<rpc::NtlmVersion>& announced() const { return announced_; }
 
   // True when the first bytes a client sends look like SMB over TCP (a session message holding
   // an SMB1/SMB2/SMB3 header, or a NetBIOS session request on port 139). Needs 8 bytes.
@@ -48,6 +52,7 @@ class Smb2PipeDemux {
   Stop stop_ = Stop::kNone;
   Bytes buffer_[2];                      // [from_client]
   std::map<uint64_t, Pending> pending_;  // MessageId -> request
+  std::optional<rpc::NtlmVersion> announced_;
 };
 
 const char* smb_stop_reason(Smb2PipeDemux::Stop s);  // "SMB3-encrypted session", ...

@@ -128,6 +128,12 @@ void WinregSniffer::client_pdu(ByteView pdu, int64_t time) {
 void WinregSniffer::server_pdu(ByteView pdu, int64_t time) {
   rpc::Header h;
   if (!rpc::parse_header(pdu, h).ok()) return;
+  if ((h.ptype == rpc::PType::kBindAck || h.ptype == rpc::PType::kAlterContextResp) && h.auth_length && !announced_ &&
+      pdu.size() >= rpc::kHeaderSize + h.auth_length) {
+    // The auth_value closes the PDU (C706 12.6.3): the server's CHALLENGE where NTLMSSP is bound.
+    announced_ = rpc::find_ntlm_challenge_version(pdu.last(h.auth_length));
+    return;
+  }
   if (h.ptype == rpc::PType::kFault) {
     calls_.erase(h.call_id);
     responses_.erase(h.call_id);

@@ -16,6 +16,7 @@
 
 #include "core/bytes.h"
 #include "recorder/exchange.h"
+#include "rpc/ntlm_challenge.h"
 #include "winreg/codec.h"
 
 namespace perfsim::recorder {
@@ -34,6 +35,8 @@ class WinregSniffer {
   bool winreg() const { return state_ == State::kWinreg || state_ == State::kSealed; }
   std::vector<Exchange>& exchanges() { return exchanges_; }
   std::vector<std::string>& problems() { return problems_; }
+  // The version in the NTLMSSP CHALLENGE of this association's bind_ack/alter_context_resp.
+  const std::optional<rpc::NtlmVersion>& announced() const { return announced_; }
 
  private:
   enum class State { kStart, kWinreg, kIgnored, kSealed };
@@ -65,6 +68,7 @@ class WinregSniffer {
   size_t unknown_handle_queries_ = 0;
   std::vector<Exchange> exchanges_;
   std::vector<std::string> problems_;
+  std::optional<rpc::NtlmVersion> announced_;
 };
 
 }  // namespace perfsim::recorder

@@ -105,4 +105,18 @@ Status check_ntlm_challenge(ByteView msg) {
   return av_pairs(info, load_le32(&msg[44]));
 }
 
+std::optional<NtlmVersion> ntlm_challenge_version(ByteView msg) {
+  if (!check_ntlm_challenge(msg).ok() || !(load_le32(&msg[20]) & kFlagVersion)) return std::nullopt;
+  const NtlmVersion v{msg[kFixedPart], msg[kFixedPart + 1], load_le16(&msg[kFixedPart + 2])};
+  if (v.build == 0) return std::nullopt;
+  return v;
+}
+
+std::optional<NtlmVersion> find_ntlm_challenge_version(ByteView blob) {
+  static const uint8_t sig[12] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0, 2, 0, 0, 0};
+  const auto at = std::search(blob.begin(), blob.end(), sig, sig + 12);
+  if (at == blob.end()) return std::nullopt;
+  return ntlm_challenge_version(blob.subspan(size_t(at - blob.begin())));
+}
+
 }  // namespace perfsim::rpc

@@ -29,9 +29,10 @@ recorder::Exchange ask(replayer::SimulatedHost& h, const std::string& key, const
   return e;
 }
 
-recorder::Exchange hklm(const std::string& name, uint32_t type, Bytes data) {
+recorder::Exchange hklm(const std::string& name, uint32_t type, Bytes data,
+                        const std::string& key = recorder::kPerflibKey) {
   recorder::Exchange e;
-  e.key = recorder::kPerflibKey;
+  e.key = key;
   e.value_name = name;
   e.type = type;
   e.size = uint32_t(data.size());
@@ -160,4 +161,47 @@ TEST_CASE("build_capture: one client's polls make the series and repeated answer
   CHECK(got.notes[0].find("the series is 10.0.0.9:50001's 4 answers; left out: 10.0.0.7:50002 (2)") !=
         std::string::npos);
   CHECK(got.notes[1].find("1 answer(s) left out") == 0);
+}
+
+TEST_CASE("build_capture: the NTLMSSP CHALLENGE's Version gives the profile when no CurrentVersion was read",
+          "[recorder]") {
+  const captures::Capture cap = testing::small_synth_capture(4, 2);
+  std::shared_ptr<replayer::SimulatedHost> host;
+  REQUIRE(replayer::SimulatedHost::load(cap, {replayer::TimelineMode::kFrozen, 0}, host).ok());
+  recorder::Conversation conv;
+  conv.server = "10.0.0.6";
+  conv.transport = "ncacn_np";
+  conv.exchanges.push_back(ask(*host, "HKPD", "Global", 1 << 20, 1));
+  recorder::ImportedCapture got;
+  REQUIRE(recorder::build_capture(conv, got).ok());
+  CHECK(got.capture.host.profile.empty());  // nothing says which Windows this was
+
+  conv.announced = rpc::NtlmVersion{10, 0, 17763};
+  REQUIRE(recorder::build_capture(conv, got).ok());
+  CHECK(got.capture.host.profile == "2019");
+  CHECK(got.capture.host.build_number == "17763");
+  REQUIRE(got.notes.size() == 1);
+  CHECK(got.notes[0] ==
+        "profile 2019 from the NTLMSSP CHALLENGE's Version (MS-NLMP 2.2.2.10) says Windows 10.0 build 17763 (the "
+        "collector read no CurrentVersion)");
+
+  // A version no profile has is said, and the profile stays unknown.
+  conv.announced = rpc::NtlmVersion{3, 51, 1057};
+  REQUIRE(recorder::build_capture(conv, got).ok());
+  CHECK(got.capture.host.profile.empty());
+  REQUIRE(got.notes.size() == 1);
+  CHECK(got.notes[0].find("which no profile matches") != std::string::npos);
+
+  // CurrentVersion, where the collector read it, stays; a disagreement is noted.
+  conv.announced = rpc::NtlmVersion{6, 1, 7601};
+  for (const auto& [name, text] : {std::pair{"CurrentVersion", u"6.3"}, std::pair{"CurrentBuildNumber", u"14393"}}) {
+    Bytes sz;
+    put_utf16le(sz, std::u16string(text) + u'\0');
+    conv.exchanges.push_back(hklm(name, 1, sz, recorder::kCurrentVersionKey));  // REG_SZ
+  }
+  REQUIRE(recorder::build_capture(conv, got).ok());
+  CHECK(got.capture.host.profile == "2016");
+  REQUIRE(got.notes.size() == 1);
+  CHECK(got.notes[0].find("(profile 2008r2), CurrentVersion says profile 2016: CurrentVersion kept") !=
+        std::string::npos);
 }

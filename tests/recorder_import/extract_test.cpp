@@ -21,6 +21,7 @@
 #include "rpc/pdu.h"
 #include "windows/constants.h"
 #include "winreg/codec.h"
+#include "tests/common/nlmp_examples.h"
 
 namespace perfsim::recorder {
 namespace {
@@ -212,6 +213,31 @@ TEST_CASE("sniffer: a sealed (packet privacy) association is reported, not decod
   CHECK(s.problems()[0] == "c -> s: DCE/RPC with packet privacy (sealed stubs): cannot be read");
 }
 
+TEST_CASE("sniffer: the Windows version in the bind_ack's NTLMSSP CHALLENGE is kept", "[recorder_import]") {
+  Dialogue d;
+  Bind b{64, 64, 0, {{0, winreg_syntax(), {ndr20_syntax()}}}, {}};
+  Bytes bind = build_bind(PType::kBind, 1, b);
+  BindAck a{64, 64, 0x1234, "49152", {ContextResult{kResultAcceptance, kReasonNotSpecified, ndr20_syntax()}}};
+  Bytes ack = build_bind_ack(PType::kBindAck, 1, a);
+  // sec_trailer (C706 13.2.6.1): RPC_C_AUTHN_WINNT, integrity, then the CHALLENGE as auth_value.
+  const Bytes challenge = test::nlmp_v2_challenge();
+  put_bytes(ack, Bytes{10, 5, 0, 0, 0, 0, 0, 0});
+  put_bytes(ack, challenge);
+  store_le16(&ack[8], uint16_t(ack.size()));
+  store_le16(&ack[10], uint16_t(challenge.size()));
+  WinregSniffer s("c -> s");
+  s.from_client(bind, 1);
+  CHECK(s.announced() == std::nullopt);
+  s.from_server(ack, 2);
+  CHECK(s.winreg());
+  CHECK(s.announced() == rpc::NtlmVersion{6, 0, 6000});
+  // An association bound without authentication announces nothing.
+  WinregSniffer plain("c -> s");
+  plain.from_client(d.client, 1);
+  plain.from_server(d.server, 2);
+  CHECK(plain.announced() == std::nullopt);
+}
+
 TEST_CASE("tcp: retransmissions, overlaps, reordering, wrap-around and gaps", "[recorder_import]") {
   const Bytes data = pattern(100, 5);
   auto seg = [&](size_t off, size_t n) { return ByteView(data).subspan(off, n); };
@@ -325,6 +351,26 @@ TEST_CASE("smb2: pipe bytes from WRITE, READ and FSCTL_PIPE_TRANSCEIVE, matched 
   CHECK(demux.stopped() == Smb2PipeDemux::Stop::kEncrypted);
   demux.feed(true, smb2(0x09, false, 9, 0, write, in), 31);
   CHECK(seen.size() == 5);
+}
+
+TEST_CASE("smb2: the Windows version in SESSION_SETUP's NTLMSSP CHALLENGE is kept", "[recorder_import]") {
+  Smb2PipeDemux demux([](const FileId&, bool, ByteView, int64_t) {});
+  // SESSION_SETUP response (MS-SMB2 2.2.6): StructureSize 9, SessionFlags, SecurityBuffer at 72.
+  Bytes spnego = {0xa1, 0x73, 0x30, 0x71, 0xa0, 0x03, 0x0a, 0x01, 0x01, 0xa2, 0x6a, 0x04, 0x68};
+  put_bytes(spnego, test::nlmp_v2_challenge());
+  Bytes body(8);
+  store_le16(&body[0], 9);
+  store_le16(&body[4], 72);
+  store_le16(&body[6], uint16_t(spnego.size()));
+  demux.feed(true, smb2(0x01, false, 1, 0, Bytes(24)), 1);
+  demux.feed(false, smb2(0x01, true, 1, 0xc0000016, body, spnego), 2);  // STATUS_MORE_PROCESSING_REQUIRED
+  CHECK(demux.stopped() == Smb2PipeDemux::Stop::kNone);
+  CHECK(demux.announced() == rpc::NtlmVersion{6, 0, 6000});
+  // A security buffer pointing past its message is not read.
+  Smb2PipeDemux other([](const FileId&, bool, ByteView, int64_t) {});
+  store_le16(&body[6], uint16_t(spnego.size() + 100));
+  other.feed(false, smb2(0x01, true, 1, 0xc0000016, body, spnego), 2);
+  CHECK(other.announced() == std::nullopt);
 }
 
 // Found by fuzz/fuzz_pcap: a command's NextCommand pointing past its message let the payload

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "rpc/ntlm_challenge.h"
+#include "tests/common/nlmp_examples.h"
 
 using namespace perfsim;
 using perfsim::rpc::check_ntlm_challenge;
@@ -154,4 +155,33 @@ TEST_CASE("ntlm_challenge: the AV pair list must be well formed and end with Msv
   av(info, 0x7777, Bytes(5, 1));  // an AvId MS-NLMP does not know: ignored, as the spec says
   av(info, 0, {});
   CHECK(check_ntlm_challenge(challenge(utf16("PERFSIM"), info)).ok());
+}
+
+TEST_CASE("ntlm_challenge: the Version a server announces is read only where it is given", "[rpc][ntlm_challenge]") {
+  using rpc::NtlmVersion;
+  const Bytes spec = test::nlmp_v2_challenge();
+  REQUIRE(check_ntlm_challenge(spec).ok());
+  CHECK(rpc::ntlm_challenge_version(spec) == NtlmVersion{6, 0, 6000});
+  // Inside a SPNEGO NegTokenResp (negState accept-incomplete, responseToken; RFC 4178 4.2.2), as SMB2 SESSION_SETUP and RPC_C_AUTHN_GSS_NEGOTIATE carry it.
+  Bytes wrapped = {0xa1, 0x73, 0x30, 0x71, 0xa0, 0x03, 0x0a, 0x01, 0x01, 0xa2, 0x6a, 0x04, 0x68};
+  wrapped.insert(wrapped.end(), spec.begin(), spec.end());
+  CHECK(rpc::find_ntlm_challenge_version(wrapped) == NtlmVersion{6, 0, 6000});
+  CHECK(rpc::find_ntlm_challenge_version(ByteView(wrapped).first(13)) == std::nullopt);
+  // A Windows 10 build through the builder above.
+  Bytes w10 = windows_challenge();
+  store_le16(&w10[50], 14393);
+  CHECK(rpc::ntlm_challenge_version(w10) == NtlmVersion{10, 0, 14393});
+  // Without NTLMSSP_NEGOTIATE_VERSION the 8 bytes are not a version.
+  Bytes unflagged = spec;
+  store_le32(&unflagged[20], load_le32(&unflagged[20]) & ~0x02000000u);
+  CHECK(rpc::ntlm_challenge_version(unflagged) == std::nullopt);
+  // Samba's smbd says 6.1 build 0: no Windows build.
+  Bytes samba = spec;
+  store_le16(&samba[50], 0);
+  samba[49] = 1;
+  CHECK(rpc::ntlm_challenge_version(samba) == std::nullopt);
+  // A message the check refuses gives none either (TargetInfo past the end).
+  Bytes cut = spec;
+  cut.resize(cut.size() - 8);
+  CHECK(rpc::ntlm_challenge_version(cut) == std::nullopt);
 }
