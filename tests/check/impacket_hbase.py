@@ -4,16 +4,13 @@ ERROR_MORE_DATA it retries with the size the answer carried, and its retry count
 (impacket/dcerpc/v5/rrp.py), so against a host that echoes the offered size (Windows 2000) it
 never returns. Endpoint from $PERFSIM_ADDR/$PERFSIM_PORT (perfsim check)."""
 import os
+import sys
 
-from impacket.dcerpc.v5 import rrp, transport
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+import impacket_hkpd as hk  # noqa: E402
+from impacket.dcerpc.v5 import rrp  # noqa: E402
 
-t = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:{os.environ['PERFSIM_ADDR']}[{os.environ['PERFSIM_PORT']}]")
-t.set_connect_timeout(10)
-dce = t.get_dce_rpc()
-dce.connect()
-dce.bind(rrp.MSRPC_UUID_RRP)
-hkpd = rrp.hOpenPerformanceData(dce)["phKey"]
+dce, hkpd = hk.open_hkpd(os.environ["PERFSIM_ADDR"], os.environ["PERFSIM_PORT"])
 vtype, data = rrp.hBaseRegQueryValue(dce, hkpd, "Global")
 print(f"Global: {len(data)} bytes")
-rrp.hBaseRegCloseKey(dce, hkpd)
-dce.disconnect()
+hk.close(dce, hkpd)

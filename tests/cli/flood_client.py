@@ -6,12 +6,13 @@ Prints one JSON line: {"calls": N, "seconds": S}.
 Usage: flood_client.py --port P [--calls 20000] [--seconds 5] [--name-length 200]."""
 import argparse
 import json
+import os
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 try:
-    from impacket.dcerpc.v5 import rrp, transport
-    from impacket.dcerpc.v5.rpcrt import DCERPCException
+    import impacket_hkpd as hk
 except ImportError as e:
     print(f"python3-impacket is missing ({e}); run scripts/install-deps.sh", file=sys.stderr)
     sys.exit(3)
@@ -24,25 +25,13 @@ def main():
     p.add_argument("--seconds", type=float, default=5)
     p.add_argument("--name-length", type=int, default=200)
     args = p.parse_args()
-    t = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:127.0.0.1[{args.port}]")
-    t.set_connect_timeout(10)
-    dce = t.get_dce_rpc()
-    dce.connect()
-    dce.bind(rrp.MSRPC_UUID_RRP)
-    hkpd = rrp.hOpenPerformanceData(dce)["phKey"]
-    name = ("Flood" * (args.name_length // 5 + 1))[: args.name_length] + "\x00"
+    dce, hkpd = hk.open_hkpd("127.0.0.1", args.port)
+    name = ("Flood" * (args.name_length // 5 + 1))[: args.name_length]
     start, calls = time.monotonic(), 0
     while calls < args.calls and time.monotonic() - start < args.seconds:
-        req = rrp.BaseRegQueryValue()
-        req["hKey"] = hkpd
-        req["lpValueName"] = name
-        req["lpType"] = 0
-        req["lpData"] = b" " * 8  # a small buffer: the answer is short whatever the name
-        req["lpcbData"] = 8
-        req["lpcbLen"] = 0
         try:
-            dce.request(req)
-        except DCERPCException:
+            hk.query_value(dce, hkpd, name, 8, 8)  # a small buffer: the answer is short whatever the name
+        except hk.DCERPCException:
             pass  # not found, more data: the call was made and journaled all the same
         calls += 1
     print(json.dumps({"calls": calls, "seconds": round(time.monotonic() - start, 3)}))

@@ -7,11 +7,14 @@ counter definitions, instances (name, parent, counter block bytes as hex).
 Usage: perf_layout.py --port P --out FILE.json [VALUE ...] (default Global)."""
 import argparse
 import json
+import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 try:
-    from impacket.dcerpc.v5 import rrp, transport
+    import impacket_hkpd as hk
+    from impacket.dcerpc.v5 import rrp
 except ImportError as e:
     print(f"python3-impacket is missing: {e}", file=sys.stderr)
     sys.exit(77)
@@ -61,18 +64,12 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("values", nargs="*", default=["Global"])
     args = ap.parse_args()
-    t = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:127.0.0.1[{args.port}]")
-    t.set_connect_timeout(10)
-    dce = t.get_dce_rpc()
-    dce.connect()
-    dce.bind(rrp.MSRPC_UUID_RRP)
-    hkpd = rrp.hOpenPerformanceData(dce)["phKey"]
+    dce, hkpd = hk.open_hkpd("127.0.0.1", args.port)
     out = {}
     for value in args.values:
         _, data = rrp.hBaseRegQueryValue(dce, hkpd, value)
         out[value] = walk(bytes(data))
-    rrp.hBaseRegCloseKey(dce, hkpd)
-    dce.disconnect()
+    hk.close(dce, hkpd)
     with open(args.out, "w") as f:
         json.dump(out, f)
 

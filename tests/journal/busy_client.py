@@ -5,12 +5,13 @@
 Usage: busy_client.py --port P [--polls 3] [--backoff-ms 50] [--tries 30]."""
 import argparse
 import json
+import os
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 try:
-    from impacket.dcerpc.v5 import rrp, transport
-    from impacket.dcerpc.v5.rpcrt import DCERPCException
+    import impacket_hkpd as hk
 except ImportError as e:
     print(f"python3-impacket is missing ({e}); run scripts/install-deps.sh", file=sys.stderr)
     sys.exit(3)
@@ -23,25 +24,13 @@ def main():
     p.add_argument("--backoff-ms", type=int, default=50)
     p.add_argument("--tries", type=int, default=30)
     args = p.parse_args()
-    t = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:127.0.0.1[{args.port}]")
-    t.set_connect_timeout(10)
-    dce = t.get_dce_rpc()
-    dce.connect()
-    dce.bind(rrp.MSRPC_UUID_RRP)
-    hkpd = rrp.hOpenPerformanceData(dce)["phKey"]
+    dce, hkpd = hk.open_hkpd("127.0.0.1", args.port)
     statuses, polls = [], 0
     for _ in range(args.tries):
-        req = rrp.BaseRegQueryValue()
-        req["hKey"] = hkpd
-        req["lpValueName"] = "Global\x00"
-        req["lpType"] = 0
-        req["lpData"] = b" " * 512
-        req["lpcbData"] = 4 << 20  # big enough for any bundled host's Global
-        req["lpcbLen"] = 0
         try:
-            dce.request(req)
+            hk.query_value(dce, hkpd, "Global", 512, 4 << 20)  # offered: big enough for any bundled host's Global
             status = 0
-        except DCERPCException as e:
+        except hk.DCERPCException as e:
             status = e.get_error_code() if hasattr(e, "get_error_code") else -1
         statuses.append(status)
         if status == 170:
@@ -50,7 +39,7 @@ def main():
         polls += 1
         if polls >= args.polls:
             break
-    rrp.hBaseRegCloseKey(dce, hkpd)
+    hk.close(dce, hkpd)
     print(json.dumps({"statuses": statuses, "polls": polls}))
 
 

@@ -6,10 +6,12 @@ Prints one JSON line: {"calls": N} (OpenHKPD, each QueryValue, CloseKey).
 Usage: impacket_poll.py --addr A --port P [--value 238] [--reads 25]."""
 import argparse
 import json
+import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 try:
-    from impacket.dcerpc.v5 import rrp, transport
+    import impacket_hkpd as hk
 except ImportError as e:
     print(f"python3-impacket is missing ({e}); run scripts/install-deps.sh", file=sys.stderr)
     sys.exit(3)
@@ -22,26 +24,13 @@ def main():
     p.add_argument("--value", default="238")
     p.add_argument("--reads", type=int, default=25)
     args = p.parse_args()
-    t = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:{args.addr}[{args.port}]")
-    t.set_connect_timeout(10)
-    dce = t.get_dce_rpc()
-    dce.connect()
-    dce.bind(rrp.MSRPC_UUID_RRP)
-    hkpd = rrp.hOpenPerformanceData(dce)["phKey"]
+    dce, hkpd = hk.open_hkpd(args.addr, args.port)
     calls = 1
     for _ in range(args.reads):
-        req = rrp.BaseRegQueryValue()
-        req["hKey"] = hkpd
-        req["lpValueName"] = args.value + "\x00"
-        req["lpType"] = 0
-        req["lpData"] = b" " * 65536  # one call: larger than any answer to a small index query
-        req["lpcbData"] = 65536
-        req["lpcbLen"] = 65536
-        dce.request(req)
+        hk.query_value(dce, hkpd, args.value, 65536, 65536, 65536)  # one call: larger than any small answer
         calls += 1
-    rrp.hBaseRegCloseKey(dce, hkpd)
+    hk.close(dce, hkpd)
     calls += 1
-    dce.disconnect()
     print(json.dumps({"calls": calls}))
 
 
