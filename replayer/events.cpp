@@ -109,6 +109,9 @@ constexpr std::array<EventRow, 7> kEvents = {{
      kAppliedEventBase + 6, "event:unlodctr"},
 }};
 
+// Each row's Applied bit lies in the answer's mask (bits 25 to 31 hold seven kinds: a new one needs a bit).
+static_assert(kAppliedEventBase + kEvents.size() <= kAppliedBits);
+
 // An instance's identity inside an answer: object index, parent, unique id, name bytes, and how
 // many instances of the object had the same identity before it.
 std::string identity(uint32_t object, const pd::InstanceView* in, std::unordered_map<std::string, int>& seen) {
