@@ -605,6 +605,12 @@ TEST_CASE("POST /api/hosts/NAME/events: lodctr and unlodctr change Counter 009 n
   const uint32_t object = find(names(), "MyApp");
   CHECK(object > 0);
   CHECK(names().at(object + 2) == "Requests/sec");
+  // An index list naming it answers the object alone (PERF_DATA_BLOCK: NumObjectTypes at 28,
+  // HeaderLength at 24; PERF_OBJECT_TYPE: ObjectNameTitleIndex at 12).
+  const perfsim::Bytes listed = rig.read(std::to_string(object)).data;
+  REQUIRE(listed.size() > 88);
+  CHECK(perfsim::load_le32(listed.data() + 28) == 1);
+  CHECK(perfsim::load_le32(listed.data() + perfsim::load_le32(listed.data() + 24) + 12) == object);
   // The same object again, one not loaded, too many counters, a counter list for unlodctr, a
   // name with a NUL: refused, each saying why.
   std::string many = R"({"kind": "lodctr", "object": "Big", "counters": [)";
