@@ -66,11 +66,6 @@ Status parse_table(const Bytes& b, const std::string& lang, bool help, perfdata:
                                      " table: " + s.message());
 }
 
-// The "1" entry of a Counter table holds the highest index.
-void set_declared_last(perfdata::NameTable& t, uint32_t last) {
-  if (!t.entries.empty() && t.entries[0].index == 1) t.entries[0].text = utf8_to_utf16(std::to_string(last));
-}
-
 uint32_t dword_value(const captures::Capture& cap, const std::string& key, const std::string& name, uint32_t fallback) {
   const captures::RegistryValue* v = find_value(cap, key, name);
   return v && v->data.size() >= 4 ? load_le32(v->data.data()) : fallback;
@@ -191,7 +186,7 @@ Status install(captures::Capture& cap_in, const CounterIni& ini, const Symbols& 
           t.entries.push_back({index, utf8_to_utf16(std::to_string(index)), utf8_to_utf16(x.text->text)});
         }
         added = done.size();
-        if (!help) set_declared_last(t, r.last_counter);
+        if (!help) perfdata::set_declared_last(t, r.last_counter);
         *slot = perfdata::build_names(t);
       }
       rep.entries += added;
@@ -250,10 +245,10 @@ Status uninstall(captures::Capture& cap_in, const std::string& driver, InstallRe
     }
     if (changed) rep.languages.push_back(lang);
   }
-  if (last_counter == r.last_counter) last_counter = below_counter;
-  if (last_help == r.last_help) last_help = below_help;
+  last_counter = perfdata::last_after_unlodctr(last_counter, r.last_counter, below_counter);
+  last_help = perfdata::last_after_unlodctr(last_help, r.last_help, below_help);
   for (auto& [slot, t] : counters) {
-    set_declared_last(t, last_counter);
+    perfdata::set_declared_last(t, last_counter);
     *slot = perfdata::build_names(t);
   }
   const std::string key = performance_key(driver);

@@ -159,6 +159,8 @@ void build_object(Bytes& b, const Object& o) {
 
 }  // namespace
 
+void append_object(Bytes& out, const Object& o) { build_object(out, o); }
+
 std::u16string Instance::name() const {
   if (name_length < 2 || name_offset < kInstanceDefSize) return {};
   const size_t off = name_offset - kInstanceDefSize;

@@ -108,6 +108,9 @@ Status parse(ByteView blob, DataBlock& out, const ParseOptions& opt = {});
 // _Total average). 0 when the block has no Processor object.
 uint32_t processor_count(const DataBlock& block);
 Bytes build(const DataBlock& block);
+// One object's bytes appended to `out` as build() lays them (TotalByteLength, DefinitionLength and
+// HeaderLength computed), for code that adds an object to an answer (a lodctr event's).
+void append_object(Bytes& out, const Object& o);
 
 // Layout helpers for code that creates data.
 void set_system_name(DataBlock& block, std::u16string_view name);  // header_region + offset/length

@@ -112,6 +112,14 @@ NameTable make_names(const std::vector<std::pair<uint32_t, std::string>>& pairs)
   return t;
 }
 
+void set_declared_last(NameTable& t, uint32_t last) {
+  if (!t.entries.empty() && t.entries[0].index == 1) t.entries[0].text = utf8_to_utf16(std::to_string(last));
+}
+
+uint32_t last_after_unlodctr(uint32_t last, uint32_t removed_last, uint32_t highest_left) {
+  return last == removed_last ? highest_left : last;
+}
+
 Bytes build_multisz(const std::vector<std::string>& strings) {
   Bytes b;
   for (const std::string& s : strings) {

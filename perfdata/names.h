@@ -42,6 +42,17 @@ Bytes build_names(const NameTable& table);
 // each index written in decimal, terminated by an empty string.
 NameTable make_names(const std::vector<std::pair<uint32_t, std::string>>& pairs);
 
+// What LodCtr and UnLodCtr keep in step with Perflib's Last Counter: a Counter table's "1" entry
+// (its highest index), set to `last` when the table has one.
+void set_declared_last(NameTable& t, uint32_t last);
+// UnLodCtr's new Perflib Last Counter (or Last Help) after removing a provider's range ending at
+// `removed_last`: Microsoft documents "Last Counter = updated if changed", "Last Help = updated if
+// changed" (Removing Counter Names and Descriptions from the Registry,
+// https://learn.microsoft.com/en-us/windows/win32/perfctrs/removing-counter-names-and-descriptions-from-the-registry):
+// it changes only when that range was the top, to `highest_left`, the highest index left below
+// it; a range below another provider's leaves `last` as it was (a gap, never reused).
+uint32_t last_after_unlodctr(uint32_t last, uint32_t removed_last, uint32_t highest_left);
+
 // REG_MULTI_SZ <-> strings, for registry values in general.
 Bytes build_multisz(const std::vector<std::string>& strings);
 std::vector<std::string> parse_multisz(ByteView data);

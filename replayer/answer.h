@@ -45,7 +45,8 @@ inline constexpr uint32_t kAppliedFaultBase = 16;
 inline constexpr uint32_t kAppliedBetween = 24;
 // Host events (events.h) in force for the answer, one bit per event_table() row: "event:reboot"
 // (counters re-based on a reboot, or the call refused while the host was down), "event:wrap",
-// "event:clock-jump", "event:churn", ... (bits 25 to 31: the table's rows fill the mask).
+// "event:clock-jump", "event:churn", ... "event:unlodctr" (bits 25 to 31: the table's seven rows fill
+// the mask; events.cpp checks it).
 inline constexpr int kAppliedEventBase = 25;
 // The quirk or fault name of one Applied bit ("busy", "win2000-echo-oversize", "fault:latency");
 // empty for an unused bit.

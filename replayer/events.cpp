@@ -8,6 +8,9 @@
 
 #include "core/bytes.h"
 #include "core/utf16.h"
+#include "perfdata/model.h"
+#include "perfdata/names.h"
+#include "perfdata/select.h"
 #include "perfdata/view.h"
 #include "perfdata/winperf.h"
 #include "replayer/answer.h"
@@ -24,7 +27,7 @@ using config::Json;
 constexpr int64_t k100nsPerSecond = 10000000;
 
 // One row per kind; the README's event table is this table in words.
-constexpr std::array<EventRow, 5> kEvents = {{
+constexpr std::array<EventRow, 7> kEvents = {{
     {"reboot", EventKind::kReboot, "`down_s` (5)",
      "the Remote Registry is down for `down_s` (every connection made before, and any call meanwhile, is "
      "closed without an answer); then System Up Time and every elapsed time count from the boot, PerfTime "
@@ -81,7 +84,33 @@ constexpr std::array<EventRow, 5> kEvents = {{
      "https://technet.microsoft.com/en-us/library/cc737280.aspx; Perflib event 1008 (the Open procedure of a "
      "service's DLL failed); datadog-agent #12899",
      kAppliedEventBase + 4, "event:provider-fail"},
+    {"lodctr", EventKind::kLodctr,
+     "`object` (its name, required; it names its provider too), `counters` (their names, 1 .. 64, required)",
+     "an extensible provider is installed: the object's name gets index First Counter = Last Counter + 2 and "
+     "its help First Help = Last Help + 2, counter k (from 0) the offset 2(k + 1) after them; Counter 009 / "
+     "Help 009 (HKEY_PERFORMANCE_DATA) and HKLM Perflib\\009 Counter / Help gain those pairs, the Counter "
+     "table's \"1\" entry and Perflib's Last Counter / Last Help become the highest index (First + 2n); from "
+     "then on Global (and an index list naming it) ends with the object, single instance, counter k a "
+     "PERF_COUNTER_BULK_COUNT counting 10 (k + 1) a second from the event (from the last reboot after one)",
+     "Microsoft, Adding Counter Names and Descriptions to the Registry (offsets \"consecutive, even numbers "
+     "beginning with zero\", object first, its counters after; the provider adds them to First Counter / First "
+     "Help): https://learn.microsoft.com/en-us/windows/win32/perfctrs/adding-counter-names-and-descriptions-to-"
+     "the-registry; Retrieving Counter Names and Help Text (Counter 009 / Help 009 under "
+     "HKEY_PERFORMANCE_DATA): https://learn.microsoft.com/en-us/windows/win32/perfctrs/retrieving-counter-names-"
+     "and-help-text; MS-RRP 3.1.5.17 BaseRegQueryValue (how a client reads them)",
+     kAppliedEventBase + 5, "event:lodctr"},
+    {"unlodctr", EventKind::kUnlodctr, "`object` (one a lodctr event loaded, required)",
+     "the provider is removed: its object leaves every answer, its names and help texts leave Counter 009 / Help "
+     "009 and Perflib\\009; Perflib's Last Counter / Last Help (and the \"1\" entry) go down to the highest "
+     "index left only when its range was the top, else they stay (the indices are not reused then)",
+     "Microsoft, Removing Counter Names and Descriptions from the Registry (\"Last Counter = updated if "
+     "changed\", \"Counters = application text removed\"): https://learn.microsoft.com/en-us/windows/win32/"
+     "perfctrs/removing-counter-names-and-descriptions-from-the-registry",
+     kAppliedEventBase + 6, "event:unlodctr"},
 }};
+
+// Each row's Applied bit lies in the answer's mask (bits 25 to 31 hold seven kinds: a new one needs a bit).
+static_assert(kAppliedEventBase + kEvents.size() <= kAppliedBits);
 
 // An instance's identity inside an answer: object index, parent, unique id, name bytes, and how
 // many instances of the object had the same identity before it.
@@ -223,6 +252,44 @@ Bytes new_process(const pd::ObjectView& o, const std::vector<Def>& defs, const I
   return out;
 }
 
+// A name a lodctr event puts in the name tables: 1 .. kMaxLodctrName characters, no control
+// characters (a NUL would end the REG_MULTI_SZ entry early).
+Status check_name(const config::Reader& r, const std::string& where, const std::string& name) {
+  const std::u16string u = utf8_to_utf16(name);
+  if (u.empty() || u.size() > limits::kMaxLodctrName)
+    return r.fail(where, "a name of 1 .. " + std::to_string(limits::kMaxLodctrName) + " characters, got " +
+                             std::to_string(u.size()));
+  if (std::any_of(u.begin(), u.end(), [](char16_t c) { return c < 0x20; }))
+    return r.fail(where, "control characters cannot stand in a name table");
+  return Status::Ok();
+}
+
+// lodctr: `object` and `counters` (required); unlodctr: `object` (required).
+Status read_names_event(const config::Reader& r, const Json& e, const std::string& path, HostEvent& out) {
+  const bool lodctr = out.kind == EventKind::kLodctr, unlodctr = out.kind == EventKind::kUnlodctr;
+  if (!lodctr && !unlodctr) {
+    if (e.contains("object") || e.contains("counters"))
+      return r.fail(config::join(path, e.contains("object") ? "object" : "counters"),
+                    "object and counters belong to lodctr (object: unlodctr too)");
+    return Status::Ok();
+  }
+  if (unlodctr && e.contains("counters"))
+    return r.fail(config::join(path, "counters"), "unlodctr names the object only: its counters go with it");
+  Status s = r.require(e, path, "object");
+  if (s.ok()) s = r.string(e, path, "object", out.object);
+  if (s.ok()) s = check_name(r, config::join(path, "object"), out.object);
+  if (!s.ok() || unlodctr) return s;
+  s = r.require(e, path, "counters");
+  if (s.ok()) s = r.strings(e, path, "counters", out.counters);
+  if (s.ok() && (out.counters.empty() || out.counters.size() > limits::kMaxLodctrCounters))
+    return r.fail(config::join(path, "counters"), "1 .. " + std::to_string(limits::kMaxLodctrCounters) +
+                                                      " counter names (one object's), got " +
+                                                      std::to_string(out.counters.size()));
+  for (size_t i = 0; s.ok() && i < out.counters.size(); ++i)
+    s = check_name(r, config::index(config::join(path, "counters"), i), out.counters[i]);
+  return s;
+}
+
 }  // namespace
 
 Status plan_churn(ByteView answer, const HostEvent& e, const EventTimeline& tl, ChurnPlan& out) {
@@ -339,8 +406,9 @@ const EventRow* find_event(std::string_view name) {
 
 Status read_event(const config::Reader& r, const Json& e, const std::string& path, HostEvent& out) {
   if (!e.is_object()) return r.type_error(path, "an event table ({kind = \"reboot\", at_s = 30})", e);
-  Status s =
-      r.keys(e, path, {"kind", "at_s", "sample", "down_s", "seconds", "start", "exit", "name", "objects", "for_s"});
+  Status s = r.keys(e, path,
+                    {"kind", "at_s", "sample", "down_s", "seconds", "start", "exit", "name", "objects", "for_s",
+                     "object", "counters"});
   if (s.ok()) s = r.require(e, path, "kind");
   std::string kind;
   if (s.ok()) s = r.string(e, path, "kind", kind);
@@ -391,6 +459,7 @@ Status read_event(const config::Reader& r, const Json& e, const std::string& pat
     if (s.ok() && e.contains("for_s"))
       s = r.number(e, path, "for_s", out.for_s, limits::kEventAt, " (seconds: a year)");
   }
+  if (s.ok()) s = read_names_event(r, e, path, out);
   return s;
 }
 
@@ -415,6 +484,8 @@ Json to_json(const HostEvent& e) {
     j["objects"] = e.objects;
     j["for_s"] = e.for_s;
   }
+  if (e.kind == EventKind::kLodctr || e.kind == EventKind::kUnlodctr) j["object"] = e.object;
+  if (e.kind == EventKind::kLodctr) j["counters"] = e.counters;
   return j;
 }
 
@@ -449,12 +520,23 @@ EventState EventTimeline::state_at(int64_t v) const {
   if (st.clock_jump_100ns) st.applied |= 1u << event_row(EventKind::kClockJump).applied_bit;
   if (!st.churns.empty()) st.applied |= 1u << event_row(EventKind::kChurn).applied_bit;
   if (!st.hidden_objects.empty()) st.applied |= 1u << event_row(EventKind::kProviderFail).applied_bit;
+  st.names = names_at(v);
+  if (st.names) st.applied |= 1u << event_row(st.names->event.kind).applied_bit;
   if (st.boot) {
     st.since_boot_100ns = v - st.boot->at_100ns;
     st.down = st.since_boot_100ns < st.boot->down_100ns;
     st.applied |= 1u << event_row(EventKind::kReboot).applied_bit;
   }
   return st;
+}
+
+const PreparedEvent* EventTimeline::names_at(int64_t v) const {
+  const PreparedEvent* out = nullptr;
+  for (const PreparedEvent& e : events) {  // sorted by position
+    if (e.at_100ns > v) break;
+    if (e.event.kind == EventKind::kLodctr || e.event.kind == EventKind::kUnlodctr) out = &e;
+  }
+  return out;
 }
 
 void collect_counters(ByteView answer, CounterValues& out) {
@@ -490,7 +572,7 @@ uint32_t pid_after(uint32_t pid, uint32_t boots) {
   return pid + 4u * 1009u * boots;  // a prime stride: no two ids of one boot collide, none becomes 0 or 4 soon
 }
 
-bool apply_events(Bytes& answer, const EventState& st, const EventTimeline& tl) {
+bool apply_events(Bytes& answer, const EventState& st, const EventTimeline& tl, std::string_view value) {
   pd::BlockView block;
   if (!pd::view_block(answer, block)) return false;
   const pd::MutableBlock b{answer.data()};
@@ -554,6 +636,17 @@ bool apply_events(Bytes& answer, const EventState& st, const EventTimeline& tl) 
   });
   // Last: a churn changes the layout the walk above relied on.
   for (const PreparedEvent* c : st.churns) apply_churn(answer, c->churn, tl, st.at_100ns - c->at_100ns);
+  if (st.names && !st.names->names.loaded.empty()) {
+    // A provider's objects join Global and an index list naming them (Costly: never costly).
+    const pd::Query q = pd::parse_query(value);
+    std::vector<uint32_t> only;
+    if (q.kind == pd::QueryKind::kIndexList)
+      for (const LodctrObject& o : st.names->names.loaded)
+        if (std::find(q.indices.begin(), q.indices.end(), o.first_counter) != q.indices.end())
+          only.push_back(o.first_counter);
+    if (q.kind == pd::QueryKind::kGlobal || !only.empty())
+      append_lodctr_objects(answer, st.names->names, only, st.at_100ns, st.boot);
+  }
   if (!st.hidden_objects.empty()) drop_objects(answer, st.hidden_objects);
   return true;
 }
@@ -573,6 +666,121 @@ void drop_objects(Bytes& answer, const std::vector<uint32_t>& indices) {
   b.set_num_object_types(b.num_object_types() - uint32_t(gone.size()));
   for (auto g = gone.rbegin(); g != gone.rend(); ++g)
     answer.erase(answer.begin() + g->first, answer.begin() + g->first + g->second);
+}
+
+// ---- lodctr / unlodctr: a provider's names and its object ------------------------------------
+
+namespace {
+
+// One copy of a table (Counter or Help, HKPD's or Perflib\009's) with pairs added or a range taken
+// out; an empty slot (the host serves no such value) stays empty.
+Status edit_table(Bytes& slot, const char* what, const std::vector<std::pair<uint32_t, std::string>>& add,
+                  uint32_t remove_lo, uint32_t remove_hi, std::optional<uint32_t> declared_last,
+                  uint32_t* highest_left) {
+  if (slot.empty()) return Status::Ok();
+  pd::NameTable t;
+  if (Status s = pd::parse_names(slot, t); !s.ok())
+    return Status::InvalidArgument(std::string("the host's ") + what + " does not parse: " + s.message());
+  if (remove_hi)
+    std::erase_if(t.entries, [&](const pd::NameEntry& n) { return n.index >= remove_lo && n.index <= remove_hi; });
+  if (highest_left)
+    for (const pd::NameEntry& n : t.entries)
+      if (n.index < remove_lo) *highest_left = std::max(*highest_left, n.index);
+  const pd::NameTable added = pd::make_names(add);
+  t.entries.insert(t.entries.end(), added.entries.begin(), added.entries.end());
+  if (declared_last) pd::set_declared_last(t, *declared_last);
+  slot = pd::build_names(t);
+  return Status::Ok();
+}
+
+const LodctrObject* find_loaded(const NameVersion& v, const std::string& name) {
+  for (const LodctrObject& o : v.loaded)
+    if (iequals(o.name, name)) return &o;
+  return nullptr;
+}
+
+}  // namespace
+
+Status next_names(const NameVersion& before, const HostEvent& e, int64_t at_100ns, NameVersion& out) {
+  const LodctrObject* have = find_loaded(before, e.object);
+  const std::string at = " (at " + std::to_string(double(at_100ns) / 1e7) + " s)";
+  out = before;
+  if (e.kind == EventKind::kLodctr) {
+    if (have)
+      return Status::InvalidArgument("lodctr: object '" + e.object + "' is loaded already (by the lodctr at " +
+                                     std::to_string(double(have->at_100ns) / 1e7) + " s): unlodctr it first" + at);
+    LodctrObject o{e.object, e.counters, before.last_counter + 2, before.last_help + 2, at_100ns};
+    std::vector<std::pair<uint32_t, std::string>> names{{o.first_counter, o.name}};
+    std::vector<std::pair<uint32_t, std::string>> help{
+        {o.first_help, "The " + o.name + " object, installed by a lodctr event."}};
+    for (size_t k = 0; k < o.counters.size(); ++k) {
+      const uint32_t off = 2 * uint32_t(k + 1);
+      names.emplace_back(o.first_counter + off, o.counters[k]);
+      help.emplace_back(o.first_help + off, o.counters[k] + " of " + o.name + ": counts " +
+                                                std::to_string(10 * (k + 1)) +
+                                                " a second from its lodctr event or the last boot.");
+    }
+    out.last_counter = o.last_counter();
+    out.last_help = o.last_help();
+    for (auto [slot, what] :
+         {std::pair{&out.counter, "Counter 009"}, std::pair{&out.reg_counter, "Perflib\\009 Counter"}})
+      if (Status s = edit_table(*slot, what, names, 0, 0, out.last_counter, nullptr); !s.ok()) return s;
+    for (auto [slot, what] : {std::pair{&out.help, "Help 009"}, std::pair{&out.reg_help, "Perflib\\009 Help"}})
+      if (Status s = edit_table(*slot, what, help, 0, 0, std::nullopt, nullptr); !s.ok()) return s;
+    out.loaded.push_back(std::move(o));
+    return Status::Ok();
+  }
+  if (!have)
+    return Status::InvalidArgument("unlodctr: no object '" + e.object + "' is loaded by a lodctr event before it" + at);
+  const LodctrObject o = *have;
+  std::erase_if(out.loaded, [&](const LodctrObject& x) { return iequals(x.name, o.name); });
+  uint32_t counter_left = 0, help_left = 0;  // the highest indices left below its ranges
+  const uint32_t fc = o.first_counter, lc = o.last_counter(), fh = o.first_help, lh = o.last_help();
+  Status s = edit_table(out.counter, "Counter 009", {}, fc, lc, std::nullopt, &counter_left);
+  if (s.ok()) s = edit_table(out.help, "Help 009", {}, fh, lh, std::nullopt, &help_left);
+  if (s.ok()) s = edit_table(out.reg_help, "Perflib\\009 Help", {}, fh, lh, std::nullopt, nullptr);
+  out.last_counter = pd::last_after_unlodctr(before.last_counter, lc, counter_left);
+  out.last_help = pd::last_after_unlodctr(before.last_help, lh, help_left);
+  if (s.ok()) s = edit_table(out.counter, "Counter 009", {}, 0, 0, out.last_counter, nullptr);  // its "1" entry
+  if (s.ok()) s = edit_table(out.reg_counter, "Perflib\\009 Counter", {}, fc, lc, out.last_counter, nullptr);
+  return s;
+}
+
+void append_lodctr_objects(Bytes& answer, const NameVersion& v, const std::vector<uint32_t>& only, int64_t at_100ns,
+                           const PreparedEvent* boot) {
+  if (answer.size() < wp::kDataBlockSize) return;
+  const pd::MutableBlock b{answer.data()};
+  const uint64_t perf_time = b.perf_time(), perf_freq = b.perf_freq();  // read before appending moves the bytes
+  uint32_t added = 0;
+  for (const LodctrObject& o : v.loaded) {
+    if (!only.empty() && std::find(only.begin(), only.end(), o.first_counter) == only.end()) continue;
+    pd::Object obj;
+    obj.name_index = o.first_counter;
+    obj.help_index = o.first_help;
+    obj.perf_time = int64_t(perf_time);
+    obj.perf_freq = int64_t(perf_freq);
+    obj.num_counters = uint32_t(o.counters.size());
+    // Counted from the load, or from the boot that came after it.
+    const int64_t from = std::max(o.at_100ns, boot ? boot->at_100ns : INT64_MIN);
+    const uint64_t since = uint64_t(std::max<int64_t>(at_100ns - from, 0));
+    // 8-byte counters, 8-aligned: the block's ByteLength DWORD, 4 bytes of padding, then the data.
+    obj.counter_block = pd::make_counter_block(4 + 8 * uint32_t(o.counters.size()));
+    for (size_t k = 0; k < o.counters.size(); ++k) {
+      pd::CounterDef d;
+      d.name_index = o.first_counter + 2 * uint32_t(k + 1);
+      d.help_index = o.first_help + 2 * uint32_t(k + 1);
+      d.type = wp::PERF_COUNTER_BULK_COUNT;
+      d.size = 8;
+      d.offset = 8 + 8 * uint32_t(k);
+      obj.counters.push_back(d);
+      pd::write_counter(obj.counter_block, d, since * 10 * (k + 1) / uint64_t(k100nsPerSecond));
+    }
+    pd::append_object(answer, obj);
+    ++added;
+  }
+  const pd::MutableBlock grown{answer.data()};
+  grown.set_total_byte_length(uint32_t(answer.size()));
+  grown.set_num_object_types(grown.num_object_types() + added);
 }
 
 }  // namespace perfsim::replayer

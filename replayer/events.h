@@ -1,6 +1,6 @@
 // Events on a host's timeline (issue 31, part 2): what a real Windows host goes through between two
 // polls of a collector, at a chosen moment: a reboot, 32-bit counters wrapping, the wall clock
-// jumping. Each kind is one row of event_table() (name, parameters, effect, primary source); a
+// jumping, a provider's names registered (lodctr) or removed (unlodctr). Each kind is one row of event_table() (name, parameters, effect, primary source); a
 // host's events come from a fleet or scenario file (`[[host.event]]`) or the admin API (`POST
 // /api/hosts/NAME/events`) and are applied to the answers the host makes (README.md, "Events").
 //
@@ -8,8 +8,11 @@
 // PERF_DATA_BLOCK clocks, object clocks and counters are rewritten by the events in force at the
 // answer's timeline position: counters re-based on their values at the reboot (taken once, when
 // the event is prepared), PerfTime since the boot, elapsed times capped at the uptime, process ids
-// renumbered, 32-bit counters offset toward 2^32, SystemTime shifted. Hosts without events pay
-// nothing (one null pointer test per answer).
+// renumbered, 32-bit counters offset toward 2^32, SystemTime shifted, a lodctr'd object appended.
+// lodctr/unlodctr also change the name tables (Counter 009 / Help 009, HKLM Perflib's Last
+// Counter, Last Help and 009 values): each such event carries the tables as they are from it on
+// (NameVersion), made when the event is prepared. Hosts without events pay nothing (one null
+// pointer test per answer).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -27,7 +30,7 @@
 
 namespace perfsim::replayer {
 
-enum class EventKind : uint8_t { kReboot, kWrap, kClockJump, kChurn, kProviderFail };
+enum class EventKind : uint8_t { kReboot, kWrap, kClockJump, kChurn, kProviderFail, kLodctr, kUnlodctr };
 
 // One kind of event: what the admin API, fleet files and `perfsim scenarios` call it, what it
 // does and where that behaviour is documented.
@@ -48,14 +51,16 @@ const EventRow* find_event(std::string_view name);
 // loop; neither: the moment it is posted) and the kind's parameters.
 struct HostEvent {
   EventKind kind = EventKind::kReboot;
-  std::optional<double> at_s;      // seconds of the host's timeline (recorded seconds, loops included)
-  std::optional<uint32_t> sample;  // or the start of this sample (timeline position)
-  double down_s = 5;               // reboot: the Remote Registry answers again this long after
-  double seconds = 0;              // clock-jump: how far SystemTime moves (negative: back)
-  uint32_t start = 0, exit = 0;    // churn: processes that start, processes that exit
-  std::string name;                // churn: their image name ("svchost"); empty: the most repeated one
-  std::vector<uint32_t> objects;   // provider-fail: the provider's objects (title indices)
-  double for_s = 0;                // provider-fail: back after this long; 0: disabled for good
+  std::optional<double> at_s;         // seconds of the host's timeline (recorded seconds, loops included)
+  std::optional<uint32_t> sample;     // or the start of this sample (timeline position)
+  double down_s = 5;                  // reboot: the Remote Registry answers again this long after
+  double seconds = 0;                 // clock-jump: how far SystemTime moves (negative: back)
+  uint32_t start = 0, exit = 0;       // churn: processes that start, processes that exit
+  std::string name;                   // churn: their image name ("svchost"); empty: the most repeated one
+  std::vector<uint32_t> objects;      // provider-fail: the provider's objects (title indices)
+  double for_s = 0;                   // provider-fail: back after this long; 0: disabled for good
+  std::string object;                 // lodctr/unlodctr: the object's name (it names its provider too)
+  std::vector<std::string> counters;  // lodctr: its counters' names, in offset order
   bool operator==(const HostEvent&) const = default;
 };
 
@@ -80,6 +85,28 @@ struct ChurnPlan {
   std::vector<std::optional<uint64_t>> template_values;  // ...less its cumulative counters at the event
 };
 
+// An object a lodctr event registered: its indices as lodctr assigns them (offset 0 the object,
+// counter k at offset 2(k+1); names from First Counter = Last Counter + 2, help texts from First
+// Help = Last Help + 2) and when it was loaded.
+struct LodctrObject {
+  std::string name;
+  std::vector<std::string> counters;
+  uint32_t first_counter = 0, first_help = 0;
+  int64_t at_100ns = 0;
+  uint32_t last_counter() const { return first_counter + 2 * uint32_t(counters.size()); }
+  uint32_t last_help() const { return first_help + 2 * uint32_t(counters.size()); }
+};
+
+// The host's names from a lodctr/unlodctr event on: the objects loaded, Perflib's Last Counter
+// and Last Help, and the English tables as served (HKPD `Counter 009`/`Help 009`; HKLM
+// Perflib\009 Counter/Help, which a capture may hold apart from them).
+struct NameVersion {
+  std::vector<LodctrObject> loaded;  // in load order
+  uint32_t last_counter = 0, last_help = 0;
+  Bytes counter, help;          // Counter 009 / Help 009
+  Bytes reg_counter, reg_help;  // Perflib\009 Counter / Help (empty: the host serves none)
+};
+
 // An event made ready for answers: its position and what it needs from the recording.
 struct PreparedEvent {
   HostEvent event;
@@ -88,6 +115,7 @@ struct PreparedEvent {
   int64_t down_100ns = 0;
   CounterValues values;  // reboot: raw values at the reboot; wrap: the 32-bit offsets
   ChurnPlan churn;
+  NameVersion names;  // lodctr, unlodctr: the names from this event on
 };
 
 // What is in force at one timeline position.
@@ -101,8 +129,11 @@ struct EventState {
   std::vector<const PreparedEvent*> churns;  // churns of the current boot at or before it, in order
   std::vector<uint32_t> hidden_objects;      // objects of failed providers (provider-fail)
   int64_t clock_jump_100ns = 0;
-  uint32_t applied = 0;  // Applied bits of the events that shape answers here
-  bool any() const { return boot || !wraps.empty() || clock_jump_100ns || !churns.empty() || !hidden_objects.empty(); }
+  const PreparedEvent* names = nullptr;  // the last lodctr/unlodctr at or before it
+  uint32_t applied = 0;                  // Applied bits of the events that shape answers here
+  bool any() const {
+    return boot || !wraps.empty() || clock_jump_100ns || !churns.empty() || !hidden_objects.empty() || names;
+  }
 };
 
 // A host's events, sorted by position; immutable once made (the host swaps the whole timeline).
@@ -112,14 +143,26 @@ struct EventTimeline {
   uint32_t id_process = 0;             // title index of "ID Process"
   uint32_t process_object = 0;         // title index of the "Process" object
   EventState state_at(int64_t position_100ns) const;
+  // The last lodctr/unlodctr at or before a position (null: the recorded names are in force).
+  const PreparedEvent* names_at(int64_t position_100ns) const;
 };
 
 // The cumulative counters of a perf-data answer (Global, Costly) by instance identity; `diff`
 // set: the growth from `diff`'s values instead (a wrap's growth over the next interval).
 void collect_counters(ByteView answer, CounterValues& out);
 // Rewrites a perf-data answer (a PERF_DATA_BLOCK and its objects) for `st`; false when it is not
-// one (left as it is).
-bool apply_events(Bytes& answer, const EventState& st, const EventTimeline& tl);
+// one (left as it is). `value` is the value name asked for: the lodctr'd objects join `Global`
+// and an index list naming them, as a provider's objects do.
+bool apply_events(Bytes& answer, const EventState& st, const EventTimeline& tl, std::string_view value = "Global");
+// The names after a lodctr (`e`: object, counters) or unlodctr (`e`: object) at `at_100ns` on
+// `before` (the names in force until then): InvalidArgument when lodctr's object is loaded
+// already or unlodctr's is not.
+Status next_names(const NameVersion& before, const HostEvent& e, int64_t at_100ns, NameVersion& out);
+// Appends the lodctr'd objects of `v` (those in `only`; empty: all) as a provider's Collect lays
+// them out at timeline position `at_100ns`: single instance, counter k a PERF_COUNTER_BULK_COUNT
+// counting 10 (k + 1) a second since the object was loaded or `boot` (the last reboot, or null).
+void append_lodctr_objects(Bytes& answer, const NameVersion& v, const std::vector<uint32_t>& only, int64_t at_100ns,
+                           const PreparedEvent* boot);
 // A wrap's offsets from the raw values at the event and one interval later: each 32-bit
 // cumulative counter placed so it wraps halfway through that interval (just below 2^32 at the
 // event); a counter that does not grow is placed at 2^32 - 1.

@@ -118,6 +118,13 @@ Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOpt
     const double u = double(splitmix(opt.identity.seed) >> 11) / double(1ull << 53);
     h->scale_ppm_ = uint64_t(1e6 * (1.0 - std::min(opt.identity.variation, 1.0) * u));
   }
+  const Registry& reg = h->rec_->registry;
+  if (const RegKey* k = reg.open(reg.root(), windows::kPerflibKey))
+    h->perflib_values_ = {k->value("Last Counter"), k->value("Last Help"), nullptr, nullptr};
+  if (const RegKey* k = reg.open(reg.root(), std::string(windows::kPerflibKey) + "\\009")) {
+    h->perflib_values_[2] = k->value("Counter");
+    h->perflib_values_[3] = k->value("Help");
+  }
   h->wall_shift_100ns_ = wall_filetime() + opt.identity.clock_offset_100ns - h->rec_->start_100ns;
   h->epoch_ns_ = steady_ns();
   h->quirk_versions_.push_back(std::make_unique<const Quirks>(opt.quirks));
@@ -216,6 +223,23 @@ Status SimulatedHost::prepare_events(const std::vector<HostEvent>& list) {
       if (n.text == u"Process" && !tl->process_object) tl->process_object = n.index;
     }
   }
+  // The names until the first lodctr/unlodctr: the English tables and Perflib's values as recorded
+  // (Last Counter missing: the table's highest index; Last Help missing: one above it, as lodctr).
+  NameVersion version;
+  const captures::NameTable* english = names("009");
+  if (english) {
+    version.counter = english->counter;
+    version.help = english->help;
+    perfdata::NameTable t;
+    if (perfdata::parse_names(english->counter, t).ok()) version.last_counter = t.highest_index();
+  }
+  auto dword = [](const RegValue* v, uint32_t fallback) {
+    return v && v->data.size() >= 4 ? load_le32(v->data.data()) : fallback;
+  };
+  version.last_counter = dword(perflib_values_[0], version.last_counter);
+  version.last_help = dword(perflib_values_[1], version.last_counter + 1);
+  if (perflib_values_[2]) version.reg_counter = perflib_values_[2]->data;
+  if (perflib_values_[3]) version.reg_help = perflib_values_[3]->data;
   std::vector<PreparedEvent> sorted;
   for (const HostEvent& e : list) {
     PreparedEvent p;
@@ -252,6 +276,10 @@ Status SimulatedHost::prepare_events(const std::vector<HostEvent>& list) {
       Bytes b = data_at(q, "Global", p.at_100ns);
       apply_events(b, tl->state_at(p.at_100ns), *tl);
       if (Status s = plan_churn(b, p.event, *tl, p.churn); !s.ok()) return s;
+    } else if (p.event.kind == EventKind::kLodctr || p.event.kind == EventKind::kUnlodctr) {
+      if (!english) return Status::InvalidArgument("lodctr/unlodctr: the host has no English (009) name table");
+      if (Status s = next_names(version, p.event, p.at_100ns, p.names); !s.ok()) return s;
+      version = p.names;
     }
     tl->events.push_back(std::move(p));  // in position order: the next ones see it
   }
@@ -348,6 +376,45 @@ const captures::NameTable* SimulatedHost::names(const std::string& lang) const {
   for (const captures::NameTable& t : rec_->cap.names)
     if (iequals(t.lang, lang)) return &t;
   return nullptr;
+}
+
+const captures::NameTable* SimulatedHost::names_for(PerfKey key, const perfdata::Query& q) const {
+  return !q.lang.empty() ? names(q.lang) : key == PerfKey::kNlsText ? ui_names() : names("009");
+}
+
+bool SimulatedHost::event_names(const std::shared_ptr<const EventTimeline>& tl, const NameVersion& v, PerfKey key,
+                                std::string_view value, ValueContent& c) const {
+  const perfdata::Query q = perfdata::parse_query(value);
+  if (q.kind != perfdata::QueryKind::kCounter && q.kind != perfdata::QueryKind::kHelp) return false;
+  const captures::NameTable* nt = names_for(key, q);
+  if (!nt || nt != names("009")) return false;  // lodctr events name in English only
+  const Bytes& table = q.kind == perfdata::QueryKind::kCounter ? v.counter : v.help;
+  c.status = windows::kErrorSuccess;
+  c.type = windows::kRegMultiSz;
+  c.data = SharedBytes(tl, table);
+  return true;
+}
+
+SharedBytes SimulatedHost::value_data(const RegValue& v) const {
+  if (v.host_name) return computer_name_;  // a copy: a few bytes
+  const auto live = std::find(perflib_values_.begin(), perflib_values_.end(), &v);
+  if (live != perflib_values_.end()) {
+    const std::shared_ptr<const EventTimeline> tl = events_.load();
+    if (const PreparedEvent* p = tl ? tl->names_at(position_of(now())) : nullptr) {
+      const NameVersion& n = p->names;
+      switch (live - perflib_values_.begin()) {
+        case 0:
+          return captures::reg_dword(n.last_counter);
+        case 1:
+          return captures::reg_dword(n.last_help);
+        case 2:
+          return SharedBytes(tl, n.reg_counter);
+        default:
+          return SharedBytes(tl, n.reg_help);
+      }
+    }
+  }
+  return SharedBytes(rec_, v.data);
 }
 
 const captures::NameTable* SimulatedHost::ui_names() const {
@@ -529,9 +596,7 @@ ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_v
     case perfdata::QueryKind::kHelp: {
       // A bare "Counter"/"Help" is English, except over HKEY_PERFORMANCE_NLSTEXT, which answers in
       // the user's UI language (Microsoft, "Retrieving Counter Names and Help Text").
-      const captures::NameTable* nt = !q.lang.empty()            ? names(q.lang)
-                                      : key == PerfKey::kNlsText ? ui_names()
-                                                                 : names("009");
+      const captures::NameTable* nt = names_for(key, q);
       if (!nt) {
         c.status = windows::kErrorFileNotFound;
         return c;
@@ -621,10 +686,12 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
     if (es.any() && key == PerfKey::kData && c.status == windows::kErrorSuccess && c.type == windows::kRegBinary &&
         c.data.size()) {
       Bytes b = c.data.to_bytes();
-      if (apply_events(b, es, *ev)) {
+      if (apply_events(b, es, *ev, value_name)) {
         c.data = std::move(b);
         event_bits = es.applied;
       }
+    } else if (es.names && event_names(ev, es.names->names, key, value_name, c)) {
+      event_bits = 1u << event_row(es.names->event.kind).applied_bit;
     }
   }
   shape_answer(q, call);

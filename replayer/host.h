@@ -19,6 +19,7 @@
 // reads quirks and timeline through plain atomics (a snapshot per call; the fault plan through an
 // atomic shared_ptr, as before) and never takes the mutex that serialises the changes.
 #pragma once
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -31,6 +32,7 @@
 #include "core/bytes.h"
 #include "core/shared_bytes.h"
 #include "core/status.h"
+#include "perfdata/select.h"
 #include "replayer/answer.h"
 #include "replayer/events.h"
 #include "replayer/faults.h"
@@ -110,9 +112,10 @@ class SimulatedHost {
   const std::string& name() const { return name_; }
   // The name as NetBIOS shows it (upper case): what srvsvc/wkssvc and ComputerName report.
   std::string netbios_name() const;
-  // What a registry value holds for this host: its own name for ComputerName (RegValue::host_name),
-  // else the recorded data.
-  const Bytes& value_data(const RegValue& v) const { return v.host_name ? computer_name_ : v.data; }
+  // What a registry value holds for this host now: its own name for ComputerName
+  // (RegValue::host_name); Perflib's Last Counter, Last Help and 009 Counter/Help as the lodctr and
+  // unlodctr events in force left them (events.h); else the recorded data.
+  SharedBytes value_data(const RegValue& v) const;
   const captures::Capture& capture() const { return rec_->cap; }
   const Recording& recording() const { return *rec_; }
   const Registry& registry() const { return rec_->registry; }
@@ -221,6 +224,12 @@ class SimulatedHost {
   // Perflib\CurrentLanguage's (recorded on Vista and later), else the one localized table of a
   // single-language host, else English.
   const captures::NameTable* ui_names() const;
+  // The table a Counter/Help query names (null: none).
+  const captures::NameTable* names_for(PerfKey key, const perfdata::Query& q) const;
+  // A Counter/Help answer as the names version `v` (held by `tl`) has it, when `value` asks for
+  // the English table; false otherwise (`c` unchanged).
+  bool event_names(const std::shared_ptr<const EventTimeline>& tl, const NameVersion& v, PerfKey key,
+                   std::string_view value, ValueContent& c) const;
   bool served(const Quirks& q, uint32_t object_index) const;  // false for objects a quirk hides
   ValueContent count_lies(const Quirks& q, ValueContent& c) const;
   std::vector<uint32_t> sample_objects(const Quirks& q, const Sample* global, const Sample* costly) const;
@@ -228,7 +237,10 @@ class SimulatedHost {
   std::shared_ptr<const Recording> rec_;
   HostOptions opt_;
   std::string name_;
-  Bytes computer_name_;           // netbios_name() as REG_SZ data
+  Bytes computer_name_;  // netbios_name() as REG_SZ data
+  // Perflib's Last Counter, Last Help and Perflib\009 Counter, Help in the registry (null: absent):
+  // the values lodctr/unlodctr events change (value_data).
+  std::array<const RegValue*, 4> perflib_values_{};
   Bytes name_region_;             // UTF-16 system name + NUL + padding; empty = keep the recorded header
   int64_t wall_shift_100ns_ = 0;  // served FILETIME minus recorded FILETIME
   uint64_t scale_ppm_ = 1000000;  // per-host factor of cumulative counters

@@ -49,6 +49,11 @@ inline constexpr config::Bounds kEventProcesses{0, 1000};
 // Objects one provider-fail hides (the largest Windows providers register a few dozen objects;
 // every answer is checked against the list, so the admin API must not make it long).
 inline constexpr size_t kMaxProviderObjects = 256;
+// A lodctr event's object: its counters (a V1 provider's object lists a few dozen; every name
+// grows the Counter and Help tables each collector reads) and the length of each name (the
+// longest Windows counter names are about 80 characters).
+inline constexpr size_t kMaxLodctrCounters = 64;
+inline constexpr size_t kMaxLodctrName = 128;
 // Events one host keeps: each added one re-prepares the whole list (a reboot keeps a sample's
 // counters), so the admin API must not let a caller grow it without end.
 inline constexpr size_t kMaxEventsPerHost = 64;

@@ -287,7 +287,7 @@ uint32_t Service::enum_value(const EnumValueRequest& req, EnumValueResponse& res
     const RegValue& v = e->key->values[req.enum_index];
     name = v.name;
     type = v.type;
-    const Bytes& held = host_->value_data(v);
+    const SharedBytes held = host_->value_data(v);
     needed = uint32_t(held.size());
     if (req.value && req.size.value_or(0) < needed)
       status = windows::kErrorMoreData;
@@ -475,7 +475,7 @@ uint32_t pack_values(const replayer::SimulatedHost& host, const RegKey& key, std
       status = windows::kErrorFileNotFound;
       return 0;
     }
-    const Bytes& held = host.value_data(*rv);
+    const SharedBytes held = host.value_data(*rv);
     v.valueptr = uint32_t(buffer.size());
     v.valuelen = uint32_t(held.size());
     v.type = rv->type;

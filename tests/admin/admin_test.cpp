@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -16,6 +17,7 @@
 #include "admin/api.h"
 #include "admin/server.h"
 #include "core/subprocess.h"
+#include "perfdata/names.h"
 #include "recorder/client.h"
 #include "tests/admin/http_client.h"
 #include "tests/admin/rig.h"
@@ -581,4 +583,58 @@ TEST_CASE("POST /api/hosts/NAME/events: a reboot now resets the open connection 
   r = frozen.call("POST", "/api/hosts/" + frozen.host->name() + "/events", R"({"kind": "wrap"})");
   CHECK(r.status == 400);
   CHECK(error_of(r).find("frozen") != std::string::npos);
+}
+
+TEST_CASE("POST /api/hosts/NAME/events: lodctr and unlodctr change Counter 009 now and bad ones are 400s") {
+  Rig rig(replayer::HostOptions{replayer::TimelineMode::kRealtime, 0});
+  const std::string url = "/api/hosts/" + rig.host->name() + "/events";
+  auto names = [&] {
+    perfsim::perfdata::NameTable t;
+    REQUIRE(perfsim::perfdata::parse_names(rig.read("Counter 009").data, t).ok());
+    return t.to_map();
+  };
+  auto find = [](const std::map<uint32_t, std::string>& m, const std::string& text) {
+    for (const auto& [index, name] : m)
+      if (name == text) return index;
+    return 0u;
+  };
+  CHECK(find(names(), "MyApp") == 0);
+  HttpReply r = rig.call("POST", url, R"({"kind": "lodctr", "object": "MyApp", "counters": ["Requests/sec"]})");
+  INFO(r.body);
+  REQUIRE(r.status == 200);
+  const uint32_t object = find(names(), "MyApp");
+  CHECK(object > 0);
+  CHECK(names().at(object + 2) == "Requests/sec");
+  // An index list naming it answers the object alone (PERF_DATA_BLOCK: NumObjectTypes at 28,
+  // HeaderLength at 24; PERF_OBJECT_TYPE: ObjectNameTitleIndex at 12).
+  const perfsim::Bytes listed = rig.read(std::to_string(object)).data;
+  REQUIRE(listed.size() > 88);
+  CHECK(perfsim::load_le32(listed.data() + 28) == 1);
+  CHECK(perfsim::load_le32(listed.data() + perfsim::load_le32(listed.data() + 24) + 12) == object);
+  // The same object again, one not loaded, too many counters, a counter list for unlodctr, a
+  // name with a NUL: refused, each saying why.
+  std::string many = R"({"kind": "lodctr", "object": "Big", "counters": [)";
+  for (int i = 0; i < 65; ++i) many += (i ? ",\"c" : "\"c") + std::to_string(i) + "\"";
+  many += "]}";
+  const std::pair<std::string, std::string> bad[] = {
+      {R"({"kind": "lodctr", "object": "myapp", "counters": ["X"]})", "loaded already"},
+      {R"({"kind": "unlodctr", "object": "Nope"})", "no object 'Nope'"},
+      {many, "1 .. 64 counter names"},
+      {R"({"kind": "lodctr", "object": "Empty", "counters": []})", "1 .. 64 counter names"},
+      {R"({"kind": "lodctr", "object": "NoCounters"})", "counters"},
+      {R"({"kind": "unlodctr", "object": "MyApp", "counters": ["X"]})", "object only"},
+      {R"({"kind": "lodctr", "object": "A\u0000B", "counters": ["X"]})", "control characters"},
+      {R"({"kind": "reboot", "object": "MyApp"})", "belong to lodctr"},
+  };
+  for (const auto& [body, why] : bad) {
+    INFO(body);
+    r = rig.call("POST", url, body);
+    CHECK(r.status == 400);
+    CHECK(error_of(r).find(why) != std::string::npos);
+  }
+  CHECK(rig.host_state()["events"].size() == 1);  // none of them was kept
+  r = rig.call("POST", url, R"({"kind": "unlodctr", "object": "MyApp"})");
+  REQUIRE(r.status == 200);
+  CHECK(find(names(), "MyApp") == 0);
+  CHECK(names().count(object + 2) == 0);
 }

@@ -97,12 +97,16 @@ TEST_CASE("headless chromium: the dashboard lists the host, plots a counter, sho
 TEST_CASE("headless chromium: the counter plot marks the host's timeline events") {
   perfsim::testing::ScratchDir dir;
   perfsim::replayer::HostOptions opt{perfsim::replayer::TimelineMode::kRealtime, 0};
-  perfsim::replayer::HostEvent wrap, jump;
+  perfsim::replayer::HostEvent wrap, jump, lodctr;
   wrap.kind = perfsim::replayer::EventKind::kWrap;
   wrap.sample = 2;
+  lodctr.kind = perfsim::replayer::EventKind::kLodctr;  // a names event is marked as the others
+  lodctr.sample = 3;
+  lodctr.object = "MyApp";
+  lodctr.counters = {"Requests/sec"};
   jump.kind = perfsim::replayer::EventKind::kClockJump;
   jump.seconds = 60;
-  opt.events = {wrap};
+  opt.events = {wrap, lodctr};
   perfsim::testing::AdminRig rig(opt);
   REQUIRE(rig.host->ticks() >= 6);
   jump.sample = rig.host->ticks() - 2;
@@ -110,10 +114,10 @@ TEST_CASE("headless chromium: the counter plot marks the host's timeline events"
   const auto r = chromium(dir.path, "http://127.0.0.1:" + std::to_string(rig.http.port()) + "/", "--dump-dom");
   INFO(r.output.substr(0, 4000));
   REQUIRE(r.exit_status == 0);
-  CHECK(attribute(r.output, "id=\"series-chart\"[^>]*data-events=\"(\\d+)\"") == 2);
+  CHECK(attribute(r.output, "id=\"series-chart\"[^>]*data-events=\"(\\d+)\"") == 3);
   std::smatch m;
   REQUIRE(std::regex_search(r.output, m, std::regex("data-event-ticks=\"([0-9 ]*)\"")));
-  CHECK(m[1].str() == "2 " + std::to_string(rig.host->ticks() - 2));
+  CHECK(m[1].str() == "2 3 " + std::to_string(rig.host->ticks() - 2));
 }
 
 TEST_CASE("without libjs-chart.js the dashboard says what to install, and /chart.js is a 404 saying so") {

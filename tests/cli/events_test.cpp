@@ -7,6 +7,10 @@
 //    carried over from before the reboot); every process id but Idle's and System's differs.
 //  - wrap: A's 32-bit cumulative counters wrap between two reads while B's delta equals A's
 //    delta mod 2^32 for every one of them (the recorded rate).
+//  - lodctr/unlodctr: A's Counter 009, Help 009 and HKLM Perflib values (Last Counter, Last Help,
+//    009\Counter) read before and after each event gain and lose the provider's pairs at the
+//    indices lodctr assigns, Global gains and loses its object (whose counters give the rates
+//    the event names), B's objects stay A's others.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -254,4 +258,102 @@ TEST_CASE("provider-fail: a provider's objects vanish and come back or stay gone
     CHECK(std::find(names.begin(), names.end(), "PhysicalDisk") != names.end());
     CHECK(std::find(names.begin(), names.end(), "LogicalDisk") != names.end());
   }
+}
+
+TEST_CASE("lodctr and unlodctr: the name tables, Last Counter and Global change under a running collector") {
+  Run run;
+  // MyApp loads at sample 1 and Other at 2; MyApp leaves at 3 (below Other: Last Counter stays),
+  // Other at 4 (the top: Last Counter goes back down). One Global per sample on a step timeline.
+  const std::string events =
+      "[[host.event]]\nkind = \"lodctr\"\nsample = 1\nobject = \"MyApp\"\n"
+      "counters = [\"Requests/sec\", \"Errors/sec\", \"Bytes/sec\"]\n"
+      "[[host.event]]\nkind = \"lodctr\"\nsample = 2\nobject = \"Other\"\ncounters = [\"Items/sec\"]\n"
+      "[[host.event]]\nkind = \"unlodctr\"\nsample = 3\nobject = \"MyApp\"\n"
+      "[[host.event]]\nkind = \"unlodctr\"\nsample = 4\nobject = \"Other\"\n";
+  const nlohmann::json j = run.collect("timeline = \"step\"\n", events, "names --reads 6");
+  const nlohmann::json &a = j.at("a"), &b = j.at("b");
+  REQUIRE(a.size() == 6);
+  auto name = [&](size_t k, uint64_t index) {
+    const nlohmann::json& t = a.at(k).at("counter");
+    const auto it = t.find(std::to_string(index));
+    return it == t.end() ? std::string() : it->get<std::string>();
+  };
+  auto objects = [&](size_t k) { return a.at(k).at("objects").get<std::vector<std::string>>(); };
+  auto has = [](const std::vector<std::string>& v, const char* x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  const uint64_t l0 = a.at(0).at("last_counter"), h0 = a.at(0).at("last_help");
+  INFO("Last Counter " << l0 << ", Last Help " << h0);
+  REQUIRE(l0 > 1000);  // a 2016 host's tables
+  CHECK(name(0, l0 + 2).empty());
+  CHECK_FALSE(has(objects(0), "MyApp"));
+
+  // lodctr MyApp: object at Last Counter + 2, its counters at the next even indices, help at odd.
+  const uint64_t l1 = l0 + 2 + 2 * 3, h1 = h0 + 2 + 2 * 3;
+  CHECK(a.at(1).at("last_counter") == l1);
+  CHECK(a.at(1).at("last_help") == h1);
+  CHECK(a.at(1).at("declared_last").at(1) == std::to_string(l1));  // the Counter table's "1" entry
+  CHECK(name(1, l0 + 2) == "MyApp");
+  CHECK(name(1, l0 + 4) == "Requests/sec");
+  CHECK(name(1, l0 + 6) == "Errors/sec");
+  CHECK(name(1, l0 + 8) == "Bytes/sec");
+  CHECK(a.at(1).at("help").contains(std::to_string(h0 + 2)));
+  CHECK(a.at(1).at("help").contains(std::to_string(h1)));
+  CHECK(a.at(1).at("reg_counter").value(std::to_string(l0 + 4), "") == "Requests/sec");  // HKLM Perflib\009 too
+  CHECK(objects(1).back() == "MyApp");  // after the recorded objects, as a provider's
+  for (size_t k = 0; k < 6; ++k) {      // every other object as B has it
+    std::vector<std::string> rest = objects(k);
+    std::erase_if(rest, [](const std::string& o) { return o == "MyApp" || o == "Other"; });
+    CHECK(rest == b.at(k).at("objects").get<std::vector<std::string>>());
+  }
+
+  // lodctr Other: above MyApp; MyApp's counters moved at 10, 20, 30 a second meanwhile.
+  const uint64_t l2 = l1 + 2 + 2, h2 = h1 + 2 + 2;
+  CHECK(a.at(2).at("last_counter") == l2);
+  CHECK(name(2, l1 + 2) == "Other");
+  CHECK(name(2, l1 + 4) == "Items/sec");
+  CHECK(has(objects(2), "MyApp"));
+  CHECK(objects(2).back() == "Other");
+  const double seconds = double(a.at(2).at("perf_time").get<int64_t>() - a.at(1).at("perf_time").get<int64_t>()) /
+                         a.at(1).at("freq").get<double>();
+  REQUIRE(seconds > 1);
+  int rate = 10;
+  for (const char* c : {"MyApp()\\Requests/sec", "MyApp()\\Errors/sec", "MyApp()\\Bytes/sec"}) {
+    INFO(c);
+    REQUIRE(a.at(2).at("values").contains(c));
+    const double per_s =
+        double(a.at(2).at("values").at(c).get<uint64_t>() - a.at(1).at("values").at(c).get<uint64_t>()) / seconds;
+    CHECK(per_s == Approx(rate).epsilon(0.01));
+    rate += 10;
+  }
+
+  // unlodctr MyApp: its names and object are gone; Other's range is above, so Last Counter stays.
+  CHECK(name(3, l0 + 2).empty());
+  CHECK(name(3, l0 + 4).empty());
+  CHECK_FALSE(a.at(3).at("help").contains(std::to_string(h0 + 2)));
+  CHECK_FALSE(a.at(3).at("reg_counter").contains(std::to_string(l0 + 4)));
+  CHECK(name(3, l1 + 2) == "Other");
+  CHECK(a.at(3).at("last_counter") == l2);
+  CHECK(a.at(3).at("last_help") == h2);
+  CHECK_FALSE(has(objects(3), "MyApp"));
+  CHECK(has(objects(3), "Other"));
+
+  // unlodctr Other, the top: Last Counter/Help go back to what the host had, the tables too.
+  CHECK(a.at(4).at("last_counter") == l0);
+  CHECK(a.at(4).at("last_help") == h0);
+  CHECK(a.at(4).at("counter") == a.at(0).at("counter"));
+  CHECK(a.at(4).at("help") == a.at(0).at("help"));
+  CHECK(a.at(4).at("reg_counter") == a.at(0).at("reg_counter"));
+  CHECK_FALSE(has(objects(4), "Other"));
+  CHECK(a.at(5).at("last_counter") == l0);
+
+  // The journal: each event an entry of its own, with its object.
+  const auto r = perfsim::testing::run_command(PERFSIM_EXE, "journal --json " + run.journal().string());
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const nlohmann::json d = nlohmann::json::parse(r.out);
+  std::vector<std::string> kinds;
+  for (const nlohmann::json& e : d.at("host_events"))
+    kinds.push_back(e.at("event").at("kind").get<std::string>() + " " + e.at("event").at("object").get<std::string>());
+  CHECK(kinds == std::vector<std::string>{"lodctr MyApp", "lodctr Other", "unlodctr MyApp", "unlodctr Other"});
 }

@@ -15,6 +15,11 @@ object PerfFreq; PERF_COUNTER_COUNTER: a 32-bit count, rate = delta / time), not
       the same reads; reports each read's objects, its Process instances in order, named as PDH
       names duplicates (Microsoft, Handling Duplicate Instance Names: svchost, svchost#1, ...), with
       their ids and elapsed times, and Thread instances whose parent lies outside the Process object.
+  collector_events.py --a PORT --b PORT --out FILE names --reads N
+      the same reads, each after reading A's names as a collector refreshing them does: Counter 009
+      and Help 009 (HKEY_PERFORMANCE_DATA), and over HKEY_LOCAL_MACHINE Perflib's Last Counter and
+      Last Help and Perflib\\009's Counter (Microsoft, Retrieving Counter Names and Help Text;
+      MS-RRP 3.1.5.17 BaseRegQueryValue); Global is named with the table just read.
 Writes a JSON summary (see each mode). Exit status: 0 done (the caller judges), 2 bad use,
 3 python3-samba missing.
 """
@@ -209,6 +214,42 @@ def reads(args):
     json.dump({"a": [summary(r) for r in reads_a], "b": [summary(r) for r in reads_b]}, open(args.out, "w"))
 
 
+def names(args):
+    """{"a": [read, ...], "b": [read, ...]}: each A read {"last_counter", "last_help", "counter":
+    {index: name} (Counter 009), "help": {index: text} (Help 009), "reg_counter": {index: name}
+    (Perflib\\009 Counter), "objects": Global's objects in order, "values": {"Obj()\\Counter": raw}
+    for single-instance objects, "perf_time", "freq"}; each B read {"objects"}."""
+    from samba.dcerpc import security, winreg
+    ca, ha = connect_hkpd(args.a)
+    cb, hb = connect_hkpd(args.b)
+    hklm = ca.OpenHKLM(None, security.SEC_FLAG_MAXIMUM_ALLOWED)
+
+    def open_key(path):
+        name = winreg.String()
+        name.name = path
+        return ca.OpenKey(hklm, name, 0, security.SEC_FLAG_MAXIMUM_ALLOWED)
+
+    perflib = open_key("SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib")
+    perflib_009 = open_key("SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib\\009")
+    b_table = names_009(query(cb, hb, "Counter 009"))
+    reads_a, reads_b = [], []
+    for _ in range(args.reads):
+        counter = query(ca, ha, "Counter 009")
+        table = names_009(counter)
+        r = {"last_counter": struct.unpack("<I", query(ca, perflib, "Last Counter")[:4])[0],
+             "last_help": struct.unpack("<I", query(ca, perflib, "Last Help")[:4])[0],
+             "declared_last": counter.decode("utf-16-le").split("\0")[:2],
+             "counter": table, "help": names_009(query(ca, ha, "Help 009")),
+             "reg_counter": names_009(query(ca, perflib_009, "Counter"))}
+        g = parse(query(ca, ha, "Global"), table)
+        r["objects"] = list(g["instances"].keys())
+        r["values"] = {k: v[2] for k, v in g["values"].items() if "()" in k}
+        r["perf_time"], r["freq"] = g["perf_time"], g["freq"]
+        reads_a.append(r)
+        reads_b.append({"objects": list(parse(query(cb, hb, "Global"), b_table)["instances"].keys())})
+    json.dump({"a": reads_a, "b": reads_b}, open(args.out, "w"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--a", type=int, required=True)
@@ -224,10 +265,12 @@ def main():
     w.add_argument("--reads", type=int, default=4)
     c = sub.add_parser("reads")
     c.add_argument("--reads", type=int, default=3)
+    n = sub.add_parser("names")
+    n.add_argument("--reads", type=int, default=6)
     args = ap.parse_args()
     global ADDRESS
     ADDRESS = args.address
-    {"reboot": reboot, "wrap": wrap, "reads": reads}[args.mode](args)
+    {"reboot": reboot, "wrap": wrap, "reads": reads, "names": names}[args.mode](args)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "perfdata/names.h"
 #include "replayer/events.h"
 #include "replayer/host.h"
 #include "replayer/limits.h"
@@ -144,4 +145,66 @@ TEST_CASE("events: a host keeps a bounded number of events and refuses the next 
   const perfsim::Status s = h->add_event(e);
   CHECK_FALSE(s.ok());
   CHECK(s.message().find(std::to_string(rp::limits::kMaxEventsPerHost)) != std::string::npos);
+}
+
+TEST_CASE("events: lodctr and unlodctr read back as written and refuse what Windows would not take") {
+  rp::HostEvent e;
+  REQUIRE(rp::parse_event_json(R"({"kind": "lodctr", "sample": 2, "object": "MyApp", "counters": ["A/sec", "B"]})",
+                               "body", e)
+              .ok());
+  CHECK(e.object == "MyApp");
+  CHECK(e.counters == std::vector<std::string>{"A/sec", "B"});
+  rp::HostEvent again;
+  REQUIRE(rp::parse_event_json(rp::to_json(e).dump(), "again", again).ok());
+  CHECK(again == e);
+  perfsim::Status s = rp::parse_event_json(R"({"kind": "unlodctr"})", "body", e);
+  CHECK(s.message().find("object") != std::string::npos);
+  s = rp::parse_event_json(R"({"kind": "lodctr", "object": "", "counters": ["A"]})", "body", e);
+  CHECK(s.message().find("1 .. 128 characters") != std::string::npos);
+  s = rp::parse_event_json(R"({"kind": "wrap", "counters": ["A"]})", "body", e);
+  CHECK(s.message().find("belong to lodctr") != std::string::npos);
+}
+
+TEST_CASE("events: names after lodctr and unlodctr: indices after Last Counter, lowered only from the top") {
+  rp::NameVersion v;
+  v.counter = perfsim::perfdata::build_names(perfsim::perfdata::make_names({{1, "100"}, {2, "System"}, {100, "Last"}}));
+  v.help = perfsim::perfdata::build_names(perfsim::perfdata::make_names({{3, "System help"}, {101, "Last help"}}));
+  v.last_counter = 100;
+  v.last_help = 101;
+  auto event = [](rp::EventKind k, const char* object, std::vector<std::string> counters) {
+    rp::HostEvent e;
+    e.kind = k;
+    e.object = object;
+    e.counters = std::move(counters);
+    return e;
+  };
+  auto table = [](const perfsim::Bytes& b) {
+    perfsim::perfdata::NameTable t;
+    REQUIRE(perfsim::perfdata::parse_names(b, t).ok());
+    return t.to_map();
+  };
+  rp::NameVersion a, b, c, d;
+  REQUIRE(rp::next_names(v, event(rp::EventKind::kLodctr, "A", {"x", "y"}), 10, a).ok());
+  CHECK(a.last_counter == 106);  // 102 the object, 104 and 106 its counters
+  CHECK(a.last_help == 107);
+  CHECK(table(a.counter).at(102) == "A");
+  CHECK(table(a.counter).at(106) == "y");
+  CHECK(table(a.counter).at(1) == "106");
+  CHECK(table(a.help).count(103) == 1);
+  CHECK(a.reg_counter.empty());  // a host without Perflib\009 values keeps none
+  CHECK(!rp::next_names(a, event(rp::EventKind::kLodctr, "a", {"z"}), 11, b).ok());  // loaded already
+  REQUIRE(rp::next_names(a, event(rp::EventKind::kLodctr, "B", {"z"}), 20, b).ok());
+  CHECK(b.last_counter == 110);
+  REQUIRE(rp::next_names(b, event(rp::EventKind::kUnlodctr, "A", {}), 30, c).ok());
+  CHECK(c.last_counter == 110);  // B is above: a gap, not lowered
+  CHECK(c.last_help == 111);
+  CHECK(table(c.counter).count(102) == 0);
+  CHECK(table(c.counter).at(1) == "110");
+  CHECK(!rp::next_names(c, event(rp::EventKind::kUnlodctr, "A", {}), 31, d).ok());  // not loaded now
+  REQUIRE(rp::next_names(c, event(rp::EventKind::kUnlodctr, "B", {}), 40, d).ok());
+  CHECK(d.last_counter == 100);  // the top left: down to the highest index left
+  CHECK(d.last_help == 101);
+  CHECK(d.counter == v.counter);
+  CHECK(d.help == v.help);
+  CHECK(d.loaded.empty());
 }
