@@ -616,8 +616,10 @@ bool apply_events(Bytes& answer, const EventState& st, const EventTimeline& tl, 
           const uint64_t r = *(*rebase)[j];
           v = d.size == 4 ? (v - r) & UINT32_MAX : v >= r ? v - r : v;  // a restarted instance keeps its own
         }
+        // Only a 4-byte counter wraps at 2^32; an 8-byte one holding a small value does not.
         for (const PreparedEvent* w : st.wraps)
-          if (auto it = w->values.find(key); it != w->values.end() && j < it->second.size() && it->second[j])
+          if (auto it = w->values.find(key);
+              d.size == 4 && it != w->values.end() && j < it->second.size() && it->second[j])
             v = (v + *it->second[j]) & UINT32_MAX;
       } else if (d.type == wp::PERF_ELAPSED_TIME && d.size == 8) {
         // The counter is the start time in the object's clock: keep the elapsed time (no longer
