@@ -205,3 +205,50 @@ TEST_CASE("an unknown or repeated role is refused with the known ones named", "[
         std::string::npos);
   CHECK(s.roles == std::vector<std::string>{"mssql", "iis"});
 }
+
+TEST_CASE("instances of a custom object do not read identical values and a single instance reads its generator",
+          "[synth][roles]") {
+  Spec s;
+  REQUIRE(parse_spec_toml(R"([host]
+profile = "2008r2"
+duration = "1m"
+[processes]
+count = 4
+[[objects]]
+name = "Widgets"
+instances = { names = ["a", "b", "c"] }
+counters = [
+  { name = "Widgets Made", type = "PERF_COUNTER_RAWCOUNT", value = { kind = "rate", start = 1000, per_second = 10 } },
+  { name = "Queue", type = "PERF_COUNTER_RAWCOUNT", value = { kind = "constant", value = 500 } },
+  { name = "Share", type = "PERF_COUNTER_RAWCOUNT", value = { kind = "fraction", base = 1000, ratio = 0.5 } },
+]
+[[objects]]
+name = "Gadget"
+counters = [
+  { name = "Gadgets", type = "PERF_COUNTER_RAWCOUNT", value = { kind = "constant", value = 500 } },
+]
+)",
+                          s)
+              .ok());
+  const captures::Capture c = make(s);
+  const std::map<uint32_t, std::string> names = names_of(c);
+  const perfdata::DataBlock g = decode(global(c, 2));
+  const perfdata::Object* w = find_object(g, names, "Widgets");
+  REQUIRE(w);
+  REQUIRE(w->instances.size() == 3);
+  std::set<uint64_t> made, queue, share;
+  for (const perfdata::Instance& in : w->instances) {
+    made.insert(perfdata::read_counter(in.counter_block, w->counters[0]));
+    share.insert(perfdata::read_counter(in.counter_block, w->counters[2]));
+    const uint64_t q = perfdata::read_counter(in.counter_block, w->counters[1]);
+    CHECK(q >= 300);  // 500 scaled by 0.6 to 1.4
+    CHECK(q < 700);
+    queue.insert(q);
+  }
+  CHECK(made.size() == 3);
+  CHECK(queue.size() == 3);
+  CHECK(share.size() == 3);  // a fraction of a constant ratio is a shared series too
+  const perfdata::Object* one = find_object(g, names, "Gadget");
+  REQUIRE(one);
+  CHECK(perfdata::read_counter(one->counter_block, one->counters[0]) == 500);
+}
