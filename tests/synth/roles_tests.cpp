@@ -10,8 +10,10 @@
 #include "helpers.h"
 #include "perfdata/counters.h"
 #include "perfdata/names.h"
+#include "synth/profiles.h"
 #include "synth/roles.h"
 #include "synth/synth.h"
+#include "windows/os.h"
 
 using namespace perfsim;
 using namespace perfsim::synth;
@@ -76,7 +78,10 @@ TEST_CASE("a host with roles serves their objects with the files' counters and t
 
   const perfdata::DataBlock b = decode(global(roles, 1));
   const perfdata::DataBlock p = decode(global(plain, 1));
-  REQUIRE(b.objects.size() == p.objects.size() + all_role_objects().size());
+  // 2016 has the dotnet objects already: its .NET Framework comes with the OS.
+  const std::vector<ObjectSpec>* clr = nullptr;
+  REQUIRE(role_objects("dotnet", clr).ok());
+  REQUIRE(b.objects.size() == p.objects.size() + all_role_objects().size() - clr->size());
   // The OS's objects come first and keep their values: roles draw from no generator the OS uses.
   for (size_t i = 0; i < p.objects.size(); ++i) {
     const perfdata::Object &x = p.objects[i], &y = b.objects[i];
@@ -87,13 +92,21 @@ TEST_CASE("a host with roles serves their objects with the files' counters and t
     for (size_t k = 0; k < x.instances.size(); ++k) CHECK(x.instances[k].counter_block == y.instances[k].counter_block);
   }
 
+  // Registered after the OS (whose own .NET objects are in `plain` already) and the roles before
+  // them, in order.
   uint32_t previous = os_last;
+  std::set<std::string> os_own;
+  for (const ObjectSpec& o : *clr) os_own.insert(o.name);
   for (const ObjectSpec* spec : all_role_objects()) {
     INFO(spec->name);
     const perfdata::Object* o = find_object(b, names, spec->name);
     REQUIRE(o != nullptr);
-    CHECK(o->name_index > previous);  // registered after the OS and the roles before it, in order
-    previous = o->name_index;
+    if (os_own.count(spec->name)) {
+      CHECK(o->name_index < os_last);
+    } else {
+      CHECK(o->name_index > previous);
+      previous = o->name_index;
+    }
     CHECK((o->num_instances >= 0) == spec->instances.multi);
     if (spec->instances.multi)
       CHECK(size_t(o->num_instances) == spec->instances.names.size() + (spec->instances.total ? 1 : 0));
@@ -204,6 +217,52 @@ TEST_CASE("an unknown or repeated role is refused with the known ones named", "[
   CHECK(st.message().find("objects[0].instances.total: expected true, false, \"sum\" or \"average\"") !=
         std::string::npos);
   CHECK(s.roles == std::vector<std::string>{"mssql", "iis"});
+}
+
+TEST_CASE("the OS's own .NET Framework: its CLR objects are served without the dotnet role from 2003 on",
+          "[synth][roles]") {
+  const std::vector<ObjectSpec>* clr = nullptr;
+  REQUIRE(role_objects("dotnet", clr).ok());
+  std::map<std::string, bool> served;
+  for (const windows::OsProfile& os : windows::os_profiles()) {
+    if (!os.by_version) continue;
+    INFO(os.name);
+    const bool ships = !os.dotnet_framework.empty();
+    const captures::Capture c = make(test::small_spec(std::string(os.name), 1));
+    const std::map<uint32_t, std::string> names = names_of(c);
+    const perfdata::DataBlock g = decode(global(c, 0));
+    for (const ObjectSpec& o : *clr) {
+      INFO(o.name);
+      CHECK((find_object(g, names, o.name) != nullptr) == ships);
+      // The version table has the same first version (catalogue test: rows serve exactly these).
+      const ObjectVersion* row = object_version(o.name);
+      REQUIRE(row);
+      CHECK(serves(*find_profile(os.name), *row) == ships);
+    }
+    served[std::string(os.name)] = ships;
+  }
+  // Microsoft, ".NET Framework versions and dependencies": included in Server 2003 (1.1, x86),
+  // 2008 SP2 and 2008 R2 SP1 (2.0), 2012 (4.5) ... 2022 (4.8); NT 4.0, 2000 and XP have none.
+  for (const char* none : {"nt4", "win2000", "xp"}) CHECK_FALSE(served.at(none));
+  for (const char* has : {"2003", "2008", "2008r2", "2012", "2016", "2022"}) CHECK(served.at(has));
+}
+
+TEST_CASE("the dotnet role adds the CLR objects where the OS has none and nothing twice where it has them",
+          "[synth][roles]") {
+  for (const char* profile : {"xp", "2016"}) {
+    INFO(profile);
+    Spec s = test::small_spec(profile, 1);
+    s.roles = {"iis", "dotnet"};
+    const captures::Capture c = make(s);
+    size_t memory_names = 0;
+    for (const auto& [i, n] : names_of(c)) memory_names += n == ".NET CLR Memory";
+    CHECK(memory_names == 1);
+    const std::map<uint32_t, std::string> names = names_of(c);
+    size_t memory_objects = 0;
+    for (const perfdata::Object& o : decode(global(c, 0)).objects)
+      memory_objects += names.at(o.name_index) == ".NET CLR Memory";
+    CHECK(memory_objects == 1);
+  }
 }
 
 TEST_CASE("instances of a custom object do not read identical values and a single instance reads its generator",
