@@ -35,11 +35,12 @@ uint32_t base_type_for(uint32_t type) {
   }
 }
 
-// Custom objects, the roles' and then the spec's: indices given in the spec are kept; the others
+// Custom objects, the roles' (the OS's own .NET Framework first: it comes with the OS) and then
+// the spec's: indices given in the spec are kept; the others
 // follow the highest index in use, in that order (a real host's registration order).
-Status add_custom(const Spec& spec, Catalog& cat, std::set<uint32_t>& used) {
+Status add_custom(const Spec& spec, const Profile& profile, Catalog& cat, std::set<uint32_t>& used) {
   std::vector<const ObjectSpec*> customs;
-  for (const std::string& role : spec.roles) {
+  for (const std::string& role : host_roles(spec, profile)) {
     const std::vector<ObjectSpec>* objects = nullptr;
     if (Status s = role_objects(role, objects); !s.ok()) return s;
     for (const ObjectSpec& o : *objects) customs.push_back(&o);
@@ -149,7 +150,7 @@ Status build_catalog(const Spec& spec, const Profile& profile, Catalog& out) {
     if (d.index == idx::kImage && spec.images_per_process == 0) continue;
     cat.objects.push_back({std::move(d), nullptr, {}});
   }
-  if (Status s = add_custom(spec, cat, used); !s.ok()) return s;
+  if (Status s = add_custom(spec, profile, cat, used); !s.ok()) return s;
   for (const CatalogObject& o : cat.objects) {
     if (!o.custom) continue;
     auto put = [&](uint32_t index, const std::string& name, const std::string& help) -> Status {

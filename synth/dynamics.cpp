@@ -173,6 +173,7 @@ void Model::State::churn(int64_t dt) {
         ci.signals[k] =
             Signal(os.counters[k].value, mix_seed(spec.seed, objects[c.state].index(), k * 100003 + c.serial));
       std::fill(ci.acc.begin(), ci.acc.end(), 0.0);
+      ci.scale = instance_scale(spec.seed, objects[c.state].index(), c.serial, c.instances.size() > 1);
       ObjState& o = objects[c.state];
       o.obj.instances.clear();  // rebuilt by write_custom
     }
@@ -229,7 +230,7 @@ void Model::State::step_custom(Custom& c, int64_t dt, double t) {
       const CounterDesc& d = co.desc.counters[i];
       if (is_base_type(d.type)) continue;
       const CounterSpec& cs = *co.spec_of[i];
-      const double v = ci.signals[k++].at(t);
+      const double v = scaled(cs.value, ci.signals[k++].at(t), ci.scale);
       double& acc = ci.acc[i];
       switch (d.type) {
         case PERF_COUNTER_COUNTER:

@@ -149,6 +149,7 @@ void Model::State::init() {
         ci.signals.emplace_back(os.counters[k].value,
                                 mix_seed(spec.seed, objects[c.state].index(), k * 100003 + c.serial));
       ci.acc.assign(objects[c.state].cat->desc.counters.size(), 0.0);
+      ci.scale = instance_scale(spec.seed, objects[c.state].index(), c.serial, n > 1);
       c.instances.push_back(std::move(ci));
     }
   }

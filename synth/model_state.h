@@ -150,7 +150,32 @@ struct CustomInstance {
   std::string name;
   std::vector<Signal> signals;  // one per spec counter
   std::vector<double> acc;      // per desc counter: cumulative raw value (exact in double up to 2^53)
+  double scale = 1;             // this instance's share of the generators' values (instance_scale)
 };
+
+// An instance's scale: 1 for the only instance; with several, each its own in [0.6, 1.4) from
+// the seed, so instances of one object do not read identical values (a constant, rate or sine
+// generator gives every instance the same series otherwise; issue 30 item 10).
+inline double instance_scale(uint64_t seed, uint32_t object, uint32_t serial, bool several) {
+  if (!several) return 1;
+  Rng r(mix_seed(seed, object, 0x5CA1E000u + serial));
+  return 0.6 + 0.8 * r.uniform();
+}
+// Whether every instance drawing `g` reads the same series: constant, rate and sine draw nothing
+// of their own (nor does a fraction of one of them); random walks and uniform draws do.
+inline bool shared_series(const GeneratorSpec& g) {
+  using K = GeneratorSpec::Kind;
+  if (g.kind == K::kFraction) return g.ratio && shared_series(*g.ratio);
+  return g.kind == K::kConstant || g.kind == K::kRate || g.kind == K::kSine;
+}
+// A generator's value for an instance of that scale: a shared series scaled and kept within the
+// generator's floor and ceiling (a fraction also within its base); the others already differ by
+// instance, within their bounds.
+inline double scaled(const GeneratorSpec& g, double v, double scale) {
+  if (scale == 1 || !shared_series(g)) return v;
+  const double top = g.kind == GeneratorSpec::Kind::kFraction ? std::min(g.ceiling, g.base) : g.ceiling;
+  return std::max(g.floor, std::min(v * scale, top));
+}
 
 struct Custom {
   size_t state = 0;  // index into State::objects

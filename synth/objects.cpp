@@ -4,6 +4,8 @@
 // the synth's), and swapped back on the way out.
 #include "synth/objects.h"
 
+#include <algorithm>
+
 #include "perfdata/winperf.h"
 #include "synth/catalog.h"
 #include "synth/model.h"
@@ -62,7 +64,13 @@ Status ObjectSource::create(const Spec& spec, int64_t perf_freq, std::unique_ptr
   }
   Catalog cat;
   if (Status s = build_catalog(m->spec, m->profile, cat); !s.ok()) return s;
-  std::erase_if(cat.objects, [](const CatalogObject& o) { return o.custom == nullptr; });
+  // The spec's objects only: not the built-in host's, nor the roles' its OS comes with (the .NET
+  // CLR objects of a profile with the framework, roles.h host_roles), which a provider DLL does
+  // not return.
+  std::erase_if(cat.objects, [&](const CatalogObject& o) {
+    return std::none_of(m->spec.objects.begin(), m->spec.objects.end(),
+                        [&](const ObjectSpec& mine) { return o.custom == &mine; });
+  });
   m->catalog = std::move(cat);
   m->model = std::make_unique<Model>(m->spec, m->profile, m->catalog);
   out.reset(new ObjectSource(std::move(m)));

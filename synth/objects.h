@@ -1,7 +1,8 @@
 // Custom objects alone, as a provider DLL's Collect function would return them: a spec's
 // [[objects]] laid out (counter sizes from their types, base counters after their counter) and
 // driven by the same value generators and dynamics as in a full synthetic host, at times the
-// caller picks. The built-in host (processors, processes, disks, ...) is left out.
+// caller picks. The built-in host (processors, processes, disks, ...) is left out, and so are the
+// objects its OS comes with as a role would add them (the .NET CLR objects, roles.h host_roles).
 //
 // Contract: the same spec (seed included) and the same sequence of advance() times give the same
 // objects. Title indices are the spec's (an object or counter without one is InvalidArgument);

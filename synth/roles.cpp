@@ -30,6 +30,14 @@ Status check_roles(const std::vector<std::string>& roles) {
   return Status::Ok();
 }
 
+std::vector<std::string> host_roles(const Spec& spec, const Profile& profile) {
+  std::vector<std::string> roles;
+  if (!profile.os->dotnet_framework.empty()) roles.push_back("dotnet");
+  for (const std::string& r : spec.roles)
+    if (std::find(roles.begin(), roles.end(), r) == roles.end()) roles.push_back(r);
+  return roles;
+}
+
 Status role_objects(std::string_view role, const std::vector<ObjectSpec>*& out) {
   // Parsed once each; the built-in files are checked by the synth tests, so a parse error here
   // means a broken build and is reported as such.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "synth/profiles.h"
 #include "synth/spec.h"
 
 namespace perfsim::synth {
@@ -20,6 +21,10 @@ std::string role_name_list();
 
 // InvalidArgument naming the first role perfsim does not know (with the known ones) or one named twice.
 Status check_roles(const std::vector<std::string>& roles);
+
+// The roles a host of `profile` has: "dotnet" first where the OS includes the .NET Framework
+// (windows/os.h dotnet_framework), then spec.roles in their order.
+std::vector<std::string> host_roles(const Spec& spec, const Profile& profile);
 
 // The objects of `role`; they live as long as the program (catalogs point into them).
 Status role_objects(std::string_view role, const std::vector<ObjectSpec>*& out);

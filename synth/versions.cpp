@@ -18,6 +18,11 @@
 //    _LocalSessionManager_TerminalServices); Win32_PerfRawData_TermService_TerminalServices
 //    (aa394343) says the Terminal Services object of XP and 2003 came from the TermService
 //    performance library (V1), which Vista's Local Session Manager counter set replaced.
+//  - the .NET Framework's CLR objects (service .NETFramework, netfxperf.dll: an extensible counter
+//    DLL whose strings LodCtr loads, V1) come with the framework, which the OS includes from
+//    Server 2003 on (windows/os.cpp dotnet_framework cites Microsoft's ".NET Framework versions
+//    and dependencies"); the 2003 source's netfx build has them (com/netfx/binary_release/i386/
+//    fre/corperfmonsymbols.h). Older hosts get them with `--role dotnet` (synth/roles/dotnet.toml).
 //  - issue 30: real `lodctr /s` backups of a 2008-era host (no Terminal Services) and of five
 //    Windows 8+ hosts (no Processor Information, Thermal Zone Information, Terminal Services):
 //    the V2 sets are the ones a V1 backup lacks.
@@ -33,6 +38,7 @@ constexpr Perflib V1 = Perflib::kV1, V2 = Perflib::kV2;
 
 const char kNt5Std[] = "NT5 2003 ntprfctr.h (fixed index) and perfc009.ini; NT 4.0 or earlier";
 const char kNt5Xp[] = "NT5 XP SP1 perfc009.ini (546 IP, 582 ICMP, 638 TCP, 658 UDP)";
+const char kNetfx[] = "the OS's .NET Framework (windows/os.cpp); NT5 2003 netfx corperfmonsymbols.h";
 const char kNt5Ip[] = "NT5 2003 perfc009.ini (546 IPv4, 548 IPv6, 638 TCPv4, 658 UDPv4, 1530-1534 v6)";
 
 }  // namespace
@@ -74,6 +80,11 @@ const std::vector<ObjectVersion>& object_versions() {
       {"Redirector", k2000, 0, 0, V1, "NT5 XP SP1/2003 perfc009.ini 262; Win32_PerfRawData_PerfNet_Redirector"},
       {"Browser", k2000, 0, 0, V1, "NT5 XP SP1/2003 perfc009.ini 52; Win32_PerfRawData_PerfNet_Browser"},
       {"Print Queue", k2000, 0, 0, V1, "NT5 XP SP1/2003 perfc009.ini 1450; Win32_PerfRawData_Spooler_PrintQueue"},
+      // The CLR's objects, with the .NET Framework the OS includes (1.1 in 2003 ... 4.8 in 2022).
+      {".NET CLR Memory", k2003, 0, 0, V1, kNetfx},
+      {".NET CLR Exceptions", k2003, 0, 0, V1, kNetfx},
+      {".NET CLR LocksAndThreads", k2003, 0, 0, V1, kNetfx},
+      {".NET CLR Loading", k2003, 0, 0, V1, kNetfx},
       // Windows has Job Object from XP (perfc009.ini 1500) and Terminal Services Session from XP
       // (TermService); perfsim serves the Vista forms (64-bit Process byte counters).
       {"Job Object", kVista, 0, 0, V1, "NT5 XP SP1/2003 perfc009.ini 1500; Win32_PerfRawData_PerfProc_JobObject"},

@@ -15,6 +15,19 @@
 // - synth memory sizes: within what each version's x86 editions address (Microsoft, "Memory Limits
 //   for Windows and Windows Server Releases": 4 GB for 2000 Server, XP, 2003 Standard) and what
 //   hosts of the era had; 32-bit rows keep memory + paging file below 4 GB (their counters are DWORDs).
+// - .NET Framework included in the OS (its CLR performance counters with it, .NETFramework service):
+//   Microsoft, ".NET Framework versions and dependencies" (learn.microsoft.com/dotnet/framework/
+//   migration-guide/versions-and-dependencies; github dotnet/docs), "Included in" Windows Server:
+//   1.1 and 2.0 in 2003, 2.0 in 2008 SP2 and 2008 R2 SP1 (3.0 and 3.5 there only as features to
+//   enable), 4.5 in 2012, 4.5.1 in 2012 R2, 4.6.2 in 2016, 4.7.2 in 2019, 4.8 in 2022 ("install/
+//   on-server-2022": ".NET Framework 4.8 is included with Server 2022"). KB 2696944: "On Windows
+//   Vista SP2 and Windows Server 2008 SP2, the .NET Framework 2.0 SP2 and the .NET Framework 3.0
+//   SP2 are built into the operating system". Only the x86 editions of 2003 include 1.1 (Aaron
+//   Stebner, Microsoft, "What version of the .NET Framework is included in what version of the
+//   OS?"); the 2003 row is x86, and its source tree builds the framework as an OS component with
+//   the CLR counter objects (github selfrender/Windows-Server-2003, com/netfx/binary_release/
+//   i386/fre/corperfmonsymbols.h: .NET CLR Memory, Loading, LocksAndThreads, Exceptions, ...).
+//   NT 4.0, 2000 and XP Professional include none (a download).
 // - quirk sets and PerfFreq: shared/docs/quirks.md (each quirk's own source there).
 // - NTLM: Microsoft, "Network security: LAN Manager authentication level": the default level is
 //   0-2 (LM/NTLMv1 still in use) up to XP/2003 and 3 (NTLMv2 only) from Vista/2008 on; Samba's
@@ -58,36 +71,36 @@ std::vector<OsProfile> make_rows() {
   // clang-format off
   // NT 4.0: QPC from the 8254 PIT (1,193,182 Hz) on the usual uniprocessor HAL.
   v.push_back({"nt4", {}, "Microsoft Windows NT", "4.0", 4, 0, 0, "1381", 0, "Service Pack 6", true, kNt1,
-               "nt4-unsettled", {}, old_nt(1193182, 256), true});
+               "nt4-unsettled", {}, old_nt(1193182, 256), true, ""});
   // 2000 reads the TSC for QPC (a 2 GHz CPU here).
   v.push_back({"win2000", {"2000"}, "Microsoft Windows 2000", "5.0", 5, 0, 0, "2195", 0, "Service Pack 4", true,
-               kNt1, "win2000-echo-oversize", {}, old_nt(1995190000, 1024), true});
+               kNt1, "win2000-echo-oversize", {}, old_nt(1995190000, 1024), true, ""});
   // XP is 32-bit with the XP counters; QPC is the TSC as on 2000 (a 2.4 GHz CPU here).
   v.push_back({"xp", {}, "Microsoft Windows XP", "5.1", 5, 1, 0, "2600", 0, "Service Pack 3", true, kNt1,
-               "win32-undefined", {kRestrictRemote}, xp_era(2394010000, 2048), true});
+               "win32-undefined", {kRestrictRemote}, xp_era(2394010000, 2048), true, ""});
   // 2003 is 32-bit; QPC is the ACPI PM timer.
   v.push_back({"2003", {"2003r2"}, "Microsoft Windows Server 2003", "5.2", 5, 2, 0, "3790", 0, "Service Pack 2",
-               true, kNt1, "rrp-exact", {}, xp_era(3579545, 2048), true});
+               true, kNt1, "rrp-exact", {}, xp_era(3579545, 2048), true, "1.1"});
   // Vista/2008 and 7/2008 R2 read the HPET.
   v.push_back({"2008", {"vista"}, "Windows Server (R) 2008 Standard", "6.0", 6, 0, 0, "6002", 0, "Service Pack 2",
-               true, {"NT1", "SMB2_02"}, "rrp-exact", {}, modern(14318180, 8192), false});
+               true, {"NT1", "SMB2_02"}, "rrp-exact", {}, modern(14318180, 8192), false, "2.0 SP2"});
   v.push_back({"2008r2", {"7"}, "Windows Server 2008 R2 Standard", "6.1", 6, 1, 0, "7601", 0, "Service Pack 1",
-               true, {"NT1", "SMB2_10"}, "rrp-exact", {}, modern(14318180), false});
+               true, {"NT1", "SMB2_10"}, "rrp-exact", {}, modern(14318180), false, "2.0 SP2"});
   // 8/2012 and 8.1/2012 R2 read the invariant TSC divided by 1024.
   v.push_back({"2012", {"8"}, "Windows Server 2012 Standard", "6.2", 6, 2, 0, "9200", 0, "", true,
-               {"NT1", "SMB3_00"}, "rrp-exact", {kPipeFirst}, modern(2533203), false});
+               {"NT1", "SMB3_00"}, "rrp-exact", {kPipeFirst}, modern(2533203), false, "4.5"});
   v.push_back({"2012r2", {"8.1"}, "Windows Server 2012 R2 Standard", "6.3", 6, 3, 0, "9600", 0, "", true,
-               {"NT1", "SMB3_02"}, "rrp-exact", {kPipeFirst}, modern(2533203), false});
+               {"NT1", "SMB3_02"}, "rrp-exact", {kPipeFirst}, modern(2533203), false, "4.5.1"});
   // Windows 10-based servers share 10.0 and a 10 MHz QPC; the build tells them apart.
   v.push_back({"2016", {"10"}, "Windows Server 2016 Standard", "6.3", 10, 0, 10, "14393", 14393, "", true,
-               {"NT1", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), false});
+               {"NT1", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), false, "4.6.2"});
   v.push_back({"2019", {}, "Windows Server 2019 Standard", "6.3", 10, 0, 10, "17763", 17763, "", true,
-               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), false});
+               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), false, "4.7.2"});
   v.push_back({"2022", {}, "Windows Server 2022 Standard", "6.3", 10, 0, 10, "20348", 20348, "", true,
-               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst, "process-v1-disabled"}, modern(10000000), false});
+               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst, "process-v1-disabled"}, modern(10000000), false, "4.8"});
   // Samba says 6.1 with no build, like no Windows of its own: found by name only.
   v.push_back({"samba", {}, "Samba", "6.1", 6, 1, 0, "", 0, "", false, {"SMB2_02", "SMB3_11"}, "samba-truncate", {},
-               modern(10000000), false});
+               modern(10000000), false, ""});
   // clang-format on
   return v;
 }

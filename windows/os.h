@@ -47,6 +47,9 @@ struct OsProfile {
   std::vector<std::string_view> quirks;  // further quirks.md quirks the OS shows by default
   SynthDefaults synth;
   bool accepts_ntlmv1_lm = false;  // default LM authentication level uses LM/NTLMv1 (0-2)
+  // The .NET Framework the OS includes, installed with it ("" none; os.cpp cites it): its CLR
+  // counter objects are served without `--role dotnet` (synth/README.md, Roles).
+  std::string_view dotnet_framework;
 };
 
 // srvsvc/wkssvc platform_id of every profile: PLATFORM_ID_NT ([MS-SRVS] 2.2.4.41, [MS-WKST] 2.2.5.1).

@@ -12,6 +12,7 @@
 #include "perfdata/model.h"
 #include "perfdata/names.h"
 #include "synth/profiles.h"
+#include "synth/roles.h"
 #include "synth/synth.h"
 
 namespace perfsim::names {
@@ -35,7 +36,9 @@ struct Entry {
 };
 
 // The V1 strings a host of `profile` has: the names (and helps) of its V1 objects and their
-// counters at the synth's English indices. V2 counter sets' names are what no backup holds.
+// counters at the synth's English indices, then those of the extensible counters its OS comes
+// with (the .NET Framework's CLR objects, synth/roles.h host_roles) after them, as LodCtr
+// registered them. V2 counter sets' names are what no backup holds.
 std::vector<Entry> v1_strings(const std::string& profile, uint32_t& last) {
   const synth::Profile* p = synth::find_profile(profile);
   REQUIRE(p);
@@ -53,6 +56,23 @@ std::vector<Entry> v1_strings(const std::string& profile, uint32_t& last) {
     out.push_back({i, all.at(i).first, {}});
     out.push_back({i + 1, all.at(i).second, {}});
     last = std::max(last, i + 1);
+  }
+  synth::Spec plain;
+  plain.profile = profile;
+  uint32_t next = last + 1;
+  auto add = [&](const std::string& name, const std::string& help) {
+    out.push_back({next, name, {}});
+    out.push_back({next + 1, help.empty() ? name : help, {}});
+    last = next + 1;
+    next += 2;
+  };
+  for (const std::string& role : synth::host_roles(plain, *p)) {
+    const std::vector<synth::ObjectSpec>* objects = nullptr;
+    REQUIRE(synth::role_objects(role, objects).ok());
+    for (const synth::ObjectSpec& o : *objects) {
+      add(o.name, o.help);
+      for (const synth::CounterSpec& c : o.counters) add(c.name, c.help);
+    }
   }
   return out;
 }

@@ -10,8 +10,10 @@
 #include "helpers.h"
 #include "perfdata/counters.h"
 #include "perfdata/names.h"
+#include "synth/profiles.h"
 #include "synth/roles.h"
 #include "synth/synth.h"
+#include "windows/os.h"
 
 using namespace perfsim;
 using namespace perfsim::synth;
@@ -76,7 +78,10 @@ TEST_CASE("a host with roles serves their objects with the files' counters and t
 
   const perfdata::DataBlock b = decode(global(roles, 1));
   const perfdata::DataBlock p = decode(global(plain, 1));
-  REQUIRE(b.objects.size() == p.objects.size() + all_role_objects().size());
+  // 2016 has the dotnet objects already: its .NET Framework comes with the OS.
+  const std::vector<ObjectSpec>* clr = nullptr;
+  REQUIRE(role_objects("dotnet", clr).ok());
+  REQUIRE(b.objects.size() == p.objects.size() + all_role_objects().size() - clr->size());
   // The OS's objects come first and keep their values: roles draw from no generator the OS uses.
   for (size_t i = 0; i < p.objects.size(); ++i) {
     const perfdata::Object &x = p.objects[i], &y = b.objects[i];
@@ -87,13 +92,21 @@ TEST_CASE("a host with roles serves their objects with the files' counters and t
     for (size_t k = 0; k < x.instances.size(); ++k) CHECK(x.instances[k].counter_block == y.instances[k].counter_block);
   }
 
+  // Registered after the OS (whose own .NET objects are in `plain` already) and the roles before
+  // them, in order.
   uint32_t previous = os_last;
+  std::set<std::string> os_own;
+  for (const ObjectSpec& o : *clr) os_own.insert(o.name);
   for (const ObjectSpec* spec : all_role_objects()) {
     INFO(spec->name);
     const perfdata::Object* o = find_object(b, names, spec->name);
     REQUIRE(o != nullptr);
-    CHECK(o->name_index > previous);  // registered after the OS and the roles before it, in order
-    previous = o->name_index;
+    if (os_own.count(spec->name)) {
+      CHECK(o->name_index < os_last);
+    } else {
+      CHECK(o->name_index > previous);
+      previous = o->name_index;
+    }
     CHECK((o->num_instances >= 0) == spec->instances.multi);
     if (spec->instances.multi)
       CHECK(size_t(o->num_instances) == spec->instances.names.size() + (spec->instances.total ? 1 : 0));
@@ -204,4 +217,97 @@ TEST_CASE("an unknown or repeated role is refused with the known ones named", "[
   CHECK(st.message().find("objects[0].instances.total: expected true, false, \"sum\" or \"average\"") !=
         std::string::npos);
   CHECK(s.roles == std::vector<std::string>{"mssql", "iis"});
+}
+
+TEST_CASE("the OS's own .NET Framework: its CLR objects are served without the dotnet role from 2003 on",
+          "[synth][roles]") {
+  const std::vector<ObjectSpec>* clr = nullptr;
+  REQUIRE(role_objects("dotnet", clr).ok());
+  std::map<std::string, bool> served;
+  for (const windows::OsProfile& os : windows::os_profiles()) {
+    if (!os.by_version) continue;
+    INFO(os.name);
+    const bool ships = !os.dotnet_framework.empty();
+    const captures::Capture c = make(test::small_spec(std::string(os.name), 1));
+    const std::map<uint32_t, std::string> names = names_of(c);
+    const perfdata::DataBlock g = decode(global(c, 0));
+    for (const ObjectSpec& o : *clr) {
+      INFO(o.name);
+      CHECK((find_object(g, names, o.name) != nullptr) == ships);
+      // The version table has the same first version (catalogue test: rows serve exactly these).
+      const ObjectVersion* row = object_version(o.name);
+      REQUIRE(row);
+      CHECK(serves(*find_profile(os.name), *row) == ships);
+    }
+    served[std::string(os.name)] = ships;
+  }
+  // Microsoft, ".NET Framework versions and dependencies": included in Server 2003 (1.1, x86),
+  // 2008 SP2 and 2008 R2 SP1 (2.0), 2012 (4.5) ... 2022 (4.8); NT 4.0, 2000 and XP have none.
+  for (const char* none : {"nt4", "win2000", "xp"}) CHECK_FALSE(served.at(none));
+  for (const char* has : {"2003", "2008", "2008r2", "2012", "2016", "2022"}) CHECK(served.at(has));
+}
+
+TEST_CASE("the dotnet role adds the CLR objects where the OS has none and nothing twice where it has them",
+          "[synth][roles]") {
+  for (const char* profile : {"xp", "2016"}) {
+    INFO(profile);
+    Spec s = test::small_spec(profile, 1);
+    s.roles = {"iis", "dotnet"};
+    const captures::Capture c = make(s);
+    size_t memory_names = 0;
+    for (const auto& [i, n] : names_of(c)) memory_names += n == ".NET CLR Memory";
+    CHECK(memory_names == 1);
+    const std::map<uint32_t, std::string> names = names_of(c);
+    size_t memory_objects = 0;
+    for (const perfdata::Object& o : decode(global(c, 0)).objects)
+      memory_objects += names.at(o.name_index) == ".NET CLR Memory";
+    CHECK(memory_objects == 1);
+  }
+}
+
+TEST_CASE("instances of a custom object do not read identical values and a single instance reads its generator",
+          "[synth][roles]") {
+  Spec s;
+  REQUIRE(parse_spec_toml(R"([host]
+profile = "2008r2"
+duration = "1m"
+[processes]
+count = 4
+[[objects]]
+name = "Widgets"
+instances = { names = ["a", "b", "c"] }
+counters = [
+  { name = "Widgets Made", type = "PERF_COUNTER_RAWCOUNT", value = { kind = "rate", start = 1000, per_second = 10 } },
+  { name = "Queue", type = "PERF_COUNTER_RAWCOUNT", value = { kind = "constant", value = 500 } },
+  { name = "Share", type = "PERF_COUNTER_RAWCOUNT", value = { kind = "fraction", base = 1000, ratio = 0.5 } },
+]
+[[objects]]
+name = "Gadget"
+counters = [
+  { name = "Gadgets", type = "PERF_COUNTER_RAWCOUNT", value = { kind = "constant", value = 500 } },
+]
+)",
+                          s)
+              .ok());
+  const captures::Capture c = make(s);
+  const std::map<uint32_t, std::string> names = names_of(c);
+  const perfdata::DataBlock g = decode(global(c, 2));
+  const perfdata::Object* w = find_object(g, names, "Widgets");
+  REQUIRE(w);
+  REQUIRE(w->instances.size() == 3);
+  std::set<uint64_t> made, queue, share;
+  for (const perfdata::Instance& in : w->instances) {
+    made.insert(perfdata::read_counter(in.counter_block, w->counters[0]));
+    share.insert(perfdata::read_counter(in.counter_block, w->counters[2]));
+    const uint64_t q = perfdata::read_counter(in.counter_block, w->counters[1]);
+    CHECK(q >= 300);  // 500 scaled by 0.6 to 1.4
+    CHECK(q < 700);
+    queue.insert(q);
+  }
+  CHECK(made.size() == 3);
+  CHECK(queue.size() == 3);
+  CHECK(share.size() == 3);  // a fraction of a constant ratio is a shared series too
+  const perfdata::Object* one = find_object(g, names, "Gadget");
+  REQUIRE(one);
+  CHECK(perfdata::read_counter(one->counter_block, one->counters[0]) == 500);
 }
