@@ -11,19 +11,18 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
-#include <sstream>
 #include <string>
-#include <thread>
 
-#include "tests/admin/http_client.h"
 #include "tests/common/host_tools.h"
 #include "tests/common/perfsim_serve.h"
 #include "tests/common/run_command.h"
 #include "tests/common/temp_dir.h"
+#include "tests/load/checks.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using perfsim::testing::calls_by_host;
+using perfsim::testing::load_json;
 using perfsim::testing::run_command;
 using perfsim::testing::TempDir;
 
@@ -62,43 +61,13 @@ struct Served {
     REQUIRE(s.ok());
     admin_port = uint16_t(json::parse(serve.lines().back()).at("port").get<int>());
   }
-  // host -> sum of a counter's series over its other labels.
   std::map<std::string, uint64_t> per_host(const std::string& metric) const {
-    const auto r = perfsim::testing::http_request(admin_port, "GET", "/metrics");
-    REQUIRE(r.status == 200);
-    std::map<std::string, uint64_t> out;
-    const std::regex line("^" + metric + R"re(\{host="([^"]+)"[^}]*\} (\d+))re");
-    std::istringstream in(r.body);
-    for (std::string l; std::getline(in, l);) {
-      std::smatch m;
-      if (std::regex_search(l, m, line)) out[m[1]] += std::stoull(m[2]);
-    }
-    return out;
+    return perfsim::testing::per_host_counts(admin_port, metric);
   }
-  // The server counts a call as it answers it: wait (bounded) until its count reaches `want`.
   std::map<std::string, uint64_t> calls_when(const std::map<std::string, uint64_t>& want) const {
-    std::map<std::string, uint64_t> got;
-    for (int i = 0; i < 50; ++i) {  // at most 5 s
-      got = per_host("perfsim_winreg_calls_total");
-      if (got == want) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return got;
+    return perfsim::testing::server_calls_when(admin_port, want);
   }
 };
-
-json load_json(const std::string& args, int want_code) {
-  const auto r = run_command(PERFSIM_EXE, "load --json " + args, 120);
-  INFO("perfsim load --json " << args << "\n" << r.err);
-  REQUIRE(r.code == want_code);
-  return json::parse(r.out);
-}
-
-std::map<std::string, uint64_t> calls_by_host(const json& report) {
-  std::map<std::string, uint64_t> out;
-  for (const json& h : report.at("per_host")) out[h.at("host")] = h.at("calls").get<uint64_t>();
-  return out;
-}
 
 }  // namespace
 
@@ -114,9 +83,7 @@ TEST_CASE("perfsim load's calls per host are the server's own count") {
   CHECK(impacket_calls == 27);  // OpenHKPD, 25 reads, CloseKey
   CHECK(s.calls_when({{"LD-0001", impacket_calls}}) == std::map<std::string, uint64_t>{{"LD-0001", impacket_calls}});
 
-  // Two values a poll; an 8 KiB first buffer holds 238 (5,736 bytes) but not Global (153,048), so
-  // each session grows Global's once and keeps the size that worked for every later poll (frozen
-  // timeline: the size never changes).
+  // Two values a poll; an 8 KiB first buffer holds 238 (5,736 bytes) but not Global (153,048).
   const json r = load_json(f.path + " --collectors 2 --duration 2 --query 238 --query Global --initial 8192", 0);
   CHECK(r.at("hosts") == kHosts);
   CHECK(r.at("sessions") == 2 * kHosts);
@@ -124,18 +91,7 @@ TEST_CASE("perfsim load's calls per host are the server's own count") {
   REQUIRE(want.size() == size_t(kHosts));
   uint64_t total = 0;
   for (const json& h : r.at("per_host")) {
-    INFO(h.dump());
-    const uint64_t polls = h.at("polls");
-    CHECK(polls > 0);
-    CHECK(h.at("connects") == 2);
-    CHECK(h.at("errors").at("total") == 0);
-    // 2 sessions x (OpenHKPD + one MORE_DATA + CloseKey) + 2 values a poll.
-    CHECK(h.at("calls") == 2 * polls + 6);
-    const json& l = h.at("latency_ms");
-    CHECK(l.at("p50") <= l.at("p90"));
-    CHECK(l.at("p90") <= l.at("p99"));
-    CHECK(l.at("p99") <= l.at("max"));
-    CHECK(l.at("max") > 0);
+    perfsim::testing::check_kept_buffer_host(h, 2);
     total += h.at("calls").get<uint64_t>();
   }
   CHECK(r.at("overall").at("calls") == total);
