@@ -1,15 +1,14 @@
-// INI text as Windows' profile API (GetPrivateProfileSection/String/Int) hands it to loadperf: the
-// one line reader of `lodctr /s` backups (names/backup.h) and LodCtr's counter INI (lodctr/ini.h).
+// INI text (sections and KEY=VALUE lines, the form of Windows' profile files): the one line
+// reader of `lodctr /s` backups (names/backup.h) and LodCtr's counter INI (lodctr/ini.h).
 //
 // Contract: the file is decoded by core/text.h and split into lines; blank lines and `;` comment
 // lines are skipped (with IniOptions::c_comments also `//`, `/*` and `*` lines, as counter INIs
 // carry C comments); anything before the first `[section]` is skipped. A line inside a section
 // that has no `=` is not a key: what a help text spilling onto further lines leaves behind (they
-// begin with blanks or commas in real XP-era backups). Windows' readers never see such a line as
-// a value (the profile API returns it as a key with no value, and loadperf finds no index or
-// symbol in it), so it is skipped and counted in IniSkipped, never an error; readers add the
-// entries they skip for their own reasons (a key that is not an index) to the same count, and
-// report the whole count once. A `[` line without `]` is the only error.
+// begin with blanks or commas in real XP-era backups). Such a line names no index or symbol, so it
+// is skipped and counted in IniSkipped, never an error (perfsim's choice: no public document says
+// how Windows reads it); readers add the entries they skip for their own reasons (a key that is
+// not an index) to the same count, and report the whole count once. A `[` line without `]` is the only error.
 #pragma once
 #include <cstddef>
 #include <string>

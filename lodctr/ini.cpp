@@ -83,8 +83,8 @@ Status parse_ini(ByteView file, CounterIni& out) {
       ini.languages.push_back(key);
     } else if (section == "TEXT" || section == "OBJECTS") {
       IniText t;
-      // LodCtr's LoadLanguageLists reports a key it cannot parse (LC_BAD_KEY) and goes on with the
-      // next one; so do we, counting it with the lines that are no key at all.
+      // A key that is no SYMBOL_LANGID_NAME/HELP is skipped and counted with the lines that are no
+      // key at all, and the next one read (ini.h: perfsim's choice, no public document says more).
       if (!split_text_key(key, t)) {
         skipped.add(l.line);
         continue;

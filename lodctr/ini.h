@@ -8,8 +8,8 @@
 // files with a BOM, UTF-8 with or without BOM (bytes that are not UTF-8 are read as Windows-1252).
 // parse_ini checks the INI alone (drivername, symbolfile, a language and a name present); lines of
 // [text]/[objects] that are no SYMBOL_LANGID_NAME/HELP key (a help text continued on the next line)
-// are skipped and counted in one warning, as LodCtr's LoadLanguageLists skips a key it cannot
-// parse (Windows Server 2003 source, base/screg/winreg/cntrtext/common/lodctr.c, LC_BAD_KEY);
+// are skipped and counted in one warning, as a backup's such lines are (names/README.md; no public
+// document says what LodCtr does with a key it cannot parse, so this tolerance is perfsim's choice);
 // whether symbols exist and languages are listed is checked at install. The lines go through
 // core/ini.h, the reader `lodctr /s` backups use too.
 // parse_symbols keeps every `#define NAME <decimal or 0x hex>` and ignores all other lines.

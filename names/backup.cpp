@@ -112,8 +112,8 @@ Status parse_backup(ByteView file, NameSet& out, std::vector<std::string>* warni
     }
     if (in == In::kOther) continue;
     if (in == In::kStrings) {
-      // What loadperf reads back: a key that is no decimal index is no string (a help text's
-      // continuation holding a '='); counted with the lines without one.
+      // A key that is no decimal index is no string (a help text's continuation holding a '=');
+      // counted with the lines without one.
       uint32_t index = 0;
       if (!parse_decimal(l.key, index)) {
         skipped.add(l.line);

@@ -24,9 +24,9 @@
 //   Vista SP2 and Windows Server 2008 SP2, the .NET Framework 2.0 SP2 and the .NET Framework 3.0
 //   SP2 are built into the operating system". Only the x86 editions of 2003 include 1.1 (Aaron
 //   Stebner, Microsoft, "What version of the .NET Framework is included in what version of the
-//   OS?"); the 2003 row is x86, and its source tree builds the framework as an OS component with
-//   the CLR counter objects (github selfrender/Windows-Server-2003, com/netfx/binary_release/
-//   i386/fre/corperfmonsymbols.h: .NET CLR Memory, Loading, LocksAndThreads, Exceptions, ...).
+//   OS?"); the 2003 row is x86. The framework brings the CLR counter objects (Microsoft, .NET
+//   Framework 1.1 "Performance Counters", learn.microsoft.com/previous-versions/dotnet/
+//   netframework-1.1/w8f5kw2e: .NET CLR Memory, Loading, LocksAndThreads, Exceptions, ...).
 //   NT 4.0, 2000 and XP Professional include none (a download).
 // - quirk sets and PerfFreq: shared/docs/quirks.md (each quirk's own source there).
 // - NTLM: Microsoft, "Network security: LAN Manager authentication level": the default level is

@@ -118,7 +118,7 @@ TEST_CASE("INI errors say what is missing or malformed") {
   CHECK(parse_ini(ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[text]\nA_009_NAME=x\n"), ini)
             .message()
             .find("[languages]") != std::string::npos);
-  // A key LodCtr cannot parse is skipped (LC_BAD_KEY), as the lines a help text spills onto are:
+  // A key that is no SYMBOL_LANGID_NAME/HELP is skipped, as the lines a help text spills onto are:
   // counted in one warning naming the first, the other keys read.
   REQUIRE(parse_ini(ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[languages]\n009=x\n[text]\nA_009_TITLE=x\n"
                           "A_009_NAME=Name\nA_009_HELP=Help that goes\n   on over a line\n, and another\n"),

@@ -1,6 +1,6 @@
 // Backups as Windows writes them, made here byte by byte (not with write_backup): UTF-16LE without
-// a BOM, CR LF, "\r\n\r\n[section]" headers and "\r\nINDEX=TEXT" lines as loadperf's dumpload.c
-// formats them, V1 strings only, and, as in real XP-era backups, help texts that go on over further
+// a BOM, CR LF, "\r\n\r\n[section]" headers and "\r\nINDEX=TEXT" lines as real `lodctr /s` backups
+// have them (issue 30 item 8), V1 strings only, and, as in real XP-era backups, help texts that go on over further
 // lines starting with blanks or commas. Each loads into the host of its version.
 #include <catch2/catch.hpp>
 #include <map>
@@ -18,7 +18,7 @@
 namespace perfsim::names {
 namespace {
 
-// ASCII text as loadperf writes it: each UTF-16 code unit little-endian, no BOM.
+// ASCII text as a real backup has it: each UTF-16 code unit little-endian, no BOM.
 Bytes utf16le_no_bom(const std::string& ascii) {
   Bytes b;
   for (char c : ascii) {

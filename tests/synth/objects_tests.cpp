@@ -274,7 +274,7 @@ TEST_CASE(
     "Windows 2000 and XP serve TCP IP and UDP with all of the adapters' traffic and the 2003 code base split them") {
   for (const char* profile : {"win2000", "xp", "2003", "2008"}) {
     INFO(profile);
-    // NT5 sources: XP SP1's perfc009.ini has TCP/IP/UDP, Server 2003's TCPv4 ... and the v6 objects.
+    // 2000/XP name them TCP/IP/UDP; the 2003 code base's real backup (issue 30 item 8) TCPv4 ... and v6.
     const bool pre_2003 = std::string(profile) == "win2000" || std::string(profile) == "xp";
     Spec s = test::small_spec(profile, 4);
     s.adapters = {"Intel[R] Ethernet A"};
@@ -521,17 +521,17 @@ TEST_CASE("catalogue: every profile serves the names of its version's rows and n
   }
 }
 
-TEST_CASE("catalogue: the TCP/IP objects' names follow the NT5 sources and V2 sets start with Vista") {
+TEST_CASE("catalogue: the TCP/IP objects' names follow each version's backup and V2 sets start with Vista") {
   auto table = [](const char* profile) { return index_of(make(test::small_spec(profile, 1))); };
-  // Windows XP SP1 source perfc009.ini: 546 IP, 582 ICMP, 638 TCP, 658 UDP, no IPv6 objects.
+  // 2000 and XP: TCP, IP, UDP, ICMP and no IPv6 objects (the 2000/XP names of issue 30 item 8).
   for (const char* old : {"win2000", "xp"}) {
     INFO(old);
     const auto t = table(old);
     for (const char* n : {"TCP", "IP", "UDP", "ICMP"}) CHECK(t.count(n));
     for (const char* n : {"TCPv4", "IPv4", "UDPv4", "TCPv6", "IPv6", "UDPv6", "ICMPv6"}) CHECK_FALSE(t.count(n));
   }
-  // Windows Server 2003 source perfc009.ini: 546 IPv4, 548 IPv6, 638 TCPv4, 658 UDPv4, 1530 TCPv6,
-  // 1532 UDPv6, 1534 ICMPv6, 582 ICMP.
+  // The real XP x64 SP2 (Server 2003 SP2 code base) backup of issue 30 item 8: IPv4, IPv6, TCPv4,
+  // UDPv4, TCPv6, UDPv6, ICMPv6 and ICMP.
   const auto t2003 = table("2003");
   for (const char* n : {"TCPv4", "IPv4", "UDPv4", "ICMP", "TCPv6", "IPv6", "UDPv6", "ICMPv6"}) CHECK(t2003.count(n));
   for (const char* n : {"TCP", "IP", "UDP", "Terminal Services"}) CHECK_FALSE(t2003.count(n));
