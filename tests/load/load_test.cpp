@@ -121,7 +121,10 @@ TEST_CASE("perfsim load counts errors on the hosts that fault and nowhere else")
     } else if (h.at("host") == "LD-0003") {  // every third perf query faults: the session is made again
       CHECK(e.at("call").get<uint64_t>() > 0);
       CHECK(e.at("status") == 0);
-      CHECK(h.at("connects") == e.at("call").get<uint64_t>() + 1);
+      // A session is made again at the poll after each fault: one connect more than faults, or as
+      // many when the run's time ended right after the last fault, before the next poll.
+      const uint64_t connects = h.at("connects").get<uint64_t>(), faults = e.at("call").get<uint64_t>();
+      CHECK((connects == faults + 1 || connects == faults));
     } else {
       CHECK(e.at("total") == 0);
       CHECK(h.at("connects") == 1);
