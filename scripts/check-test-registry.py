@@ -8,6 +8,12 @@ has (with the spec CMake discovered them with, from test-registry.txt), asks Cat
 CTest entry's argument selects, and fails unless every entry selects exactly one case and every case
 has exactly one entry.
 
+It also lists each executable with both specs test-registry.txt names (with ../shared/fixtures and
+without), whichever is in force: neither may select a hidden ([.]) test case, and the one without
+fixtures must select the one with fixtures' cases less those tagged [fixtures]. So a build that
+has the fixtures (CI's) catches a spec that would register something else where they are absent
+(a user's clone; issue 50: Catch2 2 lists hidden cases under any filter, ~[fixtures] included).
+
 usage: check-test-registry.py BUILD_DIR
 """
 import json
@@ -22,6 +28,31 @@ def names(exe, spec_args):
     out = subprocess.run([exe, *spec_args, "--list-test-names-only"], capture_output=True, text=True,
                          timeout=60, check=False).stdout
     return [line for line in out.splitlines() if line.strip()]
+
+
+def listed(exe, spec):
+    """Test case names a test spec from test-registry.txt selects ("": Catch2's default list)."""
+    return names(exe, [spec] if spec else [])
+
+
+def spec_problems(target, exe, with_fixtures, without_fixtures):
+    """What is wrong with the two specs' selections (see the module's doc)."""
+    hidden = set(names(exe, ["[.]"]))
+    fixtures = set(names(exe, ["[fixtures]"]))
+    with_set, without_set = set(listed(exe, with_fixtures)), set(listed(exe, without_fixtures))
+    problems = [f"{target}: {which} ({spec!r}) selects hidden test case {case!r}"
+                for which, spec, cases in (("with fixtures", with_fixtures, with_set),
+                                           ("without fixtures", without_fixtures, without_set))
+                for case in sorted(cases & hidden)]
+    for case in sorted(without_set ^ (with_set - fixtures)):
+        if case in fixtures:
+            why = "is tagged [fixtures] but registered without fixtures"
+        elif case in without_set:
+            why = "is registered without fixtures only"
+        else:
+            why = "is registered with fixtures only, though not tagged [fixtures]"
+        problems.append(f"{target}: test case {case!r} {why}")
+    return problems
 
 
 def main():
@@ -51,8 +82,16 @@ def main():
 
     problems, cases_total = [], 0
     for line in registry.read_text().splitlines():
-        target, exe, spec = (line.split("\t") + ["", ""])[:3]
-        expected = names(exe, [spec] if spec else [])
+        fields = line.split("\t")
+        if len(fields) != 5:
+            print(f"check-test-registry: {registry}: {line!r} is not 5 fields (configure {build} again)",
+                  file=sys.stderr)
+            return 2
+        target, exe, spec, with_fixtures, without_fixtures = fields
+        problems += spec_problems(target, exe, with_fixtures, without_fixtures)
+        if spec not in (with_fixtures, without_fixtures):
+            problems.append(f"{target}: registered with {spec!r}, neither spec of test-registry.txt")
+        expected = listed(exe, spec)
         cases_total += len(expected)
         if not expected:
             problems.append(f"{target}: the executable lists no test case")
