@@ -222,7 +222,7 @@ Step Association::bind_auth(const Header& h, ByteView verifier, Bytes& token, Se
     auth_error_ = "auth level " + std::to_string(t.auth_level) + " outside connect (2) .. privacy (6)";
     return bind_nak_step(h.call_id, kNakNotSpecified, false);
   }
-  auto sec = SecurityContext::server(cfg_.auth, t.auth_type);
+  auto sec = SecurityContext::server(cfg_.auth, t.auth_type, cfg_.ntlm_target);
   if (Status st = sec->step(t.value, token); !st.ok()) {
     auth_error_ = st.ToString();
     return bind_nak_step(h.call_id, kNakInvalidChecksum, false);

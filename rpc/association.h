@@ -41,6 +41,7 @@ struct AssociationConfig {
   // Calls on an unauthenticated association fault with access denied, as Windows does for an
   // interface registered secure-only (RestrictRemoteClients, rpc/README.md).
   bool require_auth = false;
+  NtlmTarget ntlm_target;  // the host the NTLMSSP CHALLENGE names (name, Windows version)
 };
 
 // One complete request, ready to execute.

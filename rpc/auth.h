@@ -3,12 +3,13 @@
 // Kept apart from PDU framing (pdu.h, association.h) and from winreg: the association asks a
 // SecurityContext for handshake tokens and for the signature / sealing of one PDU.
 //
-// The handshake (NTLMv1 and v2 verification, SPNEGO) is gss-ntlmssp's, driven through MIT GSSAPI.
-// Session security with NTLM2 session security (ESS, what every current client negotiates) is
-// MS-NLMP 3.4.4.2 composed from OpenSSL's MD5, HMAC-MD5 and RC4, keyed from the exported session
-// key GSSAPI hands out: gss-ntlmssp 1.2 has no gss_wrap_iov, and DCE/RPC signs the whole PDU
-// while sealing only its stub, which gss_wrap cannot express (rpc/README.md). Without ESS the
-// signature covers the stub alone, which is exactly gss_wrap / gss_get_mic, so they are used.
+// Server side, the handshake is perfsim's own acceptor (ntlm_server.h: NTLMv1 and v2 verification,
+// MIC, key exchange; spnego.h: SPNEGO offering NTLMSSP), over OpenSSL's primitives: gss-ntlmssp
+// crashed on hostile AUTHENTICATE messages (rpc/README.md says why this design). Client side it is
+// gss-ntlmssp through MIT GSSAPI, its server's tokens checked first (check_ntlm_challenge).
+// Session security (MS-NLMP 3.4.4) is composed here from ntlm_crypto.h on both sides, keyed from the
+// ExportedSessionKey: with ESS (every current client) HMAC-MD5 over the whole PDU and RC4 over the
+// stub, which gss_wrap cannot express (DCE/RPC signs more than it seals); without, CRC-32 and RC4.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -19,6 +20,7 @@
 
 #include "core/bytes.h"
 #include "core/status.h"
+#include "rpc/ntlm_server.h"
 
 namespace perfsim::rpc {
 
@@ -62,13 +64,10 @@ struct Account {
 // "NAME:PASSWORD" (the password may contain ':'); a "DOMAIN\" prefix on NAME is dropped.
 Status parse_account(std::string_view text, Account& out);
 
-// Server-wide: the accounts and the GSSAPI acceptor credential made from them. Shared by every
-// association (read-only after creation).
+// Server-wide: the accounts (names and NT hashes, in memory only). Shared by every association
+// (read-only after creation). NTLMv1 and NTLMv2 logons are both accepted (rpc/README.md).
 class AuthService {
  public:
-  // Writes the accounts to a private key file gss-ntlmssp reads (removed again by the destructor)
-  // and acquires the acceptor credential. Sets NETBIOS_DOMAIN_NAME (when unset) so gss-ntlmssp
-  // accepts NTLMv1 as well as NTLMv2; call before starting threads.
   static Status create(const std::vector<Account>& accounts, std::shared_ptr<const AuthService>& out);
   ~AuthService();
   AuthService(const AuthService&) = delete;
@@ -92,7 +91,9 @@ struct ClientIdentity {
 // One association's security context, server (accept) or client (initiate) side.
 class SecurityContext {
  public:
-  static std::unique_ptr<SecurityContext> server(std::shared_ptr<const AuthService> service, uint8_t auth_type);
+  // `target`: the host the CHALLENGE names (its name and Windows version).
+  static std::unique_ptr<SecurityContext> server(std::shared_ptr<const AuthService> service, uint8_t auth_type,
+                                                 const NtlmTarget& target = {});
   static Status client(const ClientIdentity& who, uint8_t auth_type, std::unique_ptr<SecurityContext>& out);
   ~SecurityContext();
   SecurityContext(const SecurityContext&) = delete;

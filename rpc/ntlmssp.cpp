@@ -4,8 +4,13 @@
 #include <chrono>
 #include <string>
 
+#include "rpc/spnego.h"
+
 namespace perfsim::rpc::ntlmssp {
 namespace {
+
+using spnego::der_item;
+using spnego::der_unwrap;
 
 constexpr uint8_t kSignature[8] = {'N', 'T', 'L', 'M', 'S', 'S', 'P', 0};
 constexpr size_t kNegotiateFixed = 32;     // MS-NLMP 2.2.1.1, without the optional Version
@@ -21,31 +26,6 @@ std::string hex32(uint32_t v) {
   char b[11];
   snprintf(b, sizeof b, "0x%08x", v);
   return b;
-}
-
-// One DER item at p (low tag numbers, definite lengths of up to 4 octets): its tag and content.
-bool der_item(const uint8_t*& p, const uint8_t* end, uint8_t& tag, ByteView& content) {
-  if (p >= end || (*p & 0x1f) == 0x1f) return false;
-  tag = *p++;
-  if (p >= end) return false;
-  size_t n = *p++;
-  if (n & 0x80) {
-    size_t k = n & 0x7f;
-    if (k == 0 || k > 4 || size_t(end - p) < k) return false;
-    n = 0;
-    while (k--) n = (n << 8) | *p++;
-  }
-  if (n > size_t(end - p)) return false;
-  content = ByteView(p, n);
-  p += n;
-  return true;
-}
-
-// The content of the only item in `v` if it has `tag`.
-bool der_unwrap(ByteView v, uint8_t want, ByteView& content) {
-  const uint8_t* p = v.data();
-  uint8_t tag = 0;
-  return der_item(p, v.data() + v.size(), tag, content) && tag == want;
 }
 
 // NegTokenInit / NegTokenResp SEQUENCE: the OCTET STRING of element [2] (mechToken or

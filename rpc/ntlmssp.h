@@ -20,15 +20,24 @@ inline constexpr uint32_t kAuthenticate = 3;
 
 // NegotiateFlags (MS-NLMP 2.2.2.5).
 inline constexpr uint32_t kFlagUnicode = 0x00000001;
+inline constexpr uint32_t kFlagOem = 0x00000002;
+inline constexpr uint32_t kFlagRequestTarget = 0x00000004;
 inline constexpr uint32_t kFlagSign = 0x00000010;
 inline constexpr uint32_t kFlagSeal = 0x00000020;
+inline constexpr uint32_t kFlagLmKey = 0x00000080;
+inline constexpr uint32_t kFlagNtlm = 0x00000200;
+inline constexpr uint32_t kFlagAlwaysSign = 0x00008000;
+inline constexpr uint32_t kFlagTargetTypeServer = 0x00020000;
 inline constexpr uint32_t kFlagEss = 0x00080000;  // NTLMSSP_NEGOTIATE_EXTENDED_SESSIONSECURITY
+inline constexpr uint32_t kFlagTargetInfo = 0x00800000;
+inline constexpr uint32_t kFlagVersion = 0x02000000;
 inline constexpr uint32_t kFlag128 = 0x20000000;
 inline constexpr uint32_t kFlagKeyExch = 0x40000000;
 inline constexpr uint32_t kFlag56 = 0x80000000;
 // The flags that decide session security: an AUTHENTICATE may not claim one the CHALLENGE did not
 // agree to (the keys would differ between the library and perfsim's session security).
-inline constexpr uint32_t kSessionFlags = kFlagSign | kFlagSeal | kFlagEss | kFlag128 | kFlag56 | kFlagKeyExch;
+inline constexpr uint32_t kSessionFlags =
+    kFlagSign | kFlagSeal | kFlagLmKey | kFlagEss | kFlag128 | kFlag56 | kFlagKeyExch;
 
 // Bounds of our own (MS-NLMP sets none): far above what Windows, Samba or impacket send. A
 // Windows NTLMv2 response with every AV pair of MS-NLMP 2.2.2.1 is under 1 KiB.

@@ -20,7 +20,8 @@ SERVE_PACKAGES=(
   build-essential cmake ninja-build pkg-config mold
   libboost-dev liblz4-dev libzstd-dev libisal-dev libcli11-dev nlohmann-json3-dev libtomlplusplus-dev libfmt-dev
   samba-dev libtalloc-dev
-  gss-ntlmssp libkrb5-dev libssl-dev  # rpc/auth: NTLMSSP through GSSAPI, NTLM2 session security over OpenSSL
+  gss-ntlmssp libkrb5-dev  # rpc/auth: the client side of NTLMSSP through GSSAPI
+  libssl-dev zlib1g-dev    # rpc/ntlm_crypto: the acceptor and session security over OpenSSL and CRC-32
   samba libjs-chart.js
 )
 # The suite, the sanitizer and fuzz builds, and the tools the tests start (tests/README.md).

@@ -3,11 +3,29 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "windows/os.h"
+
 namespace perfsim::server {
 
 rpc::AssociationConfig tcp_association(rpc::AssociationConfig base, const replayer::SimulatedHost& host) {
   base.require_auth = base.require_auth || host.quirks().restrict_remote_clients;
   return base;
+}
+
+rpc::NtlmTarget ntlm_target(const replayer::SimulatedHost& host) {
+  rpc::NtlmTarget t;
+  t.computer = host.netbios_name();
+  const windows::OsProfile* os = host.options().identity.os;
+  const bool vista_on = os && os->major >= 6;
+  t.timestamp = vista_on;
+  t.version.reset();
+  if (os && (os->major > 5 || (os->major == 5 && os->minor >= 1))) {
+    uint32_t build = 0;
+    for (char c : os->build) build = (c >= '0' && c <= '9' && build < 100000) ? build * 10 + uint32_t(c - '0') : build;
+    if (build > 0 && build <= 0xffff)
+      t.version = rpc::NtlmVersion{uint8_t(os->major), uint8_t(os->minor), uint16_t(build)};
+  }
+  return t;
 }
 
 std::unique_ptr<ConnectionHandler> WinregHandlerFactory::create(const PeerInfo& peer) {

@@ -32,13 +32,21 @@ class WinregHandler final : public RpcHandler {
 // replace). Windows exempts named pipes from that policy, so the SMB pipe keeps `base`.
 rpc::AssociationConfig tcp_association(rpc::AssociationConfig base, const replayer::SimulatedHost& host);
 
+// The host the NTLMSSP CHALLENGE names (rpc/ntlm_server.h): its NetBIOS name and its Windows'
+// version and build (windows/os.h). No VERSION for Windows 2000 and older, which lack the field,
+// nor for a capture of no known OS (nothing to say rather than an invented version); a timestamp
+// in TargetInfo from Vista/2008 (6.0) on (MS-NLMP 2.2.2.1, its note on MsvAvTimestamp).
+rpc::NtlmTarget ntlm_target(const replayer::SimulatedHost& host);
+
 class WinregHandlerFactory final : public HandlerFactory {
  public:
   // secondary_address: what BIND_ACK names (the port over TCP, "\\PIPE\\winreg" over SMB); empty
   // means "the local port of the connection".
   WinregHandlerFactory(std::shared_ptr<replayer::SimulatedHost> host, rpc::AssociationConfig cfg = {},
                        bool perf_data_allowed = true)
-      : host_(std::move(host)), cfg_(std::move(cfg)), perf_data_allowed_(perf_data_allowed) {}
+      : host_(std::move(host)), cfg_(std::move(cfg)), perf_data_allowed_(perf_data_allowed) {
+    cfg_.ntlm_target = ntlm_target(*host_);
+  }
   std::unique_ptr<ConnectionHandler> create(const PeerInfo& peer) override;
   const std::shared_ptr<replayer::SimulatedHost>& host() const { return host_; }
   // Connections are ncacn_ip_tcp ones: each new one takes tcp_association() of the quirks then in

@@ -58,7 +58,7 @@ Bytes pattern(size_t n) {
 }  // namespace
 
 TEST_CASE("samba-python bind: winreg accepted, feature negotiation acknowledged") {
-  Association a({winreg_syntax(), "49152", 5840, 4 << 20, 0x4711, 0x02, nullptr, false});
+  Association a({winreg_syntax(), "49152", 5840, 4 << 20, 0x4711, 0x02, nullptr, false, {}});
   Step s =
       a.receive(test::from_hex("05 00 0b 03 10 00 00 00 74 00 00 00 01 00 00 00 d0 16 d0 16 00 00 00 00 02 00 00 00"
                                "00 00 01 00 01 d0 8c 33 44 22 f1 31 aa aa 90 00 38 00 10 03 01 00 00 00"

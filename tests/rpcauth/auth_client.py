@@ -4,7 +4,9 @@ authenticated ncacn_ip_tcp binding, with impacket or python3-samba.
 Writes OUT/Global.bin and OUT/Counter.bin and OUT/result.json ({"ok": true} or {"error": "..."}).
 Usage: auth_client.py --client impacket|samba --address A --port P --out DIR
        [--user U --password PW] [--level connect|integrity|privacy] [--samba-options sign,spnego]
-       [--ntlmv1] (python3-samba: client ntlmv2 auth = no, an NTLMv1 response as old clients send)"""
+       [--ntlmv1] (python3-samba: client ntlmv2 auth = no, an NTLMv1 response as old clients send)
+       [--no-ess] (python3-samba: ntlmssp_client:ntlm2 = no, session security without NTLM2 session
+                   security, MS-NLMP 3.4.4.1, as NT-era clients negotiate it)"""
 import argparse
 import json
 import os
@@ -46,6 +48,8 @@ def samba_session(a):
     lp = param.LoadParm()
     if a.ntlmv1:
         lp.set("client ntlmv2 auth", "no")
+    if a.no_ess:
+        lp.set("ntlmssp_client:ntlm2", "no")
     c = credentials.Credentials()
     c.guess(lp)
     if a.user:
@@ -88,6 +92,7 @@ def main():
     p.add_argument("--level", default="integrity", choices=["connect", "integrity", "privacy"])
     p.add_argument("--samba-options", default="")
     p.add_argument("--ntlmv1", action="store_true")
+    p.add_argument("--no-ess", action="store_true")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     result = {}

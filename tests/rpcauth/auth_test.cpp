@@ -242,23 +242,40 @@ TEST_CASE("an unauthenticated bind is served by default and refused with require
   check_values(run_client("impacket-required", "127.0.0.54", "--client impacket --level privacy " + user_args(), true));
 }
 
+// A host on 127.0.0.58 with the accounts, its log lines kept for the test to search.
+struct LoggedHost {
+  std::mutex mu;
+  std::vector<std::string> log;
+  std::unique_ptr<testing::ServedHost> srv;
+
+  LoggedHost() {
+    testing::ServeOptions opt;
+    opt.threads = 2;
+    opt.address = "127.0.0.58";
+    opt.association.auth = env().auth;
+    opt.log = [this](std::string_view line) {
+      std::lock_guard<std::mutex> lock(mu);
+      log.emplace_back(line);
+    };
+    srv = std::make_unique<testing::ServedHost>(env().host, opt);
+    REQUIRE(srv->start().ok());
+  }
+  // Whether an auth_refused line names `reason`.
+  bool refused(const std::string& reason) {
+    std::lock_guard<std::mutex> lock(mu);
+    return std::any_of(log.begin(), log.end(), [&](const std::string& l) {
+      return l.find("event=auth_refused") != std::string::npos && l.find(reason) != std::string::npos;
+    });
+  }
+};
+
 // Issue 28: one account holder crashed every host with an AUTHENTICATE whose KEY_EXCH session key
 // was empty, or whose flags dropped KEY_EXCH (gss-ntlmssp copied 16 bytes from NULL). Each variant,
 // and auth3 legs naming another context or level than the bind, now gets fault access_denied at
 // the next call and a log line naming what was wrong; the same server then serves impacket.
 TEST_CASE("tampered AUTHENTICATE messages of a real account are refused and the server goes on", "[rpcauth]") {
-  std::mutex mu;
-  std::vector<std::string> log;
-  testing::ServeOptions opt;
-  opt.threads = 2;
-  opt.address = "127.0.0.58";
-  opt.association.auth = env().auth;
-  opt.log = [&](std::string_view line) {
-    std::lock_guard<std::mutex> lock(mu);
-    log.emplace_back(line);
-  };
-  testing::ServedHost srv(env().host, opt);
-  REQUIRE(srv.start().ok());
+  LoggedHost host;
+  testing::ServedHost& srv = *host.srv;
   const std::pair<const char*, const char*> variants[] = {
       {"empty-key", "EncryptedRandomSessionKey of 0 bytes"}, {"short-key", "EncryptedRandomSessionKey of 8 bytes"},
       {"drop-key-exch", "drop NTLMSSP_NEGOTIATE_KEY_EXCH"},  {"zero-flags", "drop NTLMSSP_NEGOTIATE_KEY_EXCH"},
@@ -275,11 +292,7 @@ TEST_CASE("tampered AUTHENTICATE messages of a real account are refused and the 
     const nlohmann::json out = nlohmann::json::parse(r.output.substr(r.output.rfind('{')), nullptr, false);
     CHECK(out.value("key_exch", false));  // the CHALLENGE agreed on KEY_EXCH: the crash's precondition
     CHECK(out.value("fault", 0u) == rpc::kFaultAccessDenied);
-    std::lock_guard<std::mutex> lock(mu);
-    const bool logged = std::any_of(log.begin(), log.end(), [&](const std::string& l) {
-      return l.find("event=auth_refused") != std::string::npos && l.find(reason) != std::string::npos;
-    });
-    CHECK(logged);
+    CHECK(host.refused(reason));
   }
   // NTLMv1 with a wrong password: gss-ntlmssp's LM fallback took any password (perfsim checks it now).
   {
@@ -289,10 +302,7 @@ TEST_CASE("tampered AUTHENTICATE messages of a real account are refused and the 
                                         " --user " + kUser + " --password Wrong --variant none --ntlmv1 2>&1");
     INFO(r.output);
     CHECK(r.output.find("\"fault\": 5}") != std::string::npos);
-    std::lock_guard<std::mutex> lock(mu);
-    CHECK(std::any_of(log.begin(), log.end(), [](const std::string& l) {
-      return l.find("the NT response does not verify") != std::string::npos;
-    }));
+    CHECK(host.refused("the NT response does not verify"));
   }
   // The untampered logon of the same script is answered: the refusals above are the tampering's.
   const CommandResult good =
@@ -303,6 +313,48 @@ TEST_CASE("tampered AUTHENTICATE messages of a real account are refused and the 
   INFO(good.output);
   CHECK(good.output.find("\"ptype\": 2") != std::string::npos);  // a response, not a fault
   check_values(run_against("impacket-after-hostile", "127.0.0.58", srv.port(),
+                           "--client impacket --level privacy " + user_args()));
+}
+
+// Issue 44: AUTHENTICATE messages that crashed gss-ntlmssp inside perfsim serve. A2: a wrong password
+// with a DomainName of 200 x U+FFFF or 175 x U+6F22 (400 and 350 UTF-16 bytes, 600 and 525 UTF-8
+// bytes into gss-ntlmssp's 512-byte stack buffer: stack smashing). A1': NTLMv1 without NTLM2
+// session security asking LM_KEY, a correct NT response and an LmChallengeResponse of 0 bytes (a
+// DES key from NULL). Over auth3, alter_context and SPNEGO; each is answered (access denied for a
+// wrong password, served for a right one), LM_KEY is never granted, and the server goes on.
+TEST_CASE("issue 44's A2 and A1' AUTHENTICATE messages over auth3, alter_context and SPNEGO", "[rpcauth]") {
+  LoggedHost host;
+  testing::ServedHost& srv = *host.srv;
+  auto run = [&](const std::string& args) {
+    const CommandResult r = run_command("timeout 60 " + std::string(PERFSIM_PYTHON) + " -B " +
+                                        shell_quote(std::string(AUTH_SCRIPTS_DIR) + "/hostile_auth.py") +
+                                        " --transport tcp --address 127.0.0.58 --port " + std::to_string(srv.port()) +
+                                        " --user " + kUser + " " + args + " 2>&1");
+    INFO(r.output);
+    REQUIRE(r.exit_status == 0);
+    return nlohmann::json::parse(r.output.substr(r.output.rfind('{')), nullptr, false);
+  };
+  for (const char* leg : {"--leg auth3", "--leg alter", "--spnego"}) {
+    for (const char* domain : {"200:ffff", "175:6f22"}) {
+      INFO(leg << " " << domain);
+      const auto wrong = run(std::string(leg) + " --password Wrong --variant none --domain " + domain);
+      CHECK(wrong.value("fault", 0u) == rpc::kFaultAccessDenied);
+      const auto right =
+          run(std::string(leg) + " --password " + shell_quote(kPassword) + " --variant none --domain " + domain);
+      CHECK(right.value("ptype", 0) == 2);  // a response: the logon with that domain verified
+    }
+    INFO(leg);
+    const auto a1 =
+        run(std::string(leg) + " --password " + shell_quote(kPassword) + " --ntlmv1 --lm-key --variant no-lm-response");
+    CHECK_FALSE(a1.value("lm_key", true));  // the CHALLENGE never grants LM_KEY
+    CHECK(a1.value("ptype", 0) == 2);
+    const auto claim =
+        run(std::string(leg) + " --password " + shell_quote(kPassword) + " --ntlmv1 --lm-key --variant claim-lm-key");
+    CHECK(claim.value("fault", 0u) == rpc::kFaultAccessDenied);
+  }
+  CHECK(host.refused("wrong password"));
+  CHECK(host.refused("did not agree to"));
+  check_values(run_against("impacket-after-issue44", "127.0.0.58", srv.port(),
                            "--client impacket --level privacy " + user_args()));
 }
 
@@ -333,6 +385,35 @@ TEST_CASE("an NTLMv1 logon (python3-samba, client ntlmv2 auth = no) is accepted 
     REQUIRE(t.exit_status == 0);
     CHECK(t.output.find_first_not_of("0123456789abcdef") == 48);              // 24 bytes in hex
     CHECK(t.output.substr(std::min<size_t>(48, t.output.size())) == "\t\n");  // no NTLMv2 response
+  }
+}
+
+// Session security without NTLM2 session security (MS-NLMP 3.4.4.1: CRC-32 checksum, one RC4 stream
+// and sequence for both directions, the stub alone signed): python3-samba told not to negotiate ESS
+// checks every response's signature and unseals it. The AUTHENTICATE on the wire lacks ESS.
+TEST_CASE("without NTLM2 session security (python3-samba, ntlmssp_client:ntlm2 = no) sign and seal read the host",
+          "[rpcauth]") {
+  for (const char* opts : {"sign,ntlm", "seal,ntlm"}) {
+    INFO("binding options " << opts);
+    std::string name = std::string("samba-noess-") + opts;
+    std::replace(name.begin(), name.end(), ',', '-');
+    const Run r = run_client(
+        name, "127.0.0.64", "--client samba --ntlmv1 --no-ess --samba-options " + std::string(opts) + " " + user_args(),
+        false, true);
+    check_values(r);
+    const std::string pcap = shell_quote(r.dir + "/session.pcapng");
+    const std::string port = run_command("tshark -r " + pcap +
+                                         " -Y 'tcp.flags.syn==1 && tcp.flags.ack==1' -T fields -e tcp.srcport "
+                                         "2>/dev/null | tail -1")
+                                 .output;
+    const CommandResult t =
+        run_command("timeout 120 tshark -n -r " + pcap + " -d tcp.port==" + std::to_string(std::stoi(port)) +
+                    ",dcerpc -Y ntlmssp.messagetype==3 -T fields -e ntlmssp.negotiateflags "
+                    "2>/dev/null");
+    INFO(t.output);
+    REQUIRE(t.exit_status == 0);
+    REQUIRE(t.output.size() > 2);
+    CHECK((std::stoul(t.output, nullptr, 16) & 0x00080000) == 0);  // NTLMSSP_NEGOTIATE_EXTENDED_SESSIONSECURITY
   }
 }
 

@@ -146,9 +146,29 @@ TEST_CASE("tampered AUTHENTICATE messages on the SMB pipe are refused and perfsi
     CHECK(r.output.find("\"key_exch\": true") != std::string::npos);
     CHECK(r.output.find("\"fault\": 5}") != std::string::npos);
   }
+  // Issue 44 on the pipe: A2 (a wrong password with a DomainName of 200 x U+FFFF) over auth3 and
+  // SPNEGO, A1' (NTLMv1, LM_KEY asked, no LM response) with the right password.
+  const std::string base = "timeout 60 " + std::string(PERFSIM_PYTHON) + " -B " +
+                           interop::shell_quote(HOSTILE_AUTH_PY) + " --transport smb --address 127.0.0.64 --port " +
+                           std::to_string(s.port()) + " --user " + kHostileUser + " ";
+  for (const char* leg : {"--leg auth3", "--spnego"}) {
+    INFO(leg);
+    const interop::CommandResult a2 =
+        interop::run_command(base + leg + " --smb-password " + interop::shell_quote(kRpcPassword) +
+                             " --password Wrong --variant none --domain 200:ffff 2>&1");
+    INFO(a2.output);
+    CHECK(a2.output.find("\"fault\": 5") != std::string::npos);
+    const interop::CommandResult a1 =
+        interop::run_command(base + leg + " --password " + interop::shell_quote(kRpcPassword) +
+                             " --ntlmv1 --lm-key --variant no-lm-response 2>&1");
+    INFO(a1.output);
+    CHECK(a1.output.find("\"lm_key\": false") != std::string::npos);
+    CHECK(a1.output.find("\"ptype\": 2") != std::string::npos);
+  }
   std::ifstream err(s.err_path());
   const std::string log{std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>()};
   CHECK(log.find("event=auth_refused") != std::string::npos);
+  CHECK(log.find("wrong password") != std::string::npos);
   CHECK(log.find("EncryptedRandomSessionKey of 0 bytes") != std::string::npos);
   CHECK(log.find("drop NTLMSSP_NEGOTIATE_KEY_EXCH") != std::string::npos);
 
