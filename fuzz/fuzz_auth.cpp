@@ -233,15 +233,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (target == 0) tamper(token, edits);
   const rpc::Bind bind{5840, 5840, 0, {{0, rpc::winreg_syntax(), {rpc::ndr20_syntax()}}}, {}};
   Bytes pdu = rpc::build_bind(rpc::PType::kBind, 1, bind);
-  rpc::append_auth(pdu, trailer, token, 4);
+  if (!rpc::append_auth(pdu, trailer, token, 4).ok()) return 0;
   rpc::Step s = assoc.receive(pdu);
   if (s.close || s.replies.size() != 1 || !is(s.replies[0], rpc::PType::kBindAck)) return 0;
-  ByteView challenge = token_of(s.replies[0]);
+  ByteView sent = token_of(s.replies[0]);
   rpc::spnego::NegTokenResp resp;
   if (p.spnego) {
-    if (!rpc::spnego::parse_resp(challenge, resp).ok() || !resp.response_token) return 0;
-    challenge = *resp.response_token;
+    if (!rpc::spnego::parse_resp(sent, resp).ok() || !resp.response_token) return 0;
+    sent = *resp.response_token;
   }
+  const Bytes challenge(sent.begin(), sent.end());  // the bind_ack holding it goes with `s`
   token = authenticate(p, negotiate, challenge);
   if (token.empty()) return 0;
   if (p.spnego) {
@@ -255,7 +256,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (target == 1) tamper(token, edits);
   pdu = p.alter ? rpc::build_bind(rpc::PType::kAlterContext, 2, bind)
                 : rpc::build_empty(rpc::PType::kAuth3, rpc::kPfcFirstFrag | rpc::kPfcLastFrag, 2);
-  rpc::append_auth(pdu, trailer, token, 4);
+  if (!rpc::append_auth(pdu, trailer, token, 4).ok()) return 0;
   if (target == 2) tamper(pdu, edits);
   s = assoc.receive(pdu);
   // A logon kept valid must be accepted: the right password, nothing edited, flags the CHALLENGE

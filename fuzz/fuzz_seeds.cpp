@@ -714,15 +714,29 @@ void client_seeds(const captures::Capture& cap) {
 
 }  // namespace
 
-// auth (fuzz_auth.cpp): [options][target][op pos16 val]*. Clean handshakes of each kind, and the
-// two AUTHENTICATE edits that crashed gss-ntlmssp (issue 28): the session key's length set to 0,
-// and the KEY_EXCH bit cleared in the flags' top byte.
+// auth (fuzz_auth.cpp): [options u16][NEGOTIATE flags u32][flags xor u32][lm, key, extra AV pairs,
+// user units][units...][domain units / 2][units...][workstation units][units...][target][edits]*.
+// Clean logons of each kind (NTLMv2 and v1, raw and SPNEGO, auth3 and alter_context, each level,
+// a MIC), and issue 44's crashes: A2 (a wrong password, 200 x U+FFFF as domain) and A1' (NTLMv1
+// without ESS asking LM_KEY, an LmChallengeResponse of 0 bytes).
+Bytes auth_plan(uint16_t options, uint32_t ask, uint8_t lm, uint8_t domain_pairs, uint8_t unit) {
+  Bytes b;
+  put_le16(b, options);
+  put_le32(b, ask);
+  put_le32(b, 0);
+  b.insert(b.end(), {lm, 0, 0, 0, domain_pairs});
+  b.insert(b.end(), size_t(domain_pairs) * 2, unit);
+  b.insert(b.end(), {0, 0});  // no workstation units; target 0, no edits
+  return b;
+}
+
 void auth_seeds() {
-  for (uint8_t options : {0, 1, 6, 7, 8, 12}) put("auth", "clean-" + std::to_string(options), Bytes{options, 0});
-  put("auth", "empty-key", Bytes{4, 1, 3, 52, 0, 0, 3, 54, 0, 0});
-  put("auth", "drop-key-exch", Bytes{4, 1, 0, 63, 0, 0xa2});
-  put("auth", "auth3-context", Bytes{0, 2, 0, 20, 0, 8});
-  put("auth", "request-trailer", Bytes{4, 3, 0, 24, 0, 9});
+  constexpr uint32_t kAsk = 0xe2088297;  // impacket's NEGOTIATE with signing and sealing
+  for (uint16_t options : {0, 1, 8, 16, 32, 33, 0x40, 0x80, 0xc0, 0xd0})
+    put("auth", "clean-" + std::to_string(options), auth_plan(options, kAsk, 0, 0, 0));
+  put("auth", "a2-ffff-wrong-password", auth_plan(0x6, kAsk, 0, 100, 2));
+  put("auth", "a2-6f22-spnego", auth_plan(0x16, kAsk, 0, 88, 3));
+  put("auth", "a1-lm-key-no-lm", auth_plan(1, (kAsk | 0x80) & ~0x00080000u, 129, 0, 0));
 }
 
 int main(int argc, char** argv) {

@@ -104,7 +104,8 @@ Status RpcChannel::bind() {
     Bytes token;
     if (Status s = sec_->step({}, token); !s.ok()) return s;
     pdu[3] |= rpc::kPfcPendingCancel;  // PFC_SUPPORT_HEADER_SIGN in a bind (MS-RPCE 2.2.2.3)
-    rpc::append_auth(pdu, trailer(), token, 4);
+    if (Status s = rpc::append_auth(pdu, trailer(), token, 4); !s.ok())
+      return Status::IOError(where_ + ": " + s.message());
   }
   if (Status s = stream_->write(pdu); !s.ok()) return s;
   if (Status s = read_pdu(pdu); !s.ok()) return s;
@@ -150,11 +151,9 @@ Status RpcChannel::bind() {
 Status RpcChannel::send_leg(rpc::PType type, uint32_t call_id, ByteView token) {
   Bytes pdu = type == rpc::PType::kAuth3 ? rpc::build_empty(type, rpc::kPfcFirstFrag | rpc::kPfcLastFrag, call_id)
                                          : rpc::build_bind(type, call_id, winreg_bind(max_xmit_, max_recv_));
-  const size_t pad = (4 - pdu.size() % 4) % 4;
-  if (pdu.size() + pad + rpc::kSecTrailerSize + token.size() > 0xffff)
-    return Status::IOError(where_ + "'s CHALLENGE makes our next token " + std::to_string(token.size()) +
-                           " bytes, more than one DCE/RPC PDU carries (its target info is too large): logon refused");
-  rpc::append_auth(pdu, trailer(), token, 4);
+  if (Status s = rpc::append_auth(pdu, trailer(), token, 4); !s.ok())
+    return Status::IOError(where_ + ": the logon of " + account() + " refused on our side: " + s.message() +
+                           " (the CHALLENGE's target info makes our next token too large)");
   return stream_->write(pdu);
 }
 

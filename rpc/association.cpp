@@ -95,7 +95,7 @@ Status build_signed_fragments(SecurityContext& sec, const SecTrailer& t, int opn
                         : build_request(flags, call_id,
                                         {left, context_id, uint16_t(opnum), std::nullopt, stub.subspan(pos, n)});
     const uint8_t zero_sig[kNtlmSignatureSize] = {};
-    append_auth(f, t, ByteView(zero_sig, kNtlmSignatureSize), kAuthPadAlignment);
+    if (st = append_auth(f, t, ByteView(zero_sig, kNtlmSignatureSize), kAuthPadAlignment); !st.ok()) return st;
     const size_t padded = n + f[f.size() - kNtlmSignatureSize - kSecTrailerSize + 2];
     if (st = sec.protect(f, header, padded, seal); !st.ok()) return st;
     out.push_back(std::move(f));
@@ -204,7 +204,7 @@ Step Association::on_bind(ByteView pdu, const Header& h) {
     // MS-RPCE 3.3.1.5.2.2: echo PFC_SUPPORT_HEADER_SIGN when the client offers it. An NTLMSSP
     // signature with ESS covers the header either way; the flag tells the client we know that.
     if (h.pfc_flags & kPfcSupportHeaderSign) s.replies.back()[3] |= kPfcSupportHeaderSign;
-    append_auth(s.replies.back(), t, token, 4);
+    if (!append_auth(s.replies.back(), t, token, 4).ok()) return bind_nak_step(h.call_id, kNakNotSpecified, false);
   }
   return s;
 }
@@ -293,7 +293,10 @@ Step Association::on_alter_context(ByteView pdu, const Header& h) {
   BindAck ack{max_xmit_, max_recv_, assoc_group_, {}, negotiate(b.contexts)};
   Step s;
   s.replies.push_back(build_bind_ack(PType::kAlterContextResp, h.call_id, ack));
-  if (leg) append_auth(s.replies.back(), t, token, 4);
+  if (leg && !append_auth(s.replies.back(), t, token, 4).ok()) {
+    s.replies.clear();
+    s.close = true;
+  }
   return s;
 }
 

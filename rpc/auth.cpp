@@ -80,8 +80,11 @@ Status parse_sec_trailer(ByteView v, SecTrailer& out) {
   return Status::Ok();
 }
 
-void append_auth(Bytes& pdu, SecTrailer t, ByteView value, size_t align) {
+Status append_auth(Bytes& pdu, SecTrailer t, ByteView value, size_t align) {
   size_t pad = (align - pdu.size() % align) % align;
+  if (pdu.size() + pad + kSecTrailerSize + value.size() > 0xffff || value.size() > 0xffff)
+    return Status::InvalidArgument("an authentication token of " + std::to_string(value.size()) +
+                                   " bytes makes the PDU larger than one DCE/RPC PDU carries (65,535 bytes)");
   pdu.insert(pdu.end(), pad, 0);
   t.pad_length = uint8_t(pad);
   pdu.push_back(t.auth_type);
@@ -92,6 +95,7 @@ void append_auth(Bytes& pdu, SecTrailer t, ByteView value, size_t align) {
   put_bytes(pdu, value);
   store_le16(&pdu[8], uint16_t(pdu.size()));
   store_le16(&pdu[10], uint16_t(value.size()));
+  return Status::Ok();
 }
 
 Status parse_account(std::string_view text, Account& out) {

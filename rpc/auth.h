@@ -52,8 +52,10 @@ struct SecTrailer {
 // `verifier`: sec_trailer + auth_value (e.g. Bind::auth_verifier, or a PDU's last auth_length + 8 bytes).
 Status parse_sec_trailer(ByteView verifier, SecTrailer& out);
 // Appends auth padding (to `align` from the PDU start), the trailer and `value` to a PDU built
-// without auth, and fixes frag_length and auth_length in its header.
-void append_auth(Bytes& pdu, SecTrailer t, ByteView value, size_t align);
+// without auth, and fixes frag_length and auth_length in its header. Fails, leaving `pdu` as it
+// was, when the result would not fit the header's 16-bit frag_length (a handshake token a peer
+// made large, e.g. an AUTHENTICATE echoing a large CHALLENGE's target info): never sent wrapped.
+Status append_auth(Bytes& pdu, SecTrailer t, ByteView value, size_t align);
 
 // One account the server accepts: a user name (no domain: any domain the client names matches)
 // and its password.

@@ -90,6 +90,13 @@ TEST_CASE("ntlm_challenge: the fixed part, signature and Version are checked", "
   Bytes other = good;
   other[8] = 3;  // an AUTHENTICATE_MESSAGE's type
   CHECK(refusal(other).find("not an NTLMSSP CHALLENGE_MESSAGE") != std::string::npos);
+  // Each byte of the "NTLMSSP\0" signature is checked, not only the type (issue 49).
+  for (size_t i = 0; i < 8; ++i) {
+    INFO("signature byte " << i);
+    Bytes sig = good;
+    sig[i] ^= 0x20;
+    CHECK(refusal(sig).find("not an NTLMSSP CHALLENGE_MESSAGE") != std::string::npos);
+  }
   const Bytes no_version(good.begin(), good.begin() + 52);
   CHECK(refusal(no_version).find("no Version field") != std::string::npos);
 }

@@ -369,3 +369,20 @@ TEST_CASE("10,000 NTLMv1 and 10,000 NTLMv2 logons grow the server by less than 1
   CHECK(after < before + 1024 * 1024);
 #endif
 }
+
+// The guard every handshake leg passes (issue 49: the client's copy of it could be deleted with no
+// test failing, the 16 KiB TargetInfo cap refusing first): a token that would take the PDU past
+// the 16-bit frag_length is refused and the PDU left as it was; one that just fits is appended.
+TEST_CASE("append_auth refuses a token past one PDU's 65,535 bytes and keeps one that fits", "[auth]") {
+  const SecTrailer t{kAuthTypeNtlmssp, kAuthLevelConnect, 0, 1, {}};
+  Bytes pdu(16, 0);  // an auth3 header; no padding needed at 16
+  const Bytes fits(0xffff - 16 - kSecTrailerSize, 0x5a);
+  REQUIRE(append_auth(pdu, t, fits, 4).ok());
+  CHECK(pdu.size() == 0xffff);
+  CHECK(load_le16(&pdu[8]) == 0xffff);
+  CHECK(load_le16(&pdu[10]) == fits.size());
+  Bytes pdu2(16, 0);
+  const Bytes over(fits.size() + 1, 0x5a);
+  CHECK_THAT(append_auth(pdu2, t, over, 4).message(), Catch::Contains("larger than one DCE/RPC PDU carries"));
+  CHECK(pdu2 == Bytes(16, 0));
+}

@@ -220,7 +220,7 @@ struct Handshake {
     Bytes token;
     REQUIRE(client->step({}, token).ok());
     Bytes bind = build_bind(PType::kBind, 1, {5840, 5840, 0, {{0, winreg_syntax(), {ndr20_syntax()}}}, {}});
-    append_auth(bind, trailer, token, 4);
+    REQUIRE(append_auth(bind, trailer, token, 4).ok());
     Step s = assoc->receive(bind);
     REQUIRE(s.replies.size() == 1);
     Header h;
@@ -234,7 +234,7 @@ struct Handshake {
   }
   Step auth3(ByteView token, SecTrailer t) {
     Bytes pdu = build_empty(PType::kAuth3, kPfcFirstFrag | kPfcLastFrag, 2);
-    append_auth(pdu, t, token, 4);
+    REQUIRE(append_auth(pdu, t, token, 4).ok());
     return assoc->receive(pdu);
   }
   // A call at level connect: answered when the handshake succeeded, else fault access_denied.

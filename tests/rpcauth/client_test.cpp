@@ -150,7 +150,7 @@ void replace_token(Bytes& pdu, const Bytes& token) {
 }
 
 // Binds as alice over `srv` at sign; the channel's Status.
-Status bind(std::unique_ptr<MitmServer> srv, uint8_t auth_type) {
+Status bind_channel(std::unique_ptr<MitmServer> srv, uint8_t auth_type) {
   const recorder::TcpAuth auth{kAlice, auth_type, rpc::kAuthLevelIntegrity};
   std::unique_ptr<rpc::SecurityContext> sec;
   REQUIRE(rpc::SecurityContext::client(kAlice, auth_type, sec).ok());
@@ -218,7 +218,7 @@ TEST_CASE("rpc_channel: an alter_context_resp without a token fails the SPNEGO b
     store_le16(&pdu[8], uint16_t(pdu.size()));
     store_le16(&pdu[10], 0);
   };
-  const Status s = bind(std::move(srv), rpc::kAuthTypeSpnego);
+  const Status s = bind_channel(std::move(srv), rpc::kAuthTypeSpnego);
   INFO(s.ToString());
   REQUIRE_FALSE(s.ok());
   CHECK(s.message().find("mitm:4135 answered the SPNEGO leg of alice's logon without a token") != std::string::npos);
@@ -236,7 +236,7 @@ TEST_CASE("rpc_channel: a CHALLENGE too large for the answer to fit one PDU is r
     const size_t extra = 0xffff - pdu.size() - 4;
     replace_token(pdu, with_larger_target_info(challenge, extra));
   };
-  const Status s = bind(std::move(srv), rpc::kAuthTypeNtlmssp);
+  const Status s = bind_channel(std::move(srv), rpc::kAuthTypeNtlmssp);
   INFO(s.ToString());
   REQUIRE_FALSE(s.ok());
   CHECK(s.message().find("mitm:4135") != std::string::npos);
