@@ -68,9 +68,10 @@ class TokenMap {
     std::string token;
     TokenKind kind;
   };
-  std::map<std::string, Entry> by_key_;  // case-folded original -> entry
-  std::map<std::string, bool> tokens_;   // tokens issued, case-folded
-  std::map<std::string, bool> keep_;     // case-folded
+  std::map<std::string, Entry, std::less<>> by_key_;  // case-folded original -> entry
+  std::map<size_t, size_t> lengths_;                  // original length -> how many (substitute's)
+  std::map<std::string, bool> tokens_;                // tokens issued, case-folded
+  std::map<std::string, bool> keep_;                  // case-folded
   uint32_t next_[size_t(TokenKind::kCount)] = {};
 };
 

@@ -42,9 +42,16 @@ void remove_stale_temporaries(const std::string& path) {
 Status write_replacing(const std::string& path, const std::function<Status(const std::string& tmp)>& write) {
   remove_stale_temporaries(path);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  if (Status s = write(tmp); !s.ok()) {
+  Status written;
+  try {
+    written = write(tmp);
+  } catch (...) {  // std::bad_alloc and the like: the temp file goes, the caller reports it
     std::remove(tmp.c_str());
-    return s;
+    throw;
+  }
+  if (!written.ok()) {
+    std::remove(tmp.c_str());
+    return written;
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const Status s = Status::IOError(path + ": cannot rename " + tmp + " to it: " + std::strerror(errno));

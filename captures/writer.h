@@ -112,7 +112,8 @@ Status write_capture(const std::string& path, const Capture& c, const WriterOpti
 
 // Writes a file with `write(tmp)` to `PATH.tmp.PID` beside `path`, then renames it over `path`:
 // a failure (or a kill) leaves `path` as it was and no half-written file under its name. The temp
-// file is removed on failure; leftovers of killed runs (their PID gone) are removed first.
+// file is removed on failure, an exception out of `write` (std::bad_alloc) included, which is
+// rethrown; leftovers of killed runs (their PID gone) are removed first.
 // lodctr, `perfsim import --perfmon` and `perfsim redact` write their outputs through it.
 Status write_replacing(const std::string& path, const std::function<Status(const std::string& tmp)>& write);
 

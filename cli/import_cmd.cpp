@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <new>
 #include <nlohmann/json.hpp>
 
 #include "core/json.h"
@@ -76,7 +77,10 @@ std::string file_name_for(const std::string& server) {
 
 int run_perfmon(const ImportOptions& o) {
   synth::PerfmonImportReport rep;
-  const Status s = synth::import_perfmon(o.perfmon, o.out_dir, o.profile, rep);
+  Status s;
+  try {  // out of memory all the same (a log past what the machine holds): an error, no temp file left
+    s = synth::import_perfmon(o.perfmon, o.out_dir, o.profile, rep);
+  } catch (const std::bad_alloc&) { return fail("import", o.perfmon + ": out of memory (nothing was written)"); }
   if (!s.ok()) return fail("import", s.message());
   if (o.json) {
     fmt::print("{}\n", json_text(nlohmann::json{{"log", o.perfmon},

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <new>
 #include <nlohmann/json.hpp>
 
 #include "captures/redact.h"
@@ -33,7 +34,11 @@ int run_redact(const RedactOptions& o) {
   const std::string map_path = o.map.empty() ? default_map_path(o.out) : o.map;
   captures::TokenMap map;
   captures::RedactReport report;
-  if (Status s = captures::redact_capture(o.in, o.out, map_path, opt, map, &report); !s.ok()) {
+  Status s;
+  try {  // out of memory all the same: an error, no temp file left (write_replacing removes it)
+    s = captures::redact_capture(o.in, o.out, map_path, opt, map, &report);
+  } catch (const std::bad_alloc&) { return fail("redact", o.in + ": out of memory (nothing was written)"); }
+  if (!s.ok()) {
     const int code = s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure;
     return fail("redact", o.in + ": " + s.ToString() + " (nothing was written)", code);
   }

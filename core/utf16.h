@@ -10,6 +10,9 @@ namespace perfsim {
 
 std::u16string utf8_to_utf16(std::string_view s);
 std::string utf16_to_utf8(std::u16string_view s);
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF);
+// if not, `bad` (when given) gets the offset of the first byte that is not.
+bool valid_utf8(std::string_view s, size_t* bad = nullptr);
 // Appends the string as UTF-16LE code units (no terminator).
 void put_utf16le(Bytes& out, std::u16string_view s);
 // Reads n code units of UTF-16LE from p (caller has checked bounds).

@@ -2,6 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <string_view>
+#include <unordered_map>
+
 #include "core/utf16.h"
 #include "perfdata/counters.h"
 
@@ -101,22 +104,27 @@ Status resolve_columns(const std::vector<const DataBlock*>& firsts, const std::m
 void series_row(const std::vector<const DataBlock*>& prev, const std::vector<const DataBlock*>& cur,
                 const std::vector<SeriesColumn>& columns, std::vector<std::optional<double>>& values) {
   values.assign(columns.size(), std::nullopt);
-  // Each object formatted once per row, whatever number of columns read it.
-  std::map<std::pair<size_t, uint32_t>, std::vector<InstanceValues>> formatted;
+  // Each object formatted once per row, whatever number of columns read it, and its instances
+  // indexed by name (the first of a name), so `\Process(*)\...` of n instances costs n, not n^2.
+  struct Formatted {
+    std::vector<InstanceValues> instances;
+    std::unordered_map<std::string_view, size_t> by_name;
+  };
+  std::map<std::pair<size_t, uint32_t>, Formatted> formatted;
   for (size_t c = 0; c < columns.size(); ++c) {
     const SeriesColumn& col = columns[c];
     if (col.source >= cur.size() || !cur[col.source]) continue;
     auto [it, fresh] = formatted.try_emplace({col.source, col.object});
+    Formatted& f = it->second;
     if (fresh) {
       const DataBlock* before = col.source < prev.size() ? prev[col.source] : nullptr;
-      if (!format_object(before, *cur[col.source], col.object, it->second).ok()) it->second.clear();
+      if (!format_object(before, *cur[col.source], col.object, f.instances).ok()) f.instances.clear();
+      for (size_t i = 0; i < f.instances.size(); ++i) f.by_name.try_emplace(f.instances[i].name, i);
     }
-    for (const InstanceValues& iv : it->second) {
-      if (iv.name != col.instance) continue;
-      for (const CounterValue& cv : iv.counters)
-        if (cv.name_index == col.counter && cv.value.valid()) values[c] = cv.value.value;
-      break;
-    }
+    const auto at = f.by_name.find(col.instance);
+    if (at == f.by_name.end()) continue;
+    for (const CounterValue& cv : f.instances[at->second].counters)
+      if (cv.name_index == col.counter && cv.value.valid()) values[c] = cv.value.value;
   }
 }
 

@@ -7,11 +7,15 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "captures/writer.h"
 #include "core/utf16.h"
@@ -32,6 +36,15 @@ namespace csv = perfdata::pdh_csv;
 constexpr char kProvider[] = "PerfmonImport";
 constexpr size_t kNone = size_t(-1);
 constexpr size_t kExamples = 5;
+// The longest line read (the header of a million columns is ~40 MB): a file without line breaks
+// (/dev/zero) is refused here instead of growing a string until memory runs out.
+constexpr size_t kMaxLine = size_t(128) << 20;
+// Served cells (instances x counters, summed over objects) allowed beyond those the columns name:
+// every served sample holds each cell, so a log whose columns each add an instance and a counter
+// would otherwise serve columns^2 values. A dense log (every instance has every counter) has as
+// many cells as columns; this leaves room for sparse ones and keeps memory linear in columns.
+constexpr uint64_t kCellsPerColumn = 16;
+constexpr uint64_t kCellsFloor = uint64_t(1) << 20;
 
 struct LogCounter {
   std::string name;
@@ -47,6 +60,9 @@ struct LogObject {
   std::vector<LogCounter> counters;
   std::vector<size_t> cells;  // [instance * counters + counter] -> column, kNone if not logged
   size_t catalog = 0;         // into Catalog::objects
+  // While the header is read: folded name -> position, and the logged names as written.
+  std::unordered_map<std::string, size_t> instance_at, counter_at;
+  std::unordered_set<std::string> logged_set;
 };
 
 struct Row {
@@ -61,6 +77,7 @@ struct Log {
   int32_t bias = 0;
   std::string machine;
   std::vector<LogObject> objects;
+  std::unordered_map<std::string, size_t> object_at;       // folded name -> position (header only)
   std::vector<size_t> object_of, instance_of, counter_of;  // per column
   std::vector<std::string> paths;                          // per column, as the header writes it
   uint64_t rows = 0;
@@ -71,7 +88,8 @@ Status at_line(const std::string& path, uint64_t line, const std::string& what) 
   return Status::InvalidArgument(fmt::format("{}:{}: {}", path, line, what));
 }
 
-// The log line by line, without line endings (or a UTF-8 byte order mark, which typeperf may write).
+// The log line by line, without line endings (or a UTF-8 byte order mark, which typeperf may
+// write); a line longer than kMaxLine is an error.
 class Lines {
  public:
   Status open(const std::string& path) {
@@ -79,30 +97,70 @@ class Lines {
     if (!in_) return Status::NotFound(path + ": cannot open it");
     return Status::Ok();
   }
-  bool next(std::string& line) {
-    if (!std::getline(in_, line)) return false;
+  // `got` false at the end of the file.
+  Status next(std::string& line, bool& got) {
+    got = false;
+    size_t scanned = 0;  // bytes after pos_ known to hold no line break
+    for (;;) {
+      const char* from = buf_.data() + pos_ + scanned;
+      if (const void* nl = std::memchr(from, '\n', buf_.size() - pos_ - scanned)) {
+        const size_t end = size_t(static_cast<const char*>(nl) - buf_.data());
+        line.assign(buf_, pos_, end - pos_);
+        pos_ = end + 1;
+        break;
+      }
+      scanned = buf_.size() - pos_;
+      if (scanned > kMaxLine)
+        return Status::InvalidArgument(fmt::format("a line longer than {} MiB: not a perfmon log", kMaxLine >> 20));
+      if (!fill()) {
+        if (scanned == 0) return Status::Ok();
+        line.assign(buf_, pos_, scanned);
+        pos_ = buf_.size();
+        break;
+      }
+    }
+    got = true;
     if (++number_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    return true;
+    return Status::Ok();
   }
   uint64_t number() const { return number_; }
 
  private:
+  static constexpr size_t kChunk = size_t(1) << 20;
+  // Appends the next chunk (dropping what was consumed); false at the end of the file.
+  bool fill() {
+    buf_.erase(0, pos_);
+    pos_ = 0;
+    const size_t old = buf_.size();
+    buf_.resize(old + kChunk);
+    in_.read(buf_.data() + old, std::streamsize(kChunk));
+    buf_.resize(old + size_t(in_.gcount()));
+    return buf_.size() > old;
+  }
   std::ifstream in_;
+  std::string buf_;
+  size_t pos_ = 0;
   uint64_t number_ = 0;
 };
 
-size_t find_or_add(std::vector<std::string>& names, const std::string& name, bool& added) {
-  for (size_t i = 0; i < names.size(); ++i)
-    if (iequals(names[i], name)) return i;
-  names.push_back(name);
-  added = true;
-  return names.size() - 1;
+std::string folded(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return out;
+}
+
+// Position of `name` (case-insensitively) in `names`, added at the end if new.
+size_t find_or_add(std::unordered_map<std::string, size_t>& at, size_t size, const std::string& name, bool& added) {
+  const auto [it, fresh] = at.try_emplace(folded(name), size);
+  added = fresh;
+  return it->second;
 }
 
 // PDH names the second "svchost" "svchost#1" (Microsoft, "Specifying a Counter Path": #index tells
 // instances of the same name apart): served, both are "svchost", in the log's order.
-std::string served_name(const std::vector<std::string>& logged, const std::string& name) {
+std::string served_name(const std::unordered_set<std::string>& logged, const std::string& name) {
   const size_t hash = name.rfind('#');
   if (hash == std::string::npos || hash + 1 == name.size()) return name;
   const std::string digits = name.substr(hash + 1);
@@ -110,14 +168,20 @@ std::string served_name(const std::vector<std::string>& logged, const std::strin
   const unsigned n = unsigned(std::stoul(digits));
   const std::string base = name.substr(0, hash);
   const std::string before = n == 1 ? base : base + "#" + std::to_string(n - 1);
-  for (const std::string& l : logged)
-    if (l == before) return base;
-  return name;
+  return logged.count(before) ? base : name;
 }
 
 Status read_header(Lines& lines, Log& log) {
   std::string line;
-  if (!lines.next(line)) return at_line(log.path, 1, "empty file: no PDH-CSV header row");
+  bool got = false;
+  if (Status s = lines.next(line, got); !s.ok()) return at_line(log.path, 1, s.message());
+  if (!got) return at_line(log.path, 1, "empty file: no PDH-CSV header row");
+  // Names go into JSON (the report, redact's map) and UTF-16 (the served data): they must be text.
+  if (size_t bad = 0; !valid_utf8(line, &bad))
+    return at_line(log.path, 1,
+                   fmt::format("byte {} (0x{:02X}) is not UTF-8: save the log as UTF-8 (e.g. from a Windows-1252 "
+                               "one: iconv -f WINDOWS-1252 -t UTF-8)",
+                               bad + 1, static_cast<unsigned char>(line[bad])));
   log.sep = line.find('\t') != std::string::npos ? '\t' : ',';
   std::vector<std::string> cells;
   if (Status s = csv::split_row(line, log.sep, cells); !s.ok()) return at_line(log.path, 1, s.message());
@@ -135,9 +199,9 @@ Status read_header(Lines& lines, Log& log) {
                      fmt::format("column {} is of machine '{}', column 2 of '{}': one host per capture (relog -c "
                                  "the counters of one machine)",
                                  c + 1, p.machine, log.machine));
-    size_t o = 0;
-    while (o < log.objects.size() && !iequals(log.objects[o].name, p.object)) ++o;
-    if (o == log.objects.size()) {
+    bool added = false;
+    const size_t o = find_or_add(log.object_at, log.objects.size(), p.object, added);
+    if (added) {
       log.objects.push_back({});
       log.objects.back().name = p.object;
       log.objects.back().multi = p.has_instance;
@@ -146,24 +210,41 @@ Status read_header(Lines& lines, Log& log) {
     if (obj.multi != p.has_instance)
       return at_line(log.path, 1,
                      fmt::format("column {}: object '{}' is named both with and without an instance", c + 1, p.object));
-    bool added = false;
     size_t i = 0;
     if (p.has_instance) {
-      i = find_or_add(obj.logged, p.instance, added);
-      if (added) obj.served.push_back(served_name(obj.logged, p.instance));
+      i = find_or_add(obj.instance_at, obj.logged.size(), p.instance, added);
+      if (added) {
+        obj.logged.push_back(p.instance);
+        obj.logged_set.insert(p.instance);
+        obj.served.push_back(served_name(obj.logged_set, p.instance));
+      }
     } else if (obj.logged.empty()) {
       obj.logged.push_back("");
       obj.served.push_back("");
     }
-    size_t k = 0;
-    while (k < obj.counters.size() && !iequals(obj.counters[k].name, p.counter)) ++k;
-    if (k == obj.counters.size()) obj.counters.push_back({p.counter, true, 0});
+    const size_t k = find_or_add(obj.counter_at, obj.counters.size(), p.counter, added);
+    if (added) obj.counters.push_back({p.counter, true, 0});
     log.object_of.push_back(o);
     log.instance_of.push_back(i);
     log.counter_of.push_back(k);
     log.paths.push_back(cells[c]);
   }
   // Cells, once every object's instances and counters are known.
+  uint64_t served = 0;
+  for (LogObject& obj : log.objects) {
+    served += uint64_t(obj.logged.size()) * obj.counters.size();
+    obj.instance_at = {};
+    obj.counter_at = {};
+    obj.logged_set = {};
+  }
+  log.object_at = {};
+  const uint64_t most = std::max(kCellsFloor, kCellsPerColumn * log.paths.size());
+  if (served > most)
+    return at_line(log.path, 1,
+                   fmt::format("its {} columns name instances and counters that make {} served cells (every "
+                               "instance of an object has each of its counters) where at most {} are served: "
+                               "relog -c fewer counters, or the instances with the same counters",
+                               log.paths.size(), served, most));
   for (LogObject& obj : log.objects) obj.cells.assign(obj.logged.size() * obj.counters.size(), kNone);
   for (size_t c = 0; c < log.paths.size(); ++c) {
     LogObject& obj = log.objects[log.object_of[c]];
@@ -180,7 +261,9 @@ Status read_row(Lines& lines, const Log& log, int64_t after, Row& row, bool& got
   got = false;
   std::string line;
   std::vector<std::string> cells;
-  while (lines.next(line)) {
+  for (bool more = true;;) {
+    if (Status s = lines.next(line, more); !s.ok()) return at_line(log.path, lines.number() + 1, s.message());
+    if (!more) break;
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     row.line = lines.number();
     if (Status s = csv::split_row(line, log.sep, cells); !s.ok()) return at_line(log.path, row.line, s.message());
@@ -249,17 +332,20 @@ Status make_catalog(const Spec& spec, const Profile& profile, Log& log, Catalog&
     cat.last_counter = index;
     return index;
   };
+  // The profile's objects by folded name (the first of a name, as a scan in order would find).
+  std::unordered_map<std::string, size_t> profile_at;
+  for (size_t f = 0; f < full.objects.size(); ++f)
+    if (auto it = names.find(full.objects[f].desc.index); it != names.end())
+      profile_at.try_emplace(folded(it->second), f);
   std::vector<size_t> profile_object(log.objects.size(), kNone);
   for (size_t o = 0; o < log.objects.size(); ++o)
-    for (size_t f = 0; f < full.objects.size() && profile_object[o] == kNone; ++f)
-      if (named(full.objects[f].desc.index, log.objects[o].name)) profile_object[o] = f;
-  // Profile objects first, in the profile's order (as Windows returns them), then the custom ones.
-  std::vector<size_t> order;
-  for (size_t f = 0; f < full.objects.size(); ++f)
-    for (size_t o = 0; o < log.objects.size(); ++o)
-      if (profile_object[o] == f) order.push_back(o);
-  for (size_t o = 0; o < log.objects.size(); ++o)
-    if (profile_object[o] == kNone) order.push_back(o);
+    if (auto it = profile_at.find(folded(log.objects[o].name)); it != profile_at.end()) profile_object[o] = it->second;
+  // Profile objects first, in the profile's order (as Windows returns them), then the custom ones
+  // (kNone sorts last), each group in the log's order.
+  std::vector<size_t> order(log.objects.size());
+  for (size_t o = 0; o < order.size(); ++o) order[o] = o;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return profile_object[a] < profile_object[b]; });
   for (size_t o : order) {
     LogObject& lo = log.objects[o];
     CatalogObject co;
@@ -401,11 +487,12 @@ Status write_samples(const std::string& path, Writing& w, captures::Writer& out)
   Lines lines;
   if (Status s = lines.open(path); !s.ok()) return s;
   std::string header;
-  lines.next(header);
+  bool got = false;
+  if (Status s = lines.next(header, got); !s.ok()) return s;
   bool any_costly = false;
   for (const ObjState& st : w.states) any_costly |= st.cat->desc.costly;
   Row row, next;
-  bool got = false, got_next = false;
+  bool got_next = false;
   if (Status s = read_row(lines, log, INT64_MIN, row, got); !s.ok()) return s;
   for (uint32_t tick = 0; got; ++tick) {
     if (Status s = read_row(lines, log, row.time, next, got_next); !s.ok()) return s;
@@ -435,7 +522,12 @@ Status import_perfmon(const std::string& log_path, const std::string& out, const
   spec.profile = profile_name;
   spec.host_name = log.machine.empty() ? "IMPORTED" : log.machine;
   spec.start_100ns = log.first;
-  spec.interval_ms = log.second ? uint32_t(std::max<int64_t>(1, (log.second - log.first + 5000) / 10000)) : 15000;
+  const int64_t interval_ms = log.second ? std::max<int64_t>(1, (log.second - log.first + 5000) / 10000) : 15000;
+  if (interval_ms > int64_t(UINT32_MAX))  // a capture's interval is 32-bit milliseconds (FORMAT.md)
+    return Status::InvalidArgument(
+        fmt::format("{}: its first two samples are {} ms apart; a capture's interval is at most {} ms (49.7 days)",
+                    log_path, interval_ms, UINT32_MAX));
+  spec.interval_ms = uint32_t(interval_ms);
   spec.duration_s = uint32_t(std::min<int64_t>(UINT32_MAX, (log.rows * uint64_t(spec.interval_ms)) / 1000));
   for (const LogObject& o : log.objects)
     if (iequals(o.name, "Processor") && o.served.size() > 1) spec.processors = uint32_t(o.served.size() - 1);

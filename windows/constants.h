@@ -15,6 +15,7 @@ inline constexpr uint32_t kErrorInvalidHandle = 6;         // ERROR_INVALID_HAND
 inline constexpr uint32_t kErrorInvalidParameter = 87;     // ERROR_INVALID_PARAMETER
 inline constexpr uint32_t kErrorInsufficientBuffer = 122;  // ERROR_INSUFFICIENT_BUFFER
 inline constexpr uint32_t kErrorBusy = 170;                // ERROR_BUSY
+inline constexpr uint32_t kErrorTransferTooLong = 222;     // ERROR_TRANSFER_TOO_LONG
 inline constexpr uint32_t kErrorMoreData = 234;            // ERROR_MORE_DATA
 inline constexpr uint32_t kErrorNoMoreItems = 259;         // ERROR_NO_MORE_ITEMS
 

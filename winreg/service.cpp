@@ -463,11 +463,15 @@ uint32_t Service::get_version(const GetVersionRequest& req, GetVersionResponse& 
 
 namespace {
 
-// Fills `values` and the packed buffer for QueryMultipleValues(2); returns the needed buffer size.
-uint32_t pack_values(const replayer::SimulatedHost& host, const RegKey& key, std::vector<ValueEntry>& values,
-                     Bytes& buffer, uint32_t& status) {
+// Looks up every value `values` names and sums their sizes, without copying any data: `data` gets
+// a view of each (a name repeated N times is N views of one buffer, not N copies). Returns the
+// buffer size the answer needs (64 bits: N repeats of a large value overflow 32).
+uint64_t measure_values(const replayer::SimulatedHost& host, const RegKey& key, std::vector<ValueEntry>& values,
+                        std::vector<SharedBytes>& data, uint32_t& status) {
   status = windows::kErrorSuccess;
-  buffer.clear();
+  data.clear();
+  data.reserve(values.size());
+  uint64_t needed = 0;
   for (ValueEntry& v : values) {
     const std::string name = v.name && v.name->text ? utf16_to_utf8(*v.name->text) : std::string();
     const RegValue* rv = key.value(name);
@@ -475,25 +479,39 @@ uint32_t pack_values(const replayer::SimulatedHost& host, const RegKey& key, std
       status = windows::kErrorFileNotFound;
       return 0;
     }
-    const SharedBytes held = host.value_data(*rv);
-    v.valueptr = uint32_t(buffer.size());
-    v.valuelen = uint32_t(held.size());
+    data.push_back(host.value_data(*rv));
+    v.valueptr = uint32_t(needed);  // only sent when the whole answer fits, so under 4 GiB
+    v.valuelen = uint32_t(data.back().size());
     v.type = rv->type;
-    put_bytes(buffer, held);
+    needed += data.back().size();
   }
-  return uint32_t(buffer.size());
+  return needed;
+}
+
+// The answer's buffer: `data` packed back to back, then zeros up to `size` (>= their sum).
+Bytes pack_values(const std::vector<SharedBytes>& data, size_t size) {
+  Bytes buffer;
+  buffer.reserve(size);
+  for (const SharedBytes& d : data) put_bytes(buffer, d);
+  buffer.resize(size);
+  return buffer;
 }
 
 }  // namespace
 
-// Shared by QueryMultipleValues and QueryMultipleValues2: the status and the packed data of `values`.
-uint32_t Service::multiple_values(const PolicyHandle& h, std::vector<ValueEntry>& values, Bytes& packed,
-                                  uint32_t& needed) const {
+// Shared by QueryMultipleValues and QueryMultipleValues2: the status, a view of each value's data
+// and the buffer size they need. Nothing is packed here: the caller packs only what it will send,
+// so a request naming a large value many times costs the views, not the bytes.
+uint32_t Service::multiple_values(const PolicyHandle& h, std::vector<ValueEntry>& values,
+                                  std::vector<SharedBytes>& data, uint64_t& needed) const {
   const Entry* e = find(h);
   if (!e) return windows::kErrorInvalidHandle;
   if (e->perf) return windows::kErrorAccessDenied;
   uint32_t status = windows::kErrorSuccess;
-  needed = pack_values(*host_, *e->key, values, packed, status);
+  needed = measure_values(*host_, *e->key, values, data, status);
+  // A size the 32-bit ldwTotsize cannot carry is refused as Windows' RegQueryMultipleValues
+  // refuses more than its limit, rather than reported wrong.
+  if (status == windows::kErrorSuccess && needed > UINT32_MAX) return windows::kErrorTransferTooLong;
   return status;
 }
 
@@ -501,17 +519,23 @@ uint32_t Service::query_multiple_values(const QueryMultipleValuesRequest& req, Q
   resp.values = req.values;
   resp.buffer = req.buffer;
   resp.buffer_size = req.buffer_size;
-  Bytes packed;
-  uint32_t needed = 0;
-  resp.result = multiple_values(req.key_handle, resp.values, packed, needed);
-  if (resp.result == windows::kErrorSuccess && needed > req.buffer_size) {
-    // The array is sized and measured by buffer_size, now the needed size: send no array at all.
+  std::vector<SharedBytes> data;
+  uint64_t needed = 0;
+  resp.result = multiple_values(req.key_handle, resp.values, data, needed);
+  if (resp.result != windows::kErrorSuccess) return 0;
+  if (needed > req.buffer_size) {
+    // MS-RRP 3.1.5.26: ERROR_MORE_DATA and the needed size in ldwTotsize. The array is sized and
+    // measured by buffer_size, now the needed size: send no array at all.
     resp.result = windows::kErrorMoreData;
     resp.buffer.reset();
-    resp.buffer_size = needed;
-  } else if (resp.result == windows::kErrorSuccess) {
-    resp.buffer = std::move(packed);
-    resp.buffer_size = needed;
+    resp.buffer_size = uint32_t(needed);
+  } else if (needed > kMaxMultipleValuesOffer) {
+    // The caller offered room for it, but packing it would hold more than a call may.
+    resp.result = windows::kErrorTransferTooLong;
+    resp.buffer.reset();
+  } else {
+    resp.buffer = pack_values(data, size_t(needed));
+    resp.buffer_size = uint32_t(needed);
   }
   return 0;
 }
@@ -524,14 +548,15 @@ uint32_t Service::query_multiple_values2(const QueryMultipleValues2Request& req,
     resp.buffer.reset();
     return 0;
   }
-  Bytes packed;
-  resp.result = multiple_values(req.key_handle, resp.values, packed, resp.needed);
-  if (resp.result == windows::kErrorSuccess && resp.needed > req.offered)
+  std::vector<SharedBytes> data;
+  uint64_t needed = 0;
+  resp.result = multiple_values(req.key_handle, resp.values, data, needed);
+  if (resp.result != windows::kErrorSuccess) return 0;
+  resp.needed = uint32_t(needed);
+  if (needed > req.offered)
     resp.result = windows::kErrorMoreData;
-  else if (resp.result == windows::kErrorSuccess && req.buffer) {
-    packed.resize(req.offered);  // the IDL sizes the array by the caller's `offered`
-    resp.buffer = std::move(packed);
-  }
+  else if (req.buffer)
+    resp.buffer = pack_values(data, req.offered);  // the IDL sizes the array by the caller's `offered`
   return 0;
 }
 

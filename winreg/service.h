@@ -29,7 +29,8 @@ using rpc::kFaultContextMismatch;
 using rpc::kFaultOpRangeError;
 
 // QueryMultipleValues2 answers with an array of the caller's `offered` bytes; larger offers are
-// refused (WERR_INVALID_PARAMETER) so a client cannot make the server build a huge reply.
+// refused (WERR_INVALID_PARAMETER) so a client cannot make the server build a huge reply. It is
+// also the most either QueryMultipleValues packs: a call holds at most this many data bytes.
 inline constexpr uint32_t kMaxMultipleValuesOffer = 4u << 20;
 
 // The facts of the last call, for the journal (rpc/interface.h).
@@ -99,8 +100,8 @@ class Service final : public rpc::InterfaceSession {
   uint32_t open_hive(OpenHiveResponse& resp, Entry e);
   uint32_t open_registry_hive(OpenHiveResponse& resp, replayer::Hive h);
   uint32_t refuse_write(const PolicyHandle& h);
-  uint32_t multiple_values(const PolicyHandle& h, std::vector<ValueEntry>& values, Bytes& packed,
-                           uint32_t& needed) const;
+  uint32_t multiple_values(const PolicyHandle& h, std::vector<ValueEntry>& values, std::vector<SharedBytes>& data,
+                           uint64_t& needed) const;
 
   std::shared_ptr<replayer::SimulatedHost> host_;
   std::map<Uuid, Entry> handles_;

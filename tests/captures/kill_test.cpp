@@ -15,10 +15,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <new>
 #include <random>
 #include <thread>
 
 #include "captures/reader.h"
+#include "captures/writer.h"
 #include "sample_data.h"
 
 using namespace perfsim;
@@ -135,4 +137,25 @@ TEST_CASE("a writer killed inside a write(2) leaves a torn tail that is reported
     check_records_match_generator(*r);
   }
   std::filesystem::remove(path);
+}
+
+// Issue 44: an exception out of the write (std::bad_alloc importing a huge perfmon log, nlohmann's
+// type_error in redact) went past write_replacing and left PATH.tmp.PID behind.
+TEST_CASE("write_replacing removes its temporary file when the write throws, and rethrows") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("perfsim-replacing-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string out = (dir / "out.perfcap").string();
+  std::string tmp;
+  CHECK_THROWS_AS(perfsim::captures::write_replacing(out,
+                                                     [&](const std::string& t) -> perfsim::Status {
+                                                       tmp = t;
+                                                       std::ofstream(t) << "half a capture";
+                                                       throw std::bad_alloc();
+                                                     }),
+                  std::bad_alloc);
+  CHECK_FALSE(tmp.empty());
+  CHECK_FALSE(fs::exists(tmp));
+  CHECK_FALSE(fs::exists(out));
+  fs::remove_all(dir);
 }

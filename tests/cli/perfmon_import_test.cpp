@@ -5,6 +5,7 @@
 // the line, nothing written; usage errors exit 2.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "tests/common/perfsim_serve.h"
 #include "tests/common/csv_cells.h"
 #include "tests/common/run_command.h"
+#include "tests/common/child_cpu.h"
 #include "tests/common/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -208,4 +210,101 @@ TEST_CASE("perfsim import --perfmon: bad input exits 1 naming the line and leave
   r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string());
   CHECK(r.code == 0);  // the same file, good: the checks above are on the errors, not the setup
   CHECK(fs::exists(out));
+}
+
+namespace {
+
+// A two-row log of `n` columns: `path(i)` names column i.
+template <class Path>
+std::string wide_log(size_t n, Path path) {
+  std::string text = "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\"";
+  for (size_t i = 0; i < n; ++i) text += ",\"" + path(i) + "\"";
+  text += "\n";
+  for (int row = 0; row < 2; ++row) {
+    text += row ? "\"01/02/2026 00:00:15.000\"" : "\"01/02/2026 00:00:00.000\"";
+    for (size_t i = 0; i < n; ++i) text += ",\"" + std::to_string((i + size_t(row)) % 100) + "\"";
+    text += "\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+// Issue 44: each column was looked up by a scan of the columns before it (objects, instances,
+// counters, and PDH's #N names), quadratic in columns: 100,000 columns took 12.9 s.
+TEST_CASE("perfsim import --perfmon: reading the header is linear in columns") {
+  perfsim::testing::TempDir dir("perfsim-perfmon");
+  const fs::path csv = dir.path / "wide.csv";
+  const fs::path out = dir.path / "wide.perfcap";
+  const auto import_cpu = [&](size_t n, auto path) {
+    write_file(csv, wide_log(n, path));
+    perfsim::testing::CommandResult r;
+    const double cpu = perfsim::testing::child_cpu_seconds(
+        [&] { r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string()); });
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return cpu;
+  };
+  const auto instances = [](size_t i) { return "\\\\H\\Process(app" + std::to_string(i) + ")\\% Processor Time"; };
+  const auto objects = [](size_t i) { return "\\\\H\\Bench Object " + std::to_string(i) + "\\Count"; };
+  const auto counters = [](size_t i) { return "\\\\H\\Bench Counters\\Count " + std::to_string(i); };
+  const size_t n = 6000;
+  // 4x the columns: ~4x the work when linear, ~16x when quadratic; 8 leaves room for a busy machine.
+  const double inst = import_cpu(4 * n, instances) / import_cpu(n, instances);
+  const double objs = import_cpu(4 * n, objects) / import_cpu(n, objects);
+  const double ctrs = import_cpu(4 * n, counters) / import_cpu(n, counters);
+  CHECK(inst < 8);
+  CHECK(objs < 8);
+  CHECK(ctrs < 8);
+}
+
+// Issue 44: columns that each add an instance and a counter served instances x counters cells
+// (3,000 columns: 1.28 GB; 10,000: bad_alloc, abort, and OUT.perfcap.tmp.PID left behind).
+TEST_CASE("perfsim import --perfmon: a log whose served cells would be columns squared is refused") {
+  perfsim::testing::TempDir dir("perfsim-perfmon");
+  const fs::path csv = dir.path / "sparse.csv";
+  const fs::path out = dir.path / "sparse.perfcap";
+  write_file(
+      csv, wide_log(3000, [](size_t i) { return "\\\\H\\Bench(i" + std::to_string(i) + ")\\c" + std::to_string(i); }));
+  const auto r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string(), 30);
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("sparse.csv:1: its 3000 columns name instances and counters that make 9000000 served cells") !=
+        std::string::npos);
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir.path)) files += e.path() != csv;
+  CHECK(files == 0);
+}
+
+// Issue 44: no line-length cap (/dev/zero grew until bad_alloc); a Windows-1252 host name imported
+// and then aborted redact; the first two samples 60 days apart truncated interval_ms to 32 bits.
+TEST_CASE("perfsim import --perfmon: endless lines, non-UTF-8 names and a >32-bit interval are errors") {
+  perfsim::testing::TempDir dir("perfsim-perfmon");
+  const fs::path out = dir.path / "out.perfcap";
+  // 4 GB of address space at most: unfixed, the line grows until bad_alloc there, not the machine's.
+  auto r = run_command("/bin/sh -c 'ulimit -v 4000000; exec \"$0\" \"$@\"' " PERFSIM_EXE,
+                       "import --perfmon /dev/zero -o " + out.string(), 30);
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("/dev/zero:1: a line longer than 128 MiB") != std::string::npos);
+
+  const fs::path csv = dir.path / "log.csv";
+  const std::string head =
+      "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"\\\\ACM\xC9WEB\\Memory\\Available Bytes\"\n";
+  write_file(csv, head + "\"01/02/2026 00:00:00.000\",\"5\"\n\"01/02/2026 00:00:15.000\",\"6\"\n");
+  r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string());
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("log.csv:1: byte 55 (0xC9) is not UTF-8") != std::string::npos);
+
+  const std::string utf8 =
+      "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"\\\\ACMEWEB\\Memory\\Available Bytes\"\n";
+  write_file(csv, utf8 + "\"01/02/2026 00:00:00.000\",\"5\"\n\"03/03/2026 00:00:00.000\",\"6\"\n");
+  r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string());
+  INFO(r.err);
+  CHECK(r.code == 1);
+  CHECK(r.err.find("its first two samples are 5184000000 ms apart") != std::string::npos);
+  size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir.path)) files += e.path() != csv;
+  CHECK(files == 0);
 }

@@ -24,8 +24,11 @@
 #include "core/utf16.h"
 #include "perfdata/model.h"
 #include "synth/synth.h"
+#include "tests/common/child_cpu.h"
+#include "tests/common/host_tools.h"
 #include "tests/common/perfsim_serve.h"
 #include "tests/common/run_command.h"
+#include "tests/common/scale_inputs.h"
 #include "tests/common/temp_dir.h"
 #include "windows/constants.h"
 
@@ -371,4 +374,41 @@ TEST_CASE("perfsim redact: usage errors exit 2 and say what to write") {
   r = run_command(PERFSIM_EXE, "redact --help");
   CHECK(r.code == 0);
   CHECK(r.out.find("--keep") != std::string::npos);
+}
+
+// Issue 44 (C2): redact was quadratic in instances (60,000 instances: 22.8 s).
+TEST_CASE("perfsim redact: the work is linear in instances") {
+  perfsim::testing::TempDir dir("perfsim-redact-scale");
+  const auto redact_cpu = [&](int n) {
+    const std::string in = (dir.path / ("many-" + std::to_string(n) + ".perfcap")).string();
+    perfsim::testing::write_many_instances(in, n);
+    perfsim::testing::CommandResult r;
+    const double cpu = perfsim::testing::child_cpu_seconds(
+        [&] { r = run_command(PERFSIM_EXE, "redact " + in + " -o " + (dir.path / "out.perfcap").string(), 120); });
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return cpu;
+  };
+  // 4x the instances: ~4x the work when linear; unfixed, 7.7x at these sizes (the quadratic part
+  // only starts to dominate here: 60,000 instances took 22.8 s). 6 leaves room for a busy machine.
+  const double small = redact_cpu(10000), large = redact_cpu(40000);
+  CAPTURE(small, large);
+  CHECK(large / small < 6);
+}
+
+// Issue 44: a Windows-1252 host name reached nlohmann's dump() in TokenMap::to_json: type_error 316,
+// abort, and the temporary file left behind.
+TEST_CASE("perfsim redact: a name that is not UTF-8 is redacted and its map still written") {
+  perfsim::testing::TempDir dir("perfsim-redact-1252");
+  const std::string in = (dir.path / "host.perfcap").string();
+  perfsim::testing::write_many_instances(in, 3, "ACM\xC9WEB");
+  const std::string out = (dir.path / "out.perfcap").string();
+  const auto r = run_command(PERFSIM_EXE, "redact " + in + " -o " + out);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json map = json::parse(perfsim::testing::read_text((dir.path / "out.map.json").string()));
+  CHECK(map["tokens"]["host"].contains("ACM\xEF\xBF\xBDWEB"));  // the byte as U+FFFD
+  size_t tmp = 0;
+  for (const auto& e : fs::directory_iterator(dir.path)) tmp += e.path().string().find(".tmp.") != std::string::npos;
+  CHECK(tmp == 0);
 }

@@ -8,7 +8,10 @@
 #include <vector>
 
 #include "tests/common/csv_cells.h"
+#include "tests/common/child_cpu.h"
 #include "tests/common/run_command.h"
+#include "tests/common/scale_inputs.h"
+#include "tests/common/temp_dir.h"
 
 namespace {
 
@@ -79,4 +82,25 @@ TEST_CASE("perfsim series --json parses, a bad path is a usage error, a missing 
   r = perfsim::testing::run_command(PERFSIM_EXE, "series " + kCapture + " -c '\\Processor\\% Processor Time'");
   CHECK(r.code == 1);
   CHECK(r.err.find("(*) for all") != std::string::npos);
+}
+
+// Issue 44 (C2): each column scanned every instance of its object, quadratic in instances
+// (60,000 instances: 15.1 s).
+TEST_CASE("perfsim series: (*) over n instances is linear in n") {
+  perfsim::testing::TempDir dir("perfsim-series-scale");
+  const auto series_cpu = [&](int n) {
+    const std::string in = (dir.path / ("many-" + std::to_string(n) + ".perfcap")).string();
+    perfsim::testing::write_many_instances(in, n);
+    perfsim::testing::CommandResult r;
+    const double cpu = perfsim::testing::child_cpu_seconds(
+        [&] { r = perfsim::testing::run_command(PERFSIM_EXE, "series " + in + " -c '\\230(*)\\330'", 120); });
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const auto header = perfsim::testing::csv_cells(r.out.substr(0, r.out.find('\n')));
+    CHECK(header.size() == size_t(n) + 1);
+    return cpu;
+  };
+  const double small = series_cpu(5000), large = series_cpu(20000);
+  INFO(small << " s, " << large << " s");
+  CHECK(large / small < 8);  // ~4 when linear, ~16 when quadratic
 }

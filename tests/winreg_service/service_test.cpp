@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "core/utf16.h"
 #include "tests/common/byte_views.h"
@@ -358,6 +359,120 @@ TEST_CASE("QueryMultipleValues2 sizes its buffer by the caller's offer and repor
   CHECK(huge.result == windows::kErrorInvalidParameter);
   CHECK(out.size() < 256);
   CHECK(samba_accepts_out("QueryMultipleValues2", out, R"({"in_num_values": 1, "in_offered": 4294967040})"));
+}
+
+namespace {
+
+// The process's peak resident set since the last reset_peak_rss(), in bytes (Linux: VmHWM).
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+uint64_t peak_rss() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  return 0;
+}
+
+constexpr size_t kBigValue = 40000;  // about Perflib\009's Help on a real host (41 KB)
+
+// The test capture with one large value beside Perflib's, and a service on it.
+struct BigValueFixture : Fixture {
+  BigValueFixture() {
+    captures::Capture cap = testing::test_capture();
+    Bytes big(kBigValue);
+    for (size_t i = 0; i < big.size(); ++i) big[i] = uint8_t(i * 7);
+    cap.registry.push_back(
+        {"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib", "Big", windows::kRegBinary, big});
+    REQUIRE(replayer::SimulatedHost::load(cap, {replayer::TimelineMode::kFrozen, 0}, host).ok());
+    svc = std::make_unique<Service>(host);
+  }
+  QueryMultipleValuesRequest repeat(size_t n) {
+    QueryMultipleValuesRequest q;
+    q.key_handle = open_perflib();
+    q.values.assign(n, value_entry(u"Big"));
+    return q;
+  }
+};
+
+}  // namespace
+
+// Issue 44 Q1: QueryMultipleValues packed every named value before comparing with the caller's
+// buffer, so naming a 40 KB value 10,000 times (a 480 KB request) held 400 MB.
+TEST_CASE("QueryMultipleValues naming a large value many times answers its size without packing it") {
+  BigValueFixture f;
+  QueryMultipleValuesRequest q = f.repeat(10000);
+  q.buffer_size = 0;  // the size probe clients send first
+  const Bytes stub = encode(q);
+  reset_peak_rss();
+  const uint64_t before = peak_rss();
+  Bytes out;
+  REQUIRE(f.svc->call(kQueryMultipleValues, stub, out) == 0);
+  const uint64_t growth = peak_rss() - before;
+  QueryMultipleValuesResponse r;
+  REQUIRE(decode(out, r).ok());
+  CHECK(r.result == windows::kErrorMoreData);
+  CHECK(r.buffer_size == 10000 * kBigValue);  // MS-RRP 3.1.5.26: the exact size needed
+  CHECK_FALSE(r.buffer.has_value());
+  CHECK(growth < (64u << 20));  // views of one value, not 400 MB of copies
+
+  QueryMultipleValues2Request q2;
+  q2.key_handle = q.key_handle;
+  q2.values = q.values;
+  q2.offered = kMaxMultipleValuesOffer;
+  q2.buffer = Bytes(kMaxMultipleValuesOffer, 0);
+  const Bytes stub2 = encode(q2);
+  reset_peak_rss();
+  const uint64_t before2 = peak_rss();
+  REQUIRE(f.svc->call(kQueryMultipleValues2, stub2, out) == 0);
+  const uint64_t growth2 = peak_rss() - before2;
+  QueryMultipleValues2Response r2;
+  REQUIRE(decode(out, r2).ok());
+  CHECK(r2.result == windows::kErrorMoreData);
+  CHECK(r2.needed == 10000 * kBigValue);
+  CHECK(growth2 < (64u << 20));
+}
+
+TEST_CASE("QueryMultipleValues packs a repeated value once per entry when the buffer holds them") {
+  BigValueFixture f;
+  QueryMultipleValuesRequest q = f.repeat(50);
+  q.buffer = Bytes(50 * kBigValue, 0);
+  q.buffer_size = 50 * kBigValue;
+  auto r = f.call<QueryMultipleValuesRequest, QueryMultipleValuesResponse>(kQueryMultipleValues, q);
+  REQUIRE(r.result == windows::kErrorSuccess);
+  REQUIRE(r.buffer.has_value());
+  CHECK(r.buffer_size == 50 * kBigValue);
+  REQUIRE(r.buffer->size() == 50 * kBigValue);
+  for (size_t i = 0; i < 50; ++i) {
+    CHECK(r.values[i].valueptr == i * kBigValue);
+    CHECK(r.values[i].valuelen == kBigValue);
+    CHECK((*r.buffer)[i * kBigValue + 1] == 7);
+    CHECK((*r.buffer)[i * kBigValue + kBigValue - 1] == uint8_t((kBigValue - 1) * 7));
+  }
+  QueryMultipleValues2Request q2;
+  q2.key_handle = q.key_handle;
+  q2.values = q.values;
+  q2.offered = 50 * kBigValue + 8;
+  q2.buffer = Bytes(q2.offered, 0);
+  auto r2 = f.call<QueryMultipleValues2Request, QueryMultipleValues2Response>(kQueryMultipleValues2, q2);
+  REQUIRE(r2.result == windows::kErrorSuccess);
+  CHECK(r2.needed == 50 * kBigValue);
+  REQUIRE(r2.buffer->size() == q2.offered);  // sized by the offer
+  CHECK(Bytes(r2.buffer->begin(), r2.buffer->begin() + long(50 * kBigValue)) == *r.buffer);
+}
+
+TEST_CASE("QueryMultipleValues refuses sizes it may not pack or cannot report") {
+  BigValueFixture f;
+  // Fits the caller's buffer but is more than a call may hold.
+  QueryMultipleValuesRequest q = f.repeat(kMaxMultipleValuesOffer / kBigValue + 1);
+  q.buffer_size = 0xFFFFFFFF;  // a NULL array: the claim costs the client nothing
+  auto r = f.call<QueryMultipleValuesRequest, QueryMultipleValuesResponse>(kQueryMultipleValues, q);
+  CHECK(r.result == windows::kErrorTransferTooLong);
+  CHECK_FALSE(r.buffer.has_value());
+  // More than the 32-bit ldwTotsize can say: refused, not wrapped.
+  q = f.repeat(size_t(UINT32_MAX / kBigValue) + 1);
+  q.buffer_size = 0;
+  r = f.call<QueryMultipleValuesRequest, QueryMultipleValuesResponse>(kQueryMultipleValues, q);
+  CHECK(r.result == windows::kErrorTransferTooLong);
+  CHECK_FALSE(r.buffer.has_value());
 }
 
 TEST_CASE("a recorded answer reaches the response stub without a copy: the stub references the recording") {
