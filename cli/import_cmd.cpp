@@ -142,7 +142,7 @@ int run_import(const ImportOptions& o) {
         j["host"] = ic.capture.host.name;
         j["ticks"] = ic.ticks;
         j["records"] = ic.capture.records.size();
-        j["fingerprint"] = nlohmann::json::parse(captures::to_json(ic.fingerprint));
+        j["fingerprint"] = parse_json_or_discarded(captures::to_json(ic.fingerprint));
         j["profile"] = ic.capture.host.profile;
         j["notes"] = ic.notes;
       }
