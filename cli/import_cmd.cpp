@@ -106,6 +106,7 @@ int run_import(const ImportOptions& o) {
   if (!o.perfmon.empty()) {
     if (!o.pcap.empty()) return fail("import", "give either a pcap or --perfmon LOG.csv, not both", kExitUsage);
     if (!o.out_given) return fail("import", "--perfmon needs the capture to write: -o F.perfcap", kExitUsage);
+    if (Status s = captures::check_replaceable(o.out_dir); !s.ok()) return fail("import", s.message(), kExitUsage);
     return run_perfmon(o);
   }
   if (o.pcap.empty())
