@@ -448,7 +448,8 @@ HttpResponse AdminApi::host_route(const HttpRequest& req, const std::vector<std:
     replayer::HostEvent e;
     if (Status s = replayer::parse_event_json(trim(req.body), "request body", e); !s.ok())
       return error(400, s.message());
-    if (Status s = h->host->add_event(e); !s.ok()) return error(400, s.message());
+    bool over_budget = false;
+    if (Status s = h->host->add_event(e, &over_budget); !s.ok()) return error(over_budget ? 507 : 400, s.message());
     return ok_json(events_json(*h->host));
   }
   if (sub == "counters") {

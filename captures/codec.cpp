@@ -129,11 +129,22 @@ Codec encode_payload(ByteView payload, ByteView base, Codec codec, Bytes& out, E
 #endif
 }
 
+Status check_expansion(uint64_t raw_size, size_t coded_size, uint64_t ratio, const char* coder) {
+  if (raw_size <= ratio * uint64_t(coded_size)) return Status::Ok();
+  return Status::Corruption("recorded size " + std::to_string(raw_size) + " is more than " +
+                            std::to_string(coded_size) + " " + coder + "-coded bytes can hold (at most " +
+                            std::to_string(ratio) + " times as many)");
+}
+
 Status decode_payload(Codec codec, ByteView coded, ByteView base, uint32_t raw_size, Bytes& out) {
+  if (codec == Codec::kStored && coded.size() != raw_size)
+    return Status::Corruption("stored payload size differs from the recorded size");
+  const bool lz4 = codec == Codec::kLz4 || codec == Codec::kXorLz4 || codec == Codec::kDictLz4;
+  if (lz4)
+    if (Status s = check_expansion(raw_size, coded.size(), kLz4MaxRatio, "LZ4"); !s.ok()) return s;
   out.resize(raw_size);
   switch (codec) {
     case Codec::kStored:
-      if (coded.size() != raw_size) return Status::Corruption("stored payload size differs from the recorded size");
       if (raw_size) std::memcpy(out.data(), coded.data(), raw_size);
       return Status::Ok();
     case Codec::kLz4:

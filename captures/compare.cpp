@@ -11,6 +11,7 @@
 #include "captures/fingerprint.h"
 #include "captures/registry_values.h"
 #include "captures/samples.h"
+#include "core/json.h"
 #include "core/utf16.h"
 #include "perfdata/counters.h"
 #include "perfdata/names.h"
@@ -54,7 +55,7 @@ std::map<std::string, std::string> fingerprint_keys(const std::string& text) {
     out["(unreadable)"] = text;
     return out;
   }
-  const nlohmann::json j = nlohmann::json::parse(to_json(fp), nullptr, false);
+  const nlohmann::json j = parse_json_or_discarded(to_json(fp));
   if (j.is_object())
     for (const auto& [k, v] : j.items()) out[k] = v.dump();
   return out;

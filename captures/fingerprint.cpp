@@ -185,7 +185,9 @@ std::string to_json(const Fingerprint& fp) {
 Status from_json(std::string_view text, Fingerprint& out) {
   Fingerprint fp;
   if (!text.empty()) {
-    const Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    Json j;
+    if (const JsonRead r = parse_json_text(text, j); r == JsonRead::kTooDeep)
+      return Status::InvalidArgument(json_read_error(text, "fingerprint", r));
     if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("fingerprint is not a JSON object");
     for (auto it = j.begin(); it != j.end(); ++it) {
       if (!take_key(it.key(), *it, fp)) fp.other[it.key()] = *it;  // fields are set only when whole

@@ -17,14 +17,20 @@ void put_packed(Bytes& b, ByteView v) {
   put_blob(b, coded);
 }
 
-bool get_packed(ByteReader& r, Bytes& out) {
+// A packed field, or why it does not decode: cut short, an unknown codec, or a raw size its coded
+// bytes cannot hold (checked before anything is allocated: codec.h check_expansion).
+Status get_packed(ByteReader& r, Bytes& out, const std::string& what) {
   uint8_t codec = 0;
-  uint32_t raw = 0;
-  Bytes coded;
-  if (!r.u8(codec) || !r.u32(raw) || !get_blob(r, coded)) return false;
-  if (codec != uint8_t(Codec::kStored) && codec != uint8_t(Codec::kLz4)) return false;
-  if (raw > kMaxRecordBody) return false;
-  return decode_payload(Codec(codec), coded, {}, raw, out).ok();
+  uint32_t raw = 0, len = 0;
+  ByteView coded;
+  if (!r.u8(codec) || !r.u32(raw) || !r.u32(len) || !r.bytes(len, coded))
+    return Status::Corruption(what + " cut short");
+  if (codec != uint8_t(Codec::kStored) && codec != uint8_t(Codec::kLz4))
+    return Status::Corruption(what + ": codec " + std::to_string(int(codec)) + " is neither 0 (stored) nor 1 (LZ4)");
+  if (raw > kMaxRecordBody) return Status::Corruption(what + ": raw size " + std::to_string(raw) + " too large");
+  if (Status s = decode_payload(Codec(codec), coded, {}, raw, out); !s.ok())
+    return Status::Corruption(what + ": " + s.message());
+  return Status::Ok();
 }
 
 Status short_body(RecordType t) {
@@ -92,14 +98,19 @@ Status decode_metadata(RecordType type, ByteView body, Capture& meta) {
     }
     case RecordType::kRegistry: {
       RegistryValue v;
-      ok = get_str(r, v.key) && get_str(r, v.name) && r.u32(v.type) && get_packed(r, v.data);
-      if (ok) meta.registry.push_back(std::move(v));
+      ok = get_str(r, v.key) && get_str(r, v.name) && r.u32(v.type);
+      if (!ok) break;
+      if (Status s = get_packed(r, v.data, "registry value " + v.key + "\\" + v.name); !s.ok()) return s;
+      meta.registry.push_back(std::move(v));
       break;
     }
     case RecordType::kNames: {
       NameTable t;
-      ok = get_str(r, t.lang) && get_packed(r, t.counter) && get_packed(r, t.help);
-      if (ok) meta.names.push_back(std::move(t));
+      ok = get_str(r, t.lang);
+      if (!ok) break;
+      for (auto [table, what] : {std::pair{&t.counter, "Counter "}, std::pair{&t.help, "Help "}})
+        if (Status s = get_packed(r, *table, std::string(what) + t.lang + " table"); !s.ok()) return s;
+      meta.names.push_back(std::move(t));
       break;
     }
     case RecordType::kObject: {

@@ -17,6 +17,7 @@
 #include "captures/registry_values.h"
 #include "captures/samples.h"
 #include "captures/system_values.h"
+#include "core/json.h"
 #include "core/utf16.h"
 #include "perfdata/model.h"
 #include "perfdata/names.h"
@@ -337,7 +338,7 @@ void substitute_json(nlohmann::json& j, const TokenMap& map) {
 // key walked, known names substituted; not parseable as JSON, the text itself.
 std::string redact_fingerprint(const std::string& json, const TokenMap& map) {
   if (json.empty()) return json;
-  nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  nlohmann::json j = parse_json_or_discarded(json);  // bounded depth: substitute_json recurses
   if (j.is_discarded()) return map.substitute(json);
   substitute_json(j, map);
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -2,6 +2,7 @@
 // write_replacing, how a command replaces a file. Apart from writer.cpp so a writer built alone
 // (perfsim-record.exe, windows_recorder/) needs no reader and no POSIX process calls.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -39,7 +40,22 @@ void remove_stale_temporaries(const std::string& path) {
 
 }  // namespace
 
+Status check_replaceable(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return Status::Ok();  // a missing one is made
+  const char* what = S_ISCHR(st.st_mode)    ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                     : S_ISDIR(st.st_mode)  ? "a directory"
+                                            : "not a regular file";
+  return Status::InvalidArgument(path + " is " + what +
+                                 ": perfsim writes its output to a new file and renames it into place, which "
+                                 "would replace it; name a regular file (e.g. out.perfcap) and copy it from there");
+}
+
 Status write_replacing(const std::string& path, const std::function<Status(const std::string& tmp)>& write) {
+  if (Status s = check_replaceable(path); !s.ok()) return s;
   remove_stale_temporaries(path);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   Status written;
@@ -89,9 +105,8 @@ Status convert_capture(const std::string& in, const std::string& out, const Writ
     return Status::InvalidArgument("convert: the output " + out + " is the input; write to another file");
   std::unique_ptr<Reader> r;
   if (Status st = Reader::open(in, r, ReaderOptions{true, true}); !st.ok()) return st;
-  Status st = rewrite_capture(*r, r->metadata(), nullptr, out, opt, records);
-  if (!st.ok()) std::filesystem::remove(out, ec);
-  return st;
+  return write_replacing(
+      out, [&](const std::string& tmp) { return rewrite_capture(*r, r->metadata(), nullptr, tmp, opt, records); });
 }
 
 }  // namespace perfsim::captures

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstring>
 
+#include "captures/codec.h"
 #include "perfdata/view.h"
 #include "perfdata/winperf.h"
 
@@ -181,6 +182,9 @@ void SplitCoder::compress(ByteView src, Bytes& out) {
 }
 
 Status SplitCoder::decompress(Entropy e, ByteView src, Bytes& out, size_t size) {
+  const bool zstd = e == Entropy::kZstd;
+  if (Status s = check_expansion(size, src.size(), zstd ? kZstdMaxRatio : kLz4MaxRatio, zstd ? "zstd" : "LZ4"); !s.ok())
+    return s;
   out.resize(size);
   if (e == Entropy::kZstd) {
     const size_t n = ZSTD_decompressDCtx(z_->d, out.data(), size, src.data(), src.size());

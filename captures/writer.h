@@ -114,12 +114,20 @@ Status write_capture(const std::string& path, const Capture& c, const WriterOpti
 // a failure (or a kill) leaves `path` as it was and no half-written file under its name. The temp
 // file is removed on failure, an exception out of `write` (std::bad_alloc) included, which is
 // rethrown; leftovers of killed runs (their PID gone) are removed first.
-// lodctr, `perfsim import --perfmon` and `perfsim redact` write their outputs through it.
+// lodctr, `perfsim import --perfmon`, `perfsim redact` and `perfsim convert` write their outputs
+// through it. A `path` that exists and is not a regular file is refused first (check_replaceable).
 Status write_replacing(const std::string& path, const std::function<Status(const std::string& tmp)>& write);
+
+// Ok when `path` does not exist or is a regular file (through symlinks); otherwise InvalidArgument
+// naming what it is and what to write instead. A rename replaces a device node, FIFO or socket
+// with the new file (as root, `-o /dev/null` made /dev/null a capture) and a directory cannot be
+// replaced at all; writing a capture into a stream instead would leave no file to read back.
+Status check_replaceable(const std::string& path);
 
 // Rewrites the capture at `in` (v1 or v2) into `out` with `opt` (e.g. v1 -> v2), one record at a
 // time: memory stays at a few samples whatever the capture's length. A damaged input is refused
-// (Corruption naming the offset; `out` is removed) rather than silently shortened.
+// (Corruption naming the offset; `out` is left as it was: write_replacing) rather than silently
+// shortened.
 // `records` (optional) receives the number of query records written.
 Status convert_capture(const std::string& in, const std::string& out, const WriterOptions& opt,
                        uint64_t* records = nullptr);

@@ -53,7 +53,7 @@ void add_convert(CLI::App& app, int& rc) {
   auto* c_convert = app.add_subcommand(
       "convert", "Rewrite a capture in another format version (v1 -> v2: same records, exact bytes, smaller file)");
   c_convert->add_option("file", convert.in, "Capture to read (v1 or v2)")->required()->check(input_file());
-  c_convert->add_option("--out,-o", convert.out, "Capture file to write")->required();
+  c_convert->add_option("--out,-o", convert.out, "Capture file to write")->required()->check(output_file());
   add_format_option(c_convert, convert.format_version);
   c_convert->add_flag("--json", convert.json, "Machine-readable summary");
   c_convert->callback([o, &rc] { rc = run_convert(*o); });

@@ -110,6 +110,7 @@ int run_import(const ImportOptions& o) {
   if (!o.perfmon.empty()) {
     if (!o.pcap.empty()) return fail("import", "give either a pcap or --perfmon LOG.csv, not both", kExitUsage);
     if (!o.out_given) return fail("import", "--perfmon needs the capture to write: -o F.perfcap", kExitUsage);
+    if (Status s = captures::check_replaceable(o.out_dir); !s.ok()) return fail("import", s.message(), kExitUsage);
     return run_perfmon(o);
   }
   if (o.pcap.empty())
@@ -146,7 +147,7 @@ int run_import(const ImportOptions& o) {
         j["host"] = ic.capture.host.name;
         j["ticks"] = ic.ticks;
         j["records"] = ic.capture.records.size();
-        j["fingerprint"] = nlohmann::json::parse(captures::to_json(ic.fingerprint));
+        j["fingerprint"] = parse_json_or_discarded(captures::to_json(ic.fingerprint));
         j["profile"] = ic.capture.host.profile;
         j["notes"] = ic.notes;
       }

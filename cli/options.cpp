@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fmt/core.h>
 
+#include "captures/writer.h"
 #include "cli/commands.h"
 #include "core/config.h"
 #include "core/suggest.h"
@@ -155,6 +156,15 @@ std::string unknown_argument(const std::vector<const CLI::App*>& chain) {
 
 CLI::Validator input_file() { return input_path(false); }
 CLI::Validator input_dir() { return input_path(true); }
+
+CLI::Validator output_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        const Status s = captures::check_replaceable(path);
+        return s.ok() ? std::string() : s.message();
+      },
+      "FILE");
+}
 
 CLI::Validator duration() {
   return CLI::Validator(

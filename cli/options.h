@@ -37,6 +37,10 @@ void add_format_option(CLI::App* c, uint32_t& version);
 // file"), as when the command itself finds it missing; not a usage error.
 CLI::Validator input_file();
 CLI::Validator input_dir();
+// `->check(output_file())` on every option naming a file a command replaces (written beside it and
+// renamed into place: captures/writer.h write_replacing): an existing path that is not a regular
+// file (a device node, FIFO, socket, directory) is a usage error, exit 2, saying what to write.
+CLI::Validator output_file();
 // `->transform(duration())` on every option that takes a time in seconds: "15s", "2m", "1h",
 // "500ms", "1h30m" or plain seconds (core/config.h parse_duration), handed to the option as seconds.
 CLI::Validator duration();

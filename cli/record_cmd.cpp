@@ -88,7 +88,7 @@ int run_record(const RecordOptions& o) {
                         {"file_bytes", r.file_bytes},
                         {"languages", r.languages},
                         {"warnings", r.warnings},
-                        {"fingerprint", nlohmann::json::parse(captures::to_json(r.fingerprint))},
+                        {"fingerprint", parse_json_or_discarded(captures::to_json(r.fingerprint))},
                         {"ok", s.ok()}};
     if (!s.ok()) j["error"] = s.message();
     fmt::print("{}\n", json_text(j, 2));

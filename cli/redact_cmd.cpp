@@ -74,10 +74,11 @@ void add_redact(CLI::App& app, int& rc) {
       "Replace the names that identify a host (host, domain, users, instances, free-text registry values) with "
       "tokens, so a capture can be sent; the mapping stays in a separate file");
   c->add_option("file", r.in, "Capture to redact")->required()->check(input_file());
-  c->add_option("--out,-o", r.out, "Redacted capture to write")->required();
+  c->add_option("--out,-o", r.out, "Redacted capture to write")->required()->check(output_file());
   c->add_option("--map", r.map,
                 "Where to write the mapping of names to tokens (JSON; default: beside the output, "
-                "OUT with .map.json for its extension)");
+                "OUT with .map.json for its extension)")
+      ->check(output_file());
   c->add_option("--keep", r.keep, "A name left as it is (repeat for several; compared case-insensitively)");
   add_format_option(c, r.format_version);
   c->add_flag("--json", r.json, "Machine-readable summary");

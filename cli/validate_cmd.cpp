@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json.h"
+#include "captures/fingerprint.h"
 #include "captures/reader.h"
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -95,6 +96,16 @@ void serve_findings(const captures::Reader& r, Report& rep, const ValidateOption
   }
 }
 
+// What the reader skipped (a record that does not check out or decode: its offset in the message;
+// what was intact is read on) and a fingerprint `serve` would refuse (not JSON, nested too deep).
+void metadata_findings(const captures::Reader& r, Report& rep, const ValidateOptions& o) {
+  if (!r.damage().ok())
+    rep.add(o.path, {{perfdata::Severity::kError, "capture.damage", r.damage().message(), 0}}, o.json, false);
+  captures::Fingerprint fp;
+  if (Status s = captures::from_json(r.metadata().fingerprint_json, fp); !s.ok())
+    rep.add("fingerprint record", {{perfdata::Severity::kError, "capture.fingerprint", s.message(), 0}}, o.json, false);
+}
+
 }  // namespace
 
 int run_validate(const ValidateOptions& o) {
@@ -114,6 +125,7 @@ int run_validate(const ValidateOptions& o) {
     if (Status s = captures::Reader::open(o.path, r); !s.ok())
       return fail("validate", o.path + ": neither a PERF_DATA_BLOCK blob nor a readable capture: " + s.ToString());
     for (const auto& w : r->warnings()) fmt::print(stderr, "warning: {}\n", w);
+    metadata_findings(*r, rep, o);
     for (size_t i = 0; i < r->records().size(); ++i) {
       captures::QueryRecord q;
       const std::string where =

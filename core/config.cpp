@@ -84,41 +84,13 @@ Status parse_toml(std::string_view text, const std::string& origin, Doc& out) {
   return Status::Ok();
 }
 
-namespace {
-
-// nlohmann names the number ("... number overflow parsing '1e400'") but not where it is.
-Status number_out_of_range(std::string_view text, const std::string& origin, const std::string& what) {
-  const size_t open = what.find('\''), close = what.rfind('\'');
-  std::string where = origin;
-  if (open != std::string::npos && close > open) {
-    const size_t at = text.find(std::string_view(what).substr(open + 1, close - open - 1));
-    if (at != std::string_view::npos)
-      where += ":" + std::to_string(1 + std::count(text.begin(), text.begin() + long(at), '\n'));
-  }
-  return Status::InvalidArgument(where + ": JSON number out of range (beyond a double): " + what);
-}
-
-}  // namespace
-
 Status parse_json(std::string_view text, const std::string& origin, Doc& out) {
   Doc doc;
   doc.origin = origin;
-  doc.root = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!doc.root.is_discarded()) {
-    out = std::move(doc);
-    return Status::Ok();
-  }
-  try {  // parsed again with exceptions only to learn where it broke
-    const Json ignored = Json::parse(text);
-    (void)ignored;
-  } catch (const Json::parse_error& e) {
-    const size_t at = std::min<size_t>(e.byte, text.size());
-    const auto line = 1 + std::count(text.begin(), text.begin() + long(at), '\n');
-    return Status::InvalidArgument(origin + ":" + std::to_string(line) + ": JSON syntax error: " + e.what());
-  } catch (const Json::out_of_range& e) {  // a number beyond a double's range ("1e400")
-    return number_out_of_range(text, origin, e.what());
-  }
-  return Status::InvalidArgument(origin + ": JSON syntax error");
+  if (const JsonRead r = parse_json_text(text, doc.root); r != JsonRead::kOk)
+    return Status::InvalidArgument(json_read_error(text, origin, r));
+  out = std::move(doc);
+  return Status::Ok();
 }
 
 Status load_file(const std::string& path, Doc& out, std::string_view what) {

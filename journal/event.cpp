@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/json.h"
 #include "windows/constants.h"
 #include "winreg/codec.h"
 
@@ -50,7 +51,7 @@ std::string status_name(const CallEvent& e) { return e.closed ? kClosedName : wi
 
 std::string host_event_kind(const CallEvent& e) {
   if (!e.is_host_event()) return {};
-  const nlohmann::json j = nlohmann::json::parse(e.host_event, nullptr, false);
+  const nlohmann::json j = parse_json_or_discarded(e.host_event);
   return j.is_object() && j.contains("kind") && j["kind"].is_string() ? j["kind"].get<std::string>() : std::string();
 }
 
@@ -105,7 +106,7 @@ std::string opnum_label(uint16_t opnum) {
 nlohmann::json to_json(const CallEvent& e) {
   if (e.is_host_event())
     return {{"entry", "event"},
-            {"event", nlohmann::json::parse(e.host_event, nullptr, false)},
+            {"event", parse_json_or_discarded(e.host_event)},
             {"host", text(e.host)},
             {"seq", e.seq},
             {"time", iso_time(e.time_us)},
@@ -217,7 +218,9 @@ namespace {
 
 // One non-blank line: an event appended to `out`, or a dropped-events marker added to `report`.
 Status read_line(const std::string& line, const std::string& where, std::vector<CallEvent>& out, JournalRead& report) {
-  const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  nlohmann::json j;
+  if (const JsonRead r = parse_json_text(line, j); r == JsonRead::kTooDeep)
+    return Status::Corruption(json_read_error(line, where, r));
   if (j.is_discarded()) return Status::Corruption(where + ": not JSON (expected one event object per line)");
   if (j.is_object() && j.contains("journal")) {
     if (j["journal"] != "dropped" || !j.contains("events") || !j["events"].is_number_unsigned())

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -489,22 +490,24 @@ Json to_json(const HostEvent& e) {
   return j;
 }
 
-EventState EventTimeline::state_at(int64_t v) const {
+EventState EventTimeline::state_at(int64_t v, size_t limit) const {
   EventState st;
   st.at_100ns = v;
+  const std::span<const PreparedEvent> in(events.data(), std::min(limit, events.size()));
   // The boot v lies in: from the last reboot at or before it to the next reboot after it.
   int64_t boot_end = INT64_MAX;
-  for (const PreparedEvent& e : events) {  // sorted by position
+  for (const PreparedEvent& e : in) {  // sorted by position
     if (e.event.kind != EventKind::kReboot) continue;
     if (e.at_100ns <= v) {
       st.boot = &e;
+      st.boot_index = size_t(&e - events.data());
       ++st.boots;
     } else {
       boot_end = std::min(boot_end, e.at_100ns);
     }
   }
   const int64_t boot_start = st.boot ? st.boot->at_100ns : INT64_MIN;
-  for (const PreparedEvent& e : events) {
+  for (const PreparedEvent& e : in) {
     // A wrap acts over its whole boot, before its moment too: the counters were near the top all
     // along, so the wrap comes from their growth, not from a jump at the event.
     if (e.event.kind == EventKind::kWrap && e.at_100ns >= boot_start && e.at_100ns < boot_end) st.wraps.push_back(&e);
@@ -520,7 +523,9 @@ EventState EventTimeline::state_at(int64_t v) const {
   if (st.clock_jump_100ns) st.applied |= 1u << event_row(EventKind::kClockJump).applied_bit;
   if (!st.churns.empty()) st.applied |= 1u << event_row(EventKind::kChurn).applied_bit;
   if (!st.hidden_objects.empty()) st.applied |= 1u << event_row(EventKind::kProviderFail).applied_bit;
-  st.names = names_at(v);
+  st.names = nullptr;
+  for (const PreparedEvent& e : in)
+    if (e.at_100ns <= v && (e.event.kind == EventKind::kLodctr || e.event.kind == EventKind::kUnlodctr)) st.names = &e;
   if (st.names) st.applied |= 1u << event_row(st.names->event.kind).applied_bit;
   if (st.boot) {
     st.since_boot_100ns = v - st.boot->at_100ns;
@@ -567,6 +572,58 @@ CounterValues wrap_offsets(const CounterValues& at, const CounterValues& later) 
   return out;
 }
 
+namespace {
+std::atomic<size_t> g_event_bytes{0};
+std::atomic<size_t> g_budget_host{limits::kMaxEventBytesPerHost};
+std::atomic<size_t> g_budget_fleet{limits::kMaxEventBytesFleet};
+}  // namespace
+
+EventBudget event_budget() { return {g_budget_host.load(), g_budget_fleet.load()}; }
+
+void set_event_budget(const EventBudget& b) {
+  g_budget_host.store(b.per_host);
+  g_budget_fleet.store(b.fleet);
+}
+
+void EventCharge::set(size_t bytes) {
+  g_event_bytes.fetch_add(bytes - bytes_, std::memory_order_relaxed);  // wraps around as unsigned: exact
+  bytes_ = bytes;
+}
+
+size_t event_bytes_in_use() { return g_event_bytes.load(std::memory_order_relaxed); }
+
+size_t counter_values_bytes(const CounterValues& v) {
+  constexpr size_t kNode = 64;  // a node (key, vector, hash, next pointer) and its bucket, rounded up
+  size_t n = v.bucket_count() * sizeof(void*);
+  for (const auto& [key, values] : v) n += kNode + key.capacity() + values.capacity() * sizeof(values[0]);
+  return n;
+}
+
+size_t event_bytes(const PreparedEvent& e) {
+  size_t n = sizeof(PreparedEvent) + e.event.name.capacity() + e.event.object.capacity() +
+             e.event.objects.capacity() * sizeof(uint32_t);
+  for (const std::string& c : e.event.counters) n += sizeof(std::string) + c.capacity();
+  const ChurnPlan& c = e.churn;
+  n += c.name.capacity() * 2 + (c.exit_pids.capacity() + c.start_pids.capacity()) * 4 +
+       c.template_values.capacity() * sizeof(c.template_values[0]);
+  const NameVersion& v = e.names;
+  n += v.counter.capacity() + v.help.capacity() + v.reg_counter.capacity() + v.reg_help.capacity();
+  for (const LodctrObject& o : v.loaded) {
+    n += sizeof(LodctrObject) + o.name.capacity();
+    for (const std::string& c2 : o.counters) n += sizeof(std::string) + c2.capacity();
+  }
+  return n;
+}
+
+void add_wrap_offsets(CounterValues& sum, const CounterValues& offsets) {
+  for (const auto& [key, off] : offsets) {
+    std::vector<std::optional<uint64_t>>& to = sum[key];
+    if (to.size() < off.size()) to.resize(off.size());
+    for (size_t j = 0; j < off.size(); ++j)
+      if (off[j]) to[j] = (to[j].value_or(0) + *off[j]) & UINT32_MAX;
+  }
+}
+
 uint32_t pid_after(uint32_t pid, uint32_t boots) {
   if (pid == 0 || pid == 4 || boots == 0) return pid;
   return pid + 4u * 1009u * boots;  // a prime stride: no two ids of one boot collide, none becomes 0 or 4 soon
@@ -604,8 +661,11 @@ bool apply_events(Bytes& answer, const EventState& st, const EventTimeline& tl, 
       shift = object_shift.emplace(o.at, std::pair{delta, cap}).first;
     }
     const std::vector<std::optional<uint64_t>>* rebase = nullptr;
-    if (st.boot)
-      if (auto it = st.boot->values.find(key); it != st.boot->values.end()) rebase = &it->second;
+    const std::vector<std::optional<uint64_t>>* wrap = nullptr;
+    if (st.values) {
+      if (auto it = st.values->rebase.find(key); st.boot && it != st.values->rebase.end()) rebase = &it->second;
+      if (auto it = st.values->wraps.find(key); !st.wraps.empty() && it != st.values->wraps.end()) wrap = &it->second;
+    }
     for (size_t j = 0; j < defs.size(); ++j) {
       const Def& d = defs[j];
       if (!cb.holds(d.offset, d.size) || (d.size != 4 && d.size != 8)) continue;
@@ -617,10 +677,7 @@ bool apply_events(Bytes& answer, const EventState& st, const EventTimeline& tl, 
           v = d.size == 4 ? (v - r) & UINT32_MAX : v >= r ? v - r : v;  // a restarted instance keeps its own
         }
         // Only a 4-byte counter wraps at 2^32; an 8-byte one holding a small value does not.
-        for (const PreparedEvent* w : st.wraps)
-          if (auto it = w->values.find(key);
-              d.size == 4 && it != w->values.end() && j < it->second.size() && it->second[j])
-            v = (v + *it->second[j]) & UINT32_MAX;
+        if (wrap && d.size == 4 && j < wrap->size() && (*wrap)[j]) v = (v + *(*wrap)[j]) & UINT32_MAX;
       } else if (d.type == wp::PERF_ELAPSED_TIME && d.size == 8) {
         // The counter is the start time in the object's clock: keep the elapsed time (no longer
         // than the uptime after a reboot) against the object's new clock.

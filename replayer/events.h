@@ -6,17 +6,20 @@
 //
 // How they act, in one place (apply_events): an answer is made as without events, then its
 // PERF_DATA_BLOCK clocks, object clocks and counters are rewritten by the events in force at the
-// answer's timeline position: counters re-based on their values at the reboot (taken once, when
-// the event is prepared), PerfTime since the boot, elapsed times capped at the uptime, process ids
+// answer's timeline position: counters re-based on their values at the reboot (taken from the
+// recording when an answer of that boot first needs them: BootValues), PerfTime since the boot, elapsed times capped at the uptime, process ids
 // renumbered, 32-bit counters offset toward 2^32, SystemTime shifted, a lodctr'd object appended.
 // lodctr/unlodctr also change the name tables (Counter 009 / Help 009, HKLM Perflib's Last
 // Counter, Last Help and 009 values): each such event carries the tables as they are from it on
 // (NameVersion), made when the event is prepared. Hosts without events pay nothing (one null
-// pointer test per answer).
+// pointer test per answer). What events keep is bounded (limits.h kMaxEventBytesPerHost,
+// kMaxEventBytesFleet; EventCharge).
 #pragma once
 #include <cstdint>
 #include <map>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -107,15 +110,54 @@ struct NameVersion {
   Bytes reg_counter, reg_help;  // Perflib\009 Counter / Help (empty: the host serves none)
 };
 
-// An event made ready for answers: its position and what it needs from the recording.
+// Bytes of event state counted against limits::kMaxEventBytesFleet while it exists (a timeline's
+// events, a boot's tables): set() changes this process's count, the destructor takes it back.
+class EventCharge {
+ public:
+  EventCharge() = default;
+  EventCharge(const EventCharge&) = delete;
+  EventCharge& operator=(const EventCharge&) = delete;
+  ~EventCharge() { set(0); }
+  void set(size_t bytes);
+  size_t bytes() const { return bytes_; }
+
+ private:
+  size_t bytes_ = 0;
+};
+// What every EventCharge of this process holds now.
+size_t event_bytes_in_use();
+// The bounds add_event holds events to (limits.h kMaxEventBytesPerHost, kMaxEventBytesFleet
+// unless set otherwise: tests set small ones to reach them).
+struct EventBudget {
+  size_t per_host = 0;
+  size_t fleet = 0;
+};
+EventBudget event_budget();
+void set_event_budget(const EventBudget& b);
+
+// An event made ready for answers: its position and what it needs from the recording. A reboot's
+// and a wrap's counter tables are not kept here: they are a sample's worth of counters each (1.4 MB
+// for the bundled 2016 host), made for the boot in force when an answer needs them (BootValues).
 struct PreparedEvent {
   HostEvent event;
   uint32_t id = 0;       // its place in the host's list as added (append-only)
   int64_t at_100ns = 0;  // timeline position
   int64_t down_100ns = 0;
-  CounterValues values;  // reboot: raw values at the reboot; wrap: the 32-bit offsets
   ChurnPlan churn;
   NameVersion names;  // lodctr, unlodctr: the names from this event on
+};
+
+// The counter tables the answers of one boot need: the raw counters at its reboot (answers
+// subtract them) and the 32-bit offsets of its wraps, summed (each wrap adds its own, mod 2^32).
+// Made from the recording when an answer first needs them and kept for that boot only, so a host
+// holds one boot's tables whatever its number of events (make_boot_values).
+inline constexpr size_t kNoBoot = SIZE_MAX;
+struct BootValues {
+  size_t boot = kNoBoot;  // index in EventTimeline::events of its reboot; kNoBoot: the recorded boot
+  size_t events = 0;      // of the timeline's events, the first this many were taken into account
+  CounterValues rebase;
+  CounterValues wraps;
+  EventCharge charge;  // what the two tables take (counter_values_bytes)
 };
 
 // What is in force at one timeline position.
@@ -131,6 +173,8 @@ struct EventState {
   int64_t clock_jump_100ns = 0;
   const PreparedEvent* names = nullptr;  // the last lodctr/unlodctr at or before it
   uint32_t applied = 0;                  // Applied bits of the events that shape answers here
+  size_t boot_index = kNoBoot;           // `boot`'s index in the timeline
+  const BootValues* values = nullptr;    // the boot's counter tables, when boot or wraps are set
   bool any() const {
     return boot || !wraps.empty() || clock_jump_100ns || !churns.empty() || !hidden_objects.empty() || names;
   }
@@ -142,7 +186,12 @@ struct EventTimeline {
   std::vector<uint32_t> pid_counters;  // title indices of "ID Process", "Creating Process ID"
   uint32_t id_process = 0;             // title index of "ID Process"
   uint32_t process_object = 0;         // title index of the "Process" object
-  EventState state_at(int64_t position_100ns) const;
+  // What is in force at a position, from the first `limit` events only (those prepared so far).
+  EventState state_at(int64_t position_100ns, size_t limit = SIZE_MAX) const;
+  // The boot tables last made (boot_values); answers move through boots in order, so one is kept.
+  mutable std::mutex values_mu;                                   // making them: one at a time
+  mutable std::atomic<std::shared_ptr<const BootValues>> values;  // read without the lock
+  EventCharge charge;  // what the events keep (event_bytes), once the host takes the timeline
   // The last lodctr/unlodctr at or before a position (null: the recorded names are in force).
   const PreparedEvent* names_at(int64_t position_100ns) const;
 };
@@ -167,6 +216,12 @@ void append_lodctr_objects(Bytes& answer, const NameVersion& v, const std::vecto
 // cumulative counter placed so it wraps halfway through that interval (just below 2^32 at the
 // event); a counter that does not grow is placed at 2^32 - 1.
 CounterValues wrap_offsets(const CounterValues& at, const CounterValues& later);
+// The heap bytes a counter table takes (keys, value vectors and the hash map's nodes, estimated).
+size_t counter_values_bytes(const CounterValues& v);
+// The bytes a prepared event keeps: itself, its parameters, a churn's plan, a names version's tables.
+size_t event_bytes(const PreparedEvent& e);
+// Adds a wrap's offsets to a boot's sum (mod 2^32: applying the sum is applying each in turn).
+void add_wrap_offsets(CounterValues& sum, const CounterValues& offsets);
 // The process id a renumbered process gets after `boots` reboots: Idle (0) and System (4) keep
 // theirs, as on Windows; every other id moves by a multiple of 4 (Windows ids are).
 uint32_t pid_after(uint32_t pid, uint32_t boots);

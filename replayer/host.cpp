@@ -8,6 +8,8 @@
 #include <optional>
 #include <tuple>
 
+#include <fmt/core.h>
+
 #include "captures/registry_values.h"
 #include "core/utf16.h"
 #include "perfdata/names.h"
@@ -155,7 +157,8 @@ Bytes SimulatedHost::data_at(const Quirks& q, std::string_view value, int64_t po
   return c.data.to_bytes();
 }
 
-Status SimulatedHost::add_event(HostEvent e) {
+Status SimulatedHost::add_event(HostEvent e, bool* over_budget) {
+  if (over_budget) *over_budget = false;
   const std::lock_guard<std::mutex> lock(control_mu_);
   if (opt_.mode == TimelineMode::kFrozen)
     return Status::InvalidArgument(
@@ -169,7 +172,13 @@ Status SimulatedHost::add_event(HostEvent e) {
   if (!e.at_s && !e.sample) e.at_s = double(position_of(now())) / 1e7;  // now
   std::vector<HostEvent> list = event_list_;
   list.push_back(e);
-  if (Status s = prepare_events(list); !s.ok()) return s;
+  std::shared_ptr<EventTimeline> tl;
+  if (Status s = prepare_events(list, tl); !s.ok()) return s;
+  if (Status s = charge_events(*tl); !s.ok()) {
+    if (over_budget) *over_budget = true;
+    return s;
+  }
+  events_.store(std::move(tl));
   event_list_ = std::move(list);
   const std::lock_guard<std::mutex> handed(happened_mu_);
   handed_out_.push_back(false);
@@ -178,6 +187,25 @@ Status SimulatedHost::add_event(HostEvent e) {
   return Status::Ok();
 }
 
+// The new timeline's events against the host's and the process's bounds (limits.h); charged when
+// within them. The old timeline's charge goes when it is freed (answers in flight may hold it).
+Status SimulatedHost::charge_events(EventTimeline& tl) const {
+  size_t bytes = 0;
+  for (const PreparedEvent& p : tl.events) bytes += event_bytes(p);
+  const auto mib = [](size_t n) { return fmt::format("{:.1f} MiB", double(n) / double(1 << 20)); };
+  const EventBudget budget = event_budget();
+  if (bytes > budget.per_host)
+    return Status::InvalidArgument("the host's events would keep " + mib(bytes) + ", over the " + mib(budget.per_host) +
+                                   " a host may keep (each lodctr or unlodctr keeps the name tables)");
+  const std::shared_ptr<const EventTimeline> old = events_.load();
+  const size_t in_use = event_bytes_in_use() - (old ? old->charge.bytes() : 0);
+  if (in_use + bytes > budget.fleet)
+    return Status::InvalidArgument("the events and boot tables of this run's hosts keep " + mib(in_use) +
+                                   "; this one would take them past the " + mib(budget.fleet) +
+                                   " they may keep together");
+  tl.charge.set(bytes);
+  return Status::Ok();
+}
 std::vector<SimulatedHost::Happened> SimulatedHost::take_happened() {
   const int64_t v = position_of(now());
   if (v < unhanded_at_.load(std::memory_order_relaxed)) return {};
@@ -210,7 +238,7 @@ std::vector<SimulatedHost::Happened> SimulatedHost::take_happened() {
 // counters at its moment (answers after it subtract them); a wrap takes the counters as served
 // at its moment and one interval later (its offsets put each 32-bit one half that growth below
 // 2^32).
-Status SimulatedHost::prepare_events(const std::vector<HostEvent>& list) {
+Status SimulatedHost::prepare_events(const std::vector<HostEvent>& list, std::shared_ptr<EventTimeline>& out) {
   auto tl = std::make_shared<EventTimeline>();
   if (const captures::NameTable* nt = names("009")) {
     perfdata::NameTable t;
@@ -255,26 +283,11 @@ Status SimulatedHost::prepare_events(const std::vector<HostEvent>& list) {
                    [](const PreparedEvent& a, const PreparedEvent& b) { return a.at_100ns < b.at_100ns; });
   const Quirks& q = quirks();
   for (PreparedEvent& p : sorted) {
-    if (p.event.kind == EventKind::kReboot) {
-      for (const char* v : {"Global", "Costly"}) collect_counters(data_at(q, v, p.at_100ns), p.values);
-    } else if (p.event.kind == EventKind::kWrap) {
-      // One interval on: to the next recorded sample (at least a second).
-      const Moment m = realtime_moment(p.at_100ns);
-      const std::vector<int64_t>& t = rec_->offsets();
-      const int64_t next = m.tick + 1 < ticks() ? t[m.tick + 1] : rec_->loop_100ns;
-      const int64_t later = p.at_100ns + std::max<int64_t>(next - t[m.tick] - m.extra_100ns, 10000000);
-      CounterValues at, then;
-      for (const char* v : {"Global", "Costly"}) {
-        for (auto [pos, out] : {std::pair{p.at_100ns, &at}, std::pair{later, &then}}) {
-          Bytes b = data_at(q, v, pos);
-          apply_events(b, tl->state_at(pos), *tl);
-          collect_counters(b, *out);
-        }
-      }
-      p.values = wrap_offsets(at, then);
-    } else if (p.event.kind == EventKind::kChurn) {
+    // A reboot's and a wrap's tables are made when answers need them (boot_values).
+    if (p.event.kind == EventKind::kChurn) {
       Bytes b = data_at(q, "Global", p.at_100ns);
-      apply_events(b, tl->state_at(p.at_100ns), *tl);
+      std::shared_ptr<const BootValues> hold;
+      apply_events(b, state_for(*tl, p.at_100ns, hold), *tl);
       if (Status s = plan_churn(b, p.event, *tl, p.churn); !s.ok()) return s;
     } else if (p.event.kind == EventKind::kLodctr || p.event.kind == EventKind::kUnlodctr) {
       if (!english) return Status::InvalidArgument("lodctr/unlodctr: the host has no English (009) name table");
@@ -283,8 +296,69 @@ Status SimulatedHost::prepare_events(const std::vector<HostEvent>& list) {
     }
     tl->events.push_back(std::move(p));  // in position order: the next ones see it
   }
-  events_.store(std::move(tl));
+  tl->values.store(nullptr);  // made for a prefix of the events: answers see them all
+  out = std::move(tl);
   return Status::Ok();
+}
+
+std::shared_ptr<const BootValues> SimulatedHost::make_boot_values(const EventTimeline& tl, size_t boot) const {
+  auto bv = std::make_shared<BootValues>();
+  bv->boot = boot;
+  bv->events = tl.events.size();
+  const Quirks& q = quirks();
+  int64_t start = INT64_MIN, end = INT64_MAX;  // the boot, as state_at finds it
+  if (boot != kNoBoot) {
+    start = tl.events[boot].at_100ns;
+    for (const char* v : {"Global", "Costly"}) collect_counters(data_at(q, v, start), bv->rebase);
+  }
+  for (const PreparedEvent& e : tl.events)
+    if (e.event.kind == EventKind::kReboot && e.at_100ns > start) end = std::min(end, e.at_100ns);
+  for (size_t i = 0; i < tl.events.size(); ++i) {
+    const PreparedEvent& p = tl.events[i];
+    if (p.event.kind != EventKind::kWrap || p.at_100ns < start || p.at_100ns >= end) continue;
+    // One interval on: to the next recorded sample (at least a second).
+    const Moment m = realtime_moment(p.at_100ns);
+    const std::vector<int64_t>& t = rec_->offsets();
+    const int64_t next = m.tick + 1 < ticks() ? t[m.tick + 1] : rec_->loop_100ns;
+    const int64_t later = p.at_100ns + std::max<int64_t>(next - t[m.tick] - m.extra_100ns, 10000000);
+    CounterValues at, then;
+    for (const char* v : {"Global", "Costly"}) {
+      for (auto [pos, out] : {std::pair{p.at_100ns, &at}, std::pair{later, &then}}) {
+        Bytes b = data_at(q, v, pos);
+        EventState st = tl.state_at(pos, i);  // the events before this one, its boot's earlier wraps
+        st.values = bv.get();
+        apply_events(b, st, tl);
+        collect_counters(b, *out);
+      }
+    }
+    add_wrap_offsets(bv->wraps, wrap_offsets(at, then));
+  }
+  bv->charge.set(counter_values_bytes(bv->rebase) + counter_values_bytes(bv->wraps));
+  return bv;
+}
+
+std::shared_ptr<const BootValues> SimulatedHost::boot_values(const EventTimeline& tl, size_t boot) const {
+  const auto fits = [&](const std::shared_ptr<const BootValues>& v) {
+    return v && v->boot == boot && v->events == tl.events.size();
+  };
+  if (std::shared_ptr<const BootValues> v = tl.values.load(); fits(v)) return v;
+  const std::lock_guard<std::mutex> lock(tl.values_mu);  // the first answer of a boot makes them
+  std::shared_ptr<const BootValues> v = tl.values.load();
+  if (!fits(v)) {
+    v = make_boot_values(tl, boot);
+    tl.values.store(v);
+  }
+  return v;
+}
+
+EventState SimulatedHost::state_for(const EventTimeline& tl, int64_t position,
+                                    std::shared_ptr<const BootValues>& hold) const {
+  EventState st = tl.state_at(position);
+  if (st.boot || !st.wraps.empty()) {
+    hold = boot_values(tl, st.boot_index);
+    st.values = hold.get();
+  }
+  return st;
 }
 
 SimulatedHost::RealtimeClock SimulatedHost::realtime_clock() const {
@@ -681,7 +755,8 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
   call.content = content(q, key, value_name, m);
   uint32_t event_bits = 0;
   if (const std::shared_ptr<const EventTimeline> ev = events_.load()) {
-    const EventState es = ev->state_at(position_of(m));
+    std::shared_ptr<const BootValues> hold;
+    const EventState es = state_for(*ev, position_of(m), hold);
     ValueContent& c = call.content;
     if (es.any() && key == PerfKey::kData && c.status == windows::kErrorSuccess && c.type == windows::kRegBinary &&
         c.data.size()) {

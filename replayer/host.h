@@ -139,8 +139,10 @@ class SimulatedHost {
   uint32_t ticks() const { return rec_->tick_count(); }
 
   // Adds an event to the timeline (events.h); one with neither at_s nor sample happens now.
-  // InvalidArgument on a frozen timeline (it never reaches one) or a sample past the last.
-  Status add_event(HostEvent e);
+  // InvalidArgument on a frozen timeline (it never reaches one), a sample past the last, or past
+  // the memory events may keep (limits.h kMaxEventBytesPerHost, kMaxEventBytesFleet: then
+  // *over_budget is set, for the admin API's 507).
+  Status add_event(HostEvent e, bool* over_budget = nullptr);
   // The events in force order (position), prepared; null when the host has none.
   std::shared_ptr<const EventTimeline> events() const { return events_.load(); }
   // Reboots the host has gone through now, and whether it is down (a reboot's down time): a
@@ -250,13 +252,23 @@ class SimulatedHost {
   std::atomic<std::shared_ptr<const FaultPlan>> faults_;
   std::atomic<std::shared_ptr<const EventTimeline>> events_;  // replaced whole under control_mu_
   std::vector<HostEvent> event_list_;                         // as added, under control_mu_
-  Status prepare_events(const std::vector<HostEvent>& list);  // under control_mu_
+  // The timeline of `list` into `out`, not yet the host's; under control_mu_.
+  Status prepare_events(const std::vector<HostEvent>& list, std::shared_ptr<EventTimeline>& out);
+  Status charge_events(EventTimeline& tl) const;  // under control_mu_
   // take_happened(): which events (by PreparedEvent::id) were handed out, and the earliest
   // position of one that was not (INT64_MAX: none), so a call before it takes no lock.
   std::atomic<int64_t> unhanded_at_{INT64_MAX};
   std::mutex happened_mu_;
   std::vector<bool> handed_out_;  // under happened_mu_
   Bytes data_at(const Quirks& q, std::string_view value, int64_t position) const;
+  // The tables of boot `boot` (an index into tl's events, or kNoBoot) from the recording:
+  // its reboot's raw counters, then its wraps in position order, each taken with the boot's
+  // earlier wraps in force (events.h BootValues).
+  std::shared_ptr<const BootValues> make_boot_values(const EventTimeline& tl, size_t boot) const;
+  // The same, made once per boot and kept by the timeline while answers stay in that boot.
+  std::shared_ptr<const BootValues> boot_values(const EventTimeline& tl, size_t boot) const;
+  // tl.state_at(position) with its boot's tables, which `hold` keeps alive.
+  EventState state_for(const EventTimeline& tl, int64_t position, std::shared_ptr<const BootValues>& hold) const;
   // The serving path reads one plain atomic pointer (no reference count, no lock); the versions
   // it may point to are owned here and freed with the host.
   std::atomic<const Quirks*> quirks_{nullptr};

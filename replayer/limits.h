@@ -57,6 +57,15 @@ inline constexpr size_t kMaxLodctrName = 128;
 // Events one host keeps: each added one re-prepares the whole list (a reboot keeps a sample's
 // counters), so the admin API must not let a caller grow it without end.
 inline constexpr size_t kMaxEventsPerHost = 64;
+// Memory events keep (issue 44 AD1: each POST kept 0.4-1.4 MB, a sample's counters per reboot).
+// An event keeps its parameters (a lodctr's names: at most 64 x 128 bytes) and a lodctr or
+// unlodctr the English name tables from it on (the bundled 2016 host's: about 1.1 MB); a host
+// with a reboot or wrap in force keeps one boot's counter tables while answers need them
+// (events.h BootValues). An event that would take its host's events past kMaxEventBytesPerHost,
+// or all the events and boot tables of this process's hosts past kMaxEventBytesFleet, is refused
+// (the admin API answers 507 naming the bound); what is kept already stays.
+inline constexpr size_t kMaxEventBytesPerHost = size_t(16) << 20;
+inline constexpr size_t kMaxEventBytesFleet = size_t(512) << 20;
 
 inline constexpr const char* kDelayUnit = " (milliseconds: at most an hour)";
 inline constexpr const char* kSpeedUnit = " (recorded seconds per real second)";

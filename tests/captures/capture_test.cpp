@@ -10,6 +10,7 @@
 #include "captures/reader.h"
 #include "captures/writer.h"
 #include "sample_data.h"
+#include "tests/common/crafted_capture.h"
 
 using namespace perfsim;
 using namespace perfsim::captures;
@@ -323,13 +324,16 @@ TEST_CASE("the summary counts records per query and sizes without decoding") {
 
 namespace {
 
-// Resident file-backed pages of this process (RssFile), in bytes.
-size_t resident_file_bytes() {
+// A "NAME: N kB" line of /proc/self/status, in bytes.
+size_t status_bytes(const std::string& name) {
   std::ifstream f("/proc/self/status");
   for (std::string line; std::getline(f, line);)
-    if (line.rfind("RssFile:", 0) == 0) return std::stoul(line.substr(8)) * 1024;
+    if (line.rfind(name + ":", 0) == 0) return std::stoul(line.substr(name.size() + 1)) * 1024;
   return 0;
 }
+
+// Resident file-backed pages of this process (RssFile), in bytes.
+size_t resident_file_bytes() { return status_bytes("RssFile"); }
 
 }  // namespace
 
@@ -363,6 +367,79 @@ TEST_CASE("a reader that drops pages holds at most about a megabyte of a capture
       CHECK(most < 2u * 1024 * 1024);
     else
       CHECK(most > 10u * 1000 * 1000);
+  }
+  std::filesystem::remove(path);
+}
+
+namespace {
+
+// The process's peak resident memory since the last reset_peak_rss() (Linux: /proc/PID/clear_refs
+// "5" resets VmHWM, proc(5)).
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+size_t peak_rss() { return status_bytes("VmHWM"); }
+
+}  // namespace
+
+TEST_CASE("a record whose raw size its coded bytes cannot hold is refused before it is allocated") {
+  // Issue 44 M1: a capture whose registry record claimed 1 GiB cost 1.07 GB in every command.
+  Capture c = testdata::make_capture(kTicks);
+  Bytes blob;  // 144 KiB: 32 random KiB 4.5 times (inside LZ4's 64 KiB window), coded in about 33 KiB
+  for (size_t j = 0; j < 18432; ++j) put_le64(blob, testdata::mix(j % 4096));
+  c.registry.insert(c.registry.begin(), RegistryValue{"SOFTWARE\\Big", "Blob", 3, blob});
+  const std::string path = temp_path("claims_1g.perfcap");
+  REQUIRE(write_capture(path, c, kXorOptions).ok());
+  Bytes bytes = read_file(path);
+  constexpr uint32_t kClaim = 1u << 30;
+
+  SECTION("a registry value") {
+    const size_t at = testing::record_offset(bytes, RecordType::kRegistry);
+    const size_t raw_at = testing::registry_packed_at(bytes, at);
+    REQUIRE(bytes[raw_at] == uint8_t(Codec::kLz4));
+    REQUIRE(load_le32(&bytes[raw_at + 1]) == blob.size());
+    REQUIRE(load_le32(&bytes[raw_at + 5]) < blob.size() * 3 / 4);
+    store_le32(&bytes[raw_at + 1], kClaim);
+    testing::refresh_crc(bytes, at);
+    write_file(path, bytes);
+    reset_peak_rss();
+    const size_t before = peak_rss();
+    for (bool use_index : {true, false}) {
+      Capture back;
+      const Status st = read_capture(path, back, nullptr, ReaderOptions{use_index});
+      CAPTURE(use_index, st.ToString());
+      CHECK(st.code() == Status::Code::kCorruption);
+      CHECK(mentions_offset(st.message(), at));
+      CHECK(st.message().find("SOFTWARE\\Big\\Blob") != std::string::npos);
+      CHECK(st.message().find("recorded size 1073741824 is more than") != std::string::npos);
+      // What is intact is kept: every other registry value, the names, every record.
+      CHECK(back.registry.size() == c.registry.size() - 1);
+      CHECK(back.names.size() == c.names.size());
+      CHECK(back.host.name == c.host.name);
+      CHECK(missing_records(c.records, back.records) == 0);
+    }
+    CHECK(peak_rss() - before < 64u * 1024 * 1024);
+  }
+  SECTION("a query record read without the index") {
+    const size_t at = query_record_offsets(bytes)[1];  // tick 0's "Global": a keyframe
+    const size_t body = at + kRecordHeaderSize;
+    const size_t raw_at = body + 4 * 3 + 8 + 4 * 4;  // seq base tick time latency status type size
+    REQUIRE(c.records[1].value_name == "Global");
+    REQUIRE(load_le32(&bytes[raw_at]) == c.records[1].payload.size());
+    const Codec codec = Codec(bytes[raw_at + 4]);
+    REQUIRE((codec == Codec::kLz4 || codec == Codec::kStored));
+    store_le32(&bytes[raw_at], kClaim);
+    bytes[raw_at + 4] = uint8_t(Codec::kLz4);
+    testing::refresh_crc(bytes, at);
+    write_file(path, bytes);
+    reset_peak_rss();
+    const size_t before = peak_rss();
+    Capture back;
+    const Status st = read_capture(path, back, nullptr, ReaderOptions{false});
+    CAPTURE(st.ToString());
+    CHECK(mentions_offset(st.message(), at));
+    CHECK(st.message().find("recorded size 1073741824 is more than") != std::string::npos);
+    // That keyframe and the deltas on it, no more.
+    CHECK(missing_records(c.records, back.records) == kKeyframeInterval);
+    CHECK(peak_rss() - before < 64u * 1024 * 1024);
   }
   std::filesystem::remove(path);
 }
