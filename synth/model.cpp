@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "perfdata/layout.h"
 #include "perfdata/winperf.h"
 #include "synth/model_state.h"
 
@@ -15,7 +16,7 @@ using namespace winperf;
 
 // ---- object templates ----------------------------------------------------------------------
 
-ObjState make_state(const CatalogObject& co) {
+ObjState make_state(const CatalogObject& co, const perfdata::CounterLayout* layout) {
   ObjState s;
   s.cat = &co;
   perfdata::Object& o = s.obj;
@@ -24,7 +25,9 @@ ObjState make_state(const CatalogObject& co) {
   o.detail_level = co.desc.detail;
   o.default_counter = co.desc.default_counter;
   o.num_instances = co.desc.multi ? 0 : PERF_NO_INSTANCES;
-  uint32_t off = kCounterBlockSize;
+  std::vector<perfdata::CounterShape> shapes;
+  for (const CounterDesc& c : co.desc.counters) shapes.push_back({c.index, c.size});
+  const std::vector<uint32_t> offsets = perfdata::counter_offsets(layout, shapes);
   for (const CounterDesc& c : co.desc.counters) {
     perfdata::CounterDef d;
     d.name_index = c.index;
@@ -33,19 +36,28 @@ ObjState make_state(const CatalogObject& co) {
     d.detail_level = c.detail;
     d.type = c.type;
     d.size = c.size;
-    if (c.size == 8) off = align_up(off, 8);  // 64-bit counters sit on 8-byte boundaries
-    d.offset = off;
-    off += c.size;
+    d.offset = offsets[o.counters.size()];  // where Windows puts it (perfdata/layout.h)
     if (!is_base_type(c.type)) s.pos.emplace(c.index, int32_t(o.counters.size()));  // keeps the first
     o.counters.push_back(d);
   }
-  s.data_bytes = off - kCounterBlockSize;
+  s.data_bytes = offsets.back() - kCounterBlockSize;
   if (!co.desc.multi) o.counter_block = perfdata::make_counter_block(s.data_bytes);
   o.num_counters = uint32_t(o.counters.size());
   return s;
 }
 
 // ---- construction --------------------------------------------------------------------------
+
+namespace {
+// The layout row of a catalog object: by its English name (counter sets' indices differ per host)
+// and the profile's version (samba answers as 6.1).
+const perfdata::CounterLayout* layout_of(const Catalog& catalog, const CatalogObject& co, const Profile& p) {
+  auto it = std::lower_bound(catalog.names.begin(), catalog.names.end(), co.desc.index,
+                             [](const auto& n, uint32_t i) { return n.first < i; });
+  if (it == catalog.names.end() || it->first != co.desc.index) return nullptr;
+  return perfdata::find_counter_layout(it->second, p.os->major * 100 + p.os->minor);
+}
+}  // namespace
 
 Model::Model(const Spec& spec, const Profile& profile, const Catalog& catalog) : s_(std::make_unique<State>()) {
   State& s = *s_;
@@ -58,7 +70,7 @@ Model::Model(const Spec& spec, const Profile& profile, const Catalog& catalog) :
   s.disk_sig = Signal(spec.disk_iops, mix_seed(spec.seed, 3));
   s.net_sig = Signal(spec.network, mix_seed(spec.seed, 4));
   for (const CatalogObject& co : catalog.objects) {
-    s.objects.push_back(make_state(co));
+    s.objects.push_back(make_state(co, layout_of(catalog, co, profile)));
     ObjState& o = s.objects.back();
     if (co.desc.provider == "PerfProc" && catalog.process_v1_disabled) o.enabled = false;
     if (co.custom) s.customs.push_back(Custom{s.objects.size() - 1, {}, 0, 0});

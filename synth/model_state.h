@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/utf16.h"
+#include "perfdata/layout.h"
 #include "perfdata/model.h"
 #include "synth/model.h"
 
@@ -51,7 +52,8 @@ struct ObjState {
   }
 };
 
-ObjState make_state(const CatalogObject& co);
+// Counter offsets by `layout` (perfdata/layout.h; nullptr: its rule without a lead counter).
+ObjState make_state(const CatalogObject& co, const perfdata::CounterLayout* layout = nullptr);
 
 // ---- entities ------------------------------------------------------------------------------
 
