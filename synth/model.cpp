@@ -63,6 +63,7 @@ Model::Model(const Spec& spec, const Profile& profile, const Catalog& catalog) :
   State& s = *s_;
   s.spec = spec;
   s.profile = &profile;
+  s.version = profile.os->major * 100 + profile.os->minor;
   s.rng = Rng(mix_seed(spec.seed, 0x686f7374));
   s.xrng = Rng(mix_seed(spec.seed, 0x78747261));
   s.cpu_sig = Signal(spec.cpu, mix_seed(spec.seed, 1));
@@ -121,16 +122,10 @@ void Model::State::init() {
     idle.threads.push_back(t);
   }
   procs.push_back(idle);
-  procs.push_back(make_process("System", boot, std::max<uint32_t>(spec.threads_min, 4) + uint32_t(rng.below(60))));
-  procs.back().pid = 4, procs.back().ppid = 0, procs.back().pinned = true;
-  for (uint32_t i = 0; i < spec.process_count; ++i) {
-    const std::string name = i < spec.process_names.size() ? spec.process_names[i]
-                             : spec.process_names.empty()  ? kProcessNames[i % std::size(kProcessNames)]
-                                                           : spec.process_names[i % spec.process_names.size()];
-    const int64_t start = boot + int64_t(rng.below(uint64_t(spec.start_100ns - boot - 60 * k100ns) + 1));
-    const uint32_t n = spec.threads_min + uint32_t(rng.below(spec.threads_max - spec.threads_min + 1));
-    procs.push_back(make_process(name, i < 8 ? boot + int64_t(i + 1) * 30 * k100ns : start, n));
-  }
+  procs.push_back(make_process("System", boot, std::max<uint32_t>(spec.threads_min, 4) + uint32_t(rng.below(60)), 0));
+  procs.back().pid = system_pid(version), procs.back().pinned = true;
+  make_processes();
+  fit_working_sets();
   double total_share = 0;
   for (size_t i = 0; i < spec.volumes.size(); ++i) {
     Volume v;
@@ -164,6 +159,21 @@ void Model::State::init() {
       ci.scale = instance_scale(spec.seed, objects[c.state].index(), c.serial, n > 1);
       c.instances.push_back(std::move(ci));
     }
+  }
+}
+
+// The processes' working sets together at most 15% of the host's memory (they vary within 0.5x-2x
+// of their start, so at most 30%): Memory's used bytes and Committed Bytes hold them (write_memory).
+void Model::State::fit_working_sets() {
+  double sum = 0;
+  for (const Process& p : procs) sum += p.ws;
+  const double room = 0.15 * double(spec.memory_mb * kMiB);
+  if (sum <= room) return;
+  ws_scale = room / sum;
+  for (Process& p : procs) {
+    if (p.idle) continue;
+    p.ws = p.ws_init = std::max(4096.0, std::floor(p.ws * ws_scale));
+    p.vb = std::max(p.vb * ws_scale, p.ws * 2);
   }
 }
 
