@@ -1,8 +1,8 @@
 // The processes a host of each Windows version runs and who started each: System's PID, the
 // session manager's tree, the service control manager's children, the shell. Sources:
-//  - System's PID: 2 on NT 4.0, 8 on Windows 2000, 4 from XP on (nmap's smb-enum-processes
-//    documentation shows System(8) against Windows 2000 and System 4 against XP/2003; Sysinternals'
-//    Windows Internals, "System process": PID 8 on 2000, 4 on XP and later; NT 4.0's System is 2).
+//  - System's PID: 8 on Windows 2000 and 4 on XP/2003 as nmap's smb-enum-processes documentation
+//    shows them (System(8), System 4); 2 on NT 4.0 and 4 from Vista on as issue 45 states them (no
+//    primary source checked here for those two).
 //  - The tree before Vista: smss starts csrss and winlogon and stays running; winlogon starts
 //    services and lsass; services starts the service processes (svchost from 2000 on); explorer's
 //    parent is userinit, which has exited (nmap's documented XP/2003 tree: smss(252) -> csrss,
@@ -10,9 +10,10 @@
 //    parent 1684 names no running process).
 //  - From Vista: the master smss starts a session smss per session, which starts csrss and wininit
 //    (session 0) or csrss and winlogon (session 1) and exits, so their parent PID names no running
-//    process; wininit starts services and lsass (Microsoft, Windows Internals 6th ed., "Session
-//    Manager" and "Wininit"; "Creating Process ID ... may no longer identify a running process",
-//    the counter's help on Windows, netdata apps_os_windows.c). dwm is winlogon's from 8/2012 on.
+//    process; wininit starts services and lsass: issue 45's description, not checked here against a
+//    primary source; that a parent may have exited is Windows' own help text for Creating Process
+//    ID ("may no longer identify a running process", a real block in netdata apps_os_windows.c).
+//    dwm is winlogon's from 8/2012 on (perfsim's reading, not audited).
 //  - Which processes exist per version: wininit, dwm, LogonUI from Vista, conhost from 7, taskhostw
 //    and MsMpEng (Defender on servers) from Windows 10/2016, alg on XP/2003, regsvc and mstask on
 //    2000 (nmap's smb-enum-processes names regsvc.exe on Windows 2000).
