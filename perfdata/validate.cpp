@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "core/utf16.h"
+#include "perfdata/layout.h"
 #include "perfdata/winperf.h"
 
 namespace perfsim::perfdata {
@@ -70,6 +71,7 @@ class Report {
     }
     out_.push_back(Finding{s, check, std::move(msg), at});
   }
+  const ValidateOptions& options() const { return opt_; }
   std::vector<Finding> finish() {
     if (dropped_) out_.push_back(Finding{kInfo, kTooManyFindings, to_string(dropped_) + " more findings dropped", 0});
     return std::move(out_);
@@ -259,6 +261,29 @@ void check_counter_sequence(Report& rep, const ObjectInfo& o) {
   }
 }
 
+// Each counter where the layout table puts it for the host's version (ValidateOptions::layout_version).
+void check_counter_layout(Report& rep, const ObjectInfo& o) {
+  const ValidateOptions& opt = rep.options();
+  if (opt.layout_version == 0) return;
+  const CounterLayout* row = nullptr;
+  if (opt.names) {
+    auto it = opt.names->find(o.title);
+    if (it != opt.names->end()) row = find_counter_layout(it->second, opt.layout_version);
+  } else {
+    row = find_counter_layout(o.title, opt.layout_version);
+  }
+  if (!row) return;
+  std::vector<CounterShape> shapes;
+  for (const CounterInfo& c : o.counters) shapes.push_back({c.title, c.size});
+  const std::vector<uint32_t> want = counter_offsets(row, shapes);
+  for (size_t k = 0; k < o.counters.size(); ++k)
+    if (o.counters[k].offset != want[k])
+      rep.add(kWarning, kCounterLayout, o.counters[k].at + winperf::counter_def::kCounterOffset,
+              ctr_label(o, k, o.counters[k].title) + " CounterOffset " + to_string(o.counters[k].offset) +
+                  " but Windows " + to_string(opt.layout_version / 100) + "." + to_string(opt.layout_version % 100) +
+                  " puts it at " + to_string(want[k]) + " (layout of " + row->object + ")");
+}
+
 // The PERF_COUNTER_BLOCK at pos must end by `end`; on success it is recorded and pos moves past it.
 bool check_block(ByteView blob, Report& rep, ObjectInfo& o, size_t& pos, size_t end, int instance,
                  const std::string& who) {
@@ -382,7 +407,10 @@ bool check_object(ByteView blob, Report& rep, size_t limit, ObjectInfo& o, size_
                 ".. TotalByteLength " + to_string(total));
     return true;
   }
-  if (check_definitions(blob, rep, o, o.at + hdr_len, o.at + def_len, num_counters)) check_counter_sequence(rep, o);
+  if (check_definitions(blob, rep, o, o.at + hdr_len, o.at + def_len, num_counters)) {
+    check_counter_sequence(rep, o);
+    check_counter_layout(rep, o);
+  }
   size_t pos = o.at + def_len;
   bool data_ok = false;
   if (num_instances == PERF_NO_INSTANCES) {

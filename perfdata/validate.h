@@ -13,6 +13,8 @@
 //  - A blob with no error findings is accepted by parse() in tolerant mode.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,12 @@ struct Finding {
 struct ValidateOptions {
   Severity min_severity = Severity::kInfo;  // findings below this are dropped
   size_t max_findings = 1000;               // bounds the report on garbage input; the last finding says so
+  // Counter block layouts (layout.h): given the host's Windows version (major * 100 + minor), an
+  // object the table has a row for must have each counter at the row's offset (kCounterLayout).
+  // Objects are found by name through `names` (009 index -> name) when given, else by fixed index.
+  // 0: not checked (the blob alone does not say which Windows wrote it).
+  uint32_t layout_version = 0;
+  const std::map<uint32_t, std::string>* names = nullptr;
 };
 
 std::vector<Finding> validate(ByteView blob, const ValidateOptions& opt = {});
@@ -87,6 +95,9 @@ inline constexpr const char kCounterOutsideBlock[] = "counter.outside-block";
 inline constexpr const char kCounterBaseMissing[] = "counter.base-missing";
 inline constexpr const char kCounterBaseOrphan[] = "counter.base-orphan";
 inline constexpr const char kCounterDuplicate[] = "counter.duplicate";
+// CounterOffset differs from where Windows puts the counter (layout.h; warning: readers that honour
+// CounterOffset are fine, those walking the block in definition order read the wrong bytes).
+inline constexpr const char kCounterLayout[] = "counter.layout";
 // The report itself:
 inline constexpr const char kTooManyFindings[] = "validate.too-many-findings";
 

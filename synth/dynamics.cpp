@@ -30,21 +30,22 @@ void split(uint64_t total, const std::vector<double>& w, std::vector<uint64_t>& 
 
 }  // namespace
 
-Process Model::State::make_process(const std::string& name, int64_t start, uint32_t nthreads) {
+Process Model::State::make_process(const std::string& name, int64_t start, uint32_t nthreads, uint32_t ppid) {
   Process p;
   p.name = name;
   p.pid = new_cid();
-  p.ppid = procs.size() > 4 ? procs[1 + rng.below(std::min<size_t>(procs.size() - 1, 5))].pid : 4;
+  p.ppid = ppid;
   p.start = start;
   p.weight = std::exp(rng.normal() * 1.2);
   p.user_ratio = rng.uniform(0.4, 0.9);
   p.io_rate = std::exp(rng.normal()) * 5;
   p.prio = rng.chance(0.8) ? 8 : (rng.chance(0.5) ? 13 : 4);
-  p.ws_init = p.ws = std::exp(rng.uniform(std::log(2e6), std::log(4e8)));
-  p.vb = p.ws * rng.uniform(3, 12);
+  // Whole bytes (so a sum of them is exact), scaled to the host's memory (init's ws_scale).
+  p.ws_init = p.ws = std::floor(std::exp(rng.uniform(std::log(2e6), std::log(4e8))) * ws_scale);
+  p.vb = std::min(p.ws * rng.uniform(3, 12), max_virtual());
   p.pool_p = rng.uniform(5e4, 5e5);
   p.pool_np = rng.uniform(5e3, 5e4);
-  p.handles = rng.uniform(50, 1500);
+  p.handles = std::round(rng.uniform(50, 1500));
   const bool large = profile->host.large_counters;
   for (uint32_t k = 0; k < nthreads; ++k) {
     Thread t;
@@ -135,12 +136,12 @@ void Model::State::step_processes(int64_t dt) {
     p.io_bytes[0] += rb, p.io_bytes[1] += wb, p.io_bytes[2] += ob;
     file_ops[0] += r, file_ops[1] += wr, file_ops[2] += other;
     file_bytes[0] += rb, file_bytes[1] += wb, file_bytes[2] += ob;
-    p.ws = std::clamp(p.ws * std::exp(0.02 * rng.normal()), p.ws_init * 0.5, p.ws_init * 2);
-    p.vb = std::max(p.vb * std::exp(0.005 * rng.normal()), p.ws * 2);
-    p.handles = std::clamp(p.handles + rng.normal() * 3, 20.0, 100000.0);
+    p.ws = std::floor(std::clamp(p.ws * std::exp(0.02 * rng.normal()), p.ws_init * 0.5, p.ws_init * 2));
+    p.vb = std::min(std::max(p.vb * std::exp(0.005 * rng.normal()), p.ws * 2), max_virtual());
+    p.handles = std::round(std::clamp(p.handles + rng.normal() * 3, 20.0, 100000.0));
     p.ws_peak = std::max(p.ws_peak, uint64_t(p.ws));
     p.vb_peak = std::max(p.vb_peak, uint64_t(p.vb));
-    p.pf_peak = std::max(p.pf_peak, uint64_t(p.ws * 0.8));
+    p.pf_peak = std::max(p.pf_peak, private_bytes(p));
   }
   cswitch += cs_tick;
   syscalls += cs_tick * 3 + uint64_t(busy / 1000);
@@ -155,10 +156,10 @@ void Model::State::churn(int64_t dt) {
     for (size_t i = 0; i < procs.size(); ++i)
       if (!procs[i].pinned && i >= 10) candidates.push_back(i);
     if (!candidates.empty()) procs.erase(procs.begin() + long(candidates[rng.below(candidates.size())]));
-    const std::string name = spec.process_names.empty() ? kProcessNames[rng.below(std::size(kProcessNames))]
+    const std::string name = spec.process_names.empty() ? filler_name(rng.below(64))
                                                         : spec.process_names[rng.below(spec.process_names.size())];
     const uint32_t threads = spec.threads_min + uint32_t(rng.below(spec.threads_max - spec.threads_min + 1));
-    procs.push_back(make_process(name, now - int64_t(rng.below(uint64_t(dt))), threads));
+    procs.push_back(make_process(name, now - int64_t(rng.below(uint64_t(dt))), threads, service_parent(name)));
     procs_dirty = true;
     ++procs_generation;
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "perfdata/layout.h"
 #include "perfdata/winperf.h"
 #include "synth/model_state.h"
 
@@ -15,7 +16,7 @@ using namespace winperf;
 
 // ---- object templates ----------------------------------------------------------------------
 
-ObjState make_state(const CatalogObject& co) {
+ObjState make_state(const CatalogObject& co, const perfdata::CounterLayout* layout) {
   ObjState s;
   s.cat = &co;
   perfdata::Object& o = s.obj;
@@ -24,7 +25,9 @@ ObjState make_state(const CatalogObject& co) {
   o.detail_level = co.desc.detail;
   o.default_counter = co.desc.default_counter;
   o.num_instances = co.desc.multi ? 0 : PERF_NO_INSTANCES;
-  uint32_t off = kCounterBlockSize;
+  std::vector<perfdata::CounterShape> shapes;
+  for (const CounterDesc& c : co.desc.counters) shapes.push_back({c.index, c.size});
+  const std::vector<uint32_t> offsets = perfdata::counter_offsets(layout, shapes);
   for (const CounterDesc& c : co.desc.counters) {
     perfdata::CounterDef d;
     d.name_index = c.index;
@@ -33,13 +36,11 @@ ObjState make_state(const CatalogObject& co) {
     d.detail_level = c.detail;
     d.type = c.type;
     d.size = c.size;
-    if (c.size == 8) off = align_up(off, 8);  // 64-bit counters sit on 8-byte boundaries
-    d.offset = off;
-    off += c.size;
+    d.offset = offsets[o.counters.size()];  // where Windows puts it (perfdata/layout.h)
     if (!is_base_type(c.type)) s.pos.emplace(c.index, int32_t(o.counters.size()));  // keeps the first
     o.counters.push_back(d);
   }
-  s.data_bytes = off - kCounterBlockSize;
+  s.data_bytes = offsets.back() - kCounterBlockSize;
   if (!co.desc.multi) o.counter_block = perfdata::make_counter_block(s.data_bytes);
   o.num_counters = uint32_t(o.counters.size());
   return s;
@@ -47,10 +48,22 @@ ObjState make_state(const CatalogObject& co) {
 
 // ---- construction --------------------------------------------------------------------------
 
+namespace {
+// The layout row of a catalog object: by its English name (counter sets' indices differ per host)
+// and the profile's version (samba answers as 6.1).
+const perfdata::CounterLayout* layout_of(const Catalog& catalog, const CatalogObject& co, const Profile& p) {
+  auto it = std::lower_bound(catalog.names.begin(), catalog.names.end(), co.desc.index,
+                             [](const auto& n, uint32_t i) { return n.first < i; });
+  if (it == catalog.names.end() || it->first != co.desc.index) return nullptr;
+  return perfdata::find_counter_layout(it->second, p.os->major * 100 + p.os->minor);
+}
+}  // namespace
+
 Model::Model(const Spec& spec, const Profile& profile, const Catalog& catalog) : s_(std::make_unique<State>()) {
   State& s = *s_;
   s.spec = spec;
   s.profile = &profile;
+  s.version = profile.os->major * 100 + profile.os->minor;
   s.rng = Rng(mix_seed(spec.seed, 0x686f7374));
   s.xrng = Rng(mix_seed(spec.seed, 0x78747261));
   s.cpu_sig = Signal(spec.cpu, mix_seed(spec.seed, 1));
@@ -58,7 +71,7 @@ Model::Model(const Spec& spec, const Profile& profile, const Catalog& catalog) :
   s.disk_sig = Signal(spec.disk_iops, mix_seed(spec.seed, 3));
   s.net_sig = Signal(spec.network, mix_seed(spec.seed, 4));
   for (const CatalogObject& co : catalog.objects) {
-    s.objects.push_back(make_state(co));
+    s.objects.push_back(make_state(co, layout_of(catalog, co, profile)));
     ObjState& o = s.objects.back();
     if (co.desc.provider == "PerfProc" && catalog.process_v1_disabled) o.enabled = false;
     if (co.custom) s.customs.push_back(Custom{s.objects.size() - 1, {}, 0, 0});
@@ -109,16 +122,10 @@ void Model::State::init() {
     idle.threads.push_back(t);
   }
   procs.push_back(idle);
-  procs.push_back(make_process("System", boot, std::max<uint32_t>(spec.threads_min, 4) + uint32_t(rng.below(60))));
-  procs.back().pid = 4, procs.back().ppid = 0, procs.back().pinned = true;
-  for (uint32_t i = 0; i < spec.process_count; ++i) {
-    const std::string name = i < spec.process_names.size() ? spec.process_names[i]
-                             : spec.process_names.empty()  ? kProcessNames[i % std::size(kProcessNames)]
-                                                           : spec.process_names[i % spec.process_names.size()];
-    const int64_t start = boot + int64_t(rng.below(uint64_t(spec.start_100ns - boot - 60 * k100ns) + 1));
-    const uint32_t n = spec.threads_min + uint32_t(rng.below(spec.threads_max - spec.threads_min + 1));
-    procs.push_back(make_process(name, i < 8 ? boot + int64_t(i + 1) * 30 * k100ns : start, n));
-  }
+  procs.push_back(make_process("System", boot, std::max<uint32_t>(spec.threads_min, 4) + uint32_t(rng.below(60)), 0));
+  procs.back().pid = system_pid(version), procs.back().pinned = true;
+  make_processes();
+  fit_working_sets();
   double total_share = 0;
   for (size_t i = 0; i < spec.volumes.size(); ++i) {
     Volume v;
@@ -152,6 +159,21 @@ void Model::State::init() {
       ci.scale = instance_scale(spec.seed, objects[c.state].index(), c.serial, n > 1);
       c.instances.push_back(std::move(ci));
     }
+  }
+}
+
+// The processes' working sets together at most 15% of the host's memory (they vary within 0.5x-2x
+// of their start, so at most 30%): Memory's used bytes and Committed Bytes hold them (write_memory).
+void Model::State::fit_working_sets() {
+  double sum = 0;
+  for (const Process& p : procs) sum += p.ws;
+  const double room = 0.15 * double(spec.memory_mb * kMiB);
+  if (sum <= room) return;
+  ws_scale = room / sum;
+  for (Process& p : procs) {
+    if (p.idle) continue;
+    p.ws = p.ws_init = std::max(4096.0, std::floor(p.ws * ws_scale));
+    p.vb = std::max(p.vb * ws_scale, p.ws * 2);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/utf16.h"
+#include "perfdata/layout.h"
 #include "perfdata/model.h"
 #include "synth/model.h"
 
@@ -51,7 +52,8 @@ struct ObjState {
   }
 };
 
-ObjState make_state(const CatalogObject& co);
+// Counter offsets by `layout` (perfdata/layout.h; nullptr: its rule without a lead counter).
+ObjState make_state(const CatalogObject& co, const perfdata::CounterLayout* layout = nullptr);
 
 // ---- entities ------------------------------------------------------------------------------
 
@@ -97,6 +99,9 @@ struct Process {
   uint64_t ws_peak = 0, vb_peak = 0, pf_peak = 0;
   std::vector<std::string> images;
 };
+
+// Process's Private Bytes and Page File Bytes (its commit charge): a share of its working set.
+inline uint64_t private_bytes(const Process& p) { return uint64_t(p.ws * 0.8); }
 
 struct Volume {
   std::string name;
@@ -184,17 +189,13 @@ struct Custom {
   double churn_carry = 0;
 };
 
-// Default process names, for init and for churn.
-inline constexpr const char* kProcessNames[] = {"smss",    "csrss",     "wininit",    "services", "lsass",
-                                                "svchost", "svchost",   "svchost",    "svchost",  "svchost",
-                                                "spoolsv", "explorer",  "MsMpEng",    "WmiPrvSE", "dllhost",
-                                                "conhost", "taskhostw", "sqlservr",   "w3wp",     "vmtoolsd",
-                                                "msdtc",   "dwm",       "winlogon",   "LogonUI",  "SearchIndexer",
-                                                "java",    "node",      "powershell", "cmd",      "TrustedInstaller"};
+// System's PID on a Windows version (major * 100 + minor): 2 on NT 4.0, 8 on 2000, 4 after.
+uint32_t system_pid(uint32_t version);
 
 struct Model::State {
   Spec spec;
   const Profile* profile = nullptr;
+  uint32_t version = 0;  // the profile's Windows version, major * 100 + minor (samba: 6.1)
   Rng rng{1};
   Rng xrng{1};  // counter sets and objects added after the first catalog: existing values stay as they were
   Signal cpu_sig, mem_sig, disk_sig, net_sig;
@@ -224,6 +225,9 @@ struct Model::State {
       if (o.index() == index && o.enabled) return &o;
     return nullptr;
   }
+  double ws_scale = 1;  // working sets drawn are scaled so all of them fit the host's memory (init)
+  // A process's virtual size: a 32-bit host's processes have 2 GB of user address space.
+  double max_virtual() const { return profile->host.large_counters ? 1e15 : double((2ull << 30) - 65536); }
   uint32_t new_cid() { return next_cid += 4 * uint32_t(1 + rng.below(6)); }
   uint64_t cap(uint64_t v, const ObjState& o, uint32_t index) const {
     // DWORD sizes on 32-bit profiles: clamp rather than wrap (a gauge never wraps).
@@ -232,10 +236,16 @@ struct Model::State {
 
   // model.cpp
   void init();
+  void fit_working_sets();
   void step(int64_t dt);
   void write_all();
   // dynamics.cpp
-  Process make_process(const std::string& name, int64_t start, uint32_t threads);
+  Process make_process(const std::string& name, int64_t start, uint32_t threads, uint32_t ppid);
+  // process_tree.cpp
+  void make_processes();
+  std::string filler_name(uint64_t k) const;
+  uint32_t pid_of(std::string_view name) const;
+  uint32_t service_parent(std::string_view name) const;
   void step_cpu(int64_t dt, double t);
   void step_processes(int64_t dt);
   void step_disks(int64_t dt, double t);
@@ -254,6 +264,7 @@ struct Model::State {
   // write_process.cpp
   void rebuild_process_instances();
   void write_process(ObjState& o);
+  void write_process_total(ObjState& o);
   void write_thread(ObjState& o);
   void write_costly(ObjState* pas, ObjState* image, ObjState* details);
   // write_storage.cpp

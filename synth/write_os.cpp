@@ -44,13 +44,17 @@ void Model::State::write_memory(ObjState& o) {
   const double dt_s = double(now - last) / k100ns;
   const double used = std::clamp(mem_sig.at(double(now - spec.start_100ns) / k100ns) / 100, 0.0, 1.0);
   const uint64_t total = spec.memory_mb * kMiB;
-  const uint64_t avail = uint64_t(double(total) * (1 - used));
-  available = avail;
   pagefile_used = pagefile_mb * std::clamp(0.05 + 0.4 * std::max(0.0, used - 0.5) + 0.01 * rng.normal(), 0.01, 1.0);
   pagefile_peak = std::max(pagefile_peak, pagefile_used);
   const uint64_t limit = total + uint64_t(pagefile_mb * kMiB);
-  const uint64_t committed =
-      std::min<uint64_t>(uint64_t(double(total) * used * 1.1) + uint64_t(pagefile_used * kMiB), limit);
+  // The processes' memory is part of the host's: their working sets are in use, their private
+  // bytes committed (Process counters, write_process).
+  double ws = 0, priv = 0;
+  for (const Process& p : procs) ws += p.ws, priv += double(private_bytes(p));
+  const uint64_t avail = std::min(uint64_t(double(total) * (1 - used)), total - std::min(total, uint64_t(ws * 1.1)));
+  const uint64_t committed = std::min<uint64_t>(
+      std::max(uint64_t(double(total) * used * 1.1) + uint64_t(pagefile_used * kMiB), uint64_t(priv * 1.2)), limit);
+  available = avail;
   const double hard = (2 + 400 * std::max(0.0, used - 0.75)) * dt_s;
   page_reads += uint64_t(hard), pages_input += uint64_t(hard * 4);
   page_writes += uint64_t(hard / 2), pages_output += uint64_t(hard * 2);

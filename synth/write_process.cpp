@@ -34,38 +34,28 @@ void Model::State::rebuild_process_instances() {
 }
 
 void Model::State::write_process(ObjState& o) {
-  Process total;
-  total.name = "_Total";
-  total.start = boot;
-  double ws = 0, vb = 0, pool_p = 0, pool_np = 0, handles = 0;
-  size_t threads = 0;
-  for (size_t i = 0; i <= procs.size(); ++i) {
-    const bool is_total = i == procs.size();
-    const Process& p = is_total ? total : procs[i];
-    const double pws = is_total ? ws : p.ws, pvb = is_total ? vb : p.vb;
+  for (size_t i = 0; i < procs.size(); ++i) {
+    const Process& p = procs[i];
     Bytes& b = o.block(i);
     o.set(b, idx::kProcessorTime, p.user + p.priv);
     o.set(b, idx::kUserTime, p.user);
     o.set(b, idx::kPrivilegedTime, p.priv);
-    o.set(b, idx::kVirtualBytesPeak,
-          cap(std::max(uint64_t(pvb), is_total ? total.vb_peak : p.vb_peak), o, idx::kVirtualBytesPeak));
-    o.set(b, idx::kVirtualBytes, cap(uint64_t(pvb), o, idx::kVirtualBytes));
+    o.set(b, idx::kVirtualBytesPeak, cap(std::max(uint64_t(p.vb), p.vb_peak), o, idx::kVirtualBytesPeak));
+    o.set(b, idx::kVirtualBytes, cap(uint64_t(p.vb), o, idx::kVirtualBytes));
     o.set(b, idx::kPageFaults, p.faults);
-    o.set(b, idx::kWorkingSetPeak,
-          cap(std::max(uint64_t(pws), is_total ? total.ws_peak : p.ws_peak), o, idx::kWorkingSetPeak));
-    o.set(b, idx::kWorkingSet, cap(uint64_t(pws), o, idx::kWorkingSet));
-    o.set(b, idx::kPageFileBytesPeak,
-          cap(std::max(uint64_t(pws * 0.8), is_total ? total.pf_peak : p.pf_peak), o, idx::kPageFileBytesPeak));
-    o.set(b, idx::kPageFileBytes, cap(uint64_t(pws * 0.8), o, idx::kPageFileBytes));
-    o.set(b, idx::kPrivateBytes, cap(uint64_t(pws * 0.8), o, idx::kPrivateBytes));
-    o.set(b, idx::kThreadCount, is_total ? threads : p.threads.size());
+    o.set(b, idx::kWorkingSetPeak, cap(std::max(uint64_t(p.ws), p.ws_peak), o, idx::kWorkingSetPeak));
+    o.set(b, idx::kWorkingSet, cap(uint64_t(p.ws), o, idx::kWorkingSet));
+    o.set(b, idx::kPageFileBytesPeak, cap(std::max(private_bytes(p), p.pf_peak), o, idx::kPageFileBytesPeak));
+    o.set(b, idx::kPageFileBytes, cap(private_bytes(p), o, idx::kPageFileBytes));
+    o.set(b, idx::kPrivateBytes, cap(private_bytes(p), o, idx::kPrivateBytes));
+    o.set(b, idx::kThreadCount, p.threads.size());
     o.set(b, idx::kPriorityBase, p.prio);
     o.set(b, idx::kElapsedTime, uint64_t(p.start));
     o.set(b, idx::kIdProcess, p.pid);
     o.set(b, idx::kCreatingProcessId, p.ppid);
-    o.set(b, idx::kPoolPaged, uint64_t(is_total ? pool_p : p.pool_p));
-    o.set(b, idx::kPoolNonpaged, uint64_t(is_total ? pool_np : p.pool_np));
-    o.set(b, idx::kHandleCount, uint64_t(is_total ? handles : p.handles));
+    o.set(b, idx::kPoolPaged, uint64_t(p.pool_p));
+    o.set(b, idx::kPoolNonpaged, uint64_t(p.pool_np));
+    o.set(b, idx::kHandleCount, uint64_t(p.handles));
     o.set(b, idx::kIoReadOps, p.io_ops[0]);
     o.set(b, idx::kIoWriteOps, p.io_ops[1]);
     o.set(b, idx::kIoDataOps, p.io_ops[0] + p.io_ops[1]);
@@ -74,13 +64,31 @@ void Model::State::write_process(ObjState& o) {
     o.set(b, idx::kIoWriteBytes, p.io_bytes[1]);
     o.set(b, idx::kIoDataBytes, p.io_bytes[0] + p.io_bytes[1]);
     o.set(b, idx::kIoOtherBytes, p.io_bytes[2]);
-    o.set(b, idx::kWorkingSetPrivate, uint64_t(pws * 0.6));
-    if (is_total) break;
-    total.user += p.user, total.priv += p.priv, total.faults += p.faults;
-    total.vb_peak += p.vb_peak, total.ws_peak += p.ws_peak, total.pf_peak += p.pf_peak;
-    for (int k = 0; k < 3; ++k) total.io_ops[k] += p.io_ops[k], total.io_bytes[k] += p.io_bytes[k];
-    ws += p.ws, vb += p.vb, pool_p += p.pool_p, pool_np += p.pool_np, handles += p.handles;
-    threads += p.threads.size();
+    o.set(b, idx::kWorkingSetPrivate, uint64_t(p.ws * 0.6));
+  }
+  write_process_total(o);
+}
+
+// _Total is its instances' sum, counter by counter, as written (a 4-byte counter wraps as its
+// type does); what no sum means (IDs, priority) is 0, and its Elapsed Time the boot.
+void Model::State::write_process_total(ObjState& o) {
+  Bytes& t = o.block(procs.size());
+  for (const perfdata::CounterDef& d : o.obj.counters) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < procs.size(); ++i) sum += perfdata::read_counter(o.block(i), d);
+    switch (d.name_index) {
+      case idx::kIdProcess:
+      case idx::kCreatingProcessId:
+      case idx::kPriorityBase:
+        sum = 0;
+        break;
+      case idx::kElapsedTime:
+        sum = uint64_t(boot);
+        break;
+      default:
+        break;
+    }
+    perfdata::write_counter(t, d, sum);
   }
 }
 
@@ -183,13 +191,13 @@ void Model::State::write_sessions(ObjState& o) {
     o.add_instance("Console");
   }
   for (size_t s = 0; s < 2; ++s) {
-    uint64_t user = 0, priv = 0, page_faults = 0, threads = 0, ws_peak = 0, vb_peak = 0, pf_peak = 0;
+    uint64_t user = 0, priv = 0, page_faults = 0, threads = 0, ws_peak = 0, vb_peak = 0, pf_peak = 0, commit = 0;
     double ws = 0, vb = 0, pool_p = 0, pool_np = 0, handles = 0;
     for (const Process& p : procs) {
       if (in_console(p.name) != (s == 1)) continue;
       user += p.user, priv += p.priv, page_faults += p.faults, threads += p.threads.size();
       ws_peak += std::max(p.ws_peak, uint64_t(p.ws)), vb_peak += std::max(p.vb_peak, uint64_t(p.vb));
-      pf_peak += std::max(p.pf_peak, uint64_t(p.ws * 0.8));
+      pf_peak += std::max(p.pf_peak, private_bytes(p)), commit += private_bytes(p);
       ws += p.ws, vb += p.vb, pool_p += p.pool_p, pool_np += p.pool_np, handles += p.handles;
     }
     Bytes& b = o.block(s);
@@ -203,8 +211,8 @@ void Model::State::write_sessions(ObjState& o) {
     o.set(b, o.idx("Working Set Peak"), ws_peak);
     o.set(b, o.idx("Virtual Bytes"), uint64_t(vb));
     o.set(b, o.idx("Virtual Bytes Peak"), vb_peak);
-    o.set(b, o.idx("Private Bytes"), uint64_t(ws * 0.8));
-    o.set(b, o.idx("Page File Bytes"), uint64_t(ws * 0.8));
+    o.set(b, o.idx("Private Bytes"), commit);
+    o.set(b, o.idx("Page File Bytes"), commit);
     o.set(b, o.idx("Page File Bytes Peak"), pf_peak);
     o.set(b, o.idx("Pool Paged Bytes"), uint64_t(pool_p));
     o.set(b, o.idx("Pool Nonpaged Bytes"), uint64_t(pool_np));
