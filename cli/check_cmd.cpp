@@ -34,8 +34,10 @@ struct CheckOptions {
   std::string scenario;  // --scenario NAME, or
   std::string capture;   // --capture F: one host, the generic expectations
   std::vector<std::string> scenario_dirs;
-  std::string smb;   // --smb[=PORT]: "" off, "default" a free port
-  std::string user;  // --user NAME:PASSWORD: an account, and PERFSIM_USER/PERFSIM_PASSWORD
+  std::string smb;                    // --smb[=PORT]: "" off, "default" a free port
+  bool smb_guest = false;             // --smb-guest, as perfsim serve's
+  bool smb_anonymous_winreg = false;  // --smb-anonymous-winreg, as perfsim serve's
+  std::string user;                   // --user NAME:PASSWORD: an account, and PERFSIM_USER/PERFSIM_PASSWORD
   double timeout_s = 60;
   bool json = false;
   std::string junit;                 // JUnit XML file
@@ -140,6 +142,8 @@ serve::Config serve_config(const CheckOptions& o, const std::shared_ptr<journal:
     c.listen = {"127.0.0.1:0"};
   }
   c.smb = o.smb;
+  c.smb_guest = o.smb_guest;
+  c.smb_anonymous_winreg = o.smb_anonymous_winreg;
   if (!o.user.empty()) c.users = {o.user};
   c.recorder = rec;
   c.handle_signals = false;
@@ -240,6 +244,11 @@ void add_check(CLI::App& app, int& rc) {
                 "value): PERFSIM_SMB_PORT, {smb_port}")
       ->expected(0, 1)
       ->default_str("default");
+  c->add_flag("--smb-guest", check.smb_guest,
+              "With --smb: enable every host's Guest account (perfsim serve --smb-guest)");
+  c->add_flag("--smb-anonymous-winreg", check.smb_anonymous_winreg,
+              "With --smb: let null sessions open \\PIPE\\winreg (perfsim serve --smb-anonymous-winreg; Windows "
+              "refuses them by default)");
   c->add_option("--user", check.user,
                 "NAME:PASSWORD: an account on the hosts, given to the collector as PERFSIM_USER and PERFSIM_PASSWORD");
   c->add_option("--timeout", check.timeout_s,

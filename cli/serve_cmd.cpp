@@ -55,6 +55,8 @@ struct ServeOptions {
   bool require_auth = false;           // unauthenticated TCP binds' calls fault with access denied
   std::vector<std::string> smb_allow;  // accounts allowed OpenHKPD on hosts without smb_allow (empty: all)
   bool smb_no_anonymous = false;
+  bool smb_guest = false;
+  bool smb_anonymous_winreg = false;
   bool smb_encrypt = false;  // require SMB3 encryption of every SMB session
   std::string smb_dir;       // smbd's private tree (default: $TMPDIR/perfsim-smb-PID)
   // --epm[=PORT]: an endpoint mapper on every host address ("" = off, "default" = 135, root only).
@@ -97,6 +99,8 @@ serve::Config serve_config(const ServeOptions& o) {
   c.require_auth = o.require_auth;
   c.smb_allow = o.smb_allow;
   c.smb_no_anonymous = o.smb_no_anonymous;
+  c.smb_guest = o.smb_guest;
+  c.smb_anonymous_winreg = o.smb_anonymous_winreg;
   c.smb_encrypt = o.smb_encrypt;
   c.smb_dir = o.smb_dir;
   c.epm = o.epm;
@@ -334,6 +338,18 @@ void add_serve(CLI::App& app, int& rc) {
                       "Accounts allowed to open HKEY_PERFORMANCE_DATA over SMB (repeatable; default: all); others get "
                       "WERR_ACCESS_DENIED");
   c_serve->add_flag("--smb-no-anonymous", serve.smb_no_anonymous, "Refuse anonymous and guest SMB sessions");
+  // Each host follows its Windows version's defaults (windows/README.md, logon policy); these
+  // loosen them for every host.
+  auto* guest = c_serve->add_flag("--smb-guest", serve.smb_guest,
+                                  "Enable the Guest account on every SMB host (disabled by default since Windows "
+                                  "2000): a logon as an unknown account becomes a guest session that may read "
+                                  "HKEY_PERFORMANCE_DATA");
+  auto* anon = c_serve->add_flag("--smb-anonymous-winreg", serve.smb_anonymous_winreg,
+                                 "Let null (anonymous) SMB sessions open \\PIPE\\winreg and read "
+                                 "HKEY_PERFORMANCE_DATA (Windows restricts null sessions to NullSessionPipes, "
+                                 "which never list winreg by default)");
+  guest->excludes("--smb-no-anonymous");
+  anon->excludes("--smb-no-anonymous");
   c_serve->add_flag("--smb-encrypt", serve.smb_encrypt,
                     "Require SMB3 encryption of every SMB session (anonymous sessions then fail: they have no key)");
   c_serve->add_option("--smb-dir", serve.smb_dir,

@@ -128,6 +128,9 @@ int spawn(CArgv& argv, CArgv& env, const Options& o, const Plumbing& p, pid_t& p
   posix_spawnattr_init(&attr);
   for (int i = 0; i < 3; ++i)
     if (p.child_fd[i] >= 0) posix_spawn_file_actions_adddup2(&fa, p.child_fd[i], i);
+  // Nothing of ours beyond stdio reaches the child, also a descriptor another thread opened
+  // without O_CLOEXEC or has not yet marked (an accepted socket: server/cloexec.h).
+  posix_spawn_file_actions_addclosefrom_np(&fa, 3);
   if (o.new_session) posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
   const int rc = ::posix_spawnp(&pid, argv.ptrs[0], &fa, &attr, argv.ptrs.data(), env.ptrs.data());
   posix_spawnattr_destroy(&attr);
@@ -144,6 +147,8 @@ int spawn(CArgv& argv, CArgv& env, const Options& o, const Plumbing& p, pid_t& p
   if (::getppid() != parent) ::_exit(127);  // the parent died before prctl
   for (int i = 0; i < 3; ++i)
     if (p.child_fd[i] >= 0) ::dup2(p.child_fd[i], i);  // dup2 clears close-on-exec on the copy
+  // As spawn()'s closefrom: every other descriptor closes at exec (`report` must live until then).
+  ::close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
   ::execve(path, argv, env);
   const int e = errno;
   (void)!::write(report, &e, sizeof e);

@@ -3,7 +3,8 @@
 // A program is started from an argv vector, never through a shell: argv[0] is a path or a name
 // looked up in PATH. Each standard stream is inherited, /dev/null, a pipe the caller reads (or,
 // for stdin, writes), or a file (stdout/stderr only; opened for appending, created 0600). stderr
-// may instead go wherever stdout goes.
+// may instead go wherever stdout goes. No other descriptor of the caller reaches the program,
+// whether or not it was opened close-on-exec (server/cloexec.h).
 //
 // Starting uses posix_spawn, which is safe while other threads run. Only a parent-death signal
 // needs fork+exec; that path makes only async-signal-safe calls between the two, and resolves

@@ -59,8 +59,10 @@ const char* between_name(Between b);  // "step" or "interpolate"
 // recorded one: SimulatedHost::name()). A fleet member also differs by the last three fields.
 // A host made without a serve run (SimulatedHost::load in a test) has only what its maker set.
 struct HostIdentity {
-  // The Windows the capture's header names (windows/os.h); nullptr: none perfsim knows. Not
-  // quirk_profile's row: a 2016 capture served with --profile win2000 keeps 2016's versions.
+  // The Windows the host is (windows/os.h): the row its own or the run's profile names, else the
+  // one the capture's header names; nullptr: none perfsim knows. A 2016 capture served with
+  // --profile 2003 is a 2003 host in every transport (dialects, logon policy, srvsvc, CHALLENGE);
+  // only the registry values the capture recorded (CurrentVersion...) stay as recorded.
   const windows::OsProfile* os = nullptr;
   // Where its quirks come from: its own profile, else the run's, else the capture fingerprint's;
   // "" when none is named.

@@ -68,7 +68,10 @@ Status resolve_identity(const HostReplay& r, const std::string& default_profile,
   // smbd can only approximate pipe-not-available-first (server/README.md, SMB), so profiles and
   // fingerprints do not imply it; an explicit setting (--quirk, [host.quirks]) does.
   q.pipe_not_available_first = false;
-  out.os = windows::find_os(cap.host.profile);
+  // One profile, one host: a profile naming an OS row (not rrp-exact) decides the OS its SMB
+  // dialects, logon policy, srvsvc/wkssvc and NTLM CHALLENGE follow, as it decides its quirks.
+  const windows::OsProfile* named = profile.empty() ? nullptr : windows::find_os(profile);
+  out.os = named ? named : windows::find_os(cap.host.profile);
   out.quirk_profile = profile.empty() ? fp.profile.value_or("") : profile;
   out.base_quirks = q;
   return Status::Ok();

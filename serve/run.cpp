@@ -177,6 +177,8 @@ server::SmbServeOptions smb_options(const Config& o, std::shared_ptr<journal::Re
   s.users = o.users;
   s.allow = o.smb_allow;
   s.anonymous = !o.smb_no_anonymous;
+  s.guest = o.smb_guest;
+  s.anonymous_winreg = o.smb_anonymous_winreg;
   s.require_encryption = o.smb_encrypt;
   s.dir = o.smb_dir;
   s.recorder = std::move(recorder);

@@ -66,6 +66,8 @@ struct Config {
   bool require_auth = false;       // faults on unauthenticated TCP binds; needs users
   std::vector<std::string> smb_allow;
   bool smb_no_anonymous = false;
+  bool smb_guest = false;             // --smb-guest (server/smb_serve.h)
+  bool smb_anonymous_winreg = false;  // --smb-anonymous-winreg
   bool smb_encrypt = false;
   std::string smb_dir;
   std::string epm;  // "" = no endpoint mapper, "default" = 135, else the port

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 
+#include "server/cloexec.h"
+
 namespace perfsim::server {
 
 namespace asio = boost::asio;
@@ -158,6 +160,7 @@ struct PipeListener::Impl {
   }
 
   void on_accept(WorkerSlot w, boost::system::error_code ec, local::socket s) {
+    mark_cloexec(s);
     if (host->stopping() || ec == asio::error::operation_aborted || !acceptor) return;
     if (ec) {
       LogLine("accept_error").kv("listener", cfg.socket_path).kv("detail", ec.message()).emit(host->log());
@@ -205,7 +208,7 @@ Status PipeListener::open(ListenerHost& host) {
   boost::system::error_code ec;
   m.acceptor = std::make_unique<local::acceptor>(host.accept_context());
   m.retry = std::make_unique<asio::steady_timer>(host.accept_context());
-  m.acceptor->open(local(), ec);
+  open_cloexec(*m.acceptor, local(), ec);
   if (!ec) m.acceptor->bind(local::endpoint(m.cfg.socket_path), ec);
   if (!ec) m.acceptor->listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {

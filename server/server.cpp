@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "server/cloexec.h"
 #include "server/connection.h"
 #include "server/framer.h"
 #include "server/listener_host.h"
@@ -165,7 +166,7 @@ Status Server::Impl::bind(const ListenerConfig& lc) {
   l->factory = lc.factory;
   tcp::endpoint ep(asio::ip::make_address(address), port);
   boost::system::error_code ec;
-  l->acceptor.open(ep.protocol(), ec);
+  open_cloexec(l->acceptor, ep.protocol(), ec);
   if (!ec) l->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
   if (!ec) l->acceptor.bind(ep, ec);
   if (!ec) l->acceptor.listen(asio::socket_base::max_listen_connections, ec);
@@ -226,6 +227,7 @@ void Server::Impl::accept_next(Listener& l) {
 }
 
 void Server::Impl::on_accept(Listener& l, Worker& w, boost::system::error_code ec, tcp::socket s) {
+  mark_cloexec(s);
   if (stopping || ec == asio::error::operation_aborted) return;
   if (ec) {
     LogLine("accept_error").kv("listener", l.name).kv("detail", ec.message()).emit(log);

@@ -61,11 +61,34 @@ std::string lower(std::string s) {
   return s;
 }
 
+// Who may log on to a host and open its winreg: its OS row's defaults (windows/os.h; a capture of
+// no known OS gets a current Windows' defaults), loosened by the serve options.
+struct LogonPolicy {
+  bool ntlmv1 = true;
+  bool guest = false;
+  bool anonymous_winreg = false;
+};
+
+LogonPolicy logon_policy(const SmbHost& h, const SmbServeOptions& o) {
+  const windows::OsProfile* os = h.host->options().identity.os;  // resolved once (replayer/host.h)
+  LogonPolicy p;
+  if (os) p = {os->accepts_ntlmv1, os->guest_enabled, os->anonymous_winreg};
+  p.guest = o.anonymous && (p.guest || o.guest);
+  p.anonymous_winreg = o.anonymous && (p.anonymous_winreg || o.anonymous_winreg);
+  return p;
+}
+
+// A null session (no account) as opposed to a guest one: Samba names it ANONYMOUS LOGON.
+bool null_session(const npa::Request& req) {
+  return !req.authenticated && (req.account_name.empty() || lower(req.account_name) == "anonymous logon");
+}
+
 // Per address: the factory for allowed accounts and the one refusing OpenHKPD.
 struct Route {
   std::string name;
   std::shared_ptr<HandlerFactory> allowed, denied;
   std::vector<std::string> allow;  // lower case
+  LogonPolicy logon;
   std::shared_ptr<replayer::SimulatedHost> host;
   // pipe-not-available-first: the quirks version whose first open was refused. Each version that
   // has the quirk (the host's first, or one the admin API puts) refuses one open; versions live
@@ -73,10 +96,10 @@ struct Route {
   std::shared_ptr<std::atomic<const replayer::Quirks*>> refused_for;
 };
 
-PipeRouter make_router(const std::vector<SmbHost>& hosts, const std::shared_ptr<journal::Recorder>& recorder,
-                       const std::shared_ptr<const rpc::AuthService>& auth) {
+PipeRouter make_router(const std::vector<SmbHost>& hosts, const SmbServeOptions& o) {
+  const std::shared_ptr<journal::Recorder>& recorder = o.recorder;
   rpc::AssociationConfig ac;
-  ac.auth = auth;
+  ac.auth = o.auth;
   ac.secondary_address = "\\PIPE\\winreg";
   auto routes = std::make_shared<std::map<std::string, Route>>();
   for (const SmbHost& h : hosts) {
@@ -84,6 +107,7 @@ PipeRouter make_router(const std::vector<SmbHost>& hosts, const std::shared_ptr<
             std::make_shared<WinregHandlerFactory>(h.host, ac, true),
             std::make_shared<WinregHandlerFactory>(h.host, ac, false),
             {},
+            logon_policy(h, o),
             h.host,
             std::make_shared<std::atomic<const replayer::Quirks*>>(nullptr)};
     if (recorder) {
@@ -109,8 +133,13 @@ PipeRouter make_router(const std::vector<SmbHost>& hosts, const std::shared_ptr<
       out.status = 0xC00000AC;
       return out;
     }
+    // Windows refuses a null session's open of \PIPE\winreg (STATUS_ACCESS_DENIED) and a guest's
+    // logon; smbd cannot fail the open with a status (above), so the pipe answers OpenHKPD with
+    // WERR_ACCESS_DENIED, as for an account outside the allow list (server/README.md).
+    const bool unauthenticated_ok = null_session(req) ? r.logon.anonymous_winreg : r.logon.guest;
     const bool allowed =
-        r.allow.empty() || std::find(r.allow.begin(), r.allow.end(), lower(req.account_name)) != r.allow.end();
+        (req.authenticated || unauthenticated_ok) &&
+        (r.allow.empty() || std::find(r.allow.begin(), r.allow.end(), lower(req.account_name)) != r.allow.end());
     out.factory = allowed ? r.allowed : r.denied;
     return out;
   };
@@ -158,9 +187,9 @@ Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerC
   for (const SmbHost& h : unique) {
     SmbHostAddress a{h.address, {}, h.host->netbios_name(), false};
     if (Status st = parse_dialects(h, a.dialects); !st.ok()) return st;
-    // Windows 2000/XP/2003 accepted NTLMv1 (LmCompatibilityLevel 0-2; windows/os.h).
-    const windows::OsProfile* os = h.host->options().identity.os;
-    a.ntlmv1 = os && os->accepts_ntlmv1_lm;
+    const LogonPolicy p = logon_policy(h, o);
+    a.ntlmv1 = p.ntlmv1;
+    a.guest = p.guest;
     sc.hosts.push_back(a);
   }
   for (const std::string& u : o.users) {
@@ -184,7 +213,7 @@ Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerC
   }
   PipeListenerConfig pc;
   pc.socket_path = smb.smbd->winreg_socket();
-  pc.router = make_router(unique, o.recorder, o.auth);
+  pc.router = make_router(unique, o);
   cfg.extra_listeners.push_back(std::make_shared<PipeListener>(pc));
   for (auto [name, pipe] : {std::pair{"srvsvc", netapi::Pipe::kSrvsvc}, std::pair{"wkssvc", netapi::Pipe::kWkssvc}}) {
     PipeListenerConfig np;

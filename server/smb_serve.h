@@ -27,7 +27,12 @@ struct SmbServeOptions {
   std::string port;                // "" or "default": 445
   std::vector<std::string> users;  // NAME:PASSWORD
   std::vector<std::string> allow;  // accounts allowed OpenHKPD on hosts without their own list
-  bool anonymous = true;
+  bool anonymous = true;           // false: no null or guest session at all (--smb-no-anonymous)
+  // Loosen each host's Windows defaults (windows/os.h, logon policy): --smb-guest enables the Guest
+  // account (an unknown account's logon becomes a guest session, which may read
+  // HKEY_PERFORMANCE_DATA); --smb-anonymous-winreg lets null sessions open \PIPE\winreg and read it.
+  bool guest = false;
+  bool anonymous_winreg = false;
   bool require_encryption = false;
   // The networks smbd serves clients from when it listens on one wildcard socket (more than
   // kSmbSocketsPerAddressMax hosts); empty: any (perfsim serve --allow-remote).

@@ -125,7 +125,7 @@ bool write_file(const fs::path& p, const std::string& text) {
 
 // One address's include. smbd loads it per connection, for the address the client reached (%i),
 // before it answers the NEGOTIATE, so these globals hold per host (tests/smb): the dialects, `ntlm
-// auth`, and `netbios name`, which smbd puts in the NTLMSSP CHALLENGE's MsvAvNbComputerName (and
+// auth`, `map to guest` (read at the SESSION_SETUP, after the include), and `netbios name`, which smbd puts in the NTLMSSP CHALLENGE's MsvAvNbComputerName (and
 // MsvAvNbDomainName: a standalone server's target name is its own name, as a Windows workgroup
 // host's is) and in an SMB1 NEGOTIATE's ServerName (auth/ntlmssp/gensec_ntlmssp_server.c,
 // ntlmssp_server.c; source3/smbd/smb1_negprot.c reply_nt1). What it cannot change per host is in
@@ -133,7 +133,8 @@ bool write_file(const fs::path& p, const std::string& text) {
 std::string host_include(const SmbHostAddress& h) {
   std::string text = "# " + h.address + "\n\tserver min protocol = " + h.dialects.min +
                      "\n\tserver max protocol = " + h.dialects.max +
-                     "\n\tntlm auth = " + (h.ntlmv1 ? "ntlmv1-permitted" : "ntlmv2-only") + "\n";
+                     "\n\tntlm auth = " + (h.ntlmv1 ? "ntlmv1-permitted" : "ntlmv2-only") +
+                     "\n\tmap to guest = " + (h.guest ? "Bad User" : "Never") + "\n";
   // smb.conf would expand a '%' (substitutions) and end the value at a line break; Windows allows
   // '%' in a computer name (SetComputerNameEx), so it becomes '-' here only.
   std::string name;
@@ -207,7 +208,7 @@ struct Smbd::Impl {
     // rpcd_classic and rpcd_lsad, without rpcd_winreg) serves lsarpc from the ncalrpc dir.
     set("rpc start on demand helpers", "no");
     set("external_rpc_pipe:socket_dir", pipes.string());
-    set("map to guest", cfg.anonymous ? "Bad User" : "Never");
+    set("map to guest", "Never");  // each address's include says it (host_include)
     set("restrict anonymous", cfg.anonymous ? "0" : "2");
     if (cfg.require_encryption) set("server smb encrypt", "required");
     set("load printers", "no");

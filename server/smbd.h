@@ -37,6 +37,9 @@ struct SmbHostAddress {
   // so smbd introduces itself by it (NTLMSSP CHALLENGE, SMB1 NEGOTIATE); empty: smbd's global one.
   std::string netbios_name;
   bool ntlmv1 = false;  // NTLMv1 logons accepted (`ntlm auth` in the address's include); else NTLMv2 only
+  // The Guest account enabled: a logon as an unknown account becomes a guest session (`map to
+  // guest = Bad User` in the address's include); else it fails (`Never`).
+  bool guest = false;
 };
 
 struct SmbUser {
@@ -56,7 +59,9 @@ struct SmbdConfig {
   // lo) are then not added.
   bool one_socket = false;
   std::vector<std::string> clients = {"127.0.0.0/8"};  // one_socket: networks served (empty: any)
-  bool anonymous = true;                               // guest/anonymous sessions and pipe opens
+  // false: no null or guest session at all (`restrict anonymous = 2`, `map to guest = Never` for
+  // every address: perfsim serve --smb-no-anonymous); true: each address's `guest` decides.
+  bool anonymous = true;
   bool require_encryption = false;  // SMB3 encryption required of every session (anonymous ones then fail)
   bool add_addresses = true;        // `ip addr add ADDR/32 dev lo` for addresses lo lacks
   bool create_unix_users = true;    // useradd --system for users without a unix account

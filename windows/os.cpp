@@ -29,9 +29,32 @@
 //   netframework-1.1/w8f5kw2e: .NET CLR Memory, Loading, LocksAndThreads, Exceptions, ...).
 //   NT 4.0, 2000 and XP Professional include none (a download).
 // - quirk sets and PerfFreq: shared/docs/quirks.md (each quirk's own source there).
-// - NTLM: Microsoft, "Network security: LAN Manager authentication level": the default level is
-//   0-2 (LM/NTLMv1 still in use) up to XP/2003 and 3 (NTLMv2 only) from Vista/2008 on; Samba's
-//   `ntlm auth` defaults to ntlmv2-only since 4.5 (smb.conf(5)).
+// - NTLM (accepts_ntlmv1): Microsoft, "Network security: LAN Manager authentication level"
+//   (learn.microsoft.com/windows/security/threat-protection/security-policy-settings/network-security-
+//   lan-manager-authentication-level): the level decides what a host sends as a client and what it
+//   accepts as a server; at levels 0-3 "Domain controllers accept LM, NTLM, and NTLMv2
+//   authentication", 4 refuses LM, only 5 refuses LM and NTLM. Defaults: 0 on 2000 (Windows 2000
+//   Group Policy reference, technet cc938105: "The default setting for servers is Send LM & NTLM
+//   responses"), 3 ("Send NTLMv2 response only") on stand-alone and member servers of 2008 R2 and
+//   later (the page's default values). No version defaults to 5, so every Windows row accepts
+//   NTLMv1 (rpc/README.md, "NTLMv1: accepted for every profile", decided so for DCE/RPC).
+//   Samba: `ntlm auth` defaults to ntlmv2-only since 4.5 (smb.conf(5)), so the samba row refuses it.
+//   LM responses: not modelled (no LM hash is kept; server/README.md, Known differences).
+// - Guest (guest_enabled): Microsoft, "Accounts: Guest account status" (learn.microsoft.com/
+//   windows/security/threat-protection/security-policy-settings/accounts-guest-account-status):
+//   Disabled by default on stand-alone, member and DC servers; Microsoft's Forefront Client Security
+//   "Guest Account check" (technet bb418978): "The Guest account is disabled by default in Microsoft
+//   Windows Server 2003, Windows XP, and Windows 2000 Server" (XP's simple file sharing, ForceGuest,
+//   is not modelled). NT 4.0: no Microsoft source found, so the nt4 row keeps perfsim's earlier
+//   behaviour (enabled). Samba: `map to guest` defaults to Never (smb.conf(5)).
+// - Null sessions and \PIPE\winreg (anonymous_winreg): Microsoft, "Network access: Restrict
+//   anonymous access to Named Pipes and Shares" (RestrictNullSessAccess = 1: "Unauthenticated users
+//   can access only the server pipes listed in the value of the NullSessionPipes entry"; Windows
+//   2000 Registry Reference, technet cc957461, default 1; KB Q126645: "use of the Null Session is
+//   restricted by default on Windows NT version 3.5"); winreg is in no version's default
+//   NullSessionPipes ("Network access: Named Pipes that can be accessed anonymously"; [MS-SRVS]
+//   3.1.6.17 is the lookup). So no Windows row lets a null session open winreg. Samba has no such
+//   list (its `restrict anonymous` defaults to 0), so the samba row keeps allowing it.
 // - Samba's version: its srvsvc/wkssvc and CurrentVersion value
 //   (source3/registry/reg_backend_current_version.c) report lp_{major,minor}_announce_version(),
 //   which source3/include/smb.h's SAMBA_{MAJOR,MINOR}_NBT_ANNOUNCE_VERSION set to 6.1 "to mimic
@@ -71,36 +94,36 @@ std::vector<OsProfile> make_rows() {
   // clang-format off
   // NT 4.0: QPC from the 8254 PIT (1,193,182 Hz) on the usual uniprocessor HAL.
   v.push_back({"nt4", {}, "Microsoft Windows NT", "4.0", 4, 0, 0, "1381", 0, "Service Pack 6", true, kNt1,
-               "nt4-unsettled", {}, old_nt(1193182, 256), true, ""});
+               "nt4-unsettled", {}, old_nt(1193182, 256), true, true, false, ""});
   // 2000 reads the TSC for QPC (a 2 GHz CPU here).
   v.push_back({"win2000", {"2000"}, "Microsoft Windows 2000", "5.0", 5, 0, 0, "2195", 0, "Service Pack 4", true,
-               kNt1, "win2000-echo-oversize", {}, old_nt(1995190000, 1024), true, ""});
+               kNt1, "win2000-echo-oversize", {}, old_nt(1995190000, 1024), true, false, false, ""});
   // XP is 32-bit with the XP counters; QPC is the TSC as on 2000 (a 2.4 GHz CPU here).
   v.push_back({"xp", {}, "Microsoft Windows XP", "5.1", 5, 1, 0, "2600", 0, "Service Pack 3", true, kNt1,
-               "win32-undefined", {kRestrictRemote}, xp_era(2394010000, 2048), true, ""});
+               "win32-undefined", {kRestrictRemote}, xp_era(2394010000, 2048), true, false, false, ""});
   // 2003 is 32-bit; QPC is the ACPI PM timer.
   v.push_back({"2003", {"2003r2"}, "Microsoft Windows Server 2003", "5.2", 5, 2, 0, "3790", 0, "Service Pack 2",
-               true, kNt1, "rrp-exact", {}, xp_era(3579545, 2048), true, "1.1"});
+               true, kNt1, "rrp-exact", {}, xp_era(3579545, 2048), true, false, false, "1.1"});
   // Vista/2008 and 7/2008 R2 read the HPET.
   v.push_back({"2008", {"vista"}, "Windows Server (R) 2008 Standard", "6.0", 6, 0, 0, "6002", 0, "Service Pack 2",
-               true, {"NT1", "SMB2_02"}, "rrp-exact", {}, modern(14318180, 8192), false, "2.0 SP2"});
+               true, {"NT1", "SMB2_02"}, "rrp-exact", {}, modern(14318180, 8192), true, false, false, "2.0 SP2"});
   v.push_back({"2008r2", {"7"}, "Windows Server 2008 R2 Standard", "6.1", 6, 1, 0, "7601", 0, "Service Pack 1",
-               true, {"NT1", "SMB2_10"}, "rrp-exact", {}, modern(14318180), false, "2.0 SP2"});
+               true, {"NT1", "SMB2_10"}, "rrp-exact", {}, modern(14318180), true, false, false, "2.0 SP2"});
   // 8/2012 and 8.1/2012 R2 read the invariant TSC divided by 1024.
   v.push_back({"2012", {"8"}, "Windows Server 2012 Standard", "6.2", 6, 2, 0, "9200", 0, "", true,
-               {"NT1", "SMB3_00"}, "rrp-exact", {kPipeFirst}, modern(2533203), false, "4.5"});
+               {"NT1", "SMB3_00"}, "rrp-exact", {kPipeFirst}, modern(2533203), true, false, false, "4.5"});
   v.push_back({"2012r2", {"8.1"}, "Windows Server 2012 R2 Standard", "6.3", 6, 3, 0, "9600", 0, "", true,
-               {"NT1", "SMB3_02"}, "rrp-exact", {kPipeFirst}, modern(2533203), false, "4.5.1"});
+               {"NT1", "SMB3_02"}, "rrp-exact", {kPipeFirst}, modern(2533203), true, false, false, "4.5.1"});
   // Windows 10-based servers share 10.0 and a 10 MHz QPC; the build tells them apart.
   v.push_back({"2016", {"10"}, "Windows Server 2016 Standard", "6.3", 10, 0, 10, "14393", 14393, "", true,
-               {"NT1", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), false, "4.6.2"});
+               {"NT1", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), true, false, false, "4.6.2"});
   v.push_back({"2019", {}, "Windows Server 2019 Standard", "6.3", 10, 0, 10, "17763", 17763, "", true,
-               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), false, "4.7.2"});
+               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), true, false, false, "4.7.2"});
   v.push_back({"2022", {}, "Windows Server 2022 Standard", "6.3", 10, 0, 10, "20348", 20348, "", true,
-               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst, "process-v1-disabled"}, modern(10000000), false, "4.8"});
+               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst, "process-v1-disabled"}, modern(10000000), true, false, false, "4.8"});
   // Samba says 6.1 with no build, like no Windows of its own: found by name only.
   v.push_back({"samba", {}, "Samba", "6.1", 6, 1, 0, "", 0, "", false, {"SMB2_02", "SMB3_11"}, "samba-truncate", {},
-               modern(10000000), false, ""});
+               modern(10000000), false, false, true, ""});
   // clang-format on
   return v;
 }

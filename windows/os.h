@@ -46,7 +46,13 @@ struct OsProfile {
   std::string_view more_data;            // the quirks.md buffer policy (ERROR_MORE_DATA behaviour)
   std::vector<std::string_view> quirks;  // further quirks.md quirks the OS shows by default
   SynthDefaults synth;
-  bool accepts_ntlmv1_lm = false;  // default LM authentication level uses LM/NTLMv1 (0-2)
+  // Logon policy of a stand-alone host left at its defaults (os.cpp cites each; windows/README.md):
+  // NTLMv1 logons accepted (every Windows level but 5, "Refuse LM & NTLM", which no version
+  // defaults to; Samba's `ntlm auth` is ntlmv2-only since 4.5), the Guest account enabled (a failed
+  // logon then becomes a guest session), and null sessions allowed to open \PIPE\winreg.
+  bool accepts_ntlmv1 = true;
+  bool guest_enabled = false;
+  bool anonymous_winreg = false;
   // The .NET Framework the OS includes, installed with it ("" none; os.cpp cites it): its CLR
   // counter objects are served without `--role dotnet` (synth/README.md, Roles).
   std::string_view dotnet_framework;

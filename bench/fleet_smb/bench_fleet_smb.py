@@ -77,7 +77,8 @@ class Serve:
         self.out = open(os.path.join(self.dir, "serve.out"), "w+")
         self.start = time.monotonic()
         self.proc = subprocess.Popen([perfsim, "serve", "--fleet", os.path.join(self.dir, "fleet.toml"),
-                                      f"--smb={port}", "--smb-dir", os.path.join(self.dir, "smb"), "--json"],
+                                      f"--smb={port}", "--smb-dir", os.path.join(self.dir, "smb"), "--json",
+                                      "--smb-anonymous-winreg"],  # anonymous pollers
                                      stdout=self.out, stderr=open(os.path.join(self.dir, "serve.err"), "w"))
         deadline = self.start + 600
         while time.monotonic() < deadline:

@@ -170,7 +170,9 @@ TEST_CASE(
     "check --smb: the example collector over SMB handles remote-registry-smb, one that retries a refusal does not",
     "[smb]") {
   REQUIRE(geteuid() == 0);  // smbd and loopback addresses
-  const std::string base = "check --scenario remote-registry-smb --smb --timeout 90 --json -- ";
+  // The collectors read anonymously, which each host's Windows defaults refuse on \PIPE\winreg
+  // (windows/README.md, logon policy): --smb-anonymous-winreg loosens that, as on such a host.
+  const std::string base = "check --scenario remote-registry-smb --smb --smb-anonymous-winreg --timeout 90 --json -- ";
   {
     const CommandResult r = perfsim_cmd(base + kGood, 180);
     INFO(r.out << r.err);

@@ -24,6 +24,7 @@ std::string fleet_toml(const ServeSmbConfig& c) {
     fleet += "[[host]]\nlisten = \"" + h.address + ":0\"\ncapture = \"" + h.capture +
              "\"\ntimeline = \"frozen:" + std::to_string(c.frozen_tick) + "\"\n";
     if (!h.name.empty()) fleet += "name = \"" + h.name + "\"\n";
+    if (!h.profile.empty()) fleet += "profile = \"" + h.profile + "\"\n";
     if (!h.allow.empty()) {
       fleet += "smb_allow = [";
       for (size_t i = 0; i < h.allow.size(); ++i) fleet += (i ? ", \"" : "\"") + h.allow[i] + "\"";
@@ -68,6 +69,7 @@ Status PerfsimSmbServe::start_once(const ServeSmbConfig& cfg) {
                                    "--threads",
                                    "2"};
   for (const auto& [user, password] : cfg_.users) args.push_back("--smb-user=" + user + ":" + password);
+  if (!cfg_.windows_logon_defaults) args.insert(args.end(), {"--smb-guest", "--smb-anonymous-winreg"});
   args.insert(args.end(), cfg_.extra_args.begin(), cfg_.extra_args.end());
   subprocess::Options o;
   o.out = o.err = subprocess::Stream::kFile;

@@ -24,6 +24,7 @@ struct ServedSmbHost {
   std::vector<std::string> allow;        // smb_allow: accounts that may open HKPD (empty: all)
   std::string name = {};                 // the host's system name (fleet `name`); empty: the capture's
   std::vector<std::string> quirks = {};  // [host.quirks] switched on, e.g. "smb1-disabled"
+  std::string profile = {};              // the host's `profile` (e.g. "2003"); empty: none
 };
 
 struct ServeSmbConfig {
@@ -34,6 +35,10 @@ struct ServeSmbConfig {
   uint32_t frozen_tick = 3;                                // every host serves this sample
   uint16_t port = 0;                    // the SMB port; 0: a free one (a client that only knows 445 needs 445)
   std::vector<std::string> extra_args;  // more `perfsim serve` arguments, e.g. {"--quirk", "pipe-not-available-first"}
+  // false (most tests: collectors reading anonymously): --smb-guest --smb-anonymous-winreg, as
+  // perfsim served every host before it followed each version's logon defaults; true: each host's
+  // Windows defaults (windows/README.md), no null-session winreg, no guest.
+  bool windows_logon_defaults = false;
   // A fleet file of the test's own (e.g. count/addresses ranges) instead of one [[host]] per
   // `hosts`; start() then waits for `smb_hosts` SMB lines.
   std::string fleet;

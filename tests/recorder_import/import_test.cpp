@@ -76,6 +76,7 @@ struct Served {
                                      "--threads",
                                      "2",
                                      std::string("--smb-user=") + kUser[0] + ":" + kUser[1]};
+    args.push_back("--smb-anonymous-winreg");  // anonymous collectors: Windows keeps null sessions off winreg
     subprocess::Options o;
     o.out = o.err = subprocess::Stream::kFile;
     o.out_path = out;  // fresh: the directory was just emptied

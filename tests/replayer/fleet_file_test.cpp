@@ -200,7 +200,7 @@ TEST_CASE("shards are contiguous blocks whose sizes differ by one at most") {
   }
 }
 
-TEST_CASE("a host's identity is resolved once: the capture's OS row and its quirk profile and base quirks") {
+TEST_CASE("a host's identity is resolved once: the profile's OS row (else the capture's), quirk profile, base quirks") {
   RecordingCache cache;
   HostReplay r;
   r.profile = "win2000";
@@ -209,13 +209,21 @@ TEST_CASE("a host's identity is resolved once: the capture's OS row and its quir
   REQUIRE(make_replayed_host(cache, bundled("default-2016.perfcap"), r, 0, "", HostOptions{}, h).ok());
   const HostIdentity& id = h->options().identity;
   REQUIRE(id.os != nullptr);
-  CHECK(id.os->name == "2016");          // what the host is: SMB dialects and srvsvc versions follow it
+  // One profile, one host: the profile's row, not the capture's, is what the host is (SMB dialects,
+  // logon policy and srvsvc versions follow it).
+  CHECK(id.os->name == "win2000");
   CHECK(id.quirk_profile == "win2000");  // where its quirks come from
   Quirks win2000;
   REQUIRE(profile_quirks("win2000", win2000).ok());
   CHECK(id.base_quirks.buffer == win2000.buffer);
   CHECK(!id.base_quirks.busy.active());  // explicit settings are not base quirks ...
   CHECK(h->quirks().busy.every == 10);   // ... but the host has them
+
+  // rrp-exact names no OS: the capture's row stays.
+  HostReplay exact;
+  exact.profile = "rrp-exact";
+  REQUIRE(make_replayed_host(cache, bundled("default-2016.perfcap"), exact, 0, "", HostOptions{}, h).ok());
+  CHECK(h->options().identity.os == windows::find_os("2016"));
 
   // Without a profile the fingerprint names it, and a fleet member keeps the whole identity.
   HostReplay fleet;

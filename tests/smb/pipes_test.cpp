@@ -1,7 +1,6 @@
 // The pipes a Windows host has besides winreg, through perfsim's smbd, with Samba's own tools:
 // srvsvc reports each simulated host's Windows version (rpcclient srvinfo), lsarpc is Samba's
-// rpcd_lsad (rpcclient lsaquery); and NTLMv1 logons are accepted by a 2003 host, refused by a
-// 2016 host.
+// rpcd_lsad (rpcclient lsaquery). Logons per version (NTLMv1, guest) are logon_test.cpp's.
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
@@ -161,29 +160,6 @@ TEST_CASE("perfsim serve --smb: srvsvc and wkssvc and lsarpc answer as the simul
     INFO(lsa.output);
     CHECK(lsa.exit_status == 0);
     CHECK(contains(lsa.output, "Domain Name:"));
-  }
-
-  SECTION("NTLMv1: a 2003 host accepts the logon, a 2016 host refuses it") {
-    auto logon = [&](const std::string& address) {
-      return interop::run_command(tool("smbclient //" + address + "/perfsim -p " + std::to_string(s.port()) + " -U " +
-                                       kUser + "%" + kPassword +
-                                       " --option='client ntlmv2 auth = no' --option='client min protocol = "
-                                       "NT1' -c ls 2>&1"));
-    };
-    const interop::CommandResult ok = logon(k2003);
-    INFO(ok.output);
-    CHECK(ok.exit_status == 0);
-    const interop::CommandResult refused = logon(k2016);
-    INFO(refused.output);
-    CHECK(refused.exit_status != 0);
-    CHECK(
-        (contains(refused.output, "NT_STATUS_LOGON_FAILURE") || contains(refused.output, "NT_STATUS_WRONG_PASSWORD")));
-    // The same client with NTLMv2 gets in on the 2016 host: only the NTLM version was refused.
-    const interop::CommandResult v2 =
-        interop::run_command(tool("smbclient //" + k2016 + "/perfsim -p " + std::to_string(s.port()) + " -U " + kUser +
-                                  "%" + kPassword + " -c ls 2>&1"));
-    INFO(v2.output);
-    CHECK(v2.exit_status == 0);
   }
 }
 
