@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -385,4 +386,21 @@ TEST_CASE("append_auth refuses a token past one PDU's 65,535 bytes and keeps one
   const Bytes over(fits.size() + 1, 0x5a);
   CHECK_THAT(append_auth(pdu2, t, over, 4).message(), Catch::Contains("larger than one DCE/RPC PDU carries"));
   CHECK(pdu2 == Bytes(16, 0));
+}
+
+// Issue 44: the accounts' NT hashes went to /tmp/perfsim-auth-XXXXXX/accounts for gss-ntlmssp, and a
+// crashed server left them there. The acceptor keeps them in memory: making accounts writes no file.
+TEST_CASE("AuthService keeps the accounts' hashes in memory: no file under the temporary directory", "[ntlm]") {
+  namespace fs = std::filesystem;
+  const fs::path tmp = fs::temp_directory_path();
+  auto auth_dirs = [&] {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(tmp)) n += e.path().filename().string().rfind("perfsim-auth-", 0) == 0;
+    return n;
+  };
+  const size_t before = auth_dirs();
+  std::shared_ptr<const AuthService> service;
+  REQUIRE(AuthService::create({{"alice", "Secret1"}, {"bob", "Secret2"}}, service).ok());
+  CHECK(auth_dirs() == before);
+  CHECK(logon_once(service, false));
 }

@@ -59,9 +59,9 @@ nlohmann::json winreg_opens(uint16_t port, const std::vector<std::string>& specs
 
 // smbclient's `ls` on the host's share as USER%PASSWORD, NTLMv1 when asked (`client ntlmv2 auth = no`).
 interop::CommandResult smbclient_ls(const std::string& address, const std::string& user_pw, bool ntlmv1) {
-  return interop::run_command("timeout 60 smbclient //" + address + "/perfsim -p 445 -U " + interop::shell_quote(user_pw) +
-                              (ntlmv1 ? " --option='client ntlmv2 auth = no' --option='client min protocol = NT1'" : "") +
-                              " -c ls 2>&1");
+  return interop::run_command(
+      "timeout 60 smbclient //" + address + "/perfsim -p 445 -U " + interop::shell_quote(user_pw) +
+      (ntlmv1 ? " --option='client ntlmv2 auth = no' --option='client min protocol = NT1'" : "") + " -c ls 2>&1");
 }
 
 testing::ServeSmbConfig policy_config(const std::string& suffix, bool windows_defaults) {
@@ -131,11 +131,11 @@ TEST_CASE("perfsim serve --smb: each host logs on as its Windows did by default,
   const std::string user_pw = std::string(kLogonUser) + "%" + kLogonPassword;
 
   SECTION("nmap logs on to the 2016 host with NTLMv1, its default") {
-    const interop::CommandResult r = interop::run_command(
-        "timeout 120 nmap -d2 -Pn -n -sT -p 445 --script smb-enum-shares --script-args " +
-        interop::shell_quote(std::string("smbusername=") + kLogonUser + ",smbpassword=" + kLogonPassword +
-                             ",smbtype=v1") +
-        " " + kP2016 + " 2>&1");
+    const interop::CommandResult r =
+        interop::run_command("timeout 120 nmap -d2 -Pn -n -sT -p 445 --script smb-enum-shares --script-args " +
+                             interop::shell_quote(std::string("smbusername=") + kLogonUser +
+                                                  ",smbpassword=" + kLogonPassword + ",smbtype=v1") +
+                             " " + kP2016 + " 2>&1");
     INFO(r.output);
     REQUIRE(r.exit_status == 0);
     // smb.lua's debug line for the account's own logon (smbauth.lua: smbtype v1 sends the NTLMv1
@@ -163,8 +163,8 @@ TEST_CASE("perfsim serve --smb: each host logs on as its Windows did by default,
   }
 
   SECTION("a null session does not get HKEY_PERFORMANCE_DATA; the account does; an unknown account cannot log on") {
-    const nlohmann::json got = winreg_opens(445, {kP2016, kP2003, kP2016 + " " + kLogonUser + " " + kLogonPassword,
-                                                  kP2016 + " nosuchuser whatever"});
+    const nlohmann::json got = winreg_opens(
+        445, {kP2016, kP2003, kP2016 + " " + kLogonUser + " " + kLogonPassword, kP2016 + " nosuchuser whatever"});
     INFO(got.dump());
     CHECK(contains(got.at(kP2016), "access_denied"));  // impacket: rpc_s_access_denied
     CHECK(contains(got.at(kP2003), "access_denied"));
@@ -194,8 +194,8 @@ for a in sys.argv[2:]:
     const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     INFO(include << ":\n" << text);
     CHECK(contains(text, "server max protocol = NT1"));
-    const interop::CommandResult srvinfo = interop::run_command(
-        "timeout 60 rpcclient " + kAs2003 + " -p 445 -U " + interop::shell_quote(user_pw) + " -c srvinfo 2>&1");
+    const interop::CommandResult srvinfo = interop::run_command("timeout 60 rpcclient " + kAs2003 + " -p 445 -U " +
+                                                                interop::shell_quote(user_pw) + " -c srvinfo 2>&1");
     INFO(srvinfo.output);
     CHECK(contains(srvinfo.output, "5.2"));
   }
