@@ -137,6 +137,18 @@ TEST_CASE("check: two collectors in one run, judged apart, perfsim journal --sce
   CHECK(perfsim_cmd("journal " + journal + " --shows-diagnosis --scenario win2000-more-data-loop").code == 0);
 }
 
+TEST_CASE("check: a collector that handled every call but exited 3 fails on its exit, the session still handled") {
+  const CommandResult r =
+      perfsim_cmd("check --scenario no-instances --timeout 60 --json -- sh -c '" + kGood + "; exit 3'");
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  const json j = json::parse(r.out);
+  CHECK(j.at("passed") == false);
+  CHECK(j.at("command_failure") == "sh ended with exit 3");
+  REQUIRE(j.at("sessions").size() == 1);  // the session itself was fine: only the exit fails it
+  CHECK(j.at("sessions")[0].at("handled") == true);
+}
+
 TEST_CASE("check: the endpoint in the environment and the arguments, no session is a failure, usage is 2") {
   const std::string out = work("env") + ".txt";
   fs::remove(out);
