@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,17 +22,25 @@ namespace replayer = perfsim::replayer;
 
 constexpr int kHosts = 1200;
 
-// kHosts entries over one simulated host (the API reads each through its SimulatedHost): ids
-// WEB-0001.., addresses 127.1.x.y:4135, profiles 2016 and 2003 alternating; `sessions` newest last.
+using HostPtr = std::shared_ptr<replayer::SimulatedHost>;
+
+HostPtr new_host() { return perfsim::testing::bundled_host({replayer::TimelineMode::kStep, 0}); }
+
+// kHosts entries over one simulated host (the API reads each through its SimulatedHost), except
+// those `own` gives a host of their own (by number): ids WEB-0001.., addresses 127.1.x.y:4135,
+// profiles 2016 and 2003 alternating; `sessions` newest last.
 struct FleetApi {
-  std::shared_ptr<replayer::SimulatedHost> host = perfsim::testing::bundled_host({replayer::TimelineMode::kStep, 0});
+  HostPtr host = new_host();
+  std::map<int, HostPtr> own;
   admin::AdminApi api;
-  FleetApi() : api(hosts(), sources(), admin::WebFiles{PERFSIM_ADMIN_WEB_DIR}, {}, {"127.0.0.1", {}}) {}
+  explicit FleetApi(std::map<int, HostPtr> own_hosts = {})
+      : own(std::move(own_hosts)),
+        api(hosts(), sources(), admin::WebFiles{PERFSIM_ADMIN_WEB_DIR}, {}, {"127.0.0.1", {}}) {}
   std::vector<admin::AdminHost> hosts() const {
     std::vector<admin::AdminHost> v;
     for (int k = 1; k <= kHosts; ++k)
       v.push_back({fmt::format("WEB-{:04}", k),
-                   host,
+                   own.count(k) ? own.at(k) : host,
                    {fmt::format("127.1.{}.{}:4135", k / 256, k % 256)},
                    k % 2 ? "2016" : "2003",
                    {}});
@@ -60,6 +69,10 @@ struct FleetApi {
     return json::parse(r.body);
   }
 };
+
+void answer_calls(replayer::SimulatedHost& h, int n) {
+  for (int i = 0; i < n; ++i) REQUIRE(h.query(replayer::PerfKey::kData, "Global", {true, 1u << 30}).status == 0);
+}
 
 }  // namespace
 
@@ -98,6 +111,29 @@ TEST_CASE("GET /api/fleet: totals beside the page, and an unknown host is a shor
   CHECK(missing.body.size() < 200);
   CHECK(missing.body.find("WEB-0001") == std::string::npos);
   CHECK(missing.body.find("no host 'NOPE'") != std::string::npos);
+}
+
+TEST_CASE("GET /api/fleet and /metrics: calls are the sum over hosts that answered different numbers of calls") {
+  // 1,197 entries share a host that answered 5 calls; WEB-0007, WEB-0600 and WEB-1200 answered
+  // 1, 7 and 3 of their own: no one host's count (nor the first's or last's) is the sum.
+  const std::map<int, HostPtr> own{{7, new_host()}, {600, new_host()}, {1200, new_host()}};
+  FleetApi f(own);
+  answer_calls(*f.host, 5);
+  answer_calls(*own.at(7), 1);
+  answer_calls(*own.at(600), 7);
+  answer_calls(*own.at(1200), 3);
+  constexpr uint64_t kSum = uint64_t(kHosts - 3) * 5 + 1 + 7 + 3;  // 5,996
+  const json j = f.get_json("/api/fleet?limit=2&order=busy");
+  CHECK(j["calls"] == kSum);
+  REQUIRE(j["page"].size() == 2);
+  CHECK(j["page"][0]["id"] == "WEB-0600");
+  CHECK(j["page"][0]["calls"] == 7);
+  CHECK(j["page"][1]["calls"] == 5);
+  CHECK(f.get_json("/api/fleet?q=WEB-0007")["page"][0]["calls"] == 1);
+  f.api.set_metrics_per_host(false);
+  const std::string m = f.get("/metrics").body;
+  INFO(m.substr(0, 600));
+  CHECK(m.find("perfsim_host_calls_total " + std::to_string(kSum) + "\n") != std::string::npos);
 }
 
 TEST_CASE("GET /api/sessions: the newest 200 by default, oldest first, filtered by host") {
