@@ -97,8 +97,10 @@ TEST_CASE("check: impacket's hBaseRegQueryValue loops against Windows 2000, kill
   // The command's testcase and the session's both failed.
   CHECK(junit_counts(junit) == "2 2 2 2");
 
-  // The text report: one verdict line and the summary.
-  const CommandResult t = perfsim_cmd("check --scenario win2000-more-data-loop --timeout 2 -- " + kImpacket);
+  // The text report: one verdict line and the summary. The loop bounded by its calls (30, three
+  // times the 10 tries a correct collector is allowed), not by a timeout a slow machine may reach first.
+  const CommandResult t =
+      perfsim_cmd("check --scenario win2000-more-data-loop --timeout 60 -- " + kImpacket + " --max-calls 30");
   INFO(t.out << t.err);
   CHECK(t.code == 1);
   CHECK(t.out.find("NOT handled: no perf data") != std::string::npos);
@@ -108,8 +110,8 @@ TEST_CASE("check: impacket's hBaseRegQueryValue loops against Windows 2000, kill
 TEST_CASE("check: two collectors in one run, judged apart, perfsim journal --scenario gives the same verdicts") {
   const std::string journal = work("two") + ".jsonl";
   fs::remove(journal);
-  // The good collector, then impacket's under its own `timeout` (so the command itself ends 0).
-  const std::string both = "sh -c '" + kGood + "; timeout 3 " + kImpacket + "; exit 0'";
+  // The good collector, then impacket's giving up after 30 calls (so the command itself ends 0).
+  const std::string both = "sh -c '" + kGood + "; " + kImpacket + " --max-calls 30; exit 0'";
   const CommandResult r =
       perfsim_cmd("check --scenario win2000-more-data-loop --timeout 60 --json --journal " + journal + " -- " + both);
   INFO(r.out << r.err);
