@@ -4,6 +4,8 @@
 
 #include <fmt/core.h>
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,24 +23,38 @@ namespace replayer = perfsim::replayer;
 
 constexpr int kHosts = 1200;
 
-// kHosts entries over one simulated host (the API reads each through its SimulatedHost): ids
-// WEB-0001.., addresses 127.1.x.y:4135, profiles 2016 and 2003 alternating; `sessions` newest last.
+using HostPtr = std::shared_ptr<replayer::SimulatedHost>;
+
+// The bundled 2016 host, under `name` where one is given (health is keyed by the host's name).
+HostPtr new_host(const std::string& name = "") {
+  replayer::HostOptions o{replayer::TimelineMode::kStep, 0};
+  o.identity.system_name = name;
+  return perfsim::testing::bundled_host(o);
+}
+
+// kHosts entries over one simulated host (the API reads each through its SimulatedHost), except
+// those `own` gives a host of their own (by number): ids WEB-0001.., addresses 127.1.x.y:4135,
+// profiles 2016 and 2003 alternating; `sessions` newest last.
 struct FleetApi {
-  std::shared_ptr<replayer::SimulatedHost> host = perfsim::testing::bundled_host({replayer::TimelineMode::kStep, 0});
+  HostPtr host = new_host();
+  std::map<int, HostPtr> own;
   admin::AdminApi api;
-  FleetApi() : api(hosts(), sources(), admin::WebFiles{PERFSIM_ADMIN_WEB_DIR}, {}, {"127.0.0.1", {}}) {}
+  explicit FleetApi(std::map<int, HostPtr> own_hosts = {}, std::function<json()> health = nullptr)
+      : own(std::move(own_hosts)),
+        api(hosts(), sources(std::move(health)), admin::WebFiles{PERFSIM_ADMIN_WEB_DIR}, {}, {"127.0.0.1", {}}) {}
   std::vector<admin::AdminHost> hosts() const {
     std::vector<admin::AdminHost> v;
     for (int k = 1; k <= kHosts; ++k)
       v.push_back({fmt::format("WEB-{:04}", k),
-                   host,
+                   own.count(k) ? own.at(k) : host,
                    {fmt::format("127.1.{}.{}:4135", k / 256, k % 256)},
                    k % 2 ? "2016" : "2003",
                    {}});
     return v;
   }
-  static admin::AdminSources sources() {
+  static admin::AdminSources sources(std::function<json()> health) {
     admin::AdminSources s;
+    s.health = std::move(health);
     s.sessions = [] {
       json all = json::array();
       for (int i = 0; i < 500; ++i) all.push_back({{"session", i}, {"host", i % 2 ? "WEB-0002" : "WEB-0001"}});
@@ -60,6 +76,10 @@ struct FleetApi {
     return json::parse(r.body);
   }
 };
+
+void answer_calls(replayer::SimulatedHost& h, int n) {
+  for (int i = 0; i < n; ++i) REQUIRE(h.query(replayer::PerfKey::kData, "Global", {true, 1u << 30}).status == 0);
+}
 
 }  // namespace
 
@@ -100,6 +120,29 @@ TEST_CASE("GET /api/fleet: totals beside the page, and an unknown host is a shor
   CHECK(missing.body.find("no host 'NOPE'") != std::string::npos);
 }
 
+TEST_CASE("GET /api/fleet and /metrics: calls are the sum over hosts that answered different numbers of calls") {
+  // 1,197 entries share a host that answered 5 calls; WEB-0007, WEB-0600 and WEB-1200 answered
+  // 1, 7 and 3 of their own: no one host's count (nor the first's or last's) is the sum.
+  const std::map<int, HostPtr> own{{7, new_host()}, {600, new_host()}, {1200, new_host()}};
+  FleetApi f(own);
+  answer_calls(*f.host, 5);
+  answer_calls(*own.at(7), 1);
+  answer_calls(*own.at(600), 7);
+  answer_calls(*own.at(1200), 3);
+  constexpr uint64_t kSum = uint64_t(kHosts - 3) * 5 + 1 + 7 + 3;  // 5,996
+  const json j = f.get_json("/api/fleet?limit=2&order=busy");
+  CHECK(j["calls"] == kSum);
+  REQUIRE(j["page"].size() == 2);
+  CHECK(j["page"][0]["id"] == "WEB-0600");
+  CHECK(j["page"][0]["calls"] == 7);
+  CHECK(j["page"][1]["calls"] == 5);
+  CHECK(f.get_json("/api/fleet?q=WEB-0007")["page"][0]["calls"] == 1);
+  f.api.set_metrics_per_host(false);
+  const std::string m = f.get("/metrics").body;
+  INFO(m.substr(0, 600));
+  CHECK(m.find("perfsim_host_calls_total " + std::to_string(kSum) + "\n") != std::string::npos);
+}
+
 TEST_CASE("GET /api/sessions: the newest 200 by default, oldest first, filtered by host") {
   FleetApi f;
   const json s = f.get_json("/api/sessions");
@@ -129,12 +172,29 @@ TEST_CASE("GET /metrics of a fleet without per-host series: the host count and s
 }
 
 TEST_CASE("GET /api/fleet: errors and sessions from the journal's health, faults in force by window, ?order checked") {
-  FleetApi f;
-  const json before = f.get_json("/api/fleet?limit=1");
-  CHECK(before["errors"] == 0);  // no health source wired: nothing failed
+  // The journal's health (journal::Metrics::health_json, by host name): WEB-0300 and WEB-0900
+  // have errors, the shared host sessions only, and a name the fleet does not have adds sessions.
+  const std::map<int, HostPtr> own{{300, new_host("SICK-A")}, {900, new_host("SICK-B")}};
+  REQUIRE(own.at(300)->name() == "SICK-A");
+  const std::string shared = new_host()->name();  // the recorded name, as FleetApi's shared host has
+  FleetApi f(own, [shared] {
+    return json{{"SICK-A", {{"errors", 4}, {"sessions", 2}}},
+                {"SICK-B", {{"errors", 1}, {"sessions", 3}}},
+                {shared, {{"errors", 0}, {"sessions", 10}}},
+                {"GONE-HOST", {{"errors", 0}, {"sessions", 1}}}};
+  });
+  const json before = f.get_json("/api/fleet?limit=2&order=failing");
+  CHECK(before["errors"] == 5);
+  CHECK(before["sessions"] == 16);
   CHECK(before["faults"] == 0);
-  CHECK(before["failing"] == 0);
+  CHECK(before["failing"] == 2);
   CHECK(before["profiles"] == json{{"2003", kHosts / 2}, {"2016", kHosts / 2}});
+  REQUIRE(before["page"].size() == 2);
+  CHECK(before["page"][0]["id"] == "WEB-0300");
+  CHECK(before["page"][0]["errors"] == 4);
+  CHECK(before["page"][1]["id"] == "WEB-0900");
+  CHECK(before["page"][1]["errors"] == 1);
+  CHECK(f.get_json("/api/fleet?q=WEB-0001")["page"][0]["errors"] == 0);
   std::shared_ptr<const replayer::FaultPlan> plan;
   // Two rules for every host: one in force now, one from an hour on.
   REQUIRE(replayer::parse_fault_plan("[[fault]]\nkind = \"busy\"\n[[fault]]\nkind = \"busy\"\nfrom_s = 3600\n", "plan",
@@ -143,10 +203,21 @@ TEST_CASE("GET /api/fleet: errors and sessions from the journal's health, faults
   f.host->set_faults(plan);
   const json now = f.get_json("/api/fleet?limit=2&order=failing");
   CHECK(now["faults"] == 1);
-  CHECK(now["failing"] == kHosts);
-  CHECK(now["page"][0]["faults"] == 1);
-  CHECK(now["page"][0]["errors"] == 0);
+  CHECK(now["failing"] == kHosts);            // the shared host's 1,198 by their fault, the two by their errors
+  CHECK(now["page"][0]["id"] == "WEB-0300");  // errors first, then faults
+  CHECK(now["page"][1]["id"] == "WEB-0900");
+  const json faulty = f.get_json("/api/fleet?q=WEB-0001");
+  CHECK(faulty["page"][0]["faults"] == 1);
+  CHECK(faulty["page"][0]["errors"] == 0);
   const admin::HttpResponse bad = f.get("/api/fleet?order=worst");
   CHECK(bad.status == 400);
   CHECK(bad.body.find("order must be fleet, failing or busy, got 'worst'") != std::string::npos);
+}
+
+TEST_CASE("GET /api/fleet without a health source: no errors, no sessions") {
+  FleetApi f;
+  const json j = f.get_json("/api/fleet?limit=1");
+  CHECK(j["errors"] == 0);
+  CHECK(j["sessions"] == 0);
+  CHECK(j["failing"] == 0);
 }

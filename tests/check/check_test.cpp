@@ -97,8 +97,10 @@ TEST_CASE("check: impacket's hBaseRegQueryValue loops against Windows 2000, kill
   // The command's testcase and the session's both failed.
   CHECK(junit_counts(junit) == "2 2 2 2");
 
-  // The text report: one verdict line and the summary.
-  const CommandResult t = perfsim_cmd("check --scenario win2000-more-data-loop --timeout 2 -- " + kImpacket);
+  // The text report: one verdict line and the summary. The loop bounded by its calls (30, three
+  // times the 10 tries a correct collector is allowed), not by a timeout a slow machine may reach first.
+  const CommandResult t =
+      perfsim_cmd("check --scenario win2000-more-data-loop --timeout 60 -- " + kImpacket + " --max-calls 30");
   INFO(t.out << t.err);
   CHECK(t.code == 1);
   CHECK(t.out.find("NOT handled: no perf data") != std::string::npos);
@@ -108,8 +110,8 @@ TEST_CASE("check: impacket's hBaseRegQueryValue loops against Windows 2000, kill
 TEST_CASE("check: two collectors in one run, judged apart, perfsim journal --scenario gives the same verdicts") {
   const std::string journal = work("two") + ".jsonl";
   fs::remove(journal);
-  // The good collector, then impacket's under its own `timeout` (so the command itself ends 0).
-  const std::string both = "sh -c '" + kGood + "; timeout 3 " + kImpacket + "; exit 0'";
+  // The good collector, then impacket's giving up after 30 calls (so the command itself ends 0).
+  const std::string both = "sh -c '" + kGood + "; " + kImpacket + " --max-calls 30; exit 0'";
   const CommandResult r =
       perfsim_cmd("check --scenario win2000-more-data-loop --timeout 60 --json --journal " + journal + " -- " + both);
   INFO(r.out << r.err);
@@ -135,6 +137,18 @@ TEST_CASE("check: two collectors in one run, judged apart, perfsim journal --sce
   CHECK(jj.at("verdicts").size() == 2);
   // The question asked before: does the bug show in some session? Yes.
   CHECK(perfsim_cmd("journal " + journal + " --shows-diagnosis --scenario win2000-more-data-loop").code == 0);
+}
+
+TEST_CASE("check: a collector that handled every call but exited 3 fails on its exit, the session still handled") {
+  const CommandResult r =
+      perfsim_cmd("check --scenario no-instances --timeout 60 --json -- sh -c '" + kGood + "; exit 3'");
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  const json j = json::parse(r.out);
+  CHECK(j.at("passed") == false);
+  CHECK(j.at("command_failure") == "sh ended with exit 3");
+  REQUIRE(j.at("sessions").size() == 1);  // the session itself was fine: only the exit fails it
+  CHECK(j.at("sessions")[0].at("handled") == true);
 }
 
 TEST_CASE("check: the endpoint in the environment and the arguments, no session is a failure, usage is 2") {

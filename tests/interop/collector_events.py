@@ -48,11 +48,11 @@ def cumulative(ctype, previous):
 
 
 def parse(data, table):
-    """Global -> {"perf_time", "freq", "values": {"Obj(inst)\\Counter": (type, size, raw)},
-    "uptime": System Up Time seconds, "pids": {"inst": pid}}."""
+    """Global -> {"perf_time", "freq", "t100": PerfTime100nSec (the wall clock), "values":
+    {"Obj(inst)\\Counter": (type, size, raw)}, "uptime": System Up Time seconds, "pids": {"inst": pid}}."""
     total, header, count = struct.unpack_from("<III", data, 20)
-    perf_time, freq = struct.unpack_from("<qq", data, 56)
-    out = {"perf_time": perf_time, "freq": freq, "values": {}, "uptime": None, "pids": {}, "elapsed": {},
+    perf_time, freq, t100 = struct.unpack_from("<qqq", data, 56)
+    out = {"perf_time": perf_time, "freq": freq, "t100": t100, "values": {}, "uptime": None, "pids": {}, "elapsed": {},
            "instances": {}, "bad_parents": 0}
     off = header
     for _ in range(count):
@@ -117,7 +117,8 @@ def delta(size, a, b):
 
 def reboot(args):
     """{"reset_after": polls before the call failed, "reconnects": tries until Global answered,
-    "uptime": [A before, A after], "perf_time_s": [A after PerfTime / PerfFreq], "carried": counters
+    "uptime": [A before, A after], "perf_time_s": [A after PerfTime / PerfFreq], "served_s": A's wall
+    clock (PerfTime100nSec) from the first read to the one after the reboot, "carried": counters
     of A above B's growth since the first read, "checked": how many compared, "pids_same": processes
     whose id did not change (Idle and System excepted), "pids_checked"}."""
     conn, hkpd, table, a0 = read(args.a)
@@ -145,6 +146,7 @@ def reboot(args):
     _, _, _, b1 = read(args.b, table)
     out["uptime"][1] = a1["uptime"]
     out["perf_time_s"] = a1["perf_time"] / a1["freq"]
+    out["served_s"] = (a1["t100"] - a0["t100"]) / 1e7
     carried, checked = [], 0
     for key, (ctype, size, raw) in a1["values"].items():
         if key not in b0["values"] or key not in b1["values"]:

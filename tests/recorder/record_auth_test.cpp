@@ -1,5 +1,5 @@
 // `perfsim record` and `perfsim query` over ncacn_ip_tcp with credentials (recorder/tcp_channel.h)
-// against perfsim's own server serving a host with accounts and require_auth, on 127.0.0.61-62:
+// against perfsim's own server serving a host with accounts and require_auth, on 127.0.0.111-112:
 // what is recorded at sign and at seal equals what was served; query prints the values; no
 // credentials and a wrong password fail with messages naming the host and what was refused.
 #include <unistd.h>
@@ -106,13 +106,13 @@ void record_and_compare(const AuthServer& srv, const std::string& stem, const st
 
 TEST_CASE("perfsim record over TCP with credentials at sign records a host that requires authentication",
           "[recorder][rpcauth]") {
-  AuthServer srv("127.0.0.61");
+  AuthServer srv("127.0.0.111");
   record_and_compare(srv, "rec_auth_sign", std::string("-U ") + kUser + " --password " + kPassword, "sign");
 }
 
 TEST_CASE("perfsim record over TCP at seal with an authentication file records a host that requires authentication",
           "[recorder][rpcauth]") {
-  AuthServer srv("127.0.0.61");
+  AuthServer srv("127.0.0.111");
   const std::string file = temp_file_path("rec_auth", ".auth");
   {
     std::ofstream f(file);
@@ -124,7 +124,7 @@ TEST_CASE("perfsim record over TCP at seal with an authentication file records a
 
 TEST_CASE("perfsim query over TCP with credentials from the environment prints the host's values (SPNEGO, seal)",
           "[recorder][rpcauth]") {
-  AuthServer srv("127.0.0.62");
+  AuthServer srv("127.0.0.112");
   const testing::CommandResult r =
       perfsim_cmd("query " + srv.target + " --auth-type spnego --auth-level seal --json Global",
                   std::string("PERFSIM_USER=") + kUser + " PERFSIM_PASSWORD=" + kPassword);
@@ -139,7 +139,7 @@ TEST_CASE("perfsim query over TCP with credentials from the environment prints t
 
 TEST_CASE("perfsim query over TCP without credentials against a host requiring authentication fails clearly",
           "[recorder][rpcauth]") {
-  AuthServer srv("127.0.0.62");
+  AuthServer srv("127.0.0.112");
   const testing::CommandResult r = perfsim_cmd("query " + srv.target + " Global");
   INFO(r.out << r.err);
   CHECK(r.code == 1);
@@ -149,7 +149,7 @@ TEST_CASE("perfsim query over TCP without credentials against a host requiring a
 
 TEST_CASE("perfsim query and record over TCP with a wrong password fail naming the host and the account",
           "[recorder][rpcauth]") {
-  AuthServer srv("127.0.0.62");
+  AuthServer srv("127.0.0.112");
   for (const char* type : {"ntlm", "spnego"}) {
     INFO(type);
     const testing::CommandResult q =
@@ -174,10 +174,10 @@ TEST_CASE("perfsim query with credentials against a host taking no logons says s
   std::shared_ptr<replayer::SimulatedHost> host;
   REQUIRE(replayer::SimulatedHost::load(testing::small_synth_capture(), opt, host).ok());
   testing::ServeOptions so;
-  so.address = "127.0.0.62";
+  so.address = "127.0.0.112";
   testing::ServedHost served(host, so);
   REQUIRE(served.start().ok());
-  const std::string target = "127.0.0.62:" + std::to_string(served.port());
+  const std::string target = "127.0.0.112:" + std::to_string(served.port());
   const testing::CommandResult r =
       perfsim_cmd("query " + target + " Global", std::string("PERFSIM_USER=") + kUser + " PERFSIM_PASSWORD=x");
   INFO(r.out << r.err);
@@ -192,10 +192,10 @@ TEST_CASE("perfsim query with credentials against a host taking no logons says s
 
 TEST_CASE("perfsim query rejects --auth-level without an account and SMB-only options over TCP",
           "[recorder][rpcauth]") {
-  CHECK(perfsim_cmd("query 127.0.0.62:1 --auth-level seal Global").code == 2);
-  CHECK(perfsim_cmd("query 127.0.0.62:1 -U alice --password x --encrypt Global").code == 2);
-  CHECK(perfsim_cmd("query smb:127.0.0.62 -U alice --password x --auth-level seal Global").code == 2);
-  CHECK(perfsim_cmd("query 127.0.0.62:1 -U alice --password x --auth-level privatest Global").code == 2);
+  CHECK(perfsim_cmd("query 127.0.0.112:1 --auth-level seal Global").code == 2);
+  CHECK(perfsim_cmd("query 127.0.0.112:1 -U alice --password x --encrypt Global").code == 2);
+  CHECK(perfsim_cmd("query smb:127.0.0.112 -U alice --password x --auth-level seal Global").code == 2);
+  CHECK(perfsim_cmd("query 127.0.0.112:1 -U alice --password x --auth-level privatest Global").code == 2);
 }
 
 // `perfsim serve --profile P --user alice:...` on address (any port), stopped at scope exit.
@@ -223,7 +223,7 @@ struct ServeProcess {
 TEST_CASE("restrict-remote-clients: an XP host refuses unauthenticated TCP calls, a 2003 server does not",
           "[recorder][rpcauth]") {
   {
-    ServeProcess xp("127.0.0.65", "xp");
+    ServeProcess xp("127.0.0.115", "xp");
     const testing::CommandResult anon = perfsim_cmd("query " + xp.target + " --json Global");
     INFO(anon.out << anon.err);
     CHECK(anon.code == 1);
@@ -234,7 +234,7 @@ TEST_CASE("restrict-remote-clients: an XP host refuses unauthenticated TCP calls
     CHECK(user.code == 0);
     CHECK(testing::read_text(xp.err_path).find("refuses unauthenticated calls over TCP") != std::string::npos);
   }
-  ServeProcess server("127.0.0.66", "2003");
+  ServeProcess server("127.0.0.116", "2003");
   const testing::CommandResult anon = perfsim_cmd("query " + server.target + " --json Global");
   INFO(anon.out << anon.err);
   CHECK(anon.code == 0);

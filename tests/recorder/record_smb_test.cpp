@@ -91,7 +91,7 @@ TEST_CASE("record over SMB through perfsim serve --smb: the samples are the serv
   testing::ServeSmbConfig cfg;
   cfg.perfsim = PERFSIM_EXE;
   cfg.dir = dir;
-  cfg.hosts = {{"127.0.0.71", capture, {}}};
+  cfg.hosts = {{"127.0.0.117", capture, {}}};
   cfg.users = {{"recorder", kSmbPassword}};
   const Status s = serve.start(cfg);
   INFO(s.ToString());
@@ -102,7 +102,7 @@ TEST_CASE("record over SMB through perfsim serve --smb: the samples are the serv
   creds.password = kSmbPassword;
   creds.kerberos = recorder::Credentials::Kerberos::kOff;
   const std::string path = dir + "/recorded.perfcap";
-  const recorder::RecordResult r = record_smb("127.0.0.71", serve.port(), creds, path, {"Global", "238"});
+  const recorder::RecordResult r = record_smb("127.0.0.117", serve.port(), creds, path, {"Global", "238"});
   CHECK(r.samples == 2);
   CHECK(r.host.name == "PERFSIM-2016");
   CHECK(r.fingerprint.more_data == "rrp-exact");
@@ -122,7 +122,7 @@ TEST_CASE("record over SMB through perfsim serve --smb: the samples are the serv
 
   // perfsim query reaches the same host over SMB with the same options.
   const interop::CommandResult q = interop::run_command(
-      "timeout 60 " + std::string(PERFSIM_EXE) + " query --json smb:127.0.0.71:" + std::to_string(serve.port()) +
+      "timeout 60 " + std::string(PERFSIM_EXE) + " query --json smb:127.0.0.117:" + std::to_string(serve.port()) +
       " -U recorder --password " + kSmbPassword + " --kerberos off Global 2>&1");
   INFO(q.output);
   REQUIRE(q.exit_status == 0);
@@ -143,7 +143,7 @@ TEST_CASE("record Samba's own rpcd_winreg: no error, its oddities named, its ans
   testing::SambaWinregServer samba;
   testing::SambaWinregConfig cfg;
   cfg.dir = (std::filesystem::temp_directory_path() / ("perfsim_rec_samba_" + std::to_string(::getpid()))).string();
-  cfg.address = "127.0.0.72";
+  cfg.address = "127.0.0.118";
   cfg.users = {{"root", kSmbPassword}};
   {
     const Status s = samba.start(cfg);

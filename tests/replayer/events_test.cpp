@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "perfdata/filetime.h"
 #include "perfdata/model.h"
 #include "perfdata/names.h"
 #include "perfdata/view.h"
@@ -26,6 +27,14 @@ uint64_t u64(const perfsim::SharedBytes& b, size_t at) {
   uint64_t v = 0;
   std::memcpy(&v, b.data() + at, 8);
   return v;
+}
+
+// The block's SystemTime (SYSTEMTIME at 36: eight little-endian WORDs, UTC) as FILETIME.
+int64_t system_time_100ns(const perfsim::SharedBytes& b) {
+  uint16_t w[8];
+  std::memcpy(w, b.data() + 36, sizeof w);
+  const perfsim::perfdata::SystemTime t{w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]};
+  return perfsim::perfdata::filetime_of(t);
 }
 
 }  // namespace
@@ -102,6 +111,10 @@ TEST_CASE("clock-jump: SystemTime and PerfTime100nSec move by the jump from its 
     // The two hosts' wall clocks started microseconds apart.
     const double apart_s = (double(int64_t(u64(x.data, kPerfTime100nSec) - u64(y.data, kPerfTime100nSec)))) / 1e7;
     CHECK(apart_s == Approx(k >= 2 ? -3600.0 : 0.0).margin(1.0));
+    // SystemTime is the same wall clock to the millisecond: it jumps with PerfTime100nSec.
+    const double sys_apart_s = double(system_time_100ns(x.data) - system_time_100ns(y.data)) / 1e7;
+    CHECK(sys_apart_s == Approx(k >= 2 ? -3600.0 : 0.0).margin(1.0));
+    CHECK(system_time_100ns(x.data) / 10000 == int64_t(u64(x.data, kPerfTime100nSec)) / 10000);
     const bool shaped = (x.applied >> rp::event_row(rp::EventKind::kClockJump).applied_bit) & 1;
     CHECK(shaped == (k >= 2));
   }

@@ -188,6 +188,16 @@ TEST_CASE("delays add up to an hour at most, however many rules and quirks add t
   for (int i = 0; i < 3; ++i) plan += "[[fault]]\nkind = \"latency\"\nms = 3600000\n";
   plan += "[[fault]]\nkind = \"stall\"\nseconds = 3600\n[[fault]]\nkind = \"bandwidth\"\nbytes_per_s = 1\n";
   CHECK(ask(*host_with_plan(plan)).delay_ms == 3600000);
+  // A delay quirk (slow-global) and a rule: their sum, then the same hour for the two together.
+  Quirks slow;
+  slow.slow_global_ms = 1000000;
+  const std::shared_ptr<SimulatedHost> h = host_with_plan("[[fault]]\nkind = \"latency\"\nms = 1000\n");
+  REQUIRE(h->set_quirks(slow).ok());
+  CHECK(ask(*h).delay_ms == 1001000);
+  slow.slow_global_ms = 3000000;
+  const std::shared_ptr<SimulatedHost> capped = host_with_plan("[[fault]]\nkind = \"latency\"\nms = 3000000\n");
+  REQUIRE(capped->set_quirks(slow).ok());
+  CHECK(ask(*capped).delay_ms == 3600000);
 }
 
 TEST_CASE("a fleet: distinct names and clocks, shared payloads, deterministic variation") {

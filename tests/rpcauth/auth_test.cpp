@@ -367,7 +367,7 @@ TEST_CASE("an NTLMv1 logon (python3-samba, client ntlmv2 auth = no) is accepted 
     std::string name = std::string("samba-ntlmv1-") + opts;
     std::replace(name.begin(), name.end(), ',', '-');
     const Run r =
-        run_client(name, "127.0.0.64",
+        run_client(name, "127.0.0.59",
                    "--client samba --ntlmv1 --samba-options " + std::string(opts) + " " + user_args(), false, true);
     check_values(r);
     check_level(r, "5", "5");
@@ -398,7 +398,7 @@ TEST_CASE("without NTLM2 session security (python3-samba, ntlmssp_client:ntlm2 =
     std::string name = std::string("samba-noess-") + opts;
     std::replace(name.begin(), name.end(), ',', '-');
     const Run r = run_client(
-        name, "127.0.0.64", "--client samba --ntlmv1 --no-ess --samba-options " + std::string(opts) + " " + user_args(),
+        name, "127.0.0.59", "--client samba --ntlmv1 --no-ess --samba-options " + std::string(opts) + " " + user_args(),
         false, true);
     check_values(r);
     const std::string pcap = shell_quote(r.dir + "/session.pcapng");

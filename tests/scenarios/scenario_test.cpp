@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -362,8 +363,10 @@ TEST_CASE("expect: every built-in scenario has one, its keys replace the default
   Status st = scenarios::load_all({d.path.string()}, all);
   INFO(st.ToString());
   REQUIRE(st.ok());
-  for (const scenarios::Scenario& s : all)
-    if (s.name == "my-case") CHECK(s.handling.max_tries == 3);
+  const auto mine =
+      std::find_if(all.begin(), all.end(), [](const scenarios::Scenario& s) { return s.name == "my-case"; });
+  REQUIRE(mine != all.end());  // else the check below never runs
+  CHECK(mine->handling.max_tries == 3);
   d.write("good.toml", std::string(kMine) + "[expect]\ntext = \"x\"\ntries = 3\n");
   st = scenarios::load_all({d.path.string()}, all);
   CHECK(st.message().find("expect.tries") != std::string::npos);

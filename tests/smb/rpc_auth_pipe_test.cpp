@@ -19,7 +19,7 @@ namespace {
 const char* const kRpcUser = "dave";
 const char* const kHostileUser = "erin";  // the tampering test's own account
 const char* const kRpcPassword = "D4ve-pw!";
-const std::string kAddress = "127.0.0.63";
+const std::string kAddress = "127.0.0.123";
 constexpr uint32_t kTick = 3;
 
 Bytes read_file(const std::string& path) {
@@ -133,13 +133,13 @@ TEST_CASE("python3-samba with RPC-level sign and seal on the SMB pipe reads the 
 TEST_CASE("tampered AUTHENTICATE messages on the SMB pipe are refused and perfsim goes on", "[smb][rpcauth]") {
   const std::string capture = std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap";
   testing::PerfsimSmbServe s;
-  start(s, "-hostile-auth", "127.0.0.64", capture, kHostileUser);
+  start(s, "-hostile-auth", "127.0.0.124", capture, kHostileUser);
   INFO("perfsim serve log: " << s.err_path());
   for (const char* variant : {"empty-key", "drop-key-exch"}) {
     INFO(variant);
     const interop::CommandResult r = interop::run_command(
         "timeout 60 " + std::string(PERFSIM_PYTHON) + " -B " + interop::shell_quote(HOSTILE_AUTH_PY) +
-        " --transport smb --address 127.0.0.64 --port " + std::to_string(s.port()) + " --user " + kHostileUser +
+        " --transport smb --address 127.0.0.124 --port " + std::to_string(s.port()) + " --user " + kHostileUser +
         " --password " + interop::shell_quote(kRpcPassword) + " --variant " + variant + " 2>&1");
     INFO(r.output);
     REQUIRE(r.exit_status == 0);
@@ -149,7 +149,7 @@ TEST_CASE("tampered AUTHENTICATE messages on the SMB pipe are refused and perfsi
   // Issue 44 on the pipe: A2 (a wrong password with a DomainName of 200 x U+FFFF) over auth3 and
   // SPNEGO, A1' (NTLMv1, LM_KEY asked, no LM response) with the right password.
   const std::string base = "timeout 60 " + std::string(PERFSIM_PYTHON) + " -B " +
-                           interop::shell_quote(HOSTILE_AUTH_PY) + " --transport smb --address 127.0.0.64 --port " +
+                           interop::shell_quote(HOSTILE_AUTH_PY) + " --transport smb --address 127.0.0.124 --port " +
                            std::to_string(s.port()) + " --user " + kHostileUser + " ";
   for (const char* leg : {"--leg auth3", "--spnego"}) {
     INFO(leg);
@@ -184,7 +184,7 @@ TEST_CASE("tampered AUTHENTICATE messages on the SMB pipe are refused and perfsi
                            std::to_string(s.port()) +
                            "')\nc = credentials.Credentials(); c.guess(lp); c.set_username('" + kHostileUser +
                            "'); c.set_password('" + kRpcPassword +
-                           "')\nconn = winreg.winreg(r'ncacn_np:127.0.0.64[\\pipe\\winreg,sign]', lp, c)\n"
+                           "')\nconn = winreg.winreg(r'ncacn_np:127.0.0.124[\\pipe\\winreg,sign]', lp, c)\n"
                            "h = conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)\n"
                            "s = winreg.String(); s.name = 'Global'\n"
                            "t, data, size, length = conn.QueryValue(h, s, 0, [], 16 * 1024 * 1024, 0)\n"

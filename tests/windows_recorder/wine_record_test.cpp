@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -275,15 +276,24 @@ TEST_CASE("perfsim-record.exe records a Wine prefix's provider and the capture r
   }
 
   SECTION("a recorder killed mid-recording leaves a capture that reads to its last whole record") {
-    const fs::path out = wine().dir.path / "killed.perfcap";
-    // No --count: it would record until Ctrl-C; SIGKILL after 8 s (the loader is the Windows
-    // process, so the signal reaches it; --foreground: to it alone, not to this test's group).
-    const CommandResult r =
-        run_command("timeout", "--foreground -s KILL 8 env " + wine().env + " " PERFSIM_WINE " " +
-                                   quote(PERFSIM_RECORDER_EXE) + " -o " + quote(win_path(out)) + " --interval 200ms");
-    INFO(r.err);
-    CHECK(r.code == 137);
-    CHECK(r.err.find("sample 2,") != std::string::npos);                 // progress as it happened
+    const fs::path out = wine().dir.path / "killed.perfcap", err = wine().dir.path / "killed.err";
+    // No --count: it would record until Ctrl-C. SIGKILL once its progress says sample 2 was
+    // written, however long Wine took to get there (a fixed 8 s was too short on a slow machine);
+    // the loader is the Windows process (wine execs it), so the signal reaches it alone. The sh
+    // prints the recorder's exit status as wait(1) says it; 120 s of polling only ends a hang.
+    const fs::path script = wine().dir.path / "kill.sh";
+    std::ofstream(script) << "env " << wine().env << " " PERFSIM_WINE " " << quote(PERFSIM_RECORDER_EXE) << " -o "
+                          << quote(win_path(out)) << " --interval 200ms >/dev/null 2>" << quote(err.string()) << " &\n"
+                          << "p=$!; i=0\nuntil grep -q 'sample 2,' " << quote(err.string())
+                          << " || [ $i -ge 1200 ]; do sleep 0.1; i=$((i+1)); done\n"
+                          << "kill -KILL $p; wait $p; echo $?\n";
+    const CommandResult r = run_command("sh", quote(script.string()), 180);
+    INFO(r.out << r.err);
+    CHECK(r.out == "137\n");
+    std::ifstream in(err);
+    const std::string progress{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    INFO(progress);
+    CHECK(progress.find("sample 2,") != std::string::npos);              // progress as it happened
     CHECK(perfsim::testing::pids_mentioning("killed.perfcap").empty());  // the recorder itself died
     REQUIRE(fs::exists(out));
     const nlohmann::json summary = inspect(out);

@@ -52,7 +52,11 @@ TEST_CASE("python3-samba QueryMultipleValues(2) reads Last Counter and Last Help
     CHECK(j[call][1]["len"] == 4);
     // Help indices are the odd ones after their counter's: Last Help = Last Counter + 1.
     CHECK(j[call][1]["dword"].get<uint32_t>() == j[call][0]["dword"].get<uint32_t>() + 1);
+    // And each is the host's value, as a plain QueryValue of the same key reads it.
+    CHECK(j[call][0]["dword"] == j["query_value"]["Last Counter"]);
+    CHECK(j[call][1]["dword"] == j["query_value"]["Last Help"]);
   }
+  CHECK(j["query_value"]["Last Counter"].get<uint32_t>() > 1000);  // a 2016 host's names, not an empty table
 }
 
 // smbtorture's rpc.winreg (source4/torture/rpc/winreg.c, `torture_rpc_winreg`) has six subtests.
@@ -284,6 +288,7 @@ TEST_CASE("impacket reads a synthetic win2000 host's system keys: x86, its proce
   CHECK(j["env"]["PROCESSOR_ARCHITECTURE"]["value"] == "x86");
   CHECK(j["cv"]["CurrentVersion"]["value"] == "5.0");
   CHECK(j["cv"]["CSDVersion"]["value"] == "Service Pack 4");
-  CHECK(j["cv"]["EditionID"]["error"] == 2);  // ERROR_FILE_NOT_FOUND: Vista/2008 added it
+  CHECK(j["cv"]["EditionID"]["error"] == 2);            // ERROR_FILE_NOT_FOUND: Vista/2008 added it
+  CHECK(j["cn"]["ComputerName"]["value"] == "OLDBOX");  // the spec's name, not only the product's own
   CHECK(j["po"]["ProductType"]["value"] == "ServerNT");
 }

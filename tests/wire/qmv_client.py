@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """python3-samba's QueryMultipleValues and QueryMultipleValues2 on Perflib's "Last Counter" and
 "Last Help" (a first name of 2 mod 4 bytes, issue 30), over ncacn_ip_tcp, anonymously. Prints one
-JSON object: per call the names, types, lengths and the DWORDs read from the buffer.
+JSON object: per call the names, types, lengths and the DWORDs read from the buffer, and under
+"query_value" each name's DWORD as a plain QueryValue of the same key reads it (the host's value).
 Usage: qmv_client.py --port P"""
 import argparse
 import json
@@ -57,6 +58,12 @@ def main():
         result["qmv2_needed"] = needed
     except (WERRORError, RuntimeError) as e:
         result["qmv2_error"] = str(e)
+    result["query_value"] = {}
+    for n in NAMES:
+        s = winreg.String()
+        s.name = n
+        _, data, _, _ = conn.QueryValue(key, s, 0, [0] * 4, 4, 0)
+        result["query_value"][n] = struct.unpack_from("<I", bytes(data))[0]
     print(json.dumps(result))
     return 0
 
