@@ -144,7 +144,7 @@ def main():
     with open(os.path.join(args.repo, "scripts", "install-deps.sh")) as f:
         deps = set(re.findall(r"[a-z0-9][a-z0-9.+-]+", f.read().split("SERVE_PACKAGES=(")[1].split(")")[0]))
     build_stage = dockerfile.split("FROM debian:12\n")[0]
-    installed = set(re.findall(r"\b(lib[a-z0-9.+-]+|build-essential|cmake|ninja-build|pkg-config|samba-dev)\b",
+    installed = set(re.findall(r"\b(lib[a-z0-9.+-]+|zlib1g-dev|build-essential|cmake|ninja-build|pkg-config|samba-dev)\b",
                                build_stage.split("install -y -qq --no-install-recommends")[1].split("&&")[0]))
     check(installed <= deps, f"the build stage installs only install-deps.sh --serve's packages ({sorted(installed - deps)})")
     closure = depends_closure(installed)
