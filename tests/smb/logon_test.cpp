@@ -23,7 +23,7 @@ using namespace perfsim;
 
 namespace {
 
-const char* const kLogonUser = "dave";
+const char* const kLogonUser = "logan";  // an account of its own: rpc_auth_pipe_test has dave, at the same time
 const char* const kLogonPassword = "D4ve-pw";
 const std::string kP2016 = "127.0.0.161", kP2003 = "127.0.0.162", kAs2003 = "127.0.0.163";
 
@@ -80,7 +80,9 @@ testing::ServeSmbConfig policy_config(const std::string& suffix, bool windows_de
                  {kAs2003, captures + "default-2016.perfcap", {}, "AS-2003", {}, "2003"}};
   else
     cfg.hosts = {{kLoose2016, captures + "default-2016.perfcap", {}, "LOOSE-2016"}};
-  cfg.users = {{kLogonUser, kLogonPassword}};
+  // perfsim serve --smb adds its accounts as Unix users and removes them at exit: the two cases
+  // run at once, so each has an account of its own.
+  cfg.users = {{windows_defaults ? kLogonUser : "lena", kLogonPassword}};
   cfg.windows_logon_defaults = windows_defaults;
   return cfg;
 }
