@@ -3,15 +3,17 @@
 #include <algorithm>
 #include <string>
 
+#include "rpc/ntlmssp.h"
+
 namespace perfsim::rpc {
 namespace {
 
-// NegotiateFlags (MS-NLMP 2.2.2.5) the layout depends on.
-constexpr uint32_t kFlagUnicode = 0x00000001;
-constexpr uint32_t kFlagTargetTypeDomain = 0x00010000;
-constexpr uint32_t kFlagTargetTypeServer = 0x00020000;
-constexpr uint32_t kFlagTargetInfo = 0x00800000;
-constexpr uint32_t kFlagVersion = 0x02000000;
+// NegotiateFlags (MS-NLMP 2.2.2.5) the layout depends on: rpc/ntlmssp.h's.
+using ntlmssp::kFlagTargetInfo;
+using ntlmssp::kFlagTargetTypeDomain;
+using ntlmssp::kFlagTargetTypeServer;
+using ntlmssp::kFlagUnicode;
+using ntlmssp::kFlagVersion;
 
 constexpr size_t kFixedPart = 48;  // up to TargetInfoFields; Version (8 bytes) follows when flagged
 

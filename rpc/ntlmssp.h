@@ -27,6 +27,7 @@ inline constexpr uint32_t kFlagSeal = 0x00000020;
 inline constexpr uint32_t kFlagLmKey = 0x00000080;
 inline constexpr uint32_t kFlagNtlm = 0x00000200;
 inline constexpr uint32_t kFlagAlwaysSign = 0x00008000;
+inline constexpr uint32_t kFlagTargetTypeDomain = 0x00010000;
 inline constexpr uint32_t kFlagTargetTypeServer = 0x00020000;
 inline constexpr uint32_t kFlagEss = 0x00080000;  // NTLMSSP_NEGOTIATE_EXTENDED_SESSIONSECURITY
 inline constexpr uint32_t kFlagTargetInfo = 0x00800000;

@@ -358,6 +358,18 @@ TEST_CASE("issue 44's A2 and A1' AUTHENTICATE messages over auth3, alter_context
                            "--client impacket --level privacy " + user_args()));
 }
 
+// tshark's `fields` of the NTLMSSP AUTHENTICATE in a recorded session (the server port decoded as
+// DCE/RPC).
+static CommandResult authenticate_fields(const Run& r, const std::string& fields) {
+  const std::string pcap = shell_quote(r.dir + "/session.pcapng");
+  const std::string port = run_command("tshark -r " + pcap +
+                                       " -Y 'tcp.flags.syn==1 && tcp.flags.ack==1' -T fields -e tcp.srcport "
+                                       "2>/dev/null | tail -1")
+                               .output;
+  return run_command("timeout 120 tshark -n -r " + pcap + " -d tcp.port==" + std::to_string(std::stoi(port)) +
+                     ",dcerpc -Y ntlmssp.messagetype==3 -T fields " + fields + " 2>/dev/null");
+}
+
 // Windows servers accept NTLMv1 at their default LmCompatibilityLevel (3 since 2008 R2; only 5
 // refuses it: rpc/README.md cites Microsoft's policy page), so every host takes it here, 2016 too.
 TEST_CASE("an NTLMv1 logon (python3-samba, client ntlmv2 auth = no) is accepted at sign over NTLMSSP and SPNEGO",
@@ -372,15 +384,7 @@ TEST_CASE("an NTLMv1 logon (python3-samba, client ntlmv2 auth = no) is accepted 
     check_values(r);
     check_level(r, "5", "5");
     // The AUTHENTICATE message really carried a 24-byte NTLMv1 response, no NTLMv2 one.
-    const std::string pcap = shell_quote(r.dir + "/session.pcapng");
-    const std::string port = run_command("tshark -r " + pcap +
-                                         " -Y 'tcp.flags.syn==1 && tcp.flags.ack==1' -T fields -e tcp.srcport "
-                                         "2>/dev/null | tail -1")
-                                 .output;
-    const CommandResult t =
-        run_command("timeout 120 tshark -n -r " + pcap + " -d tcp.port==" + std::to_string(std::stoi(port)) +
-                    ",dcerpc -Y ntlmssp.messagetype==3 -T fields -e ntlmssp.auth.ntresponse -e "
-                    "ntlmssp.ntlmv2_response 2>/dev/null");
+    const CommandResult t = authenticate_fields(r, "-e ntlmssp.auth.ntresponse -e ntlmssp.ntlmv2_response");
     INFO(t.output);
     REQUIRE(t.exit_status == 0);
     CHECK(t.output.find_first_not_of("0123456789abcdef") == 48);              // 24 bytes in hex
@@ -401,15 +405,7 @@ TEST_CASE("without NTLM2 session security (python3-samba, ntlmssp_client:ntlm2 =
         name, "127.0.0.59", "--client samba --ntlmv1 --no-ess --samba-options " + std::string(opts) + " " + user_args(),
         false, true);
     check_values(r);
-    const std::string pcap = shell_quote(r.dir + "/session.pcapng");
-    const std::string port = run_command("tshark -r " + pcap +
-                                         " -Y 'tcp.flags.syn==1 && tcp.flags.ack==1' -T fields -e tcp.srcport "
-                                         "2>/dev/null | tail -1")
-                                 .output;
-    const CommandResult t =
-        run_command("timeout 120 tshark -n -r " + pcap + " -d tcp.port==" + std::to_string(std::stoi(port)) +
-                    ",dcerpc -Y ntlmssp.messagetype==3 -T fields -e ntlmssp.negotiateflags "
-                    "2>/dev/null");
+    const CommandResult t = authenticate_fields(r, "-e ntlmssp.negotiateflags");
     INFO(t.output);
     REQUIRE(t.exit_status == 0);
     REQUIRE(t.output.size() > 2);
