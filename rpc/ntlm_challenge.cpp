@@ -17,17 +17,15 @@ using ntlmssp::kFlagVersion;
 
 constexpr size_t kFixedPart = 48;  // up to TargetInfoFields; Version (8 bytes) follows when flagged
 
-// AvIds (MS-NLMP 2.2.2.1) with a rule for their value.
-enum AvId : uint16_t {
-  kAvEol = 0,
-  kAvNbComputerName = 1,
-  kAvDnsTreeName = 5,
-  kAvFlags = 6,
-  kAvTimestamp = 7,
-  kAvSingleHost = 8,
-  kAvTargetName = 9,
-  kAvChannelBindings = 10,
-};
+// AvIds (MS-NLMP 2.2.2.1): rpc/ntlmssp.h's.
+using ntlmssp::kAvChannelBindings;
+using ntlmssp::kAvDnsTreeName;
+using ntlmssp::kAvEol;
+using ntlmssp::kAvFlags;
+using ntlmssp::kAvNbComputerName;
+using ntlmssp::kAvSingleHost;
+using ntlmssp::kAvTargetName;
+using ntlmssp::kAvTimestamp;
 
 Status bad(size_t at, const std::string& what) {
   return Status::Corruption("NTLMSSP CHALLENGE: at offset " + std::to_string(at) + ": " + what);

@@ -21,9 +21,6 @@ constexpr size_t kChallengeFixed = 48;  // 2.2.1.2, up to TargetInfoFields
 constexpr size_t kMicOffset = 72;       // 2.2.1.3: after the fixed part and Version
 constexpr size_t kMicEnd = kMicOffset + 16;
 constexpr uint8_t kNtlmRevisionCurrent = 0x0f;
-// AvIds (2.2.2.1).
-constexpr uint16_t kAvEol = 0, kAvNbComputer = 1, kAvNbDomain = 2, kAvDnsComputer = 3, kAvDnsDomain = 4, kAvFlags = 6,
-                   kAvTimestamp = 7;
 constexpr uint32_t kAvFlagMic = 0x2;
 
 // Upper case as Windows' RtlUpcaseUnicodeString maps a UTF-16 unit (simple case mapping of the
@@ -83,7 +80,7 @@ std::optional<ByteView> av_value(ByteView nt, uint16_t id) {
   for (size_t at = 0; at + 4 <= pairs.size();) {
     const uint16_t aid = load_le16(&pairs[at]);
     const size_t len = load_le16(&pairs[at + 2]);
-    if (aid == kAvEol || len > pairs.size() - at - 4) break;
+    if (aid == f::kAvEol || len > pairs.size() - at - 4) break;
     if (aid == id) return pairs.subspan(at + 4, len);
     at += 4 + len;
   }
@@ -176,16 +173,16 @@ Status build_challenge(ByteView negotiate, const NtlmTarget& t, uint64_t now, By
   Bytes name;
   if (flags & f::kFlagRequestTarget) name = unicode ? nb : Bytes(t.computer.begin(), t.computer.end());
   Bytes info;
-  put_av(info, kAvNbDomain, nb);  // a stand-alone server is its own NetBIOS and DNS domain
-  put_av(info, kAvNbComputer, nb);
-  put_av(info, kAvDnsDomain, dns);
-  put_av(info, kAvDnsComputer, dns);
+  put_av(info, f::kAvNbDomainName, nb);  // a stand-alone server is its own NetBIOS and DNS domain
+  put_av(info, f::kAvNbComputerName, nb);
+  put_av(info, f::kAvDnsDomainName, dns);
+  put_av(info, f::kAvDnsComputerName, dns);
   if (t.timestamp) {
     Bytes ts;
     put_le64(ts, now);
-    put_av(info, kAvTimestamp, ts);
+    put_av(info, f::kAvTimestamp, ts);
   }
-  put_av(info, kAvEol, {});
+  put_av(info, f::kAvEol, {});
 
   out.assign(kSignature, kSignature + 8);
   put_le32(out, f::kChallenge);
@@ -238,7 +235,7 @@ Status verify_authenticate(std::span<const NtlmAccount> accounts, ByteView negot
     put_utf16le(domain_le, domain);
     if (!verify_v2(*acc, user_le, domain_le, server_chal, a.nt, kx))
       return refused(out.user, "the NT response does not verify (NTLMv2; wrong password)");
-    const auto av_flags = av_value(a.nt, kAvFlags);
+    const auto av_flags = av_value(a.nt, f::kAvFlags);
     out.mic = av_flags && av_flags->size() == 4 && (load_le32(av_flags->data()) & kAvFlagMic);
   }
   out.session_key = kx;

@@ -18,7 +18,6 @@ constexpr size_t kAuthenticateFixed = 64;  // MS-NLMP 2.2.1.3, up to NegotiateFl
 constexpr size_t kNtlmV1Response = 24;
 constexpr size_t kNtProofStr = 16;   // NTLMv2_RESPONSE.Response (2.2.2.8)
 constexpr size_t kClientFixed = 28;  // NTLMv2_CLIENT_CHALLENGE up to AvPairs (2.2.2.7)
-constexpr uint16_t kMsvAvEol = 0;
 // SPNEGO's OID 1.3.6.1.5.5.2 (RFC 4178 4.1), DER-encoded with its tag and length.
 constexpr uint8_t kSpnegoOid[] = {0x06, 0x06, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x02};
 
@@ -103,7 +102,7 @@ Status check_av_pairs(ByteView v) {
     if (len > v.size() - pos)
       return bad("AUTHENTICATE", "NTLMv2 AV pair " + std::to_string(count) + " (AvId " + std::to_string(id) + ") of " +
                                      std::to_string(len) + " bytes runs past the response");
-    if (id == kMsvAvEol) {
+    if (id == kAvEol) {
       if (len != 0) return bad("AUTHENTICATE", "NTLMv2 MsvAvEOL with a value of " + std::to_string(len) + " bytes");
       return Status::Ok();
     }

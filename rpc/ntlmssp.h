@@ -35,6 +35,19 @@ inline constexpr uint32_t kFlagVersion = 0x02000000;
 inline constexpr uint32_t kFlag128 = 0x20000000;
 inline constexpr uint32_t kFlagKeyExch = 0x40000000;
 inline constexpr uint32_t kFlag56 = 0x80000000;
+// AvIds of the AV pair lists in CHALLENGE TargetInfo and NTLMv2 responses (MS-NLMP 2.2.2.1).
+inline constexpr uint16_t kAvEol = 0;
+inline constexpr uint16_t kAvNbComputerName = 1;
+inline constexpr uint16_t kAvNbDomainName = 2;
+inline constexpr uint16_t kAvDnsComputerName = 3;
+inline constexpr uint16_t kAvDnsDomainName = 4;
+inline constexpr uint16_t kAvDnsTreeName = 5;
+inline constexpr uint16_t kAvFlags = 6;
+inline constexpr uint16_t kAvTimestamp = 7;
+inline constexpr uint16_t kAvSingleHost = 8;
+inline constexpr uint16_t kAvTargetName = 9;
+inline constexpr uint16_t kAvChannelBindings = 10;
+
 // The flags that decide session security: an AUTHENTICATE may not claim one the CHALLENGE did not
 // agree to (the keys would differ between the library and perfsim's session security).
 inline constexpr uint32_t kSessionFlags =
