@@ -48,16 +48,14 @@ ObjState make_state(const CatalogObject& co, const perfdata::CounterLayout* layo
 
 // ---- construction --------------------------------------------------------------------------
 
-namespace {
-// The layout row of a catalog object: by its English name (counter sets' indices differ per host)
-// and the profile's version (samba answers as 6.1).
+// By its English name (counter sets' indices differ per host) and the profile's version (samba
+// answers as 6.1).
 const perfdata::CounterLayout* layout_of(const Catalog& catalog, const CatalogObject& co, const Profile& p) {
   auto it = std::lower_bound(catalog.names.begin(), catalog.names.end(), co.desc.index,
                              [](const auto& n, uint32_t i) { return n.first < i; });
   if (it == catalog.names.end() || it->first != co.desc.index) return nullptr;
   return perfdata::find_counter_layout(it->second, p.os->major * 100 + p.os->minor);
 }
-}  // namespace
 
 Model::Model(const Spec& spec, const Profile& profile, const Catalog& catalog) : s_(std::make_unique<State>()) {
   State& s = *s_;

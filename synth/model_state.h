@@ -53,7 +53,10 @@ struct ObjState {
 };
 
 // Counter offsets by `layout` (perfdata/layout.h; nullptr: its rule without a lead counter).
-ObjState make_state(const CatalogObject& co, const perfdata::CounterLayout* layout = nullptr);
+ObjState make_state(const CatalogObject& co, const perfdata::CounterLayout* layout);
+// The layout row of a catalog object on `p`'s version: what make_state wants for it (every host
+// synth or import --perfmon writes is laid out by the one table).
+const perfdata::CounterLayout* layout_of(const Catalog& catalog, const CatalogObject& co, const Profile& p);
 
 // ---- entities ------------------------------------------------------------------------------
 

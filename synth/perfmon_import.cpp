@@ -538,7 +538,7 @@ Status import_perfmon(const std::string& log_path, const std::string& out, const
   Writing w;
   w.log = &log;
   w.cat = &cat;
-  for (const CatalogObject& co : cat.objects) w.states.push_back(make_state(co));
+  for (const CatalogObject& co : cat.objects) w.states.push_back(make_state(co, layout_of(cat, co, *profile)));
   for (const LogObject& o : log.objects) {
     w.raws.emplace_back(o.served.size() * o.counters.size());
     w.had.emplace_back(o.served.size(), false);

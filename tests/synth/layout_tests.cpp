@@ -3,10 +3,15 @@
 // msrpcperformance.lua does, reads the Process fields perfsim serves.
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
+#include "captures/reader.h"
 #include "helpers.h"
 #include "perfdata/layout.h"
 #include "perfdata/validate.h"
+#include "synth/perfmon_import.h"
 #include "synth/profiles.h"
 #include "windows/os.h"
 
@@ -165,4 +170,38 @@ TEST_CASE("a definition-order reader that ignores CounterOffset reads the Proces
         CHECK(seq[i].at(index) == test::value(*p, block, index));         // threads, handles, WS, elapsed
     }
   }
+}
+
+TEST_CASE("a host import --perfmon makes lays Process out by the table too") {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("perfsim-layout-import-" + std::to_string(getpid()))).string();
+  std::filesystem::create_directories(dir);
+  // Page Faults/sec is the row's lead counter; a log naming it and 8-byte counters after it.
+  std::ofstream(dir + "/log.csv", std::ios::binary)
+      << "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"\\\\APP01\\Process(sqlservr)\\% Processor Time\","
+         "\"\\\\APP01\\Process(sqlservr)\\Page Faults/sec\",\"\\\\APP01\\Process(sqlservr)\\Working Set\","
+         "\"\\\\APP01\\Process(sqlservr)\\ID Process\",\"\\\\APP01\\Process(sqlservr)\\Handle Count\"\r\n"
+         "\"03/14/2026 10:00:00.000\",\"12.5\",\"30\",\"104857600\",\"1732\",\"880\"\r\n"
+         "\"03/14/2026 10:00:15.000\",\"20\",\"31\",\"104857600\",\"1732\",\"881\"\r\n"
+         "\"03/14/2026 10:00:30.000\",\"25\",\"32\",\"104861696\",\"1732\",\"882\"\r\n";
+  synth::PerfmonImportReport report;
+  const Status st = synth::import_perfmon(dir + "/log.csv", dir + "/app01.perfcap", "2016", report);
+  INFO(st.message());
+  REQUIRE(st.ok());
+  captures::Capture c;
+  REQUIRE(captures::read_capture(dir + "/app01.perfcap", c).ok());
+  std::filesystem::remove_all(dir);
+  const perfdata::DataBlock b = test::decode(c.records[0]);
+  const perfdata::Object* p = b.find(230);
+  REQUIRE(p != nullptr);
+  std::vector<perfdata::CounterShape> shapes;
+  for (const perfdata::CounterDef& d : p->counters) shapes.push_back({d.name_index, d.size});
+  const std::vector<uint32_t> want = perfdata::counter_offsets(perfdata::find_counter_layout("Process", 1000), shapes);
+  for (size_t k = 0; k < p->counters.size(); ++k) {
+    INFO(p->counters[k].name_index);
+    CHECK(p->counters[k].offset == want[k]);
+  }
+  CHECK(p->counters.at(0).offset != 4);  // % Processor Time is first, yet Page Faults/sec leads
+  for (const perfdata::CounterDef& d : p->counters)
+    if (d.name_index == 28) CHECK(d.offset == 4);
 }
