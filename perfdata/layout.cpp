@@ -17,9 +17,16 @@ const char kNoEvidence[] = "no evidence yet: perfsim's rule, not audited against
 const char kReportedMatch[] =
     "issue 45: reported to read the same in a definition-order reader as on Windows; no public primary source "
     "found: not audited";
+// The sizes are Microsoft's; the order and the offsets are not shown by any reader or dump found.
+const char kMemoryNt4Layout[] =
+    "sizes: Microsoft KB 262330 (on NT 4.0 and earlier every Memory counter is a 32-bit DWORD); order and offsets: "
+    "no evidence yet, perfsim's rule: not audited";
 const char kMemoryLayout[] =
-    "no evidence yet for the order; KB 262330 (Windows 2000 and XP made Available Bytes, Committed Bytes, Commit "
-    "Limit, Pool and Cache Bytes 64-bit) contradicts the DWORD sizes perfsim's 2000/XP/2003 rows serve: not audited";
+    "sizes: Microsoft KB 262330 (\"Memory performance counters data size on Windows 2000 and Windows XP\": Available "
+    "Bytes, Committed Bytes, Commit Limit, Pool Paged/Nonpaged Bytes, Cache Bytes, Cache Bytes Peak and the system "
+    "code/driver/cache bytes are 64-bit LARGE_INTEGER with PERF_SIZE_LARGE from Windows 2000 on) and "
+    "Win32_PerfRawData_PerfOS_Memory (aa394314: those and Available KBytes/MBytes uint64, the rates and counts "
+    "uint32); order and offsets: no evidence yet, perfsim's rule: not audited";
 const char kNt4ProcessLayout[] =
     "no evidence yet for NT 4.0 (neither the byte counters' size nor a reader's output against it): not audited";
 // nmap's documented output is of real hosts; netdata's comment is a real Windows 11 block.
@@ -40,7 +47,8 @@ const std::vector<CounterLayout>& counter_layouts() {
   static const std::vector<CounterLayout> v = {
       // The standard objects (fixed indices).
       {"System", 2, 0, 0, 0, false, kNoEvidence},
-      {"Memory", 4, 0, 0, 0, false, kMemoryLayout},
+      {"Memory", 4, kLayoutNt4, kLayoutNt4, 0, false, kMemoryNt4Layout},
+      {"Memory", 4, kLayout2000, 0, 0, false, kMemoryLayout},
       {"Processor", 238, 0, 0, 0, false, kReportedMatch},
       {"Objects", 260, 0, 0, 0, false, kReportedMatch},
       {"Process", 230, kLayoutNt4, kLayoutNt4, 0, false, kNt4ProcessLayout},

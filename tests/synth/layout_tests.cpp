@@ -44,7 +44,6 @@ TEST_CASE("every object of every profile has each counter at the layout table's 
         INFO(oname);
         const perfdata::CounterLayout* row = perfdata::find_counter_layout(oname, version);
         REQUIRE(row != nullptr);  // every object synth writes is in the table
-        CHECK(std::strlen(row->source) > 20);
         std::vector<perfdata::CounterShape> shapes;
         for (const perfdata::CounterDef& d : o.counters) shapes.push_back({d.name_index, d.size});
         const std::vector<uint32_t> want = perfdata::counter_offsets(row, shapes);
@@ -59,6 +58,29 @@ TEST_CASE("every object of every profile has each counter at the layout table's 
         CHECK(f.check != std::string(perfdata::kCounterLayout));
     }
     CHECK(objects > 10);
+  }
+}
+
+// Microsoft KB 262330: Memory's byte counters are DWORDs on NT 4.0 and 64-bit LARGE_INTEGER from
+// Windows 2000 on (32-bit hosts included); Win32_PerfRawData_PerfOS_Memory (aa394314) gives
+// Available KBytes and MBytes uint64 as well.
+TEST_CASE("Memory's byte counters are 4 bytes on NT 4.0 and 8 bytes from Windows 2000 on") {
+  for (const std::string& name : windows::os_names()) {
+    INFO(name);
+    const captures::Capture c = test::make(layout_spec(name));
+    const perfdata::DataBlock b = test::decode(c.records[0]);
+    const perfdata::Object* mem = b.find(4);
+    REQUIRE(mem != nullptr);
+    const uint32_t want = version_of_row(name) >= 500 ? 8 : 4;
+    size_t seen = 0;
+    for (const perfdata::CounterDef& d : mem->counters)
+      for (uint32_t bytes : {24u, 26u, 30u, 56u, 58u, 818u, 820u, 1380u, 1382u})
+        if (d.name_index == bytes) {
+          INFO(d.name_index);
+          CHECK(d.size == want);
+          ++seen;
+        }
+    CHECK(seen == 9);
   }
 }
 
