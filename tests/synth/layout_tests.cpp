@@ -61,6 +61,18 @@ TEST_CASE("every object of every profile has each counter at the layout table's 
   }
 }
 
+TEST_CASE("every layout row cites its evidence or says it has none") {
+  for (const perfdata::CounterLayout& row : perfdata::counter_layouts()) {
+    INFO(row.object << " " << row.first << "-" << row.last);
+    const std::string source = row.source ? row.source : "";
+    const bool marked = source.find(perfdata::kNotAudited) != std::string::npos;
+    CHECK(source.size() > 20);      // a citation or what is missing, not a blank
+    CHECK(row.audited == !marked);  // an audited row cites a layout; any other says it is not audited
+    if (row.audited) CHECK(source.find("no evidence") == std::string::npos);
+    CHECK((row.last == 0 || row.last >= row.first));
+  }
+}
+
 // Microsoft KB 262330: Memory's byte counters are DWORDs on NT 4.0 and 64-bit LARGE_INTEGER from
 // Windows 2000 on (32-bit hosts included); Win32_PerfRawData_PerfOS_Memory (aa394314) gives
 // Available KBytes and MBytes uint64 as well.
