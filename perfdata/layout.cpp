@@ -10,7 +10,7 @@ namespace perfsim::perfdata {
 namespace {
 
 // Versions, major * 100 + minor.
-constexpr uint32_t kLayoutNt4 = 400, kLayout2000 = 500;
+constexpr uint32_t kLayoutNt4 = 400, kLayout2000 = 500, kLayout2003 = 502, kLayoutVista = 600;
 constexpr uint32_t kProcessPageFaults = 28;  // Page Faults/sec
 
 const char kNoEvidence[] = "no evidence yet: perfsim's rule, not audited against Windows";
@@ -27,6 +27,19 @@ const char kMemoryLayout[] =
     "code/driver/cache bytes are 64-bit LARGE_INTEGER with PERF_SIZE_LARGE from Windows 2000 on) and "
     "Win32_PerfRawData_PerfOS_Memory (aa394314: those and Available KBytes/MBytes uint64, the rates and counts "
     "uint32); order and offsets: no evidence yet, perfsim's rule: not audited";
+// Network Interface's byte rates per version (synth/profiles.cpp network_bytes_type).
+const char kNetworkNt4Layout[] =
+    "MSDN Library April 2000, Windows NT counters, \"Network Interface Object\": every counter 4 bytes (Bytes "
+    "Total/sec, Received/sec, Sent/sec PERF_COUNTER_COUNTER), so no alignment makes a hole; the definition order "
+    "is the MSDN 1998 Platform SDK page's. That the offsets follow it is perfsim's rule: not audited (no dump seen)";
+const char kNetwork2000Layout[] =
+    "sizes: Win32_PerfRawData_Tcpip_NetworkInterface (aa394340, the Performance Counter Provider's on 2000/XP/2003): "
+    "Bytes Total/sec uint64, Bytes Received/sec and Bytes Sent/sec uint32; order and offsets: no evidence yet, "
+    "perfsim's rule: not audited";
+const char kNetworkLayout[] =
+    "sizes: the three byte rates 64-bit (windows_exporter issue #60 and PR #61, 2017: the live class is uint64 and "
+    "a 10 Gb adapter's Received/Sent pass 2^32; which version made them 64-bit is assumed: 2008); order and "
+    "offsets: no evidence yet, perfsim's rule: not audited";
 const char kNt4ProcessLayout[] =
     "no evidence yet for NT 4.0 (neither the byte counters' size nor a reader's output against it): not audited";
 // nmap's documented output is of real hosts; netdata's comment is a real Windows 11 block.
@@ -56,7 +69,9 @@ const std::vector<CounterLayout>& counter_layouts() {
       {"Thread", 232, 0, 0, 0, false, kReportedMatch},
       {"PhysicalDisk", 234, 0, 0, 0, false, kNoEvidence},
       {"LogicalDisk", 236, 0, 0, 0, false, kNoEvidence},
-      {"Network Interface", 510, 0, 0, 0, false, kNoEvidence},
+      {"Network Interface", 510, kLayoutNt4, kLayoutNt4, 0, false, kNetworkNt4Layout},
+      {"Network Interface", 510, kLayout2000, kLayout2003, 0, false, kNetwork2000Layout},
+      {"Network Interface", 510, kLayoutVista, 0, 0, false, kNetworkLayout},
       {"Paging File", 700, 0, 0, 0, false, kNoEvidence},
       {"Process Address Space", 786, 0, 0, 0, false, kNoEvidence},
       {"Image", 740, 0, 0, 0, false, kNoEvidence},

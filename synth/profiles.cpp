@@ -207,18 +207,29 @@ ObjectDesc disk_object(const Profile& p, bool logical) {
   return o;
 }
 
-ObjectDesc network_object(const Profile&) {
+// Network Interface's byte rates by version. NT 4.0: all three PERF_COUNTER_COUNTER, 4 bytes (MSDN
+// Library April 2000, Windows NT counters, "Network Interface Object"). 2000 to 2003: Bytes Total/sec
+// 64-bit, Bytes Received/sec and Bytes Sent/sec 32-bit (Win32_PerfRawData_Tcpip_NetworkInterface,
+// aa394340: uint64 / uint32). Later: all 64-bit (windows_exporter #60/#61: the live class is uint64
+// and a 10 Gb adapter's Received/Sent pass 2^32; from which version on is assumed: 2008's new stack).
+uint32_t network_bytes_type(const Profile& p, bool total) {
+  const uint32_t v = p.os->major * 100 + p.os->minor;  // the layout table's version (samba's row too)
+  if (v < os_version::k2000 || (v < os_version::kVista && !total)) return PERF_COUNTER_COUNTER;
+  return PERF_COUNTER_BULK_COUNT;
+}
+
+ObjectDesc network_object(const Profile& p) {
   ObjectDesc o{idx::kNetworkInterface, "Tcpip", false, true, false, PERF_DETAIL_ADVANCED, 0, {}};
   auto& v = o.counters;
-  v.push_back(c(idx::kBytesTotal, PERF_COUNTER_BULK_COUNT));
+  v.push_back(c(idx::kBytesTotal, network_bytes_type(p, true)));
   for (uint32_t i : {idx::kPackets, idx::kPacketsReceived, idx::kPacketsSent}) v.push_back(c(i, PERF_COUNTER_COUNTER));
   v.push_back(c(idx::kBandwidth, PERF_COUNTER_RAWCOUNT));
-  v.push_back(c(idx::kBytesReceived, PERF_COUNTER_BULK_COUNT));
+  v.push_back(c(idx::kBytesReceived, network_bytes_type(p, false)));
   v.push_back(c(idx::kRecvUnicast, PERF_COUNTER_COUNTER));
   v.push_back(c(idx::kRecvNonUnicast, PERF_COUNTER_COUNTER));
   for (uint32_t i : {idx::kRecvDiscarded, idx::kRecvErrors, idx::kRecvUnknown})
     v.push_back(c(i, PERF_COUNTER_RAWCOUNT));
-  v.push_back(c(idx::kBytesSent, PERF_COUNTER_BULK_COUNT));
+  v.push_back(c(idx::kBytesSent, network_bytes_type(p, false)));
   v.push_back(c(idx::kSentUnicast, PERF_COUNTER_COUNTER));
   v.push_back(c(idx::kSentNonUnicast, PERF_COUNTER_COUNTER));
   for (uint32_t i : {idx::kOutDiscarded, idx::kOutErrors, idx::kOutputQueue}) v.push_back(c(i, PERF_COUNTER_RAWCOUNT));

@@ -96,6 +96,25 @@ TEST_CASE("Memory's byte counters are 4 bytes on NT 4.0 and 8 bytes from Windows
   }
 }
 
+// Network Interface's byte rates: NT 4.0 all PERF_COUNTER_COUNTER, 4 bytes (MSDN Library April 2000,
+// Windows NT counters); 2000-2003 Bytes Total/sec uint64, Received/Sent uint32
+// (Win32_PerfRawData_Tcpip_NetworkInterface, aa394340); later all 64-bit (windows_exporter #60).
+TEST_CASE("Network Interface's byte rates have each version's sizes") {
+  for (const std::string& name : windows::os_names()) {
+    INFO(name);
+    const captures::Capture c = test::make(layout_spec(name));
+    const perfdata::DataBlock b = test::decode(c.records[0]);
+    const perfdata::Object* nic = b.find(510);
+    REQUIRE(nic != nullptr);
+    const uint32_t v = version_of_row(name);
+    std::map<uint32_t, uint32_t> size;  // Bytes Total/sec 388, Bytes Received/sec 264, Bytes Sent/sec 506
+    for (const perfdata::CounterDef& d : nic->counters) size[d.name_index] = d.size;
+    CHECK(size.at(388) == (v < 500 ? 4u : 8u));
+    CHECK(size.at(264) == (v < 600 ? 4u : 8u));
+    CHECK(size.at(506) == (v < 600 ? 4u : 8u));
+  }
+}
+
 TEST_CASE("the Process layout of 2000 on is Windows': Page Faults/sec at 4, no holes before Thread Count") {
   for (const char* name : {"win2000", "2003", "2008r2", "2016"}) {
     INFO(name);
