@@ -40,6 +40,13 @@ const char kNetworkLayout[] =
     "sizes: the three byte rates 64-bit (windows_exporter issue #60 and PR #61, 2017: the live class is uint64 and "
     "a 10 Gb adapter's Received/Sent pass 2^32; which version made them 64-bit is assumed: 2008); order and "
     "offsets: no evidence yet, perfsim's rule: not audited";
+// Thread: no hole under any packing, so the readers' two ways agree whatever Windows' offsets are.
+const char kThreadLayout[] =
+    "sizes: Win32_PerfRawData_PerfProc_Thread (aa394325, the XP/2003 class): Context Switches/sec, ID Process, ID "
+    "Thread, Priority Current/Base, Thread State and Wait Reason uint32, % Processor/User/Privileged Time and Elapsed "
+    "Time uint64, Start Address uint32 (perfsim's 64-bit rows serve it 8 bytes, a pointer there: no evidence). With "
+    "Context Switches/sec first no 8-byte counter needs a hole, so a definition-order reader and CounterOffset agree "
+    "(issue 45 reports the same against Windows); that the offsets follow definition order: not audited";
 const char kNt4ProcessLayout[] =
     "no evidence yet for NT 4.0 (neither the byte counters' size nor a reader's output against it): not audited";
 // nmap's documented output is of real hosts; netdata's comment is a real Windows 11 block.
@@ -66,7 +73,7 @@ const std::vector<CounterLayout>& counter_layouts() {
       {"Objects", 260, 0, 0, 0, false, kReportedMatch},
       {"Process", 230, kLayoutNt4, kLayoutNt4, 0, false, kNt4ProcessLayout},
       {"Process", 230, kLayout2000, 0, kProcessPageFaults, true, kProcessLayout},
-      {"Thread", 232, 0, 0, 0, false, kReportedMatch},
+      {"Thread", 232, 0, 0, 0, false, kThreadLayout},
       {"PhysicalDisk", 234, 0, 0, 0, false, kNoEvidence},
       {"LogicalDisk", 236, 0, 0, 0, false, kNoEvidence},
       {"Network Interface", 510, kLayoutNt4, kLayoutNt4, 0, false, kNetworkNt4Layout},
