@@ -40,6 +40,12 @@ const char kNetworkLayout[] =
     "sizes: the three byte rates 64-bit (windows_exporter issue #60 and PR #61, 2017: the live class is uint64 and "
     "a 10 Gb adapter's Received/Sent pass 2^32; which version made them 64-bit is assumed: 2008); order and "
     "offsets: no evidence yet, perfsim's rule: not audited";
+const char kSystemLayout[] =
+    "sizes: Win32_PerfRawData_PerfOS_System (aa394318, 2000 on): File Read/Write/Control Operations/sec, Context "
+    "Switches/sec, System Calls/sec, File Data Operations/sec, Processor Queue Length, Processes, Threads, Exception "
+    "Dispatches/sec and % Registry Quota In Use with its base uint32; File Read/Write/Control Bytes/sec and System Up "
+    "Time uint64, as perfsim serves them. Order and offsets: no evidence yet (perfsim's rule leaves a hole before "
+    "System Up Time; a packed block would not): not audited";
 // Thread: no hole under any packing, so the readers' two ways agree whatever Windows' offsets are.
 const char kThreadLayout[] =
     "sizes: Win32_PerfRawData_PerfProc_Thread (aa394325, the XP/2003 class): Context Switches/sec, ID Process, ID "
@@ -66,7 +72,7 @@ const std::vector<CounterLayout>& counter_layouts() {
   // clang-format off
   static const std::vector<CounterLayout> v = {
       // The standard objects (fixed indices).
-      {"System", 2, 0, 0, 0, false, kNoEvidence},
+      {"System", 2, 0, 0, 0, false, kSystemLayout},
       {"Memory", 4, kLayoutNt4, kLayoutNt4, 0, false, kMemoryNt4Layout},
       {"Memory", 4, kLayout2000, 0, 0, false, kMemoryLayout},
       {"Processor", 238, 0, 0, 0, false, kReportedMatch},
