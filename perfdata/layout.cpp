@@ -46,6 +46,12 @@ const char kSystemLayout[] =
     "Dispatches/sec and % Registry Quota In Use with its base uint32; File Read/Write/Control Bytes/sec and System Up "
     "Time uint64, as perfsim serves them. Order and offsets: no evidence yet (perfsim's rule leaves a hole before "
     "System Up Time; a packed block would not): not audited";
+const char kPhysicalDiskLayout[] =
+    "sizes: Win32_PerfRawData_PerfDisk_PhysicalDisk (aa394308): Current Disk Queue Length, Disk Reads/Writes/"
+    "Transfers/sec, Avg. Disk sec/Read|Write|Transfer and their bases uint32; Avg. Disk Queue Lengths, Disk "
+    "Bytes/sec and Avg. Disk Bytes/Read|Write|Transfer uint64, as served; the class gives Avg. Disk Bytes/Read's "
+    "base uint32 but /Write's and /Transfer's uint64 (perfsim: PERF_AVERAGE_BASE, 4 bytes, all three): "
+    "unresolved. Order and offsets: no evidence yet, perfsim's rule: not audited";
 // Thread: no hole under any packing, so the readers' two ways agree whatever Windows' offsets are.
 const char kThreadLayout[] =
     "sizes: Win32_PerfRawData_PerfProc_Thread (aa394325, the XP/2003 class): Context Switches/sec, ID Process, ID "
@@ -80,7 +86,7 @@ const std::vector<CounterLayout>& counter_layouts() {
       {"Process", 230, kLayoutNt4, kLayoutNt4, 0, false, kNt4ProcessLayout},
       {"Process", 230, kLayout2000, 0, kProcessPageFaults, true, kProcessLayout},
       {"Thread", 232, 0, 0, 0, false, kThreadLayout},
-      {"PhysicalDisk", 234, 0, 0, 0, false, kNoEvidence},
+      {"PhysicalDisk", 234, 0, 0, 0, false, kPhysicalDiskLayout},
       {"LogicalDisk", 236, 0, 0, 0, false, kNoEvidence},
       {"Network Interface", 510, kLayoutNt4, kLayoutNt4, 0, false, kNetworkNt4Layout},
       {"Network Interface", 510, kLayout2000, kLayout2003, 0, false, kNetwork2000Layout},
