@@ -19,13 +19,17 @@
 
 namespace perfsim::perfdata {
 
+// Every row whose `source` shows no layout of Windows says so with these words (the layout test
+// holds each row to it: a citation, or this marker).
+inline constexpr char kNotAudited[] = "not audited";
+
 struct CounterLayout {
   const char* object;     // English name the object is served under
   uint32_t object_index;  // its fixed 009 title index; 0: differs per host (counter sets, extensible providers)
   uint32_t first, last;   // Windows versions the row covers, major * 100 + minor; 0: open end
   uint32_t lead;          // title index of the 4-byte counter Windows puts at offset 4; 0: none
   bool audited;           // `source` shows Windows lays it out so (else: perfsim's rule, no evidence yet)
-  const char* source;
+  const char* source;     // the evidence; a row not audited says kNotAudited and what evidence there is
 };
 
 // Every row; windows/README.md "Counter block layouts" prints this table.

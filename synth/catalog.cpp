@@ -127,7 +127,7 @@ std::string fingerprint(const Spec& spec, const Profile& p, const Catalog& cat) 
   fp.process_v1_disabled = cat.process_v1_disabled;
   fp.counter_type_change =
       p.host.xp_counters ? "User PC PERF_COUNTER_LARGE_RAWCOUNT_HEX" : "User PC PERF_COUNTER_RAWCOUNT";
-  fp.large_memory_counters = p.host.large_counters;
+  fp.large_memory_counters = large_byte_counters(p);
   fp.costly_objects.emplace();
   for (const CatalogObject& o : cat.objects)
     if (o.desc.costly) fp.costly_objects->push_back(o.desc.index);

@@ -141,7 +141,8 @@ void Model::State::init() {
   for (size_t i = 0; i < spec.adapters.size(); ++i)
     nics.push_back(Nic{spec.adapters[i], 1.0 / double(spec.adapters.size())});
   pagefile_mb = std::clamp<double>(double(spec.memory_mb), 1024, 32768);
-  // 32-bit memory counters: Commit Limit (memory + paging file) stays below 4 GB.
+  // A 32-bit (x86) host: Commit Limit (memory + paging file) stays below 4 GB, as NT 4.0's DWORD
+  // counters need and as on Windows' other x86 rows here (resolve_memory, spec.cpp).
   if (!profile->host.large_counters) pagefile_mb = std::min(pagefile_mb, 4095.0 - double(spec.memory_mb));
   for (Custom& c : customs) {
     const ObjectSpec& os = *objects[c.state].cat->custom;

@@ -51,8 +51,24 @@ ObjectDesc system_object(const Profile& p) {
   return o;
 }
 
+}  // namespace
+
+// Memory's and Process's byte counters are 64-bit from Windows 2000 on, 32-bit hosts included.
+// Memory: Microsoft KB 262330 ("Memory performance counters data size on Windows 2000 and Windows
+// XP": Available Bytes, Committed Bytes, Commit Limit, the pool, cache and system code/driver bytes
+// became 64-bit LARGE_INTEGER with PERF_SIZE_LARGE; NT 4.0 and earlier DWORD) and
+// Win32_PerfRawData_PerfOS_Memory (aa394314: Available KBytes and MBytes uint64 too). Process: a
+// real Windows 11 block (netdata apps_os_windows.c) and Win32_PerfRawData_PerfProc_Process
+// (aa394323, XP/2003 on), and only that width lets nmap's definition-order reader read Windows
+// 2000's and 2003's PIDs right (perfdata/layout.cpp); NT 4.0's Process: no evidence.
+bool large_byte_counters(const Profile& p) {
+  return p.host.large_counters || p.os->major * 100 + p.os->minor >= os_version::k2000;
+}
+
+namespace {
+
 ObjectDesc memory_object(const Profile& p) {
-  const uint32_t size_type = p.host.large_counters ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
+  const uint32_t size_type = large_byte_counters(p) ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
   ObjectDesc o{idx::kMemory, "PerfOS", false, false, false, PERF_DETAIL_NOVICE, 0, {}};
   auto& v = o.counters;
   v.push_back(c(idx::kPageFaults, PERF_COUNTER_COUNTER));
@@ -103,16 +119,8 @@ ObjectDesc objects_object(const Profile&) {
   return o;
 }
 
-// Process's byte counters are 64-bit from Windows 2000 on, 32-bit hosts included: a real Windows 11
-// block (netdata apps_os_windows.c) and Win32_PerfRawData_PerfProc_Process (aa394323, XP/2003 on)
-// give them PERF_COUNTER_LARGE_RAWCOUNT / uint64, and only that width lets nmap's definition-order
-// reader read Windows 2000's and 2003's PIDs right (perfdata/layout.cpp). NT 4.0: no evidence.
-bool large_process_bytes(const Profile& p) {
-  return p.host.large_counters || p.os->major * 100 + p.os->minor >= os_version::k2000;
-}
-
 ObjectDesc process_object(const Profile& p) {
-  const uint32_t size_type = large_process_bytes(p) ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
+  const uint32_t size_type = large_byte_counters(p) ? PERF_COUNTER_LARGE_RAWCOUNT : PERF_COUNTER_RAWCOUNT;
   ObjectDesc o{idx::kProcess, "PerfProc", false, true, true, PERF_DETAIL_NOVICE, 0, {}};
   auto& v = o.counters;
   v.push_back(c(idx::kProcessorTime, PERF_100NSEC_TIMER));
@@ -199,18 +207,29 @@ ObjectDesc disk_object(const Profile& p, bool logical) {
   return o;
 }
 
-ObjectDesc network_object(const Profile&) {
+// Network Interface's byte rates by version. NT 4.0: all three PERF_COUNTER_COUNTER, 4 bytes (MSDN
+// Library April 2000, Windows NT counters, "Network Interface Object"). 2000 to 2003: Bytes Total/sec
+// 64-bit, Bytes Received/sec and Bytes Sent/sec 32-bit (Win32_PerfRawData_Tcpip_NetworkInterface,
+// aa394340: uint64 / uint32). Later: all 64-bit (windows_exporter #60/#61: the live class is uint64
+// and a 10 Gb adapter's Received/Sent pass 2^32; from which version on is assumed: 2008's new stack).
+uint32_t network_bytes_type(const Profile& p, bool total) {
+  const uint32_t v = p.os->major * 100 + p.os->minor;  // the layout table's version (samba's row too)
+  if (v < os_version::k2000 || (v < os_version::kVista && !total)) return PERF_COUNTER_COUNTER;
+  return PERF_COUNTER_BULK_COUNT;
+}
+
+ObjectDesc network_object(const Profile& p) {
   ObjectDesc o{idx::kNetworkInterface, "Tcpip", false, true, false, PERF_DETAIL_ADVANCED, 0, {}};
   auto& v = o.counters;
-  v.push_back(c(idx::kBytesTotal, PERF_COUNTER_BULK_COUNT));
+  v.push_back(c(idx::kBytesTotal, network_bytes_type(p, true)));
   for (uint32_t i : {idx::kPackets, idx::kPacketsReceived, idx::kPacketsSent}) v.push_back(c(i, PERF_COUNTER_COUNTER));
   v.push_back(c(idx::kBandwidth, PERF_COUNTER_RAWCOUNT));
-  v.push_back(c(idx::kBytesReceived, PERF_COUNTER_BULK_COUNT));
+  v.push_back(c(idx::kBytesReceived, network_bytes_type(p, false)));
   v.push_back(c(idx::kRecvUnicast, PERF_COUNTER_COUNTER));
   v.push_back(c(idx::kRecvNonUnicast, PERF_COUNTER_COUNTER));
   for (uint32_t i : {idx::kRecvDiscarded, idx::kRecvErrors, idx::kRecvUnknown})
     v.push_back(c(i, PERF_COUNTER_RAWCOUNT));
-  v.push_back(c(idx::kBytesSent, PERF_COUNTER_BULK_COUNT));
+  v.push_back(c(idx::kBytesSent, network_bytes_type(p, false)));
   v.push_back(c(idx::kSentUnicast, PERF_COUNTER_COUNTER));
   v.push_back(c(idx::kSentNonUnicast, PERF_COUNTER_COUNTER));
   for (uint32_t i : {idx::kOutDiscarded, idx::kOutErrors, idx::kOutputQueue}) v.push_back(c(i, PERF_COUNTER_RAWCOUNT));

@@ -150,6 +150,8 @@ struct ProviderDesc {
 
 // The standard objects of the profile, in the order Windows returns them in Global/Costly.
 std::vector<ObjectDesc> builtin_objects(const Profile& p);
+// Whether Memory's and Process's byte counters are 64-bit (from Windows 2000 on; profiles.cpp cites why).
+bool large_byte_counters(const Profile& p);
 const std::vector<NameDef>& builtin_names();  // the standard (fixed) indices only
 // The profile's whole 009 table: builtin_names() and the indices its counter sets registered.
 std::vector<NameDef> profile_names(const Profile& p);

@@ -424,15 +424,15 @@ Status load_spec(const std::string& path, Spec& out) {
   return Status::Ok();
 }
 
-// The profile's memory size unless the spec names one. A host whose memory counters are 32-bit
-// (PERF_COUNTER_RAWCOUNT) was an x86 one: more than 4 GB cannot show in Available Bytes or Commit
-// Limit, so it is refused rather than served as 4294967295 (issue 30).
+// The profile's memory size unless the spec names one. A 32-bit (x86) row's host has at most 4 GB:
+// NT 4.0's memory counters are DWORDs (KB 262330), and Windows 2000 Server and Server 2003 Standard
+// x86 address 4 GB (Microsoft, "Memory Limits for Windows and Windows Server Releases"), so more is
+// refused rather than served as 4294967295 (issue 30).
 Status resolve_memory(const Profile& p, Spec& spec) {
   if (!spec.memory_mb) spec.memory_mb = p.host.memory_mb;
   if (!p.host.large_counters && spec.memory_mb >= 4096)
     return Status::InvalidArgument("spec: host.memory_mb = " + std::to_string(spec.memory_mb) + ": a " +
-                                   std::string(p.os->name) +
-                                   " host's memory counters are 32-bit; give at most 4095 (MB)");
+                                   std::string(p.os->name) + " host is a 32-bit (x86) one; give at most 4095 (MB)");
   return Status::Ok();
 }
 

@@ -33,6 +33,16 @@ Spec layout_spec(const std::string& profile) {
   return s;
 }
 
+// CounterSize by title index of object `index` in the first Global sample of a `profile` host.
+std::map<uint32_t, uint32_t> counter_sizes(const std::string& profile, uint32_t index) {
+  const perfdata::DataBlock b = test::decode(test::make(layout_spec(profile)).records[0]);
+  const perfdata::Object* o = b.find(index);
+  REQUIRE(o != nullptr);
+  std::map<uint32_t, uint32_t> out;
+  for (const perfdata::CounterDef& d : o->counters) out.emplace(d.name_index, d.size);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("every object of every profile has each counter at the layout table's offset") {
@@ -49,7 +59,6 @@ TEST_CASE("every object of every profile has each counter at the layout table's 
         INFO(oname);
         const perfdata::CounterLayout* row = perfdata::find_counter_layout(oname, version);
         REQUIRE(row != nullptr);  // every object synth writes is in the table
-        CHECK(std::strlen(row->source) > 20);
         std::vector<perfdata::CounterShape> shapes;
         for (const perfdata::CounterDef& d : o.counters) shapes.push_back({d.name_index, d.size});
         const std::vector<uint32_t> want = perfdata::counter_offsets(row, shapes);
@@ -64,6 +73,47 @@ TEST_CASE("every object of every profile has each counter at the layout table's 
         CHECK(f.check != std::string(perfdata::kCounterLayout));
     }
     CHECK(objects > 10);
+  }
+}
+
+TEST_CASE("every layout row cites its evidence or says it has none") {
+  for (const perfdata::CounterLayout& row : perfdata::counter_layouts()) {
+    INFO(row.object << " " << row.first << "-" << row.last);
+    const std::string source = row.source ? row.source : "";
+    const bool marked = source.find(perfdata::kNotAudited) != std::string::npos;
+    CHECK(source.size() > 20);      // a citation or what is missing, not a blank
+    CHECK(row.audited == !marked);  // an audited row cites a layout; any other says it is not audited
+    if (row.audited) CHECK(source.find("no evidence") == std::string::npos);
+    CHECK((row.last == 0 || row.last >= row.first));
+  }
+}
+
+// Microsoft KB 262330: Memory's byte counters are DWORDs on NT 4.0 and 64-bit LARGE_INTEGER from
+// Windows 2000 on (32-bit hosts included); Win32_PerfRawData_PerfOS_Memory (aa394314) gives
+// Available KBytes and MBytes uint64 as well.
+TEST_CASE("Memory's byte counters are 4 bytes on NT 4.0 and 8 bytes from Windows 2000 on") {
+  for (const std::string& name : windows::os_names()) {
+    INFO(name);
+    const std::map<uint32_t, uint32_t> size = counter_sizes(name, 4);
+    const uint32_t want = version_of_row(name) >= 500 ? 8 : 4;
+    for (uint32_t bytes : {24u, 26u, 30u, 56u, 58u, 818u, 820u, 1380u, 1382u}) {
+      INFO(bytes);
+      CHECK(size.at(bytes) == want);
+    }
+  }
+}
+
+// Network Interface's byte rates: NT 4.0 all PERF_COUNTER_COUNTER, 4 bytes (MSDN Library April 2000,
+// Windows NT counters); 2000-2003 Bytes Total/sec uint64, Received/Sent uint32
+// (Win32_PerfRawData_Tcpip_NetworkInterface, aa394340); later all 64-bit (windows_exporter #60).
+TEST_CASE("Network Interface's byte rates have each version's sizes") {
+  for (const std::string& name : windows::os_names()) {
+    INFO(name);
+    const std::map<uint32_t, uint32_t> size = counter_sizes(name, 510);
+    const uint32_t v = version_of_row(name);
+    CHECK(size.at(388) == (v < 500 ? 4u : 8u));  // Bytes Total/sec
+    CHECK(size.at(264) == (v < 600 ? 4u : 8u));  // Bytes Received/sec
+    CHECK(size.at(506) == (v < 600 ? 4u : 8u));  // Bytes Sent/sec
   }
 }
 

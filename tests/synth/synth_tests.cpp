@@ -141,7 +141,9 @@ TEST_CASE("profiles carry the OS identity, registry values and counter types") {
   // Process's byte counters are 64-bit from 2000 on (perfdata/layout.cpp cites why), NT 4.0's not.
   CHECK(type_of(w2k, 0, 230, 180) == PERF_COUNTER_LARGE_RAWCOUNT);
   CHECK(type_of(make(test::small_spec("nt4", 1)), 0, 230, 180) == PERF_COUNTER_RAWCOUNT);
-  CHECK(type_of(w2k, 0, 4, 26) == PERF_COUNTER_RAWCOUNT);  // Memory's Committed Bytes: not audited (layout.cpp)
+  // Memory's byte counters likewise (Microsoft KB 262330), NT 4.0's DWORDs.
+  CHECK(type_of(w2k, 0, 4, 26) == PERF_COUNTER_LARGE_RAWCOUNT);
+  CHECK(type_of(make(test::small_spec("nt4", 1)), 0, 4, 26) == PERF_COUNTER_RAWCOUNT);
   CHECK(type_of(w16, 0, 230, 180) == PERF_COUNTER_LARGE_RAWCOUNT);
   CHECK(type_of(w16, 0, 230, 684) == PERF_ELAPSED_TIME);
   CHECK(type_of(w16, 0, 234, 208) == PERF_AVERAGE_TIMER);
