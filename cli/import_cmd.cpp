@@ -20,6 +20,7 @@
 #include "recorder/build.h"
 #include "recorder/pcap_import.h"
 #include "synth/perfmon_import.h"
+#include "synth/perfmon_text.h"
 #include "synth/profiles.h"
 #include "windows/os.h"
 
@@ -257,6 +258,11 @@ void add_import(CLI::App& app, int& rc) {
       return;
     }
     o->perfmon_opt.blank_fail = o->blank == "fail";
+    if (!o->perfmon_opt.encoding.empty())
+      if (Status s = synth::check_encoding(o->perfmon_opt.encoding); !s.ok()) {
+        rc = fail("import", "--encoding: " + s.message(), kExitUsage);
+        return;
+      }
     if (!o->perfmon.empty() && !synth::find_profile(o->profile)) {
       rc = fail("import", windows::check_os_name(o->profile).message(), kExitUsage);
       return;

@@ -34,6 +34,17 @@ bool looks_utf8(const std::string& f) {
 
 }  // namespace
 
+Status check_encoding(const std::string& encoding) {
+  const iconv_t cd = iconv_open("UTF-8", encoding.c_str());
+  if (cd == reinterpret_cast<iconv_t>(-1))
+    return Status::InvalidArgument(fmt::format(
+        "encoding '{}' is not one iconv knows: write a code page such as CP1252, CP1250, CP1251, CP850 or UTF-8 "
+        "(iconv -l lists them)",
+        encoding));
+  iconv_close(cd);
+  return Status::Ok();
+}
+
 LogLines::~LogLines() {
   if (cd_) iconv_close(as_cd(cd_));
 }
@@ -78,12 +89,8 @@ Status LogLines::detect(const std::string& forced, const std::string& ansi) {
     return Status::Ok();
   }
   if (from.empty()) return Status::Ok();
+  if (Status s = check_encoding(from); !s.ok()) return s;
   cd_ = iconv_open("UTF-8", from.c_str());
-  if (cd_ == reinterpret_cast<void*>(-1)) {
-    cd_ = nullptr;
-    return Status::InvalidArgument(
-        fmt::format("encoding '{}' is not one iconv knows (iconv -l lists them: CP1252, CP1250, CP850, ...)", from));
-  }
   return Status::Ok();
 }
 

@@ -22,6 +22,9 @@
 
 namespace perfsim::synth {
 
+// Ok when iconv can read `encoding` (a --encoding value); else InvalidArgument saying what to write.
+Status check_encoding(const std::string& encoding);
+
 class LogLines {
  public:
   static constexpr size_t kMaxLine = size_t(128) << 20;

@@ -259,8 +259,9 @@ TEST_CASE("perfsim import --perfmon: UTF-16LE/BE and UTF-8 with a BOM, CP1252 wi
   CHECK(std::find(rep["custom"].begin(), rep["custom"].end(), json("\\System\\Prozessor-Warteschlangenl\xD0\xB4nge")) !=
         rep["custom"].end());
   r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + cap.string() + " --encoding NOPAGE");
-  CHECK(r.code == 1);
-  CHECK(r.err.find("encoding 'NOPAGE' is not one iconv knows") != std::string::npos);
+  CHECK(r.code == 2);  // a usage error saying what to write
+  CHECK(r.err.find("--encoding: encoding 'NOPAGE' is not one iconv knows: write a code page such as CP1252") !=
+        std::string::npos);
 }
 
 TEST_CASE("perfsim series -o: the file written whole, or not at all") {
