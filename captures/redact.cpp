@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "captures/reader.h"
 #include "captures/registry_values.h"
@@ -45,10 +47,12 @@ bool word_byte(char c) {
 }
 
 // Host and domain tokens are upper case as NetBIOS names are; all fit a NetBIOS name (15 bytes).
-constexpr const char* kPrefix[] = {"HOST", "DOMAIN", "user", "org", "proc", "site", "db", "vol", "nic", "inst", "text"};
+constexpr const char* kPrefix[] = {"HOST", "DOMAIN", "user", "org",  "proc", "site", "db",
+                                   "vol",  "nic",    "inst", "text", "INST", "name"};
 static_assert(std::size(kPrefix) == size_t(TokenKind::kCount));
-constexpr const char* kKindName[] = {"host",     "domain", "user",    "organization", "process", "site",
-                                     "database", "volume", "adapter", "instance",     "text"};
+constexpr const char* kKindName[] = {"host", "domain",         "user",    "organization", "process",
+                                     "site", "database",       "volume",  "adapter",      "instance",
+                                     "text", "named_instance", "redacted"};
 static_assert(std::size(kKindName) == size_t(TokenKind::kCount));
 
 }  // namespace
@@ -78,7 +82,7 @@ size_t TokenMap::count(TokenKind k) const {
   return size_t(std::count_if(by_key_.begin(), by_key_.end(), [k](const auto& e) { return e.second.kind == k; }));
 }
 
-std::string TokenMap::substitute(std::string_view text) const {
+std::string TokenMap::substitute(std::string_view text, uint32_t kinds) const {
   // One left-to-right pass, longest original first at each word start, so a token just written
   // is never matched again ("proc" inside "proc-0001"). Each word start tries only the lengths
   // some original has (longest first) with one lookup each: the cost follows the text and the
@@ -95,7 +99,8 @@ std::string TokenMap::substitute(std::string_view text) const {
       for (auto len = lengths_.rbegin(); len != lengths_.rend() && !hit; ++len) {
         const size_t end = i + len->first;
         if (end > text.size() || (end < text.size() && word_byte(text[end]))) continue;
-        if (auto it = by_key_.find(std::string_view(folded).substr(i, len->first)); it != by_key_.end()) {
+        if (auto it = by_key_.find(std::string_view(folded).substr(i, len->first));
+            it != by_key_.end() && (kinds >> unsigned(it->second.kind) & 1u)) {
           hit = &it->second;
           hit_len = len->first;
         }
@@ -190,7 +195,79 @@ TokenKind instance_kind(std::string_view object) {
   return TokenKind::kInstance;
 }
 
+std::string named_instance(std::string_view name) {
+  const size_t dollar = name.find('$');
+  if (dollar == std::string_view::npos || dollar == 0) return "";
+  const std::string_view product = name.substr(0, dollar);
+  if (!std::isalpha(static_cast<unsigned char>(product[0]))) return "";
+  // Product and instance are single words (SQL Server instance names have no spaces): a "$" in
+  // a sentence is not one.
+  const auto word = [](std::string_view w) {
+    return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '#' || c == '@';
+    });
+  };
+  const size_t end = name.find_first_of(":$\\", dollar + 1);
+  const std::string_view inst = name.substr(dollar + 1, end == std::string_view::npos ? end : end - dollar - 1);
+  return word(product) && word(inst) ? std::string(inst) : "";
+}
+
+Status check_redact_pattern(const std::string& arg) {
+  if (arg.size() < 2 || arg.front() != '/' || arg.back() != '/') return Status::Ok();
+  try {
+    std::regex(arg.substr(1, arg.size() - 2), std::regex::ECMAScript | std::regex::icase);
+  } catch (const std::regex_error& e) {
+    return Status::InvalidArgument("--redact " + arg + ": not a regular expression (" + e.what() + ")");
+  }
+  return Status::Ok();
+}
+
 namespace {
+
+// --redact's /REGEX/ arguments: every word a match touches (the run of letters and digits around
+// it, so the whole-word substitution finds it) becomes a text token.
+struct Patterns {
+  std::vector<std::regex> regexes;
+  void seed(std::string_view text, TokenMap& map) const {
+    for (const std::regex& re : regexes)
+      for (auto it = std::cregex_iterator(text.data(), text.data() + text.size(), re); it != std::cregex_iterator();
+           ++it) {
+        if (it->length(0) == 0) continue;
+        size_t from = size_t(it->position(0)), to = from + size_t(it->length(0));
+        while (from > 0 && word_byte(text[from - 1])) --from;
+        while (to < text.size() && word_byte(text[to])) ++to;
+        map.token(text.substr(from, to - from), TokenKind::kRedacted);
+      }
+  }
+};
+
+// A name from the metadata: its per-instance part and what the patterns match become tokens.
+void seed_name(std::string_view text, const Patterns& p, TokenMap& map) {
+  if (const std::string inst = named_instance(text); !inst.empty()) map.token(inst, TokenKind::kNamedInstance);
+  p.seed(text, map);
+}
+
+// Every name table string, registry key component and string value, and provider: seeded before
+// the records, so an instance of the same name gets the same token.
+void seed_metadata(const Capture& meta, const Patterns& p, TokenMap& map) {
+  for (const NameTable& t : meta.names) {
+    for (const std::string& s : perfdata::parse_multisz(t.counter)) seed_name(s, p, map);
+    for (const std::string& s : perfdata::parse_multisz(t.help)) p.seed(s, map);
+  }
+  for (const RegistryValue& v : meta.registry) {
+    for (size_t from = 0; from <= v.key.size();) {
+      const size_t end = std::min(v.key.find('\\', from), v.key.size());
+      seed_name(std::string_view(v.key).substr(from, end - from), p, map);
+      from = end + 1;
+    }
+    p.seed(v.name, map);
+    if (v.type == windows::kRegSz || v.type == windows::kRegExpandSz || v.type == windows::kRegMultiSz)
+      for (const std::string& text : v.type == windows::kRegMultiSz ? perfdata::parse_multisz(v.data)
+                                                                    : std::vector<std::string>{reg_sz_text(v.data)})
+        p.seed(text, map);
+  }
+  for (const ObjectInfo& o : meta.catalog) seed_name(o.provider, p, map);
+}
 
 // Registry values that hold who the host is: replaced by the token of their kind, so the same
 // name in the perf data, the registry and the fingerprint reads the same.
@@ -302,21 +379,44 @@ void seed_identity(const Capture& meta, TokenMap& map) {
 }
 
 // Registry, after every record: free text may name instances met only in the samples.
-uint64_t redact_registry(std::vector<RegistryValue>& registry, TokenMap& map) {
+uint64_t redact_registry(std::vector<RegistryValue>& registry, TokenMap& map, RedactReport& report, bool check) {
   uint64_t changed = 0;
   for (RegistryValue& v : registry) {
+    // A key names what it is for: Services\MSSQL$FIBU\Performance.
+    if (std::string key = map.substitute(v.key, kInNameKinds); key != v.key) {
+      v.key = std::move(key);
+      ++changed;
+    }
     if (!string_type(v.type)) continue;
     if (const TokenKind* kind = identity_kind(v))
       changed += edit_strings(v, [&](const std::string& s) { return map.token(s, *kind); });
-    else if (kept_text(v))
-      changed += edit_strings(v, [&](const std::string& s) { return map.substitute(s); });
+    else if (kept_text(v))  // Perflib's tables as meta.names are: only the kinds that go inside names
+      changed += edit_strings(v, [&, perflib = fold(v.key).find("\\perflib") != std::string::npos](
+                                     const std::string& s) { return map.substitute(s, perflib ? kInNameKinds : ~0u); });
     else
       changed += edit_strings(v, [&](const std::string& s) {
         const std::string sub = map.substitute(s);
         return sub.empty() || map.kept(s) ? sub : map.token(s, TokenKind::kText);
       });
+    // --check: the free text kept whole (OS facts, a provider's Library path), not Perflib's tables.
+    if (check && v.type != windows::kRegMultiSz && kept_text(v) && !identity_kind(v) &&
+        fold(v.key).find("\\perflib") == std::string::npos)
+      report.kept.push_back({"registry " + v.key + "\\" + v.name, reg_sz_text(v.data)});
   }
   return changed;
+}
+
+// The name tables (every language, names and help) and the catalog's providers, substituted.
+void redact_names(Capture& meta, const TokenMap& map) {
+  for (NameTable& t : meta.names)
+    for (Bytes* table : {&t.counter, &t.help}) {
+      std::vector<std::string> strings = perfdata::parse_multisz(*table);
+      bool changed = false;
+      for (std::string& str : strings)
+        if (std::string sub = map.substitute(str, kInNameKinds); sub != str) str = std::move(sub), changed = true;
+      if (changed) *table = perfdata::build_multisz(strings);
+    }
+  for (ObjectInfo& o : meta.catalog) o.provider = map.substitute(o.provider, kInNameKinds);
 }
 
 void substitute_json(nlohmann::json& j, const TokenMap& map) {
@@ -365,10 +465,20 @@ struct RecordContext {
   TokenMap& map;
   const std::map<uint32_t, std::string>& object_names;
   RedactReport& report;
+  const Patterns& patterns;
+  const RedactOptions& opt;
+  std::unordered_set<std::string> listed = {};  // --check: "where\ntext" already in report.kept
   // Instance name -> what it becomes: a host has a few hundred names and every sample repeats
   // them, so each is split and tested once (the regular expressions cost more than the rewrite).
   std::unordered_map<std::string, std::string> renamed = {};
 };
+
+// --check: a name left as it is, listed once. Object names Windows itself serves (opt.ordinary)
+// are not listed: they say nothing of the customer.
+void note_kept(RecordContext& c, const std::string& where, const std::string& text) {
+  if (where == "object" && c.opt.ordinary.count(fold(text))) return;
+  if (c.listed.insert(where + "\n" + text).second) c.report.kept.push_back({where, text});
+}
 
 // What instance `name` of an object whose instances are `kind` becomes (itself when kept).
 const std::string& renamed(RecordContext& c, const std::string& name, TokenKind kind) {
@@ -378,6 +488,10 @@ const std::string& renamed(RecordContext& c, const std::string& name, TokenKind 
   if (!c.map.kept(name)) {
     const NameParts p = split_instance_name(name);
     if (!structural_instance_name(p.core)) to = p.prefix + c.map.token(p.core, kind) + p.suffix;
+  }
+  if (!c.patterns.regexes.empty()) {
+    c.patterns.seed(name, c.map);
+    to = c.map.substitute(to, kInNameKinds);
   }
   return c.renamed.emplace(name, std::move(to)).first->second;
 }
@@ -412,9 +526,12 @@ Status redact_block(QueryRecord& r, RecordContext& c) {
   for (perfdata::Object& o : block.objects) {
     const auto it = c.object_names.find(o.name_index);
     const TokenKind kind = it == c.object_names.end() ? TokenKind::kInstance : instance_kind(it->second);
+    if (c.opt.check && it != c.object_names.end()) note_kept(c, "object", c.map.substitute(it->second, kInNameKinds));
     for (perfdata::Instance& in : o.instances) {
       const std::string name = utf16_to_utf8(in.name());
       const std::string& to = renamed(c, name, kind);
+      if (c.opt.check && to == name && !structural_instance_name(split_instance_name(name).core))
+        note_kept(c, "instance of " + (it == c.object_names.end() ? std::to_string(o.name_index) : it->second), name);
       if (to == name) continue;
       perfdata::set_instance_name(in, utf8_to_utf16(to));
       ++c.report.instances_renamed;
@@ -434,9 +551,28 @@ Status redact_block(QueryRecord& r, RecordContext& c) {
   return Status::Ok();
 }
 
+// A name-table answer ("Counter 009": REG_MULTI_SZ) with its strings substituted, its reported
+// size moving with it.
+void redact_strings(QueryRecord& r, const TokenMap& map) {
+  std::vector<std::string> strings = perfdata::parse_multisz(r.payload);
+  bool changed = false;
+  for (std::string& str : strings)
+    if (std::string sub = map.substitute(str, kInNameKinds); sub != str) str = std::move(sub), changed = true;
+  if (!changed) return;
+  Bytes built = perfdata::build_multisz(strings);
+  if (r.size >= r.payload.size())
+    r.size = uint32_t(int64_t(r.size) + int64_t(built.size()) - int64_t(r.payload.size()));
+  r.payload = std::move(built);
+}
+
 Status redact_record(QueryRecord& r, RecordContext& c) {
   r.value_name = redact_value_name(r.value_name, c.map);
-  if (r.reg_type != windows::kRegBinary || r.payload.empty()) return Status::Ok();
+  if (r.payload.empty()) return Status::Ok();
+  if (r.reg_type == windows::kRegMultiSz) {
+    redact_strings(r, c.map);
+    return Status::Ok();
+  }
+  if (r.reg_type != windows::kRegBinary) return Status::Ok();
   return redact_block(r, c);
 }
 
@@ -496,19 +632,29 @@ Status redact_capture(const std::string& in, const std::string& out, const std::
   if (Status st = Reader::open(in, r, ReaderOptions{true, true}); !st.ok()) return st;
   if (Status st = r->damage(); !st.ok()) return st;
   for (const std::string& k : opt.keep) map.keep(k);
+  Patterns patterns;
+  for (const std::string& a : opt.redact) {
+    if (Status s = check_redact_pattern(a); !s.ok()) return s;
+    if (a.size() >= 2 && a.front() == '/' && a.back() == '/')
+      patterns.regexes.emplace_back(a.substr(1, a.size() - 2), std::regex::ECMAScript | std::regex::icase);
+    else
+      map.token(a, TokenKind::kRedacted);
+  }
   RedactReport report;
   Capture meta = r->metadata();
   seed_identity(meta, map);
   meta.host.name = map.token(meta.host.name, TokenKind::kHost);
+  seed_metadata(meta, patterns, map);
   const std::map<uint32_t, std::string> object_names = counter_names(meta, "009");
-  RecordContext c{map, object_names, report};
+  RecordContext c{map, object_names, report, patterns, opt};
   bool map_written = false;
   Status st = write_replacing(out, [&](const std::string& tmp) {
     std::unique_ptr<Writer> w;
     Status s = Writer::create(tmp, meta.host, opt.writer, w);
     if (s.ok()) s = redact_records(*r, *w, c);
     if (s.ok()) {
-      report.registry_values = redact_registry(meta.registry, map);
+      report.registry_values = redact_registry(meta.registry, map, report, opt.check);
+      redact_names(meta, map);
       meta.fingerprint_json = redact_fingerprint(meta.fingerprint_json, map);
       s = add_metadata(*w, meta);
     }

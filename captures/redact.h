@@ -4,8 +4,11 @@
 // names, "Foreign" value names, the registry values that hold them), every instance name but the
 // structural ones collectors key on (_Total, processor and disk numbers, drive letters, ...), and
 // free-text registry values; each original gets one token (case-insensitively, as Windows compares
-// names) used everywhere it appears, free text and the fingerprint included. Name tables, object
-// and counter indices, counter types and every value are kept byte for byte.
+// names) used everywhere it appears, free text and the fingerprint included. Per-instance object
+// names keep their product prefix and lose the instance ("MSSQL$FIBU:Buffer Manager" ->
+// "MSSQL$INST-0001:Buffer Manager") in the name tables, registry keys and values, the catalog,
+// name-table answers and the fingerprint; --redact adds names or patterns. Object and counter
+// indices, counter types and every value are kept byte for byte.
 //
 // Contract:
 //  - Streaming: one record is read, redacted and written at a time (the reader gives pages back),
@@ -18,6 +21,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +45,8 @@ enum class TokenKind {
   kAdapter,
   kInstance,
   kText,
+  kNamedInstance,  // the customer's name in a per-instance object name: MSSQL$<name>:Buffer Manager
+  kRedacted,       // --redact NAME or a word /REGEX/ matched
   kCount
 };
 const char* token_kind_name(TokenKind k);  // the map file's key: "host", "process", ...
@@ -53,7 +59,8 @@ class TokenMap {
   std::string token(std::string_view original, TokenKind kind);
   // `text` with every original of this map (longest first) replaced by its token where it stands
   // as a whole word (not inside a longer run of letters and digits), case-insensitively.
-  std::string substitute(std::string_view text) const;
+  // `kinds` (bits of 1 << TokenKind) limits it to those kinds' originals.
+  std::string substitute(std::string_view text, uint32_t kinds = ~0u) const;
   void keep(std::string_view name);  // --keep: never replaced
   bool kept(std::string_view name) const;
   size_t size() const { return by_key_.size(); }
@@ -89,9 +96,28 @@ bool structural_instance_name(std::string_view core);
 // The token kind for the instances of an object, by its English name ("Process", "Web Service").
 TokenKind instance_kind(std::string_view object_name);
 
+// The kinds whose originals are replaced inside object and counter names, help texts, registry
+// keys and providers: a name Windows' tables also use ("Memory" as an instance) must not be.
+inline constexpr uint32_t kInNameKinds =
+    1u << unsigned(TokenKind::kNamedInstance) | 1u << unsigned(TokenKind::kRedacted);
+
+// The instance name a per-instance object name carries: a product prefix, '$', the name the
+// customer gave, then ':' or the end ("MSSQL$FIBU:Buffer Manager", "SQLAgent$FIBU:Jobs",
+// "MSOLAP$TAB", a service key's "MSSQL$FIBU"); empty when `name` is none.
+std::string named_instance(std::string_view name);
+
 struct RedactOptions {
-  std::vector<std::string> keep;  // names left as they are (--keep)
+  std::vector<std::string> keep;    // names left as they are (--keep)
+  std::vector<std::string> redact;  // more names replaced (--redact NAME, or /REGEX/: every word it matches)
+  bool check = false;               // list what looks like a name and was kept (RedactReport::kept)
+  std::set<std::string> ordinary;   // --check: object names (case-folded) Windows itself serves, not listed
   WriterOptions writer;
+};
+
+// A string that looks like a name and was left as it is (--check), and where it is.
+struct KeptName {
+  std::string where;  // "object", "instance of OBJECT", "registry KEY\NAME"
+  std::string text;
 };
 
 struct RedactReport {
@@ -99,7 +125,12 @@ struct RedactReport {
   uint64_t instances_renamed = 0;  // instance names replaced, over every sample
   uint64_t registry_values = 0;    // registry values changed
   uint64_t in_bytes = 0, out_bytes = 0;
+  std::vector<KeptName> kept;  // with RedactOptions::check, each (where, text) once
 };
+
+// A --redact argument: /REGEX/ (ECMAScript, case-insensitive) or a name; InvalidArgument for a
+// regular expression that does not compile.
+Status check_redact_pattern(const std::string& arg);
 
 // Redacts `in` into `out` and writes the mapping to `map_path` (JSON, TokenMap::to_json), both
 // through write_replacing. `map` receives the mapping too.

@@ -17,6 +17,9 @@ inline constexpr char kCurrentVersionKey[] = "SOFTWARE\\Microsoft\\Windows NT\\C
 inline constexpr char kEnvironmentKey[] = "SYSTEM\\CurrentControlSet\\Control\\Session Manager\\Environment";
 inline constexpr char kProductOptionsKey[] = "SYSTEM\\CurrentControlSet\\Control\\ProductOptions";
 inline constexpr char kComputerNameKey[] = "SYSTEM\\CurrentControlSet\\Control\\ComputerName\\ComputerName";
+// Bias (REG_DWORD, minutes: UTC = local + Bias) and TimeZoneKeyName (REG_SZ): a perfmon log's
+// header zone, kept by `import --perfmon` for `series --local-time`.
+inline constexpr char kTimeZoneKey[] = "SYSTEM\\CurrentControlSet\\Control\\TimeZoneInformation";
 
 // The values of a host of `os` with `processors` processors named `computer_name`, in the types
 // Windows stores them (REG_SZ, REG_EXPAND_SZ for the %SystemRoot% paths, REG_DWORD).

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "recorder/build.h"
 #include "recorder/pcap_import.h"
 #include "synth/perfmon_import.h"
+#include "synth/perfmon_text.h"
 #include "synth/profiles.h"
 #include "windows/os.h"
 
@@ -31,6 +33,8 @@ struct ImportOptions {
   bool out_given = false;
   std::string perfmon;  // relog/typeperf CSV or TSV
   std::string profile = "2016";
+  std::string blank = "serve";  // --blank serve|fail
+  synth::PerfmonImportOptions perfmon_opt;
   bool json = false;
 };
 
@@ -79,11 +83,21 @@ int run_perfmon(const ImportOptions& o) {
   synth::PerfmonImportReport rep;
   Status s;
   try {  // out of memory all the same (a log past what the machine holds): an error, no temp file left
-    s = synth::import_perfmon(o.perfmon, o.out_dir, o.profile, rep);
+    s = synth::import_perfmon(o.perfmon, o.out_dir, o.profile, rep, o.perfmon_opt);
   } catch (const std::bad_alloc&) { return fail("import", o.perfmon + ": out of memory (nothing was written)"); }
   if (!s.ok()) return fail("import", s.message());
+  for (const std::string& w : rep.warnings) fmt::print(stderr, "warning: {}\n", w);
+  nlohmann::json blanks = nlohmann::json::array();
+  for (const synth::BlankColumn& b : rep.blanks)
+    blanks.push_back({{"counter", b.counter}, {"count", b.count}, {"lines", b.lines}});
   if (o.json) {
     fmt::print("{}\n", json_text(nlohmann::json{{"log", o.perfmon},
+                                                {"encoding", rep.encoding},
+                                                {"blank_cells", rep.blank_cells},
+                                                {"blanks", blanks},
+                                                {"unserved", rep.unserved},
+                                                {"unserved_examples", rep.unserved_examples},
+                                                {"warnings", rep.warnings},
                                                 {"capture", o.out_dir},
                                                 {"host", rep.host},
                                                 {"profile", rep.profile},
@@ -103,6 +117,15 @@ int run_perfmon(const ImportOptions& o) {
   if (rep.unreproduced)
     fmt::print("  {} value(s) no raw counter can give, the counter kept where it was:\n", rep.unreproduced);
   for (const std::string& e : rep.unreproduced_examples) fmt::print("    {}\n", e);
+  if (rep.blank_cells)
+    fmt::print("  {} blank cell(s) (PDH had no value), served as no value (synth/README.md, Blank cells):\n",
+               rep.blank_cells);
+  for (const synth::BlankColumn& b : rep.blanks)
+    fmt::print("    {}: {} on line(s) {}{}\n", b.counter, b.count, fmt::join(b.lines, ", "),
+               b.lines.size() == synth::kBlankRanges ? ", ..." : "");
+  if (rep.unserved)
+    fmt::print("  {} logged value(s) not served, their instance absent around a blank:\n", rep.unserved);
+  for (const std::string& e : rep.unserved_examples) fmt::print("    {}\n", e);
   return kExitOk;
 }
 
@@ -211,9 +234,35 @@ void add_import(CLI::App& app, int& rc) {
                    "With --perfmon: the OS profile whose title indices and counter types the log's counters get (" +
                        perfsim::windows::os_name_list() + ")")
       ->capture_default_str();
+  c_import
+      ->add_option("--blank", import.blank,
+                   "With --perfmon: a blank cell (PDH had no value) is 'serve'd as no value (synth/README.md, Blank "
+                   "cells) or makes the import 'fail'")
+      ->capture_default_str();
+  c_import->add_flag("--strict", import.perfmon_opt.strict,
+                     "With --perfmon: a torn last row (the collection stopped mid-write) is an error, not dropped");
+  c_import->add_option("--encoding", import.perfmon_opt.encoding,
+                       "With --perfmon: the code page of a log without a byte order mark (an iconv name: CP1252, "
+                       "CP1250, CP850, UTF-8); default: UTF-8 if it is valid, else CP1252 with a warning");
+  c_import
+      ->add_option("--names", import.perfmon_opt.names,
+                   "With --perfmon: the host's lodctr /s backup (or perfcLLL.dat): a localized log's object and "
+                   "counter names map through it to the profile's (\\Prozessor(_Total)\\Prozessorzeit (%) -> "
+                   "Processor, 238)")
+      ->check(input_file());
   c_import->add_flag("--json", import.json, "Machine-readable summary");
   c_import->callback([o, out, &rc] {
     o->out_given = out->count() > 0;
+    if (o->blank != "serve" && o->blank != "fail") {
+      rc = fail("import", "--blank " + o->blank + ": write --blank serve (the default) or --blank fail", kExitUsage);
+      return;
+    }
+    o->perfmon_opt.blank_fail = o->blank == "fail";
+    if (!o->perfmon_opt.encoding.empty())
+      if (Status s = synth::check_encoding(o->perfmon_opt.encoding); !s.ok()) {
+        rc = fail("import", "--encoding: " + s.message(), kExitUsage);
+        return;
+      }
     if (!o->perfmon.empty() && !synth::find_profile(o->profile)) {
       rc = fail("import", windows::check_os_name(o->profile).message(), kExitUsage);
       return;

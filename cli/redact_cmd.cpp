@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 #include <new>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "captures/redact.h"
@@ -11,6 +12,7 @@
 #include "cli/options.h"
 #include "cli/output.h"
 #include "core/json.h"
+#include "synth/profiles.h"
 
 namespace perfsim::cli {
 namespace {
@@ -18,6 +20,8 @@ namespace {
 struct RedactOptions {
   std::string in, out, map;
   std::vector<std::string> keep;
+  std::vector<std::string> redact;
+  bool check = false;
   uint32_t format_version = 2;
   bool json = false;
 };
@@ -27,9 +31,27 @@ std::string default_map_path(const std::string& out) {
   return std::filesystem::path(out).replace_extension(".map.json").string();
 }
 
+// The object names Windows itself serves (every built-in object and counter set, English): the
+// ones --check does not list.
+std::set<std::string> ordinary_names() {
+  std::set<std::string> out;
+  const auto add = [&](const char* n) {
+    std::string f = n ? n : "";
+    for (char& c : f)
+      if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+    out.insert(f);
+  };
+  for (const synth::NameDef& n : synth::builtin_names()) add(n.name);
+  for (const synth::CounterSet& set : synth::counter_sets()) add(set.name);
+  return out;
+}
+
 int run_redact(const RedactOptions& o) {
   captures::RedactOptions opt;
   opt.keep = o.keep;
+  opt.redact = o.redact;
+  opt.check = o.check;
+  if (o.check) opt.ordinary = ordinary_names();
   opt.writer.version = o.format_version;
   const std::string map_path = o.map.empty() ? default_map_path(o.out) : o.map;
   captures::TokenMap map;
@@ -42,6 +64,8 @@ int run_redact(const RedactOptions& o) {
     const int code = s.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure;
     return fail("redact", o.in + ": " + s.ToString() + " (nothing was written)", code);
   }
+  nlohmann::json kept = nlohmann::json::array();
+  for (const captures::KeptName& k : report.kept) kept.push_back({{"where", k.where}, {"name", k.text}});
   if (o.json) {
     nlohmann::json tokens = nlohmann::json::object();
     for (size_t k = 0; k < size_t(captures::TokenKind::kCount); ++k)
@@ -55,11 +79,16 @@ int run_redact(const RedactOptions& o) {
                                                  {"registry_values", report.registry_values},
                                                  {"tokens", tokens},
                                                  {"in_bytes", report.in_bytes},
-                                                 {"out_bytes", report.out_bytes}})));
+                                                 {"out_bytes", report.out_bytes},
+                                                 {"kept", kept}})));
   } else {
     fmt::print("{} -> {}: {} records, {} names replaced by tokens ({} instance names rewritten, {} registry values)\n",
                o.in, o.out, report.records, map.size(), report.instances_renamed, report.registry_values);
     fmt::print("map: {} (keep it: it turns the tokens back into names; do not send it)\n", map_path);
+    if (o.check) {
+      fmt::print("kept as they are ({}; --redact NAME or --redact /REGEX/ replaces one):\n", report.kept.size());
+      for (const captures::KeptName& k : report.kept) fmt::print("  {}: {}\n", k.where, k.text);
+    }
   }
   return kExitOk;
 }
@@ -80,6 +109,16 @@ void add_redact(CLI::App& app, int& rc) {
                 "OUT with .map.json for its extension)")
       ->check(output_file());
   c->add_option("--keep", r.keep, "A name left as it is (repeat for several; compared case-insensitively)");
+  c->add_option("--redact", r.redact,
+                "A name replaced too (a product, a customer's word), or /REGEX/: every word it matches, "
+                "case-insensitively (repeat for several)")
+      ->check([](const std::string& a) {
+        const Status s = captures::check_redact_pattern(a);
+        return s.ok() ? std::string() : s.message() + "; write a name or /REGEX/, e.g. --redact '/acme[a-z]*/'";
+      });
+  c->add_flag("--check", r.check,
+              "Also list every string left as it is that looks like a name (objects Windows does not serve, kept "
+              "instances, registry text), so you see what leaves");
   add_format_option(c, r.format_version);
   c->add_flag("--json", r.json, "Machine-readable summary");
   c->callback([o, &rc] { rc = run_redact(*o); });

@@ -3,6 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -11,6 +15,9 @@
 #include <vector>
 
 #include "captures/reader.h"
+#include "captures/registry_values.h"
+#include "captures/system_values.h"
+#include "captures/writer.h"
 #include "captures/samples.h"
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -27,15 +34,46 @@ struct SeriesOptions {
   std::string path;
   std::vector<std::string> counters;
   std::string lang = "009";
+  std::string out;  // -o FILE: written whole or not at all; empty: stdout
+  bool local_time = false;
   bool json = false;
 };
 
-std::string iso_time(const perfdata::SystemTime& t) {
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", t.year, t.month, t.day, t.hour, t.minute, t.second,
-                     t.ms);
+// The zone times are shown in: UTC, or with --local-time the capture's (an imported log's).
+struct Zone {
+  std::string name = "Coordinated Universal Time";
+  int32_t bias = 0;  // minutes: UTC = local + bias
+};
+
+// The capture's TimeZoneInformation (captures/system_values.h); NotFound when it has none.
+Status capture_zone(const captures::Capture& meta, Zone& z) {
+  const captures::RegistryValue* bias = captures::find_value(meta, captures::kTimeZoneKey, "Bias");
+  if (!bias || bias->data.size() != 4)
+    return Status::NotFound(
+        "it holds no time zone (TimeZoneInformation\\Bias: a capture imported from a perfmon "
+        "log has its header's); its times are UTC");
+  z.bias = int32_t(uint32_t(bias->data[0]) | uint32_t(bias->data[1]) << 8 | uint32_t(bias->data[2]) << 16 |
+                   uint32_t(bias->data[3]) << 24);
+  const captures::RegistryValue* name = captures::find_value(meta, captures::kTimeZoneKey, "TimeZoneKeyName");
+  z.name = name ? captures::reg_sz_text(name->data) : fmt::format("UTC{:+}", -z.bias / 60.0);
+  return Status::Ok();
 }
 
-int run_series(const SeriesOptions& o) {
+perfdata::SystemTime in_zone(const perfdata::SystemTime& utc, const Zone& z) {
+  return perfdata::system_time_of(perfdata::filetime_of(utc) - int64_t(z.bias) * 60 * 10000000);
+}
+
+// ISO 8601 with the zone's offset ("Z" for UTC).
+std::string iso_time(const perfdata::SystemTime& t, int32_t bias) {
+  const int32_t off = -bias;
+  const std::string zone =
+      bias == 0 ? "Z" : fmt::format("{}{:02}:{:02}", off < 0 ? '-' : '+', std::abs(off) / 60, std::abs(off) % 60);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}{}", t.year, t.month, t.day, t.hour, t.minute, t.second,
+                     t.ms, zone);
+}
+
+// The series to `f`; errors are said on stderr (the exit code returned).
+int emit_series(const SeriesOptions& o, std::FILE* f) {
   std::vector<perfdata::CounterPath> asked;
   for (const std::string& text : o.counters) {
     perfdata::CounterPath p;
@@ -46,6 +84,9 @@ int run_series(const SeriesOptions& o) {
   if (Status s = captures::Reader::open(o.path, r); !s.ok()) return fail("series", o.path + ": " + s.ToString());
   for (const auto& w : r->warnings()) fmt::print(stderr, "warning: {}\n", w);
   const std::map<uint32_t, std::string> names = captures::counter_names(r->metadata(), o.lang);
+  Zone zone;
+  if (o.local_time)
+    if (Status s = capture_zone(r->metadata(), zone); !s.ok()) return fail("series", o.path + ": " + s.message());
   const std::vector<uint32_t> ticks = captures::sample_ticks(*r);
   if (ticks.empty()) return fail("series", o.path + ": no samples");
   captures::Samples prev, cur;
@@ -57,9 +98,10 @@ int run_series(const SeriesOptions& o) {
                                       s.message(), o.path));
   nlohmann::json rows = nlohmann::json::array();
   if (!o.json) {
-    std::vector<std::string> header{std::string(perfdata::pdh_csv::kUtcHeader)};
+    std::vector<std::string> header{o.local_time ? perfdata::pdh_csv::header_cell(zone.name, zone.bias)
+                                                 : std::string(perfdata::pdh_csv::kUtcHeader)};
     for (const auto& c : columns) header.push_back(c.path);
-    fmt::print("{}\n", perfdata::pdh_csv::write_row(header));
+    fmt::print(f, "{}\n", perfdata::pdh_csv::write_row(header));
   }
   std::vector<std::optional<double>> values;
   for (size_t i = 0; i < ticks.size(); ++i) {
@@ -78,19 +120,40 @@ int run_series(const SeriesOptions& o) {
     if (o.json) {
       nlohmann::json v = nlohmann::json::array();
       for (const auto& x : values) v.push_back(x ? nlohmann::json(*x) : nlohmann::json());
-      rows.push_back({{"tick", ticks[i]}, {"time", iso_time(when->system_time)}, {"values", v}});
+      rows.push_back(
+          {{"tick", ticks[i]}, {"time", iso_time(in_zone(when->system_time, zone), zone.bias)}, {"values", v}});
       continue;
     }
     // A value the formula has none for (the first sample of a rate) is " ", as relog writes it.
-    std::vector<std::string> line{perfdata::pdh_csv::format_time(when->system_time)};
+    std::vector<std::string> line{perfdata::pdh_csv::format_time(in_zone(when->system_time, zone))};
     for (const auto& x : values) line.push_back(perfdata::pdh_csv::format_value(x));
-    fmt::print("{}\n", perfdata::pdh_csv::write_row(line));
+    fmt::print(f, "{}\n", perfdata::pdh_csv::write_row(line));
   }
   if (o.json) {
     nlohmann::json cols = nlohmann::json::array();
     for (const auto& c : columns) cols.push_back(c.path);
-    fmt::print("{}\n", json_text(nlohmann::json{{"columns", cols}, {"rows", rows}}, 2));
+    fmt::print(f, "{}\n", json_text(nlohmann::json{{"columns", cols}, {"rows", rows}}, 2));
   }
+  return kExitOk;
+}
+
+// To stdout, or with -o to a temporary file renamed over FILE when whole (captures/writer.h), as
+// redact writes: an error or a kill leaves no half series under FILE's name.
+int run_series(const SeriesOptions& o) {
+  if (o.out.empty()) return emit_series(o, stdout);
+  if (Status s = captures::check_replaceable(o.out); !s.ok()) return fail("series", s.message(), kExitUsage);
+  int rc = kExitOk;
+  const Status s = captures::write_replacing(o.out, [&](const std::string& tmp) {
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) return Status::IOError(tmp + ": " + std::strerror(errno));
+    rc = emit_series(o, f);
+    const bool bad = std::ferror(f) != 0;
+    const int err = errno;
+    if (std::fclose(f) != 0 || bad) return Status::IOError(o.out + ": cannot write it: " + std::strerror(err));
+    return rc == kExitOk ? Status::Ok() : Status::InvalidArgument("not written");
+  });
+  if (rc != kExitOk) return rc;
+  if (!s.ok()) return fail("series", s.message());
   return kExitOk;
 }
 
@@ -106,6 +169,10 @@ void add_series(CLI::App& app, int& rc) {
                 "'\\Process(*)\\Working Set' (repeatable; names or title indices)")
       ->required();
   c->add_option("--lang", o->lang, "Language of the name table the names are looked up in")->capture_default_str();
+  c->add_flag("--local-time", o->local_time,
+              "Times in the capture's time zone (an imported perfmon log's header zone), not UTC");
+  c->add_option("--out,-o", o->out, "Write the series to FILE (whole or not at all) instead of stdout")
+      ->check(output_file());
   c->add_flag("--json", o->json, "{\"columns\": [...], \"rows\": [{\"tick\", \"time\", \"values\"}]} instead of CSV");
   c->callback([o, &rc] { rc = run_series(*o); });
 }

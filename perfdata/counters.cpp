@@ -316,6 +316,18 @@ FormattedValue compute_pair(Formula f, uint32_t type, const Raw& prev, const Raw
 
 bool needs_two_samples(uint32_t type) { return winperf::two_sample(type); }  // [CCV]
 
+}  // namespace
+
+bool unchanged_shows_nothing(uint32_t type) {
+  const TypeInfo* info = find_type(type);
+  if (!info) return false;
+  const Formula f = info->formula;
+  return f == Formula::kSampleFraction || f == Formula::kAverageTimer || f == Formula::kAverageBulk ||
+         f == Formula::kPrecision;
+}
+
+namespace {
+
 // Check the result the way PDH does: a negative value has no display (PDH_CALC_NEGATIVE_VALUE).
 FormattedValue finish(FormattedValue v, uint32_t type, const FormatOptions& opt) {
   if (!v.valid()) return v;

@@ -95,6 +95,12 @@ struct RawValues {
 Status raw_for_value(uint32_t type, double value, const Sample* prev, const RawValues* prev_raw, const Sample& cur,
                      RawValues& out);
 
+// True when a raw value and base unchanged since the previous sample format as no value (the
+// base's delta is the denominator: averages, sample fractions, precision timers); a rate, timer or
+// raw count shows a number then (0, or 100 for an inverse timer). `perfsim import --perfmon`
+// holds a blank cell's counter only where this is true.
+bool unchanged_shows_nothing(uint32_t type);
+
 // "PERF_COUNTER_COUNTER" etc.; "UNKNOWN" for a type winperf.h does not name.
 const char* counter_type_name(uint32_t type);
 

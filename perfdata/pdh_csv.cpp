@@ -67,6 +67,18 @@ Status header_bias(std::string_view cell, int32_t& bias) {
   return Status::Ok();
 }
 
+std::string header_cell(std::string_view zone, int32_t bias) {
+  return fmt::format("(PDH-CSV 4.0) ({})({})", zone, bias);
+}
+
+std::string header_zone(std::string_view cell) {
+  // The zone is between the second cell's "(" and the ")(" before the bias.
+  const size_t open = cell.find(") (");
+  const size_t close = cell.rfind(")(");
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open + 3) return "";
+  return std::string(cell.substr(open + 3, close - open - 3));
+}
+
 std::string format_time(const SystemTime& t) {
   return fmt::format("{:02}/{:02}/{:04} {:02}:{:02}:{:02}.{:03}", t.month, t.day, t.year, t.hour, t.minute, t.second,
                      t.ms);

@@ -32,6 +32,11 @@ Status split_row(std::string_view line, char sep, std::vector<std::string>& cell
 // One line (no line ending) of quoted cells.
 std::string write_row(const std::vector<std::string>& cells, char sep = ',');
 
+// The header's first cell for a zone: "(PDH-CSV 4.0) (<zone>)(<bias>)".
+std::string header_cell(std::string_view zone, int32_t bias_minutes);
+// The zone name of a header's first cell ("W. Europe Standard Time"); empty when it has none.
+std::string header_zone(std::string_view first_cell);
+
 // The bias in minutes the header's first cell names (0 for UTC); InvalidArgument if it is not a
 // PDH-CSV header cell.
 Status header_bias(std::string_view first_cell, int32_t& bias_minutes);

@@ -17,7 +17,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "captures/registry_values.h"
+#include "captures/system_values.h"
 #include "captures/writer.h"
+#include "windows/constants.h"
+#include "names/backup.h"
 #include "core/utf16.h"
 #include "perfdata/counters.h"
 #include "perfdata/filetime.h"
@@ -26,6 +30,7 @@
 #include "perfdata/winperf.h"
 #include "synth/catalog.h"
 #include "synth/model_state.h"
+#include "synth/perfmon_text.h"
 
 namespace perfsim::synth {
 namespace {
@@ -36,9 +41,6 @@ namespace csv = perfdata::pdh_csv;
 constexpr char kProvider[] = "PerfmonImport";
 constexpr size_t kNone = size_t(-1);
 constexpr size_t kExamples = 5;
-// The longest line read (the header of a million columns is ~40 MB): a file without line breaks
-// (/dev/zero) is refused here instead of growing a string until memory runs out.
-constexpr size_t kMaxLine = size_t(128) << 20;
 // Served cells (instances x counters, summed over objects) allowed beyond those the columns name:
 // every served sample holds each cell, so a log whose columns each add an instance and a counter
 // would otherwise serve columns^2 values. A dense log (every instance has every counter) has as
@@ -71,10 +73,16 @@ struct Row {
   std::vector<std::optional<double>> values;
 };
 
+// Localized object and counter names -> English, from a `lodctr /s` backup (folded keys).
+using Translation = std::unordered_map<std::string, std::string>;
+
 struct Log {
   std::string path;
+  Translation english;  // empty without --names
+  const PerfmonImportOptions* opt = nullptr;
   char sep = ',';
   int32_t bias = 0;
+  std::string zone;  // the header's time zone name
   std::string machine;
   std::vector<LogObject> objects;
   std::unordered_map<std::string, size_t> object_at;       // folded name -> position (header only)
@@ -82,73 +90,31 @@ struct Log {
   std::vector<std::string> paths;                          // per column, as the header writes it
   uint64_t rows = 0;
   int64_t first = 0, second = 0;  // the first two times (second 0 with one row)
+  uint64_t header_line = 0;
+  std::string encoding;    // what the text was read as
+  uint64_t ansi_high = 0;  // bytes above 0x7F read in the ANSI code page
+  uint64_t torn_line = 0;  // a torn last row, dropped
+  std::string torn_why;
+  // Per column: blank cells after the first row, and their runs of lines (the first kBlankRanges).
+  std::vector<uint64_t> blanks;
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> blank_runs;
 };
 
 Status at_line(const std::string& path, uint64_t line, const std::string& what) {
   return Status::InvalidArgument(fmt::format("{}:{}: {}", path, line, what));
 }
 
-// The log line by line, without line endings (or a UTF-8 byte order mark, which typeperf may
-// write); a line longer than kMaxLine is an error.
-class Lines {
- public:
-  Status open(const std::string& path) {
-    in_.open(path, std::ios::binary);
-    if (!in_) return Status::NotFound(path + ": cannot open it");
-    return Status::Ok();
-  }
-  // `got` false at the end of the file.
-  Status next(std::string& line, bool& got) {
-    got = false;
-    size_t scanned = 0;  // bytes after pos_ known to hold no line break
-    for (;;) {
-      const char* from = buf_.data() + pos_ + scanned;
-      if (const void* nl = std::memchr(from, '\n', buf_.size() - pos_ - scanned)) {
-        const size_t end = size_t(static_cast<const char*>(nl) - buf_.data());
-        line.assign(buf_, pos_, end - pos_);
-        pos_ = end + 1;
-        break;
-      }
-      scanned = buf_.size() - pos_;
-      if (scanned > kMaxLine)
-        return Status::InvalidArgument(fmt::format("a line longer than {} MiB: not a perfmon log", kMaxLine >> 20));
-      if (!fill()) {
-        if (scanned == 0) return Status::Ok();
-        line.assign(buf_, pos_, scanned);
-        pos_ = buf_.size();
-        break;
-      }
-    }
-    got = true;
-    if (++number_ == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    return Status::Ok();
-  }
-  uint64_t number() const { return number_; }
-
- private:
-  static constexpr size_t kChunk = size_t(1) << 20;
-  // Appends the next chunk (dropping what was consumed); false at the end of the file.
-  bool fill() {
-    buf_.erase(0, pos_);
-    pos_ = 0;
-    const size_t old = buf_.size();
-    buf_.resize(old + kChunk);
-    in_.read(buf_.data() + old, std::streamsize(kChunk));
-    buf_.resize(old + size_t(in_.gcount()));
-    return buf_.size() > old;
-  }
-  std::ifstream in_;
-  std::string buf_;
-  size_t pos_ = 0;
-  uint64_t number_ = 0;
-};
-
 std::string folded(std::string_view s) {
   std::string out(s);
   for (char& c : out)
     if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
   return out;
+}
+
+// The English name a localized one stands for (the name itself when the backup has none).
+const std::string& english_of(const Log& log, const std::string& name) {
+  const auto it = log.english.find(folded(name));
+  return it == log.english.end() ? name : it->second;
 }
 
 // Position of `name` (case-insensitively) in `names`, added at the end if new.
@@ -171,31 +137,37 @@ std::string served_name(const std::unordered_set<std::string>& logged, const std
   return logged.count(before) ? base : name;
 }
 
-Status read_header(Lines& lines, Log& log) {
+// The header: the first line that is not blank (typeperf's stdout starts with an empty line).
+Status read_header(LogLines& lines, Log& log) {
   std::string line;
   bool got = false;
-  if (Status s = lines.next(line, got); !s.ok()) return at_line(log.path, 1, s.message());
-  if (!got) return at_line(log.path, 1, "empty file: no PDH-CSV header row");
+  do {
+    if (Status s = lines.next(line, got); !s.ok()) return at_line(log.path, lines.number() + 1, s.message());
+  } while (got && line.find_first_not_of(" \t") == std::string::npos);
+  const uint64_t n = lines.number();
+  log.header_line = n;
+  if (!got) return at_line(log.path, n, "empty file: no PDH-CSV header row");
   // Names go into JSON (the report, redact's map) and UTF-16 (the served data): they must be text.
   if (size_t bad = 0; !valid_utf8(line, &bad))
-    return at_line(log.path, 1,
-                   fmt::format("byte {} (0x{:02X}) is not UTF-8: save the log as UTF-8 (e.g. from a Windows-1252 "
-                               "one: iconv -f WINDOWS-1252 -t UTF-8)",
+    return at_line(log.path, n,
+                   fmt::format("byte {} (0x{:02X}) is not UTF-8: name the log's code page with --encoding (e.g. "
+                               "--encoding CP1252)",
                                bad + 1, static_cast<unsigned char>(line[bad])));
   log.sep = line.find('\t') != std::string::npos ? '\t' : ',';
   std::vector<std::string> cells;
-  if (Status s = csv::split_row(line, log.sep, cells); !s.ok()) return at_line(log.path, 1, s.message());
-  if (Status s = csv::header_bias(cells[0], log.bias); !s.ok()) return at_line(log.path, 1, s.message());
-  if (cells.size() < 2) return at_line(log.path, 1, "no counter columns after the time column");
+  if (Status s = csv::split_row(line, log.sep, cells); !s.ok()) return at_line(log.path, n, s.message());
+  if (Status s = csv::header_bias(cells[0], log.bias); !s.ok()) return at_line(log.path, n, s.message());
+  log.zone = csv::header_zone(cells[0]);
+  if (cells.size() < 2) return at_line(log.path, n, "no counter columns after the time column");
   for (size_t c = 1; c < cells.size(); ++c) {
     perfdata::CounterPath p;
     if (Status s = perfdata::parse_counter_path(cells[c], p); !s.ok())
-      return at_line(log.path, 1, fmt::format("column {}: {}", c + 1, s.message()));
+      return at_line(log.path, n, fmt::format("column {}: {}", c + 1, s.message()));
     if (p.instance == "*")
-      return at_line(log.path, 1, fmt::format("column {}: a wildcard is not a logged counter", c + 1));
+      return at_line(log.path, n, fmt::format("column {}: a wildcard is not a logged counter", c + 1));
     if (log.machine.empty()) log.machine = p.machine;
     if (!iequals(p.machine, log.machine))
-      return at_line(log.path, 1,
+      return at_line(log.path, n,
                      fmt::format("column {} is of machine '{}', column 2 of '{}': one host per capture (relog -c "
                                  "the counters of one machine)",
                                  c + 1, p.machine, log.machine));
@@ -208,7 +180,7 @@ Status read_header(Lines& lines, Log& log) {
     }
     LogObject& obj = log.objects[o];
     if (obj.multi != p.has_instance)
-      return at_line(log.path, 1,
+      return at_line(log.path, n,
                      fmt::format("column {}: object '{}' is named both with and without an instance", c + 1, p.object));
     size_t i = 0;
     if (p.has_instance) {
@@ -240,7 +212,7 @@ Status read_header(Lines& lines, Log& log) {
   log.object_at = {};
   const uint64_t most = std::max(kCellsFloor, kCellsPerColumn * log.paths.size());
   if (served > most)
-    return at_line(log.path, 1,
+    return at_line(log.path, n,
                    fmt::format("its {} columns name instances and counters that make {} served cells (every "
                                "instance of an object has each of its counters) where at most {} are served: "
                                "relog -c fewer counters, or the instances with the same counters",
@@ -250,63 +222,134 @@ Status read_header(Lines& lines, Log& log) {
     LogObject& obj = log.objects[log.object_of[c]];
     size_t& cell = obj.cells[log.instance_of[c] * obj.counters.size() + log.counter_of[c]];
     if (cell != kNone)
-      return at_line(log.path, 1, fmt::format("column {} repeats column {} ({})", c + 2, cell + 2, log.paths[c]));
+      return at_line(log.path, n, fmt::format("column {} repeats column {} ({})", c + 2, cell + 2, log.paths[c]));
     cell = c;
   }
   return Status::Ok();
 }
 
-// The next sample row (blank lines skipped); false at the end of the file.
-Status read_row(Lines& lines, const Log& log, int64_t after, Row& row, bool& got) {
+// Text after the last row, as typeperf's stdout ends ("Exiting, please wait...", "The command
+// completed successfully.", in the host's language): unquoted, its first cell not a time.
+bool closing_text(const std::string& line, char sep) {
+  if (line.empty() || line[0] == '"') return false;
+  int64_t t = 0;
+  return !csv::parse_time(line.substr(0, line.find(sep)), 0, t).ok();
+}
+
+// One sample row's cells, time and values; `torn` when its shape is wrong (a cut quote, missing
+// cells), as a row written only in part is. (A number cut short is still a number: not told.)
+Status parse_row(const std::string& line, const Log& log, std::vector<std::string>& cells, Row& row, bool& torn) {
+  torn = true;
+  if (Status s = csv::split_row(line, log.sep, cells); !s.ok()) return s;
+  if (cells.size() < log.paths.size() + 1)
+    return Status::InvalidArgument(
+        fmt::format("{} cells where the header has {} (a torn or cut row?)", cells.size(), log.paths.size() + 1));
+  torn = false;
+  if (cells.size() != log.paths.size() + 1)
+    return Status::InvalidArgument(fmt::format("{} cells where the header has {}", cells.size(), log.paths.size() + 1));
+  if (Status s = csv::parse_time(cells[0], log.bias, row.time); !s.ok()) return s;
+  row.values.resize(log.paths.size());
+  for (size_t c = 0; c < log.paths.size(); ++c)
+    if (Status s = csv::parse_value(cells[c + 1], row.values[c]); !s.ok())
+      return Status::InvalidArgument(fmt::format("column {} ({}): {}", c + 2, log.paths[c], s.message()));
+  return Status::Ok();
+}
+
+// The next sample row (blank lines skipped); false at the end of the file. A torn row followed
+// only by blank lines or closing text is the last, cut row: dropped (log.torn_line) or, --strict,
+// an error; closing text followed by a row is an error.
+Status read_row(LogLines& lines, Log& log, int64_t after, Row& row, bool& got) {
   got = false;
   std::string line;
   std::vector<std::string> cells;
+  uint64_t text_line = 0, torn_line = 0;
+  Status torn_why;
   for (bool more = true;;) {
     if (Status s = lines.next(line, more); !s.ok()) return at_line(log.path, lines.number() + 1, s.message());
     if (!more) break;
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    if (closing_text(line, log.sep)) {
+      if (!text_line) text_line = lines.number();
+      continue;
+    }
+    if (torn_line) return at_line(log.path, torn_line, torn_why.message());
+    if (text_line)
+      return at_line(log.path, text_line,
+                     "text where a sample row belongs (only typeperf's closing messages may "
+                     "follow the last row)");
+    bool torn = false;
     row.line = lines.number();
-    if (Status s = csv::split_row(line, log.sep, cells); !s.ok()) return at_line(log.path, row.line, s.message());
-    if (cells.size() != log.paths.size() + 1)
-      return at_line(
-          log.path, row.line,
-          fmt::format("{} cells where the header has {} (a torn or cut row?)", cells.size(), log.paths.size() + 1));
-    if (Status s = csv::parse_time(cells[0], log.bias, row.time); !s.ok())
-      return at_line(log.path, row.line, s.message());
+    if (Status s = parse_row(line, log, cells, row, torn); !s.ok()) {
+      if (!torn) return at_line(log.path, row.line, s.message());
+      torn_line = row.line;
+      torn_why = s;
+      continue;
+    }
     if (row.time <= after)
       return at_line(
           log.path, row.line,
           fmt::format("time {} does not come after the previous row's: rows must be in time order", cells[0]));
-    row.values.resize(log.paths.size());
-    for (size_t c = 0; c < log.paths.size(); ++c)
-      if (Status s = csv::parse_value(cells[c + 1], row.values[c]); !s.ok())
-        return at_line(log.path, row.line, fmt::format("column {} ({}): {}", c + 2, log.paths[c], s.message()));
     got = true;
     return Status::Ok();
+  }
+  if (torn_line && log.opt->strict)
+    return at_line(log.path, torn_line,
+                   torn_why.message() +
+                       "; a torn last row (the collection stopped while "
+                       "writing it?): without --strict it is dropped");
+  if (torn_line) {
+    log.torn_line = torn_line;
+    log.torn_why = torn_why.message();
   }
   return Status::Ok();
 }
 
-// First pass: every row checked; which counters ever show a fraction.
+// A blank cell after the first row: counted, its line added to the column's runs; an error with
+// --blank fail.
+Status note_blank(Log& log, size_t c, uint64_t line, uint64_t prev_line) {
+  if (log.opt->blank_fail)
+    return at_line(log.path, line,
+                   fmt::format("column {} ({}) is blank (PDH had no value); without --blank fail it is served as no "
+                               "value (synth/README.md, Blank cells)",
+                               c + 2, log.paths[c]));
+  ++log.blanks[c];
+  auto& runs = log.blank_runs[c];
+  if (!runs.empty() && runs.back().second == prev_line)
+    runs.back().second = line;
+  else if (runs.size() < kBlankRanges)
+    runs.push_back({line, line});
+  return Status::Ok();
+}
+
+// First pass: every row checked; which counters ever show a fraction; the blanks.
 Status scan(const std::string& path, Log& log) {
-  Lines lines;
-  if (Status s = lines.open(path); !s.ok()) return s;
+  LogLines lines;
+  if (Status s = lines.open(path, log.opt->encoding, log.opt->ansi); !s.ok()) return at_line(path, 1, s.message());
   log.path = path;
   if (Status s = read_header(lines, log); !s.ok()) return s;
+  log.blanks.assign(log.paths.size(), 0);
+  log.blank_runs.assign(log.paths.size(), {});
   Row row;
   int64_t last = INT64_MIN;
+  uint64_t prev_line = 0;
   for (bool got = true;;) {
     if (Status s = read_row(lines, log, last, row, got); !s.ok()) return s;
     if (!got) break;
     if (log.rows == 0) log.first = row.time;
     if (log.rows == 1) log.second = row.time;
-    ++log.rows;
-    last = row.time;
-    for (size_t c = 0; c < row.values.size(); ++c)
+    for (size_t c = 0; c < row.values.size(); ++c) {
       if (row.values[c] && std::floor(*row.values[c]) != *row.values[c])
         log.objects[log.object_of[c]].counters[log.counter_of[c]].integral = false;
+      if (!row.values[c] && log.rows > 0)
+        if (Status s = note_blank(log, c, row.line, prev_line); !s.ok()) return s;
+    }
+    ++log.rows;
+    last = row.time;
+    prev_line = row.line;
   }
   if (log.rows == 0) return at_line(path, lines.number() + 1, "no sample rows after the header");
+  log.encoding = lines.encoding();
+  log.ansi_high = lines.ansi_high();
   return Status::Ok();
 }
 
@@ -339,7 +382,8 @@ Status make_catalog(const Spec& spec, const Profile& profile, Log& log, Catalog&
       profile_at.try_emplace(folded(it->second), f);
   std::vector<size_t> profile_object(log.objects.size(), kNone);
   for (size_t o = 0; o < log.objects.size(); ++o)
-    if (auto it = profile_at.find(folded(log.objects[o].name)); it != profile_at.end()) profile_object[o] = it->second;
+    if (auto it = profile_at.find(folded(english_of(log, log.objects[o].name))); it != profile_at.end())
+      profile_object[o] = it->second;
   // Profile objects first, in the profile's order (as Windows returns them), then the custom ones
   // (kNone sorts last), each group in the log's order.
   std::vector<size_t> order(log.objects.size());
@@ -364,7 +408,7 @@ Status make_catalog(const Spec& spec, const Profile& profile, Log& log, Catalog&
       lc.def = co.desc.counters.size();
       size_t p = kNone;
       for (size_t k = 0; known && k < known->size() && p == kNone; ++k)
-        if (!is_base_type((*known)[k].type) && named((*known)[k].index, lc.name)) p = k;
+        if (!is_base_type((*known)[k].type) && named((*known)[k].index, english_of(log, lc.name))) p = k;
       if (p != kNone) {
         co.desc.counters.push_back((*known)[p]);
         if (needs_base((*known)[p].type) && p + 1 < known->size()) co.desc.counters.push_back((*known)[p + 1]);
@@ -401,11 +445,12 @@ perfdata::Sample object_clocks(perfdata::Sample s, const CatalogObject& co) {
 
 // What the second pass carries from row to row.
 struct Writing {
-  const Log* log = nullptr;
+  Log* log = nullptr;
   const Catalog* cat = nullptr;
   std::vector<ObjState> states;                        // per catalog object
   std::vector<std::vector<perfdata::RawValues>> raws;  // per log object: [instance * counters + counter]
   std::vector<std::vector<bool>> had;                  // per log object: present in the previous row
+  std::vector<bool> absent;                            // per catalog object: a single-instance one not served now
   perfdata::Sample prev;
   std::u16string system_name;
   int64_t boot = 0, freq = 0;
@@ -421,17 +466,67 @@ bool has_value(const LogObject& o, size_t instance, const Row* row) {
   return false;
 }
 
-void fill_object(Writing& w, size_t o, const Row& row, const Row* next, const perfdata::Sample& now) {
+// Whether a blank of a counter of `type` formats as no value: in the instance's first sample one
+// that needs two samples; after it one whose unchanged raw value and base have no value (its
+// previous raw is held).
+bool blank_shows_nothing(uint32_t type, bool first) {
+  return first ? two_sample(type) : perfdata::unchanged_shows_nothing(type);
+}
+
+// Whether instance i of `lo` is served in this sample (perfmon_import.h, blank cells); when not
+// because of a blank, `blank` is its column.
+bool served(const LogObject& lo, const ObjState& st, size_t i, const Row& row, const Row* next, bool first,
+            size_t& blank) {
+  blank = kNone;
+  if (!has_value(lo, i, &row) && !(first && has_value(lo, i, next))) return false;
+  const size_t nc = lo.counters.size();
+  for (size_t k = 0; k < nc; ++k) {
+    const size_t c = lo.cells[i * nc + k];
+    if (c != kNone && !row.values[c] && !blank_shows_nothing(st.obj.counters[lo.counters[k].def].type, first)) {
+      blank = c;
+      return false;
+    }
+  }
+  return true;
+}
+
+void unserved(Writing& w, const Row& row, size_t c, const std::string& why) {
+  if (++w.report->unserved <= kExamples)
+    w.report->unserved_examples.push_back(fmt::format("line {}, {}: {}", row.line, w.log->paths[c], why));
+}
+
+// The values of instance i a sample cannot show: all of them when it is absent for `blank`; those
+// that need two samples in its first one after a gap.
+void count_unserved(Writing& w, const LogObject& lo, const ObjState& st, size_t i, const Row& row, size_t blank,
+                    bool present) {
+  const size_t nc = lo.counters.size();
+  for (size_t k = 0; k < nc; ++k) {
+    const size_t c = lo.cells[i * nc + k];
+    if (c == kNone || !row.values[c]) continue;
+    if (!present && blank != kNone)
+      unserved(w, row, c,
+               fmt::format("not served: its instance is absent from this sample ({} is blank)", w.log->paths[blank]));
+    else if (present && two_sample(st.obj.counters[lo.counters[k].def].type))
+      unserved(w, row, c, "not served: the first sample of its instance, absent before (a rate needs two)");
+  }
+}
+
+void fill_object(Writing& w, size_t o, const Row& row, const Row* next, const perfdata::Sample& now, bool first_row) {
   const LogObject& lo = w.log->objects[o];
   ObjState& st = w.states[lo.catalog];
   const perfdata::Sample cur = object_clocks(now, *st.cat), before = object_clocks(w.prev, *st.cat);
   st.obj.instances.clear();
   const size_t nc = lo.counters.size();
   for (size_t i = 0; i < lo.served.size(); ++i) {
-    const bool present = !lo.multi || has_value(lo, i, &row) || has_value(lo, i, next);
     const bool had = w.had[o][i];
+    size_t blank = kNone;
+    const bool present = served(lo, st, i, row, next, !had, blank);
     w.had[o][i] = present;
-    if (!present) continue;
+    if (!present || (!had && !first_row)) count_unserved(w, lo, st, i, row, blank, present);
+    if (!present) {
+      if (!lo.multi) w.absent[lo.catalog] = true;
+      continue;
+    }
     if (lo.multi) st.add_instance(lo.served[i]);
     Bytes& block = lo.multi ? st.obj.instances.back().counter_block : st.obj.counter_block;
     for (size_t k = 0; k < nc; ++k) {
@@ -466,16 +561,17 @@ captures::QueryRecord record(Writing& w, uint32_t tick, const perfdata::Sample& 
   block.default_object = idx::kProcessor;
   perfdata::set_system_name(block, w.system_name);
   // The objects are lent to the block and taken back, as synth's Model does.
-  for (ObjState& st : w.states)
-    if (st.cat->desc.costly == costly) block.objects.push_back(std::move(st.obj));
+  const auto lent = [&](size_t k) { return w.states[k].cat->desc.costly == costly && !w.absent[k]; };
+  for (size_t k = 0; k < w.states.size(); ++k)
+    if (lent(k)) block.objects.push_back(std::move(w.states[k].obj));
   perfdata::fix_counts(block);
   captures::QueryRecord r;
   r.tick = tick;
   r.value_name = costly ? "Costly" : "Global";
   r.payload = perfdata::build(block);
   size_t b = 0;
-  for (ObjState& st : w.states)
-    if (st.cat->desc.costly == costly) st.obj = std::move(block.objects[b++]);
+  for (size_t k = 0; k < w.states.size(); ++k)
+    if (lent(k)) w.states[k].obj = std::move(block.objects[b++]);
   r.size = uint32_t(r.payload.size());
   r.latency_us = costly ? 40000 : 15000;
   r.time_100ns = now.perf_time_100ns + int64_t(r.latency_us) * 10;
@@ -483,12 +579,13 @@ captures::QueryRecord record(Writing& w, uint32_t tick, const perfdata::Sample& 
 }
 
 Status write_samples(const std::string& path, Writing& w, captures::Writer& out) {
-  const Log& log = *w.log;
-  Lines lines;
-  if (Status s = lines.open(path); !s.ok()) return s;
+  Log& log = *w.log;
+  LogLines lines;
+  if (Status s = lines.open(path, log.opt->encoding, log.opt->ansi); !s.ok()) return s;
   std::string header;
-  bool got = false;
-  if (Status s = lines.next(header, got); !s.ok()) return s;
+  bool got = true;
+  while (got && lines.number() < log.header_line)
+    if (Status s = lines.next(header, got); !s.ok()) return s;
   bool any_costly = false;
   for (const ObjState& st : w.states) any_costly |= st.cat->desc.costly;
   Row row, next;
@@ -497,7 +594,8 @@ Status write_samples(const std::string& path, Writing& w, captures::Writer& out)
   for (uint32_t tick = 0; got; ++tick) {
     if (Status s = read_row(lines, log, row.time, next, got_next); !s.ok()) return s;
     const perfdata::Sample now = clocks(row.time, w.boot, w.freq);
-    for (size_t o = 0; o < log.objects.size(); ++o) fill_object(w, o, row, got_next ? &next : nullptr, now);
+    w.absent.assign(w.states.size(), false);
+    for (size_t o = 0; o < log.objects.size(); ++o) fill_object(w, o, row, got_next ? &next : nullptr, now, tick == 0);
     w.prev = now;
     if (Status s = out.append(record(w, tick, now, false)); !s.ok()) return s;
     if (any_costly)
@@ -508,15 +606,58 @@ Status write_samples(const std::string& path, Writing& w, captures::Writer& out)
   return Status::Ok();
 }
 
+// Every language of a `lodctr /s` backup but English, name by name (even indices): its text ->
+// the English name of the same index. A name two indices share keeps the lowest index's.
+Status load_translation(const std::string& path, Translation& english, std::vector<std::string>& warnings) {
+  names::NameSet set;
+  if (Status s = names::load_names(path, set, &warnings); !s.ok()) return s;
+  const names::Strings* en = set.find("009");
+  if (!en) return Status::InvalidArgument(path + ": no English table ([PerfStrings_009]) to map the log's names to");
+  for (const names::Strings& lang : set.languages) {
+    if (&lang == en) continue;
+    for (const auto& [index, text] : lang.text) {
+      const auto it = en->text.find(index);
+      if (index % 2 || index < 2 || it == en->text.end()) continue;
+      english.try_emplace(folded(text), it->second);
+    }
+  }
+  return Status::Ok();
+}
+
+// What the first pass found that the report says: the encoding, blanks, a dropped torn row.
+void report_scan(const Log& log, PerfmonImportReport& report) {
+  report.encoding = log.encoding;
+  if (log.ansi_high)
+    report.warnings.push_back(fmt::format(
+        "{}: no byte order mark and not UTF-8: read as {}, {} byte(s) above 0x7F among them; if names look wrong, "
+        "give the host's ANSI code page with --encoding (CP1250, CP1251, ...)",
+        log.path, log.encoding, log.ansi_high));
+  if (log.torn_line)
+    report.warnings.push_back(
+        fmt::format("{}:{}: a torn last row dropped ({}); --strict refuses it", log.path, log.torn_line, log.torn_why));
+  for (size_t c = 0; c < log.paths.size(); ++c) {
+    if (!log.blanks[c]) continue;
+    report.blank_cells += log.blanks[c];
+    BlankColumn b{log.paths[c], log.blanks[c], {}};
+    for (const auto& [from, to] : log.blank_runs[c])
+      b.lines.push_back(from == to ? std::to_string(from) : fmt::format("{}-{}", from, to));
+    report.blanks.push_back(std::move(b));
+  }
+}
+
 }  // namespace
 
 Status import_perfmon(const std::string& log_path, const std::string& out, const std::string& profile_name,
-                      PerfmonImportReport& report) {
+                      PerfmonImportReport& report, const PerfmonImportOptions& options) {
   report = {};
   const Profile* profile = find_profile(profile_name);
   if (!profile) return Status::InvalidArgument("unknown profile \"" + profile_name + "\"");
   Log log;
+  log.opt = &options;
+  if (!options.names.empty())
+    if (Status s = load_translation(options.names, log.english, report.warnings); !s.ok()) return s;
   if (Status s = scan(log_path, log); !s.ok()) return s;
+  report_scan(log, report);
 
   Spec spec;
   spec.profile = profile_name;
@@ -530,10 +671,16 @@ Status import_perfmon(const std::string& log_path, const std::string& out, const
   spec.interval_ms = uint32_t(interval_ms);
   spec.duration_s = uint32_t(std::min<int64_t>(UINT32_MAX, (log.rows * uint64_t(spec.interval_ms)) / 1000));
   for (const LogObject& o : log.objects)
-    if (iequals(o.name, "Processor") && o.served.size() > 1) spec.processors = uint32_t(o.served.size() - 1);
+    if (iequals(english_of(log, o.name), "Processor") && o.served.size() > 1)
+      spec.processors = uint32_t(o.served.size() - 1);
   Catalog cat;
   if (Status s = make_catalog(spec, *profile, log, cat, report.custom); !s.ok()) return s;
-  const captures::Capture header = build_header(spec, *profile, cat);
+  captures::Capture header = build_header(spec, *profile, cat);
+  // The log's zone, as the host's registry holds it: `series --local-time` shows its local times.
+  captures::set_value(header, captures::kTimeZoneKey, "Bias", windows::kRegDword,
+                      captures::reg_dword(uint32_t(log.bias)));
+  if (!log.zone.empty())
+    captures::set_value(header, captures::kTimeZoneKey, "TimeZoneKeyName", windows::kRegSz, captures::reg_sz(log.zone));
 
   Writing w;
   w.log = &log;
