@@ -299,7 +299,7 @@ const IdentityValue kIdentity[] = {
     {kCurrentVersionKey, "RegisteredOrganization", TokenKind::kOrganization},
 };
 
-// Free-text values kept as they are (known names in them still substituted): facts about the OS
+// Free-text values kept as they are (who the host is still substituted, kInOsFactKinds): facts about the OS
 // and the processor a reproduction needs, none about the customer.
 const std::pair<const char*, const char*> kOsFacts[] = {
     {kCurrentVersionKey, "ProductName"},
@@ -391,8 +391,10 @@ uint64_t redact_registry(std::vector<RegistryValue>& registry, TokenMap& map, Re
     if (const TokenKind* kind = identity_kind(v))
       changed += edit_strings(v, [&](const std::string& s) { return map.token(s, *kind); });
     else if (kept_text(v))  // Perflib's tables as meta.names are: only the kinds that go inside names
-      changed += edit_strings(v, [&, perflib = fold(v.key).find("\\perflib") != std::string::npos](
-                                     const std::string& s) { return map.substitute(s, perflib ? kInNameKinds : ~0u); });
+      changed +=
+          edit_strings(v, [&, perflib = fold(v.key).find("\\perflib") != std::string::npos](const std::string& s) {
+            return map.substitute(s, perflib ? kInNameKinds : kInOsFactKinds);
+          });
     else
       changed += edit_strings(v, [&](const std::string& s) {
         const std::string sub = map.substitute(s);

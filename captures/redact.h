@@ -100,6 +100,12 @@ TokenKind instance_kind(std::string_view object_name);
 // keys and providers: a name Windows' tables also use ("Memory" as an instance) must not be.
 inline constexpr uint32_t kInNameKinds =
     1u << unsigned(TokenKind::kNamedInstance) | 1u << unsigned(TokenKind::kRedacted);
+// The kinds substituted into the OS facts kept as free text (ComSpec, PATHEXT, TEMP, ...): who the
+// host and its people are. Not process or instance names: "cmd" is a process of most hosts, and
+// ComSpec's "cmd.exe" or PATHEXT's ".CMD" are facts about Windows, not about the customer.
+inline constexpr uint32_t kInOsFactKinds = kInNameKinds | 1u << unsigned(TokenKind::kHost) |
+                                           1u << unsigned(TokenKind::kDomain) | 1u << unsigned(TokenKind::kUser) |
+                                           1u << unsigned(TokenKind::kOrganization);
 
 // The instance name a per-instance object name carries: a product prefix, '$', the name the
 // customer gave, then ':' or the end ("MSSQL$FIBU:Buffer Manager", "SQLAgent$FIBU:Jobs",

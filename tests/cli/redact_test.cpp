@@ -412,3 +412,30 @@ TEST_CASE("perfsim redact: a name that is not UTF-8 is redacted and its map stil
   for (const auto& e : fs::directory_iterator(dir.path)) tmp += e.path().string().find(".tmp.") != std::string::npos;
   CHECK(tmp == 0);
 }
+
+TEST_CASE("perfsim redact: a process named cmd leaves ComSpec's cmd.exe and PATHEXT's .CMD as Windows wrote them") {
+  perfsim::testing::TempDir dir("perfsim-redact");
+  const std::string in = (dir.path / "in.perfcap").string(), out = (dir.path / "out.perfcap").string();
+  auto r = run_command(PERFSIM_EXE, "synth -p 2016 --seed 3 --duration 1m --interval 15 -o " + in);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  r = run_command(PERFSIM_EXE, "redact " + in + " -o " + out);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const auto value = [](const std::string& path, const char* name) {
+    std::unique_ptr<captures::Reader> reader;
+    REQUIRE(captures::Reader::open(path, reader).ok());
+    for (const captures::RegistryValue& v : reader->metadata().registry)
+      if (v.name == name) return std::string(v.data.begin(), v.data.end());
+    return std::string();
+  };
+  const auto names = instance_mapping(in, out);
+  REQUIRE(names.count("cmd") == 1);
+  CHECK(names.at("cmd") != "cmd");  // the process itself is a name, tokenized
+  for (const char* name : {"ComSpec", "PATHEXT"}) {
+    INFO(name);
+    const std::string before = value(in, name);
+    CHECK(before.size() > 8);
+    CHECK(value(out, name) == before);
+  }
+}
