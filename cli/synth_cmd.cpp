@@ -31,6 +31,7 @@ struct SynthOptions {
   std::string names;                 // lodctr /s backup or perfcLLL.dat; overrides the spec's [host] names
   std::vector<std::string> roles;    // added to the spec's [host] roles
   std::optional<uint32_t> v2_index;  // first index of V2 counter set names the names file lacks
+  bool strict_names = false;         // refuse objects and counters the names file lacks
   uint32_t format_version = 2;       // capture format: 1 for perfsim before v2
   bool json = false;
 };
@@ -47,6 +48,7 @@ int run_synth(const SynthOptions& o) {
     spec.profile = o.profile;
   }
   if (!o.names.empty()) spec.names_file = o.names;
+  if (o.strict_names) spec.strict_names = true;
   if (o.v2_index) {
     if (*o.v2_index % 2 || *o.v2_index < 2)
       return fail("synth", "--v2-index must be an even index (a name's; its help text takes the odd one after)",
@@ -131,6 +133,9 @@ void add_synth(CLI::App& app, int& rc) {
   c_synth->add_option("--v2-index", synth.v2_index,
                       "With --names: first index for the Perflib V2 counter set names the file lacks (default: after "
                       "its last index)");
+  c_synth->add_flag("--strict-names", synth.strict_names,
+                    "With --names: refuse (exit 2) a host whose objects or counters the file does not name, instead "
+                    "of leaving them out of it (one warning lists what was left out); [host] strict_names");
   c_synth->add_option("--role", synth.roles,
                       "Server role whose objects the host also serves (repeatable): " +
                           perfsim::synth::role_name_list() + "; added to [host] roles");

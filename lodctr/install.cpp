@@ -1,7 +1,9 @@
 #include "lodctr/install.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -9,6 +11,7 @@
 #include "core/utf16.h"
 #include "lodctr/providers.h"
 #include "perfdata/names.h"
+#include "perfdata/select.h"
 #include "windows/constants.h"
 
 namespace perfsim::lodctr {
@@ -22,6 +25,13 @@ uint32_t lang_number(const std::string& lang) {
   return ec == std::errc() && end == lang.data() + lang.size() ? n : 0xFFFFFFFF;
 }
 bool same_lang(const std::string& a, const std::string& b) { return lang_number(a) == lang_number(b); }
+
+// Whether the host is Vista or later (CurrentVersion 6.0 on), where Portuguese keeps its
+// sublanguage; a capture that does not say is taken as one.
+bool vista_or_later(const captures::Capture& cap) {
+  const std::string& v = cap.host.current_version;
+  return v.empty() || !std::isdigit(uint8_t(v[0])) || std::atoi(v.c_str()) >= 6;
+}
 
 // The Counter or Help bytes of one language wherever the capture keeps them: the name tables the
 // host serves for `Counter 009` and the Perflib\009 registry values collectors read over HKLM.
@@ -166,8 +176,11 @@ Status install(captures::Capture& cap_in, const CounterIni& ini, const Symbols& 
   r.last_help = r.first_help + max_offset;
 
   const std::vector<std::string> have = host_languages(cap);
+  const bool vista = vista_or_later(cap);
   for (const std::string& lang : ini.languages) {
-    const auto it = std::find_if(have.begin(), have.end(), [&](const std::string& h) { return same_lang(h, lang); });
+    // The table Windows keeps the language in: an INI's "004" is Perflib\804 (perfdata/select.h).
+    const std::string table = perfdata::perflib_language(lang, vista);
+    const auto it = std::find_if(have.begin(), have.end(), [&](const std::string& h) { return same_lang(h, table); });
     if (it == have.end()) {
       rep.skipped_languages.push_back(lang);
       continue;
@@ -175,9 +188,9 @@ Status install(captures::Capture& cap_in, const CounterIni& ini, const Symbols& 
     rep.languages.push_back(*it);
     for (bool help : {false, true}) {
       size_t added = 0;  // the same in each copy of the table
-      for (Bytes* slot : table_slots(cap, lang, help)) {
+      for (Bytes* slot : table_slots(cap, *it, help)) {
         perfdata::NameTable t;
-        if (Status s = parse_table(*slot, lang, help, t); !s.ok()) return s;
+        if (Status s = parse_table(*slot, *it, help, t); !s.ok()) return s;
         std::set<uint32_t> done;  // the first text of a symbol counts, as GetPrivateProfileString returns it
         for (const Resolved& x : texts) {
           if (x.text->help != help || !same_lang(x.text->lang, lang)) continue;

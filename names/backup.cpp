@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "captures/reader.h"
 #include "captures/registry_values.h"
@@ -12,6 +13,7 @@
 #include "core/text.h"
 #include "core/utf16.h"
 #include "perfdata/names.h"
+#include "perfdata/select.h"
 #include "windows/constants.h"
 #include "windows/registry_keys.h"
 
@@ -83,6 +85,22 @@ const ServiceRange* NameSet::service(const std::string& name) const {
 }
 
 std::optional<uint32_t> NameSet::perflib_value(const std::string& key) const { return value_of(perflib, key); }
+
+Status to_perflib_languages(NameSet& set, bool vista_or_later, std::vector<std::string>* renamed) {
+  std::map<std::string, std::string> taken;  // Perflib name -> section name
+  for (Strings& s : set.languages) {
+    const std::string name = perfdata::perflib_language(s.lang, vista_or_later);
+    if (name.empty()) continue;  // not a LANGID: kept as written
+    const auto [at, fresh] = taken.emplace(name, s.lang);
+    if (!fresh)
+      return Status::InvalidArgument("[PerfStrings_" + at->second + "] and [PerfStrings_" + s.lang +
+                                     "] are one table on this Windows version (Perflib\\" + name + ")");
+    if (name == s.lang) continue;
+    if (renamed) renamed->push_back(s.lang + " -> " + name);
+    s.lang = name;
+  }
+  return Status::Ok();
+}
 
 Status parse_backup(ByteView file, NameSet& out, std::vector<std::string>* warnings) {
   NameSet set;

@@ -61,6 +61,12 @@ struct NameSet {
 std::optional<uint32_t> value_of(const Values& v, const std::string& key);  // case-insensitive
 
 Status parse_backup(ByteView file, NameSet& out, std::vector<std::string>* warnings = nullptr);
+
+// Gives each language the name Windows gives its table on a host of that version
+// (perfdata::perflib_language: a backup's [PerfStrings_0804] is Perflib\804 and `Counter 804`).
+// Two sections naming one table (0416 and 0816 before Vista) are InvalidArgument; `renamed` gets
+// "0804 -> 804" for each language renamed.
+Status to_perflib_languages(NameSet& set, bool vista_or_later, std::vector<std::string>* renamed = nullptr);
 Bytes write_backup(const NameSet& set);
 
 // One language from raw perfcLLL.dat (Counter) and perfhLLL.dat (Help) bytes: REG_MULTI_SZ.

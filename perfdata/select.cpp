@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fmt/format.h>
 #include <set>
 
 #include "core/utf16.h"
@@ -22,7 +23,20 @@ bool to_index(const std::string& t, uint32_t& v) {
 
 bool is_language(std::string_view t) {
   if (iequals(t, "CurrentLanguage")) return true;
-  return t.size() == 3 && std::all_of(t.begin(), t.end(), [](char c) { return std::isxdigit(uint8_t(c)); });
+  return !t.empty() && t.size() <= 4 &&
+         std::all_of(t.begin(), t.end(), [](char c) { return std::isxdigit(uint8_t(c)); });
+}
+
+std::string perflib_language(std::string_view t, bool vista_or_later) {
+  if (!is_language(t)) return "";
+  if (iequals(t, "CurrentLanguage")) return std::string(t);
+  const uint32_t id = uint32_t(std::stoul(std::string(t), nullptr, 16));
+  const uint32_t primary = id & 0x3FF;
+  constexpr uint32_t kChinese = 0x04, kPortuguese = 0x16;
+  uint32_t name = primary;
+  if (primary == kChinese) name = id == primary ? 0x804 : id;
+  if (primary == kPortuguese && vista_or_later) name = id == primary ? 0x416 : id;
+  return fmt::format("{:03X}", name);
 }
 
 Query parse_query(std::string_view name) {
@@ -46,8 +60,10 @@ Query parse_query(std::string_view name) {
     }
     if (t.size() == 2 && is_language(t[1])) {
       q.kind = kind;
-      q.lang = t[1];
-      for (char& c : q.lang) c = char(std::toupper(uint8_t(c)));
+      // The LANGID as a number: "9", "009" and "0009" name one table (Microsoft's own sample
+      // asks for "Counter %d"; perfdata/README.md).
+      q.lang =
+          iequals(t[1], "CurrentLanguage") ? "CURRENTLANGUAGE" : fmt::format("{:03X}", std::stoul(t[1], nullptr, 16));
       return q;
     }
     return q;  // "Counter xyz": unknown

@@ -13,6 +13,7 @@ namespace {
 using namespace winperf;
 
 using os_version::kWin10;  // counters added later than their set (SetCounter::since)
+using os_version::kWin7;   // counters dropped after their version (SetCounter::until)
 using os_version::kWin8;
 
 CounterSet processor_information() {
@@ -481,20 +482,26 @@ constexpr uint32_t L = PERF_COUNTER_LARGE_RAWCOUNT, T = PERF_100NSEC_TIMER;
 // Terminal Services Session (Win32_PerfRawData_TermService_TerminalServicesSession): per session,
 // the Process counters of its processes and the session's protocol traffic. The Process counters
 // and the traffic counters' types are those the Windows Server 2003 counter reference lists for
-// the object (technet cc960280); served from Vista, whose Process byte counters are 64-bit.
+// the object (technet cc960280); served from Vista, whose Process byte counters are 64-bit. The
+// traffic counters (bytes, frames, errors) end with 6.1 (Windows 7 / 2008 R2): Windows 8 / 2012
+// on register only the Process counters for the object (real `lodctr /s` backups of Windows 8+
+// hosts lack the traffic counters' names, issue 45 section 3; windows_exporter's terminal_services
+// collector reads just those 15), and RDP 8's per-session traffic is the RemoteFX Network object's.
 CounterSet terminal_services_session() {
-  return {
-      Family::kTerminalServicesSession,
-      "Terminal Services Session",
-      "Resources and protocol traffic of each Terminal Services session.",
-      "TermService",
-      true,
-      {n("% Processor Time", T),     n("% User Time", T),        n("% Privileged Time", T),   n("Thread Count", R),
-       n("Handle Count", R),         n("Page Faults/sec", C),    n("Working Set", L),         n("Working Set Peak", L),
-       n("Virtual Bytes", L),        n("Virtual Bytes Peak", L), n("Private Bytes", L),       n("Page File Bytes", L),
-       n("Page File Bytes Peak", L), n("Pool Paged Bytes", R),   n("Pool Nonpaged Bytes", R), n("Input Bytes", C),
-       n("Output Bytes", C),         n("Total Bytes", C),        n("Input Frames", C),        n("Output Frames", C),
-       n("Total Frames", C),         n("Input Errors", R),       n("Output Errors", R),       n("Total Errors", R)}};
+  auto traffic = [](const char* name, uint32_t type) { return SetCounter{name, name, type, 0, 100, 0, kWin7}; };
+  return {Family::kTerminalServicesSession,
+          "Terminal Services Session",
+          "Resources and protocol traffic of each Terminal Services session.",
+          "TermService",
+          true,
+          {n("% Processor Time", T),     n("% User Time", T),         n("% Privileged Time", T),
+           n("Thread Count", R),         n("Handle Count", R),        n("Page Faults/sec", C),
+           n("Working Set", L),          n("Working Set Peak", L),    n("Virtual Bytes", L),
+           n("Virtual Bytes Peak", L),   n("Private Bytes", L),       n("Page File Bytes", L),
+           n("Page File Bytes Peak", L), n("Pool Paged Bytes", R),    n("Pool Nonpaged Bytes", R),
+           traffic("Input Bytes", C),    traffic("Output Bytes", C),  traffic("Total Bytes", C),
+           traffic("Input Frames", C),   traffic("Output Frames", C), traffic("Total Frames", C),
+           traffic("Input Errors", R),   traffic("Output Errors", R), traffic("Total Errors", R)}};
 }
 
 // Job Object (Win32_PerfRawData_PerfProc_JobObject): each named job's processes.
@@ -557,7 +564,7 @@ void register_counter_sets(const Profile& p, std::vector<ObjectDesc>* objects, s
     o.family = set.family;
     o.perflib = object_version(served_name(p, set))->perflib;
     for (const SetCounter& c : set.counters) {
-      if (c.since > version) continue;
+      if (c.since > version || (c.until && c.until < version)) continue;
       const uint32_t i = take(c.name, c.help);
       o.counters.push_back({i, c.type, size_for(c.type), c.detail, 0, c.name});
       o.object_timer |= c.type == PERF_ELAPSED_TIME;  // Elapsed Time needs the 100 ns object clock

@@ -226,12 +226,13 @@ void Model::State::step_custom(Custom& c, int64_t dt, double t) {
   const double dt_s = double(dt) / k100ns;
   const int64_t freq = profile->host.perf_freq;
   for (CustomInstance& ci : c.instances) {
-    size_t k = 0;  // spec counter
     for (size_t i = 0; i < co.desc.counters.size(); ++i) {
       const CounterDesc& d = co.desc.counters[i];
       if (is_base_type(d.type)) continue;
       const CounterSpec& cs = *co.spec_of[i];
-      const double v = scaled(cs.value, ci.signals[k++].at(t), ci.scale);
+      // Its own generator, by its place in the spec: a names file may have left others out.
+      const size_t k = size_t(&cs - co.custom->counters.data());
+      const double v = scaled(cs.value, ci.signals[k].at(t), ci.scale);
       double& acc = ci.acc[i];
       switch (d.type) {
         case PERF_COUNTER_COUNTER:

@@ -183,10 +183,7 @@ Status place_v2_names(const Spec& spec, const Catalog& cat, names::NameSet& set,
 
 }  // namespace
 
-Status apply_names_file(const Spec& spec, const Catalog& cat, captures::Capture& header, Renamer& renamer,
-                        std::vector<std::string>& notes) {
-  if (spec.names_file.empty() && spec.names_text.empty()) return Status::Ok();
-  names::NameSet set;
+Status load_names_file(const Spec& spec, const Profile& profile, names::NameSet& set, std::vector<std::string>& notes) {
   std::vector<std::string> warnings;
   if (spec.names_text.empty()) {
     if (Status s = names::load_names(spec.names_file, set, &warnings); !s.ok()) return s;
@@ -197,6 +194,72 @@ Status apply_names_file(const Spec& spec, const Catalog& cat, captures::Capture&
     for (std::string& w : warnings) w = spec.names_file + ": " + w;
   }
   for (const std::string& w : warnings) notes.push_back("warning: " + w);
+  const uint32_t version = version_of(profile);  // 0: Samba, which answers as a Vista-era host
+  std::vector<std::string> renamed;
+  if (Status s = names::to_perflib_languages(set, version == 0 || version >= os_version::kVista, &renamed); !s.ok())
+    return Status::InvalidArgument(spec.names_file + ": " + s.message());
+  if (!renamed.empty())
+    notes.push_back(
+        fmt::format("{}: languages named as this Windows version names them (Perflib\\LLL, Counter LLL): {}",
+                    spec.names_file, fmt::join(renamed, ", ")));
+  return Status::Ok();
+}
+
+Status leave_out_unnamed(const Spec& spec, const names::NameSet& set, Catalog& cat, std::vector<std::string>& notes) {
+  const names::Strings* en = set.find("009");
+  if (!en) return Status::Ok();  // names::place says what is wrong
+  std::set<std::string> have;
+  for (const auto& [index, text] : en->text)
+    if (index % 2 == 0 && index > 1) have.insert(folded(text));
+  std::map<uint32_t, std::string> english(cat.names.begin(), cat.names.end());
+  auto named = [&](uint32_t index) { return have.count(folded(english[index])) != 0; };
+  std::vector<std::string> left, missing;  // the note's items; strict's, one per name
+  for (auto o = cat.objects.begin(); o != cat.objects.end();) {
+    const std::string object = english[o->desc.index];
+    if (o->desc.perflib == Perflib::kV2) {
+      ++o;
+      continue;
+    }
+    if (!named(o->desc.index)) {
+      left.push_back(object);
+      missing.push_back("object \"" + object + "\"");
+      o = cat.objects.erase(o);
+      continue;
+    }
+    std::vector<CounterDesc>& cs = o->desc.counters;
+    size_t gone = 0;
+    for (size_t i = 0; i < cs.size();) {
+      if (named(cs[i].index)) {
+        ++i;
+        continue;
+      }
+      if (!is_base(cs[i].type)) {
+        ++gone;
+        missing.push_back("counter \"" + english[cs[i].index] + "\" of \"" + object + "\"");
+      }
+      if (o->desc.default_counter > int32_t(i))
+        --o->desc.default_counter;
+      else if (o->desc.default_counter == int32_t(i))
+        o->desc.default_counter = 0;
+      cs.erase(cs.begin() + ptrdiff_t(i));  // its base (same index) goes next
+      if (!o->spec_of.empty()) o->spec_of.erase(o->spec_of.begin() + ptrdiff_t(i));
+    }
+    if (gone) left.push_back(fmt::format("{} counter{} of {}", gone, gone == 1 ? "" : "s", object));
+    ++o;
+  }
+  if (left.empty()) return Status::Ok();
+  if (spec.strict_names)
+    return Status::InvalidArgument(fmt::format(
+        "{}: [PerfStrings_009] lacks {} English name(s) the host serves: {} (--strict-names; without it they are left "
+        "out of the host, as a Windows host that did not register them lacks them)",
+        spec.names_file, missing.size(), fmt::join(missing, ", ")));
+  notes.push_back(fmt::format("warning: {}: the file does not name them, so the host does not serve them; left out: {}",
+                              spec.names_file, fmt::join(left, ", ")));
+  return Status::Ok();
+}
+
+Status apply_names_file(const Spec& spec, names::NameSet set, const Catalog& cat, captures::Capture& header,
+                        Renamer& renamer, std::vector<std::string>& notes) {
   if (Status s = place_v2_names(spec, cat, set, notes); !s.ok())
     return Status::InvalidArgument(spec.names_file + ": " + s.message());
   std::map<uint32_t, std::string> english(cat.names.begin(), cat.names.end());

@@ -13,6 +13,7 @@
 
 #include "captures/capture.h"
 #include "core/status.h"
+#include "names/backup.h"
 #include "perfdata/model.h"
 #include "synth/catalog.h"
 #include "synth/spec.h"
@@ -34,11 +35,23 @@ class Renamer {
   std::vector<uint32_t> saved_;
 };
 
-// Reads spec.names_file, places the catalog's objects and counters by their English names and
-// rewrites `header` (built by build_header) for the file. InvalidArgument names the file and what
-// it lacks; `notes` gets the file's warnings (lines skipped) and one line saying where the names
-// of Perflib V2 counter sets the file lacks were placed.
-Status apply_names_file(const Spec& spec, const Catalog& catalog, captures::Capture& header, Renamer& renamer,
-                        std::vector<std::string>& notes);
+// Reads spec.names_file (or names_text) into `set`, its languages named as a host of `profile`'s
+// version names them (names::to_perflib_languages). `notes` gets the file's warnings and one line
+// naming the languages renamed.
+Status load_names_file(const Spec& spec, const Profile& profile, names::NameSet& set, std::vector<std::string>& notes);
+
+// The backup is what the host registered: the V1 objects and counters whose English names its 009
+// table lacks are taken out of `catalog` (a custom object's counters with their spec entries), and
+// one note lists them ("left out: 8 counters of Terminal Services Session, .NET CLR Memory, ...").
+// With spec.strict_names they are InvalidArgument instead, each named. Perflib V2 counter sets are
+// never left out: no backup holds their names (apply_names_file places them).
+Status leave_out_unnamed(const Spec& spec, const names::NameSet& set, Catalog& catalog,
+                         std::vector<std::string>& notes);
+
+// Places the catalog's objects and counters by their English names in `set` and rewrites `header`
+// (built by build_header) for the file. InvalidArgument names the file and what it lacks; `notes`
+// gets one line saying where the names of Perflib V2 counter sets the file lacks were placed.
+Status apply_names_file(const Spec& spec, names::NameSet set, const Catalog& catalog, captures::Capture& header,
+                        Renamer& renamer, std::vector<std::string>& notes);
 
 }  // namespace perfsim::synth

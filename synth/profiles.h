@@ -87,7 +87,8 @@ struct NameDef {
 };
 
 // A counter of a counter set (an object registered after the standard ones): its 009 name and
-// help, type, detail and the first OS version that has it when later than its set's.
+// help, type, detail, the first OS version that has it when later than its set's and the last one
+// when earlier.
 struct SetCounter {
   const char* name;
   const char* help;
@@ -95,6 +96,7 @@ struct SetCounter {
   uint32_t base = 0;  // base counter type following it, 0 for none
   uint32_t detail = 100;
   uint32_t since = 0;  // major * 100 + minor; 0 = as its set
+  uint32_t until = 0;  // major * 100 + minor of the last version serving it; 0 = as its set
 };
 
 struct CounterSet {
@@ -110,7 +112,7 @@ struct CounterSet {
   const char* legacy_name = nullptr;
 };
 
-// Windows versions as major * 100 + minor, the unit of ObjectVersion and SetCounter::since.
+// Windows versions as major * 100 + minor, the unit of ObjectVersion and SetCounter::since/until.
 namespace os_version {
 inline constexpr uint32_t kNt4 = 400, k2000 = 500, kXp = 501, k2003 = 502, kVista = 600, kWin7 = 601, kWin8 = 602,
                           kWin10 = 1000;

@@ -314,7 +314,7 @@ Status read_spec(const config::Doc& doc, Spec& out) {
   const json& h = section("host");
   Status s = r.keys(h, "host",
                     {"name", "profile", "seed", "start", "duration", "interval", "processors", "memory_mb", "uptime",
-                     "process_v1_disabled", "names", "roles", "v2_index"});
+                     "process_v1_disabled", "names", "strict_names", "roles", "v2_index"});
   if (s.ok()) s = r.string(h, "host", "name", spec.host_name);
   if (s.ok() && h.contains("name") && (spec.host_name.empty() || spec.host_name.size() > 63))
     s = r.fail("host.name", "1 to 63 characters");
@@ -348,6 +348,7 @@ Status read_spec(const config::Doc& doc, Spec& out) {
     spec.process_v1_disabled = b;
   }
   if (s.ok()) s = r.string(h, "host", "names", spec.names_file);
+  if (s.ok()) s = r.boolean(h, "host", "strict_names", spec.strict_names);
   if (s.ok()) s = r.strings(h, "host", "roles", spec.roles);
   if (s.ok()) {
     if (Status rs = check_roles(spec.roles); !rs.ok()) s = r.fail("host.roles", rs.message());

@@ -73,6 +73,9 @@ struct Spec {
   // First index for the names of Perflib V2 counter sets the names file lacks; 0: after its last
   // index (synth/README.md, "Names files without V2 counter sets").
   uint32_t v2_index = 0;
+  // With a names file: objects and counters it does not name are refused (false: left out of the
+  // host, listed in one note).
+  bool strict_names = false;
   // Server roles (roles.h): their objects come after the OS's and before [[objects]].
   std::vector<std::string> roles;
   // [load]: displayed values driving the built-in objects

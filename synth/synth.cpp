@@ -70,9 +70,17 @@ Status Synthesizer::create(const Spec& spec, std::unique_ptr<Synthesizer>& out) 
   if (!impl->profile) return Status::InvalidArgument("spec: unknown profile \"" + spec.profile + "\"");
   if (Status s = resolve_memory(*impl->profile, impl->spec); !s.ok()) return s;
   if (Status s = build_catalog(impl->spec, *impl->profile, impl->catalog); !s.ok()) return s;
+  const bool named = !spec.names_file.empty() || !spec.names_text.empty();
+  names::NameSet names;
+  if (named) {
+    if (Status s = load_names_file(impl->spec, *impl->profile, names, impl->notes); !s.ok()) return s;
+    if (Status s = leave_out_unnamed(impl->spec, names, impl->catalog, impl->notes); !s.ok()) return s;
+  }
   impl->header = build_header(impl->spec, *impl->profile, impl->catalog);
-  if (Status s = apply_names_file(impl->spec, impl->catalog, impl->header, impl->renamer, impl->notes); !s.ok())
-    return s;
+  if (named) {
+    Status s = apply_names_file(impl->spec, std::move(names), impl->catalog, impl->header, impl->renamer, impl->notes);
+    if (!s.ok()) return s;
+  }
   impl->ticks = std::max<uint32_t>(1, uint32_t(uint64_t(spec.duration_s) * 1000 / spec.interval_ms));
   impl->timing = Rng(mix_seed(spec.seed, 0x74696d65));
   impl->system_name = utf8_to_utf16(host_name(spec));

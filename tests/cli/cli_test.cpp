@@ -487,6 +487,26 @@ TEST_CASE("names export and synth --names round-trip a backup byte for byte and 
   CHECK(r.err.find("PerfStrings") != std::string::npos);
 }
 
+TEST_CASE("synth --names leaves out what the backup does not name, in one line, and --strict-names refuses it") {
+  TempDir d;
+  const std::string old_host = (d.path / "w2k.perfcap").string(), ini = (d.path / "w2k.ini").string();
+  REQUIRE(run_perfsim("synth --profile win2000 --duration 30 -o " + old_host).code == 0);
+  REQUIRE(run_perfsim("names export " + old_host + " -o " + ini).code == 0);
+  // A 2016 host named by a Windows 2000 backup: no TCPv4, no .NET CLR objects registered.
+  const std::string out = (d.path / "2016.perfcap").string();
+  Run r = run_perfsim("synth --profile 2016 --duration 30 --names " + ini + " -o " + out);
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.err.find("left out: ") != std::string::npos);
+  CHECK(r.err.find(".NET CLR Memory") != std::string::npos);
+  CHECK(r.err.find("left out: ", r.err.find("left out: ") + 1) == std::string::npos);  // one line
+  r = run_perfsim("synth --profile 2016 --duration 30 --strict-names --names " + ini + " -o " + out + ".strict");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("object \"TCPv4\"") != std::string::npos);
+  CHECK(r.err.find("--strict-names") != std::string::npos);
+  CHECK_FALSE(fs::exists(out + ".strict"));
+}
+
 TEST_CASE("record captures a served host, serve --profile changes what the fingerprint finds") {
   TempDir d;
   const std::string out = (d.path / "rec.perfcap").string();

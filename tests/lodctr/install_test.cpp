@@ -187,6 +187,33 @@ void check_refused(const captures::Capture& before, captures::Capture& cap, cons
   CHECK(same_names_and_registry(before, cap));
 }
 
+// Microsoft, "Adding Counter Names and Descriptions to the Registry": "If you specify the primary
+// identifier only, lodctr uses 804 (simplified Chinese) and 416 (Portuguese)" (Vista on).
+TEST_CASE("an INI's Chinese primary id installs into Perflib key 804, a 4-digit 0416 into 416") {
+  captures::Capture cap = host();
+  const uint32_t fc = dword(cap, kPerflibKey, "Last Counter") + 2;
+  for (const char* lang : {"804", "416"}) {
+    captures::NameTable t = cap.names.at(0);
+    t.lang = lang;
+    cap.names.push_back(t);
+    cap.registry.push_back({std::string(kPerflibKey) + "\\" + lang, "Counter", 7, t.counter});
+    cap.registry.push_back({std::string(kPerflibKey) + "\\" + lang, "Help", 7, t.help});
+  }
+  const Loaded l = parsed(
+      "[info]\ndrivername=Dev\nsymbolfile=dev.h\n[languages]\n009=English\n004=Chinese\n0416=Portuguese\n[text]\n"
+      "OBJ_009_NAME=Device\nOBJ_004_NAME=设备\nOBJ_0416_NAME=Dispositivo\n",
+      "#define OBJ 0\n");
+  InstallReport rep;
+  REQUIRE(install(cap, l.ini, l.symbols, &rep).ok());
+  CHECK(rep.languages == std::vector<std::string>{"009", "804", "416"});
+  CHECK(rep.skipped_languages.empty());
+  for (auto get : {served, registry_table}) {
+    CHECK(text_at(get(cap, "804", false), fc) == "设备");
+    CHECK(text_at(get(cap, "416", false), fc) == "Dispositivo");
+    CHECK(text_at(get(cap, "009", false), fc) == "Device");
+  }
+}
+
 TEST_CASE("lodctr errors change nothing: odd offset, undefined symbol, unlisted language, loaded twice") {
   const captures::Capture before = host();
   captures::Capture cap = before;

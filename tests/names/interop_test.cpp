@@ -8,6 +8,7 @@
 
 #include "../interop/support.h"
 #include "localized_host.h"
+#include "windows_backup.h"
 #include "replayer/host.h"
 #include "tests/common/served_host.h"
 
@@ -112,6 +113,79 @@ TEST_CASE("python3-samba: German names through Counter 007 give the English path
 TEST_CASE("impacket: German names through Counter 007 give the English path's values and the spec's",
           "[names][interop]") {
   check_values("impacket");
+}
+
+// A table a client received (hex of REG_MULTI_SZ bytes) as index -> text.
+std::map<uint32_t, std::string> received(const json& hex_text) {
+  REQUIRE(hex_text.is_string());
+  const std::string h = hex_text.get<std::string>();
+  Bytes b;
+  for (size_t i = 0; i + 1 < h.size(); i += 2) b.push_back(uint8_t(std::stoi(h.substr(i, 2), nullptr, 16)));
+  perfdata::NameTable t;
+  REQUIRE(perfdata::parse_names(b, t).ok());
+  return t.to_map();
+}
+
+// Every text of the backup's section is in the table received, at its index (the tables also hold
+// the V2 counter sets' names, placed after the file's last index: names/README.md).
+void check_has(const json& counter, const json& help, const names::Language& l) {
+  const std::map<uint32_t, std::string> c = received(counter), h = received(help);
+  for (const auto& [index, text] : l.text) {
+    INFO(index);
+    const std::map<uint32_t, std::string>& in = index % 2 ? h : c;
+    REQUIRE(in.count(index));
+    CHECK(in.at(index) == text);
+  }
+}
+
+// A Vista-era host whose backup (UTF-16LE with a BOM) has [PerfStrings_0804], 0404, 0416, 0816 and
+// 0C0A tables: a real client reads each under the name Windows gives it (Microsoft, "Retrieving
+// Counter Names and Help Text": Chinese and Portuguese with their sublanguage, the others by
+// their primary language) over HKEY_PERFORMANCE_DATA and Perflib\<LLL> over HKLM.
+void check_sublanguages(const std::string& client) {
+  uint32_t last = 0;
+  const std::vector<names::Entry> strings = names::v1_strings("2008", last);
+  synth::Spec spec;
+  spec.profile = "2008";
+  spec.duration_s = 15;
+  spec.interval_ms = 15000;
+  spec.process_count = 5;
+  spec.names_file = "ZH-CN.INI";
+  const Bytes file = names::localized_backup(strings, last, names::sublanguages(), true);
+  spec.names_text.assign(file.begin(), file.end());
+  captures::Capture cap;
+  REQUIRE(synth::synthesize(spec, cap).ok());
+  const std::map<std::string, std::string> served = {{"0804", "804"}, {"0404", "404"},
+                                                     {"0416", "416"}, {"0816", "816"},
+                                                     {"0C0A", "00A"}, {"CurrentLanguage", "CurrentLanguage"}};
+  std::string args = "--tables 'Counter 0804' 'Help 0804'";
+  for (const auto& [section, lang] : served) args += " 'Counter " + lang + "' 'Help " + lang + "'";
+  args += " --perflib 804 CurrentLanguage";
+  const json out = run_client(client, args, stepping_host(cap));
+  for (const names::Language& l : names::sublanguages()) {
+    const std::string lang = served.at(l.section);
+    INFO(client << " [PerfStrings_" << l.section << "] as " << lang);
+    check_has(out["tables"]["Counter " + lang], out["tables"]["Help " + lang], l);
+    if (lang == "804" || lang == "CurrentLanguage")
+      check_has(out["perflib"][lang]["Counter"], out["perflib"][lang]["Help"], l);
+  }
+  // The LANGID is read as a number: the backup's own spelling reads the same table.
+  CHECK(out["tables"]["Counter 0804"] == out["tables"]["Counter 804"]);
+  CHECK(out["tables"]["Help 0804"] == out["tables"]["Help 804"]);
+}
+
+TEST_CASE(
+    "python3-samba reads a Vista host's 0804, 0404, 0416, 0816 and 0C0A tables as Counter 804, 404, 416, "
+    "816, 00A and Perflib key 804",
+    "[names][interop]") {
+  check_sublanguages("samba");
+}
+
+TEST_CASE(
+    "impacket reads a Vista host's 0804, 0404, 0416, 0816 and 0C0A tables as Counter 804, 404, 416, 816, "
+    "00A and Perflib key 804",
+    "[names][interop]") {
+  check_sublanguages("impacket");
 }
 
 }  // namespace

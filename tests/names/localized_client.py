@@ -6,13 +6,14 @@ time) and formats the counter between the two samples. Prints one JSON object on
   {"tables": {VALUE: hex of the bytes received}, "reads": [{lang, object, counter, object_index,
    counter_index, type, value}], "errors": [...]}
 Usage: localized_client.py --port P --client samba|impacket --tables "Counter 007" ...
-       --read LANG OBJECT COUNTER (repeatable)"""
+       --read LANG OBJECT COUNTER (repeatable) --perflib 804 ... (HKLM Perflib\\<LANG> Counter, Help)"""
 import argparse
 import json
 import struct
 import sys
 
 ERROR_MORE_DATA = 234
+PERFLIB = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib"
 PERF_COUNTER_COUNTER = 0x10410400
 PERF_COUNTER_BULK_COUNT = 0x10410500
 PERF_COUNTER_RAWCOUNT = 0x00010000
@@ -29,15 +30,23 @@ class SambaClient:
         creds.guess(lp)
         creds.set_anonymous()
         self.conn = winreg.winreg(f"ncacn_ip_tcp:127.0.0.1[{port}]", lp, creds)
-        self.hkpd = self.conn.OpenHKPD(None, security.SEC_FLAG_MAXIMUM_ALLOWED)
+        self.access = security.SEC_FLAG_MAXIMUM_ALLOWED
+        self.hkpd = self.conn.OpenHKPD(None, self.access)
 
-    def query(self, name):
+    def perflib(self, lang, value):
+        """HKLM\\...\\Perflib\\<lang> <value>, as a collector reads it over HKLM."""
+        k = self.winreg.String()
+        k.name = PERFLIB + "\\" + lang
+        key = self.conn.OpenKey(self.conn.OpenHKLM(None, self.access), k, 0, self.access)
+        return self.query(value, key)
+
+    def query(self, name, key=None):
         s = self.winreg.String()
         s.name = name
         offer = 65536
         for _ in range(12):
             try:
-                _, data, _, _ = self.conn.QueryValue(self.hkpd, s, 0, [], offer, 0)
+                _, data, _, _ = self.conn.QueryValue(key or self.hkpd, s, 0, [], offer, 0)
                 return bytes(data)
             except self.WERRORError as e:
                 if e.args[0] != ERROR_MORE_DATA:
@@ -57,8 +66,13 @@ class ImpacketClient:
         self.dce.bind(rrp.MSRPC_UUID_RRP)
         self.hkpd = rrp.hOpenPerformanceData(self.dce)["phKey"]
 
-    def query(self, name):
-        _, value = self.rrp.hBaseRegQueryValue(self.dce, self.hkpd, name)
+    def perflib(self, lang, value):
+        hklm = self.rrp.hOpenLocalMachine(self.dce)["phKey"]
+        key = self.rrp.hBaseRegOpenKey(self.dce, hklm, PERFLIB + "\\" + lang)["phkResult"]
+        return self.query(value, key)
+
+    def query(self, name, key=None):
+        _, value = self.rrp.hBaseRegQueryValue(self.dce, key or self.hkpd, name)
         # impacket hands REG_MULTI_SZ back decoded; a collector wants the bytes as sent.
         if isinstance(value, str):
             return value.encode("utf-16-le")
@@ -118,12 +132,15 @@ def main():
     p.add_argument("--client", choices=["samba", "impacket"], required=True)
     p.add_argument("--tables", nargs="*", default=[])
     p.add_argument("--read", nargs=3, action="append", default=[], metavar=("LANG", "OBJECT", "COUNTER"))
+    p.add_argument("--perflib", nargs="*", default=[], metavar="LANG")
     args = p.parse_args()
-    out = {"client": args.client, "tables": {}, "reads": [], "errors": []}
+    out = {"client": args.client, "tables": {}, "perflib": {}, "reads": [], "errors": []}
     try:
         c = SambaClient(args.port) if args.client == "samba" else ImpacketClient(args.port)
         for name in args.tables:
             out["tables"][name] = c.query(name).hex()
+        for lang in args.perflib:
+            out["perflib"][lang] = {v: c.perflib(lang, v).hex() for v in ("Counter", "Help")}
         for lang, obj, ctr in args.read:
             names = name_map(c.query(f"Counter {lang}"))
             if obj not in names or ctr not in names:

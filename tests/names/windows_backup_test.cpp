@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "names/backup.h"
+#include "windows_backup.h"
 #include "perfdata/model.h"
 #include "perfdata/names.h"
 #include "synth/profiles.h"
@@ -17,79 +18,6 @@
 
 namespace perfsim::names {
 namespace {
-
-// ASCII text as a real backup has it: each UTF-16 code unit little-endian, no BOM.
-Bytes utf16le_no_bom(const std::string& ascii) {
-  Bytes b;
-  for (char c : ascii) {
-    REQUIRE(uint8_t(c) < 0x80);
-    b.push_back(uint8_t(c));
-    b.push_back(0);
-  }
-  return b;
-}
-
-struct Entry {
-  uint32_t index;
-  std::string text;
-  std::vector<std::string> more;  // lines the text spills onto
-};
-
-// The V1 strings a host of `profile` has: the names (and helps) of its V1 objects and their
-// counters at the synth's English indices, then those of the extensible counters its OS comes
-// with (the .NET Framework's CLR objects, synth/roles.h host_roles) after them, as LodCtr
-// registered them. V2 counter sets' names are what no backup holds.
-std::vector<Entry> v1_strings(const std::string& profile, uint32_t& last) {
-  const synth::Profile* p = synth::find_profile(profile);
-  REQUIRE(p);
-  std::map<uint32_t, std::pair<std::string, std::string>> all;
-  for (const synth::NameDef& n : synth::profile_names(*p)) all[n.index] = {n.name, n.help};
-  std::set<uint32_t> v1;
-  for (const synth::ObjectDesc& o : synth::builtin_objects(*p)) {
-    if (o.perflib != synth::Perflib::kV1) continue;
-    v1.insert(o.index);
-    for (const synth::CounterDesc& c : o.counters) v1.insert(c.index);
-  }
-  std::vector<Entry> out;
-  last = 0;
-  for (uint32_t i : v1) {
-    out.push_back({i, all.at(i).first, {}});
-    out.push_back({i + 1, all.at(i).second, {}});
-    last = std::max(last, i + 1);
-  }
-  synth::Spec plain;
-  plain.profile = profile;
-  uint32_t next = last + 1;
-  auto add = [&](const std::string& name, const std::string& help) {
-    out.push_back({next, name, {}});
-    out.push_back({next + 1, help.empty() ? name : help, {}});
-    last = next + 1;
-    next += 2;
-  };
-  for (const std::string& role : synth::host_roles(plain, *p)) {
-    const std::vector<synth::ObjectSpec>* objects = nullptr;
-    REQUIRE(synth::role_objects(role, objects).ok());
-    for (const synth::ObjectSpec& o : *objects) {
-      add(o.name, o.help);
-      for (const synth::CounterSpec& c : o.counters) add(c.name, c.help);
-    }
-  }
-  return out;
-}
-
-// A backup file: [Perflib], one [PERF_] section, [PerfStrings_009] (and extra sections, skipped).
-Bytes windows_backup(const std::vector<Entry>& strings, uint32_t last, const std::string& extra = "") {
-  std::string t = extra;
-  t += "\r\n\r\n[Perflib]\r\nBase Index=1847\r\nLast Counter=" + std::to_string(last - 1) +
-       "\r\nLast Help=" + std::to_string(last);
-  t += "\r\n\r\n[PERF_PerfOS]\r\nFirst Counter=2\r\nFirst Help=3\r\nLast Counter=1846\r\nLast Help=1847";
-  t += "\r\n\r\n[PerfStrings_009]\r\n1=" + std::to_string(last - 1);
-  for (const Entry& e : strings) {
-    t += "\r\n" + std::to_string(e.index) + "=" + e.text;
-    for (const std::string& m : e.more) t += "\r\n" + m;
-  }
-  return utf16le_no_bom(t);
-}
 
 synth::Spec spec_with(const std::string& profile, const Bytes& backup) {
   synth::Spec s;
@@ -205,15 +133,158 @@ TEST_CASE("a 2008-era backup without Terminal Services loads into the 2008 host 
   CHECK(count_containing(syn->notes(), "(Terminal Services)") == 1);
 }
 
-TEST_CASE("a V1 backup still has to name every V1 object the host serves", "[names]") {
+TEST_CASE("a V1 object the backup does not name is left out of the host, or refused with --strict-names", "[names]") {
   uint32_t last = 0;
   std::vector<Entry> strings = v1_strings("2016", last);
   for (Entry& e : strings)
     if (e.text == "Cache") e.text = "Cache (renamed)";  // a V1 object: nothing is invented for it
+  synth::Spec spec = spec_with("2016", windows_backup(strings, last));
   std::unique_ptr<synth::Synthesizer> syn;
-  const Status st = synth::Synthesizer::create(spec_with("2016", windows_backup(strings, last)), syn);
-  CHECK_FALSE(st.ok());
-  CHECK(st.message().find("object \"Cache\"") != std::string::npos);
+  const Status st = synth::Synthesizer::create(spec, syn);
+  INFO(st.message());
+  REQUIRE(st.ok());
+  REQUIRE(count_containing(syn->notes(), "left out: ") == 1);
+  CHECK(count_containing(syn->notes(), "left out: Cache") == 1);
+  captures::Capture cap, full;
+  REQUIRE(synth::synthesize(spec, cap).ok());
+  REQUIRE(synth::synthesize(spec_with("2016", windows_backup(v1_strings("2016", last), last)), full).ok());
+  CHECK(cap.catalog.size() + 1 == full.catalog.size());  // Cache, and only Cache, is not served
+  CHECK(objects_of(cap).size() + 1 == objects_of(full).size());
+  spec.strict_names = true;
+  const Status strict = synth::Synthesizer::create(spec, syn);
+  CHECK_FALSE(strict.ok());
+  CHECK(strict.message().find("object \"Cache\"") != std::string::npos);
+  CHECK(strict.message().find("--strict-names") != std::string::npos);
+}
+
+// The eight traffic counters of Terminal Services Session (the ninth, Total Errors, is also RAS
+// Total's name on a real host) and the .NET CLR objects, which five Windows 8+ backups and an
+// XP x64 one lack (issue 45 section 3).
+const std::set<std::string> kTraffic = {"Input Bytes",   "Output Bytes", "Total Bytes",  "Input Frames",
+                                        "Output Frames", "Total Frames", "Input Errors", "Output Errors"};
+
+std::set<std::string> counters_of(const captures::Capture& c, const std::string& object) {
+  perfdata::NameTable t;
+  REQUIRE(perfdata::parse_names(c.names[0].counter, t).ok());
+  const std::map<uint32_t, std::string> name = t.to_map();
+  perfdata::DataBlock b;
+  REQUIRE(perfdata::parse(c.records.at(0).payload, b).ok());
+  for (const perfdata::Object& o : b.objects)
+    if (name.count(o.name_index) && name.at(o.name_index) == object) {
+      std::set<std::string> out;
+      for (const perfdata::CounterDef& d : o.counters) out.insert(name.at(d.name_index));
+      return out;
+    }
+  return {};
+}
+
+TEST_CASE(
+    "a Windows 8+ backup without Terminal Services Session's traffic counters and .NET CLR loads: "
+    "the host lacks what the backup lacks, said in one line",
+    "[names]") {
+  std::set<std::string> drop = clr_names();
+  drop.insert(kTraffic.begin(), kTraffic.end());
+  for (const char* profile : {"2012", "2016", "2022"}) {
+    INFO(profile);
+    uint32_t last = 0;
+    const std::vector<Entry> strings = without(v1_strings(profile, last), drop);
+    synth::Spec spec = spec_with(profile, windows_backup(strings, last));
+    std::unique_ptr<synth::Synthesizer> syn;
+    const Status st = synth::Synthesizer::create(spec, syn);
+    INFO(st.message());
+    REQUIRE(st.ok());
+    REQUIRE(count_containing(syn->notes(), "left out: ") == 1);
+    CHECK(count_containing(syn->notes(), ".NET CLR Memory") == 1);
+    // Windows 8 on have no traffic counters in the object at all: nothing of it is left out.
+    CHECK(count_containing(syn->notes(), "Terminal Services Session") == 0);
+    captures::Capture cap;
+    REQUIRE(synth::synthesize(spec, cap).ok());
+    const std::map<std::string, uint32_t> index = index_of(cap);
+    CHECK(index.count(".NET CLR Memory") == 0);
+    const std::set<std::string> session = counters_of(cap, "Terminal Services Session");
+    CHECK(session.size() == 15);
+    CHECK(session.count("Working Set") == 1);
+    CHECK(session.count("Input Bytes") == 0);
+    spec.strict_names = true;
+    const Status strict = synth::Synthesizer::create(spec, syn);
+    CHECK_FALSE(strict.ok());
+    CHECK(strict.message().find("object \".NET CLR Memory\"") != std::string::npos);
+  }
+}
+
+TEST_CASE("a 2008 R2 backup without the traffic counters: those counters are left out, counted in the line",
+          "[names]") {
+  uint32_t last = 0;
+  const std::vector<Entry> strings = without(v1_strings("2008r2", last), kTraffic);
+  synth::Spec spec = spec_with("2008r2", windows_backup(strings, last));
+  std::unique_ptr<synth::Synthesizer> syn;
+  const Status st = synth::Synthesizer::create(spec, syn);
+  INFO(st.message());
+  REQUIRE(st.ok());
+  CHECK(count_containing(syn->notes(), "left out: 8 counters of Terminal Services Session") == 1);
+  captures::Capture cap;
+  REQUIRE(synth::synthesize(spec, cap).ok());
+  const std::set<std::string> session = counters_of(cap, "Terminal Services Session");
+  CHECK(session.size() == 16);  // the 15 Process counters and Total Errors, which the file names
+  CHECK(session.count("Total Errors") == 1);
+  CHECK(session.count("Output Bytes") == 0);
+  // The host's own catalogue serves them on 2008 R2 (6.1) and 2008 (6.0).
+  captures::Capture plain;
+  synth::Spec own = spec_with("2008r2", {});
+  own.names_file.clear();
+  own.names_text.clear();
+  REQUIRE(synth::synthesize(own, plain).ok());
+  CHECK(counters_of(plain, "Terminal Services Session").size() == 24);
+}
+
+TEST_CASE("an XP x64 backup (the 2003 code base) without .NET CLR loads into the 2003 host without it", "[names]") {
+  uint32_t last = 0;
+  const std::vector<Entry> strings = without(v1_strings("2003", last), clr_names());
+  std::unique_ptr<synth::Synthesizer> syn;
+  const Status st = synth::Synthesizer::create(spec_with("2003", windows_backup(strings, last)), syn);
+  INFO(st.message());
+  REQUIRE(st.ok());
+  CHECK(count_containing(syn->notes(), "left out: .NET CLR") == 1);
+}
+
+TEST_CASE("a sub-language table [PerfStrings_0804] is the host's Perflib key 804 and Counter 804", "[names]") {
+  for (bool bom : {false, true}) {
+    INFO("BOM " << bom);
+    uint32_t last = 0;
+    const std::vector<Entry> strings = v1_strings("2008", last);
+    synth::Spec spec = spec_with("2008", localized_backup(strings, last, sublanguages(), bom));
+    captures::Capture cap;
+    std::unique_ptr<synth::Synthesizer> syn;
+    const Status st = synth::Synthesizer::create(spec, syn);
+    INFO(st.message());
+    REQUIRE(st.ok());
+    CHECK(count_containing(syn->notes(), "0804 -> 804") == 1);
+    REQUIRE(synth::synthesize(spec, cap).ok());
+    std::set<std::string> langs, keys;
+    for (const captures::NameTable& t : cap.names) langs.insert(t.lang);
+    CHECK(langs == std::set<std::string>{"009", "804", "404", "416", "816", "00A", "CurrentLanguage"});
+    for (const captures::RegistryValue& v : cap.registry)
+      if (v.name == "Counter") keys.insert(v.key.substr(v.key.rfind('\\') + 1));
+    CHECK(keys == langs);  // Perflib\804, not Perflib\0804
+    for (const captures::NameTable& t : cap.names)
+      if (t.lang == "804") {
+        perfdata::NameTable nt;
+        REQUIRE(perfdata::parse_names(t.counter, nt).ok());
+        CHECK(nt.to_map().at(238) == "处理器");
+      }
+  }
+  // Before Vista, Portuguese is its primary language's table (016): two Portuguese sections are one.
+  uint32_t last = 0;
+  const std::vector<Entry> strings = v1_strings("2003", last);
+  std::vector<Language> pt = {{"0416", {{238, "Processador"}}}};
+  captures::Capture xp;
+  REQUIRE(synth::synthesize(spec_with("2003", localized_backup(strings, last, pt, true)), xp).ok());
+  CHECK(xp.names.back().lang == "016");
+  pt.push_back({"0816", {{238, "Processador (PT)"}}});
+  std::unique_ptr<synth::Synthesizer> syn;
+  const Status both = synth::Synthesizer::create(spec_with("2003", localized_backup(strings, last, pt, true)), syn);
+  CHECK_FALSE(both.ok());
+  CHECK(both.message().find("Perflib\\016") != std::string::npos);
 }
 
 }  // namespace

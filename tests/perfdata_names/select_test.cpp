@@ -77,3 +77,36 @@ TEST_CASE("assemble takes the header from the base sample and objects in request
   REQUIRE(parse(build(d), back, ParseOptions{false}).ok());
   CHECK(back.objects.size() == 2);
 }
+
+// Microsoft, "Retrieving Counter Names and Help Text": "Counter <langid>", the primary language id
+// for most languages, primary and sublanguage for Chinese and Portuguese (XP/2003: primary only
+// for Portuguese); "Adding Counter Names and Descriptions to the Registry": a primary id alone makes
+// lodctr use 804 (Chinese) and 416 (Portuguese).
+TEST_CASE("a sub-language table is named by its LANGID in three hex digits, as Windows names it") {
+  CHECK(parse_query("Counter 0804").lang == "804");
+  CHECK(parse_query("Help 804").lang == "804");
+  CHECK(parse_query("Counter 0c0a").lang == "C0A");
+  CHECK(parse_query("Counter 9").lang == "009");  // Microsoft's sample asks "Counter %d"
+  CHECK(parse_query("Counter 0009").lang == "009");
+  CHECK(parse_query("counter currentlanguage").lang == "CURRENTLANGUAGE");
+  CHECK(parse_query("Counter 00804").kind == QueryKind::kUnknown);  // no LANGID has five digits
+  CHECK(is_language("0804"));
+  CHECK(is_language("CurrentLanguage"));
+  CHECK_FALSE(is_language("_V2Providers"));
+  for (bool vista : {false, true}) {
+    INFO(vista);
+    CHECK(perflib_language("0804", vista) == "804");
+    CHECK(perflib_language("0404", vista) == "404");
+    CHECK(perflib_language("004", vista) == "804");
+    CHECK(perflib_language("0C0A", vista) == "00A");
+    CHECK(perflib_language("0407", vista) == "007");
+    CHECK(perflib_language("009", vista) == "009");
+    CHECK(perflib_language("CurrentLanguage", vista) == "CurrentLanguage");
+    CHECK(perflib_language("PerfOS", vista).empty());
+  }
+  CHECK(perflib_language("0416", true) == "416");
+  CHECK(perflib_language("0816", true) == "816");
+  CHECK(perflib_language("016", true) == "416");
+  CHECK(perflib_language("0416", false) == "016");
+  CHECK(perflib_language("0816", false) == "016");
+}

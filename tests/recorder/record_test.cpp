@@ -159,30 +159,34 @@ Bytes multi_sz(std::initializer_list<const char*> strings) {
   return out;
 }
 
+// One sample of the host on `port` recorded with `languages` (empty: what its Perflib lists): the
+// languages asked for and the name tables the capture got.
+std::pair<std::vector<std::string>, std::vector<captures::NameTable>> record_languages(
+    uint16_t port, std::vector<std::string> languages) {
+  const std::string path = temp_file_path("rec_langs", ".perfcap");
+  std::unique_ptr<recorder::Channel> ch;
+  REQUIRE(recorder::connect_tcp("127.0.0.1", port, 10s, ch).ok());
+  recorder::WinregClient client(std::move(ch));
+  recorder::RecordOptions o;
+  o.languages = std::move(languages);
+  o.count = 1;
+  o.interval = 20ms;
+  recorder::RecordResult r;
+  const Status st = recorder::record(client, path, o, r);
+  INFO(st.message());
+  REQUIRE(st.ok());
+  captures::Capture got = read_back(path);
+  std::filesystem::remove(path);
+  return {r.languages, got.names};
+}
+
 TEST_CASE("a recording takes every name table the host's Perflib lists, or only those asked for", "[recorder]") {
   captures::Capture cap = small_host();
   // A German host: Perflib\\007 and Perflib\\CurrentLanguage beside 009 (the replayer makes the keys).
   cap.names.push_back({"007", multi_sz({"1", "238", "238", "Prozessor"}), multi_sz({"239", "Prozessorhilfe"})});
   cap.names.push_back({"CurrentLanguage", cap.names.back().counter, cap.names.back().help});
   LiveServer srv(host_with(cap, {}));
-  const auto record = [&](std::vector<std::string> languages) {
-    const std::string path = temp_file_path("rec_langs", ".perfcap");
-    std::unique_ptr<recorder::Channel> ch;
-    REQUIRE(recorder::connect_tcp("127.0.0.1", srv.port, 10s, ch).ok());
-    recorder::WinregClient client(std::move(ch));
-    recorder::RecordOptions o;
-    o.languages = std::move(languages);
-    o.count = 1;
-    o.interval = 20ms;
-    recorder::RecordResult r;
-    const Status st = recorder::record(client, path, o, r);
-    INFO(st.message());
-    REQUIRE(st.ok());
-    captures::Capture got = read_back(path);
-    std::filesystem::remove(path);
-    return std::pair{r.languages, got.names};
-  };
-  const auto [listed, tables] = record({});
+  const auto [listed, tables] = record_languages(srv.port, {});
   CHECK(listed == std::vector<std::string>{"009", "007", "CurrentLanguage"});
   REQUIRE(tables.size() == 3);
   for (const captures::NameTable& t : tables) {
@@ -192,10 +196,29 @@ TEST_CASE("a recording takes every name table the host's Perflib lists, or only 
     CHECK(t.counter == c.data.to_bytes());
     CHECK(t.help == h.data.to_bytes());
   }
-  const auto [asked, only] = record({"007"});
+  const auto [asked, only] = record_languages(srv.port, {"007"});
   CHECK(asked == std::vector<std::string>{"007"});
   REQUIRE(only.size() == 1);
   CHECK(only[0].counter == multi_sz({"1", "238", "238", "Prozessor"}));
+}
+
+// Microsoft, "Retrieving Counter Names and Help Text": Chinese tables keep their sublanguage
+// (Perflib\\804, Counter 804); a backup spells the same LANGID 0804.
+TEST_CASE("a recording takes a Chinese host's 804 and 404 tables, asked for as 804 or as 0804", "[recorder]") {
+  captures::Capture cap = small_host();
+  cap.names.push_back({"804", multi_sz({"1", "238", "238", "处理器"}), multi_sz({"239", "处理器帮助"})});
+  cap.names.push_back({"404", multi_sz({"1", "238", "238", "處理器"}), multi_sz({"239", "處理器說明"})});
+  LiveServer srv(host_with(cap, {}));
+  const auto [listed, tables] = record_languages(srv.port, {});
+  CHECK(listed == std::vector<std::string>{"009", "804", "404"});
+  REQUIRE(tables.size() == 3);
+  CHECK(tables[1].lang == "804");
+  CHECK(tables[1].counter == multi_sz({"1", "238", "238", "处理器"}));
+  CHECK(tables[2].help == multi_sz({"239", "處理器說明"}));
+  const auto [asked, only] = record_languages(srv.port, {"0804"});
+  REQUIRE(only.size() == 1);
+  CHECK(only[0].lang == "804");  // the table's name, whatever the spelling asked
+  CHECK(only[0].counter == multi_sz({"1", "238", "238", "处理器"}));
 }
 
 TEST_CASE("the fingerprint names each buffer policy and the recorded capture replays it", "[recorder]") {

@@ -51,11 +51,16 @@ std::vector<std::vector<std::string>> readme_table(const std::string& marker) {
   return rows;
 }
 
-// The added-objects rows, `from` cut to its version.
+// The added-objects rows, `from` cut to its version and, for a counter a later version dropped,
+// " to " and the last version serving it ("6.0 (2008) to 6.1 (2008 R2)" -> "6.0 to 6.1").
 std::set<Row> readme_rows() {
   std::set<Row> rows;
-  for (const auto& c : readme_table("added-objects"))
-    rows.insert({c[0], c[1], c[2], c[3], c[4].substr(0, c[4].find(' '))});
+  for (const auto& c : readme_table("added-objects")) {
+    std::string from = c[4].substr(0, c[4].find(' '));
+    if (const size_t to = c[4].find(" to "); to != std::string::npos)
+      from += " to " + c[4].substr(to + 4, c[4].find(' ', to + 4) - (to + 4));
+    rows.insert({c[0], c[1], c[2], c[3], from});
+  }
   return rows;
 }
 
@@ -88,9 +93,9 @@ TEST_CASE("the README's table of added objects is the catalogue's") {
         code.insert({"Objects", names.at(c.index), perfdata::counter_type_name(c.type), "", "all"});
   for (const CounterSet& set : counter_sets())
     for (const SetCounter& c : set.counters)
-      code.insert({set.name, c.name, perfdata::counter_type_name(c.type),
-                   c.base ? perfdata::counter_type_name(c.base) : "",
-                   version(c.since ? c.since : object_version(set.name)->first)});
+      code.insert(
+          {set.name, c.name, perfdata::counter_type_name(c.type), c.base ? perfdata::counter_type_name(c.base) : "",
+           version(c.since ? c.since : object_version(set.name)->first) + (c.until ? " to " + version(c.until) : "")});
   CHECK(code.size() > 30);
   const std::set<Row> readme = readme_rows();
   auto text = [](const Row& r) {
@@ -147,7 +152,7 @@ TEST_CASE("every profile serves Objects and each counter set from its first vers
         size_t at = 0;
         while (at < o->counters.size() && names.at(o->counters[at].name_index) != sc.name) ++at;
         INFO(sc.name);
-        if (sc.since > v) {
+        if (sc.since > v || (sc.until && sc.until < v)) {  // not yet, or no longer, served
           CHECK(at == o->counters.size());
           continue;
         }
