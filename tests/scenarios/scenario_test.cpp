@@ -5,10 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
+#include "perfdata/counters.h"
+#include "perfdata/model.h"
+#include "replayer/host.h"
 #include "replayer/recording.h"
 #include "scenarios/catalog.h"
 #include "scenarios/expect.h"
@@ -427,4 +431,49 @@ TEST_CASE("[expect] exit and skip_expect: the exit a scenario expects, the names
   std::vector<scenarios::Scenario> all;
   const Status st = scenarios::load_all({d.path.string()}, all);
   CHECK(st.message().find("expect.exit: expected \"zero\", \"nonzero\" or \"any\"") != std::string::npos);
+}
+
+namespace {
+
+// \Processor(_Total)\% Processor Time of a synthesized capture between its first two samples.
+double cpu_percent(const captures::Capture& cap) {
+  std::shared_ptr<replayer::SimulatedHost> host;
+  REQUIRE(replayer::SimulatedHost::load(cap, {}, host).ok());
+  perfdata::DataBlock b0, b1;
+  REQUIRE(perfdata::parse(host->content(replayer::PerfKey::kData, "238", 0).data.view(), b0).ok());
+  REQUIRE(perfdata::parse(host->content(replayer::PerfKey::kData, "238", 1).data.view(), b1).ok());
+  std::vector<perfdata::InstanceValues> values;
+  REQUIRE(perfdata::format_object(&b0, b1, 238, values).ok());
+  for (const perfdata::InstanceValues& iv : values)
+    if (iv.name == "_Total")
+      for (const perfdata::CounterValue& cv : iv.counters)
+        if (cv.name_index == 6 && cv.value.valid()) return cv.value.value;
+  FAIL("no % Processor Time of _Total");
+  return 0;
+}
+
+}  // namespace
+
+// Issue 47: seed 1 everywhere made every synthetic scenario host read 36.30 %; a host's seed now
+// comes from its name and profile unless its spec gives one.
+TEST_CASE("synth hosts without a seed differ by name and profile; a seed given is kept") {
+  CHECK(scenarios::derived_seed("EXCH-MBX02", "2016") != scenarios::derived_seed("NOIF-01", "2016"));
+  CHECK(scenarios::derived_seed("EXCH-MBX02", "2016") != scenarios::derived_seed("EXCH-MBX02", "2022"));
+  CHECK(scenarios::derived_seed("exch-mbx02", "2016") == scenarios::derived_seed("EXCH-MBX02", "2016"));
+  TempDir d;
+  d.write("two.toml",
+          "name = \"two\"\n"
+          "[[host]]\n[host.synth.host]\nname = \"CPU-A\"\nduration = \"1m\"\n"
+          "[[host]]\n[host.synth.host]\nname = \"CPU-B\"\nduration = \"1m\"\n"
+          "[[host]]\n[host.synth.host]\nname = \"CPU-C\"\nduration = \"1m\"\nseed = 1\n");
+  scenarios::Scenario s;
+  REQUIRE(scenarios::find("two", {d.path.string()}, s).ok());
+  CHECK(s.hosts[0].spec->seed == scenarios::derived_seed("CPU-A", s.hosts[0].spec->profile));
+  CHECK(s.hosts[2].spec->seed == 1);
+  scenarios::ServePlan plan;
+  REQUIRE(scenarios::plan_serve(s, {}, plan).ok());
+  const double a = cpu_percent(plan.captures.at(plan.hosts[0].capture));
+  const double b = cpu_percent(plan.captures.at(plan.hosts[1].capture));
+  INFO(a << " " << b);
+  CHECK(std::fabs(a - b) > 0.01);
 }
