@@ -18,6 +18,7 @@
 #include "scenarios/expect.h"
 #include "scenarios/plan.h"
 #include "winreg/codec.h"
+#include "scenarios/values.h"
 #include "scenarios/verdict.h"
 
 using namespace perfsim;
@@ -476,4 +477,29 @@ TEST_CASE("synth hosts without a seed differ by name and profile; a seed given i
   const double b = cpu_percent(plan.captures.at(plan.hosts[1].capture));
   INFO(a << " " << b);
   CHECK(std::fabs(a - b) > 0.01);
+}
+
+TEST_CASE("parse_reported: JSON and PATH,VALUE lines; a values file's bad line is named; stdout's prose is skipped") {
+  std::vector<scenarios::ReportedValue> v;
+  REQUIRE(scenarios::parse_reported("{\"path\": \"\\\\Memory\\\\Available Bytes\", \"value\": 5}\n\n"
+                                    "\\\\H\\Processor Information(0,_Total)\\% Processor Time, 37.5\r\n",
+                                    "values", true, v)
+              .ok());
+  REQUIRE(v.size() == 2);
+  CHECK(v[0].path == "\\Memory\\Available Bytes");
+  CHECK(v[0].value == 5);
+  CHECK(v[1].path == "\\\\H\\Processor Information(0,_Total)\\% Processor Time");  // the comma in the instance kept
+  CHECK(v[1].value == 37.5);
+  CHECK(v[1].where == "values:3");
+  v.clear();
+  Status st = scenarios::parse_reported("\\Memory\\Available Bytes,5\npolled 2 hosts\n", "values", true, v);
+  CHECK(st.message().find("values:2: not a value line") != std::string::npos);
+  CHECK(st.message().find("PATH,VALUE") != std::string::npos);
+  st = scenarios::parse_reported("{\"path\": \"\\\\Memory\\\\Available Bytes\"}\n", "values", true, v);
+  CHECK(st.message().find("needs \"path\" (a string) and \"value\" (a number)") != std::string::npos);
+  st = scenarios::parse_reported("\\Memory\\Available Bytes,lots\n", "values", true, v);
+  CHECK(st.message().find("not a number") != std::string::npos);
+  v.clear();
+  REQUIRE(scenarios::parse_reported("polled 2 hosts\n\\Memory\\Available Bytes,5\n", "stdout", false, v).ok());
+  CHECK(v.size() == 1);
 }
