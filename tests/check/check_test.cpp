@@ -3,6 +3,9 @@
 // every built-in TCP scenario; impacket's own hBaseRegQueryValue does not handle Windows 2000's
 // MORE_DATA echo (it loops until the timeout kills it). Both verdicts asserted, the JUnit file read
 // by Python's xml.etree, and `perfsim journal --scenario` giving the same per-session verdicts.
+// Issue 47: value verdicts (tests/check/value_collector.py, impacket, its own formulas), the exit
+// contract and --skip-expect, serve's host options, stable JUnit (tests/check/junit_read.py), and
+// diagnosis text that matches what each session saw.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -482,13 +485,9 @@ TEST_CASE("check: the diagnosis matches what the session saw") {
 
   // impacket's hBaseRegQueryValue against a 2 MB Global: it packs the buffer in Python, and the
   // timeout kills it long before it sends the call.
-  const CommandResult slow = perfsim_cmd("check --scenario global-slow-growing --timeout 4 --json -- " + kImpacket);
-  INFO(slow.out << slow.err);
-  CHECK(slow.code == 1);
-  const json v = json::parse(slow.out).at("sessions").at(0);
-  CHECK(v.at("silent_after_more_data").get<std::string>().find(" bytes") != std::string::npos);
   const CommandResult text = perfsim_cmd("check --scenario global-slow-growing --timeout 4 -- " + kImpacket);
-  INFO(text.out);
+  INFO(text.out << text.err);
+  CHECK(text.code == 1);
   CHECK(text.out.find("the collector went silent after a MORE_DATA answer offering ") != std::string::npos);
   CHECK(text.out.find("1 calls") == std::string::npos);
 }

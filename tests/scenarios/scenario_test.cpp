@@ -379,7 +379,7 @@ TEST_CASE("expect: every built-in scenario has one, its keys replace the default
 
 // Issue 47: a scenario of one's own needs only what serving and judging use, and a file missing
 // several keys hears of all of them at once; a built-in one still documents its bug.
-TEST_CASE("a user's scenario needs only name and [[host]]; every missing key is named in one error") {
+TEST_CASE("a user's scenario needs only name and [[host]], every missing key is named in one error") {
   TempDir d;
   SECTION("name and a host are enough") {
     d.write("min.toml", "name = \"minimal\"\n[[host]]\n[host.synth.host]\nname = \"MIN01\"\nduration = \"1m\"\n");
@@ -457,7 +457,7 @@ double cpu_percent(const captures::Capture& cap) {
 
 // Issue 47: seed 1 everywhere made every synthetic scenario host read 36.30 %; a host's seed now
 // comes from its name and profile unless its spec gives one.
-TEST_CASE("synth hosts without a seed differ by name and profile; a seed given is kept") {
+TEST_CASE("synth hosts without a seed differ by name and profile, a seed given is kept") {
   CHECK(scenarios::derived_seed("EXCH-MBX02", "2016") != scenarios::derived_seed("NOIF-01", "2016"));
   CHECK(scenarios::derived_seed("EXCH-MBX02", "2016") != scenarios::derived_seed("EXCH-MBX02", "2022"));
   CHECK(scenarios::derived_seed("exch-mbx02", "2016") == scenarios::derived_seed("EXCH-MBX02", "2016"));
@@ -479,7 +479,7 @@ TEST_CASE("synth hosts without a seed differ by name and profile; a seed given i
   CHECK(std::fabs(a - b) > 0.01);
 }
 
-TEST_CASE("parse_reported: JSON and PATH,VALUE lines; a values file's bad line is named; stdout's prose is skipped") {
+TEST_CASE("parse_reported: JSON and PATH,VALUE lines, a values file's bad line is named, stdout's prose is skipped") {
   std::vector<scenarios::ReportedValue> v;
   REQUIRE(scenarios::parse_reported("{\"path\": \"\\\\Memory\\\\Available Bytes\", \"value\": 5}\n\n"
                                     "\\\\H\\Processor Information(0,_Total)\\% Processor Time, 37.5\r\n",
