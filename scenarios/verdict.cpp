@@ -47,8 +47,8 @@ bool same_status(uint32_t status, const std::string& st) {
 void busy_unmet(const Handling& h, const journal::SessionDiagnosis& d, std::vector<std::string>& out) {
   if (h.busy_backoff_ms > 0 && d.busy_answers > 0) {
     if (d.busy_retries == 0)
-      out.push_back(fmt::format("{} ERROR_BUSY answers and no retry (ERROR_BUSY is transient: retry after a back-off)",
-                                d.busy_answers));
+      out.push_back(fmt::format("{} ERROR_BUSY answer{} and no retry (ERROR_BUSY is transient: retry after a back-off)",
+                                d.busy_answers, d.busy_answers == 1 ? "" : "s"));
     const auto shortest = std::min_element(d.busy_backoff_ms.begin(), d.busy_backoff_ms.end());
     if (shortest != d.busy_backoff_ms.end() && *shortest < h.busy_backoff_ms)
       out.push_back(fmt::format("retried ERROR_BUSY after {:.1f} ms (expected a back-off of >= {} ms)", *shortest,
@@ -69,8 +69,9 @@ std::vector<std::string> unmet(const Handling& h, const journal::SessionDiagnosi
   if (h.max_tries) {
     const auto [run, value] = longest_more_data_run(session_events);
     if (run >= h.max_tries)
-      out.push_back(fmt::format("{} calls in a row for {} answered ERROR_MORE_DATA (expected the data within {} tries)",
-                                run, value, h.max_tries));
+      out.push_back(
+          fmt::format("{} call{} in a row for {} answered ERROR_MORE_DATA (expected the data within {} tries)", run,
+                      run == 1 ? "" : "s", value, h.max_tries));
   }
   if (h.no_loop)
     for (const journal::Loop& l : d.loops)

@@ -340,7 +340,7 @@ TEST_CASE("unmet: ERROR_BUSY retried too soon or too often, a value never asked,
   CHECK(mentions(u, "retried ERROR_BUSY after 1.0 ms (expected a back-off of >= 20 ms)"));
   CHECK(mentions(u, "3 retries after ERROR_BUSY (expected <= 2"));
   busy.resize(1);
-  CHECK(mentions(unmet_of(h, busy), "1 ERROR_BUSY answers and no retry"));
+  CHECK(mentions(unmet_of(h, busy), "1 ERROR_BUSY answer and no retry"));
   busy.push_back(query_event(30, "Global", 4096, 170));  // 29 ms later
   CHECK(unmet_of(h, busy).empty());
   h.values = {"Counter 009"};
