@@ -10,8 +10,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <stdlib.h>
+
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string_view>
@@ -23,7 +27,9 @@
 #include "core/json.h"
 #include "core/subprocess.h"
 #include "journal/recorder.h"
+#include "captures/samples.h"
 #include "scenarios/catalog.h"
+#include "scenarios/values.h"
 #include "scenarios/verdict.h"
 #include "serve/run.h"
 
@@ -31,8 +37,14 @@ namespace perfsim::cli {
 namespace {
 
 struct CheckOptions {
-  std::string scenario;  // --scenario NAME, or
-  std::string capture;   // --capture F: one host, the generic expectations
+  std::string scenario;               // --scenario NAME, or
+  std::vector<std::string> captures;  // --capture F (repeatable): a host each, the generic expectations, and/or
+  std::string fleet;                  // --fleet F: its hosts (after the scenario's), as serve's
+  std::vector<std::string> listen;    // --listen A:P: moves the scenario's hosts, or places the captures, in order
+  std::vector<std::string> quirks;    // --quirk, as serve's: after a scenario host's own
+  std::string faults;                 // --faults F: replaces the scenario's fault plan
+  std::string exit;                   // --exit zero|nonzero|any: replaces [expect] exit
+  std::vector<std::string> skip_expect;
   std::vector<std::string> scenario_dirs;
   std::string smb;                    // --smb[=PORT]: "" off, "default" a free port
   bool smb_guest = false;             // --smb-guest, as perfsim serve's
@@ -42,13 +54,43 @@ struct CheckOptions {
   bool json = false;
   std::string junit;                 // JUnit XML file
   std::string journal;               // also the run's journal as JSON lines (a CI artifact; perfsim journal FILE)
+  std::string values_from = "file";  // file: $PERFSIM_VALUES_OUT; stdout: the collector's value lines there
+  double tolerance_pct = scenarios::kDefaultTolerance * 100;
   std::vector<std::string> command;  // after --
 };
+
+// Most of a collector's output kept (values read, JUnit's system-out): a runaway one is cut.
+constexpr size_t kMaxOutputBytes = size_t(16) << 20;
 
 // What the run gives the collector: the first host's endpoint, every endpoint, the account.
 struct Endpoint {
   std::string addr, port, smb_port, endpoints, user, password;
+  std::string values_out;  // PERFSIM_VALUES_OUT
 };
+
+// A directory of the run's own (the collector's output, its values file), removed at the end.
+struct WorkDir {
+  std::string path;
+  WorkDir() {
+    std::string t = (std::filesystem::temp_directory_path() / "perfsim-check-XXXXXX").string();
+    if (::mkdtemp(t.data())) path = t;
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
+// At most kMaxOutputBytes of `path` ("" when it is missing); `cut` says whether there was more.
+std::string read_capped(const std::string& path, bool& cut) {
+  std::ifstream f(path, std::ios::binary);
+  std::string out(kMaxOutputBytes + 1, '\0');
+  f.read(out.data(), std::streamsize(out.size()));
+  out.resize(size_t(f.gcount()));
+  cut = out.size() > kMaxOutputBytes;
+  if (cut) out.resize(kMaxOutputBytes);
+  return out;
+}
 
 // A port nothing listens on now, for smbd (which binds a port it is given, not 0).
 uint16_t free_port() {
@@ -85,7 +127,7 @@ std::vector<std::string> substitute(const std::vector<std::string>& args, const 
 
 std::vector<std::string> environment(const Endpoint& e) {
   std::vector<std::string> env = {"PERFSIM_ADDR=" + e.addr, "PERFSIM_PORT=" + e.port,
-                                  "PERFSIM_ENDPOINTS=" + e.endpoints};
+                                  "PERFSIM_ENDPOINTS=" + e.endpoints, "PERFSIM_VALUES_OUT=" + e.values_out};
   if (!e.smb_port.empty()) env.push_back("PERFSIM_SMB_PORT=" + e.smb_port);
   if (!e.user.empty()) {
     env.push_back("PERFSIM_USER=" + e.user);
@@ -111,35 +153,79 @@ Endpoint endpoint_of(const serve::ServeRun& run, const CheckOptions& o) {
   return e;
 }
 
+// What the collector did: why the command failed ("" when it exited 0) and its output.
+struct CollectorRun {
+  std::string failure;
+  std::string out, err;  // its stdout and stderr (at most kMaxOutputBytes each)
+};
+
+// The collector as a person names it: the script an interpreter runs ("perf_collector.py"), not
+// the interpreter ("/usr/bin/python3"); "sh -c" for inline code.
+std::string script_name(const std::vector<std::string>& command) {
+  static const std::vector<std::string> interpreters = {"python", "python3", "sh",   "bash", "dash",
+                                                        "perl",   "ruby",    "node", "pwsh", "env"};
+  const auto interpreter = [](const std::string& name) {
+    return std::any_of(interpreters.begin(), interpreters.end(), [&](const std::string& i) {
+      return name == i || (i == "python3" && name.rfind("python3.", 0) == 0);  // python3.11
+    });
+  };
+  const std::string first = std::filesystem::path(command.front()).filename().string();
+  if (!interpreter(first)) return first;
+  for (size_t i = 1; i < command.size(); ++i) {
+    const std::string name = std::filesystem::path(command[i]).filename().string();
+    if (command[i] == "-c") return first + " -c";
+    if (!name.empty() && command[i].front() != '-' && !interpreter(name)) return name;  // env python3 x.py: x.py
+  }
+  return first;
+}
+
 // Runs the collector to its end or the timeout (then kills its process group): "" when it
-// exited 0, else why the command failed.
-std::string run_collector(const CheckOptions& o, const Endpoint& e) {
+// exited as `exit` expects, else why the command failed. Its stdout and stderr go to files in `dir`.
+std::string run_collector(const CheckOptions& o, const std::string& exit, const Endpoint& e, const std::string& dir) {
   subprocess::Options so;
   so.env = environment(e);
-  so.new_session = true;                 // the timeout's kill reaches what the collector forked
-  so.parent_death_signal = SIGTERM;      // and a killed perfsim check takes it along
-  if (o.json) {                          // keep stdout for the verdicts
-    so.out = subprocess::Stream::kFile;  // the collector's output goes to stderr
-    so.out_path = "/proc/self/fd/2";
-  }
+  so.new_session = true;             // the timeout's kill reaches what the collector forked
+  so.parent_death_signal = SIGTERM;  // and a killed perfsim check takes it along
+  so.out = so.err = subprocess::Stream::kFile;
+  so.out_path = dir + "/stdout";
+  so.err_path = dir + "/stderr";
   subprocess::Child child;
   if (Status s = subprocess::start(substitute(o.command, e), so, child); !s.ok()) return s.message();
   subprocess::ExitStatus st;
   const auto bound = std::chrono::milliseconds(int64_t(o.timeout_s * 1000));
   if (!subprocess::wait_for(child, bound, st)) {
     subprocess::stop(child, std::chrono::milliseconds(2000), true);
-    return fmt::format("{} did not finish within {} s (killed)", o.command.front(), o.timeout_s);
+    return fmt::format("{} did not finish within {} s (killed)", script_name(o.command), o.timeout_s);
   }
-  return st.exited_ok() ? "" : fmt::format("{} ended with {}", o.command.front(), subprocess::describe(st));
+  const std::string why = scenarios::exit_unmet(exit, st.signal ? -1 : st.code);
+  return why.empty() ? "" : fmt::format("{} ended with {}: {}", script_name(o.command), subprocess::describe(st), why);
+}
+
+// The collector's output, passed on after it ended: stdout to perfsim's (to stderr with --json,
+// whose stdout is the verdicts), stderr to stderr.
+CollectorRun collector_output(const CheckOptions& o, const std::string& dir, std::string failure) {
+  CollectorRun r{std::move(failure), {}, {}};
+  bool cut_out = false, cut_err = false;
+  r.out = read_capped(dir + "/stdout", cut_out);
+  r.err = read_capped(dir + "/stderr", cut_err);
+  fmt::print(o.json ? stderr : stdout, "{}{}", r.out, cut_out ? "\n[collector stdout cut at 16 MiB]\n" : "");
+  fmt::print(stderr, "{}{}", r.err, cut_err ? "\n[collector stderr cut at 16 MiB]\n" : "");
+  std::fflush(stdout);
+  return r;
 }
 
 serve::Config serve_config(const CheckOptions& o, const std::shared_ptr<journal::Recorder>& rec) {
   serve::Config c;
   c.scenario = o.scenario;
   c.scenario_dirs = o.scenario_dirs;
-  if (!o.capture.empty()) {
-    c.capture = o.capture;
-    c.listen = {"127.0.0.1:0"};
+  c.fleet = o.fleet;
+  c.quirks = o.quirks;
+  c.faults = o.faults;
+  c.listen = o.listen;  // a scenario's hosts moved, in order
+  if (!o.captures.empty()) {
+    c.listen.clear();
+    for (size_t i = 0; i < o.captures.size(); ++i)
+      c.listen.push_back((i < o.listen.size() ? o.listen[i] : "127.0.0.1:0") + "=" + o.captures[i]);
   }
   c.smb = o.smb;
   c.smb_guest = o.smb_guest;
@@ -155,14 +241,45 @@ struct Outcome {
   std::string suite;
   std::string command_failure;  // the command's, or "no collector session" when none was seen
   std::vector<scenarios::SessionVerdict> verdicts;
+  std::string out, err;        // the collector's output
+  std::string values_failure;  // the values could not be read (a bad line)
+  std::vector<scenarios::ValueVerdict> values;
   double seconds = 0;
   bool passed() const {
-    if (!command_failure.empty()) return false;
+    if (!command_failure.empty() || !values_failure.empty()) return false;
     for (const auto& v : verdicts)
       if (!v.handled()) return false;
+    for (const auto& v : values)
+      if (!v.ok) return false;
     return true;
   }
 };
+
+// The collector's reported values ($PERFSIM_VALUES_OUT, or its stdout's value lines), judged
+// against the answers each session got; the names of each host from its capture (Counter 009).
+void judge_values(const CheckOptions& o, const serve::ServeRun& run, const journal::AnswerStore& answers,
+                  const std::string& values_file, const CollectorRun& c, Outcome& r) {
+  std::vector<scenarios::ReportedValue> reported;
+  bool cut = false;
+  const bool from_stdout = o.values_from == "stdout";
+  const std::string text = from_stdout ? c.out : read_capped(values_file, cut);
+  if (cut) {
+    r.values_failure = "$PERFSIM_VALUES_OUT is over 16 MiB";
+    return;
+  }
+  if (Status s =
+          scenarios::parse_reported(text, from_stdout ? "stdout" : "$PERFSIM_VALUES_OUT", !from_stdout, reported);
+      !s.ok()) {
+    r.values_failure = s.message();
+    return;
+  }
+  const auto names = [&run](const std::string& host) {
+    for (const serve::PlannedHost& h : run.hosts())
+      if (h.host && h.host->name() == host) return captures::counter_names(h.host->capture(), "009");
+    return std::map<uint32_t, std::string>();
+  };
+  r.values = scenarios::judge_values(reported, answers.sessions(), names, o.tolerance_pct / 100);
+}
 
 void print(const CheckOptions& o, const Outcome& r, const std::string& expect) {
   size_t handled = 0;
@@ -170,46 +287,91 @@ void print(const CheckOptions& o, const Outcome& r, const std::string& expect) {
   if (o.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& v : r.verdicts) list.push_back(scenarios::to_json(v));
+    nlohmann::json values = nlohmann::json::array();
+    for (const auto& v : r.values) values.push_back(scenarios::to_json(v));
     fmt::print("{}\n", json_text(nlohmann::json{{"suite", r.suite},
                                                 {"expect", expect},
                                                 {"passed", r.passed()},
                                                 {"command_failure", r.command_failure},
                                                 {"sessions", std::move(list)},
+                                                {"values", std::move(values)},
+                                                {"values_failure", r.values_failure},
                                                 {"handled", handled},
                                                 {"seconds", r.seconds}}));
     return;
   }
   fmt::print("perfsim check {}: a correct collector {}\n", r.suite, expect);
   for (const auto& v : r.verdicts) fmt::print("{}\n", scenarios::render_text(v));
+  size_t right = 0;
+  for (const auto& v : r.values) {
+    right += v.ok ? 1 : 0;
+    fmt::print("{}\n", scenarios::render_text(v));
+  }
+  if (!r.values_failure.empty()) fmt::print("values: {}\n", r.values_failure);
   if (!r.command_failure.empty()) fmt::print("collector command: {}\n", r.command_failure);
-  fmt::print("{}: {} of {} sessions handled it{}\n", r.passed() ? "PASS" : "FAIL", handled, r.verdicts.size(),
+  const std::string values = r.values.empty() ? "" : fmt::format("; {} of {} values right", right, r.values.size());
+  fmt::print("{}: {} of {} sessions handled it{}{}\n", r.passed() ? "PASS" : "FAIL", handled, r.verdicts.size(), values,
              r.command_failure.empty() ? "" : "; " + r.command_failure);
 }
 
+// The scenario's name, else the captures' and the fleet's file names.
+std::string suite_name(const CheckOptions& o) {
+  if (!o.scenario.empty()) return o.scenario;
+  std::string out;
+  for (const std::string& c : o.captures)
+    out += (out.empty() ? "" : " ") + std::filesystem::path(c).filename().string();
+  if (!o.fleet.empty()) out += (out.empty() ? "" : " ") + std::filesystem::path(o.fleet).filename().string();
+  return out;
+}
+
 int run_check(const CheckOptions& o) {
-  if (o.scenario.empty() == o.capture.empty())
-    return fail("check", "give one of --scenario NAME or --capture F.perfcap, then -- COMMAND ARGS", kExitUsage);
+  if (!o.scenario.empty() && !o.captures.empty())
+    return fail("check", "give --scenario NAME or --capture F.perfcap (repeatable), not both", kExitUsage);
+  if (o.scenario.empty() && o.captures.empty() && o.fleet.empty())
+    return fail("check", "give --scenario NAME, --capture F.perfcap or --fleet F.toml, then -- COMMAND ARGS",
+                kExitUsage);
+  if (!o.captures.empty() && o.listen.size() > o.captures.size())
+    return fail("check",
+                fmt::format("{} --listen for {} --capture: give at most one --listen per capture, in order",
+                            o.listen.size(), o.captures.size()),
+                kExitUsage);
   if (!(o.timeout_s > 0)) return fail("check", "--timeout must be above 0 seconds", kExitUsage);
-  scenarios::Scenario sc;  // --capture: no scenario, Handling's defaults
+  if (!(o.tolerance_pct >= 0))
+    return fail("check", "--tolerance is a percentage >= 0 (0.01 is 0.01 % relative)", kExitUsage);
+  scenarios::Scenario sc;  // --capture, --fleet: no scenario, Handling's defaults
   if (!o.scenario.empty())
     if (Status s = scenarios::find(o.scenario, o.scenario_dirs, sc); !s.ok())
       return fail("check", s.message(), kExitUsage);
+  for (const std::string& name : o.skip_expect)
+    if (Status s = scenarios::skip_expect(name, sc.handling); !s.ok())
+      return fail("check", "--skip-expect: " + s.message(), kExitUsage);
+  if (!o.exit.empty()) sc.handling.exit = o.exit;
   std::shared_ptr<journal::Recorder> rec;
   journal::RecorderOptions ro;
   ro.journal_size = 200000;  // every call of a looping collector's bounded run
   ro.journal_file = o.journal;
+  ro.keep_answers = true;  // the values the collector reports are judged against them
   if (Status s = journal::Recorder::create(ro, rec); !s.ok()) return fail("check", s.message());
   CheckOptions opts = o;
   if (opts.smb == "default") opts.smb = std::to_string(free_port());
   const auto t0 = std::chrono::steady_clock::now();
   Outcome r;
-  r.suite = o.scenario.empty() ? o.capture : o.scenario;
+  r.suite = suite_name(o);
+  const WorkDir dir;
+  if (dir.path.empty())
+    return fail("check", "cannot make a work directory under " + std::filesystem::temp_directory_path().string());
   {
     serve::ServeRun run;
     if (serve::Failure f = run.run(serve_config(opts, rec)); !f.ok())
       return fail("check", f.message, f.usage ? kExitUsage : kExitFailure);
-    r.command_failure = run_collector(opts, endpoint_of(run, opts));
-    run.stop();  // the destructor joins the server: every call answered is journaled
+    Endpoint e = endpoint_of(run, opts);
+    e.values_out = dir.path + "/values";
+    const CollectorRun c = collector_output(o, dir.path, run_collector(opts, sc.handling.exit, e, dir.path));
+    r.command_failure = c.failure;
+    r.out = c.out;
+    r.err = c.err;
+    run.stop();  // every call answered is journaled, every answer kept
+    judge_values(o, run, *rec->answers(), e.values_out, c, r);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.verdicts = scenarios::judge(sc.handling, sc.expected, rec->journal()->query({}));
@@ -220,7 +382,8 @@ int run_check(const CheckOptions& o) {
   print(o, r, scenarios::handling_text(sc.handling));
   if (!o.junit.empty()) {
     std::ofstream f(o.junit, std::ios::binary | std::ios::trunc);
-    f << scenarios::junit_xml("perfsim check " + r.suite, r.verdicts, r.command_failure, r.seconds);
+    f << scenarios::junit_xml({r.suite, script_name(o.command), r.command_failure, r.out, r.err, r.verdicts, r.values,
+                               r.values_failure, r.seconds});
     if (!f.flush()) return fail("check", "cannot write --junit " + o.junit);
   }
   return r.passed() ? kExitOk : kExitFailure;
@@ -235,8 +398,25 @@ void add_check(CLI::App& app, int& rc) {
                                "Test a collector: serve a scenario's host(s), run COMMAND against them, judge every "
                                "collector session (exit 0 all handled it, 1 one did not)");
   c->add_option("--scenario", check.scenario, "The field-bug scenario to serve and judge against (perfsim scenarios)");
-  c->add_option("--capture", check.capture, "Serve this capture instead, judged by the generic expectations")
+  c->add_option("--capture", check.captures,
+                "Serve this capture instead (repeatable: a host each), judged by the generic expectations")
       ->check(input_file());
+  c->add_option("--fleet", check.fleet, "Also serve a fleet file's hosts (perfsim serve --fleet), after the scenario's")
+      ->check(input_file());
+  c->add_option("--listen", check.listen,
+                "ADDR:PORT (repeatable, port 0: a free one): moves the scenario's hosts, or places the captures, in "
+                "order");
+  c->add_option("--quirk", check.quirks,
+                "NAME[=on|off][:PARAM=VALUE,...] for every host, as perfsim serve's; after a scenario host's own "
+                "(--quirk slow-global:ms=5 shortens a scenario)");
+  c->add_option("--faults", check.faults, "A fault plan (TOML) replacing the scenario's, as perfsim serve's")
+      ->check(input_file());
+  c->add_option("--exit", check.exit,
+                "The collector's exit a correct one gives: zero, nonzero or any (default: the scenario's [expect] "
+                "exit, else zero)")
+      ->check(CLI::IsMember({"zero", "nonzero", "any"}));
+  c->add_option("--skip-expect", check.skip_expect,
+                "Drop one expectation of the scenario's [expect] (repeatable): " + scenarios::expect_names());
   c->add_option("--scenario-dir", check.scenario_dirs, "A directory of your own scenario files (repeatable)")
       ->check(input_dir());
   c->add_option("--smb", check.smb,
@@ -256,12 +436,22 @@ void add_check(CLI::App& app, int& rc) {
       ->transform(duration())
       ->capture_default_str();
   c->add_flag("--json", check.json,
-              "Print the verdicts as JSON: {suite, passed, command_failure, sessions: [...]} (the collector's own "
-              "output goes to stderr)");
-  c->add_option("--junit", check.junit, "Also write the verdicts as JUnit XML to FILE (one testcase per session)");
+              "Print the verdicts as JSON: {suite, passed, command_failure, sessions: [...], values: [...], "
+              "values_failure} (the collector's own output goes to stderr)");
+  c->add_option("--junit", check.junit,
+                "Also write the verdicts as JUnit XML to FILE (testcases: the collector with its output, each session "
+                "as HOST session N, each value)");
   c->add_option("--journal", check.journal,
                 "Also write every winreg call of the run to this JSON-lines file (perfsim journal FILE --scenario "
                 "NAME reads it)");
+  c->add_option("--values-from", check.values_from,
+                "Where the collector's computed values are: file (default: the file named by $PERFSIM_VALUES_OUT) "
+                "or stdout (its value lines there); each line {\"path\": \"\\\\HOST\\Object(Inst)\\Counter\", "
+                "\"value\": V} or PATH,VALUE, compared with perfsim's value from the last two answers its session got")
+      ->check(CLI::IsMember({"file", "stdout"}));
+  c->add_option("--tolerance", check.tolerance_pct,
+                "How far a reported value may be from perfsim's, in percent of it (absolute below 1)")
+      ->capture_default_str();
   c->add_option("command", check.command,
                 "After --: the collector and its arguments; {addr} {port} {smb_port} {endpoints} are replaced, and "
                 "PERFSIM_ADDR, PERFSIM_PORT, PERFSIM_ENDPOINTS are in its environment")

@@ -61,6 +61,7 @@ struct Reader {
       more_data.erase(p);
     }
     if (e.status == windows::kErrorMoreData) {
+      ++d.more_data_answers;
       more_data[v] = {e.offered, e.size};
       if (run_sizes.empty() || run_value != v || run_sizes.back() != e.offered) {
         end_run();
@@ -244,6 +245,7 @@ nlohmann::json to_json(const SessionDiagnosis& d) {
       {"last_us", d.last_us},
       {"calls", d.calls},
       {"closed", d.closed},
+      {"more_data_answers", d.more_data_answers},
       {"more_data_offers", offers},
       {"retry_steps", steps},
       {"growth", growth_name(d.growth)},
@@ -267,16 +269,20 @@ nlohmann::json to_json(const SessionDiagnosis& d) {
 std::string render_text(const std::vector<SessionDiagnosis>& sessions) {
   std::string out;
   for (const SessionDiagnosis& d : sessions) {
-    out += fmt::format("session {}  host {}  peer {} ({})  {} calls over {:.3f} s\n", d.session, d.host, d.peer,
-                       transport_name(d.transport), d.calls, double(d.last_us - d.first_us) / 1e6);
+    out += fmt::format("session {}  host {}  peer {} ({})  {} call{} over {:.3f} s\n", d.session, d.host, d.peer,
+                       transport_name(d.transport), d.calls, d.calls == 1 ? "" : "s",
+                       double(d.last_us - d.first_us) / 1e6);
     if (d.closed)
       out += fmt::format("  closed without an answer: {} call{} (the host closed the connection: a reboot, a reset)\n",
                          d.closed, d.closed == 1 ? "" : "s");
     std::string offers;
     for (size_t i = 0; i < d.steps.size() && i < 12; ++i) offers += (i ? " " : "") + std::to_string(d.steps[i].next);
     if (d.steps.size() > 12) offers += fmt::format(" ... ({} in all)", d.steps.size());
-    if (d.steps.empty())
-      out += "  buffer growth: no retry after ERROR_MORE_DATA\n";
+    if (d.steps.empty() && d.more_data_answers == 0)
+      out += "  buffer growth: none needed (no ERROR_MORE_DATA answer)\n";
+    else if (d.steps.empty())
+      out += fmt::format("  buffer growth: no retry after ERROR_MORE_DATA ({} answer{})\n", d.more_data_answers,
+                         d.more_data_answers == 1 ? "" : "s");
     else if (d.growth == Growth::kPlusN)
       out += fmt::format("  buffer growth: +{} bytes  (offers after ERROR_MORE_DATA: {})\n", d.growth_n, offers);
     else

@@ -59,9 +59,10 @@ struct SessionDiagnosis {
   Transport transport = Transport::kTcp;
   int64_t first_us = 0, last_us = 0;
   uint64_t calls = 0;
-  uint64_t closed = 0;            // of them, closed without an answer (CallEvent::closed)
-  std::vector<RetryStep> steps;   // every retry after ERROR_MORE_DATA, in order
-  Growth growth = Growth::kNone;  // over every value's steps
+  uint64_t closed = 0;             // of them, closed without an answer (CallEvent::closed)
+  uint64_t more_data_answers = 0;  // calls answered ERROR_MORE_DATA
+  std::vector<RetryStep> steps;    // every retry after ERROR_MORE_DATA, in order
+  Growth growth = Growth::kNone;   // over every value's steps
   int64_t growth_n = 0;
   struct ValueGrowth {
     Growth growth = Growth::kNone;

@@ -46,7 +46,7 @@ Status Journal::open_file(const std::string& path, const FileLimits& limits) {
   return Status::Ok();
 }
 
-void Journal::record(CallEvent&& e) {
+uint64_t Journal::record(CallEvent&& e) {
   const uint64_t seq = next_.fetch_add(1, std::memory_order_relaxed);
   Slot& s = slots_[seq % capacity_];
   s.lock();
@@ -56,6 +56,7 @@ void Journal::record(CallEvent&& e) {
     s.seq = seq;
   }
   s.unlock();
+  return seq;
 }
 
 bool Journal::copy(uint64_t seq, CallEvent& out) const {

@@ -71,7 +71,7 @@ class Journal {
   // Starts writing every recorded event to `path` (created or truncated; rotated files an earlier
   // run left, path.1 .. path.999, are removed so the set is this run's alone).
   Status open_file(const std::string& path, const FileLimits& limits = {});
-  void record(CallEvent&& e);
+  uint64_t record(CallEvent&& e);  // its seq
 
   // Matching events, oldest first.
   std::vector<CallEvent> query(const JournalFilter& f) const;

@@ -10,14 +10,17 @@ SessionTap::SessionTap(std::shared_ptr<Recorder> r, HostMetrics& m, SharedText h
 
 SessionTap::~SessionTap() { metrics_.session_closed(transport_); }
 
-void SessionTap::record(CallEvent&& e, uint32_t applied_mask) {
+void SessionTap::record(CallEvent&& e, uint32_t applied_mask, SharedBytes answer) {
   metrics_.count(e, applied_mask);
   if (!rec_->journal_) return;
   e.host = host_;
   e.peer = peer_;
   e.transport = transport_;
   e.session = id_;
-  rec_->journal_->record(std::move(e));
+  const int64_t time_us = e.time_us;
+  std::string value = rec_->answers_ && !answer.empty() ? e.value_name : std::string();
+  const uint64_t seq = rec_->journal_->record(std::move(e));
+  if (!value.empty()) rec_->answers_->keep(id_, *host_, {seq, time_us, std::move(value), std::move(answer)});
 }
 
 void SessionTap::record_host_event(std::string what_json, int64_t time_us) {
@@ -46,6 +49,7 @@ Status Recorder::create(const RecorderOptions& o, std::shared_ptr<Recorder>& out
           auto p = j.lock();
           return p ? p->recorded() : 0;
         });
+    if (o.keep_answers) r->answers_ = std::make_shared<AnswerStore>();
   } else if (!o.journal_file.empty()) {
     return Status::InvalidArgument("--journal FILE needs a journal: --journal-size must be at least 1");
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "journal/answers.h"
 #include "journal/event.h"
 #include "journal/journal.h"
 #include "journal/metrics.h"
@@ -25,6 +26,7 @@ struct RecorderOptions {
   std::string journal_file;                         // JSON lines; empty: none
   FileLimits journal_limits;                        // its size cap and rotation
   std::vector<std::string> applied_names;           // Metrics' labels of the applied bits
+  bool keep_answers = false;  // keep each session's perf-data answers (answers.h; needs a journal)
 };
 
 class Recorder;
@@ -36,8 +38,9 @@ class SessionTap {
   SessionTap(const SessionTap&) = delete;
   SessionTap& operator=(const SessionTap&) = delete;
   uint64_t id() const { return id_; }
-  // Stamps the session's identity (host, peer, transport, session) on `e` and records it.
-  void record(CallEvent&& e, uint32_t applied_mask);
+  // Stamps the session's identity (host, peer, transport, session) on `e` and records it;
+  // `answer` (the perf data it was answered, if any) goes to the answer store when there is one.
+  void record(CallEvent&& e, uint32_t applied_mask, SharedBytes answer = {});
   // Journals an event of the session's host (CallEvent::host_event, `what_json`) that happened at
   // `time_us`: an entry of its own, no session's and counted in no call metric.
   void record_host_event(std::string what_json, int64_t time_us);
@@ -55,6 +58,7 @@ class Recorder : public std::enable_shared_from_this<Recorder> {
   static Status create(const RecorderOptions& o, std::shared_ptr<Recorder>& out);
   const std::shared_ptr<Journal>& journal() const { return journal_; }  // null without a journal
   const std::shared_ptr<Metrics>& metrics() const { return metrics_; }
+  const std::shared_ptr<AnswerStore>& answers() const { return answers_; }  // null unless keep_answers
   std::unique_ptr<SessionTap> open_session(const std::string& host, const std::string& peer, Transport t);
 
  private:
@@ -62,6 +66,7 @@ class Recorder : public std::enable_shared_from_this<Recorder> {
   Recorder() = default;
   std::shared_ptr<Journal> journal_;
   std::shared_ptr<Metrics> metrics_;
+  std::shared_ptr<AnswerStore> answers_;
   std::atomic<uint64_t> next_session_{1};
 };
 

@@ -22,6 +22,7 @@
 
 #include "core/byte_chain.h"
 #include "core/bytes.h"
+#include "core/shared_bytes.h"
 #include "rpc/pdu.h"
 
 namespace perfsim::rpc {
@@ -42,6 +43,7 @@ struct CallNote {
   uint32_t delay_ms = 0;                        // the host's delay before this answer leaves
   uint32_t applied = 0;                         // replayer::Applied bits
   bool closed = false;                          // no answer: the connection was closed instead (gone(), a reset)
+  SharedBytes answer;  // the perf data a QueryValue answered WERR_OK (shared, not copied): perfsim check's values
   // What happened to the server before this call that no observer was told of yet (a host's
   // timeline events, replayer/events.h): each as its JSON object and the wall-clock time (UTC, us
   // since 1970) it happened. Observers journal them as entries of their own.

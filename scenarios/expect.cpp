@@ -40,6 +40,16 @@ bool same_name(std::string_view a, std::string_view b) {
          });
 }
 
+// A value name against the diagnosis's: without case, and a trailing '*' matches any rest
+// ("Counter*": Counter 007, Counter CurrentLanguage, Counter).
+bool same_value(std::string_view asked, std::string_view pattern) {
+  if (!pattern.empty() && pattern.back() == '*') {
+    pattern.remove_suffix(1);
+    return asked.size() >= pattern.size() && same_name(asked.substr(0, pattern.size()), pattern);
+  }
+  return same_name(asked, pattern);
+}
+
 // Whether the comma-separated `list` ("busy,event:reboot") names `name`.
 bool lists(std::string_view list, std::string_view name) {
   for (size_t at = 0; at <= list.size();) {
@@ -53,7 +63,7 @@ bool lists(std::string_view list, std::string_view name) {
 bool matches(const ExpectedCall& c, const journal::CallEvent& ev) {
   return !ev.is_host_event() && (c.op.empty() || journal::opnum_label(ev.opnum) == c.op) &&
          (c.key.empty() || same_name(journal::text(ev.key_path), c.key)) &&
-         (c.value.empty() || same_name(ev.value_name, c.value)) && (c.status.empty() || returned(ev, c.status)) &&
+         (c.value.empty() || same_value(ev.value_name, c.value)) && (c.status.empty() || returned(ev, c.status)) &&
          (c.max_bytes == 0 || ev.bytes <= c.max_bytes) && (c.applied.empty() || lists(ev.applied, c.applied));
 }
 

@@ -57,7 +57,18 @@ struct Handling {
   uint32_t max_busy_retries = 0;    // retries after ERROR_BUSY in a session; 0: no bound
   std::vector<std::string> values;  // values it asks (QueryValue names), every one
   std::vector<std::string> once;    // statuses that answer at most one call of a session (nothing retried into them)
+  std::string exit = "zero";        // the collector command's exit: "zero", "nonzero" or "any" (perfsim check)
 };
+
+// The expectations `perfsim check --skip-expect NAME` can drop, as [expect] names them: "data, max_tries, ...".
+std::string expect_names();
+// Drops expectation `name` (a correct collector of yours does not do it: a CPU-only one asks no
+// PerfProc value); InvalidArgument listing expect_names() for another name.
+Status skip_expect(const std::string& name, Handling& h);
+// "zero", "nonzero", "any"; InvalidArgument says so.
+Status check_exit_expectation(const std::string& exit);
+// Does a command's exit `code` (a signal: never) meet `exit`? Empty when it does, else why.
+std::string exit_unmet(const std::string& exit, int code);
 
 struct ScenarioHost {
   replayer::FleetHost fleet;        // listen (default 127.0.0.1:0), timeline, profile, quirks, smb_allow
@@ -86,6 +97,10 @@ struct Scenario {
 // a names file) relative to it; NotFound when there is none.
 using BesideReader = std::function<Status(const std::string& name, std::string& text, std::string& path)>;
 Status read_scenario(const config::Doc& doc, const BesideReader& beside, Scenario& out);
+
+// The seed of a synth host whose spec gives none (README.md, "A scenario file"): from its name
+// (without case) and profile, so two hosts of a scenario, or of two scenarios, read apart.
+uint64_t derived_seed(std::string_view host_name, std::string_view profile);
 
 nlohmann::json to_json(const Scenario& s);
 nlohmann::json to_json(const Handling& h);

@@ -47,8 +47,8 @@ bool same_status(uint32_t status, const std::string& st) {
 void busy_unmet(const Handling& h, const journal::SessionDiagnosis& d, std::vector<std::string>& out) {
   if (h.busy_backoff_ms > 0 && d.busy_answers > 0) {
     if (d.busy_retries == 0)
-      out.push_back(fmt::format("{} ERROR_BUSY answers and no retry (ERROR_BUSY is transient: retry after a back-off)",
-                                d.busy_answers));
+      out.push_back(fmt::format("{} ERROR_BUSY answer{} and no retry (ERROR_BUSY is transient: retry after a back-off)",
+                                d.busy_answers, d.busy_answers == 1 ? "" : "s"));
     const auto shortest = std::min_element(d.busy_backoff_ms.begin(), d.busy_backoff_ms.end());
     if (shortest != d.busy_backoff_ms.end() && *shortest < h.busy_backoff_ms)
       out.push_back(fmt::format("retried ERROR_BUSY after {:.1f} ms (expected a back-off of >= {} ms)", *shortest,
@@ -69,8 +69,9 @@ std::vector<std::string> unmet(const Handling& h, const journal::SessionDiagnosi
   if (h.max_tries) {
     const auto [run, value] = longest_more_data_run(session_events);
     if (run >= h.max_tries)
-      out.push_back(fmt::format("{} calls in a row for {} answered ERROR_MORE_DATA (expected the data within {} tries)",
-                                run, value, h.max_tries));
+      out.push_back(
+          fmt::format("{} call{} in a row for {} answered ERROR_MORE_DATA (expected the data within {} tries)", run,
+                      run == 1 ? "" : "s", value, h.max_tries));
   }
   if (h.no_loop)
     for (const journal::Loop& l : d.loops)
@@ -105,7 +106,14 @@ std::vector<SessionVerdict> judge(const Handling& h, const Expected& e, const st
     v.calls = d.calls;
     v.seconds = double(d.last_us - d.first_us) / 1e6;
     v.unmet = unmet(h, d, mine);
-    v.diagnosis_lacks = diagnosis_lacks(e, d, mine);
+    v.diagnosis_lacks = e.text.empty() ? "the scenario gives no [diagnosis]" : diagnosis_lacks(e, d, mine);
+    const auto last =
+        std::find_if(mine.rbegin(), mine.rend(), [](const journal::CallEvent& ev) { return is_query(ev); });
+    // The session ended on a MORE_DATA answer asking more than was offered (a loop on an echoed
+    // size is a loop, reported as one, not silence).
+    if (last != mine.rend() && last == mine.rbegin() && last->status == windows::kErrorMoreData &&
+        last->size > last->offered)
+      v.silent_after = fmt::format("{} bytes", last->size);
     v.shows_diagnosis = v.diagnosis_lacks.empty();
     out.push_back(std::move(v));
   }
@@ -122,14 +130,31 @@ nlohmann::json to_json(const SessionVerdict& v) {
           {"handled", v.handled()},
           {"unmet", v.unmet},
           {"shows_diagnosis", v.shows_diagnosis},
-          {"diagnosis_lacks", v.diagnosis_lacks}};
+          {"diagnosis_lacks", v.diagnosis_lacks},
+          {"silent_after_more_data", v.silent_after}};
 }
 
+namespace {
+
+// Why a session stopped, when it stopped right after MORE_DATA: a client that packs the buffer it
+// is offered byte by byte (impacket in Python) never sends the next call of a large value.
+std::string silence(const SessionVerdict& v) {
+  if (v.silent_after.empty()) return "";
+  return fmt::format(
+      "the collector went silent after a MORE_DATA answer offering {} (no next call: a client that packs an "
+      "N-byte buffer itself takes minutes; send lpData empty with lpcbLen 0, scenarios/README.md)",
+      v.silent_after);
+}
+
+}  // namespace
+
 std::string render_text(const SessionVerdict& v) {
-  std::string out = fmt::format("session {} ({}, {}, {}, {} calls): ", v.session, v.host, v.peer, v.transport, v.calls);
+  std::string out = fmt::format("session {} ({}, {}, {}, {} call{}): ", v.session, v.host, v.peer, v.transport, v.calls,
+                                v.calls == 1 ? "" : "s");
   if (v.handled()) return out + "handled";
   out += "NOT handled";
   for (size_t i = 0; i < v.unmet.size(); ++i) out += (i ? "; " : ": ") + v.unmet[i];
+  if (const std::string why = silence(v); !why.empty()) out += "; " + why;
   return out;
 }
 
@@ -162,34 +187,64 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
-std::string junit_case(const std::string& suite, const std::string& name, double seconds, const std::string& failure,
-                       const std::string& detail) {
+struct JunitCase {
+  std::string name;
+  double seconds = 0;
+  std::string failure, detail;  // failure empty: passed
+  std::string out, err;         // <system-out>, <system-err> when not empty
+};
+
+std::string junit_case(const std::string& suite, const JunitCase& c) {
   std::string out = fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", xml_escape(suite),
-                                xml_escape(name), seconds);
-  if (failure.empty()) return out + "/>\n";
-  return out + fmt::format(">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n", xml_escape(failure),
-                           xml_escape(detail));
+                                xml_escape(c.name), c.seconds);
+  std::string body;
+  if (!c.failure.empty())
+    body += fmt::format("      <failure message=\"{}\">{}</failure>\n", xml_escape(c.failure), xml_escape(c.detail));
+  if (!c.out.empty()) body += fmt::format("      <system-out>{}</system-out>\n", xml_escape(c.out));
+  if (!c.err.empty()) body += fmt::format("      <system-err>{}</system-err>\n", xml_escape(c.err));
+  if (body.empty()) return out + "/>\n";
+  return out + ">\n" + body + "    </testcase>\n";
+}
+
+JunitCase session_case(const SessionVerdict& v) {
+  std::string why;
+  for (const std::string& u : v.unmet) why += (why.empty() ? "" : "\n") + u;
+  if (const std::string s = silence(v); !s.empty() && !v.handled()) why += "\n" + s;
+  return {fmt::format("{} session {}", v.host, v.session),
+          v.seconds,
+          v.handled() ? "" : fmt::format("not handled: {}", v.unmet.front()),
+          why,
+          "",
+          ""};
+}
+
+JunitCase value_case(const ValueVerdict& v) {
+  return {"value " + v.path, 0, v.ok ? "" : fmt::format("wrong value: {}", v.why), render_text(v), "", ""};
 }
 
 }  // namespace
 
-std::string junit_xml(const std::string& suite, const std::vector<SessionVerdict>& verdicts,
-                      const std::string& command_failure, double seconds) {
-  size_t failures = command_failure.empty() ? 0 : 1;
-  for (const SessionVerdict& v : verdicts) failures += v.handled() ? 0 : 1;
-  std::string cases = junit_case(suite, "collector command", seconds, command_failure, command_failure);
-  for (const SessionVerdict& v : verdicts) {
-    std::string why;
-    for (const std::string& u : v.unmet) why += (why.empty() ? "" : "\n") + u;
-    const std::string name = fmt::format("session {} ({}, {})", v.session, v.host, v.peer);
-    cases +=
-        junit_case(suite, name, v.seconds, v.handled() ? "" : fmt::format("not handled: {}", v.unmet.front()), why);
+std::string junit_xml(const JunitRun& run) {
+  const std::string suite = "perfsim check " + run.suite;
+  std::vector<JunitCase> cases;
+  const std::string failure =
+      run.command_failure + (run.values_failure.empty() ? ""
+                                                        : (run.command_failure.empty() ? "" : "; ") +
+                                                              std::string("values: ") + run.values_failure);
+  cases.push_back({"collector " + run.command, run.seconds, failure, failure, run.out, run.err});
+  for (const SessionVerdict& v : run.verdicts) cases.push_back(session_case(v));
+  for (const ValueVerdict& v : run.values) cases.push_back(value_case(v));
+  size_t failures = 0;
+  std::string text;
+  for (const JunitCase& c : cases) {
+    failures += c.failure.empty() ? 0 : 1;
+    text += junit_case(suite, c);
   }
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"{0}\" failures=\"{1}\" time=\"{2:.3f}\">\n"
       "  <testsuite name=\"{3}\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" time=\"{2:.3f}\">\n{4}"
       "  </testsuite>\n</testsuites>\n",
-      verdicts.size() + 1, failures, seconds, xml_escape(suite), cases);
+      cases.size(), failures, run.seconds, xml_escape(suite), text);
 }
 
 }  // namespace perfsim::scenarios

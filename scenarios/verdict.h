@@ -10,6 +10,7 @@
 #include "journal/diagnosis.h"
 #include "journal/event.h"
 #include "scenarios/scenario.h"
+#include "scenarios/values.h"
 
 namespace perfsim::scenarios {
 
@@ -21,6 +22,7 @@ struct SessionVerdict {
   std::vector<std::string> unmet;  // each expectation of Handling it missed, in words; empty: handled
   bool shows_diagnosis = false;    // it shows the scenario's [diagnosis] (the bug's trace)
   std::string diagnosis_lacks;     // when not: the first thing missing
+  std::string silent_after;        // its last call was answered ERROR_MORE_DATA: "N bytes" (then nothing came)
   bool handled() const { return unmet.empty(); }
 };
 
@@ -36,9 +38,22 @@ nlohmann::json to_json(const SessionVerdict& v);
 // "session 3 (W2K-EXCH01, 127.0.0.1:51234, tcp, 12 calls): handled" or "...: NOT handled: a; b".
 std::string render_text(const SessionVerdict& v);
 
-// JUnit XML (the schema CI systems read: testsuites/testsuite/testcase/failure): one testcase per
-// session, plus one named "collector command" that fails with `command_failure` when not empty.
-std::string junit_xml(const std::string& suite, const std::vector<SessionVerdict>& verdicts,
-                      const std::string& command_failure, double seconds);
+// A `perfsim check` run as JUnit XML reads it.
+struct JunitRun {
+  std::string suite;            // the scenario (or captures, fleet)
+  std::string command;          // the collector as a person names it: "perf_collector.py"
+  std::string command_failure;  // empty: its exit met the expectation
+  std::string out, err;         // its stdout and stderr
+  std::vector<SessionVerdict> verdicts;
+  std::vector<ValueVerdict> values;
+  std::string values_failure;
+  double seconds = 0;
+};
+
+// JUnit XML (the schema CI systems read: testsuites/testsuite/testcase/failure/system-out/
+// system-err). Names stay the same from run to run (no port, no time): classname "perfsim check
+// SUITE"; testcases "collector COMMAND" (failing with command_failure, carrying the collector's
+// stdout and stderr), "HOST session N" per session, "value PATH" per reported value.
+std::string junit_xml(const JunitRun& run);
 
 }  // namespace perfsim::scenarios

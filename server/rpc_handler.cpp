@@ -52,7 +52,7 @@ void RpcHandler::observe(uint16_t opnum, uint32_t fault, int64_t wall_us, std::c
   const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(took).count() + int64_t(n.delay_ms) * 1000;
   e.latency_us = uint32_t(std::min<int64_t>(us, UINT32_MAX));
   if (n.applied) e.applied = replayer::applied_names(n.applied);
-  tap_->record(std::move(e), n.applied);
+  tap_->record(std::move(e), n.applied, std::move(n.answer));
 }
 
 Verdict RpcHandler::on_pdu(ByteView pdu, std::vector<ByteChain>& out) {

@@ -383,6 +383,7 @@ uint32_t Service::query_value(const QueryValueRequest& req, QueryValueResponse& 
   }
   // Out pointers mirror the in pointers: a NULL in-pointer stays NULL.
   if (req.type) resp.type = a.status == windows::kErrorSuccess || a.status == windows::kErrorMoreData ? a.type : 0;
+  if (observing_ && e && e->perf && a.status == windows::kErrorSuccess) note_.answer = a.data;
   if (req.data) resp.data = std::move(a.data);
   if (req.data_size)
     resp.data_size = a.status == windows::kErrorSuccess || a.status == windows::kErrorMoreData ? a.size : 0;

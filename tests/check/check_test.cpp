@@ -3,6 +3,9 @@
 // every built-in TCP scenario; impacket's own hBaseRegQueryValue does not handle Windows 2000's
 // MORE_DATA echo (it loops until the timeout kills it). Both verdicts asserted, the JUnit file read
 // by Python's xml.etree, and `perfsim journal --scenario` giving the same per-session verdicts.
+// Issue 47: value verdicts (tests/check/value_collector.py, impacket, its own formulas), the exit
+// contract and --skip-expect, serve's host options, stable JUnit (tests/check/junit_read.py), and
+// diagnosis text that matches what each session saw.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -26,6 +29,21 @@ namespace {
 const std::string kSource = PERFSIM_SOURCE_DIR;
 const std::string kGood = std::string(PERFSIM_PYTHON) + " -B " + kSource + "/scripts/examples/perf_collector.py";
 const std::string kImpacket = std::string(PERFSIM_PYTHON) + " -B " + kSource + "/tests/check/impacket_hbase.py";
+const std::string kValues = std::string(PERFSIM_PYTHON) + " -B " + kSource + "/tests/check/value_collector.py";
+// One path per counter type the value collector has a formula for (value_collector.py), so
+// perfsim's formulas (perfdata/counters.cpp) are checked against that second implementation.
+const std::vector<std::pair<std::string, std::string>> kTypedPaths = {
+    {"\\Processor Information(_Total)\\% Processor Time", "PERF_100NSEC_TIMER_INV"},
+    {"\\Processor Information(_Total)\\% User Time", "PERF_100NSEC_TIMER"},
+    {"\\Processor Information(_Total)\\Interrupts/sec", "PERF_COUNTER_COUNTER"},
+    {"\\PhysicalDisk(_Total)\\Disk Read Bytes/sec", "PERF_COUNTER_BULK_COUNT"},
+    {"\\System\\Processes", "PERF_COUNTER_RAWCOUNT"},
+    {"\\Memory\\Available Bytes", "PERF_COUNTER_LARGE_RAWCOUNT"},
+    {"\\Memory\\% Committed Bytes In Use", "PERF_RAW_FRACTION"},
+    {"\\System\\System Up Time", "PERF_ELAPSED_TIME"},
+    {"\\PhysicalDisk(_Total)\\Avg. Disk sec/Read", "PERF_AVERAGE_TIMER"},
+};
+const std::string kCpu = "\\Processor Information(_Total)\\% Processor Time";
 
 std::string work(const std::string& name) {
   fs::create_directories(CHECK_WORK_DIR);
@@ -94,6 +112,7 @@ TEST_CASE("check: impacket's hBaseRegQueryValue loops against Windows 2000, kill
   CHECK(unmet.find("a loop: offered") != std::string::npos);
   CHECK(unmet.find("for Global answered ERROR_MORE_DATA (expected the data within 10 tries)") != std::string::npos);
   CHECK(unmet.find("handles open") != std::string::npos);
+  CHECK(s.at("silent_after_more_data") == "");  // a loop on the echoed size, not silence
   // The command's testcase and the session's both failed.
   CHECK(junit_counts(junit) == "2 2 2 2");
 
@@ -140,15 +159,92 @@ TEST_CASE("check: two collectors in one run, judged apart, perfsim journal --sce
 }
 
 TEST_CASE("check: a collector that handled every call but exited 3 fails on its exit, the session still handled") {
-  const CommandResult r =
-      perfsim_cmd("check --scenario no-instances --timeout 60 --json -- sh -c '" + kGood + "; exit 3'");
+  const std::string script = work("exit3") + ".sh";
+  std::ofstream(script) << kGood << "\nexit 3\n";
+  const CommandResult r = perfsim_cmd("check --scenario no-instances --timeout 60 --json -- sh " + script);
   INFO(r.out << r.err);
   CHECK(r.code == 1);
   const json j = json::parse(r.out);
   CHECK(j.at("passed") == false);
-  CHECK(j.at("command_failure") == "sh ended with exit 3");
+  // Named by its script, not the interpreter.
+  CHECK(j.at("command_failure").get<std::string>().rfind("exit3-", 0) == 0);
+  CHECK(j.at("command_failure").get<std::string>().find(".sh ended with exit 3: the scenario expects exit 0") !=
+        std::string::npos);
   REQUIRE(j.at("sessions").size() == 1);  // the session itself was fine: only the exit fails it
   CHECK(j.at("sessions")[0].at("handled") == true);
+
+  // Issue 47: a scenario that says exit = "any" (busy-exchange: no data for a minute) accepts it,
+  // and --exit any does for any scenario; --exit nonzero fails a collector that exits 0.
+  const CommandResult busy = perfsim_cmd("check --scenario busy-exchange --timeout 60 --json -- sh " + script);
+  INFO(busy.out << busy.err);
+  CHECK(busy.code == 0);
+  CHECK(json::parse(busy.out).at("command_failure") == "");
+  CHECK(perfsim_cmd("check --scenario no-instances --exit any --timeout 60 -- sh " + script).code == 0);
+  const CommandResult nonzero = perfsim_cmd("check --scenario no-instances --exit nonzero --timeout 60 -- " + kGood);
+  CHECK(nonzero.code == 1);
+  CHECK(nonzero.out.find("perf_collector.py ended with exit 0: the scenario expects a non-zero exit") !=
+        std::string::npos);
+  CHECK(perfsim_cmd("check --scenario no-instances --exit sometimes -- true").code == 2);
+  const CommandResult shown = perfsim_cmd("scenarios show busy-exchange --json");
+  CHECK(json::parse(shown.out).at("expect").at("exit") == "any");
+}
+
+TEST_CASE("check --skip-expect: a CPU-only collector passes perfproc-disabled without asking PerfProc") {
+  const std::string cmd = kValues + " '\\Processor(_Total)\\% Processor Time'";
+  const CommandResult strict = perfsim_cmd("check --scenario perfproc-disabled --timeout 60 -- " + cmd);
+  INFO(strict.out << strict.err);
+  CHECK(strict.code == 1);
+  CHECK(strict.out.find("never asked Disable Performance Counters") != std::string::npos);
+  const CommandResult r = perfsim_cmd("check --scenario perfproc-disabled --skip-expect values --timeout 60 -- " + cmd);
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  const CommandResult bad = perfsim_cmd("check --scenario perfproc-disabled --skip-expect valus -- true");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("one of data, max_tries, no_loop, close_handles, busy_backoff_ms, max_busy_retries, values, "
+                     "once, exit") != std::string::npos);
+  CHECK(perfsim_cmd("check --help").out.find("--skip-expect") != std::string::npos);
+}
+
+// Issue 47: several --capture, --fleet, --listen, --quirk and --faults as serve takes them.
+TEST_CASE("check: several captures, a fleet, --listen, --quirk and --faults") {
+  const std::string a = work("cap-a") + ".perfcap", b = work("cap-b") + ".perfcap";
+  REQUIRE(perfsim_cmd("synth --profile 2016 --duration 2m --seed 3 -o " + a).code == 0);
+  REQUIRE(perfsim_cmd("synth --profile 2022 --duration 2m --seed 4 -o " + b).code == 0);
+  const std::string each = work("each") + ".sh";
+  std::ofstream(each) << "for e in $PERFSIM_ENDPOINTS; do " << kGood << " ${e%:*} ${e##*:} || exit 1; done\n";
+  const std::string journal = work("several") + ".jsonl";
+  const CommandResult r = perfsim_cmd(
+      "check --capture " + a + " --capture " + b +
+      " --listen 127.0.0.221:0 --quirk slow-global:ms=1 --timeout 60 --json --journal " + journal + " -- sh " + each);
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  const json j = json::parse(r.out);
+  REQUIRE(j.at("sessions").size() == 2);  // a host each
+  CHECK(j.at("sessions")[0].at("host") != j.at("sessions")[1].at("host"));
+  CHECK(j.at("suite").get<std::string>().find(".perfcap") != std::string::npos);
+  const std::string calls = perfsim::testing::run_command("cat", journal, 10).out;
+  CHECK(calls.find("slow-global") != std::string::npos);  // --quirk reached the hosts
+
+  const std::string fleet = work("fleet") + ".toml";
+  std::ofstream(fleet) << "[[host]]\nlisten = \"127.0.0.222:0\"\ncapture = \"" << a << "\"\n";
+  const std::string faults = work("faults") + ".toml";
+  std::ofstream(faults) << "[[fault]]\nkind = \"latency\"\nms = 1\n";
+  const std::string env = work("listen-env") + ".txt";
+  std::ofstream(each, std::ios::app) << "echo $PERFSIM_ENDPOINTS > " << env << "\n";
+  const CommandResult f =
+      perfsim_cmd("check --scenario no-instances --listen 127.0.0.223:0 --fleet " + fleet + " --faults " + faults +
+                  " --timeout 60 --json --journal " + journal + " -- sh " + each);
+  INFO(f.out << f.err);
+  CHECK(f.code == 0);
+  const json fj = json::parse(f.out);
+  REQUIRE(fj.at("sessions").size() == 2);  // the scenario's host, then the fleet's
+  CHECK(fj.at("sessions")[0].at("host") == "NOIF-01");
+  const std::string endpoints = perfsim::testing::run_command("cat", env, 10).out;
+  CHECK(endpoints.rfind("127.0.0.223:", 0) == 0);  // --listen moved the scenario's host
+  CHECK(endpoints.find(" 127.0.0.222:") != std::string::npos);
+  CHECK(perfsim::testing::run_command("cat", journal, 10).out.find("fault:latency") != std::string::npos);
+  CHECK(perfsim_cmd("check --capture " + a + " --listen 127.0.0.224:0 --listen 127.0.0.225:0 -- true").code == 2);
+  CHECK(perfsim_cmd("check --scenario no-instances --capture " + a + " -- true").code == 2);
 }
 
 TEST_CASE("check: the endpoint in the environment and the arguments, no session is a failure, usage is 2") {
@@ -230,4 +326,168 @@ TEST_CASE(
     CHECK(j.at("sessions")[0].at("handled") == false);
     CHECK(j.at("sessions")[0].at("calls") == 3);
   }
+}
+
+// Issue 47: the collector's numbers. The value collector polls processor-groups twice on one
+// connection and reports what its own formulas give; check computes each path from the same two
+// answers with perfdata's and compares.
+TEST_CASE("check values: a wrong % Processor Time fails naming the path and both values, the right one passes") {
+  std::string paths;
+  for (const auto& [p, type] : kTypedPaths) paths += " '" + p + "'";
+  SECTION("right: every counter type agrees with the test's own formulas") {
+    const CommandResult r = perfsim_cmd("check --scenario processor-groups --timeout 60 --json -- " + kValues + paths);
+    INFO(r.out << r.err);
+    CHECK(r.code == 0);
+    const json j = json::parse(r.out);
+    CHECK(j.at("passed") == true);
+    REQUIRE(j.at("values").size() == kTypedPaths.size());
+    for (size_t i = 0; i < kTypedPaths.size(); ++i) {
+      const json& v = j.at("values")[i];
+      INFO(v.dump());
+      CHECK(v.at("ok") == true);
+      CHECK(v.at("counter_type") == kTypedPaths[i].second);
+      CHECK(v.at("host") == "APP-GROUPS01");
+      CHECK(v.at("samples").size() == 2);  // two answers of one session
+      CHECK(v.at("path").get<std::string>().rfind("\\\\APP-GROUPS01\\", 0) == 0);
+    }
+  }
+  SECTION("wrong: 1.45 points off") {
+    const CommandResult r = perfsim_cmd("check --scenario processor-groups --timeout 60 -- " + kValues + " --off '" +
+                                        kCpu + "=1.45' '" + kCpu + "' '\\System\\Processes'");
+    INFO(r.out << r.err);
+    CHECK(r.code == 1);
+    const size_t at = r.out.find("value \\\\APP-GROUPS01\\Processor Information(_Total)\\% Processor Time: collector ");
+    REQUIRE(at != std::string::npos);
+    const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
+    CHECK(line.find(", perfsim ") != std::string::npos);
+    CHECK(line.find("PERF_100NSEC_TIMER_INV; session 1 on APP-GROUPS01") != std::string::npos);
+    CHECK(line.find(": WRONG (differs by 1.45") != std::string::npos);
+    CHECK(r.out.find("\\System\\Processes: collector") != std::string::npos);
+    CHECK(r.out.find("FAIL: 1 of 1 sessions handled it; 1 of 2 values right") != std::string::npos);
+  }
+  SECTION("JSON lines on stdout, between the collector's own output") {
+    const CommandResult r = perfsim_cmd("check --scenario processor-groups --timeout 60 --values-from stdout -- " +
+                                        kValues + " --format json --stdout '" + kCpu + "'");
+    INFO(r.out << r.err);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("poll done: 2 answers") != std::string::npos);  // passed on
+    CHECK(r.out.find("PASS: 1 of 1 sessions handled it; 1 of 1 values right") != std::string::npos);
+  }
+  SECTION("one poll: a rate cannot be judged, and says why") {
+    const CommandResult r = perfsim_cmd("check --scenario processor-groups --timeout 60 --json -- " + kValues +
+                                        " --polls 1 '" + kCpu + "'");
+    INFO(r.out << r.err);
+    // The collector reports 0 after one poll; perfsim has no value to compare it with: a failure.
+    const json j = json::parse(r.out);
+    CHECK(j.at("passed") == false);
+    REQUIRE(j.at("values").size() == 1);
+    CHECK(j.at("values")[0].at("why").get<std::string>().find("needs two answers") != std::string::npos);
+  }
+}
+
+TEST_CASE("check values: a bad values file is a failure naming its line, not a silent pass") {
+  const std::string script = work("bad-values") + ".sh";
+  std::ofstream(script) << kGood << " >/dev/null\necho 'cpu: 37 %' > \"$PERFSIM_VALUES_OUT\"\n";
+  const CommandResult r = perfsim_cmd("check --scenario no-instances --timeout 60 --json -- sh " + script);
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  const json j = json::parse(r.out);
+  CHECK(j.at("values_failure").get<std::string>().find("$PERFSIM_VALUES_OUT:1: not a value line") != std::string::npos);
+  CHECK(perfsim_cmd("check --scenario no-instances --tolerance -1 -- true").code == 2);
+  CHECK(perfsim_cmd("check --scenario no-instances --values-from stderr -- true").code == 2);
+}
+
+namespace {
+
+// The JUnit file as tests/check/junit_read.py reads it (junitparser when installed, else xml.etree
+// checking the schema's shape).
+json junit_read(const std::string& file) {
+  const CommandResult r =
+      perfsim::testing::run_command(PERFSIM_PYTHON, "-B " + kSource + "/tests/check/junit_read.py " + file, 30);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return json::parse(r.out);
+}
+
+}  // namespace
+
+// Issue 47: a CI system keys its history on testcase names: no port, no time in them. The
+// collector's output rides along on its testcase; the values have testcases of their own.
+TEST_CASE("check --junit: stable names across two runs, the script named, its output attached, values as testcases") {
+  std::vector<json> runs;
+  for (int i = 0; i < 2; ++i) {
+    const std::string junit = work("stable-" + std::to_string(i)) + ".xml";
+    const CommandResult r = perfsim_cmd("check --scenario processor-groups --timeout 60 --junit " + junit + " -- " +
+                                        kValues + " --stdout '" + kCpu + "'");
+    INFO(r.out << r.err);
+    CHECK(r.code == 0);  // --stdout without --values-from stdout: its values are only output, none judged
+    runs.push_back(junit_read(junit));
+  }
+  const auto names = [](const json& j) {
+    std::vector<std::string> out;
+    for (const json& c : j.at("cases"))
+      out.push_back(c.at("classname").get<std::string>() + " / " + c.at("name").get<std::string>());
+    return out;
+  };
+  INFO(runs[0].dump());
+  CHECK(names(runs[0]) == names(runs[1]));
+  const json& cases = runs[0].at("cases");
+  REQUIRE(cases.size() == 2);
+  CHECK(cases[0].at("classname") == "perfsim check processor-groups");
+  CHECK(cases[0].at("name") == "collector value_collector.py");
+  CHECK(cases[0].at("out").get<std::string>().find("poll done: 2 answers") != std::string::npos);
+  CHECK(cases[1].at("name") == "APP-GROUPS01 session 1");
+  for (const std::string& n : names(runs[0])) CHECK(n.find("127.0.0.1") == std::string::npos);
+
+  // A wrong value: its own failed testcase, named by the path.
+  const std::string junit = work("value-case") + ".xml";
+  const CommandResult r = perfsim_cmd("check --scenario processor-groups --timeout 60 --junit " + junit + " -- " +
+                                      kValues + " --off '" + kCpu + "=2' '" + kCpu + "'");
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  const json j = junit_read(junit);
+  REQUIRE(j.at("cases").size() == 3);
+  CHECK(j.at("cases")[2].at("name") == "value \\\\APP-GROUPS01\\Processor Information(_Total)\\% Processor Time");
+  CHECK(j.at("cases")[2].at("failed") == true);
+  CHECK(j.at("failures") == 1);
+}
+
+// Issue 47: the diagnosis says what was seen. A session that never got ERROR_MORE_DATA is not told
+// it did not retry after one; a collector that fails german-host through Counter CurrentLanguage
+// shows the bug's diagnosis; an impacket collector silenced by a 2 MB offer is told so.
+TEST_CASE("check: the diagnosis matches what the session saw") {
+  const std::string journal = work("no-more-data") + ".jsonl";
+  const CommandResult r = perfsim_cmd("check --scenario processor-groups --timeout 60 --journal " + journal + " -- " +
+                                      kValues + " '" + kCpu + "'");
+  INFO(r.out << r.err);
+  const CommandResult d = perfsim_cmd("journal " + journal);
+  INFO(d.out);
+  CHECK(d.out.find("buffer growth: none needed (no ERROR_MORE_DATA answer)") != std::string::npos);
+  CHECK(d.out.find("no retry after ERROR_MORE_DATA") == std::string::npos);
+
+  const std::string script = work("current-language") + ".py";
+  std::ofstream(script) << "import os, sys\n"
+                           "sys.path.insert(0, '"
+                        << kSource
+                        << "/tests/common')\n"
+                           "import impacket_hkpd as hk\n"
+                           "dce, h = hk.open_hkpd(os.environ['PERFSIM_ADDR'], os.environ['PERFSIM_PORT'])\n"
+                           "hk.query_value(dce, h, 'Counter CurrentLanguage', 0, 1 << 20)\n"
+                           "hk.close(dce, h)\n";
+  const CommandResult g = perfsim_cmd("check --scenario german-host --timeout 60 --json -- " +
+                                      std::string(PERFSIM_PYTHON) + " -B " + script);
+  INFO(g.out << g.err);
+  CHECK(g.code == 1);
+  const json s = json::parse(g.out).at("sessions").at(0);
+  CHECK(s.at("handled") == false);
+  CHECK(s.at("unmet").dump().find("never asked Counter 009") != std::string::npos);
+  CHECK(s.at("shows_diagnosis") == true);
+
+  // impacket's hBaseRegQueryValue against a 2 MB Global: it packs the buffer in Python, and the
+  // timeout kills it long before it sends the call.
+  const CommandResult text = perfsim_cmd("check --scenario global-slow-growing --timeout 4 -- " + kImpacket);
+  INFO(text.out << text.err);
+  CHECK(text.code == 1);
+  CHECK(text.out.find("the collector went silent after a MORE_DATA answer offering ") != std::string::npos);
+  CHECK(text.out.find("1 calls") == std::string::npos);
 }

@@ -142,6 +142,8 @@ TEST_CASE("a missing input file is exit 1 for every command that reads one") {
       {"redact M -o " + out, "redact"},
       {"check --capture M -- true", "check"},
       {"check --scenario-dir M --scenario x -- true", "check"},
+      {"check --fleet M -- true", "check"},
+      {"check --scenario x --faults M -- true", "check"},
   };
   std::set<std::string> covered;
   for (const auto& [line, cmd] : lines) {
