@@ -22,7 +22,7 @@
 
 namespace perfsim::replayer {
 
-enum class BufferPolicy { kRrpExact, kWin32Undefined, kWin2000Echo, kNt4Unsettled, kSambaTruncate };
+enum class BufferPolicy { kRrpExact, kWin32Undefined, kWin2000Echo, kNt4Unsettled, kSambaTruncate, kEchoOffered };
 
 // A chance that fires with `probability`, and/or on every `every`-th eligible call.
 struct Chance {

@@ -200,7 +200,8 @@ TEST_CASE("a recording takes every name table the host's Perflib lists, or only 
 
 TEST_CASE("the fingerprint names each buffer policy and the recorded capture replays it", "[recorder]") {
   const captures::Capture cap = small_host();
-  for (const std::string name : {"rrp-exact", "win2000-echo-oversize", "win32-undefined", "samba-truncate"}) {
+  for (const std::string name :
+       {"rrp-exact", "echo-offered", "win2000-echo-oversize", "win32-undefined", "samba-truncate"}) {
     DYNAMIC_SECTION(name) {
       LiveServer srv(host_with(cap, policy(name)));
       const std::string path = temp_file_path("rec_fp", ".perfcap");
