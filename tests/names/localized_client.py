@@ -9,8 +9,11 @@ Usage: localized_client.py --port P --client samba|impacket --tables "Counter 00
        --read LANG OBJECT COUNTER (repeatable)"""
 import argparse
 import json
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 
 ERROR_MORE_DATA = 234
 PERF_COUNTER_COUNTER = 0x10410400
@@ -58,11 +61,8 @@ class ImpacketClient:
         self.hkpd = rrp.hOpenPerformanceData(self.dce)["phKey"]
 
     def query(self, name):
-        _, value = self.rrp.hBaseRegQueryValue(self.dce, self.hkpd, name)
-        # impacket hands REG_MULTI_SZ back decoded; a collector wants the bytes as sent.
-        if isinstance(value, str):
-            return value.encode("utf-16-le")
-        return bytes(value)
+        import impacket_hkpd as hk  # a growing buffer: a 2008+ host's size said is not usable
+        return hk.read_value(self.dce, self.hkpd, name)[1]
 
 
 def name_map(data):
