@@ -166,6 +166,8 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
 
   std::map<std::string, captures::FingerprintQuery> queries;
   uint64_t overhead = UINT64_MAX;
+  bool oversize = false;  // an echoing host refused a buffer that held the value's data
+  bool fits = false;      // ... or took one Windows 2000 would have refused (data + 64 KB, Zenoss)
   for (const auto& [name, v] : values) {
     captures::FingerprintQuery q{v.calls, v.last_status, v.last_type, {}, {}, {}, {}};
     if (v.last_ok) {
@@ -181,7 +183,9 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
       // win2000-echo-oversize needs (Global or this answer) + overhead; the largest buffer that
       // failed bounds it from below, so what failed when recorded fails when replayed.
       if (echo && v.max_failed) {
+        oversize = oversize || v.max_failed >= v.last_ok->data.size();
         const uint64_t base = std::max<uint64_t>(global_bytes, v.last_ok->data.size());
+        fits = fits || (v.min_ok != UINT64_MAX && v.min_ok < base + 65536);
         if (v.max_failed + 1 > base) overhead = std::min<uint64_t>(overhead, v.max_failed + 1 - base);
       }
       const perfdata::Query pq = perfdata::parse_query(name);
@@ -207,6 +211,9 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
     }
     queries[name] = std::move(q);
   }
+  // An echo with success as soon as the data fits is the 2008-and-later answer, not Windows 2000's;
+  // answers that cannot tell the two apart stay Windows 2000's.
+  if (more_data == "win2000-echo-oversize" && !oversize && fits) more_data = "echo-offered";
   if (more_data == "win2000-echo-oversize" && overhead != UINT64_MAX) fp.params["overhead"] = std::to_string(overhead);
   if (more_data == "nt4-unsettled") fp.params["jitter"] = std::to_string(std::max<uint32_t>(jitter, 1));
 
@@ -216,6 +223,10 @@ Fingerprint analyse(const std::vector<Exchange>& exchanges, const CallStats& sta
         fmt::format("short buffers get ERROR_MORE_DATA echoing the size offered, and success needs about "
                     "{} bytes more than the Global data (win2000-echo-oversize)",
                     fp.params.count("overhead") ? fp.params["overhead"] : "?"));
+  else if (more_data == "echo-offered")
+    findings.push_back(
+        "short buffers get ERROR_MORE_DATA echoing the size offered, not the size needed: collectors that "
+        "retry with the size said loop, growing ones succeed (echo-offered)");
   else if (more_data == "win32-undefined")
     findings.push_back(
         "ERROR_MORE_DATA answers carry no usable size (0): collectors must grow blindly (win32-undefined)");

@@ -112,6 +112,16 @@ bool win2000_echo(const QuirkRow& self, const Quirks& q, QuirkCall& c) {
   return answer_data(c);
 }
 
+// Windows 2008 and later (windows/README.md): a short buffer gets ERROR_MORE_DATA with the size
+// offered, a NULL one with 0, so a client that retries with the size said offers the same again;
+// any buffer that holds the data succeeds, so a client growing its buffer gets there.
+bool echo_offered(const QuirkRow& self, const Quirks& q, QuirkCall& c) {
+  if (!policy_on(self, q, BufferPolicy::kEchoOffered, c)) return false;
+  const BufferOffer o = c.offer;
+  if (!o.has_buffer || o.size < c.content.data.size()) return more_data(c, o.has_buffer ? o.size : 0);
+  return answer_data(c);
+}
+
 // The needed size wanders by up to the jitter per call, so a retry loop may never settle.
 bool nt4_unsettled(const QuirkRow& self, const Quirks& q, QuirkCall& c) {
   if (!policy_on(self, q, BufferPolicy::kNt4Unsettled, c)) return false;
@@ -260,6 +270,14 @@ std::vector<QuirkRow> make_table() {
                },
                2,
                win2000_echo});
+  t.push_back({"echo-offered",
+               S::kBuffer,
+               "",
+               {},
+               apply_policy<BufferPolicy::kEchoOffered>,
+               [](const Quirks& q) { return on_or_empty(q.buffer == BufferPolicy::kEchoOffered, "echo-offered"); },
+               11,
+               echo_offered});
   t.push_back({"nt4-unsettled",
                S::kBuffer,
                "`jitter` (16384)",

@@ -55,7 +55,10 @@ Status fingerprint_quirks(const captures::Fingerprint& fp, Quirks& q) {
   if (fp.profile) {
     if (Status st = profile_quirks(*fp.profile, q); !st.ok()) return named(st);
   }
-  if (fp.more_data) {
+  // A synthetic capture's more_data is a copy of its profile's row when it was made, not a
+  // measurement: the row as it stands now (applied above) is the truth about that version.
+  const bool copied = fp.source == "synth" && fp.profile;
+  if (fp.more_data && !copied) {
     if (Status st = apply_setting(q, QuirkSetting{*fp.more_data, true, fp.params}); !st.ok()) return named(st);
   }
   if (fp.process_v1_disabled) {

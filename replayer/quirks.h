@@ -22,7 +22,7 @@
 
 namespace perfsim::replayer {
 
-enum class BufferPolicy { kRrpExact, kWin32Undefined, kWin2000Echo, kNt4Unsettled, kSambaTruncate };
+enum class BufferPolicy { kRrpExact, kWin32Undefined, kWin2000Echo, kNt4Unsettled, kSambaTruncate, kEchoOffered };
 
 // A chance that fires with `probability`, and/or on every `every`-th eligible call.
 struct Chance {
@@ -70,7 +70,7 @@ Status apply_setting(Quirks& q, const QuirkSetting& s);
 // or none for "rrp-exact" (plain MS-RRP). NotFound for another name.
 Status profile_quirks(std::string_view profile, Quirks& q);
 // What a capture's fingerprint says (its profile, then more_data with params, process_v1_disabled,
-// pipe_not_available_first). The JSON form reads it with captures::from_json: unknown keys are
+// pipe_not_available_first; a synth capture's more_data, its profile's copy, is left to the profile). The JSON form reads it with captures::from_json: unknown keys are
 // ignored; text that is not a JSON object is InvalidArgument.
 Status fingerprint_quirks(const captures::Fingerprint& fp, Quirks& q);
 Status fingerprint_quirks(const std::string& json, Quirks& q);

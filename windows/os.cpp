@@ -29,6 +29,23 @@
 //   netframework-1.1/w8f5kw2e: .NET CLR Memory, Loading, LocksAndThreads, Exceptions, ...).
 //   NT 4.0, 2000 and XP Professional include none (a download).
 // - quirk sets and PerfFreq: shared/docs/quirks.md (each quirk's own source there).
+// - ERROR_MORE_DATA on HKEY_PERFORMANCE_DATA (more_data; windows/README.md, "A buffer too small",
+//   says what is known and what is assumed): Microsoft, RegQueryValueEx (learn.microsoft.com/
+//   windows/win32/api/winreg/nf-winreg-regqueryvalueexw): for HKEY_PERFORMANCE_DATA "the value
+//   returned through the lpcbData parameter is undefined", grow the buffer and call again.
+//   win2000: Zenoss (Chad Gibbons, "Oddities in Gathering Windows Performance Data", 2009-02-17):
+//   "the size was always the same size as the input", success about 64 KB past it, a behaviour
+//   "quite different than on the other Windows operating systems we have tried so far" (unnamed;
+//   in 2009 chiefly 2003, which keeps MS-RRP's rrp-exact on that word alone).
+//   2012 R2: impacket's hBaseRegQueryValue, which retries with the size the answer carries, hangs
+//   reading "230" but reads "Counter 009" (fortra/impacket issue #1677): the perf data's size is
+//   not usable, the name table's is. 2008-2012 and 2016-2022 are assumed to answer as 2012 R2
+//   (HKPD through the Perflib V2 era's code, Vista on; unknown, so the answer a size-trusting
+//   collector fails on); the size said (the offer, a NULL buffer 0) follows Windows 2000's echo
+//   and Wine's conformance tests of real Windows (dlls/advapi32/tests/registry.c: NULL data ->
+//   ERROR_MORE_DATA, size 0). Perflib itself never learns the size: a provider's Collect function
+//   on a short buffer makes "no attempt ... to indicate the required buffer size" (Microsoft,
+//   PM_COLLECT_PROC, learn.microsoft.com/windows/win32/api/winperf/nc-winperf-pm_collect_proc).
 // - NTLM (accepts_ntlmv1): Microsoft, "Network security: LAN Manager authentication level"
 //   (learn.microsoft.com/windows/security/threat-protection/security-policy-settings/network-security-
 //   lan-manager-authentication-level): the level decides what a host sends as a client and what it
@@ -71,6 +88,9 @@ namespace perfsim::windows {
 namespace {
 
 constexpr SmbDialectRange kNt1{"NT1", "NT1"};
+// ERROR_MORE_DATA on perf data from Vista/2008 on: the size offered, not the size needed
+// (windows/README.md, "A buffer too small"; the sources are at the top of this file).
+constexpr char kEcho[] = "echo-offered";
 constexpr char kPipeFirst[] = "pipe-not-available-first";  // RemoteRegistry trigger-started (8/2012+)
 // RestrictRemoteClients defaults to "Authenticated" on client SKUs since XP SP2, "None" on servers
 // (Microsoft's "Restrict Unauthenticated RPC clients" policy text; windows/README.md).
@@ -106,21 +126,21 @@ std::vector<OsProfile> make_rows() {
                true, kNt1, "rrp-exact", {}, xp_era(3579545, 2048), true, false, false, "1.1"});
   // Vista/2008 and 7/2008 R2 read the HPET.
   v.push_back({"2008", {"vista"}, "Windows Server (R) 2008 Standard", "6.0", 6, 0, 0, "6002", 0, "Service Pack 2",
-               true, {"NT1", "SMB2_02"}, "rrp-exact", {}, modern(14318180, 8192), true, false, false, "2.0 SP2"});
+               true, {"NT1", "SMB2_02"}, kEcho, {}, modern(14318180, 8192), true, false, false, "2.0 SP2"});
   v.push_back({"2008r2", {"7"}, "Windows Server 2008 R2 Standard", "6.1", 6, 1, 0, "7601", 0, "Service Pack 1",
-               true, {"NT1", "SMB2_10"}, "rrp-exact", {}, modern(14318180), true, false, false, "2.0 SP2"});
+               true, {"NT1", "SMB2_10"}, kEcho, {}, modern(14318180), true, false, false, "2.0 SP2"});
   // 8/2012 and 8.1/2012 R2 read the invariant TSC divided by 1024.
   v.push_back({"2012", {"8"}, "Windows Server 2012 Standard", "6.2", 6, 2, 0, "9200", 0, "", true,
-               {"NT1", "SMB3_00"}, "rrp-exact", {kPipeFirst}, modern(2533203), true, false, false, "4.5"});
+               {"NT1", "SMB3_00"}, kEcho, {kPipeFirst}, modern(2533203), true, false, false, "4.5"});
   v.push_back({"2012r2", {"8.1"}, "Windows Server 2012 R2 Standard", "6.3", 6, 3, 0, "9600", 0, "", true,
-               {"NT1", "SMB3_02"}, "rrp-exact", {kPipeFirst}, modern(2533203), true, false, false, "4.5.1"});
+               {"NT1", "SMB3_02"}, kEcho, {kPipeFirst}, modern(2533203), true, false, false, "4.5.1"});
   // Windows 10-based servers share 10.0 and a 10 MHz QPC; the build tells them apart.
   v.push_back({"2016", {"10"}, "Windows Server 2016 Standard", "6.3", 10, 0, 10, "14393", 14393, "", true,
-               {"NT1", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), true, false, false, "4.6.2"});
+               {"NT1", "SMB3_11"}, kEcho, {kPipeFirst}, modern(10000000), true, false, false, "4.6.2"});
   v.push_back({"2019", {}, "Windows Server 2019 Standard", "6.3", 10, 0, 10, "17763", 17763, "", true,
-               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst}, modern(10000000), true, false, false, "4.7.2"});
+               {"SMB2_02", "SMB3_11"}, kEcho, {kPipeFirst}, modern(10000000), true, false, false, "4.7.2"});
   v.push_back({"2022", {}, "Windows Server 2022 Standard", "6.3", 10, 0, 10, "20348", 20348, "", true,
-               {"SMB2_02", "SMB3_11"}, "rrp-exact", {kPipeFirst, "process-v1-disabled"}, modern(10000000), true, false, false, "4.8"});
+               {"SMB2_02", "SMB3_11"}, kEcho, {kPipeFirst, "process-v1-disabled"}, modern(10000000), true, false, false, "4.8"});
   // Samba says 6.1 with no build, like no Windows of its own: found by name only.
   v.push_back({"samba", {}, "Samba", "6.1", 6, 1, 0, "", 0, "", false, {"SMB2_02", "SMB3_11"}, "samba-truncate", {},
                modern(10000000), false, false, true, ""});

@@ -67,7 +67,7 @@ def main():
     dce, hkpd = hk.open_hkpd("127.0.0.1", args.port)
     out = {}
     for value in args.values:
-        _, data = rrp.hBaseRegQueryValue(dce, hkpd, value)
+        _, data = hk.read_value(dce, hkpd, value)
         out[value] = walk(bytes(data))
     hk.close(dce, hkpd)
     with open(args.out, "w") as f:

@@ -1,6 +1,7 @@
 """impacket's way onto HKEY_PERFORMANCE_DATA, for the tests' small impacket clients
 (tests/load/impacket_poll.py, tests/cli/flood_client.py, tests/cli/perf_layout.py,
-tests/journal/busy_client.py, tests/check/impacket_hbase.py): one unauthenticated ncacn_ip_tcp
+tests/journal/busy_client.py, tests/check/impacket_hbase.py, tests/names/localized_client.py,
+tests/smb_fleet/poll_fleet.py, tests/rpcauth/auth_client.py): one unauthenticated ncacn_ip_tcp
 connection bound to winreg, and BaseRegQueryValue sent raw (MS-RRP 3.1.5.17), without the
 retries rrp.hBaseRegQueryValue adds, so that each call is one call on the wire.
 A script imports it after putting this folder on sys.path; ImportError (no impacket) is the
@@ -31,6 +32,23 @@ def query_value(dce, hkey, name, data_bytes, offered, lpcb_len=0):
     req["lpcbData"] = offered
     req["lpcbLen"] = lpcb_len
     return dce.request(req)
+
+
+def read_value(dce, hkey, name, first=65536, limit=64 << 20):
+    """(type, bytes) of NAME read as collectors read a Windows host: the buffer doubled after each
+    ERROR_MORE_DATA, the size the answer says ignored (2008 and later say the size offered:
+    windows/README.md, "A buffer too small"). 512 bytes of buffer travel; perfsim takes the offer
+    from lpcbData (impacket packs a large buffer byte by byte: 1 MiB takes over a minute)."""
+    offered = first
+    while True:
+        try:
+            resp = query_value(dce, hkey, name, 512, offered)
+        except DCERPCException as e:
+            if not hasattr(e, "get_error_code") or e.get_error_code() != 234 or offered >= limit:
+                raise
+            offered *= 2
+            continue
+        return resp["lpType"], b"".join(resp["lpData"])[: resp["lpcbData"]]
 
 
 def close(dce, hkey):

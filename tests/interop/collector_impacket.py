@@ -1,18 +1,24 @@
 #!/usr/bin/python3
 """Reads performance data from a perfsim server with impacket over ncacn_ip_tcp, through
-impacket's own rrp helpers (hBaseRegQueryValue does its own ERROR_MORE_DATA retry loop).
-The helpers return decoded values, so the raw bytes are re-encoded (UTF-16LE for strings,
+impacket's own rrp helpers; HKPD values with a buffer doubled after ERROR_MORE_DATA
+(tests/common/impacket_hkpd.py: hBaseRegQueryValue resends the size said, which loops on a 2008+
+host). The helpers return decoded values, so the raw bytes are re-encoded (UTF-16LE for strings,
 little-endian for DWORDs); impacket does not return data_size, so "size" is null.
 Usage: collector_impacket.py --port P --out DIR."""
+import os
 import struct
+import sys
 
 import collector_common as common
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 
 try:
     from impacket import smb
     from impacket.dcerpc.v5 import rrp, transport
     from impacket.dcerpc.v5.rpcrt import DCERPCException
     from impacket.smbconnection import SMBConnection
+    import impacket_hkpd as hk
 except ImportError as e:
     common.missing_library("python3-impacket", e)
 
@@ -69,10 +75,15 @@ class ImpacketSession:
 
     def query_value(self, rec, key, handle, name):
         try:
-            vtype, value = rrp.hBaseRegQueryValue(self.dce, handle, name)
+            if key == "HKPD":
+                # A growing buffer, not hBaseRegQueryValue's retry with the size said: a 2008+
+                # host's ERROR_MORE_DATA says the size offered (windows/README.md).
+                vtype, data = hk.read_value(self.dce, handle, name)
+            else:
+                vtype, value = rrp.hBaseRegQueryValue(self.dce, handle, name)
+                data = raw_bytes(vtype, value)
         except DCERPCException as e:
             return rec.add_value(key, name, error_code(e), None, None, None, []), None
-        data = raw_bytes(vtype, value)
         return rec.add_value(key, name, 0, vtype, None, data, []), data
 
     def query_info_key(self, handle):

@@ -12,7 +12,9 @@ except ImportError as e:
     common.missing_library("python3-samba", e)
 
 SMALL_BUFFER = 64
-MAX_ATTEMPTS = 12  # doubling from 64 bytes passes the 64 MiB a response can carry
+# The probe, 64 bytes, then doubling from 128 passes the 64 MiB a response can carry: a 2008+ host
+# says no usable size (windows/README.md, "A buffer too small").
+MAX_ATTEMPTS = 24
 
 
 def werror(e):

@@ -5,7 +5,12 @@
   hquery (impacket's own hBaseRegQueryValue and its ERROR_MORE_DATA retry loop).
   grow   (impacket, raw): a collector's loop from --start bytes: the size the host says when
          larger than the offer, else --step bytes more, until WERR_OK.
-Usage: quirk_client.py --port P [--address A] --op probe|hquery|grow --name VALUE [--offers ...] [--start N --step N]"""
+  field  what collectors in the field do, one connection: impacket's own hBaseRegQueryValue for
+         each --hquery VALUE, stopped after --max-calls QueryValues (it never stops by itself),
+         each call's offer, status and size recorded; a fixed-step collector for each --step-value
+         VALUE (from --start, --step more after each ERROR_MORE_DATA, the size said ignored).
+Usage: quirk_client.py --port P [--address A] --op probe|hquery|grow|field --name VALUE [--offers ...]
+       [--start N --step N] [--hquery VALUE ... --step-value VALUE ... --max-calls N]"""
 import argparse
 import json
 import struct
@@ -105,18 +110,77 @@ def hquery(args):
         return {"status": e.get_error_code() if hasattr(e, "get_error_code") else -1}
 
 
+class Looping(Exception):
+    """hBaseRegQueryValue made --max-calls QueryValues and was still going."""
+
+
+def counted_hquery(dce, hkpd, name, max_calls):
+    """impacket's own hBaseRegQueryValue, its QueryValues counted and bounded through dce.request."""
+    calls, request = [], dce.request
+
+    def counting(req, *a, **kw):
+        if isinstance(req, rrp.BaseRegQueryValue):
+            if len(calls) >= max_calls:
+                raise Looping()
+            calls.append({"offered": req["lpcbData"]})
+        try:
+            resp = request(req, *a, **kw)
+        except DCERPCException as e:
+            if calls and hasattr(e, "get_packet") and hasattr(e.get_packet(), "fields"):
+                calls[-1].update(status=e.get_error_code(), size=e.get_packet()["lpcbData"])
+            raise
+        if calls:
+            calls[-1].update(status=0, size=resp["lpcbData"])
+        return resp
+
+    dce.request = counting
+    try:
+        vtype, value = rrp.hBaseRegQueryValue(dce, hkpd, name)
+        data = value if isinstance(value, bytes) else None
+        return {"status": 0, "type": vtype, "calls": calls, **describe(data)}
+    except Looping:
+        return {"status": "looping", "calls": calls}
+    except DCERPCException as e:
+        return {"status": e.get_error_code() if hasattr(e, "get_error_code") else -1, "calls": calls}
+    finally:
+        dce.request = request
+
+
+def fixed_step(dce, hkpd, name, start, step, max_tries):
+    attempts, offer = [], start
+    for _ in range(max_tries):
+        entry = query_once(dce, hkpd, name, str(offer))
+        attempts.append({k: entry.get(k) for k in ("offered", "status", "size", "data_len")})
+        if entry["status"] != 234:
+            return {**entry, "attempts": attempts, "offered": offer}
+        offer += step
+    return {"status": -1, "attempts": attempts}
+
+
+def field(args):
+    dce, hkpd, status = impacket_hkpd(args.port, args.address)
+    if hkpd is None:
+        return {"open_status": status}
+    return {"open_status": 0,
+            "hquery": {n: counted_hquery(dce, hkpd, n, args.max_calls) for n in args.hquery},
+            "step": {n: fixed_step(dce, hkpd, n, args.start, args.step, args.max_tries) for n in args.step_value}}
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--address", default="127.0.0.1")
-    p.add_argument("--op", choices=["probe", "hquery", "grow"], required=True)
+    p.add_argument("--op", choices=["probe", "hquery", "grow", "field"], required=True)
     p.add_argument("--name", default="Global")
     p.add_argument("--offers", default="null")
     p.add_argument("--start", type=int, default=65536)
     p.add_argument("--step", type=int, default=65536)
     p.add_argument("--max-tries", type=int, default=200)
+    p.add_argument("--hquery", action="append", default=[])
+    p.add_argument("--step-value", action="append", default=[])
+    p.add_argument("--max-calls", type=int, default=20)
     args = p.parse_args()
-    print(json.dumps({"probe": probe, "hquery": hquery, "grow": grow}[args.op](args)))
+    print(json.dumps({"probe": probe, "hquery": hquery, "grow": grow, "field": field}[args.op](args)))
     sys.stdout.flush()
 
 

@@ -13,6 +13,7 @@
 #include "server/server.h"
 #include "server/winreg_handler.h"
 #include "support.h"
+#include "tests/common/perfsim_serve.h"
 #include "tests/common/served_host.h"
 
 namespace perfsim::interop {
@@ -228,6 +229,152 @@ TEST_CASE("access-denied and slow-global as a collector meets them", "[interop][
   const auto t0 = std::chrono::steady_clock::now();
   CHECK(probe(slow, "Global", "null,null").out["calls"][1]["status"] == 0);
   CHECK(std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(800));  // two delayed answers
+}
+
+// ---- What each profile says when the buffer is too small (windows/README.md, "A buffer too small",
+// cites each row's evidence), met by impacket's own hBaseRegQueryValue (dataLen 512, then whatever
+// lpcbData said, never counting: fortra/impacket rrp.py; #1677 is it hanging on a 2012 R2 host) and
+// by a collector growing by a fixed 16 KB, ignoring the size said (windows_exporter's perflib loop,
+// #1371). Served the way a user serves them: `perfsim serve`, the bundled capture of that version
+// where there is one (its fingerprint), else --profile over a neighbour's capture.
+
+namespace {
+
+struct ProfileCase {
+  const char* profile;
+  const char* args;      // perfsim serve arguments naming the capture (and profile)
+  bool impacket_loops;   // hBaseRegQueryValue on perf data never ends
+  bool needs_oversize;   // success needs more than the data (win2000)
+  const char* evidence;  // why (windows/README.md cites it)
+};
+
+constexpr const char* kCaps = "captures/";
+const ProfileCase kProfiles[] = {
+    {"win2000", "default-win2000.perfcap", true, true,
+     "known: Zenoss note on Windows 2000, 2009: \"the size was always the same size as the input\""},
+    {"2003", "default-2003.perfcap", false, false,
+     "assumed: the Zenoss note finds Windows 2000 'quite different' from the other versions it polled"},
+    {"2008", "default-2008r2.perfcap --profile 2008", true, false, "assumed: as 2012 R2"},
+    {"2008r2", "default-2008r2.perfcap", true, false, "assumed: as 2012 R2"},
+    {"2012", "default-2016.perfcap --profile 2012", true, false, "assumed: as 2012 R2"},
+    {"2012r2", "default-2016.perfcap --profile 2012r2", true, false,
+     "known: impacket #1677, hBaseRegQueryValue hangs reading 230 from 2012 R2 and reads Counter 009"},
+    {"2016", "default-2016.perfcap", true, false, "assumed: as 2012 R2; RegQueryValueEx: lpcbData undefined"},
+    {"2019", "default-2022.perfcap --profile 2019", true, false, "assumed: as 2012 R2"},
+    {"2022", "default-2022.perfcap", true, false, "assumed: as 2012 R2"},
+};
+
+constexpr int kMaxCalls = 20;                   // impacket's loop is stopped after this many QueryValues
+constexpr size_t kStart = 4096, kStep = 16384;  // windows_exporter's perflib grew by 16 KB (#1371)
+
+// Serves `c` and runs the field collectors against it: impacket on Global (#1677 read the Process
+// object, 230, which a 2022 host without PerfProc does not have) and on Counter 009; the
+// fixed-step collector on Global and 238.
+json field_run(const ProfileCase& c, testing::PerfsimServe& serve) {
+  const std::string args = std::string("--listen 127.0.0.181:0 --timeline frozen:10 --capture ") +
+                           std::string(PERFSIM_SOURCE_DIR) + "/" + kCaps + c.args;
+  const Status st = serve.start(PERFSIM_EXE, args);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  const CommandResult r = run_command(
+      "timeout 60 " + std::string(PERFSIM_PYTHON) + " -B " +
+      shell_quote(std::string(INTEROP_SCRIPTS_DIR) + "/quirk_client.py") + " --op field --address " + serve.address() +
+      " --port " + std::to_string(serve.port()) + " --max-calls " + std::to_string(kMaxCalls) +
+      " --hquery Global --hquery 'Counter 009' --step-value Global" + " --step-value 238 --start " +
+      std::to_string(kStart) + " --step " + std::to_string(kStep) + " --max-tries 100");
+  INFO(r.output);
+  REQUIRE(r.exit_status == 0);
+  const size_t brace = r.output.rfind("\n{");
+  const json out = json::parse(brace == std::string::npos ? r.output : r.output.substr(brace + 1), nullptr, false);
+  REQUIRE(out.contains("hquery"));
+  return out;
+}
+
+void check_profile(const ProfileCase& c) {
+  INFO(c.profile << " (" << c.evidence << ")");
+  testing::PerfsimServe serve;
+  const json out = field_run(c, serve);
+  INFO(out.dump());
+  const json& h = out["hquery"]["Global"];
+  if (c.impacket_loops) {
+    // Every retry offers what the host said, which is what it offered: 512 forever.
+    CHECK(h["status"] == "looping");
+    REQUIRE(h["calls"].size() == size_t(kMaxCalls));
+    for (const json& call : h["calls"]) {
+      CHECK(call["offered"] == 512);
+      CHECK(call["status"] == kMoreData);
+      CHECK(call["size"] == 512);
+    }
+  } else {
+    // The size said is the size needed: the first retry gets the data.
+    CHECK(h["status"] == 0);
+    REQUIRE(h["calls"].size() == 2);
+    CHECK(h["calls"][0]["status"] == kMoreData);
+    CHECK(h["calls"][1]["offered"] == h["calls"][0]["size"]);
+    CHECK(h["data_len"] == h["calls"][0]["size"]);
+  }
+  // Name tables tell their size on every version (#1677's reporter read Counter 009 so).
+  const json& names = out["hquery"]["Counter 009"];
+  CHECK(names["status"] == 0);
+  CHECK(names["calls"].size() == 2);
+  // A collector growing by a fixed step reads every version.
+  for (const char* value : {"Global", "238"}) {
+    INFO(value);
+    const json& g = out["step"][value];
+    REQUIRE(g["status"] == 0);
+    const size_t offered = g["offered"].get<size_t>(), got = g["data_len"].get<size_t>();
+    CHECK(got <= offered);
+    if (!c.needs_oversize) CHECK(offered < got + kStep);                  // the first buffer that holds the data
+    if (c.needs_oversize) CHECK(offered >= got + 65536);                  // Windows 2000 wanted about Global + 64 KB
+    if (std::string(value) == "Global") CHECK(g["attempts"].size() > 1);  // it did meet ERROR_MORE_DATA
+    for (size_t i = 0; i + 1 < g["attempts"].size(); ++i) {
+      const json& a = g["attempts"][i];
+      CHECK(a["status"] == kMoreData);
+      if (c.impacket_loops) CHECK(a["size"] == a["offered"]);  // what was offered, not what is needed
+      if (!c.impacket_loops) CHECK(a["size"] == got);          // the size needed
+    }
+  }
+}
+
+const ProfileCase& profile_case(const std::string& name) {
+  for (const ProfileCase& c : kProfiles)
+    if (name == c.profile) return c;
+  FAIL("no case for " << name);
+  return kProfiles[0];
+}
+
+}  // namespace
+
+// One case per profile, named with what the evidence says.
+TEST_CASE("a buffer too small, win2000 (known): impacket loops on the echo, +16 KB steps read it past Global + 64 KB",
+          "[interop][quirks]") {
+  check_profile(profile_case("win2000"));
+}
+TEST_CASE("a buffer too small, 2003 (assumed MS-RRP): impacket gets the data at its first retry", "[interop][quirks]") {
+  check_profile(profile_case("2003"));
+}
+TEST_CASE("a buffer too small, 2008 (assumed as 2012 R2): impacket loops, +16 KB steps read it", "[interop][quirks]") {
+  check_profile(profile_case("2008"));
+}
+TEST_CASE("a buffer too small, 2008r2 (assumed as 2012 R2): impacket loops, +16 KB steps read it",
+          "[interop][quirks]") {
+  check_profile(profile_case("2008r2"));
+}
+TEST_CASE("a buffer too small, 2012 (assumed as 2012 R2): impacket loops, +16 KB steps read it", "[interop][quirks]") {
+  check_profile(profile_case("2012"));
+}
+TEST_CASE("a buffer too small, 2012r2 (known, impacket #1677): impacket loops, +16 KB steps read it",
+          "[interop][quirks]") {
+  check_profile(profile_case("2012r2"));
+}
+TEST_CASE("a buffer too small, 2016 (assumed as 2012 R2): impacket loops, +16 KB steps read it", "[interop][quirks]") {
+  check_profile(profile_case("2016"));
+}
+TEST_CASE("a buffer too small, 2019 (assumed as 2012 R2): impacket loops, +16 KB steps read it", "[interop][quirks]") {
+  check_profile(profile_case("2019"));
+}
+TEST_CASE("a buffer too small, 2022 (assumed as 2012 R2): impacket loops, +16 KB steps read it", "[interop][quirks]") {
+  check_profile(profile_case("2022"));
 }
 
 }  // namespace perfsim::interop

@@ -9,8 +9,11 @@ Usage: localized_client.py --port P --client samba|impacket --tables "Counter 00
        --read LANG OBJECT COUNTER (repeatable) --perflib 804 ... (HKLM Perflib\\<LANG> Counter, Help)"""
 import argparse
 import json
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 
 ERROR_MORE_DATA = 234
 PERFLIB = "SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion\\Perflib"
@@ -69,14 +72,15 @@ class ImpacketClient:
     def perflib(self, lang, value):
         hklm = self.rrp.hOpenLocalMachine(self.dce)["phKey"]
         key = self.rrp.hBaseRegOpenKey(self.dce, hklm, PERFLIB + "\\" + lang)["phkResult"]
-        return self.query(value, key)
-
-    def query(self, name, key=None):
-        _, value = self.rrp.hBaseRegQueryValue(self.dce, key or self.hkpd, name)
+        _, data = self.rrp.hBaseRegQueryValue(self.dce, key, value)
         # impacket hands REG_MULTI_SZ back decoded; a collector wants the bytes as sent.
-        if isinstance(value, str):
-            return value.encode("utf-16-le")
-        return bytes(value)
+        if isinstance(data, str):
+            return data.encode("utf-16-le")
+        return bytes(data)
+
+    def query(self, name):
+        import impacket_hkpd as hk  # a growing buffer: a 2008+ host's size said is not usable
+        return hk.read_value(self.dce, self.hkpd, name)[1]
 
 
 def name_map(data):

@@ -105,7 +105,7 @@ TEST_CASE("record over SMB through perfsim serve --smb: the samples are the serv
   const recorder::RecordResult r = record_smb("127.0.0.117", serve.port(), creds, path, {"Global", "238"});
   CHECK(r.samples == 2);
   CHECK(r.host.name == "PERFSIM-2016");
-  CHECK(r.fingerprint.more_data == "rrp-exact");
+  CHECK(r.fingerprint.more_data == "echo-offered");  // a 2016 host (windows/README.md)
 
   std::shared_ptr<replayer::SimulatedHost> served;
   REQUIRE(testing::load_frozen_host(capture, cfg.frozen_tick, served).ok());

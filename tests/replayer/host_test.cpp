@@ -2,6 +2,7 @@
 
 #include "perfdata/view.h"
 #include "replayer/host.h"
+#include "replayer/quirks.h"
 #include "tests/common/byte_views.h"
 #include "tests/common/test_capture.h"
 #include "windows/constants.h"
@@ -88,6 +89,34 @@ TEST_CASE("rrp-exact buffer policy") {
   ValueAnswer ok = h->query(PerfKey::kData, "Global", BufferOffer{true, uint32_t(n)});
   CHECK(ok.status == windows::kErrorSuccess);
   CHECK(ok.data.size() == n);
+}
+
+TEST_CASE("echo-offered buffer policy: the size offered comes back, not the size needed, name tables keep theirs") {
+  // windows/README.md, "A buffer too small": 2008 to 2022 (impacket #1677 against 2012 R2).
+  Quirks q;
+  REQUIRE(apply_setting(q, QuirkSetting{"echo-offered", true, {}}).ok());
+  HostOptions opt{TimelineMode::kFrozen, 1};
+  opt.quirks = q;
+  std::shared_ptr<SimulatedHost> h;
+  REQUIRE(SimulatedHost::load(test_capture(), opt, h).ok());
+  const size_t n = test_capture().records[2].payload.size();
+  const ValueAnswer probe = h->query(PerfKey::kData, "Global", BufferOffer{false, 0});
+  CHECK(probe.status == windows::kErrorMoreData);
+  CHECK(probe.size == 0);
+  for (uint32_t offer : {0u, 512u, uint32_t(n - 1)}) {
+    INFO(offer);
+    const ValueAnswer a = h->query(PerfKey::kData, "Global", BufferOffer{true, offer});
+    CHECK(a.status == windows::kErrorMoreData);
+    CHECK(a.size == offer);
+    CHECK(a.data.empty());
+  }
+  const ValueAnswer ok = h->query(PerfKey::kData, "Global", BufferOffer{true, uint32_t(n)});
+  CHECK(ok.status == windows::kErrorSuccess);
+  CHECK(ok.data.size() == n);
+  const size_t names = test_capture().names[0].counter.size();
+  const ValueAnswer text = h->query(PerfKey::kData, "Counter 009", BufferOffer{true, uint32_t(names - 1)});
+  CHECK(text.status == windows::kErrorMoreData);
+  CHECK(text.size == names);
 }
 
 TEST_CASE("step timeline advances once per completed data answer and wraps") {

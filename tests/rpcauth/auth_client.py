@@ -13,6 +13,8 @@ import os
 import sys
 import traceback
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+
 
 def impacket_session(a):
     from impacket.dcerpc.v5 import rrp, transport, rpcrt
@@ -32,11 +34,10 @@ def impacket_session(a):
     h = rrp.hOpenPerformanceData(d)["phKey"]
     values = {}
     for name in ("Global", "Counter 009"):
-        # hBaseRegQueryValue grows its buffer on ERROR_MORE_DATA itself.
-        vtype, value = rrp.hBaseRegQueryValue(d, h, name)
-        values[name] = value.encode("utf-16-le") if isinstance(value, str) else bytes(value)
-        if isinstance(value, list):  # REG_MULTI_SZ decoded as a list by some versions
-            values[name] = "".join(v + "\0" for v in value).encode("utf-16-le") + b"\0\0"
+        # A growing buffer: hBaseRegQueryValue resends the size said, which a 2008+ host's
+        # ERROR_MORE_DATA makes the size offered (windows/README.md, "A buffer too small").
+        import impacket_hkpd as hk
+        values[name] = hk.read_value(d, h, name)[1]
     rrp.hBaseRegCloseKey(d, h)
     d.disconnect()
     return values

@@ -12,8 +12,11 @@ Exit status: 0 done (per-host errors are in FILE), 3 the client library is missi
 import argparse
 import json
 import multiprocessing
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 
 ERROR_MORE_DATA = 234
 
@@ -86,7 +89,8 @@ class Impacket:
 
     def poll(self, value):
         hkpd = self.rrp.hOpenPerformanceData(self.dce)["phKey"]
-        _, data = self.rrp.hBaseRegQueryValue(self.dce, hkpd, value)
+        import impacket_hkpd as hk  # a growing buffer: a 2008+ host's size said is not usable
+        _, data = hk.read_value(self.dce, hkpd, value)
         self.rrp.hBaseRegCloseKey(self.dce, hkpd)
         return bytes(data)
 

@@ -39,6 +39,7 @@ replayer::BufferPolicy policy_of(std::string_view more_data) {
   if (more_data == "win2000-echo-oversize") return replayer::BufferPolicy::kWin2000Echo;
   if (more_data == "nt4-unsettled") return replayer::BufferPolicy::kNt4Unsettled;
   if (more_data == "samba-truncate") return replayer::BufferPolicy::kSambaTruncate;
+  if (more_data == "echo-offered") return replayer::BufferPolicy::kEchoOffered;
   return replayer::BufferPolicy::kRrpExact;
 }
 

@@ -235,7 +235,8 @@ TEST_CASE("ndrdump validates QueryValue answers under every buffer policy", "[nd
                                                 {P::kWin32Undefined, "win32-undefined"},
                                                 {P::kWin2000Echo, "win2000-echo-oversize"},
                                                 {P::kNt4Unsettled, "nt4-unsettled"},
-                                                {P::kSambaTruncate, "samba-truncate"}};
+                                                {P::kSambaTruncate, "samba-truncate"},
+                                                {P::kEchoOffered, "echo-offered"}};
   for (auto [policy, name] : policies) {
     Winreg w(policy);
     OpenHiveRequest open;
