@@ -10,7 +10,8 @@ Measures, in one run:
  3. calls/s and p99 of C concurrent clients, each polling its own host with the small index
     query "238" over its own session, for --seconds, with python3-samba (a process per client,
     one QueryValue per call) and impacket (--procs processes of threads; its hBaseRegQueryValue
-    makes two calls, size then data, and decodes NDR in Python); baselines in the same run, same
+    with a 16 KiB buffer, one call, NDR decoded in Python; before 2008+ hosts echoed the size
+    offered it made two, size then data); baselines in the same run, same
     clients, same smbd: impacket reads a file of the answer's size from the share (one SMB READ
     per call); python3-samba (whose file client reaches only port 445/139) calls Samba's own
     pipe service, LSA QueryInfoPolicy through rpcd_lsad.
@@ -154,7 +155,7 @@ def client_proc(job):
                 dce.connect()
                 dce.bind(rrp.MSRPC_UUID_RRP)
                 hkpd = rrp.hOpenPerformanceData(dce)["phKey"]
-                call = lambda: rrp.hBaseRegQueryValue(dce, hkpd, "238")  # noqa: E731
+                call = lambda: rrp.hBaseRegQueryValue(dce, hkpd, "238", 16384)  # noqa: E731 (holds it: see below)
             else:
                 tid = smb.connectTree("perfsim")
                 fid = smb.openFile(tid, "answer.bin", desiredAccess=1)  # FILE_READ_DATA: a read-only share
@@ -245,7 +246,9 @@ def main():
         dce = t.get_dce_rpc()
         dce.connect()
         dce.bind(rrp.MSRPC_UUID_RRP)
-        size = len(rrp.hBaseRegQueryValue(dce, rrp.hOpenPerformanceData(dce)["phKey"], "238")[1])
+        # 16 KiB holds 238: a 2008+ host answers a short buffer with the size offered, on which
+        # impacket would ask again forever (windows/README.md "A buffer too small").
+        size = len(rrp.hBaseRegQueryValue(dce, rrp.hOpenPerformanceData(dce)["phKey"], "238", 16384)[1])
         c.close()
         with open(os.path.join(s.dir, "smb", "share", "answer.bin"), "wb") as f:
             f.write(os.urandom(size))

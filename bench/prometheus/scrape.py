@@ -156,15 +156,16 @@ def endpoints(serve):
 
 
 def impacket_session(endpoint):
-    """One collector session: bind, OpenHKPD, impacket's hBaseRegQueryValue of "238" (a size
-    probe, ERROR_MORE_DATA, then the read), close."""
+    """One collector session: bind, OpenHKPD, impacket's hBaseRegQueryValue of "238" with a
+    buffer that holds it (16 KiB: a 2008+ host answers a short buffer with the size offered, on
+    which impacket would ask again forever; windows/README.md "A buffer too small"), close."""
     from impacket.dcerpc.v5 import rrp, transport
     dce = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:{endpoint[0]}[{endpoint[1]}]").get_dce_rpc()
     dce.connect()
     try:
         dce.bind(rrp.MSRPC_UUID_RRP)
         hkpd = rrp.hOpenPerformanceData(dce)["phKey"]
-        rrp.hBaseRegQueryValue(dce, hkpd, "238")
+        rrp.hBaseRegQueryValue(dce, hkpd, "238", 16384)
         rrp.hBaseRegCloseKey(dce, hkpd)
     finally:
         dce.disconnect()
