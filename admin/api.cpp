@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "admin/process_metrics.h"
 #include "admin/series.h"
 #include "core/config.h"
 #include "core/file.h"
@@ -253,7 +254,7 @@ std::string AdminApi::metrics() const {
         "perfsim_host_calls_total {}\n",
         hosts_.size(), calls);
     if (sources_.metrics_text) out += sources_.metrics_text();
-    return out;
+    return out + process_text();
   }
   std::string out =
       "# HELP perfsim_host_calls_total Perf-data queries (winreg QueryValue under HKPD/HKPT/HKPN) a simulated host "
@@ -266,7 +267,12 @@ std::string AdminApi::metrics() const {
   for (const AdminHost& h : hosts_)
     out += fmt::format("perfsim_host_timeline_position{{host=\"{}\"}} {}\n", escape_label(h.id), h.host->now().tick);
   if (sources_.metrics_text) out += sources_.metrics_text();
-  return out;
+  return out + process_text();
+}
+
+// What a Prometheus client library exports of its process, and smbd's session for an SMB run.
+std::string AdminApi::process_text() const {
+  return process_metrics_text() + (sources_.smbd_pid ? smbd_metrics_text(sources_.smbd_pid()) : std::string());
 }
 
 HttpResponse AdminApi::file(const std::string& path, const std::string& content_type,

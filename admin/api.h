@@ -43,6 +43,9 @@ struct AdminSources {
   // {"HOST": {"errors": N, "sessions": N}} by system name: failed calls and sessions opened, for
   // /api/fleet's totals and the hosts' "errors" (journal::Metrics::health_json). Empty: all 0.
   std::function<nlohmann::json()> health;
+  // The pid of the run's smbd (0: none now); /metrics then adds its session's processes and
+  // resident memory (process_metrics.h). Empty: no SMB.
+  std::function<int()> smbd_pid;
 };
 
 // One simulated host as the API shows it.
@@ -120,6 +123,7 @@ class AdminApi {
   HttpResponse journal(const HttpRequest& req, const std::map<std::string, std::string>& query);
   HttpResponse file(const std::string& path, const std::string& content_type, const std::string& missing_hint) const;
   std::string metrics() const;
+  std::string process_text() const;
   HttpResponse hosts_page(const std::map<std::string, std::string>& query, bool with_totals) const;
   size_t faults_in_force(const AdminHost& h, double since_s) const;
   HttpResponse sessions_page(const std::map<std::string, std::string>& query) const;
