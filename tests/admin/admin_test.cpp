@@ -319,7 +319,7 @@ TEST_CASE("admin sources: wired journal functions answer their endpoints, metric
   CHECK(json::parse(rig.call("GET", "/api/sessions").body)[0]["session"] == "1");
   const HttpReply m = rig.call("GET", "/metrics");
   CHECK(m.content_type.find("text/plain; version=0.0.4") == 0);
-  CHECK(m.body.find("perfsim_host_calls_total{host=\"" + rig.host->name() + "\"} " +
+  CHECK(m.body.find("perfsim_host_perf_queries_total{host=\"" + rig.host->name() + "\"} " +
                     std::to_string(rig.host->calls())) != std::string::npos);
   CHECK(m.body.find("perfsim_journal_drops_total 0\n") != std::string::npos);
 }
