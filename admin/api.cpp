@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "admin/process_metrics.h"
 #include "admin/series.h"
 #include "core/config.h"
 #include "core/file.h"
@@ -150,7 +151,7 @@ json host_json(const AdminHost& a) {
             {"profile", a.profile},
             {"quirks", quirks_json(h.quirks())},
             {"timeline", timeline},
-            {"calls", h.calls()}};
+            {"perf_queries", h.calls()}};
   if (h.events()) j["events"] = events_json(h);
   return j;
 }
@@ -248,25 +249,96 @@ std::string AdminApi::metrics() const {
     for (const AdminHost& h : hosts_) calls += h.host->calls();
     std::string out = fmt::format(
         "# HELP perfsim_hosts Simulated hosts this run serves.\n# TYPE perfsim_hosts gauge\nperfsim_hosts {}\n"
-        "# HELP perfsim_host_calls_total Perf-data queries (winreg QueryValue under HKPD/HKPT/HKPN) the hosts "
-        "answered (fleet-wide: the sum over hosts).\n# TYPE perfsim_host_calls_total counter\n"
-        "perfsim_host_calls_total {}\n",
+        "# HELP perfsim_host_perf_queries_total Perf-data queries (winreg QueryValue under HKPD/HKPT/HKPN) the hosts "
+        "answered (fleet-wide: the sum over hosts).\n# TYPE perfsim_host_perf_queries_total counter\n"
+        "perfsim_host_perf_queries_total {}\n",
         hosts_.size(), calls);
     if (sources_.metrics_text) out += sources_.metrics_text();
-    return out;
+    return out + process_text();
   }
   std::string out =
-      "# HELP perfsim_host_calls_total Perf-data queries (winreg QueryValue under HKPD/HKPT/HKPN) a simulated host "
-      "answered.\n# TYPE perfsim_host_calls_total counter\n";
+      "# HELP perfsim_host_perf_queries_total Perf-data queries (winreg QueryValue under HKPD/HKPT/HKPN) a simulated "
+      "host "
+      "answered.\n# TYPE perfsim_host_perf_queries_total counter\n";
   for (const AdminHost& h : hosts_)
-    out += fmt::format("perfsim_host_calls_total{{host=\"{}\"}} {}\n", escape_label(h.id), h.host->calls());
+    out += fmt::format("perfsim_host_perf_queries_total{{host=\"{}\"}} {}\n", escape_label(h.id), h.host->calls());
   out +=
       "# HELP perfsim_host_timeline_position The timeline position (sample) a host serves now.\n"
       "# TYPE perfsim_host_timeline_position gauge\n";
   for (const AdminHost& h : hosts_)
     out += fmt::format("perfsim_host_timeline_position{{host=\"{}\"}} {}\n", escape_label(h.id), h.host->now().tick);
   if (sources_.metrics_text) out += sources_.metrics_text();
+  return out + process_text();
+}
+
+// What a Prometheus client library exports of its process, and smbd's session for an SMB run.
+std::string AdminApi::process_text() const {
+  return process_metrics_text() + (sources_.smbd_pid ? smbd_metrics_text(sources_.smbd_pid()) : std::string());
+}
+
+namespace {
+
+// 1234567 -> "1,234,567", as the dashboard's toLocaleString('en-US') writes it.
+std::string grouped(uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
   return out;
+}
+
+// `<b id="ID">-</b>` -> `<b id="ID" data-value="VALUE">TEXT</b>`; the page unchanged when the id is not there.
+void fill_tile(std::string& page, const std::string& id, const std::string& value, const std::string& text) {
+  const std::string from = "<b id=\"" + id + "\">-</b>";
+  const size_t at = page.find(from);
+  if (at != std::string::npos)
+    page.replace(at, from.size(), "<b id=\"" + id + "\" data-value=\"" + value + "\">" + text + "</b>");
+}
+
+// The rate's label, the one wording of its window (admin/README.md "Figures").
+std::string rate_label(double window_s, bool since_start) {
+  return since_start ? fmt::format("calls/s since start ({:.0f} s)", window_s)
+                     : fmt::format("calls/s over the last {:.0f} s", window_s);
+}
+
+}  // namespace
+
+// GET /: the page with the fleet's figures already in its tiles and its first page of hosts
+// inline (for the script to draw at once), so the first paint shows numbers, not "-", however
+// slow the link or the first refresh (a headless screenshot taken at once included).
+HttpResponse AdminApi::index_page(const std::map<std::string, std::string>& query) const {
+  HttpResponse r = file(web_.dir + "/index.html", "text/html; charset=utf-8", "");
+  if (r.status != 200) return r;
+  std::map<std::string, std::string> q;
+  for (const char* k : {"q", "profile", "state", "order"})
+    if (query.count(k)) q[k] = query.at(k);
+  q["limit"] = std::to_string(kDashboardPage);
+  if (!q.count("order")) q["order"] = "failing";
+  const HttpResponse fleet = hosts_page(q, true);
+  if (fleet.status != 200) return r;  // a bad ?state= or ?order=: the script says why
+  const json f = json::parse(fleet.body);
+  for (const char* t : {"hosts", "calls", "perf_queries", "errors", "faults", "failing", "sessions_open",
+                        "sessions_opened", "paused"}) {
+    std::string id = std::string("total-") + t;
+    std::replace(id.begin(), id.end(), '_', '-');
+    fill_tile(r.body, id, std::to_string(f[t].get<uint64_t>()), grouped(f[t].get<uint64_t>()));
+  }
+  const std::string rate = fmt::format("{:.1f}", f["calls_per_s"].get<double>());
+  fill_tile(r.body, "total-rate", rate, rate);
+  const std::string label = "<span id=\"rate-label\">calls/s</span>";
+  if (const size_t at = r.body.find(label); at != std::string::npos)
+    r.body.replace(at, label.size(),
+                   fmt::format("<span id=\"rate-label\" data-window-s=\"{}\">", f["rate_window_s"].get<double>()) +
+                       rate_label(f["rate_window_s"].get<double>(), f["rate_since_start"].get<bool>()) + "</span>");
+  std::string inline_json = f.dump();
+  for (size_t at = 0; (at = inline_json.find("</", at)) != std::string::npos; at += 3)
+    inline_json.replace(at, 2, "<\\/");  // a name holding "</script>" cannot end the block
+  const std::string slot = "<script id=\"initial-fleet\" type=\"application/json\"></script>";
+  if (const size_t at = r.body.find(slot); at != std::string::npos)
+    r.body.replace(at, slot.size(),
+                   "<script id=\"initial-fleet\" type=\"application/json\">" + inline_json + "</script>");
+  return r;
 }
 
 HttpResponse AdminApi::file(const std::string& path, const std::string& content_type,
@@ -300,7 +372,7 @@ HttpResponse AdminApi::route(const HttpRequest& req) {
   const bool get = req.method == "GET" || req.method == "HEAD";
   if (parts.empty() || (parts.size() == 1 && (parts[0] == "dashboard.js" || parts[0] == "chart.js"))) {
     if (!get) return not_allowed(req.method, path, "GET");
-    if (parts.empty()) return file(web_.dir + "/index.html", "text/html; charset=utf-8", "");
+    if (parts.empty()) return index_page(query);
     if (parts[0] == "dashboard.js") return file(web_.dir + "/dashboard.js", "text/javascript; charset=utf-8", "");
     return file(web_.chart_js, "text/javascript; charset=utf-8",
                 "Debian's libjs-chart.js is not installed: apt-get install libjs-chart.js");
@@ -338,11 +410,51 @@ size_t AdminApi::faults_in_force(const AdminHost& h, double since_s) const {
   return n;
 }
 
+// A host's figures as the journal's metrics count them (admin/README.md "Figures"); 0 without one.
+AdminApi::HostFigures AdminApi::figures_of(const json& health, const std::string& name) {
+  const auto it = health.find(name);
+  if (it == health.end()) return {};
+  return {it->value("calls", uint64_t(0)), it->value("errors", uint64_t(0)), it->value("sessions_open", uint64_t(0)),
+          it->value("sessions_opened", uint64_t(0))};
+}
+
+// Every host's calls now (in hosts_' order) and the fleet's last, through the rate window.
+CallRates::Window AdminApi::rate_window(const json& health, std::vector<uint64_t>& calls) const {
+  calls.clear();
+  uint64_t fleet = 0;
+  for (const AdminHost& h : hosts_) calls.push_back(figures_of(health, h.host->name()).calls);
+  for (const auto& [name, v] : health.items()) fleet += v.value("calls", uint64_t(0));
+  calls.push_back(fleet);
+  if (!rates_) rates_ = std::make_unique<CallRates>(hosts_.size() + 1, started_);
+  return rates_->update(calls, CallRates::Clock::now());
+}
+
+void AdminApi::add_figures(json& j, const HostFigures& f, double calls_per_s) {
+  j["calls"] = f.calls;
+  j["calls_per_s"] = calls_per_s;
+  j["errors"] = f.errors;
+  j["sessions_open"] = f.sessions_open;
+  j["sessions_opened"] = f.sessions_opened;
+}
+
+// GET /api/hosts/NAME: the host's state and figures.
+json AdminApi::host_state(const AdminHost& h) const {
+  const json health = sources_.health ? sources_.health() : json::object();
+  std::vector<uint64_t> calls;
+  const CallRates::Window w = rate_window(health, calls);
+  const size_t i = size_t(&h - hosts_.data());
+  json j = host_json(h);
+  add_figures(j, figures_of(health, h.host->name()), CallRates::rate(calls[i], (*w.base)[i], w.seconds));
+  j["rate_window_s"] = w.seconds;
+  return j;
+}
+
 // GET /api/hosts: the page of matching hosts (an array); GET /api/fleet: the fleet's totals with
-// that page ({"hosts", "matched", "calls", "paused", "errors", "sessions", "faults", "failing",
-// "profiles", "offset", "limit", "page"}). Each host of the page has its "errors" and "faults" in force;
-// ?order=failing puts the hosts with the most errors (then faults, then calls) first, ?order=busy
-// the most calls; the default keeps the fleet's order.
+// that page ({"hosts", "matched", "calls", "perf_queries", "calls_per_s", "rate_window_s",
+// "rate_since_start", "paused", "errors", "sessions_open", "sessions_opened", "faults", "failing",
+// "profiles", "offset", "limit", "page"}). Each host of the page has its figures and "faults" in
+// force; ?order=failing puts the hosts with the most errors (then faults, then calls) first,
+// ?order=busy the most calls; the default keeps the fleet's order.
 HttpResponse AdminApi::hosts_page(const std::map<std::string, std::string>& query, bool with_totals) const {
   Page page;
   std::function<bool(const AdminHost&)> keep;
@@ -352,37 +464,45 @@ HttpResponse AdminApi::hosts_page(const std::map<std::string, std::string>& quer
   if (!order.empty() && order != "fleet" && order != "failing" && order != "busy")
     return error(400, "order must be fleet, failing or busy, got '" + order + "'");
   const json health = sources_.health ? sources_.health() : json::object();
+  std::vector<uint64_t> now;
+  const CallRates::Window w = rate_window(health, now);
   const std::shared_ptr<const replayer::FaultPlan> plan = hosts_.empty() ? nullptr : hosts_.front().host->faults();
   const double since_s = plan ? double(replayer::steady_ns() - plan->loaded_ns) / 1e9 : 0;
   struct Row {
     const AdminHost* host;
-    uint64_t calls, errors, faults;
+    HostFigures f;
+    double rate;
+    uint64_t faults;
   };
   std::vector<Row> rows;
-  uint64_t calls = 0, paused = 0, errors = 0, sessions = 0, failing = 0;
+  uint64_t perf_queries = 0, paused = 0, errors = 0, failing = 0;
   json profiles = json::object();  // profile -> hosts: what a dashboard's filter offers
-  for (const AdminHost& h : hosts_) {
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    const AdminHost& h = hosts_[i];
     profiles[h.profile] = profiles.value(h.profile, uint64_t(0)) + 1;
-    const auto it = health.find(h.host->name());
-    const uint64_t e = it == health.end() ? 0 : it->value("errors", uint64_t(0));
-    const Row row{&h, h.host->calls(), e, faults_in_force(h, since_s)};
-    calls += row.calls;
+    const Row row{&h, figures_of(health, h.host->name()), CallRates::rate(now[i], (*w.base)[i], w.seconds),
+                  faults_in_force(h, since_s)};
+    perf_queries += h.host->calls();
     paused += h.host->timeline_paused();
-    errors += row.errors;
-    failing += row.errors || row.faults;
+    errors += row.f.errors;
+    failing += row.f.errors || row.faults;
     if (keep(h)) rows.push_back(row);
   }
-  for (const auto& [name, v] : health.items()) sessions += v.value("sessions", uint64_t(0));
+  uint64_t open = 0, opened = 0;
+  for (const auto& [name, v] : health.items()) {
+    open += v.value("sessions_open", uint64_t(0));
+    opened += v.value("sessions_opened", uint64_t(0));
+  }
   if (order == "failing")
     std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-      return std::tie(a.errors, a.faults, a.calls) > std::tie(b.errors, b.faults, b.calls);
+      return std::tie(a.f.errors, a.faults, a.f.calls) > std::tie(b.f.errors, b.faults, b.f.calls);
     });
   if (order == "busy")
-    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.calls > b.calls; });
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.f.calls > b.f.calls; });
   json list = json::array();
   for (uint64_t i = page.offset; i < rows.size() && i - page.offset < page.limit; ++i) {
     json h = host_json(*rows[i].host);
-    h["errors"] = rows[i].errors;
+    add_figures(h, rows[i].f, rows[i].rate);
     h["faults"] = rows[i].faults;
     list.push_back(std::move(h));
   }
@@ -392,10 +512,15 @@ HttpResponse AdminApi::hosts_page(const std::map<std::string, std::string>& quer
     for (const replayer::FaultRule& r : plan->rules) rules += replayer::rule_active(r, since_s);
   return ok_json(json{{"hosts", hosts_.size()},
                       {"matched", rows.size()},
-                      {"calls", calls},
+                      {"calls", now.back()},
+                      {"perf_queries", perf_queries},
+                      {"calls_per_s", CallRates::rate(now.back(), w.base->back(), w.seconds)},
+                      {"rate_window_s", w.seconds},
+                      {"rate_since_start", w.since_start},
                       {"paused", paused},
                       {"errors", errors},
-                      {"sessions", sessions},
+                      {"sessions_open", open},
+                      {"sessions_opened", opened},
                       {"faults", rules},
                       {"failing", failing},
                       {"profiles", std::move(profiles)},
@@ -430,7 +555,7 @@ HttpResponse AdminApi::host_route(const HttpRequest& req, const std::vector<std:
         404, fmt::format("no host '{}' (GET /api/hosts?q=TEXT finds hosts by part of a name or address)", parts[2]));
   const std::string path = "/api/hosts/" + parts[2] + (parts.size() > 3 ? "/" + parts[3] : "");
   const bool get = req.method == "GET" || req.method == "HEAD";
-  if (parts.size() == 3) return get ? ok_json(host_json(*h)) : not_allowed(req.method, path, "GET");
+  if (parts.size() == 3) return get ? ok_json(host_state(*h)) : not_allowed(req.method, path, "GET");
   if (parts.size() != 4) return error(404, "no endpoint " + req.target);
   const std::string& sub = parts[3];
   if (sub == "quirks") {

@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "admin/rates.h"
 #include "core/status.h"
 #include "replayer/host.h"
 
@@ -43,6 +44,9 @@ struct AdminSources {
   // {"HOST": {"errors": N, "sessions": N}} by system name: failed calls and sessions opened, for
   // /api/fleet's totals and the hosts' "errors" (journal::Metrics::health_json). Empty: all 0.
   std::function<nlohmann::json()> health;
+  // The pid of the run's smbd (0: none now); /metrics then adds its session's processes and
+  // resident memory (process_metrics.h). Empty: no SMB.
+  std::function<int()> smbd_pid;
 };
 
 // One simulated host as the API shows it.
@@ -103,7 +107,7 @@ class AdminApi {
   HttpResponse handle(const HttpRequest& req);
   // AdminServer::start() gives the address it bound, before the first request.
   void set_access(AdminAccess access) { access_ = std::move(access); }
-  // false: /metrics gives fleet-wide sums (perfsim_hosts, perfsim_host_calls_total without a host
+  // false: /metrics gives fleet-wide sums (perfsim_hosts, perfsim_host_perf_queries_total without a host
   // label) instead of lines per host (perfsim serve --metrics-per-host; journal/metrics.h).
   void set_metrics_per_host(bool on) { metrics_per_host_ = on; }
   // Gives each host a unique id (AdminHost::id) from its name.
@@ -120,6 +124,16 @@ class AdminApi {
   HttpResponse journal(const HttpRequest& req, const std::map<std::string, std::string>& query);
   HttpResponse file(const std::string& path, const std::string& content_type, const std::string& missing_hint) const;
   std::string metrics() const;
+  HttpResponse index_page(const std::map<std::string, std::string>& query) const;
+  static constexpr uint64_t kDashboardPage = 50;  // host rows a dashboard page shows (dashboard.js pageSize)
+  std::string process_text() const;
+  struct HostFigures {
+    uint64_t calls = 0, errors = 0, sessions_open = 0, sessions_opened = 0;
+  };
+  static HostFigures figures_of(const nlohmann::json& health, const std::string& name);
+  static void add_figures(nlohmann::json& j, const HostFigures& f, double calls_per_s);
+  CallRates::Window rate_window(const nlohmann::json& health, std::vector<uint64_t>& calls) const;
+  nlohmann::json host_state(const AdminHost& h) const;
   HttpResponse hosts_page(const std::map<std::string, std::string>& query, bool with_totals) const;
   size_t faults_in_force(const AdminHost& h, double since_s) const;
   HttpResponse sessions_page(const std::map<std::string, std::string>& query) const;
@@ -130,6 +144,9 @@ class AdminApi {
   replayer::FaultLimits fault_limits_;
   AdminAccess access_;
   bool metrics_per_host_ = true;
+  // Requests are handled one at a time (AdminServer's thread): the window needs no lock.
+  CallRates::Clock::time_point started_ = CallRates::Clock::now();
+  mutable std::unique_ptr<CallRates> rates_;
 };
 
 // A host's state as GET /api/hosts/NAME gives it.

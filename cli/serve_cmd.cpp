@@ -15,6 +15,7 @@
 #include "journal/journal.h"
 #include "replayer/fleet_file.h"
 #include "serve/run.h"
+#include "server/log.h"
 #include "windows/os.h"
 
 namespace perfsim::cli {
@@ -41,8 +42,10 @@ struct ServeOptions {
   size_t cache_mb = 64;           // decoded samples held for every host (replayer/sample_cache.h)
   size_t reply_budget_mib = 512;  // unread reply bytes of all connections (server/README.md); 0 = none
   bool allow_remote = false;
-  bool json = false;  // the start-up lines as JSON
-  std::string admin;  // --admin ADDR:PORT: the admin HTTP API and dashboard (admin/README.md); "" = off
+  bool json = false;                  // the start-up lines as JSON
+  std::string log_level = "info";     // --log-level: the server log's lines on stderr at this level and above
+  std::string log_format = "logfmt";  // --log-format logfmt|json
+  std::string admin;                  // --admin ADDR:PORT: the admin HTTP API and dashboard (admin/README.md); "" = off
   std::vector<std::string> admin_hosts;   // --admin-host NAME: more Host names the admin API answers
   std::string metrics_per_host = "auto";  // --metrics-per-host auto|on|off
   // --smb[=PORT]: every host also as \\ADDR\PIPE\winreg through a private smbd ("" = off,
@@ -68,6 +71,14 @@ struct ServeOptions {
   std::string scenario;                    // --scenario NAME: the scenario's hosts and faults (scenarios/)
   std::vector<std::string> scenario_dirs;  // --scenario-dir: the user's scenario files
 };
+
+// The server's log on stderr; both words were checked by CLI11 (IsMember).
+server::LogSink log_sink(const ServeOptions& o) {
+  server::LogOptions lo;
+  (void)server::parse_log_level(o.log_level, lo.level);
+  (void)server::parse_log_format(o.log_format, lo.format);
+  return server::stderr_log_sink(lo);
+}
 
 serve::Config serve_config(const ServeOptions& o) {
   serve::Config c;
@@ -111,6 +122,7 @@ serve::Config serve_config(const ServeOptions& o) {
   c.scenario = o.scenario;
   c.scenario_dirs = o.scenario_dirs;
   c.plan_only = o.list_hosts;
+  c.log = log_sink(o);
   return c;
 }
 
@@ -198,6 +210,14 @@ void print_admin(const ServeOptions& o, const serve::ServeRun& run) {
 }
 
 void print_smb(const ServeOptions& o, const serve::ServeRun& run) {
+  const auto& smb = run.smb_hosts();
+  if (!o.json && smb.size() > kListEachHostUpTo) {
+    fmt::print(
+        "perfsim serve: {} hosts on SMB port {} (ncacn_np:ADDR[\\pipe\\winreg]) through smbd pid {} "
+        "(--json lists each)\n",
+        smb.size(), run.smb_port(), run.smbd_pid());
+    return;
+  }
   for (const serve::SmbEndpoint& h : run.smb_hosts()) {
     if (o.json) {
       fmt::print("{}\n", json_text(nlohmann::json({{"event", "smb"},
@@ -321,6 +341,17 @@ void add_serve(CLI::App& app, int& rc) {
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   c_serve->add_flag("--json", serve.json, "Print the listening endpoints as JSON lines");
+  c_serve
+      ->add_option("--log-level", serve.log_level,
+                   "Server log lines on stderr at this level and above: error, warn, info (start, stop, refusals) "
+                   "or debug (also each listener and connection)")
+      ->check(CLI::IsMember({"error", "warn", "info", "debug"}))
+      ->capture_default_str();
+  c_serve
+      ->add_option("--log-format", serve.log_format,
+                   "Server log lines as logfmt (key=value) or json (one object a line)")
+      ->check(CLI::IsMember({"logfmt", "json"}))
+      ->capture_default_str();
   c_serve
       ->add_option("--smb", serve.smb,
                    "Also serve every host as \\\\ADDR\\PIPE\\winreg through a private smbd on PORT (445 without a "

@@ -7,10 +7,11 @@ set(CPACK_PACKAGE_NAME perfsim)
 set(CPACK_PACKAGE_VENDOR perfsim)
 set(CPACK_PACKAGE_CONTACT "perfsim developers <perfsim@invalid>")  # Debian's Maintainer field
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Windows performance-counter hosts recorded and replayed over MS-RRP")
-set(CPACK_PACKAGE_DESCRIPTION
-    "perfsim records what Windows hosts answer when a collector reads performance counters remotely "
-    "(HKEY_PERFORMANCE_DATA over the Remote Registry protocol), stores it in compact capture files, "
-    "and replays it from a mock winreg server that behaves like the real host, OS quirks included.")
+# One string: set() with several would make a list, its pieces joined by ';' in the description.
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
+       "perfsim records what Windows hosts answer when a collector reads performance counters remotely "
+       "(HKEY_PERFORMANCE_DATA over the Remote Registry protocol), stores it in compact capture files, "
+       "and replays it from a mock winreg server that behaves like the real host, OS quirks included.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # The build's binary carries line tables (scripts/test.sh: -g1); the package ships without them.
 set(CPACK_STRIP_FILES ON)

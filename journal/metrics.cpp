@@ -137,8 +137,11 @@ nlohmann::json Metrics::health_json() const {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [name, h] : hosts_)
     out[name] = {
+        {"calls", h->calls_total()},
         {"errors", h->errors_total()},
-        {"sessions", h->total[0].load(std::memory_order_relaxed) + h->total[1].load(std::memory_order_relaxed)}};
+        {"sessions_open",
+         std::max<int64_t>(0, h->open[0].load(std::memory_order_relaxed) + h->open[1].load(std::memory_order_relaxed))},
+        {"sessions_opened", h->total[0].load(std::memory_order_relaxed) + h->total[1].load(std::memory_order_relaxed)}};
   return out;
 }
 

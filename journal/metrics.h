@@ -74,8 +74,9 @@ class Metrics {
   std::string render_prometheus() const;
   uint64_t calls(const std::string& host) const;  // 0 for a host never seen
   nlohmann::json calls_json() const;              // {"HOST": calls, ...}
-  // {"HOST": {"errors": errors_total(), "sessions": sessions opened}, ...}: the admin dashboard's
-  // failing hosts and fleet totals, one snapshot for all hosts seen.
+  // {"HOST": {"calls": calls_total(), "errors": errors_total(), "sessions_open", "sessions_opened"}}:
+  // the admin API's per-host figures and fleet totals (admin/README.md "Figures"), one snapshot
+  // for all hosts seen.
   nlohmann::json health_json() const;
 
  private:

@@ -9,7 +9,9 @@ namespace {
 
 double ms(uint64_t us) { return double(us) / 1000.0; }
 
+// null when no call was timed (every connect refused): no figure rather than a 0 that reads as fast.
 nlohmann::json latency_json(const LatencyHistogram& h) {
+  if (h.count() == 0) return nullptr;
   return {{"p50", ms(h.percentile_us(0.50))},
           {"p90", ms(h.percentile_us(0.90))},
           {"p99", ms(h.percentile_us(0.99))},
@@ -41,6 +43,7 @@ std::string values_text(const LoadConfig& c) {
 }
 
 std::string latency_cells(const LatencyHistogram& h) {
+  if (h.count() == 0) return fmt::format("{:>8} {:>8} {:>8} {:>8}", "-", "-", "-", "-");
   return fmt::format("{:>8.3f} {:>8.3f} {:>8.3f} {:>8.3f}", ms(h.percentile_us(0.50)), ms(h.percentile_us(0.90)),
                      ms(h.percentile_us(0.99)), ms(h.max_us()));
 }
@@ -78,8 +81,9 @@ std::string report_text(const LoadConfig& c, const LoadReport& r, size_t per_hos
   out += fmt::format(
       "overall: {} calls in {:.2f} s = {:.1f} calls/s; {} polls ({} late), {} value bytes, {} connects\n", o.calls,
       r.elapsed_s, r.elapsed_s > 0 ? double(o.calls) / r.elapsed_s : 0.0, o.polls, o.late_polls, o.bytes, o.connects);
-  out += fmt::format("latency ms: p50 {:.3f}  p90 {:.3f}  p99 {:.3f}  max {:.3f}\n", ms(o.latency.percentile_us(0.5)),
-                     ms(o.latency.percentile_us(0.9)), ms(o.latency.percentile_us(0.99)), ms(o.latency.max_us()));
+  if (o.latency.count() > 0)
+    out += fmt::format("latency ms: p50 {:.3f}  p90 {:.3f}  p99 {:.3f}  max {:.3f}\n", ms(o.latency.percentile_us(0.5)),
+                       ms(o.latency.percentile_us(0.9)), ms(o.latency.percentile_us(0.99)), ms(o.latency.max_us()));
   out += fmt::format("errors: {} (connect {}, call {}, status {}", o.errors(), o.connect_errors, o.call_errors,
                      o.werr_errors);
   for (const auto& [name, n] : o.by_status) out += fmt::format(", {} {}", name, n);

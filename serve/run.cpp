@@ -325,8 +325,11 @@ Status start_admin(State& st) {
     add(st.planned[i].host, fmt::format("{}:{}", st.srv->bound()[i].address, st.srv->bound()[i].port));
   if (st.smb.smbd)
     for (const server::SmbHost& h : st.smb.hosts) add(h.host, fmt::format("smb:{}:{}", h.address, st.smb.port));
+  admin::AdminSources sources = admin::journal_sources(st.recorder);
+  if (server::Smbd* smbd = st.smb.smbd.get())
+    sources.smbd_pid = [smbd] { return smbd->smbd_pid(); };  // admin stops first
   auto api =
-      std::make_shared<admin::AdminApi>(st.admin_hosts, admin::journal_sources(st.recorder),
+      std::make_shared<admin::AdminApi>(st.admin_hosts, std::move(sources),
                                         admin::WebFiles{data_dir("web", PERFSIM_ADMIN_WEB_DIR)}, fault_limits(st.cfg));
   api->set_metrics_per_host(metrics_per_host(st.cfg.metrics_per_host, st.admin_hosts.size()));
   admin::AdminConfig admin_cfg;

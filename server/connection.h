@@ -120,7 +120,7 @@ class Connection final : public ConnectionBase,
     opened_ = last_pdu_ = Clock::now();
     boost::system::error_code ignored;
     stream_.non_blocking(true, ignored);  // on_readable's read_some must not block
-    tagged(LogLine("conn_open")).kv("local", peer_.local).emit(*log_);
+    tagged(LogLine("conn_open", LogLevel::kDebug)).kv("local", peer_.local).emit(*log_);
     arm_idle_timer(opened_);
     if (limits_->budget) {
       budget_share_ = limits_->budget->join(std::weak_ptr<Connection>(this->shared_from_this()));
@@ -133,7 +133,7 @@ class Connection final : public ConnectionBase,
     if (closed_) return;
     closed_ = true;
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - opened_);
-    LogLine line("conn_close");
+    LogLine line("conn_close", LogLevel::kDebug);
     tagged(line)
         .kv("bytes_in", bytes_in_)
         .kv("bytes_out", bytes_out_)

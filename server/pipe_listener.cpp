@@ -41,7 +41,7 @@ class Handshake final : public ConnectionBase, public std::enable_shared_from_th
     if (closed_) return;
     closed_ = true;
     if (reason != "handed_over") {
-      LogLine line("pipe_close");
+      LogLine line("pipe_close", LogLevel::kDebug);
       line.kv("conn", id_).kv("reason", reason);
       if (!detail.empty()) line.kv("detail", detail);
       line.emit(host_.log());
@@ -95,9 +95,9 @@ class Handshake final : public ConnectionBase, public std::enable_shared_from_th
     route_ = cfg_.router ? cfg_.router(req) : PipeRoute{};
     peer_ = PeerInfo{req.remote_client_addr + ":" + std::to_string(req.remote_client_port),
                      req.local_server_addr + ":" + std::to_string(req.local_server_port), route_.name};
-    LogLine line("pipe_open");
+    LogLine line("pipe_open", LogLevel::kDebug);
     line.kv("conn", id_)
-        .kv("level", uint64_t(req.level))
+        .kv("npa_level", uint64_t(req.level))
         .kv("transport", uint64_t(req.transport))
         .kv("peer", peer_.remote)
         .kv("local", peer_.local)
@@ -124,7 +124,7 @@ class Handshake final : public ConnectionBase, public std::enable_shared_from_th
                                                  std::move(handler), peer_, host_.limits(), &host_.log(), set_, id_);
     close("handed_over");        // leaves the set and frees its slot ...
     if (!host_.try_reserve()) {  // ... which the connection takes again
-      LogLine("conn_refused")
+      LogLine("conn_refused", LogLevel::kWarn)
           .kv("peer", peer_.remote)
           .kv("listener", peer_.listener_name)
           .kv("reason", "max_connections")
@@ -163,7 +163,10 @@ struct PipeListener::Impl {
     mark_cloexec(s);
     if (host->stopping() || ec == asio::error::operation_aborted || !acceptor) return;
     if (ec) {
-      LogLine("accept_error").kv("listener", cfg.socket_path).kv("detail", ec.message()).emit(host->log());
+      LogLine("accept_error", LogLevel::kError)
+          .kv("listener", cfg.socket_path)
+          .kv("detail", ec.message())
+          .emit(host->log());
       retry->expires_after(std::chrono::milliseconds(100));
       retry->async_wait([this](boost::system::error_code e) {
         if (!e && !host->stopping() && acceptor) accept_next();
@@ -171,7 +174,10 @@ struct PipeListener::Impl {
       return;
     }
     if (!host->try_reserve()) {
-      LogLine("conn_refused").kv("listener", cfg.socket_path).kv("reason", "max_connections").emit(host->log());
+      LogLine("conn_refused", LogLevel::kWarn)
+          .kv("listener", cfg.socket_path)
+          .kv("reason", "max_connections")
+          .emit(host->log());
       s.close(ec);
     } else {
       asio::post(*w.ctx, [this, w, s = std::move(s), id = host->next_connection_id()]() mutable {
@@ -215,7 +221,7 @@ Status PipeListener::open(ListenerHost& host) {
     m.acceptor.reset();
     return Status::IOError("named-pipe socket " + m.cfg.socket_path + ": " + ec.message());
   }
-  LogLine("listen").kv("listener", "pipe").kv("local", m.cfg.socket_path).emit(host.log());
+  LogLine("listen", LogLevel::kDebug).kv("listener", "pipe").kv("local", m.cfg.socket_path).emit(host.log());
   m.accept_next();
   return Status::Ok();
 }

@@ -174,7 +174,7 @@ Status Server::Impl::bind(const ListenerConfig& lc) {
   tcp::endpoint actual = l->acceptor.local_endpoint(ec);
   if (ec) return Status::IOError("listen " + lc.address + ": " + ec.message());
   bound.push_back({l->name, actual.address().to_string(), actual.port()});
-  LogLine("listen").kv("listener", l->name).kv("local", endpoint_string(actual)).emit(log);
+  LogLine("listen", LogLevel::kDebug).kv("listener", l->name).kv("local", endpoint_string(actual)).emit(log);
   listeners.push_back(std::move(l));
   return Status::Ok();
 }
@@ -230,7 +230,7 @@ void Server::Impl::on_accept(Listener& l, Worker& w, boost::system::error_code e
   mark_cloexec(s);
   if (stopping || ec == asio::error::operation_aborted) return;
   if (ec) {
-    LogLine("accept_error").kv("listener", l.name).kv("detail", ec.message()).emit(log);
+    LogLine("accept_error", LogLevel::kError).kv("listener", l.name).kv("detail", ec.message()).emit(log);
     l.retry.expires_after(std::chrono::milliseconds(100));
     l.retry.async_wait([this, &l](boost::system::error_code e) {
       if (!e && !stopping) accept_next(l);
@@ -247,7 +247,11 @@ void Server::Impl::on_accept(Listener& l, Worker& w, boost::system::error_code e
     refused = "no_handler";
   }
   if (refused) {
-    LogLine("conn_refused").kv("peer", peer.remote).kv("listener", l.name).kv("reason", refused).emit(log);
+    LogLine("conn_refused", LogLevel::kWarn)
+        .kv("peer", peer.remote)
+        .kv("listener", l.name)
+        .kv("reason", refused)
+        .emit(log);
     s.close(ec);
   } else {
     active.fetch_add(1, std::memory_order_relaxed);

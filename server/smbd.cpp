@@ -158,9 +158,10 @@ struct Smbd::Impl {
     pipes = root / "pipes";
   }
 
-  void log(std::string_view event, std::initializer_list<std::pair<std::string_view, std::string>> kv) {
+  void log(std::string_view event, std::initializer_list<std::pair<std::string_view, std::string>> kv,
+           LogLevel level = LogLevel::kInfo) {
     if (!cfg.log) return;
-    LogLine line(event);
+    LogLine line(event, level);
     for (const auto& [k, v] : kv) line.kv(k, v);
     line.emit(cfg.log);
   }
@@ -259,7 +260,7 @@ struct Smbd::Impl {
       if (run_tool({"/usr/sbin/ip", "addr", "add", h.address + "/32", "dev", "lo"}, "", out) != 0)
         return Status::IOError("ip addr add " + h.address + "/32 dev lo failed: " + out);
       added_addresses.push_back(h.address);
-      log("smb_address_added", {{"address", h.address}});
+      log("smb_address_added", {{"address", h.address}}, LogLevel::kDebug);
     }
     return Status::Ok();
   }
@@ -356,9 +357,10 @@ struct Smbd::Impl {
         if (cfg.restart && may_restart(smbd_restarts)) {
           smbd = launch_smbd();
           ++restart_count;
-          log("smbd_restart", {{"how", how}, {"pid", std::to_string(smbd.pid)}});
+          log("smbd_restart", {{"how", how}, {"pid", std::to_string(smbd.pid)}}, LogLevel::kWarn);
         } else {
-          log("smbd_gone", {{"how", how}, {"detail", "not restarting (5 restarts within a minute, or restart off)"}});
+          log("smbd_gone", {{"how", how}, {"detail", "not restarting (5 restarts within a minute, or restart off)"}},
+              LogLevel::kError);
         }
       }
       if (reap_dead(dcerpcd, st)) {
@@ -377,7 +379,7 @@ struct Smbd::Impl {
     for (const std::string& a : added_addresses) {
       out.clear();
       run_tool({"/usr/sbin/ip", "addr", "del", a + "/32", "dev", "lo"}, "", out);
-      log("smb_address_removed", {{"address", a}});
+      log("smb_address_removed", {{"address", a}}, LogLevel::kDebug);
     }
     added_addresses.clear();
     std::error_code ec;

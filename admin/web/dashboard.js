@@ -13,9 +13,6 @@ const rateHistory = 60;  // points of the live calls/s chart
 const pageSize = 50;     // host rows a page
 const sessionRows = 20;  // newest sessions shown
 let rateChart = null, seriesChart = null;
-let lastFleet = null;                   // {calls, time} of the previous refresh: the fleet's calls/s
-let lastHostCalls = {}, lastTime = 0;   // the page's hosts: their calls/s
-let lastSelected = null;                // {id, calls, time}: the selected host's calls/s
 let selectedHost = null;                // the host's JSON (GET /api/hosts/NAME) while one is selected
 let seriesPoints = [];                  // the plotted counter's points ({tick, t, value})
 const view = {q: '', profile: '', state: '', order: 'failing', offset: 0, host: ''};
@@ -71,18 +68,20 @@ function timelineText(t) {
   return s;
 }
 
-// The view <-> the URL's fragment (#q=web&state=paused&offset=50&host=WEB-0042).
+// The view <-> the URL's fragment (#q=web&state=paused&offset=50&host=WEB-0042); a query string
+// (?q=web, what a person types or a link from elsewhere gives) counts too, the fragment over it.
 function readView() {
-  const p = new URLSearchParams(location.hash.slice(1));
-  for (const k of Object.keys(view)) {
-    if (p.has(k)) view[k] = k === 'offset' ? Math.max(0, parseInt(p.get(k), 10) || 0) : p.get(k);
+  for (const p of [new URLSearchParams(location.search), new URLSearchParams(location.hash.slice(1))]) {
+    for (const k of Object.keys(view)) {
+      if (p.has(k)) view[k] = k === 'offset' ? Math.max(0, parseInt(p.get(k), 10) || 0) : p.get(k);
+    }
   }
 }
 
 function writeView() {
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(view)) if (v) p.set(k, v);
-  history.replaceState(null, '', '#' + p.toString());
+  history.replaceState(null, '', location.pathname + '#' + p.toString());
 }
 
 function setTotal(id, value, bad) {
@@ -92,14 +91,24 @@ function setTotal(id, value, bad) {
   if (bad !== undefined) b.parentElement.classList.toggle('bad', bad);
 }
 
-function showTotals(f, rate) {
+// The rate's window as the server measured it (admin/README.md "Figures"; api.cpp rate_label).
+function rateLabel(f) {
+  const s = f.rate_window_s.toFixed(0);
+  return f.rate_since_start ? `calls/s since start (${s} s)` : `calls/s over the last ${s} s`;
+}
+
+function showTotals(f) {
   setTotal('total-hosts', f.hosts);
   setTotal('total-calls', f.calls);
-  setTotal('total-rate', rate.toFixed(1));
+  setTotal('total-perf-queries', f.perf_queries);
+  $('rate-label').textContent = rateLabel(f);
+  $('rate-label').dataset.windowS = f.rate_window_s;
+  setTotal('total-rate', f.calls_per_s.toFixed(1));
   setTotal('total-errors', f.errors, f.errors > 0);
   setTotal('total-faults', f.faults, f.faults > 0);
   setTotal('total-failing', f.failing, f.failing > 0);
-  setTotal('total-sessions', f.sessions);
+  setTotal('total-sessions-open', f.sessions_open);
+  setTotal('total-sessions-opened', f.sessions_opened);
   setTotal('total-paused', f.paused);
   const select = $('profile');
   const names = Object.keys(f.profiles).filter((p) => p !== '').sort();
@@ -110,10 +119,10 @@ function showTotals(f, rate) {
   }
 }
 
-function showPage(f, now) {
+function showPage(f) {
   const tbody = $('hosts').querySelector('tbody');
   tbody.textContent = '';
-  const calls = {};
+  $('host-rate-label').textContent = rateLabel(f);
   for (const h of f.page) {
     const row = document.createElement('tr');
     row.className = 'host' + (h.errors > 0 ? ' failing' : h.faults > 0 ? ' faulted' : '') +
@@ -123,18 +132,17 @@ function showPage(f, now) {
     cell(row, h.addresses.join(' ')).title = h.addresses.join('\n');
     cell(row, h.profile || '-');
     cell(row, timelineText(h.timeline)).title = timelineText(h.timeline);
-    cell(row, h.quirks.join(' ')).title = h.quirks.join('\n');
+    const quirks = cell(row, h.quirks.join(' '));
+    quirks.className = 'quirks';
+    quirks.title = h.quirks.join('\n');
     cell(row, h.calls);
-    const rate = lastTime && lastHostCalls[h.id] !== undefined ? (h.calls - lastHostCalls[h.id]) / (now - lastTime) : 0;
-    cell(row, rate.toFixed(1));
+    cell(row, h.calls_per_s.toFixed(1));  // two decimals would not help: 0.2 calls/s reads 0.2
+    cell(row, h.sessions_open);
     cell(row, h.errors);
     cell(row, h.faults);
     row.addEventListener('click', () => select(h.id));
     tbody.appendChild(row);
-    calls[h.id] = h.calls;
   }
-  lastHostCalls = calls;
-  lastTime = now;
   const last = Math.min(f.offset + f.page.length, f.matched);
   $('page-info').textContent = f.matched ? `${f.offset + 1}-${last} of ${f.matched}` +
                                                (f.matched !== f.hosts ? ` (of ${f.hosts} hosts)` : '')
@@ -144,6 +152,10 @@ function showPage(f, now) {
   const table = $('hosts');
   table.dataset.matched = f.matched;
   table.dataset.rows = f.page.length;
+  // Cells whose text does not fit (none should: every cell but the quirks is one whole line).
+  let cut = 0;
+  for (const td of tbody.querySelectorAll('td')) cut += td.scrollWidth > td.clientWidth + 1;
+  table.dataset.cutCells = cut;
 }
 
 // The calls/s chart: the fleet's total, and the selected host's beside it (not a line a host).
@@ -199,12 +211,11 @@ async function pollSelected() {
   return body;
 }
 
-function showSelected(h, now) {
+function showSelected(h) {
   selectedHost = h;
   let rate = null;
   if (h) {
-    if (lastSelected && lastSelected.id === h.id) rate = (h.calls - lastSelected.calls) / (now - lastSelected.time);
-    lastSelected = {id: h.id, calls: h.calls, time: now};
+    rate = h.calls_per_s;
     $('detail-info').textContent = `${h.name} on ${h.addresses.join(' ')}, profile ${h.profile || '-'}, ` +
                                    `quirks ${h.quirks.join(' ') || '-'}, ${h.calls} calls, ` +
                                    `timeline ${timelineText(h.timeline)}`;
@@ -354,7 +365,8 @@ function markPosition() {
   if (!seriesChart || seriesChart.data.datasets.length < 3) return;
   seriesChart.data.datasets[1].data = seriesPoints.map((p, i) => (i === at ? p.value : null));
   seriesChart.data.datasets[2].data = seriesPoints.map((p, i) => (marks.has(i) ? p.value : null));
-  seriesChart.data.datasets[2].label = 'events: ' + [...new Set([...marks.values()].flat())].join(', ');
+  seriesChart.data.datasets[2].label =
+      marks.size ? 'events: ' + [...new Set([...marks.values()].flat())].join(', ') : 'no events on this loop';
   seriesChart.update();
 }
 
@@ -397,13 +409,10 @@ async function tick() {
   try {
     const [fleet, host] = await Promise.all([pollFleet(), pollSelected(), pollSessions(), pollJournal()]);
     const started = performance.now();
-    const now = Date.now() / 1000;
     if (fleet) {
-      const rate = lastFleet ? (fleet.calls - lastFleet.calls) / (now - lastFleet.time) : 0;
-      lastFleet = {calls: fleet.calls, time: now};
-      showTotals(fleet, rate);
-      showPage(fleet, now);
-      pushRates(rate, showSelected(host, now));
+      showTotals(fleet);
+      showPage(fleet);
+      pushRates(fleet.calls_per_s, showSelected(host));
       // The fleet view's first complete render (totals and the first page of hosts in the DOM):
       // one performance mark, at milliseconds since navigation start, what bench/dashboard reads.
       if (!performance.getEntriesByName('fleet-rendered').length) performance.mark('fleet-rendered');
@@ -454,6 +463,17 @@ function start() {
   $('series-object').addEventListener('change', () => objectChanged(true));
   $('series-instance').addEventListener('change', drawSeries);
   $('series-counter').addEventListener('change', drawSeries);
+  // The fleet as the server put it in the page: drawn before the first request returns.
+  const initial = $('initial-fleet');
+  if (initial && initial.textContent) {
+    try {
+      const f = JSON.parse(initial.textContent);
+      showTotals(f);
+      if (!location.hash.slice(1)) showPage(f);  // its page is the query string's view; a fragment's waits
+    } catch (e) {
+      document.body.dataset.error = String(e);
+    }
+  }
   if (view.host) select(view.host);
   else tick();
   setInterval(tick, 1000);

@@ -319,9 +319,47 @@ TEST_CASE("admin sources: wired journal functions answer their endpoints, metric
   CHECK(json::parse(rig.call("GET", "/api/sessions").body)[0]["session"] == "1");
   const HttpReply m = rig.call("GET", "/metrics");
   CHECK(m.content_type.find("text/plain; version=0.0.4") == 0);
-  CHECK(m.body.find("perfsim_host_calls_total{host=\"" + rig.host->name() + "\"} " +
+  CHECK(m.body.find("perfsim_host_perf_queries_total{host=\"" + rig.host->name() + "\"} " +
                     std::to_string(rig.host->calls())) != std::string::npos);
   CHECK(m.body.find("perfsim_journal_drops_total 0\n") != std::string::npos);
+}
+
+// The value of an unlabelled series in a /metrics body (-1 when absent).
+double metric_value(const std::string& body, const std::string& name) {
+  const size_t at = body.find("\n" + name + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(body.substr(at + name.size() + 2));
+}
+
+TEST_CASE("/metrics has the process_* metrics Prometheus clients export and smbd's session's memory") {
+  admin::AdminSources src;
+  src.smbd_pid = [] { return int(::getsid(0)); };  // this test's own session stands in for smbd's
+  Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0}, src);
+  const std::string before = rig.call("GET", "/metrics").body;
+  for (const char* name :
+       {"process_cpu_seconds_total", "process_open_fds", "process_max_fds", "process_virtual_memory_bytes",
+        "process_resident_memory_bytes", "process_start_time_seconds", "perfsim_smbd_processes",
+        "perfsim_smbd_resident_memory_bytes"}) {
+    INFO(name);
+    CHECK(before.find("# TYPE " + std::string(name) + " ") != std::string::npos);
+  }
+  CHECK(before.find("# TYPE process_cpu_seconds_total counter") != std::string::npos);
+  CHECK(metric_value(before, "process_resident_memory_bytes") > 1e6);
+  CHECK(metric_value(before, "process_cpu_seconds_total") >= 0);
+  const double now = double(::time(nullptr));
+  const double started = metric_value(before, "process_start_time_seconds");
+  CHECK(started <= now + 1);
+  CHECK(started > now - 600);  // this test process started moments ago (not the machine's boot)
+  CHECK(metric_value(before, "perfsim_smbd_processes") >= 1);
+  CHECK(metric_value(before, "perfsim_smbd_resident_memory_bytes") >=
+        metric_value(before, "process_resident_memory_bytes"));
+  std::vector<int> fds;
+  for (int i = 0; i < 10; ++i) fds.push_back(::dup(0));
+  const std::string after = rig.call("GET", "/metrics").body;
+  for (int fd : fds) ::close(fd);
+  const double more = metric_value(after, "process_open_fds") - metric_value(before, "process_open_fds");
+  CHECK(more >= 10);
+  CHECK(more <= 12);  // the scrape's own connection may still be closing on the server's side
 }
 
 TEST_CASE("GET /api/hosts and the counter series: typeperf's formatted values over the capture's timeline") {

@@ -8,13 +8,17 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -31,12 +35,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// chromium --headless on the page: the DOM after `budget_ms` of virtual time (or a screenshot).
-perfsim::interop::CommandResult chromium(const fs::path& dir, const std::string& url, const std::string& what) {
-  return perfsim::interop::run_command(
-      "timeout 120 " + std::string(CHROMIUM_EXE) + " --headless --no-sandbox --disable-gpu --no-first-run" +
-      " --user-data-dir=" + perfsim::interop::shell_quote((dir / "profile").string()) +
-      " --virtual-time-budget=5000 --window-size=1200,1600 " + what + " " + url + " 2>/dev/null");
+// chromium --headless on the page: the DOM after 5 s of virtual time (or a screenshot); with
+// `at_once`, as soon as the page has loaded (no virtual time for its requests to come back in).
+perfsim::interop::CommandResult chromium(const fs::path& dir, const std::string& url, const std::string& what,
+                                         bool at_once = false) {
+  return perfsim::interop::run_command("timeout 120 " + std::string(CHROMIUM_EXE) +
+                                       " --headless --no-sandbox --disable-gpu --no-first-run" +
+                                       " --user-data-dir=" + perfsim::interop::shell_quote((dir / "profile").string()) +
+                                       (at_once ? "" : " --virtual-time-budget=5000") + " --window-size=1200,1600 " +
+                                       what + " " + perfsim::interop::shell_quote(url) + " 2>/dev/null");
 }
 
 long attribute(const std::string& dom, const std::string& pattern) {
@@ -181,6 +188,9 @@ struct ServedFleet {
   std::string url(const std::string& fragment = "") const {
     return "http://127.0.0.1:" + std::to_string(admin) + "/" + (fragment.empty() ? "" : "#" + fragment);
   }
+  std::string url_query(const std::string& query) const {
+    return "http://127.0.0.1:" + std::to_string(admin) + "/?" + query;
+  }
 };
 
 std::string dump_dom(const fs::path& dir, const std::string& url) {
@@ -204,6 +214,12 @@ long total(const std::string& dom, const std::string& id) {
   return attribute(dom, "id=\"total-" + id + "\"[^>]*data-value=\"(\\d+)\"");
 }
 
+// /api/fleet's key -> its tile's id after "total-" (sessions_open -> sessions-open).
+std::string tile_id(std::string key) {
+  std::replace(key.begin(), key.end(), '_', '-');
+  return key;
+}
+
 // The fleet view at `hosts` hosts: totals as /api/fleet gives them, one page of rows with the
 // failing host first, the search narrowing the table to one host, and what a refresh fetches.
 void check_fleet_view(int hosts) {
@@ -217,10 +233,12 @@ void check_fleet_view(int hosts) {
   CHECK(fleet["errors"].get<long>() >= 1);
   CHECK(fleet["faults"] == 1);
   CHECK(fleet["failing"] == 1);
-  for (const char* t : {"hosts", "calls", "errors", "faults", "failing", "sessions", "paused"}) {
+  for (const char* t : {"hosts", "calls", "perf_queries", "errors", "faults", "failing", "sessions_open",
+                        "sessions_opened", "paused"}) {
     INFO(t);
-    CHECK(total(dom, t) == fleet[t].get<long>());
+    CHECK(total(dom, tile_id(t)) == fleet[t].get<long>());
   }
+  CHECK(attribute(dom, "id=\"hosts\"[^>]*data-cut-cells=\"(\\d+)\"") == 0);  // timeline, addresses, quirks whole
   const auto rows = host_rows(dom);
   REQUIRE(rows.size() == size_t(std::min(hosts, 50)));
   CHECK(rows[0] == std::pair<std::string, std::string>{"WEB-0002", "host failing"});  // failing first
@@ -235,12 +253,15 @@ void check_fleet_view(int hosts) {
             << " bytes of API responses per refresh; chromium --dump-dom (5 s virtual) took " << load_s << " s\n";
 
   const std::string wanted = hosts >= 42 ? "WEB-0042" : "WEB-0003";
-  const std::string searched = dump_dom(dir.path, f.url("q=" + wanted));
-  const auto found = host_rows(searched);
-  REQUIRE(found.size() == 1);
-  CHECK(found[0].first == wanted);
-  CHECK(attribute(searched, "id=\"hosts\"[^>]*data-matched=\"(\\d+)\"") == 1);
-  CHECK(total(searched, "hosts") == hosts);  // the totals stay the fleet's
+  for (const std::string& url : {f.url("q=" + wanted), f.url_query("q=" + wanted)}) {  // #q= and ?q= alike
+    INFO(url);
+    const std::string searched = dump_dom(dir.path, url);
+    const auto found = host_rows(searched);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].first == wanted);
+    CHECK(attribute(searched, "id=\"hosts\"[^>]*data-matched=\"(\\d+)\"") == 1);
+    CHECK(total(searched, "hosts") == hosts);  // the totals stay the fleet's
+  }
 
   const fs::path png = dir.path / "fleet.png";
   const auto s = chromium(dir.path, f.url(), "--screenshot=" + perfsim::interop::shell_quote(png.string()));
@@ -275,4 +296,119 @@ TEST_CASE("the fleet view of 1000 hosts: one page of 50, totals, search, a bound
 // not the suite's (hidden; `admin_dashboard_tests "[scale]"` runs it, tests/README.md).
 TEST_CASE("the fleet view of 10000 hosts: one page of 50, totals, search, a bounded refresh", "[.][scale]") {
   check_fleet_view(10000);
+}
+
+TEST_CASE("the dashboard's first paint has the fleet's numbers: in the page as served, and in chromium at once") {
+  perfsim::testing::ScratchDir dir;
+  const ServedFleet f(dir.path, 3);
+  const json fleet = f.get("/api/fleet?limit=1");
+  const auto page = perfsim::testing::http_request(f.admin, "GET", "/");
+  REQUIRE(page.status == 200);
+  // sessions_open left out: a query's session may still be closing between the two requests.
+  for (const char* t : {"hosts", "calls", "perf_queries", "errors", "faults", "failing", "sessions_opened", "paused"}) {
+    INFO(t);
+    CHECK(total(page.body, tile_id(t)) == fleet[t].get<long>());
+  }
+  CHECK(page.body.find(">-</b>") == std::string::npos);  // no tile waits for the script's first request
+  CHECK(page.body.find("id=\"rate-label\" data-window-s=") != std::string::npos);
+  const auto r = chromium(dir.path, f.url(), "--dump-dom", true);
+  INFO(r.output.substr(0, 4000));
+  REQUIRE(r.exit_status == 0);
+  CHECK(total(r.output, "hosts") == 3);
+  CHECK(total(r.output, "calls") == fleet["calls"].get<long>());
+  CHECK(host_rows(r.output).size() == 3);  // the table too, from the page's own data
+  const fs::path png = dir.path / "at-once.png";
+  const auto s = chromium(dir.path, f.url(), "--screenshot=" + perfsim::interop::shell_quote(png.string()), true);
+  REQUIRE(s.exit_status == 0);
+  CHECK(fs::file_size(png) > 10000);
+}
+
+namespace {
+
+// Sum of every series of `metric` in a /metrics body, whatever its labels.
+uint64_t metric_sum(const std::string& body, const std::string& metric) {
+  uint64_t sum = 0;
+  const std::regex line("^" + metric + R"re((\{[^}]*\})? (\d+)$)re");
+  std::istringstream in(body);
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_match(l, m, line)) sum += std::stoull(m[2]);
+  }
+  return sum;
+}
+
+double number_attribute(const std::string& dom, const std::string& pattern) {
+  std::smatch m;
+  if (!std::regex_search(dom, m, std::regex(pattern))) return -1;
+  return std::stod(m[1].str());
+}
+
+}  // namespace
+
+TEST_CASE("one load's calls, sessions and rates read alike in /metrics, /api/fleet, the dashboard and perfsim load") {
+  perfsim::testing::ScratchDir dir;
+  const fs::path fleet_file = dir.path / "fleet.toml";
+  std::ofstream(fleet_file) << "[[host]]\naddresses = \"127.149.0.0/24\"\nport = " << perfsim::testing::free_port()
+                            << "\ncount = 3\nname = \"AG-{n}\"\ntimeline = \"frozen:0\"\n";
+  perfsim::testing::PerfsimServe serve;
+  perfsim::testing::ServeStart how;
+  how.ready = [](const std::vector<std::string>& lines) {
+    return !lines.empty() && json::parse(lines.back()).value("event", "") == "admin";
+  };
+  REQUIRE(serve
+              .start(PERFSIM_EXE,
+                     "--fleet " + perfsim::interop::shell_quote(fleet_file.string()) + " --admin 127.0.0.1:0", how)
+              .ok());
+  const uint16_t admin = json::parse(serve.lines().back())["port"].get<uint16_t>();
+  const auto load = perfsim::testing::run_command(
+      PERFSIM_EXE, "load --json --collectors 2 --duration 2s " + perfsim::interop::shell_quote(fleet_file.string()));
+  INFO(load.err);
+  REQUIRE(load.code == 0);
+  const json report = json::parse(load.out);
+  const json& o = report["overall"];
+  const uint64_t calls = o["calls"], connects = o["connects"];
+  REQUIRE(calls > 0);
+  CHECK(connects == 6);  // 3 hosts x 2 collectors, sessions kept
+
+  // The server counts a call as it answers it and a session as its close arrives: bounded wait.
+  json fleet;
+  for (int i = 0; i < 50; ++i) {
+    fleet = json::parse(perfsim::testing::http_request(admin, "GET", "/api/fleet").body);
+    if (fleet["calls"] == calls && fleet["sessions_open"] == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  INFO(fleet.dump().substr(0, 2000));
+  CHECK(fleet["calls"] == calls);
+  CHECK(fleet["sessions_opened"] == connects);
+  CHECK(fleet["sessions_open"] == 0);
+  for (const json& h : report["per_host"]) {  // each host's calls, by the same definition
+    const json page =
+        json::parse(perfsim::testing::http_request(admin, "GET", "/api/fleet?q=" + h["host"].get<std::string>()).body);
+    REQUIRE(page["page"].size() == 1);
+    CHECK(page["page"][0]["calls"] == h["calls"]);
+  }
+
+  const std::string metrics = perfsim::testing::http_request(admin, "GET", "/metrics").body;
+  CHECK(metric_sum(metrics, "perfsim_winreg_calls_total") == calls);
+  CHECK(metric_sum(metrics, "perfsim_sessions_total") == connects);
+  CHECK(metric_sum(metrics, "perfsim_sessions_open") == 0);
+
+  // Rates: each is the same calls over the window it names (load: its run; the server: 60 s, or
+  // since start while shorter, as here).
+  const double load_rate = o["calls_per_s"], elapsed = report["elapsed_s"];
+  CHECK(load_rate * elapsed == Approx(double(calls)).epsilon(1e-6));
+  const double rate = fleet["calls_per_s"], window = fleet["rate_window_s"];
+  CHECK(fleet["rate_since_start"] == true);
+  CHECK(window >= elapsed);
+  CHECK(rate * window == Approx(double(calls)).epsilon(1e-6));
+
+  const std::string dom = dump_dom(dir.path, "http://127.0.0.1:" + std::to_string(admin) + "/");
+  CHECK(total(dom, "calls") == long(calls));
+  CHECK(total(dom, "sessions-opened") == long(connects));
+  CHECK(total(dom, "sessions-open") == 0);
+  const double dom_rate = number_attribute(dom, "id=\"total-rate\"[^>]*data-value=\"([0-9.]+)\"");
+  const double dom_window = number_attribute(dom, "id=\"rate-label\"[^>]*data-window-s=\"([0-9.e+]+)\"");
+  REQUIRE(dom_window > 0);
+  CHECK(std::abs(dom_rate * dom_window - double(calls)) <= 0.05 * dom_window + 1);  // the rate shown to 0.1
+  CHECK(dom.find("calls/s since start (") != std::string::npos);                    // labelled with its window
 }

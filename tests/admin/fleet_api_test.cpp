@@ -4,6 +4,7 @@
 
 #include <fmt/core.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -120,27 +121,34 @@ TEST_CASE("GET /api/fleet: totals beside the page, and an unknown host is a shor
   CHECK(missing.body.find("no host 'NOPE'") != std::string::npos);
 }
 
-TEST_CASE("GET /api/fleet and /metrics: calls are the sum over hosts that answered different numbers of calls") {
-  // 1,197 entries share a host that answered 5 calls; WEB-0007, WEB-0600 and WEB-1200 answered
-  // 1, 7 and 3 of their own: no one host's count (nor the first's or last's) is the sum.
-  const std::map<int, HostPtr> own{{7, new_host()}, {600, new_host()}, {1200, new_host()}};
-  FleetApi f(own);
+TEST_CASE(
+    "GET /api/fleet and /metrics: calls are every winreg call (the journal's), perf-data queries apart, each summed") {
+  // 1,197 entries share a host that answered 5 perf-data queries; WEB-0007, WEB-0600 and WEB-1200
+  // answered 1, 7 and 3 of their own: no one host's count (nor the first's or last's) is the sum.
+  // Their winreg calls (the journal's health, by name) are other numbers: 2, 9 and 4.
+  const std::map<int, HostPtr> own{{7, new_host("H-7")}, {600, new_host("H-600")}, {1200, new_host("H-1200")}};
+  FleetApi f(own, [] { return json{{"H-7", {{"calls", 2}}}, {"H-600", {{"calls", 9}}}, {"H-1200", {{"calls", 4}}}}; });
   answer_calls(*f.host, 5);
   answer_calls(*own.at(7), 1);
   answer_calls(*own.at(600), 7);
   answer_calls(*own.at(1200), 3);
   constexpr uint64_t kSum = uint64_t(kHosts - 3) * 5 + 1 + 7 + 3;  // 5,996
   const json j = f.get_json("/api/fleet?limit=2&order=busy");
-  CHECK(j["calls"] == kSum);
+  CHECK(j["perf_queries"] == kSum);
+  CHECK(j["calls"] == 2 + 9 + 4);
   REQUIRE(j["page"].size() == 2);
-  CHECK(j["page"][0]["id"] == "WEB-0600");
-  CHECK(j["page"][0]["calls"] == 7);
-  CHECK(j["page"][1]["calls"] == 5);
-  CHECK(f.get_json("/api/fleet?q=WEB-0007")["page"][0]["calls"] == 1);
+  CHECK(j["page"][0]["id"] == "WEB-0600");  // the busiest by calls
+  CHECK(j["page"][0]["calls"] == 9);
+  CHECK(j["page"][0]["perf_queries"] == 7);
+  CHECK(j["page"][1]["id"] == "WEB-1200");
+  CHECK(j["page"][1]["calls"] == 4);
+  CHECK(f.get_json("/api/fleet?q=WEB-0007")["page"][0]["calls"] == 2);
+  CHECK(f.get_json("/api/hosts/WEB-0600")["calls"] == 9);
+  CHECK(f.get_json("/api/hosts/WEB-0600")["perf_queries"] == 7);
   f.api.set_metrics_per_host(false);
   const std::string m = f.get("/metrics").body;
   INFO(m.substr(0, 600));
-  CHECK(m.find("perfsim_host_calls_total " + std::to_string(kSum) + "\n") != std::string::npos);
+  CHECK(m.find("perfsim_host_perf_queries_total " + std::to_string(kSum) + "\n") != std::string::npos);
 }
 
 TEST_CASE("GET /api/sessions: the newest 200 by default, oldest first, filtered by host") {
@@ -164,11 +172,11 @@ TEST_CASE("GET /metrics of a fleet without per-host series: the host count and s
   const admin::HttpResponse m = f.get("/metrics");
   REQUIRE(m.status == 200);
   CHECK(m.body.find("perfsim_hosts 1200\n") != std::string::npos);
-  CHECK(m.body.find("perfsim_host_calls_total " + std::to_string(uint64_t(kHosts) * f.host->calls()) + "\n") !=
+  CHECK(m.body.find("perfsim_host_perf_queries_total " + std::to_string(uint64_t(kHosts) * f.host->calls()) + "\n") !=
         std::string::npos);
   CHECK(m.body.find("host=") == std::string::npos);
   f.api.set_metrics_per_host(true);
-  CHECK(f.get("/metrics").body.find("perfsim_host_calls_total{host=\"WEB-1200\"}") != std::string::npos);
+  CHECK(f.get("/metrics").body.find("perfsim_host_perf_queries_total{host=\"WEB-1200\"}") != std::string::npos);
 }
 
 TEST_CASE("GET /api/fleet: errors and sessions from the journal's health, faults in force by window, ?order checked") {
@@ -178,14 +186,17 @@ TEST_CASE("GET /api/fleet: errors and sessions from the journal's health, faults
   REQUIRE(own.at(300)->name() == "SICK-A");
   const std::string shared = new_host()->name();  // the recorded name, as FleetApi's shared host has
   FleetApi f(own, [shared] {
-    return json{{"SICK-A", {{"errors", 4}, {"sessions", 2}}},
-                {"SICK-B", {{"errors", 1}, {"sessions", 3}}},
-                {shared, {{"errors", 0}, {"sessions", 10}}},
-                {"GONE-HOST", {{"errors", 0}, {"sessions", 1}}}};
+    return json{{"SICK-A", {{"errors", 4}, {"sessions_opened", 2}, {"sessions_open", 1}}},
+                {"SICK-B", {{"errors", 1}, {"sessions_opened", 3}, {"sessions_open", 0}}},
+                {shared, {{"errors", 0}, {"sessions_opened", 10}, {"sessions_open", 2}}},
+                {"GONE-HOST", {{"errors", 0}, {"sessions_opened", 1}, {"sessions_open", 1}}}};
   });
   const json before = f.get_json("/api/fleet?limit=2&order=failing");
   CHECK(before["errors"] == 5);
-  CHECK(before["sessions"] == 16);
+  CHECK(before["sessions_opened"] == 16);
+  CHECK(before["sessions_open"] == 4);
+  CHECK(before["page"][0]["sessions_opened"] == 2);
+  CHECK(before["page"][0]["sessions_open"] == 1);
   CHECK(before["faults"] == 0);
   CHECK(before["failing"] == 2);
   CHECK(before["profiles"] == json{{"2003", kHosts / 2}, {"2016", kHosts / 2}});
@@ -218,6 +229,28 @@ TEST_CASE("GET /api/fleet without a health source: no errors, no sessions") {
   FleetApi f;
   const json j = f.get_json("/api/fleet?limit=1");
   CHECK(j["errors"] == 0);
-  CHECK(j["sessions"] == 0);
+  CHECK(j["calls"] == 0);
+  CHECK(j["sessions_open"] == 0);
+  CHECK(j["sessions_opened"] == 0);
   CHECK(j["failing"] == 0);
+}
+
+TEST_CASE("call rates: over the run since its start while shorter than 60 s, then over 60 to 65 s, in bounded memory") {
+  using admin::CallRates;
+  const CallRates::Clock::time_point t0{};
+  const auto at = [&](int s) { return t0 + std::chrono::seconds(s); };
+  CallRates r(1, t0);
+  CallRates::Window w = r.update({30}, at(10));  // a host called every 5-15 s: 30 calls in 10 s
+  CHECK(w.since_start);
+  CHECK(w.seconds == 10);
+  CHECK(CallRates::rate(30, (*w.base)[0], w.seconds) == 3.0);  // not 0 for want of a change in the last second
+  uint64_t calls = 30;
+  for (int s = 11; s <= 600; ++s) w = r.update({calls += 2}, at(s));  // 2 calls a second from then on
+  CHECK_FALSE(w.since_start);
+  CHECK(w.seconds >= 60);
+  CHECK(w.seconds < 65);
+  CHECK(CallRates::rate(calls, (*w.base)[0], w.seconds) == Approx(2.0));
+  w = r.update({calls}, at(6000));  // nobody asked for an hour and a half: the window says how long it is
+  CHECK(w.seconds == 5400);         // from the last snapshot taken, at 600 s
+  CHECK_FALSE(w.since_start);
 }

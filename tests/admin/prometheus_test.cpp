@@ -52,7 +52,7 @@ TEST_CASE("prometheus scrapes /metrics and reads back the calls of a collector s
   json result;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
   while (std::chrono::steady_clock::now() < deadline) {
-    const auto r = perfsim::testing::http_request(web, "GET", "/api/v1/query?query=perfsim_host_calls_total");
+    const auto r = perfsim::testing::http_request(web, "GET", "/api/v1/query?query=perfsim_host_perf_queries_total");
     if (r.status == 200) {
       const json j = json::parse(r.body, nullptr, false);
       if (j.is_object() && j["status"] == "success" && !j["data"]["result"].empty()) {

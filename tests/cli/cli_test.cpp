@@ -228,6 +228,19 @@ TEST_CASE("every --flag perfsim names in its READMEs and messages is a real opti
   CHECK(messages > 10);
 }
 
+TEST_CASE("every subcommand perfsim --help lists has its row in cli/README.md's reference") {
+  const auto flags = perfsim_flags_by_subcommand();
+  std::ifstream in(fs::path(PERFSIM_SOURCE_DIR) / "cli" / "README.md");
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t table = readme.find("## Subcommands");
+  REQUIRE(table != std::string::npos);
+  for (const auto& [sub, unused] : flags) {
+    if (sub.empty()) continue;
+    INFO(sub);
+    CHECK(readme.find("| `perfsim " + sub, table) != std::string::npos);
+  }
+}
+
 TEST_CASE("serve --faults is re-read on SIGHUP while a collector's connection stays open") {
   TempDir d;
   const fs::path plan = d.path / "faults.toml";

@@ -177,6 +177,10 @@ TEST_CASE("cpack -G DEB: dpkg installs the package into a scratch root and its p
     CHECK(depends.count(p) == 1);
   }
   CHECK(fields.out.find("Recommends: samba") != std::string::npos);
+  const auto description = perfsim::testing::run_command("dpkg-deb", "-f " + deb.string() + " Description");
+  INFO(description.out);
+  CHECK(description.out.find("compact capture files, and replays") != std::string::npos);
+  CHECK(description.out.find(';') == std::string::npos);  // not a CMake list joined into the text
 
   // dpkg's own install into an empty root: its database there says installed, its file list has
   // the binary and the bundled hosts.

@@ -400,10 +400,13 @@ TEST_CASE("metrics: health_json counts failed calls (not the growth handshake) a
   CallEvent f = op(0, winreg::kOpenHKPD);
   f.rpc_fault = 0x1c010002;
   b->record(std::move(f), 0);
-  rec->open_session("HOST-B", "127.0.0.1:3", Transport::kTcp);
+  rec->open_session("HOST-B", "127.0.0.1:3", Transport::kTcp);  // opened and closed at once
   const nlohmann::json h = rec->metrics()->health_json();
-  CHECK(h["HOST-A"] == nlohmann::json{{"errors", 1}, {"sessions", 1}});
-  CHECK(h["HOST-B"] == nlohmann::json{{"errors", 1}, {"sessions", 2}});
+  CHECK(h["HOST-A"] == nlohmann::json{{"calls", 4}, {"errors", 1}, {"sessions_open", 1}, {"sessions_opened", 1}});
+  CHECK(h["HOST-B"] == nlohmann::json{{"calls", 1}, {"errors", 1}, {"sessions_open", 1}, {"sessions_opened", 2}});
+  a.reset();  // closing the session: open again 0, opened stays
+  CHECK(rec->metrics()->health_json()["HOST-A"]["sessions_open"] == 0);
+  CHECK(rec->metrics()->health_json()["HOST-A"]["sessions_opened"] == 1);
 }
 
 }  // namespace perfsim::journal

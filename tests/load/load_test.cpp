@@ -191,4 +191,11 @@ TEST_CASE("perfsim load says what to write when it cannot run, and fails on host
   CHECK(o.at("errors").at("connect").get<uint64_t>() >= 1);
   CHECK(o.at("errors").at("connect") == o.at("connects"));
   CHECK(o.at("first_error").get<std::string>().find(std::to_string(closed)) != std::string::npos);
+  CHECK(o.at("latency_ms").is_null());  // no call was timed: no figure, not zeros
+  const auto text =
+      run_command(PERFSIM_EXE, "load 127.0.0.1:" + std::to_string(closed) + " --duration 500ms --timeout 2s");
+  INFO(text.out);
+  CHECK(text.code == 1);
+  CHECK(text.out.find("errors: ") != std::string::npos);
+  CHECK(text.out.find("latency ms") == std::string::npos);
 }
