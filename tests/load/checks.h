@@ -69,15 +69,19 @@ inline std::map<std::string, uint64_t> calls_by_host(const nlohmann::json& repor
 
 // One host of a run of `collectors` kept sessions, each polling 238 (fits an 8 KiB first buffer)
 // and Global (does not): every session grew Global's buffer once and kept the size that worked
-// (frozen timeline), so calls = 2 a poll + collectors x (OpenHKPD + one MORE_DATA + CloseKey), with
-// no errors and one connect a session.
-inline void check_kept_buffer_host(const nlohmann::json& h, uint64_t collectors) {
+// (frozen timeline), so calls = 2 a poll + collectors x (OpenHKPD + CloseKey + the MORE_DATA
+// answers on the way), with no errors and one connect a session. kBundled2016Growth: the bundled
+// 2016 host echoes the size offered (windows/README.md "A buffer too small"), so load doubles
+// 8 KiB until Global (~153 KB) fits: 8, 16, 32, 64 and 128 KiB answered ERROR_MORE_DATA.
+inline constexpr uint64_t kBundled2016Growth = 5;
+inline void check_kept_buffer_host(const nlohmann::json& h, uint64_t collectors,
+                                   uint64_t more_data = kBundled2016Growth) {
   INFO(h.dump());
   const uint64_t polls = h.at("polls");
   CHECK(polls > 0);
   CHECK(h.at("connects") == collectors);
   CHECK(h.at("errors").at("total") == 0);
-  CHECK(h.at("calls") == 2 * polls + 3 * collectors);
+  CHECK(h.at("calls") == 2 * polls + (2 + more_data) * collectors);
   const nlohmann::json& l = h.at("latency_ms");
   CHECK(l.at("p50") <= l.at("p90"));
   CHECK(l.at("p90") <= l.at("p99"));
