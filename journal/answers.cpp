@@ -18,11 +18,20 @@ void AnswerStore::keep(uint64_t session, const std::string& host, KeptAnswer a) 
   }
   bytes_ += a.data.size();
   s.answers.push_back(std::move(a));
-  // Over the cap: the oldest sessions go first (never the one just kept, which fits by itself or is alone).
-  while (bytes_ > max_bytes_ && by_session_.begin()->first != session) {
-    for (const KeptAnswer& k : by_session_.begin()->second.answers) bytes_ -= k.data.size();
-    by_session_.erase(by_session_.begin());
+  // Over the cap: the other sessions go, oldest first; then, alone, this session's own older answers
+  // (one session asking many values could otherwise hold any amount); never the one just kept.
+  for (auto it = by_session_.begin(); bytes_ > max_bytes_ && it != by_session_.end();) {
+    if (it->first == session) {
+      ++it;
+      continue;
+    }
+    for (const KeptAnswer& k : it->second.answers) bytes_ -= k.data.size();
+    it = by_session_.erase(it);
     ++dropped_;
+  }
+  while (bytes_ > max_bytes_ && s.answers.size() > 1) {
+    bytes_ -= s.answers.front().data.size();
+    s.answers.erase(s.answers.begin());
   }
 }
 

@@ -3,7 +3,8 @@
 // got (scenarios/values.h). Only a run that asks for it keeps any (RecorderOptions::keep_answers).
 //
 // Bounds: the last two answers per session and value (a rate needs two), and at most `max_bytes`
-// in all: past that the oldest session's answers go first, and are counted (`dropped_sessions`).
+// in all: past that the other sessions' answers go first, oldest first, and are counted
+// (`dropped_sessions`); a session alone over the cap loses its own older answers (never the newest).
 // Answers are shared with the wire (SharedBytes), never copied. keep() takes a mutex: a check run
 // serves one collector, so the journal's lock-free hot path is not needed here.
 #pragma once

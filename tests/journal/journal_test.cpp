@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "journal/answers.h"
 #include "journal/diagnosis.h"
 #include "journal/journal.h"
 #include "journal/metrics.h"
@@ -410,3 +411,21 @@ TEST_CASE("metrics: health_json counts failed calls (not the growth handshake) a
 }
 
 }  // namespace perfsim::journal
+
+TEST_CASE("AnswerStore stays within its bytes when one session asks for many values") {
+  perfsim::journal::AnswerStore store(10000);
+  for (uint64_t i = 0; i < 100; ++i)  // 100 distinct values of 1,000 bytes: 100 KB asked, 10 KB kept
+    store.keep(1, "HOST", {i, 0, "238 " + std::to_string(i), perfsim::SharedBytes(perfsim::Bytes(1000, 7))});
+  const auto sessions = store.sessions();
+  REQUIRE(sessions.size() == 1);
+  size_t bytes = 0;
+  for (const auto& a : sessions[0].answers) bytes += a.data.size();
+  CHECK(bytes <= 10000);
+  REQUIRE(!sessions[0].answers.empty());
+  CHECK(sessions[0].answers.back().value == "238 99");  // the newest is kept
+  // A second session: the first one's answers go before the newcomer's.
+  store.keep(2, "HOST", {100, 0, "Global", perfsim::SharedBytes(perfsim::Bytes(1000, 7))});
+  CHECK(store.sessions().size() == 1);
+  CHECK(store.sessions()[0].session == 2);
+  CHECK(store.dropped_sessions() == 1);
+}
