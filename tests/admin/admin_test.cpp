@@ -34,6 +34,7 @@ using perfsim::testing::http_request;
 using perfsim::testing::HttpReply;
 namespace replayer = perfsim::replayer;
 namespace admin = perfsim::admin;
+namespace subprocess = perfsim::subprocess;
 
 constexpr uint32_t kBusy = 170;  // ERROR_BUSY
 
@@ -332,10 +333,22 @@ double metric_value(const std::string& body, const std::string& name) {
 }
 
 TEST_CASE("/metrics has the process_* metrics Prometheus clients export and smbd's session's memory") {
+  // A session of three processes stands in for smbd and its per-client children, started as
+  // perfsim starts smbd (a session of its own). The test's own session cannot serve: in a
+  // container whose session leader lives outside its PID namespace getsid(0) is 0.
+  subprocess::Options o;
+  o.new_session = true;
+  subprocess::Child smbd;
+  REQUIRE(subprocess::start({"sh", "-c", "sleep 60 & sleep 60 & wait"}, o, smbd).ok());
   admin::AdminSources src;
-  src.smbd_pid = [] { return int(::getsid(0)); };  // this test's own session stands in for smbd's
+  const pid_t leader = smbd.pid;
+  src.smbd_pid = [leader] { return int(leader); };
   Rig rig(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0}, src);
-  const std::string before = rig.call("GET", "/metrics").body;
+  std::string before = rig.call("GET", "/metrics").body;
+  for (int i = 0; i < 100 && metric_value(before, "perfsim_smbd_processes") < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the shell forks its sleeps
+    before = rig.call("GET", "/metrics").body;
+  }
   for (const char* name :
        {"process_cpu_seconds_total", "process_open_fds", "process_max_fds", "process_virtual_memory_bytes",
         "process_resident_memory_bytes", "process_start_time_seconds", "perfsim_smbd_processes",
@@ -350,9 +363,9 @@ TEST_CASE("/metrics has the process_* metrics Prometheus clients export and smbd
   const double started = metric_value(before, "process_start_time_seconds");
   CHECK(started <= now + 1);
   CHECK(started > now - 600);  // this test process started moments ago (not the machine's boot)
-  CHECK(metric_value(before, "perfsim_smbd_processes") >= 1);
-  CHECK(metric_value(before, "perfsim_smbd_resident_memory_bytes") >=
-        metric_value(before, "process_resident_memory_bytes"));
+  CHECK(metric_value(before, "perfsim_smbd_processes") == 3);  // the leader and both children
+  CHECK(metric_value(before, "perfsim_smbd_resident_memory_bytes") > 0);
+  subprocess::stop(smbd, std::chrono::seconds(5), /*group=*/true);
   std::vector<int> fds;
   for (int i = 0; i < 10; ++i) fds.push_back(::dup(0));
   const std::string after = rig.call("GET", "/metrics").body;
