@@ -124,7 +124,8 @@ int run_perfmon(const ImportOptions& o) {
     fmt::print("    {}: {} on line(s) {}{}\n", b.counter, b.count, fmt::join(b.lines, ", "),
                b.lines.size() == synth::kBlankRanges ? ", ..." : "");
   if (rep.unserved)
-    fmt::print("  {} logged value(s) not served, their instance absent around a blank:\n", rep.unserved);
+    fmt::print("  {} logged value(s) not served, their instance absent (around a blank, or lacking a counter):\n",
+               rep.unserved);
   for (const std::string& e : rep.unserved_examples) fmt::print("    {}\n", e);
   return kExitOk;
 }

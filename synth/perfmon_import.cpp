@@ -62,6 +62,9 @@ struct LogObject {
   std::vector<LogCounter> counters;
   std::vector<size_t> cells;  // [instance * counters + counter] -> column, kNone if not logged
   size_t catalog = 0;         // into Catalog::objects
+  // Per instance: a counter the log never has for it whose held zero would show a value (so the
+  // instance is never served), kNone when every counter is logged or shows nothing when held.
+  std::vector<size_t> unlogged;
   // While the header is read: folded name -> position, and the logged names as written.
   std::unordered_map<std::string, size_t> instance_at, counter_at;
   std::unordered_set<std::string> logged_set;
@@ -478,6 +481,7 @@ bool blank_shows_nothing(uint32_t type, bool first) {
 bool served(const LogObject& lo, const ObjState& st, size_t i, const Row& row, const Row* next, bool first,
             size_t& blank) {
   blank = kNone;
+  if (lo.unlogged[i] != kNone) return false;
   if (!has_value(lo, i, &row) && !(first && has_value(lo, i, next))) return false;
   const size_t nc = lo.counters.size();
   for (size_t k = 0; k < nc; ++k) {
@@ -503,7 +507,10 @@ void count_unserved(Writing& w, const LogObject& lo, const ObjState& st, size_t 
   for (size_t k = 0; k < nc; ++k) {
     const size_t c = lo.cells[i * nc + k];
     if (c == kNone || !row.values[c]) continue;
-    if (!present && blank != kNone)
+    if (!present && lo.unlogged[i] != kNone)
+      unserved(w, row, c,
+               fmt::format("not served: the log never has {} for its instance", lo.counters[lo.unlogged[i]].name));
+    else if (!present && blank != kNone)
       unserved(w, row, c,
                fmt::format("not served: its instance is absent from this sample ({} is blank)", w.log->paths[blank]));
     else if (present && two_sample(st.obj.counters[lo.counters[k].def].type))
@@ -624,6 +631,34 @@ Status load_translation(const std::string& path, Translation& english, std::vect
   return Status::Ok();
 }
 
+// Instances the log lacks a counter for: a counter block holds every counter of its object, so an
+// instance is served with all of them or not at all. A counter never logged for it is held at zero,
+// which formats as nothing only for the types whose unchanged value has no display (averages,
+// sample fractions); any other would show a value the host never gave, so the instance is left out
+// and each such instance is named (the first kExamples; then how many more).
+void find_unlogged(Log& log, const Catalog& cat, PerfmonImportReport& report) {
+  uint64_t named = 0;
+  for (LogObject& lo : log.objects) {
+    const std::vector<CounterDesc>& defs = cat.objects[lo.catalog].desc.counters;
+    const size_t nc = lo.counters.size();
+    lo.unlogged.assign(lo.served.size(), kNone);
+    for (size_t i = 0; i < lo.served.size(); ++i) {
+      for (size_t k = 0; k < nc && lo.unlogged[i] == kNone; ++k)
+        if (lo.cells[i * nc + k] == kNone && !perfdata::unchanged_shows_nothing(defs[lo.counters[k].def].type))
+          lo.unlogged[i] = k;
+      if (lo.unlogged[i] == kNone || ++named > kExamples) continue;
+      const std::string obj = lo.multi ? fmt::format("\\{}({})", lo.name, lo.logged[i]) : "\\" + lo.name;
+      report.warnings.push_back(fmt::format(
+          "{}: not served: the log has no {}\\{} for it, and a counter block holds every counter of its object; "
+          "log the same counters for every instance (a wildcard, {}(*)\\...) to serve it",
+          obj, obj, lo.counters[lo.unlogged[i]].name, lo.name));
+    }
+  }
+  if (named > kExamples)
+    report.warnings.push_back(
+        fmt::format("{} more instance(s) not served for a counter never logged for them", named - kExamples));
+}
+
 // What the first pass found that the report says: the encoding, blanks, a dropped torn row.
 void report_scan(const Log& log, PerfmonImportReport& report) {
   report.encoding = log.encoding;
@@ -675,6 +710,7 @@ Status import_perfmon(const std::string& log_path, const std::string& out, const
       spec.processors = uint32_t(o.served.size() - 1);
   Catalog cat;
   if (Status s = make_catalog(spec, *profile, log, cat, report.custom); !s.ok()) return s;
+  find_unlogged(log, cat, report);
   captures::Capture header = build_header(spec, *profile, cat);
   // The log's zone, as the host's registry holds it: `series --local-time` shows its local times.
   captures::set_value(header, captures::kTimeZoneKey, "Bias", windows::kRegDword,

@@ -21,6 +21,9 @@
 //    whose unchanged raw value and base give a zero denominator (averages, sample fractions),
 //    which holds its previous raw value. Values of a row not served so are counted (`unserved`).
 //    Blanks are counted per counter (the log's first row, where relog leaves rates blank, aside).
+//  - A counter the log never has for an instance (it logged other instances' or another selection)
+//    is no value either: the instance is never served unless each such counter formats as nothing
+//    when held at zero (averages, sample fractions); each instance left out is a warning.
 //  - Text: perfmon_text.h (BOMs, UTF-8, else the ANSI code page). typeperf's stdout is accepted:
 //    blank lines before the header, its closing messages ("Exiting, please wait...") after the
 //    last row. A torn last row (a collection stopped mid-write) is dropped with a warning naming
@@ -65,8 +68,8 @@ struct PerfmonImportReport {
   std::vector<std::string> unreproduced_examples;  // "line N, column C: why" (the first few)
   std::string encoding;                            // what the log was read as
   uint64_t blank_cells = 0;
-  std::vector<BlankColumn> blanks;             // columns with a blank, in the log's order
-  uint64_t unserved = 0;                       // logged values not served (their instance absent around a blank)
+  std::vector<BlankColumn> blanks;  // columns with a blank, in the log's order
+  uint64_t unserved = 0;            // logged values not served (their instance absent: a blank, a counter unlogged)
   std::vector<std::string> unserved_examples;  // "line N, PATH: why" (the first few)
   std::vector<std::string> warnings;           // a torn last row dropped, bytes read in the ANSI code page
 };

@@ -55,8 +55,11 @@ TEST_CASE("perfsim import --perfmon: series' CSV of a synth capture, served, rea
   INFO(r.err);
   REQUIRE(r.code == 0);
   // One counter of each formula the collector knows: 100 ns timers (and inverse), rates (32 and
-  // 64 bit), raw counts, an average over a base and a 100 ns queue length.
+  // 64 bit), raw counts, an average over a base and a 100 ns queue length. Each instance with the
+  // same counters: one lacking a counter would not be served (the next test case).
   const std::vector<std::string> paths = {"Processor(_Total)\\% Processor Time",
+                                          "Processor(_Total)\\% Idle Time",
+                                          "Processor(1)\\% Processor Time",
                                           "Processor(1)\\% Idle Time",
                                           "Memory\\Page Faults/sec",
                                           "Memory\\Available Bytes",
@@ -167,6 +170,62 @@ TEST_CASE("perfsim import --perfmon: a hand-written relog CSV in local time, a b
         CHECK(std::stod(rows[k][c]) == Approx(std::stod(in[k][c])).margin(1e-6));
       }
     }
+}
+
+TEST_CASE("perfsim import --perfmon: an instance lacking a logged counter is left out and named, never served as 0") {
+  perfsim::testing::TempDir dir("perfsim-perfmon");
+  // sqlservr's Working Set is never logged (a raw count: held at 0 it would show 0, a value the host
+  // never gave); _Total's LogicalDisk Avg. Disk sec/Read is never logged either, but an average
+  // held at 0 over a base held at 0 has no value, so _Total is served and shows nothing there.
+  const std::string log =
+      "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"\\\\SQL01\\Process(sqlservr)\\% Processor Time\","
+      "\"\\\\SQL01\\Process(_Total)\\% Processor Time\",\"\\\\SQL01\\Process(_Total)\\Working Set\","
+      "\"\\\\SQL01\\LogicalDisk(C:)\\Avg. Disk sec/Read\",\"\\\\SQL01\\LogicalDisk(C:)\\Free Megabytes\","
+      "\"\\\\SQL01\\LogicalDisk(_Total)\\Free Megabytes\"\r\n"
+      "\"03/14/2026 10:00:00.000\",\" \",\" \",\"1048576000\",\" \",\"51200\",\"51200\"\r\n"
+      "\"03/14/2026 10:00:15.000\",\"12.5\",\"40\",\"1048600000\",\"0.004\",\"51100\",\"51100\"\r\n"
+      "\"03/14/2026 10:00:30.000\",\"20\",\"55\",\"1048700000\",\"0.002\",\"51000\",\"51000\"\r\n";
+  const fs::path csv = dir.path / "sql01.csv";
+  write_file(csv, log);
+  const std::string cap = (dir.path / "sql01.perfcap").string();
+  auto r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + cap + " --json");
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  const json rep = json::parse(r.out);
+  std::string warnings;
+  for (const json& w : rep["warnings"]) warnings += w.get<std::string>() + "\n";
+  INFO(warnings);
+  CHECK(warnings.find("\\Process(sqlservr): not served: the log has no \\Process(sqlservr)\\Working Set") !=
+        std::string::npos);
+  CHECK(warnings.find("_Total") == std::string::npos);  // neither _Total lacks a counter that would show
+  CHECK(rep["unserved"].get<uint64_t>() >= 2);          // sqlservr's two logged % Processor Time values
+
+  r = run_command(PERFSIM_EXE, "series " + cap +
+                                   " -c '\\Process(*)\\% Processor Time' -c '\\Process(*)\\Working Set'"
+                                   " -c '\\LogicalDisk(*)\\Avg. Disk sec/Read' -c '\\LogicalDisk(*)\\Free Megabytes'");
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto rows = rows_of(r.out);
+  REQUIRE(rows.size() == 4);
+  const std::vector<std::string>& head = rows[0];
+  const auto column = [&](const std::string& path) {
+    return size_t(std::find(head.begin(), head.end(), "\\\\SQL01" + path) - head.begin());
+  };
+  CHECK(column("\\Process(sqlservr)\\% Processor Time") == head.size());  // not served at all
+  CHECK(column("\\Process(sqlservr)\\Working Set") == head.size());
+  const size_t ws = column("\\Process(_Total)\\Working Set");
+  const size_t avg = column("\\LogicalDisk(_Total)\\Avg. Disk sec/Read");
+  const size_t free_mb = column("\\LogicalDisk(_Total)\\Free Megabytes");
+  REQUIRE(ws < head.size());
+  REQUIRE(avg < head.size());
+  REQUIRE(free_mb < head.size());
+  const auto in = rows_of(log);
+  for (size_t k = 1; k < rows.size(); ++k) {
+    INFO("row " << k);
+    CHECK(std::stod(rows[k][ws]) == Approx(std::stod(in[k][3])));
+    CHECK(rows[k][avg] == " ");  // never logged for _Total: no value, not 0
+    CHECK(std::stod(rows[k][free_mb]) == Approx(std::stod(in[k][6])));
+  }
 }
 
 TEST_CASE("perfsim import --perfmon: bad input exits 1 naming the line and leaves nothing, usage errors exit 2") {
