@@ -6,12 +6,16 @@
 // in all: past that the other sessions' answers go first, oldest first, and are counted
 // (`dropped_sessions`); a session alone over the cap loses its own older answers (never the newest).
 // Answers are shared with the wire (SharedBytes), never copied. keep() takes a mutex: a check run
-// serves one collector, so the journal's lock-free hot path is not needed here.
+// serves one collector, so the journal's lock-free hot path is not needed here. keep() costs
+// O(log n) in the answers kept (a value's answers are found by hash, a session's oldest by seq), so
+// a session asking many distinct values stays linear.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/shared_bytes.h"
@@ -28,7 +32,7 @@ struct KeptAnswer {
 struct SessionAnswers {
   uint64_t session = 0;
   std::string host;
-  std::vector<KeptAnswer> answers;  // in arrival order; at most two per value
+  std::vector<KeptAnswer> answers;  // in seq order; at most two per value
 };
 
 class AnswerStore {
@@ -44,7 +48,13 @@ class AnswerStore {
   size_t max_bytes_;
   size_t bytes_ = 0;
   uint64_t dropped_ = 0;
-  std::map<uint64_t, SessionAnswers> by_session_;
+  struct Session {
+    std::string host;
+    std::unordered_map<std::string, std::deque<KeptAnswer>> by_value;  // each at most two, oldest first
+    std::map<uint64_t, std::string> by_seq;                            // seq -> value, of every answer kept
+  };
+  void drop(Session& s, uint64_t seq);  // the answer `seq` of s
+  std::map<uint64_t, Session> by_session_;
 };
 
 }  // namespace perfsim::journal
