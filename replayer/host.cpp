@@ -1,10 +1,12 @@
 #include "replayer/host.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <tuple>
 
@@ -108,6 +110,8 @@ Status SimulatedHost::create(std::shared_ptr<const Recording> rec, const HostOpt
     return s;
   auto h = std::shared_ptr<SimulatedHost>(new SimulatedHost());
   h->rec_ = std::move(rec);
+  static std::atomic<uint64_t> next_id{1};
+  h->id_ = next_id.fetch_add(1, std::memory_order_relaxed);
   h->opt_ = opt;
   h->name_ = opt.identity.system_name.empty() ? h->rec_->cap.host.name : opt.identity.system_name;
   h->computer_name_ = captures::reg_sz(h->netbios_name());
@@ -179,6 +183,7 @@ Status SimulatedHost::add_event(HostEvent e, bool* over_budget) {
     return s;
   }
   events_.store(std::move(tl));
+  has_events_.store(true, std::memory_order_release);
   event_list_ = std::move(list);
   const std::lock_guard<std::mutex> handed(happened_mu_);
   handed_out_.push_back(false);
@@ -621,6 +626,15 @@ Bytes SimulatedHost::assemble(const SampleRef& global, const SampleRef& costly, 
   const Sample* base = global ? global.get() : costly.get();
   if (!base || base->header_length == 0) return {};
   Bytes out = header(*base, global ? rec_->global_clock : rec_->costly_clock, m);
+  // The objects' recorded sizes reserved at once: appending them one by one reallocated the
+  // answer several times a call (bench/README.md, (b)).
+  size_t total = out.size();
+  for (uint32_t idx : indices)
+    for (const Sample* v : {global.get(), costly.get()})
+      if (v)
+        for (const ObjectSlice& o : v->objects)
+          if (o.index == idx) total += o.length;
+  out.reserve(total);
   uint32_t count = 0;
   for (uint32_t idx : indices) {
     for (const Sample* v : {global.get(), costly.get()}) {
@@ -664,7 +678,8 @@ ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_v
     c.data = share(r);
     return c;
   }
-  const perfdata::Query q = perfdata::parse_query(value_name);
+  const Selection& sel = selection(qk, value_name);
+  const perfdata::Query& q = sel.query;
   switch (q.kind) {
     case perfdata::QueryKind::kCounter:
     case perfdata::QueryKind::kHelp: {
@@ -728,16 +743,54 @@ ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_v
     c.data = c.status == windows::kErrorSuccess ? serve_sample(view, *clock, m, frac) : share(view);
     return count_lies(qk, c);
   }
-  std::vector<uint32_t> indices;
-  const bool foreign_self = q.kind == perfdata::QueryKind::kForeign && iequals(q.foreign_host, name_);
-  if (q.kind != perfdata::QueryKind::kForeign || foreign_self) indices = perfdata::select_objects(q, rec_->cap.catalog);
+  c.data = assemble(global(), costly(), sel.indices, m, frac);
+  return count_lies(qk, c);
+}
+
+void SimulatedHost::select(const Quirks& qk, std::string_view value_name, Selection& out) const {
+  out.query = perfdata::parse_query(value_name);
+  out.indices.clear();
+  const perfdata::Query& q = out.query;
+  if (q.kind == perfdata::QueryKind::kForeign && !iequals(q.foreign_host, name_)) return;
+  out.indices = perfdata::select_objects(q, rec_->cap.catalog);
   // Without extra-objects only the named objects come back, not their provider's others.
   if (!qk.extra_objects && (q.kind == perfdata::QueryKind::kIndexList || q.kind == perfdata::QueryKind::kForeign))
-    std::erase_if(indices,
+    std::erase_if(out.indices,
                   [&](uint32_t i) { return std::find(q.indices.begin(), q.indices.end(), i) == q.indices.end(); });
-  std::erase_if(indices, [&](uint32_t i) { return !served(qk, i); });
-  c.data = assemble(global(), costly(), indices, m, frac);
-  return count_lies(qk, c);
+  std::erase_if(out.indices, [&](uint32_t i) { return !served(qk, i); });
+}
+
+namespace {
+
+// selection()'s per-thread cache: direct-mapped, a slot per hash of host and name. Names longer
+// than kSelectionMaxName are selected afresh each time, so the cache stays a few KiB per thread.
+struct SelectionSlot {
+  uint64_t host = 0;  // 0: empty
+  const void* quirks = nullptr;
+  std::string name;
+};
+constexpr size_t kSelectionSlots = 64;
+constexpr size_t kSelectionMaxName = 256;
+
+}  // namespace
+
+const SimulatedHost::Selection& SimulatedHost::selection(const Quirks& qk, std::string_view value_name) const {
+  thread_local std::array<SelectionSlot, kSelectionSlots> slots;
+  thread_local std::array<Selection, kSelectionSlots> selections;
+  thread_local Selection uncached;
+  if (value_name.size() > kSelectionMaxName) {
+    select(qk, value_name, uncached);
+    return uncached;
+  }
+  const size_t at = (std::hash<std::string_view>{}(value_name) ^ (id_ * 0x9E3779B97F4A7C15ull)) % kSelectionSlots;
+  SelectionSlot& slot = slots[at];
+  if (slot.host != id_ || slot.quirks != &qk || slot.name != value_name) {
+    select(qk, value_name, selections[at]);
+    slot.host = id_;
+    slot.quirks = &qk;
+    slot.name.assign(value_name);
+  }
+  return selections[at];
 }
 
 ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, BufferOffer offer) {
@@ -754,7 +807,7 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
   call.position = std::min(m.tick, ticks() - 1);
   call.content = content(q, key, value_name, m);
   uint32_t event_bits = 0;
-  if (const std::shared_ptr<const EventTimeline> ev = events_.load()) {
+  if (const std::shared_ptr<const EventTimeline> ev = events()) {
     std::shared_ptr<const BootValues> hold;
     const EventState es = state_for(*ev, position_of(m), hold);
     ValueContent& c = call.content;
@@ -770,7 +823,7 @@ ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, Buffe
     }
   }
   shape_answer(q, call);
-  if (const std::shared_ptr<const FaultPlan> plan = faults_.load()) inject_faults(*plan, name_, call);
+  if (const std::shared_ptr<const FaultPlan> plan = faults()) inject_faults(*plan, name_, call);
   ValueAnswer& a = call.answer;
   a.applied |= event_bits;
   if (a.status == windows::kErrorSuccess && a.type == windows::kRegBinary && a.data.size() && between_fraction(m))

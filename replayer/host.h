@@ -146,7 +146,9 @@ class SimulatedHost {
   // *over_budget is set, for the admin API's 507).
   Status add_event(HostEvent e, bool* over_budget = nullptr);
   // The events in force order (position), prepared; null when the host has none.
-  std::shared_ptr<const EventTimeline> events() const { return events_.load(); }
+  std::shared_ptr<const EventTimeline> events() const {
+    return has_events_.load(std::memory_order_acquire) ? events_.load() : nullptr;
+  }
   // Reboots the host has gone through now, and whether it is down (a reboot's down time): a
   // connection made in an earlier boot, or any call while down, is closed without an answer
   // (winreg::Service), as a host going down resets its TCP connections.
@@ -177,8 +179,14 @@ class SimulatedHost {
   // The full answer a caller gets now, buffer policy applied. Advances a stepping timeline.
   ValueAnswer query(PerfKey key, std::string_view value_name, BufferOffer offer);
   // Replaces the injected faults (null: none); safe while other threads serve.
-  void set_faults(std::shared_ptr<const FaultPlan> plan) { faults_.store(std::move(plan)); }
-  std::shared_ptr<const FaultPlan> faults() const { return faults_.load(); }
+  void set_faults(std::shared_ptr<const FaultPlan> plan) {
+    const bool any = plan != nullptr;
+    faults_.store(std::move(plan));
+    if (any) has_faults_.store(true, std::memory_order_release);  // never cleared: no race with a later set
+  }
+  std::shared_ptr<const FaultPlan> faults() const {
+    return has_faults_.load(std::memory_order_acquire) ? faults_.load() : nullptr;
+  }
   // True when OpenHKPD must be refused (access-denied on = open).
   bool refuses_open(PerfKey key) const { return key == PerfKey::kData && quirks().access_denied_open; }
   // The value names EnumValue lists on HKPD (index order).
@@ -200,6 +208,16 @@ class SimulatedHost {
   Moment realtime_moment(int64_t v) const;
   Status control_realtime(const TimelineOp& op);
   ValueContent content(const Quirks& q, PerfKey key, std::string_view value_name, const Moment& m) const;
+  // What a value name asks for and the objects an answer assembled for it holds under `q`
+  // (extra-objects, hidden providers; none for another computer's Foreign). selection() keeps the last ones per thread (keyed by
+  // host id, quirks version and name): parsing and selecting were ~30% of a small call's CPU
+  // (bench/README.md); the reference holds until the thread's next selection().
+  struct Selection {
+    perfdata::Query query;
+    std::vector<uint32_t> indices;
+  };
+  const Selection& selection(const Quirks& q, std::string_view value_name) const;
+  void select(const Quirks& q, std::string_view value_name, Selection& out) const;
   SharedBytes serve_sample(const SampleRef& v, const SeriesClock& clock, const Moment& m, uint64_t frac) const;
   // Recorded bytes without a copy: a decoded sample keeps its own bytes, an in-memory capture's
   // live as long as the recording.
@@ -239,6 +257,7 @@ class SimulatedHost {
   std::vector<uint32_t> sample_objects(const Quirks& q, const Sample* global, const Sample* costly) const;
 
   std::shared_ptr<const Recording> rec_;
+  uint64_t id_ = 0;  // unique in the process, never reused (selection()'s cache key)
   HostOptions opt_;
   std::string name_;
   Bytes computer_name_;  // netbios_name() as REG_SZ data
@@ -253,7 +272,11 @@ class SimulatedHost {
   std::atomic<uint64_t> calls_{0};  // perf queries so far: drives the quirks' chances
   std::atomic<std::shared_ptr<const FaultPlan>> faults_;
   std::atomic<std::shared_ptr<const EventTimeline>> events_;  // replaced whole under control_mu_
-  std::vector<HostEvent> event_list_;                         // as added, under control_mu_
+  // Whether faults_/events_ ever held anything: a call reads these plain flags first, because loading an
+  // atomic shared_ptr takes its lock bit and a reference (read-modify-writes on one cache line that
+  // every thread serving the host would otherwise bounce between cores, on every call).
+  std::atomic<bool> has_faults_{false}, has_events_{false};
+  std::vector<HostEvent> event_list_;  // as added, under control_mu_
   // The timeline of `list` into `out`, not yet the host's; under control_mu_.
   Status prepare_events(const std::vector<HostEvent>& list, std::shared_ptr<EventTimeline>& out);
   Status charge_events(EventTimeline& tl) const;  // under control_mu_
