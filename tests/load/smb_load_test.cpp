@@ -1,7 +1,8 @@
 // `perfsim load --smb` against a real `perfsim serve --fleet ... --smb` (its private smbd, as
 // tests/smb start it): every host reached as \\ADDR\PIPE\winreg with a user's logon, its calls equal
-// the server's own count in /metrics, no errors, and each session kept the buffer it grew. Needs
-// root and samba (scripts/install-deps.sh), as tests/smb.
+// the server's own count in /metrics, no errors, each session kept the buffer it grew, and
+// /metrics reads the real smbd's processes and memory. Needs root and samba
+// (scripts/install-deps.sh), as tests/smb.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -74,5 +75,16 @@ TEST_CASE("perfsim load --smb: calls per host are the server's own count and eve
                               << perfsim::testing::counts_text(opened));
   CHECK(counted == want);
   CHECK(opened == sessions);
+  // smbd's own processes, read by /metrics from its session (smbd, its helpers, a child per client
+  // connection still open): a real smbd's resident memory, not this test's.
+  const auto metrics = perfsim::testing::http_request(admin, "GET", "/metrics");
+  REQUIRE(metrics.status == 200);
+  const auto gauge = [&](const std::string& name) {
+    const size_t at = metrics.body.find("\n" + name + " ");
+    return at == std::string::npos ? -1.0 : std::stod(metrics.body.substr(at + name.size() + 2));
+  };
+  INFO(metrics.body.substr(0, 4000));
+  CHECK(gauge("perfsim_smbd_processes") >= 1);
+  CHECK(gauge("perfsim_smbd_resident_memory_bytes") > 1e6);  // smbd alone holds megabytes
   CHECK(serve.stop() == 0);
 }
