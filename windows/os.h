@@ -20,8 +20,11 @@ struct SmbDialectRange {
 
 // What a synthetic host of the OS looks like where synth's object building asks (synth/profiles.cpp).
 struct SynthDefaults {
-  int64_t perf_freq = 10000000;           // QueryPerformanceFrequency typical for the OS (quirks.md perffreq)
-  bool large_counters = true;             // 64-bit memory sizes (PERF_COUNTER_LARGE_RAWCOUNT) vs 32-bit
+  int64_t perf_freq = 10000000;  // QueryPerformanceFrequency typical for the OS (quirks.md perffreq)
+  // An x64 host (false: x86): 64-bit address-space and image counters, start addresses and virtual
+  // sizes; Memory's and Process's byte counters are 64-bit from Windows 2000 on either way
+  // (synth/profiles.cpp large_byte_counters).
+  bool large_counters = true;
   bool xp_counters = true;                // counters added in XP/2003 (% Idle Time, C-states, Split IO)
   bool vista_counters = true;             // counters added in Vista/2008 (Working Set - Private)
   uint32_t perflib_version = 0x00010001;  // Perflib\Version

@@ -174,7 +174,7 @@ TEST_CASE("werror_name spells the codes collectors meet") {
 
 // Every row has its system facts (windows/system.cpp keys them by name, so a row added without
 // them would silently get Samba's): a processor, a product type, and the 32-bit rows x86.
-TEST_CASE("every OS row has its system facts, x86 where its memory counters are 32-bit") {
+TEST_CASE("every OS row has its system facts, x86 where its address-space counters are 32-bit") {
   for (const windows::OsProfile& os : windows::os_profiles()) {
     INFO(os.name);
     const windows::SystemFacts& f = windows::system_facts(os);
