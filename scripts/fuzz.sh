@@ -7,6 +7,7 @@
 # a crashing input is written to build-fuzz/fuzz/artifacts/ and its log printed.
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]
 #   FUZZ_BUILD_ONLY=1 bash scripts/fuzz.sh      (builds the targets, runs none)
+#   FUZZ_OPT=-O0 bash scripts/fuzz.sh 15        (optimisation level, default -O1; see fuzz/README.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -23,7 +24,7 @@ work=$dir/fuzz
 
 # -O1 with line tables only: stack traces keep file:line, and the build costs ~20% less CPU than -O2 -g.
 cmake -S . -B $dir -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DPERFSIM_WERROR=ON -DPERFSIM_FUZZ=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="${FUZZ_OPT:--O1} -gline-tables-only" -DPERFSIM_WERROR=ON -DPERFSIM_FUZZ=ON \
   -DPERFSIM_TESTS=OFF -DPERFSIM_BENCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build $dir -j "$(nproc)" --target fuzz
 # scripts/test.sh builds the targets beside the sanitizer suite, then runs them in a stage of their own.
