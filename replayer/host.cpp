@@ -626,26 +626,24 @@ Bytes SimulatedHost::assemble(const SampleRef& global, const SampleRef& costly, 
   const Sample* base = global ? global.get() : costly.get();
   if (!base || base->header_length == 0) return {};
   Bytes out = header(*base, global ? rec_->global_clock : rec_->costly_clock, m);
-  // The objects' recorded sizes reserved at once: appending them one by one reallocated the
-  // answer several times a call (bench/README.md, (b)).
+  // Each object found once (Global's before Costly's), then their recorded sizes reserved at once:
+  // appending them one by one reallocated the answer several times a call (bench/README.md, (b)).
+  std::vector<std::pair<const Sample*, const ObjectSlice*>> found;
+  found.reserve(indices.size());
   size_t total = out.size();
-  for (uint32_t idx : indices)
-    for (const Sample* v : {global.get(), costly.get()})
-      if (v)
-        for (const ObjectSlice& o : v->objects)
-          if (o.index == idx) total += o.length;
-  out.reserve(total);
-  uint32_t count = 0;
   for (uint32_t idx : indices) {
     for (const Sample* v : {global.get(), costly.get()}) {
       if (!v) continue;
       auto s = std::find_if(v->objects.begin(), v->objects.end(), [&](const ObjectSlice& o) { return o.index == idx; });
       if (s == v->objects.end()) continue;
-      append_object(out, v->payload.data() + s->offset, *s, m, frac);
-      ++count;
+      found.emplace_back(v, &*s);
+      total += s->length;
       break;
     }
   }
+  out.reserve(total);
+  for (const auto& [v, s] : found) append_object(out, v->payload.data() + s->offset, *s, m, frac);
+  const uint32_t count = uint32_t(found.size());
   const pd::MutableBlock b{out.data()};
   b.set_total_byte_length(uint32_t(out.size()));
   b.set_num_object_types(count);
@@ -760,37 +758,33 @@ void SimulatedHost::select(const Quirks& qk, std::string_view value_name, Select
   std::erase_if(out.indices, [&](uint32_t i) { return !served(qk, i); });
 }
 
-namespace {
-
 // selection()'s per-thread cache: direct-mapped, a slot per hash of host and name. Names longer
 // than kSelectionMaxName are selected afresh each time, so the cache stays a few KiB per thread.
-struct SelectionSlot {
-  uint64_t host = 0;  // 0: empty
-  const void* quirks = nullptr;
-  std::string name;
-};
 constexpr size_t kSelectionSlots = 64;
 constexpr size_t kSelectionMaxName = 256;
 
-}  // namespace
-
 const SimulatedHost::Selection& SimulatedHost::selection(const Quirks& qk, std::string_view value_name) const {
-  thread_local std::array<SelectionSlot, kSelectionSlots> slots;
-  thread_local std::array<Selection, kSelectionSlots> selections;
+  struct Slot {
+    uint64_t host = 0;  // 0: empty
+    const void* quirks = nullptr;
+    std::string name;
+    Selection selection;
+  };
+  thread_local std::array<Slot, kSelectionSlots> slots;
   thread_local Selection uncached;
   if (value_name.size() > kSelectionMaxName) {
     select(qk, value_name, uncached);
     return uncached;
   }
   const size_t at = (std::hash<std::string_view>{}(value_name) ^ (id_ * 0x9E3779B97F4A7C15ull)) % kSelectionSlots;
-  SelectionSlot& slot = slots[at];
+  Slot& slot = slots[at];
   if (slot.host != id_ || slot.quirks != &qk || slot.name != value_name) {
-    select(qk, value_name, selections[at]);
+    select(qk, value_name, slot.selection);
     slot.host = id_;
     slot.quirks = &qk;
     slot.name.assign(value_name);
   }
-  return selections[at];
+  return slot.selection;
 }
 
 ValueAnswer SimulatedHost::query(PerfKey key, std::string_view value_name, BufferOffer offer) {
