@@ -13,6 +13,7 @@
 #include "cli/output.h"
 #include "core/json.h"
 #include "synth/profiles.h"
+#include "synth/roles.h"
 
 namespace perfsim::cli {
 namespace {
@@ -31,8 +32,9 @@ std::string default_map_path(const std::string& out) {
   return std::filesystem::path(out).replace_extension(".map.json").string();
 }
 
-// The object names Windows itself serves (every built-in object and counter set, English): the
-// ones --check does not list.
+// The object names Windows and well-known software serve (every built-in object, counter set and
+// role object, English: the .NET CLR objects Windows includes from 2003 on are a role's, synth/roles.h):
+// the ones --check does not list. A role that failed to parse adds nothing, so more is listed, never less.
 std::set<std::string> ordinary_names() {
   std::set<std::string> out;
   const auto add = [&](const char* n) {
@@ -43,6 +45,11 @@ std::set<std::string> ordinary_names() {
   };
   for (const synth::NameDef& n : synth::builtin_names()) add(n.name);
   for (const synth::CounterSet& set : synth::counter_sets()) add(set.name);
+  for (const std::string& role : synth::role_names()) {
+    const std::vector<synth::ObjectSpec>* objects = nullptr;
+    if (synth::role_objects(role, objects).ok())
+      for (const synth::ObjectSpec& o : *objects) add(o.name.c_str());
+  }
   return out;
 }
 

@@ -124,6 +124,7 @@ TEST_CASE("perfsim redact: per-instance object names tokenized everywhere, --red
   CHECK(listed("object", "AcmeBilling Stats"));
   CHECK(listed("object", "MSSQL$INST-0001:Buffer Manager"));  // kept as its token shows it
   CHECK(!listed("object", "Processor"));                      // Windows' own objects are not listed
+  CHECK(!listed("object", ".NET CLR Memory"));                // nor the CLR's, which 2016 includes
   r = run_command(PERFSIM_EXE, "redact " + in.string() + " -o " + out.string() + " --check");
   CHECK(r.out.find("  object: AcmeBilling Stats") != std::string::npos);
 
