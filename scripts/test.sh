@@ -68,8 +68,8 @@ fuzz_log=build-asan/fuzz-build.log
 FUZZ_BUILD_ONLY=1 nice -n 5 bash scripts/fuzz.sh >"$fuzz_log" 2>&1 &
 fuzz_pid=$!
 # One test more than cores: at -j nproc the sanitizer suite leaves cores idle while its tests wait
-# on the clients and servers they start; alone on the 2-core VM it took 556 s at -j3 with the CPU
-# 99 % busy, against 720-790 s at -j2 (2026-11-29).
+# on the clients and servers they start. Alone on the 2-core VM: 696 s at -j2 with the CPU 9 % idle,
+# 556 s at -j3 with 1 % idle (vmstat every 5 s, 2026-11-29; two runs an hour apart, not alternated).
 asan_tests_rc=0
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$((jobs + 1))" || asan_tests_rc=$?
