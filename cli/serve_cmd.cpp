@@ -131,11 +131,12 @@ serve::Config serve_config(const ServeOptions& o) {
 constexpr size_t kListEachHostUpTo = 10;
 
 // "127.1.0.1-127.1.3.232" when the IPv4 addresses are one run, else "N addresses from A to B".
-std::string address_span(const std::vector<serve::BoundHost>& bound) {
+template <class Host>
+std::string address_span(const std::vector<Host>& hosts) {
   std::set<uint32_t> v4;
-  for (const serve::BoundHost& b : bound) {
+  for (const Host& h : hosts) {
     in_addr a{};
-    if (::inet_pton(AF_INET, b.address.c_str(), &a) != 1) return fmt::format("{} addresses", bound.size());
+    if (::inet_pton(AF_INET, h.address.c_str(), &a) != 1) return fmt::format("{} addresses", hosts.size());
     v4.insert(ntohl(a.s_addr));
   }
   const auto text = [](uint32_t host_order) { return replayer::ipv4_text(host_order); };
@@ -213,9 +214,9 @@ void print_smb(const ServeOptions& o, const serve::ServeRun& run) {
   const auto& smb = run.smb_hosts();
   if (!o.json && smb.size() > kListEachHostUpTo) {
     fmt::print(
-        "perfsim serve: {} hosts on SMB port {} (ncacn_np:ADDR[\\pipe\\winreg]) through smbd pid {} "
+        "perfsim serve: {} hosts on SMB {}, port {} (ncacn_np:ADDR[\\pipe\\winreg]) through smbd pid {} "
         "(--json lists each)\n",
-        smb.size(), run.smb_port(), run.smbd_pid());
+        smb.size(), address_span(smb), run.smb_port(), run.smbd_pid());
     return;
   }
   for (const serve::SmbEndpoint& h : run.smb_hosts()) {

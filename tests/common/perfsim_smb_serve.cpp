@@ -58,16 +58,10 @@ Status PerfsimSmbServe::start_once(const ServeSmbConfig& cfg) {
   port_ = cfg_.port ? cfg_.port : free_port();
   std::ofstream(cfg_.dir + "/fleet.toml") << (cfg_.fleet.empty() ? fleet_toml(cfg_) : cfg_.fleet);
   const size_t want = cfg_.fleet.empty() ? cfg_.hosts.size() : cfg_.smb_hosts;
-  std::vector<std::string> args = {cfg_.perfsim,
-                                   "serve",
-                                   "--fleet",
-                                   cfg_.dir + "/fleet.toml",
-                                   "--smb=" + std::to_string(port_),
-                                   "--smb-dir",
-                                   smb_dir(),
-                                   "--json",
-                                   "--threads",
-                                   "2"};
+  std::vector<std::string> args = {
+      cfg_.perfsim, "serve",     "--fleet", cfg_.dir + "/fleet.toml", "--smb=" + std::to_string(port_), "--smb-dir",
+      smb_dir(),    "--threads", "2"};
+  if (cfg_.json) args.push_back("--json");
   for (const auto& [user, password] : cfg_.users) args.push_back("--smb-user=" + user + ":" + password);
   if (!cfg_.windows_logon_defaults) args.insert(args.end(), {"--smb-guest", "--smb-anonymous-winreg"});
   args.insert(args.end(), cfg_.extra_args.begin(), cfg_.extra_args.end());
@@ -77,13 +71,14 @@ Status PerfsimSmbServe::start_once(const ServeSmbConfig& cfg) {
   o.err_path = err_path();
   o.parent_death_signal = SIGTERM;  // a crashed test still stops perfsim (and so smbd)
   if (Status st = subprocess::start(args, o, child_); !st.ok()) return st;
-  // Ready once every host has its "smb" line (bounded: 60 s, or perfsim exits).
+  // Ready once every host has its "smb" line, or the text summary is out (bounded: 60 s, or perfsim exits).
   const auto deadline = std::chrono::steady_clock::now() + 60s;
+  const std::string per_host = cfg_.json ? "\"event\":\"smb\"" : " on SMB ";
   while (std::chrono::steady_clock::now() < deadline) {
     const std::string text = read_text(out);
     size_t n = 0;
-    for (size_t p = 0; (p = text.find("\"event\":\"smb\"", p)) != std::string::npos; ++p) ++n;
-    if (n == want) return Status::Ok();
+    for (size_t p = 0; (p = text.find(per_host, p)) != std::string::npos; ++p) ++n;
+    if (n == want || (!cfg_.json && text.find(" hosts on SMB ") != std::string::npos)) return Status::Ok();
     if (subprocess::ExitStatus st; subprocess::poll(child_, st))
       return Status::IOError("perfsim serve exited (" + subprocess::describe(st) + "): " + read_text(err_path()));
     std::this_thread::sleep_for(50ms);

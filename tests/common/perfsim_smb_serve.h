@@ -43,6 +43,9 @@ struct ServeSmbConfig {
   // `hosts`; start() then waits for `smb_hosts` SMB lines.
   std::string fleet;
   size_t smb_hosts = 0;
+  // true: `--json`, start() counts the "smb" events; false: the text a person reads, start() waits
+  // for a line per SMB host or, above ten hosts, the one summary line.
+  bool json = true;
 };
 
 class PerfsimSmbServe {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -114,6 +115,62 @@ TEST_CASE("200 SMB hosts on their own addresses answer python3-samba and impacke
     }
   }
   CHECK(objects.at(false) != objects.at(true));  // the two captures' hosts are told apart
+  CHECK(serve.stop() == 0);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+// Issue 48's SMB fleets in the text a person reads: above ten SMB hosts one line, naming the
+// count, the addresses, the port and the real smbd serving them; a client nobody here wrote then
+// reads the span's last host as itself.
+TEST_CASE("perfsim serve --smb without --json: twelve SMB hosts are one line naming addresses, port and smbd",
+          "[smb]") {
+  const std::string dir = std::string(SMB_WORK_DIR) + "/fleet12-text";
+  perfsim::testing::ServeSmbConfig cfg;
+  cfg.perfsim = PERFSIM_EXE;
+  cfg.dir = dir;
+  cfg.fleet =
+      "[[host]]\naddresses = \"127.1.2.0/24\"\ncount = 12\nname = \"TXT-{n}\"\ntimeline = \"frozen:2\"\n"
+      "capture = \"" +
+      std::string(CAPTURES_DIR) + "/default-2016.perfcap\"\n";
+  cfg.smb_hosts = 12;
+  cfg.json = false;
+  perfsim::testing::PerfsimSmbServe serve;
+  const perfsim::Status st = serve.start(cfg);
+  INFO(st.message());
+  REQUIRE(st.ok());
+
+  std::string out;
+  {
+    std::ifstream f(dir + "/serve.out");
+    out.assign(std::istreambuf_iterator<char>(f), {});
+  }
+  INFO(out);
+  size_t smb_lines = 0;
+  for (size_t p = 0; (p = out.find(" on SMB ", p)) != std::string::npos; ++p) ++smb_lines;
+  CHECK(smb_lines == 1);
+  const std::regex line(R"(perfsim serve: (\d+) hosts on SMB (\S+), port (\d+) \(ncacn_np:ADDR\[\\pipe\\winreg\]\) )"
+                        R"(through smbd pid (\d+) \(--json lists each\))");
+  std::smatch m;
+  REQUIRE(std::regex_search(out, m, line));
+  CHECK(m[1] == "12");
+  CHECK(m[2] == "127.1.2.1-127.1.2.12");
+  CHECK(m[3] == std::to_string(serve.port()));
+  std::string comm;
+  std::getline(std::ifstream("/proc/" + m[4].str() + "/comm"), comm);
+  CHECK(comm == "smbd");
+
+  const auto r =
+      perfsim::testing::run_command(std::string(PERFSIM_PYTHON),
+                                    "-B " + std::string(POLL_FLEET) + " --port " + std::to_string(serve.port()) +
+                                        " --client samba --values 238 --out " + dir + "/samba.json 127.1.2.12",
+                                    60);
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  nlohmann::json got;
+  std::ifstream(dir + "/samba.json") >> got;
+  INFO(got.dump());
+  CHECK(got.at("127.1.2.12").at("238").at("name") == "TXT-0012");
   CHECK(serve.stop() == 0);
   std::error_code ec;
   fs::remove_all(dir, ec);
