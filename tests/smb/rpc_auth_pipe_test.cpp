@@ -10,6 +10,7 @@
 #include <string>
 
 #include "support.h"
+#include "tests/common/host_tools.h"
 #include "tests/common/perfsim_smb_serve.h"
 
 using namespace perfsim;
@@ -191,8 +192,7 @@ TEST_CASE("tampered AUTHENTICATE messages on the SMB pipe are refused and perfsi
   // auth_refused is an info line, buffered for up to a second (server/log.h): read the log once
   // a clean stop has written all of it, not while perfsim still holds some.
   CHECK(s.stop() == 0);
-  std::ifstream err(s.err_path());
-  const std::string log{std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>()};
+  const std::string log = testing::read_text(s.err_path());
   CHECK(log.find("event=auth_refused") != std::string::npos);
   CHECK(log.find("wrong password") != std::string::npos);
   CHECK(log.find("EncryptedRandomSessionKey of 0 bytes") != std::string::npos);

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "server/smb_serve.h"
+#include "tests/common/host_tools.h"
 #include "tests/common/perfsim_smb_serve.h"
 #include "tests/common/run_command.h"
 
@@ -70,11 +71,7 @@ TEST_CASE("200 SMB hosts on their own addresses answer python3-samba and impacke
   WARN("200 SMB hosts ready after " << setup_s << " s");
 
   // One wildcard socket, loopback clients only.
-  std::string conf;
-  {
-    std::ifstream f(serve.smb_dir() + "/smb.conf");
-    conf.assign(std::istreambuf_iterator<char>(f), {});
-  }
+  const std::string conf = perfsim::testing::read_text(serve.smb_dir() + "/smb.conf");
   CHECK(conf.find("bind interfaces only = no") != std::string::npos);
   CHECK(conf.find("hosts allow = 127.0.0.0/8") != std::string::npos);
 
@@ -140,11 +137,7 @@ TEST_CASE("perfsim serve --smb without --json: twelve SMB hosts are one line nam
   INFO(st.message());
   REQUIRE(st.ok());
 
-  std::string out;
-  {
-    std::ifstream f(dir + "/serve.out");
-    out.assign(std::istreambuf_iterator<char>(f), {});
-  }
+  const std::string out = perfsim::testing::read_text(dir + "/serve.out");
   INFO(out);
   size_t smb_lines = 0;
   for (size_t p = 0; (p = out.find(" on SMB ", p)) != std::string::npos; ++p) ++smb_lines;
