@@ -669,15 +669,18 @@ ValueContent SimulatedHost::content(const Quirks& qk, PerfKey key, std::string_v
   ValueContent c;
   const uint32_t pos = std::min(m.tick, ticks() - 1);
   // A value recorded under exactly this name is answered as recorded (real hosts' oddities); one
-  // recorded only with the first sample (an odd name table) answers so at every tick.
-  if (SampleRef r = rec_->other(pos, value_name)) {
+  // recorded only with the first sample (an odd name table) answers so at every tick. Only
+  // HKEY_PERFORMANCE_DATA serves every recorded name: _TEXT and _NLSTEXT answer their name tables
+  // (Counter, Help) and nothing else (Microsoft, RegQueryValueEx remarks; issue 54).
+  const Selection& sel = selection(qk, value_name);
+  const perfdata::Query& q = sel.query;
+  const bool names_query = q.kind == perfdata::QueryKind::kCounter || q.kind == perfdata::QueryKind::kHelp;
+  if (SampleRef r = key == PerfKey::kData || names_query ? rec_->other(pos, value_name) : nullptr) {
     c.status = r->status;
     c.type = r->reg_type;
     c.data = share(r);
     return c;
   }
-  const Selection& sel = selection(qk, value_name);
-  const perfdata::Query& q = sel.query;
   switch (q.kind) {
     case perfdata::QueryKind::kCounter:
     case perfdata::QueryKind::kHelp: {

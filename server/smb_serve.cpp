@@ -83,10 +83,10 @@ bool null_session(const npa::Request& req) {
   return !req.authenticated && (req.account_name.empty() || lower(req.account_name) == "anonymous logon");
 }
 
-// Per address: the factory for allowed accounts and the one refusing OpenHKPD.
+// Per address: a factory for each winreg::Access an account may get.
 struct Route {
   std::string name;
-  std::shared_ptr<HandlerFactory> allowed, denied;
+  std::shared_ptr<HandlerFactory> allowed, registry_only, refused;
   std::vector<std::string> allow;  // lower case
   LogonPolicy logon;
   std::shared_ptr<replayer::SimulatedHost> host;
@@ -104,14 +104,15 @@ PipeRouter make_router(const std::vector<SmbHost>& hosts, const SmbServeOptions&
   auto routes = std::make_shared<std::map<std::string, Route>>();
   for (const SmbHost& h : hosts) {
     Route r{h.host->name(),
-            std::make_shared<WinregHandlerFactory>(h.host, ac, true),
-            std::make_shared<WinregHandlerFactory>(h.host, ac, false),
+            std::make_shared<WinregHandlerFactory>(h.host, ac, winreg::Access::kPerfData),
+            std::make_shared<WinregHandlerFactory>(h.host, ac, winreg::Access::kRegistry),
+            std::make_shared<WinregHandlerFactory>(h.host, ac, winreg::Access::kNone),
             {},
             logon_policy(h, o),
             h.host,
             std::make_shared<std::atomic<const replayer::Quirks*>>(nullptr)};
     if (recorder) {
-      for (auto* f : {&r.allowed, &r.denied})
+      for (auto* f : {&r.allowed, &r.registry_only, &r.refused})
         static_cast<WinregHandlerFactory&>(**f).observe(recorder, journal::Transport::kSmb);
     }
     for (const std::string& a : h.allow) r.allow.push_back(lower(a));
@@ -134,13 +135,17 @@ PipeRouter make_router(const std::vector<SmbHost>& hosts, const SmbServeOptions&
       return out;
     }
     // Windows refuses a null session's open of \PIPE\winreg (STATUS_ACCESS_DENIED) and a guest's
-    // logon; smbd cannot fail the open with a status (above), so the pipe answers OpenHKPD with
-    // WERR_ACCESS_DENIED, as for an account outside the allow list (server/README.md).
+    // logon; smbd cannot fail the open with a status (above), so the pipe refuses every open of a
+    // hive or perf key (WERR_ACCESS_DENIED). An account outside the allow list is no Performance
+    // Monitor User: its perf keys are refused, its hives served (server/README.md).
     const bool unauthenticated_ok = null_session(req) ? r.logon.anonymous_winreg : r.logon.guest;
+    if (!req.authenticated && !unauthenticated_ok) {
+      out.factory = r.refused;
+      return out;
+    }
     const bool allowed =
-        (req.authenticated || unauthenticated_ok) &&
-        (r.allow.empty() || std::find(r.allow.begin(), r.allow.end(), lower(req.account_name)) != r.allow.end());
-    out.factory = allowed ? r.allowed : r.denied;
+        r.allow.empty() || std::find(r.allow.begin(), r.allow.end(), lower(req.account_name)) != r.allow.end();
+    out.factory = allowed ? r.allowed : r.registry_only;
     return out;
   };
 }

@@ -218,8 +218,13 @@ struct Smbd::Impl {
     set("server min protocol", "NT1");  // the floor; each address narrows it in its include
     set("include", r + "/hosts/%i.conf");
     // One read-only, empty share, so a share list (smbclient -L) shows smbd's own services work.
+    // Windows keeps null sessions off every share not in NullSessionShares (empty by default;
+    // RestrictNullSessAccess, windows/README.md), and a guest reads one only where Guest is
+    // enabled; smbd's `guest ok` admits both, so only a fleet with a guest host sets it.
+    const bool guests =
+        std::any_of(cfg.hosts.begin(), cfg.hosts.end(), [](const SmbHostAddress& h) { return h.guest; });
     c += "[perfsim]\n\tcomment = perfsim simulated host\n\tpath = " + r +
-         "/share\n\tread only = yes\n\tguest ok = yes\n";
+         "/share\n\tread only = yes\n\tguest ok = " + (guests ? "yes" : "no") + "\n";
     return c;
   }
 

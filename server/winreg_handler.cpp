@@ -36,7 +36,7 @@ std::unique_ptr<ConnectionHandler> WinregHandlerFactory::create(const PeerInfo& 
   }
   std::unique_ptr<journal::SessionTap> tap =
       recorder_ ? recorder_->open_session(host_->name(), peer.remote, transport_) : nullptr;
-  return std::make_unique<WinregHandler>(cfg, host_, perf_data_allowed_, std::move(tap));
+  return std::make_unique<WinregHandler>(cfg, host_, access_, std::move(tap));
 }
 
 Status make_recorder(size_t journal_size, const std::string& journal_file, std::shared_ptr<journal::Recorder>& out,

@@ -16,15 +16,15 @@ namespace perfsim::server {
 
 // The winreg stack of one connection: the generic RpcHandler over winreg's interface table and a
 // winreg::Service of the host (tests, fuzz targets and benches build it directly).
-// perf_data_allowed false: OpenHKPD answers WERR_ACCESS_DENIED (winreg::Service decides; the SMB
-// transport says which account connected).
+// access: what the connection's account may open (winreg::Access; winreg::Service decides what it
+// means, the SMB transport says which account connected).
 class WinregHandler final : public RpcHandler {
  public:
   // tap: where each call's CallEvent goes (journal, metrics); null: nowhere, and nothing is noted.
   WinregHandler(const rpc::AssociationConfig& cfg, std::shared_ptr<replayer::SimulatedHost> host,
-                bool perf_data_allowed = true, std::unique_ptr<journal::SessionTap> tap = nullptr)
-      : RpcHandler(cfg, winreg::winreg_interface(),
-                   std::make_unique<winreg::Service>(std::move(host), perf_data_allowed), std::move(tap)) {}
+                winreg::Access access = winreg::Access::kPerfData, std::unique_ptr<journal::SessionTap> tap = nullptr)
+      : RpcHandler(cfg, winreg::winreg_interface(), std::make_unique<winreg::Service>(std::move(host), access),
+                   std::move(tap)) {}
 };
 
 // The association config of a host's ncacn_ip_tcp listener: `base`, with require_auth switched on
@@ -43,8 +43,8 @@ class WinregHandlerFactory final : public HandlerFactory {
   // secondary_address: what BIND_ACK names (the port over TCP, "\\PIPE\\winreg" over SMB); empty
   // means "the local port of the connection".
   WinregHandlerFactory(std::shared_ptr<replayer::SimulatedHost> host, rpc::AssociationConfig cfg = {},
-                       bool perf_data_allowed = true)
-      : host_(std::move(host)), cfg_(std::move(cfg)), perf_data_allowed_(perf_data_allowed) {
+                       winreg::Access access = winreg::Access::kPerfData)
+      : host_(std::move(host)), cfg_(std::move(cfg)), access_(access) {
     cfg_.ntlm_target = ntlm_target(*host_);
   }
   std::unique_ptr<ConnectionHandler> create(const PeerInfo& peer) override;
@@ -61,7 +61,7 @@ class WinregHandlerFactory final : public HandlerFactory {
  private:
   std::shared_ptr<replayer::SimulatedHost> host_;
   rpc::AssociationConfig cfg_;
-  bool perf_data_allowed_;
+  winreg::Access access_;
   bool tcp_ = false;
   std::shared_ptr<journal::Recorder> recorder_;
   journal::Transport transport_ = journal::Transport::kTcp;

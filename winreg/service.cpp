@@ -50,8 +50,8 @@ StringBuf name_buf(const std::string& utf8, uint16_t capacity) {
 
 }  // namespace
 
-Service::Service(std::shared_ptr<replayer::SimulatedHost> host, bool perf_data_allowed)
-    : host_(std::move(host)), perf_data_allowed_(perf_data_allowed), boots_(host_->boot_state().boots) {
+Service::Service(std::shared_ptr<replayer::SimulatedHost> host, Access access)
+    : host_(std::move(host)), access_(access), boots_(host_->boot_state().boots) {
   std::random_device rd;
   next_handle_ = (uint64_t(rd()) << 32) | rd();
 }
@@ -163,14 +163,11 @@ uint32_t Service::open_registry_hive(OpenHiveResponse& resp, replayer::Hive h) {
   return open_hive(resp, Entry{&host_->registry().hive(h), false, PerfKey::kData, registry_hive_path(h)});
 }
 
-// MS-RRP 3.1.5.3 (OpenHKPD) leaves access checks to the server; Windows answers
-// ERROR_ACCESS_DENIED with a zero handle to an account outside Administrators and Performance
-// Monitor Users. Which account it is only the SMB transport knows (perf_data_allowed).
+// MS-RRP 3.1.5.3 (OpenHKPD), 3.1.5.21 (OpenHKPT), 3.1.5.22 (OpenHKPN) leave access checks to the
+// server; Windows answers ERROR_ACCESS_DENIED with a zero handle to an account outside
+// Administrators and Performance Monitor Users, for each of the three (access_ says which account
+// it is: only the transport knows).
 uint32_t Service::open_hkpd(const OpenHiveRequest&, OpenHiveResponse& resp) {
-  if (!perf_data_allowed_) {
-    resp.result = windows::kErrorAccessDenied;  // nothing but the status is noted
-    return 0;
-  }
   return open_hive(resp, Entry{nullptr, true, PerfKey::kData, nullptr});
 }
 
@@ -182,9 +179,12 @@ uint32_t Service::open_hkpn(const OpenHiveRequest&, OpenHiveResponse& resp) {
   return open_hive(resp, Entry{nullptr, true, PerfKey::kNlsText, nullptr});
 }
 
+// Every open goes through here, so no hive or perf key escapes the account's access.
 uint32_t Service::open_hive(OpenHiveResponse& resp, Entry e) {
-  if (e.perf && host_->refuses_open(e.perf_key)) {  // access-denied quirk: not a Performance Monitor User
-    resp.result = windows::kErrorAccessDenied;
+  const bool refused = access_ == Access::kNone || (e.perf && access_ != Access::kPerfData) ||
+                       (e.perf && host_->refuses_open(e.perf_key));  // access-denied quirk
+  if (refused) {
+    resp.result = windows::kErrorAccessDenied;  // nothing but the status is noted
     return 0;
   }
   if (e.perf) e.path = perf_hive_path(e.perf_key);

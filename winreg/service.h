@@ -41,11 +41,18 @@ using CallNote = rpc::CallNote;
 // nca_op_rng_error).
 const rpc::Interface& winreg_interface();
 
+// What the connection's account may open, as Windows decides it (the transport knows the account;
+// winreg/README.md has the sources):
+// - kPerfData: Administrators and Performance Monitor Users: every hive and every perf key.
+// - kRegistry: another account: the registry hives, but no perf key (HKEY_PERFORMANCE_DATA, _TEXT
+//   and _NLSTEXT answer WERR_ACCESS_DENIED).
+// - kNone: a null session, which Windows keeps off \PIPE\winreg altogether (its CREATE fails with
+//   STATUS_ACCESS_DENIED; smbd cannot fail it, so every open of a hive or perf key is refused).
+enum class Access : uint8_t { kPerfData, kRegistry, kNone };
+
 class Service final : public rpc::InterfaceSession {
  public:
-  // perf_data_allowed false: OpenHKPD answers WERR_ACCESS_DENIED, as Windows does for accounts
-  // outside Administrators / Performance Monitor Users (the SMB transport knows the account).
-  explicit Service(std::shared_ptr<replayer::SimulatedHost> host, bool perf_data_allowed = true);
+  explicit Service(std::shared_ptr<replayer::SimulatedHost> host, Access access = Access::kPerfData);
   // Executes one request through winreg_interface(). Returns 0 with the response stub in `out`,
   // or a DCE/RPC fault code. Value data in the stub is shared with the answer, not copied (see
   // encode_shared).
@@ -106,7 +113,7 @@ class Service final : public rpc::InterfaceSession {
   std::shared_ptr<replayer::SimulatedHost> host_;
   std::map<Uuid, Entry> handles_;
   uint64_t next_handle_ = 1;
-  bool perf_data_allowed_;
+  Access access_;
   uint32_t boots_ = 0;  // the host's reboots when this connection was made (replayer/events.h)
   uint32_t note(const replayer::ValueAnswer& a);  // collects a's effects; returns its rpc fault
   void note_key(const Entry* e) {

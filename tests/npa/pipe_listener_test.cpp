@@ -116,8 +116,8 @@ struct Fixture {
     REQUIRE(replayer::SimulatedHost::load(testing::test_capture(), {}, host).ok());
     rpc::AssociationConfig ac;
     ac.secondary_address = "\\PIPE\\winreg";
-    allowed = std::make_shared<WinregHandlerFactory>(host, ac, true);
-    denied = std::make_shared<WinregHandlerFactory>(host, ac, false);
+    allowed = std::make_shared<WinregHandlerFactory>(host, ac, winreg::Access::kPerfData);
+    denied = std::make_shared<WinregHandlerFactory>(host, ac, winreg::Access::kRegistry);
   }
   ~Fixture() { fs::remove_all(dir); }
 

@@ -181,6 +181,61 @@ TEST_CASE("perfsim serve --smb: each host logs on as its Windows did by default,
     CHECK(contains(got.at(kP2016 + " nosuchuser whatever"), "STATUS_LOGON_FAILURE"));
   }
 
+  // Issue 54: HKEY_PERFORMANCE_TEXT and _NLSTEXT were open to a null session, and a value recorded
+  // under another name than Global (here the index list "238 230") was a PERF_DATA_BLOCK under
+  // them. A null session now opens no hive and no perf key; the account opens all of them.
+  SECTION("a null session opens no hive and no perf key, so reads no value of any name; the account does") {
+    const std::string opens = R"(
+import json, sys
+from impacket.dcerpc.v5 import transport, rrp
+port, address, user, password = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+t = transport.SMBTransport(address, port, r"\winreg", username=user, password=password)
+dce = t.get_dce_rpc(); dce.connect(); dce.bind(rrp.MSRPC_UUID_RRP)
+out = {}
+for name in ["hOpenPerformanceData", "hOpenPerformanceText", "hOpenPerformanceNlsText", "hOpenLocalMachine",
+             "hOpenUsers", "hOpenClassesRoot", "hOpenCurrentUser"]:
+    try:
+        h = getattr(rrp, name)(dce)["phKey"]
+        try:
+            q = rrp.BaseRegQueryValue(); q["hKey"] = h; q["lpValueName"] = rrp.checkNullString("238 230")
+            # one call, no retry loop; 512 bytes travel (impacket packs a large buffer byte by byte)
+            q["lpData"] = b" " * 512; q["lpcbData"] = 1 << 20; q["lpcbLen"] = 0
+            out[name] = "read %d bytes" % dce.request(q)["lpcbData"]
+        except Exception as e:
+            out[name] = "opened; " + str(e)
+    except Exception as e:
+        out[name] = str(e)
+print(json.dumps(out))
+)";
+    auto run = [&](const std::string& user, const std::string& password) {
+      const interop::CommandResult r = interop::run_command(
+          "timeout 120 " + std::string(PERFSIM_PYTHON) + " -c " + interop::shell_quote(opens) + " 445 " + kP2016 + " " +
+          interop::shell_quote(user) + " " + interop::shell_quote(password) + " 2>&1");
+      INFO(r.output);
+      REQUIRE(r.exit_status == 0);
+      return nlohmann::json::parse(r.output);
+    };
+    const nlohmann::json null_session = run("", "");
+    INFO(null_session.dump());
+    for (const auto& [op, got] : null_session.items()) {
+      INFO(op);
+      CHECK(contains(got.get<std::string>(), "access_denied"));  // impacket names WERR 5 rpc_s_access_denied
+    }
+    const nlohmann::json account = run(kLogonUser, kLogonPassword);
+    INFO(account.dump());
+    CHECK(contains(account.at("hOpenPerformanceData").get<std::string>(), "read "));  // the index list's objects
+    CHECK(contains(account.at("hOpenPerformanceText").get<std::string>(), "opened; "));
+    CHECK(contains(account.at("hOpenPerformanceText").get<std::string>(), "ERROR_FILE_NOT_FOUND"));
+    CHECK(contains(account.at("hOpenLocalMachine").get<std::string>(), "opened; "));
+  }
+
+  SECTION("a null session cannot list the share; the account can") {
+    const interop::CommandResult null_ls = smbclient_ls(kP2016, "%", false);
+    INFO(null_ls.output);
+    CHECK(null_ls.exit_status != 0);
+    CHECK(smbclient_ls(kP2016, user_pw, false).exit_status == 0);
+  }
+
   SECTION("--profile 2003 on a 2016 capture: 2003's SMB1-only dialects and its srvsvc version") {
     const std::string smb1 = R"(
 import sys

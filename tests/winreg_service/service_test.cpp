@@ -531,22 +531,64 @@ TEST_CASE("an observed service notes each call's value, key path, offer, status 
 }
 
 // The access rule the SMB transport used to apply itself (issue 29): the service decides, the
-// transport only says whether the account may read perf data.
-TEST_CASE("a service for an account outside Performance Monitor Users refuses OpenHKPD only") {
+// transport only says which account it is. Windows refuses every predefined perf key to an
+// account outside Performance Monitor Users (issue 54: HKPT and HKPN were open to it).
+TEST_CASE("a service for an account outside Performance Monitor Users refuses every perf key, not the hives") {
   Fixture f;
-  f.svc = std::make_unique<Service>(f.host, false);
+  f.svc = std::make_unique<Service>(f.host, Access::kRegistry);
   f.svc->observe(true);
-  auto r = f.call<OpenHiveRequest, OpenHiveResponse>(kOpenHKPD, OpenHiveRequest{});
-  CHECK(r.result == windows::kErrorAccessDenied);
-  CHECK(r.handle == PolicyHandle{});  // a zero handle, as Windows returns with an error
-  CHECK(f.svc->last_call().status == windows::kErrorAccessDenied);
-  CHECK(f.svc->last_call().key_path == nullptr);
+  for (uint16_t op : {kOpenHKPD, kOpenHKPT, kOpenHKPN}) {
+    INFO("opnum " << op);
+    auto r = f.call<OpenHiveRequest, OpenHiveResponse>(op, OpenHiveRequest{});
+    CHECK(r.result == windows::kErrorAccessDenied);
+    CHECK(r.handle == PolicyHandle{});  // a zero handle, as Windows returns with an error
+    CHECK(f.svc->last_call().status == windows::kErrorAccessDenied);
+    CHECK(f.svc->last_call().key_path == nullptr);
+  }
   CHECK(f.svc->open_handles() == 0);
   f.open(kOpenHKLM);  // the registry itself stays readable
-  f.open(kOpenHKPT);
+  f.open(kOpenHKU);
   CHECK(f.svc->open_handles() == 2);
   Bytes out;
   CHECK(f.svc->call(kOpenHKPD, Bytes{1, 2}, out) == kFaultBadStubData);  // decoded before the rule
+}
+
+// A null session, which Windows keeps off \PIPE\winreg: no hive and no perf key opens, so no
+// value of any name is read (issue 54).
+TEST_CASE("a service for a null session refuses every hive and perf key") {
+  Fixture f;
+  f.svc = std::make_unique<Service>(f.host, Access::kNone);
+  for (uint16_t op : {kOpenHKPD, kOpenHKPT, kOpenHKPN, kOpenHKLM, kOpenHKU, kOpenHKCR, kOpenHKCU}) {
+    INFO("opnum " << op);
+    auto r = f.call<OpenHiveRequest, OpenHiveResponse>(op, OpenHiveRequest{});
+    CHECK(r.result == windows::kErrorAccessDenied);
+    CHECK(r.handle == PolicyHandle{});
+  }
+  CHECK(f.svc->open_handles() == 0);
+}
+
+// A value recorded under a name other than Global or Costly (`perfsim record -q "238 230"`) is an
+// HKEY_PERFORMANCE_DATA answer; HKEY_PERFORMANCE_TEXT and _NLSTEXT answer their name tables only
+// (issue 54: it was a PERF_DATA_BLOCK under every perf key).
+TEST_CASE("a value recorded under another name is served under HKEY_PERFORMANCE_DATA only") {
+  captures::Capture cap = testing::test_capture();
+  const Bytes recorded = testing::sample({238, 230}, 0);
+  cap.records.push_back({0, 0, 0, "238 230", 0, windows::kRegBinary, 0, recorded});
+  Fixture f;
+  REQUIRE(replayer::SimulatedHost::load(std::move(cap), {replayer::TimelineMode::kFrozen, 0}, f.host).ok());
+  f.svc = std::make_unique<Service>(f.host);
+  const QueryValueResponse data = f.query(f.open(kOpenHKPD), u"238 230", 1u << 20);
+  CHECK(data.result == windows::kErrorSuccess);
+  REQUIRE(data.data);
+  CHECK(*data.data == recorded);
+  for (uint16_t op : {kOpenHKPT, kOpenHKPN}) {
+    INFO("opnum " << op);
+    const PolicyHandle h = f.open(op);
+    const QueryValueResponse r = f.query(h, u"238 230", 1u << 20);
+    CHECK(r.result == windows::kErrorFileNotFound);
+    CHECK((!r.data || r.data->empty()));
+    CHECK(f.query(h, u"Counter", 1u << 20).result == windows::kErrorSuccess);  // its own table still answers
+  }
 }
 
 // The table is the interface: each row's opnum reaches its operation, any other opnum faults.
