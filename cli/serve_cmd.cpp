@@ -39,6 +39,7 @@ struct ServeOptions {
   unsigned threads = 0;
   size_t max_connections = 4096;
   double idle_timeout_s = 300;
+  double auth_timeout_s = 10;
   size_t cache_mb = 64;           // decoded samples held for every host (replayer/sample_cache.h)
   size_t reply_budget_mib = 512;  // unread reply bytes of all connections (server/README.md); 0 = none
   bool allow_remote = false;
@@ -98,6 +99,7 @@ serve::Config serve_config(const ServeOptions& o) {
   c.threads = o.threads;
   c.max_connections = o.max_connections;
   c.idle_timeout_s = o.idle_timeout_s;
+  c.auth_timeout_s = o.auth_timeout_s;
   c.cache_mb = o.cache_mb;
   c.reply_budget_mib = o.reply_budget_mib;
   c.allow_remote = o.allow_remote;
@@ -310,7 +312,16 @@ void add_serve(CLI::App& app, int& rc) {
                    "TOML fault plan ([[fault]] tables, replayer/README.md), reloaded on SIGHUP")
       ->check(input_file());
   c_serve->add_option("--threads", serve.threads, "Worker threads (0: one per core)")->capture_default_str();
-  c_serve->add_option("--max-connections", serve.max_connections, "Further connections are closed at accept")
+  c_serve
+      ->add_option("--max-connections", serve.max_connections,
+                   "Connections open at once, over TCP and SMB together; at the limit a new connection closes the "
+                   "oldest one not yet authenticated under --require-auth, else it is refused (counted in /metrics)")
+      ->capture_default_str();
+  c_serve
+      ->add_option("--auth-timeout", serve.auth_timeout_s,
+                   "Under --require-auth: a connection not authenticated this long after it opened is closed, "
+                   "whatever it sent (seconds, or 30s; 0: never)")
+      ->transform(duration())
       ->capture_default_str();
   c_serve
       ->add_option("--idle-timeout", serve.idle_timeout_s,

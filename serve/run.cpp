@@ -125,6 +125,10 @@ Status check_numbers(const Config& o) {
                                       kIdleTimeoutS, " (seconds; 0: never)");
       !s.ok())
     return Status::InvalidArgument(s.message() + ", e.g. --idle-timeout 300");
+  if (Status s = config::check_bounds(fmt::format("--auth-timeout {}", o.auth_timeout_s), o.auth_timeout_s,
+                                      kIdleTimeoutS, " (seconds; 0: never)");
+      !s.ok())
+    return Status::InvalidArgument(s.message() + ", e.g. --auth-timeout 10");
   return Status::Ok();
 }
 
@@ -163,6 +167,7 @@ server::ServerConfig server_config(const Config& o) {
   cfg.allow_non_loopback = o.allow_remote || !o.netns.empty();  // a namespace of its own is private
   cfg.max_connections = o.max_connections;
   cfg.idle_timeout = o.idle_timeout ? *o.idle_timeout : std::chrono::milliseconds(int64_t(o.idle_timeout_s * 1000));
+  cfg.auth_timeout = std::chrono::milliseconds(int64_t(o.auth_timeout_s * 1000));
   cfg.max_pdu_size = o.max_pdu_size;
   cfg.reply_budget = o.reply_budget_mib << 20;
   cfg.handle_signals = o.handle_signals;

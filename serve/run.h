@@ -52,6 +52,8 @@ struct Config {
   double idle_timeout_s = 300;
   // Set: the server's idle timeout exactly (a test's milliseconds), instead of idle_timeout_s.
   std::optional<std::chrono::milliseconds> idle_timeout;
+  // Where authentication is required: how long a connection may stay unauthenticated (0: no limit).
+  double auth_timeout_s = 10;
   size_t max_pdu_size = 65535;
   size_t cache_mb = 64;
   size_t reply_budget_mib = 512;

@@ -49,6 +49,7 @@
 
 #include <sys/socket.h>
 
+#include "server/admission.h"
 #include "server/framer.h"
 #include "server/handler.h"
 #include "server/log.h"
@@ -59,9 +60,13 @@ namespace perfsim::server {
 
 struct ConnectionLimits {
   std::chrono::milliseconds idle_timeout{300'000};  // 0 = never
-  size_t write_queue_limit = 1 << 20;               // bytes of replies queued before reads pause
-  size_t read_buffer_base = 4096;                   // first capacity of the buffer of a PDU's beginning
-  ReplyBudget* budget = nullptr;                    // server-wide unread reply bytes; null = none
+  // An untrusted connection (ConnectionHandler::trusted) closes this long after it opened unless it
+  // has authenticated by then, whatever it sent meanwhile; 0 = never.
+  std::chrono::milliseconds auth_timeout{10'000};
+  Admission* admission = nullptr;      // where untrusted connections are listed; null = nowhere
+  size_t write_queue_limit = 1 << 20;  // bytes of replies queued before reads pause
+  size_t read_buffer_base = 4096;      // first capacity of the buffer of a PDU's beginning
+  ReplyBudget* budget = nullptr;       // server-wide unread reply bytes; null = none
 };
 
 class ConnectionBase {
@@ -121,7 +126,11 @@ class Connection final : public ConnectionBase,
     boost::system::error_code ignored;
     stream_.non_blocking(true, ignored);  // on_readable's read_some must not block
     tagged(LogLine("conn_open", LogLevel::kDebug)).kv("local", peer_.local).emit(*log_);
-    arm_idle_timer(opened_);
+    if (limits_->admission && !handler_->trusted()) {
+      admission_entry_ = limits_->admission->join(std::weak_ptr<Connection>(this->shared_from_this()));
+      untrusted_ = true;
+    }
+    arm_idle_timer();
     if (limits_->budget) {
       budget_share_ = limits_->budget->join(std::weak_ptr<Connection>(this->shared_from_this()));
       in_budget_ = true;
@@ -145,6 +154,8 @@ class Connection final : public ConnectionBase,
     line.emit(*log_);  // before the close, so the line exists once the peer sees the close
     if (in_budget_) limits_->budget->leave(budget_share_);
     in_budget_ = false;
+    if (untrusted_) limits_->admission->leave(admission_entry_);
+    untrusted_ = false;
     boost::system::error_code ignored;
     timer_.cancel();
     if (delay_timer_) delay_timer_->cancel();
@@ -165,14 +176,17 @@ class Connection final : public ConnectionBase,
     return line.kv("conn", id_).kv("peer", peer_.remote).kv("listener", peer_.listener_name);
   }
 
-  // From the budget's thread: the close runs on this connection's.
-  void evict_async() override {
-    boost::asio::post(stream_.get_executor(), [self = this->shared_from_this()] { self->evict(); });
+  // From the budget's or the acceptor's thread: the close runs on this connection's.
+  void evict_async(Eviction why) override {
+    boost::asio::post(stream_.get_executor(), [self = this->shared_from_this(), why] { self->evict(why); });
   }
 
-  // The reply budget chose this connection: its client has left replies unread longest.
-  void evict() {
+  // The reply budget chose this connection (its client has left replies unread longest), or a new
+  // connection needed its slot before it had authenticated.
+  void evict(Eviction why) {
     if (closed_) return;
+    if (why == Eviction::kUnauthenticated)
+      return close("evicted_unauthenticated", "every connection slot was taken and this one had not authenticated");
     const std::string detail = std::to_string(queued_bytes_) + " reply bytes unread while the server's " +
                                std::to_string(limits_->budget->limit()) + "-byte reply budget was exceeded";
     fail("slow_reader", detail);
@@ -330,6 +344,10 @@ class Connection final : public ConnectionBase,
     replies.clear();
     if (std::string why = handler_->take_auth_error(); !why.empty())
       tagged(LogLine("auth_refused")).kv("detail", why).emit(*log_);
+    if (untrusted_ && handler_->trusted()) {  // authenticated: an ordinary connection from now on
+      limits_->admission->leave(admission_entry_);
+      untrusted_ = false;
+    }
     if (verdict == Verdict::kClose) closing_ = true;
     if (const auto delay = handler_->reply_delay(); delay.count() > 0) hold_replies(delay);
     if (queued_bytes_ >= limits_->write_queue_limit || over_budget()) paused_ = true;
@@ -396,15 +414,29 @@ class Connection final : public ConnectionBase,
     }
   }
 
-  // Waits until the idle deadline; a PDU in the meantime moves the deadline, so the timer is
+  // The sooner of the idle deadline (a PDU moves it) and, while untrusted, the auth deadline (a
+  // PDU does not: a client refused call after call must not keep its slot); max() when neither.
+  Clock::time_point deadline(bool& auth) const {
+    Clock::time_point d = Clock::time_point::max();
+    if (limits_->idle_timeout.count() > 0) d = last_pdu_ + limits_->idle_timeout;
+    auth = untrusted_ && limits_->auth_timeout.count() > 0 && opened_ + limits_->auth_timeout < d;
+    return auth ? opened_ + limits_->auth_timeout : d;
+  }
+
+  // Waits until the deadline; a PDU in the meantime moves the idle deadline, so the timer is
   // re-armed lazily instead of being cancelled on every PDU.
-  void arm_idle_timer(Clock::time_point from) {
-    if (limits_->idle_timeout.count() <= 0) return;
-    timer_.expires_at(from + limits_->idle_timeout);
+  void arm_idle_timer() {
+    bool auth = false;
+    const Clock::time_point d = deadline(auth);
+    if (d == Clock::time_point::max()) return;
+    timer_.expires_at(d);
     timer_.async_wait([self = this->shared_from_this()](boost::system::error_code ec) {
       if (ec || self->closed_) return;
-      if (Clock::now() - self->last_pdu_ >= self->limits_->idle_timeout) return self->close("idle_timeout");
-      self->arm_idle_timer(self->last_pdu_);
+      bool unauthenticated = false;
+      if (Clock::now() >= self->deadline(unauthenticated))
+        return unauthenticated ? self->close("auth_timeout", "not authenticated within the server's auth timeout")
+                               : self->close("idle_timeout");
+      self->arm_idle_timer();
     });
   }
 
@@ -428,6 +460,8 @@ class Connection final : public ConnectionBase,
   bool peer_eof_ = false;  // the peer half-closed: finish writing, read no more
   bool in_budget_ = false;
   ReplyBudget::Handle budget_share_{};
+  bool untrusted_ = false;  // listed in the admission until it authenticates or closes
+  Admission::Handle admission_entry_{};
 
   Clock::time_point opened_, last_pdu_;
   uint64_t bytes_in_ = 0, bytes_out_ = 0, pdus_in_ = 0, pdus_out_ = 0;

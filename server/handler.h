@@ -36,6 +36,11 @@ class ConnectionHandler {
   // Why the last on_pdu refused an authentication leg (empty: it did not), for the transport's
   // log: a refused token names the field that failed.
   virtual std::string take_auth_error() { return {}; }
+  // False while the connection still has to authenticate before it may do anything (an
+  // association where authentication is required, not yet authenticated). Such a connection
+  // holds its slot only until the connection's auth deadline and is the first closed when the
+  // server's slots run out (admission.h); asked after every PDU.
+  virtual bool trusted() const { return true; }
 };
 
 // Creates the handler for a new connection accepted on a listener.

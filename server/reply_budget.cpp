@@ -61,7 +61,7 @@ void ReplyBudget::evict_for(Handle self) {
     evictions_.fetch_add(1, std::memory_order_relaxed);
     // A share still listed is a connection that has not closed (close() leaves first), so the set
     // still owns it and this reference is never the last.
-    if (auto c = s->conn.lock()) c->evict_async();
+    if (auto c = s->conn.lock()) c->evict_async(Eviction::kSlowReader);
   }
 }
 

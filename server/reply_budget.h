@@ -23,10 +23,14 @@
 
 namespace perfsim::server {
 
-// What the budget asks of a connection it chose: to close itself on its own thread.
+// Why a connection is closed from another thread: the reply budget chose it (its client reads
+// slowest), or a new connection needed its slot and it had not authenticated (admission.h).
+enum class Eviction : uint8_t { kSlowReader, kUnauthenticated };
+
+// What the budget or the admission asks of a connection it chose: to close itself on its own thread.
 class Evictable {
  public:
-  virtual void evict_async() = 0;
+  virtual void evict_async(Eviction why) = 0;
 
  protected:
   ~Evictable() = default;

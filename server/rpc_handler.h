@@ -26,6 +26,8 @@ class RpcHandler : public ConnectionHandler {
   std::string take_auth_error() final { return assoc_.take_auth_error(); }
   std::chrono::milliseconds reply_delay() final { return std::exchange(delay_, std::chrono::milliseconds(0)); }
   const rpc::Association& association() const { return assoc_; }
+  // Untrusted only where the association requires authentication and has none yet.
+  bool trusted() const final { return !assoc_.config().require_auth || assoc_.authenticated(); }
 
  private:
   uint32_t call(uint16_t opnum, ByteView in, ByteChain& out);

@@ -92,8 +92,9 @@ struct Server::Impl {
         framer(cfg.max_pdu_size),
         log(cfg.log ? cfg.log : stderr_log_sink()),
         budget(cfg.reply_budget ? cfg.reply_budget : SIZE_MAX),
-        limits{cfg.idle_timeout, std::max<size_t>(cfg.write_queue_limit, 1), cfg.read_buffer_base,
-               cfg.reply_budget ? &budget : nullptr} {}
+        limits{cfg.idle_timeout,     cfg.auth_timeout,
+               &admission,           std::max<size_t>(cfg.write_queue_limit, 1),
+               cfg.read_buffer_base, cfg.reply_budget ? &budget : nullptr} {}
 
   Status start();
   Status bind(const ListenerConfig& lc);
@@ -101,6 +102,7 @@ struct Server::Impl {
   void on_accept(Listener& l, Worker& w, boost::system::error_code ec, tcp::socket s);
   void start_connection(Worker& w, tcp::socket s, std::unique_ptr<ConnectionHandler> h, PeerInfo peer, uint64_t id);
   Status abandon_start(size_t extras_opened, Status why);
+  bool admit();
   void request_stop();
   void shutdown_and_join();
   bool on_worker_thread() const;
@@ -108,9 +110,11 @@ struct Server::Impl {
   ServerConfig cfg;
   DcerpcFramer framer;
   LogSink log;
-  ReplyBudget budget;  // before limits, which points at it
+  ReplyBudget budget;   // before limits, which points at it
+  Admission admission;  // the same
   ConnectionLimits limits;
   std::atomic<size_t> active{0};
+  std::atomic<uint64_t> refused{0};  // at max_connections with no untrusted connection to close
   std::atomic<bool> stopping{false};
 
   // Declared before the objects that use their io_contexts, so destroyed after them.
@@ -143,9 +147,9 @@ struct Server::Impl::Host final : ListenerHost {
   }
   uint64_t next_connection_id() override { return s.next_id++; }
   bool try_reserve() override {
-    if (s.active.fetch_add(1, std::memory_order_relaxed) < s.cfg.max_connections) return true;
-    s.active.fetch_sub(1, std::memory_order_relaxed);
-    return false;
+    if (!s.admit()) return false;
+    s.active.fetch_add(1, std::memory_order_relaxed);
+    return true;
   }
   void release() override { s.active.fetch_sub(1, std::memory_order_relaxed); }
   bool stopping() const override { return s.stopping; }
@@ -240,18 +244,14 @@ void Server::Impl::on_accept(Listener& l, Worker& w, boost::system::error_code e
   PeerInfo peer{endpoint_string_or([&](auto& e) { return s.remote_endpoint(e); }),
                 endpoint_string_or([&](auto& e) { return s.local_endpoint(e); }), l.name};
   std::unique_ptr<ConnectionHandler> handler;
-  const char* refused = nullptr;
-  if (active.load(std::memory_order_relaxed) >= cfg.max_connections) {
-    refused = "max_connections";
+  const char* why = nullptr;
+  if (!admit()) {
+    why = "max_connections";
   } else if (!(handler = l.factory->create(peer))) {
-    refused = "no_handler";
+    why = "no_handler";
   }
-  if (refused) {
-    LogLine("conn_refused", LogLevel::kWarn)
-        .kv("peer", peer.remote)
-        .kv("listener", l.name)
-        .kv("reason", refused)
-        .emit(log);
+  if (why) {
+    LogLine("conn_refused", LogLevel::kWarn).kv("peer", peer.remote).kv("listener", l.name).kv("reason", why).emit(log);
     s.close(ec);
   } else {
     active.fetch_add(1, std::memory_order_relaxed);
@@ -262,6 +262,14 @@ void Server::Impl::on_accept(Listener& l, Worker& w, boost::system::error_code e
                });
   }
   accept_next(l);
+}
+
+// Whether a new connection may have a slot (accept thread only): yes below max_connections, and at
+// it when an untrusted connection can be closed for it (admission.h); counts the refusals.
+bool Server::Impl::admit() {
+  if (active.load(std::memory_order_relaxed) < cfg.max_connections || admission.evict_oldest()) return true;
+  refused.fetch_add(1, std::memory_order_relaxed);
+  return false;
 }
 
 void Server::Impl::start_connection(Worker& w, tcp::socket s, std::unique_ptr<ConnectionHandler> h, PeerInfo peer,
@@ -353,6 +361,10 @@ Server::ReplyStats Server::reply_stats() const {
   if (!impl_->limits.budget) return {};
   const ReplyBudget& b = impl_->budget;
   return {b.queued(), b.peak(), b.limit(), b.evictions()};
+}
+
+Server::AdmissionStats Server::admission_stats() const {
+  return {impl_->refused.load(std::memory_order_relaxed), impl_->admission.evictions(), impl_->admission.untrusted()};
 }
 
 }  // namespace perfsim::server

@@ -35,9 +35,14 @@ struct ServerConfig {
   std::vector<std::shared_ptr<ExtraListener>> extra_listeners;  // opened after the TCP listeners
   unsigned threads = 0;                                         // 0 = one per core
   bool allow_non_loopback = false;                              // serve addresses beyond this machine
-  size_t max_connections = 4096;                                // further connections are closed at accept (logged)
-  std::chrono::milliseconds idle_timeout{300'000};              // no complete PDU for this long closes; 0 = never
-  size_t max_pdu_size = 65535;                                  // frag_length above this closes the connection
+  // Beyond it a new connection closes the oldest that has not authenticated where authentication
+  // is required (admission.h), or, when there is none, is closed at accept (logged).
+  size_t max_connections = 4096;
+  std::chrono::milliseconds idle_timeout{300'000};  // no complete PDU for this long closes; 0 = never
+  // Where authentication is required, a connection not authenticated this long after it opened
+  // closes (reason=auth_timeout), whatever it sent; 0 = never.
+  std::chrono::milliseconds auth_timeout{10'000};
+  size_t max_pdu_size = 65535;         // frag_length above this closes the connection
   size_t write_queue_limit = 1 << 20;  // queued reply bytes at which a connection stops reading
   // Unread reply bytes of all connections together (reply_budget.h); 0 = no budget. Beyond it,
   // connections with replies queued stop reading and the longest-stalled readers are closed.
@@ -82,6 +87,13 @@ class Server {
     uint64_t evictions = 0;
   };
   ReplyStats reply_stats() const;
+  // Connections refused at accept (every slot taken by authenticated ones), and connections closed
+  // to make room for a new one because they had not authenticated.
+  struct AdmissionStats {
+    uint64_t refused = 0, evicted = 0;
+    size_t untrusted = 0;  // open now and not yet authenticated where authentication is required
+  };
+  AdmissionStats admission_stats() const;
 
  private:
   struct Impl;

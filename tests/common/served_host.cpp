@@ -14,6 +14,8 @@ Status ServedHost::start() {
   cfg.given.push_back({opt_.address + ":0", host_, "test"});
   cfg.threads = opt_.threads;
   cfg.idle_timeout = opt_.idle_timeout;
+  cfg.max_connections = opt_.max_connections;
+  cfg.auth_timeout_s = opt_.auth_timeout_s;
   cfg.max_pdu_size = opt_.max_pdu_size;
   cfg.association = opt_.association;
   cfg.recorder = opt_.recorder;

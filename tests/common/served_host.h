@@ -24,6 +24,8 @@ struct ServeOptions {
   server::LogSink log;                 // empty: discard the server's log lines
   rpc::AssociationConfig association;  // per-connection DCE/RPC limits
   std::chrono::milliseconds idle_timeout{300'000};
+  size_t max_connections = 4096;
+  double auth_timeout_s = 10;  // under require_auth: how long a connection may stay unauthenticated
   size_t max_pdu_size = 65535;
   std::shared_ptr<journal::Recorder> recorder;  // journal and metrics of every call; null: none
 };

@@ -4,8 +4,16 @@
 // simulated host's bytes; a wrong password, and calls without auth under require_auth, are refused.
 // Session artefacts stay in <build>/tests/rpcauth/sessions/ for diagnosis.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -21,6 +29,7 @@
 #include "rpc/pdu.h"
 #include "support.h"
 #include "tests/common/served_host.h"
+#include "winreg/codec.h"
 
 namespace perfsim::interop {
 namespace {
@@ -456,6 +465,155 @@ TEST_CASE("tshark decrypts the sealed session: requests and unfragmented respons
   }
   CHECK(requests >= 5);         // OpenHKPD, QueryValue (growth), CloseKey: read out of sealed stubs
   CHECK(responses_clean >= 2);  // OpenHKPD and the first QueryValue answers, unsealed by tshark
+}
+
+// A client without credentials holding a slot (issue 54): an unauthenticated bind, then OpenHKPD
+// calls that require_auth refuses (fault access denied), as often as the test likes. Every wait
+// is bounded.
+class SlotHolder {
+ public:
+  SlotHolder(const std::string& address, uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    ::inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+    if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return;
+    rpc::Bind b;
+    b.max_xmit_frag = b.max_recv_frag = 5840;
+    b.contexts.push_back({0, rpc::winreg_syntax(), {rpc::ndr20_syntax()}});
+    Bytes ack;
+    bound_ = send(rpc::build_bind(rpc::PType::kBind, 1, b)) && recv_pdu(ack) && ack[2] == uint8_t(rpc::PType::kBindAck);
+  }
+  ~SlotHolder() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool bound() const { return bound_; }
+  // One refused call: true when the server answered it with fault access denied.
+  bool refused_call() {
+    winreg::OpenHiveRequest open;
+    open.access_mask = 0x02000000;
+    const Bytes stub = winreg::encode(open);
+    Bytes fault;
+    return send(rpc::build_request(rpc::kPfcFirstFrag | rpc::kPfcLastFrag, ++call_id_,
+                                   {uint32_t(stub.size()), 0, winreg::kOpenHKPD, std::nullopt, stub})) &&
+           recv_pdu(fault) && fault[2] == uint8_t(rpc::PType::kFault) && fault.size() >= 28 &&
+           load_le32(&fault[24]) == rpc::kFaultAccessDenied;
+  }
+  // Whether the server closed the connection within `ms`.
+  bool closed_within(int ms) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    for (uint8_t buf[256];;) {
+      const int left =
+          int(std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count());
+      if (left <= 0) return false;
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, left) <= 0) continue;
+      const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) return true;
+    }
+  }
+
+ private:
+  bool send(const Bytes& b) { return ::send(fd_, b.data(), b.size(), MSG_NOSIGNAL) == ssize_t(b.size()); }
+  bool recv_exact(uint8_t* out, size_t n) {
+    for (size_t got = 0; got < n;) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 10000) <= 0) return false;
+      const ssize_t r = ::recv(fd_, out + got, n - got, 0);
+      if (r <= 0) return false;
+      got += size_t(r);
+    }
+    return true;
+  }
+  bool recv_pdu(Bytes& pdu) {
+    pdu.assign(16, 0);
+    if (!recv_exact(pdu.data(), 16)) return false;
+    const size_t len = load_le16(&pdu[8]);
+    if (len < 16) return false;
+    pdu.resize(len);
+    return recv_exact(pdu.data() + 16, len - 16);
+  }
+  int fd_ = -1;
+  bool bound_ = false;
+  uint32_t call_id_ = 1;
+};
+
+// env()'s host on 127.0.0.50 (any free port) with the accounts, serving only authenticated clients.
+testing::ServeOptions auth_required() {
+  testing::ServeOptions opt;
+  opt.threads = 2;
+  opt.address = "127.0.0.50";
+  opt.association.auth = env().auth;
+  opt.association.require_auth = true;
+  return opt;
+}
+
+// Issue 54: with --require-auth, unauthenticated binds and a refused call now and then held every
+// slot, and a collector with the password was refused at accept (Connection reset by peer) for as
+// long as they kept at it. Now the oldest unauthenticated connection makes room for a new one.
+TEST_CASE("clients without credentials holding every slot do not lock out an impacket collector with the password",
+          "[rpcauth]") {
+  testing::ServeOptions opt = auth_required();
+  opt.max_connections = 8;
+  opt.auth_timeout_s = 600;  // the holders' slots are taken back by eviction here, not by the deadline
+  testing::ServedHost srv(env().host, opt);
+  REQUIRE(srv.start().ok());
+  std::vector<std::unique_ptr<SlotHolder>> holders;
+  for (size_t i = 0; i < opt.max_connections; ++i) {
+    holders.push_back(std::make_unique<SlotHolder>(opt.address, srv.port()));
+    REQUIRE(holders.back()->bound());
+    REQUIRE(holders.back()->refused_call());
+  }
+  for (int round = 0; round < 3; ++round) {
+    INFO("round " << round);
+    // The holders keep at it, as in the issue's campaign, and take back the slot the last round's
+    // collector left: every slot is held when the collector connects.
+    auto active_becomes = [&](size_t n) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (srv.server().active_connections() != n && std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      return srv.server().active_connections() == n;
+    };
+    if (round > 0) {
+      REQUIRE(active_becomes(opt.max_connections - 1));  // the last collector's close has run
+      holders.push_back(std::make_unique<SlotHolder>(opt.address, srv.port()));
+    }
+    REQUIRE(holders.back()->bound());
+    for (auto& h : holders) h->refused_call();
+    REQUIRE(active_becomes(opt.max_connections));
+    check_values(run_against("impacket-past-holders-" + std::to_string(round), opt.address, srv.port(),
+                             "--client impacket --level privacy " + user_args()));
+  }
+  const server::Server::AdmissionStats a = srv.server().admission_stats();
+  CHECK(a.refused == 0);
+  CHECK(a.evicted == 3);  // one holder per round, the oldest first
+  for (size_t i = 0; i < holders.size(); ++i) {
+    INFO("holder " << i);
+    CHECK(holders[i]->closed_within(i < 3 ? 10000 : 200) == (i < 3));
+  }
+}
+
+// Issue 54: a refused call reset the idle timer, so a client without credentials kept its slot
+// for as long as it sent one now and then. Under require_auth a connection not authenticated
+// --auth-timeout after it opened is closed, whatever it sends.
+TEST_CASE("under require_auth a connection that does not authenticate is closed at the auth timeout", "[rpcauth]") {
+  testing::ServeOptions opt = auth_required();
+  opt.auth_timeout_s = 1;
+  testing::ServedHost srv(env().host, opt);
+  REQUIRE(srv.start().ok());
+  SlotHolder h(opt.address, srv.port());
+  REQUIRE(h.bound());
+  const auto opened = std::chrono::steady_clock::now();
+  bool closed = false;
+  // A refused call every 100 ms for up to 30 s (the deadline is 1 s; the rest is the slack a
+  // sanitizer build may need): the calls must not keep the connection open.
+  while (!closed && std::chrono::steady_clock::now() - opened < std::chrono::seconds(30))
+    closed = !h.refused_call() || h.closed_within(100);
+  CHECK(closed);
+  CHECK(std::chrono::steady_clock::now() - opened >= std::chrono::milliseconds(900));
+  // An authenticated collector on the same server is served (its logon takes well under 1 s).
+  check_values(run_against("impacket-auth-timeout", opt.address, srv.port(), "--client impacket " + user_args()));
 }
 
 }  // namespace
