@@ -55,6 +55,21 @@ size_t open_fds() {
   return n > 0 ? n - 1 : 0;  // less the directory's own fd
 }
 
+// /proc/PID/smaps_rollup's Pss (kB, as proc(5) gives it) in bytes: the process's share of each
+// page it maps, so that summed over processes the shared pages count once. 0 when unreadable.
+uint64_t pss_bytes(const char* pid) {
+  std::ifstream in(std::string("/proc/") + pid + "/smaps_rollup");
+  for (std::string key; in >> key;) {
+    if (key == "Pss:") {
+      uint64_t kb = 0;
+      in >> kb;
+      return kb * 1024;
+    }
+    in.ignore(1 << 16, '\n');
+  }
+  return 0;
+}
+
 std::string gauge(const char* name, const char* help, const char* type, double value) {
   return fmt::format("# HELP {0} {1}\n# TYPE {0} {2}\n{0} {3}\n", name, help, type, value);
 }
@@ -85,19 +100,26 @@ std::string smbd_metrics_text(pid_t smbd_pid) {
   DIR* d = ::opendir("/proc");
   if (!d) return "";
   const double page = double(::sysconf(_SC_PAGESIZE));
-  uint64_t processes = 0, rss_pages = 0;
+  uint64_t processes = 0, rss_pages = 0, pss = 0;
   std::vector<std::string> f;
   while (const dirent* e = ::readdir(d)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
     if (!stat_fields(e->d_name, f) || field(f, 6) != uint64_t(smbd_pid)) continue;  // field 6: session id
     ++processes;
     rss_pages += field(f, 24);
+    pss += pss_bytes(e->d_name);
   }
   ::closedir(d);
   return gauge("perfsim_smbd_processes", "Processes of the SMB server: smbd and its child per client connection.",
                "gauge", double(processes)) +
-         gauge("perfsim_smbd_resident_memory_bytes", "Resident memory of smbd and its children, summed, in bytes.",
-               "gauge", double(rss_pages) * page);
+         gauge("perfsim_smbd_resident_memory_bytes",
+               "Resident memory of smbd and its children, summed per process, in bytes: pages they share count once "
+               "per process, so this overstates what they hold together (see the proportional figure).",
+               "gauge", double(rss_pages) * page) +
+         gauge("perfsim_smbd_proportional_memory_bytes",
+               "Proportional set size (PSS) of smbd and its children, summed, in bytes: each shared page divided "
+               "among the processes that map it, so the sum is what they hold together.",
+               "gauge", double(pss));
 }
 
 }  // namespace perfsim::admin

@@ -207,6 +207,9 @@ Status prepare_smb(const SmbServeOptions& o, std::vector<SmbHost> hosts, ServerC
   sc.clients = o.clients;
   sc.anonymous = o.anonymous;
   sc.require_encryption = o.require_encryption;
+  // A child per SMB connection, each pipe open a perfsim connection: more children than perfsim
+  // serves connections would only hold memory (a few more for smbd's own helpers).
+  sc.max_processes = cfg.max_connections + 8;
   sc.dir = o.dir.empty()
                ? (std::filesystem::temp_directory_path() / ("perfsim-smb-" + std::to_string(::getpid()))).string()
                : o.dir;

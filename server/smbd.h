@@ -63,9 +63,13 @@ struct SmbdConfig {
   // every address: perfsim serve --smb-no-anonymous); true: each address's `guest` decides.
   bool anonymous = true;
   bool require_encryption = false;  // SMB3 encryption required of every session (anonymous ones then fail)
-  bool add_addresses = true;        // `ip addr add ADDR/32 dev lo` for addresses lo lacks
-  bool create_unix_users = true;    // useradd --system for users without a unix account
-  bool restart = true;              // restart smbd when it dies
+  // smbd's `max smbd processes` (its child per client connection; beyond it new connections are
+  // refused): serve sets it from --max-connections, since each pipe open is a perfsim connection
+  // too. 0: no limit.
+  size_t max_processes = 0;
+  bool add_addresses = true;      // `ip addr add ADDR/32 dev lo` for addresses lo lacks
+  bool create_unix_users = true;  // useradd --system for users without a unix account
+  bool restart = true;            // restart smbd when it dies
   std::string smbd = "/usr/sbin/smbd";
   std::string dcerpcd = "/usr/libexec/samba/samba-dcerpcd";  // for smbd's other pipes (srvsvc...)
   std::chrono::milliseconds ready_timeout{15'000};

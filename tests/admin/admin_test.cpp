@@ -352,7 +352,7 @@ TEST_CASE("/metrics has the process_* metrics Prometheus clients export and smbd
   for (const char* name :
        {"process_cpu_seconds_total", "process_open_fds", "process_max_fds", "process_virtual_memory_bytes",
         "process_resident_memory_bytes", "process_start_time_seconds", "perfsim_smbd_processes",
-        "perfsim_smbd_resident_memory_bytes"}) {
+        "perfsim_smbd_resident_memory_bytes", "perfsim_smbd_proportional_memory_bytes"}) {
     INFO(name);
     CHECK(before.find("# TYPE " + std::string(name) + " ") != std::string::npos);
   }
@@ -365,6 +365,10 @@ TEST_CASE("/metrics has the process_* metrics Prometheus clients export and smbd
   CHECK(started > now - 600);  // this test process started moments ago (not the machine's boot)
   CHECK(metric_value(before, "perfsim_smbd_processes") == 3);  // the leader and both children
   CHECK(metric_value(before, "perfsim_smbd_resident_memory_bytes") > 0);
+  // Issue 54: the RSS sum counts the pages the three shells share three times; PSS shares them out.
+  CHECK(metric_value(before, "perfsim_smbd_proportional_memory_bytes") > 0);
+  CHECK(metric_value(before, "perfsim_smbd_proportional_memory_bytes") <
+        metric_value(before, "perfsim_smbd_resident_memory_bytes"));
   subprocess::stop(smbd, std::chrono::seconds(5), /*group=*/true);
   std::vector<int> fds;
   for (int i = 0; i < 10; ++i) fds.push_back(::dup(0));

@@ -7,6 +7,7 @@
 //
 // Port 445: nmap's smb scripts fail on any other port (identity_test.cpp says why).
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -14,8 +15,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "core/subprocess.h"
 #include "support.h"
 #include "tests/common/perfsim_smb_serve.h"
 
@@ -306,4 +309,64 @@ TEST_CASE("perfsim serve --smb-guest --smb-anonymous-winreg: guests and null ses
   INFO(got.dump());
   CHECK(got.at(kLoose2016) == "ok");
   CHECK(got.at(kLoose2016 + " nosuchuser whatever") == "ok");
+}
+
+// Issue 54: each SMB connection, a NEGOTIATE alone, forked an smbd child that stayed: 300
+// connections, 303 smbd processes, 180 MB PSS. smbd's own limits bound them now: `max smbd
+// processes` from --max-connections, and `deadtime` for connections that open nothing.
+TEST_CASE("SMB connections that only NEGOTIATE are bounded by smbd's process limit", "[smb]") {
+  testing::PerfsimSmbServe s;
+  testing::ServeSmbConfig cfg;
+  cfg.perfsim = PERFSIM_EXE;
+  cfg.dir = std::string(SMB_WORK_DIR) + "-logon-limits";
+  cfg.hosts = {{"127.0.0.167", std::string(PERFSIM_SOURCE_DIR) + "/captures/default-2016.perfcap", {}, "LIMITS-2016"}};
+  cfg.users = {{"lima", kLogonPassword}};
+  cfg.windows_logon_defaults = true;
+  cfg.extra_args = {"--max-connections", "16"};
+  {
+    const Status st = s.start(cfg);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+  }
+  std::ifstream conf(s.smb_dir() + "/smb.conf");
+  const std::string text((std::istreambuf_iterator<char>(conf)), std::istreambuf_iterator<char>());
+  INFO(text);
+  CHECK(contains(text, "max smbd processes = 24"));
+  CHECK(contains(text, "deadtime = 1"));
+  // 60 connections, each NEGOTIATE only (impacket connects and negotiates, and logs on to nothing),
+  // held open while perfsim's descendants are counted.
+  const std::string hold = R"(
+import sys, time
+from impacket.smbconnection import SMBConnection
+held = []
+for i in range(int(sys.argv[3])):
+    try:
+        held.append(SMBConnection(sys.argv[1], sys.argv[1], sess_port=int(sys.argv[2]), timeout=5))
+    except Exception as e:
+        pass
+print(len(held), flush=True)
+open(sys.argv[4], "w").close()
+time.sleep(30)
+)";
+  const std::string ready = s.dir() + "/held";
+  subprocess::Child holder;
+  REQUIRE(
+      subprocess::start({PERFSIM_PYTHON, "-c", hold, "127.0.0.167", std::to_string(s.port()), "60", ready}, {}, holder)
+          .ok());
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!std::filesystem::exists(ready) && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const bool held = std::filesystem::exists(ready);
+  size_t smbd = 0;
+  for (int pid : descendants(s.pid())) {
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string name;
+    comm >> name;
+    smbd += name.rfind("smbd", 0) == 0;
+  }
+  subprocess::stop(holder, std::chrono::seconds(1));
+  REQUIRE(held);
+  INFO(smbd << " smbd processes");
+  CHECK(smbd >= 16);      // the connections smbd took
+  CHECK(smbd <= 24 + 4);  // its limit, with the parent and its helpers (notifyd, cleanupd)
 }
