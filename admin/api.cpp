@@ -273,7 +273,8 @@ std::string AdminApi::metrics() const {
 
 // What a Prometheus client library exports of its process, and smbd's session for an SMB run.
 std::string AdminApi::process_text() const {
-  return process_metrics_text() + (sources_.smbd_pid ? smbd_metrics_text(sources_.smbd_pid()) : std::string());
+  return (sources_.server_metrics_text ? sources_.server_metrics_text() : std::string()) + process_metrics_text() +
+         (sources_.smbd_pid ? smbd_metrics_text(sources_.smbd_pid()) : std::string());
 }
 
 namespace {

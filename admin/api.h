@@ -47,6 +47,9 @@ struct AdminSources {
   // The pid of the run's smbd (0: none now); /metrics then adds its session's processes and
   // resident memory (process_metrics.h). Empty: no SMB.
   std::function<int()> smbd_pid;
+  // The server's own counters for /metrics (connections open, refused at the limit, closed to make
+  // room), as Prometheus text; empty: none.
+  std::function<std::string()> server_metrics_text;
 };
 
 // One simulated host as the API shows it.

@@ -319,6 +319,23 @@ bool metrics_per_host(const std::string& mode, size_t hosts) {
   return mode == "on" || (mode == "auto" && hosts <= journal::kPerHostMetricsUpTo);
 }
 
+// What the server itself counts, for /metrics: connections open now, refused at
+// --max-connections, and closed to make room because they had not authenticated (issue 54; a
+// refusal was visible in the log only).
+std::string server_metrics(const server::Server& srv) {
+  const server::Server::AdmissionStats a = srv.admission_stats();
+  return fmt::format(
+      "# HELP perfsim_connections_open Connections open now (TCP and SMB pipes), of --max-connections.\n"
+      "# TYPE perfsim_connections_open gauge\nperfsim_connections_open {}\n"
+      "# HELP perfsim_connections_refused_total Connections closed at accept because every slot was held (by "
+      "authenticated connections, where authentication is required).\n"
+      "# TYPE perfsim_connections_refused_total counter\nperfsim_connections_refused_total {}\n"
+      "# HELP perfsim_connections_evicted_total Connections closed to make room for a new one because they had not "
+      "authenticated where authentication is required.\n"
+      "# TYPE perfsim_connections_evicted_total counter\nperfsim_connections_evicted_total {}\n",
+      srv.active_connections(), a.refused, a.evicted);
+}
+
 // The admin server over the bound hosts; its address was checked before anything was made.
 // A host's addresses are endpoints `perfsim query` takes: ADDR:PORT over TCP, smb:ADDR:PORT.
 Status start_admin(State& st) {
@@ -332,7 +349,8 @@ Status start_admin(State& st) {
     for (const server::SmbHost& h : st.smb.hosts) add(h.host, fmt::format("smb:{}:{}", h.address, st.smb.port));
   admin::AdminSources sources = admin::journal_sources(st.recorder);
   if (server::Smbd* smbd = st.smb.smbd.get())
-    sources.smbd_pid = [smbd] { return smbd->smbd_pid(); };  // admin stops first
+    sources.smbd_pid = [smbd] { return smbd->smbd_pid(); };                             // admin stops first
+  sources.server_metrics_text = [srv = st.srv.get()] { return server_metrics(*srv); };  // admin stops first
   auto api =
       std::make_shared<admin::AdminApi>(st.admin_hosts, std::move(sources),
                                         admin::WebFiles{data_dir("web", PERFSIM_ADMIN_WEB_DIR)}, fault_limits(st.cfg));

@@ -39,7 +39,7 @@ class Admission {
 
  private:
   mutable std::mutex mu_;
-  std::list<Entry> entries_;  // oldest first; stable handles
+  std::list<Entry> entries_;   // oldest first; stable handles
   size_t evicted_listed_ = 0;  // entries marked evicted but not yet left
   std::atomic<uint64_t> evictions_{0};
 };

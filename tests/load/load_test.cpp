@@ -4,6 +4,10 @@
 // usage errors saying what to write.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,7 +15,9 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
+#include <thread>
 
 #include "tests/common/host_tools.h"
 #include "tests/common/perfsim_serve.h"
@@ -198,4 +204,61 @@ TEST_CASE("perfsim load says what to write when it cannot run, and fails on host
   CHECK(text.code == 1);
   CHECK(text.out.find("errors: ") != std::string::npos);
   CHECK(text.out.find("latency ms") == std::string::npos);
+}
+
+namespace {
+
+// A connection that sends nothing: it holds a slot until the server closes it.
+struct Silent {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  Silent(const std::string& address, uint16_t port) {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    ::inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  }
+  ~Silent() { ::close(fd); }
+  // Whether the server closed it within `ms` (EOF or a reset).
+  bool closed_within(int ms) const {
+    pollfd p{fd, POLLIN, 0};
+    char c;
+    return ::poll(&p, 1, ms) == 1 && ::recv(fd, &c, 1, 0) <= 0;
+  }
+};
+
+// The value of an unlabelled series in /metrics; -1 when absent.
+double metric(uint16_t admin_port, const std::string& name) {
+  const auto r = perfsim::testing::http_request(admin_port, "GET", "/metrics");
+  REQUIRE(r.status == 200);
+  std::smatch m;
+  return std::regex_search(r.body, m, std::regex("\\n" + name + " ([0-9.e+]+)\\n")) ? std::stod(m[1]) : -1;
+}
+
+}  // namespace
+
+// Issue 57 (and 54): a connection refused at --max-connections was a log line only; /metrics,
+// /api/fleet and the dashboard said nothing of it.
+TEST_CASE("connections refused at --max-connections are counted in /metrics beside those open") {
+  Fleet f;
+  perfsim::testing::PerfsimServe serve;
+  perfsim::testing::ServeStart how;
+  how.err_path = (f.dir.path / "serve.err").string();
+  how.ready = [](const std::vector<std::string>& lines) {
+    return !lines.empty() && json::parse(lines.back()).value("event", "") == "admin";
+  };
+  REQUIRE(serve.start(PERFSIM_EXE, "--fleet " + f.path + " --max-connections 2 --admin 127.0.0.1:0", how).ok());
+  const uint16_t admin = uint16_t(json::parse(serve.lines().back()).at("port").get<int>());
+  Silent a(f.address(1), f.port), b(f.address(2), f.port);
+  // Accepted in any order across the hosts' listeners: the third connects once both are open.
+  for (int i = 0; i < 100 && metric(admin, "perfsim_connections_open") != 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(metric(admin, "perfsim_connections_open") == 2);
+  Silent c(f.address(3), f.port);
+  CHECK(c.closed_within(10000));  // refused at accept
+  CHECK_FALSE(a.closed_within(0));
+  CHECK_FALSE(b.closed_within(0));
+  CHECK(metric(admin, "perfsim_connections_open") == 2);
+  CHECK(metric(admin, "perfsim_connections_refused_total") == 1);
+  CHECK(metric(admin, "perfsim_connections_evicted_total") == 0);  // no --require-auth: every client is trusted
 }
