@@ -26,6 +26,8 @@ trap report EXIT
 
 stage format
 bash scripts/check-format.sh
+# No sleep over 100 ms in the tests stands in for waiting on a condition (issue 55).
+python3 scripts/check-test-sleeps.py
 
 # Line tables only (-g1): backtraces and sanitizer reports keep file:line, and a compile costs about
 # two thirds of its -g time (admin/server.cpp: 28 s of CPU instead of 42 s, 2026-11-26).

@@ -339,6 +339,7 @@ TEST_CASE("/metrics has the process_* metrics Prometheus clients export and smbd
   subprocess::Options o;
   o.new_session = true;
   subprocess::Child smbd;
+  // sleep-ok: processes that only need to exist while /metrics counts them
   REQUIRE(subprocess::start({"sh", "-c", "sleep 60 & sleep 60 & wait"}, o, smbd).ok());
   admin::AdminSources src;
   const pid_t leader = smbd.pid;

@@ -60,7 +60,7 @@ TEST_CASE("prometheus scrapes /metrics and reads back the calls of a collector s
         break;
       }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the poll of a deadline loop
   }
   INFO(perfsim::testing::read_text((dir.path / "prometheus.log").string()));
   REQUIRE(result.is_array());

@@ -146,7 +146,7 @@ def main():
     blocks = []
     for i in range(polls):
         if i:
-            time.sleep(0.5)
+            time.sleep(0.5)  # sleep-ok: the collector's own poll interval, what a rate is computed over
         blocks.append(block_of(query(dce, hkpd, asked)))
     hk.close(dce, hkpd)
     lines = []

@@ -76,6 +76,7 @@ TEST_CASE("a bounded wait times out on a running child, and stop() kills it") {
   quiet.out = Stream::kPipe;
   quiet.err = Stream::kNull;
   Child stubborn;
+  // sleep-ok: a child that outlives the test's SIGTERM on purpose; stop() must kill it
   REQUIRE(start({"/bin/sh", "-c", "trap '' TERM; echo trapped; exec sleep 30"}, quiet, stubborn).ok());
   std::string said;
   char ch;  // read() returns 0 at EOF if the shell died first: the wait is bounded by the child
@@ -91,6 +92,7 @@ TEST_CASE("stop() on a new session reaches the children of the child") {
   o.new_session = true;
   o.out = Stream::kPipe;
   Child c;
+  // sleep-ok: a grandchild that must still run when its group is stopped
   REQUIRE(start({"/bin/sh", "-c", "sleep 30 & echo $!; wait"}, o, c).ok());
   std::string line;
   char ch;

@@ -49,6 +49,7 @@ class PacketRecorder {
  private:
   subprocess::Child child_;
   std::string file_, log_file_, log_;
+  std::vector<uint16_t> ports_;  // start()'s, probed again at stop()
 };
 
 // What tshark made of a recording of one DCE/RPC session.

@@ -185,8 +185,8 @@ TEST_CASE("connect_smb reads perfsim serve --smb: the served capture's bytes", "
     REQUIRE(restarted);
     std::unique_ptr<Channel> ch;
     Status st;
-    for (int i = 0; i < 60 && !(st = connect_smb(target(serve, k2016), user(), 20s, ch)).ok(); ++i)
-      std::this_thread::sleep_for(250ms);
+    for (int i = 0; i < 150 && !(st = connect_smb(target(serve, k2016), user(), 20s, ch)).ok(); ++i)
+      std::this_thread::sleep_for(100ms);
     INFO(st.ToString());
     REQUIRE(st.ok());
     WinregClient w(std::move(ch));

@@ -346,7 +346,7 @@ for i in range(int(sys.argv[3])):
         pass
 print(len(held), flush=True)
 open(sys.argv[4], "w").close()
-time.sleep(30)
+time.sleep(30)  # sleep-ok: holds the connections while the test counts smbd's children, then is stopped
 )";
   const std::string ready = s.dir() + "/held";
   subprocess::Child holder;
