@@ -65,7 +65,7 @@ for tree in "${trees[@]}"; do
     rc=0
     env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       ctest --test-dir "$tree" --output-on-failure --schedule-random -j "$jobs" "${filter[@]}" >"$log" 2>&1 || rc=$?
-    cases=$(grep -c 'Test #' "$log" || true)
+    cases=$(grep -cE 'Test +#[0-9]+: ' "$log" || true)
     total_cases=$((total_cases + cases))
     failures=$(grep -E '^\s*[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception|Not Run)\)' "$log" || true)
     printf '%s run %d: %d cases, exit %d, %d s\n' "$tree" "$k" "$cases" "$rc" $((SECONDS - start)) | tee -a "$report"
