@@ -79,7 +79,8 @@ Status parse_ini(ByteView file, CounterIni& out) {
       else if (iequals(key, "symbolfile"))
         ini.symbol_file = value;
     } else if (section == "LANGUAGES") {
-      if (!lang_id(key)) return Status::InvalidArgument(where + ": language id '" + key + "' is not 3 or 4 hex digits");
+      if (!lang_id(key))
+        return Status::InvalidArgument(where + ": language id " + quote_input(key) + " is not 3 or 4 hex digits");
       ini.languages.push_back(key);
     } else if (section == "TEXT" || section == "OBJECTS") {
       IniText t;

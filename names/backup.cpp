@@ -120,11 +120,14 @@ Status parse_backup(ByteView file, NameSet& out, std::vector<std::string>* warni
       } else if (starts_with_i(name, "PerfStrings_") && name.size() > 12) {
         in = In::kStrings;
         const std::string lang = name.substr(12);
-        if (set.find(lang)) return Status::InvalidArgument(where + ": [" + name + "] appears twice");
+        if (set.find(lang))
+          return Status::InvalidArgument(where + ": " + quote_input("[" + name + "]") + " appears twice");
         set.languages.push_back({lang, {}});
       } else {
         in = In::kOther;
-        if (warnings) warnings->push_back(where + ": section [" + name + "] is not a name backup's; skipped");
+        if (warnings)
+          warnings->push_back(where + ": section " + quote_input("[" + name + "]") +
+                              " is not a name backup's; skipped");
       }
       continue;
     }
@@ -144,8 +147,8 @@ Status parse_backup(ByteView file, NameSet& out, std::vector<std::string>* warni
     }
     uint32_t v = 0;
     if (!parse_decimal(l.value, v))
-      return Status::InvalidArgument(where + ": \"" + (l.key + "=" + l.value).substr(0, 40) +
-                                     "\" is not KEY=NUMBER (a decimal value)");
+      return Status::InvalidArgument(where + ": " + quote_input(l.key + "=" + l.value, kQuoteChars, '"') +
+                                     " is not KEY=NUMBER (a decimal value)");
     (in == In::kPerflib ? set.perflib : set.services.back().values).emplace_back(l.key, v);
   }
   if (set.languages.empty())

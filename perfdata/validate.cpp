@@ -94,7 +94,7 @@ std::string obj_label(const ObjectInfo& o) {
 }
 std::string inst_label(const ObjectInfo& o, size_t k, const InstanceInfo& in) {
   std::string s = obj_label(o) + " instance #" + to_string(k);
-  if (!in.name.empty()) return s + " \"" + utf16_to_utf8(in.name) + "\"";
+  if (!in.name.empty()) return s + " " + quote_input(utf16_to_utf8(in.name), kQuoteChars, '"');
   if (in.unique_id != -1) return s + " (UniqueID " + to_string(in.unique_id) + ")";
   return s;
 }

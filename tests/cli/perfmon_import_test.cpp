@@ -383,3 +383,21 @@ TEST_CASE("perfsim import --perfmon: endless lines, non-UTF-8 names and a >32-bi
   for (const auto& e : fs::directory_iterator(dir.path)) files += e.path() != csv;
   CHECK(files == 0);
 }
+
+// Issue 54: a value cell that is no number was echoed whole into the error (100 MB of it).
+TEST_CASE("perfsim import --perfmon: a 50 MB value that is no number is refused in a message of bounded length") {
+  perfsim::testing::TempDir dir("perfsim-perfmon");
+  const fs::path csv = dir.path / "bad-value.csv", out = dir.path / "bad-value.perfcap";
+  write_file(csv,
+             "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"\\\\H\\Memory\\Available Bytes\"\n"
+             "\"01/02/2026 00:00:00.000\",\"1\"\n\"01/02/2026 00:00:15.000\",\"" +
+                 std::string(50'000'000, '7') + "x\"\n");
+  const auto r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string());
+  INFO(r.err.substr(0, 2000));
+  CHECK(r.code == 1);
+  CHECK(r.err.find(":3: column 2 ('\\\\H\\Memory\\Available Bytes'): value '777") != std::string::npos);
+  CHECK(r.err.find("(50000001 characters) is not a number") != std::string::npos);
+  CHECK(r.err.size() < 1000);
+  CHECK(r.out.size() < 1000);
+  CHECK_FALSE(fs::exists(out));
+}
