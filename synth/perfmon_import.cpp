@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -25,6 +26,7 @@
 #include "core/utf16.h"
 #include "perfdata/counters.h"
 #include "perfdata/filetime.h"
+#include "perfdata/limits.h"
 #include "perfdata/pdh_csv.h"
 #include "perfdata/series.h"
 #include "perfdata/winperf.h"
@@ -163,9 +165,23 @@ Status read_header(LogLines& lines, Log& log) {
   log.zone = csv::header_zone(cells[0]);
   if (cells.size() < 2) return at_line(log.path, n, "no counter columns after the time column");
   for (size_t c = 1; c < cells.size(); ++c) {
+    namespace limits = perfdata::limits;
+    // Bounded as PDH bounds them (perfdata/limits.h): a 50 MB counter name became a 100 MB
+    // Counter table that serve answered (issue 54).
+    if (!limits::within(cells[c], limits::kCounterPath))
+      return at_line(log.path, n,
+                     fmt::format("column {}: counter path {}: no PDH log holds one", c + 1,
+                                 limits::too_long(cells[c], limits::kCounterPath)));
     perfdata::CounterPath p;
     if (Status s = perfdata::parse_counter_path(cells[c], p); !s.ok())
       return at_line(log.path, n, fmt::format("column {}: {}", c + 1, s.message()));
+    for (const auto& [what, name, bound] : {std::tuple{"object", &p.object, limits::kCounterName},
+                                            std::tuple{"instance", &p.instance, limits::kInstanceName},
+                                            std::tuple{"counter", &p.counter, limits::kCounterName}})
+      if (!limits::within(*name, bound))
+        return at_line(
+            log.path, n,
+            fmt::format("column {}: {} name {}: no PDH log holds one", c + 1, what, limits::too_long(*name, bound)));
     if (p.instance == "*")
       return at_line(log.path, n, fmt::format("column {}: a wildcard is not a logged counter", c + 1));
     if (log.machine.empty()) log.machine = p.machine;
