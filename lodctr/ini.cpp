@@ -10,6 +10,7 @@
 #include "core/ini.h"
 #include "core/text.h"
 #include "core/utf16.h"
+#include "perfdata/limits.h"
 
 namespace perfsim::lodctr {
 namespace {
@@ -90,6 +91,11 @@ Status parse_ini(ByteView file, CounterIni& out) {
         skipped.add(l.line);
         continue;
       }
+      // As a name table's entries are bounded (perfdata/limits.h): LodCtr puts these there.
+      if (const auto b = t.help ? perfdata::limits::kHelpText : perfdata::limits::kCounterName;
+          !perfdata::limits::within(value, b))
+        return Status::InvalidArgument(where + ": the text of " + quote_input(key) + ", " +
+                                       perfdata::limits::too_long(value, b) + ": no Windows name table holds one");
       t.text = value;
       t.line = l.line;
       (section == "TEXT" ? ini.texts : ini.objects).push_back(std::move(t));
