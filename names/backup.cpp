@@ -263,6 +263,8 @@ Status load_any(const std::string& path, NameSet& out, std::vector<std::string>*
   if (f.gcount() == 8 && std::string_view(magic, 8) == "PSIMCAP1") {
     std::unique_ptr<captures::Reader> r;
     if (Status s = captures::Reader::open(path, r); !s.ok()) return s;
+    if (warnings)  // damage, and names left out for their length
+      for (const std::string& w : r->warnings()) warnings->push_back(path + ": " + w);
     out = from_capture(r->metadata());
     return Status::Ok();
   }

@@ -77,7 +77,8 @@ Status parse_dat(ByteView counter, ByteView help, const std::string& lang, Strin
 // A names file: a backup, or perfcLLL.dat / perfhLLL.dat (either; the other is looked up next to
 // it, file names compared case-insensitively, and LLL names the language). Errors name the file.
 Status load_names(const std::string& path, NameSet& out, std::vector<std::string>* warnings = nullptr);
-// load_names, or a capture file (recognised by its magic): its tables and Perflib/Services values.
+// load_names, or a capture file (recognised by its magic): its tables and Perflib/Services values;
+// the reader's warnings (damage, names left out for their length) go to `warnings`.
 Status load_any(const std::string& path, NameSet& out, std::vector<std::string>* warnings = nullptr);
 
 // A capture's name tables (every language), Perflib Base Index / Last Counter / Last Help and every

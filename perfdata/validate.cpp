@@ -11,6 +11,7 @@
 
 #include "core/utf16.h"
 #include "perfdata/layout.h"
+#include "perfdata/limits.h"
 #include "perfdata/winperf.h"
 
 namespace perfsim::perfdata {
@@ -331,6 +332,11 @@ bool check_instances(ByteView blob, Report& rep, ObjectInfo& o, size_t& pos, siz
     in.name = check_name(blob, rep, kInstanceNameChecks, unnamed, pos + winperf::instance_def::kNameOffset, pos,
                          kInstanceDefSize, len, name_off, name_len);
     const std::string who = inst_label(o, size_t(k), in);
+    if (in.name.size() > limits::kInstanceName.max)
+      rep.add(kWarning, kInstanceNameLength, pos + name_off,
+              who + " name is " + to_string(in.name.size()) + " characters, more than the " +
+                  to_string(limits::kInstanceName.max) + " of " + limits::kInstanceName.name +
+                  ": PDH cannot name it (perfdata/limits.h)");
     check_alignment(rep, o, kInstanceAlignment, pos, who);
     o.instances.push_back(in);
     pos += len;
