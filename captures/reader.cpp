@@ -13,6 +13,10 @@
 #include <lz4.h>
 
 #include "captures/codec.h"
+#include "core/utf16.h"
+#include "perfdata/names.h"
+#include "windows/constants.h"
+#include "windows/registry_keys.h"
 
 namespace perfsim::captures {
 
@@ -65,6 +69,32 @@ void Reader::note(const Status& st) {
   warnings_.push_back(st.message());
 }
 
+void Reader::decoded(RecordType type, uint64_t offset) {
+  namespace limits = perfdata::limits;
+  const auto bound = [&](Bytes& table, limits::Bound b, const std::string& what) {
+    for (perfdata::LongName& n : perfdata::drop_long_names(table, b)) {
+      LeftOut l{offset,
+                "at offset " + std::to_string(offset) + ": " + what + ", " + n.message + ": left out, the rest kept"};
+      warnings_.push_back(l.message);
+      left_out_.push_back(std::move(l));
+    }
+  };
+  if (type == RecordType::kNames) {
+    NameTable& t = meta_.names.back();
+    bound(t.counter, limits::kCounterName, "Counter " + t.lang + " table");
+    bound(t.help, limits::kHelpText, "Help " + t.lang + " table");
+  } else if (type == RecordType::kRegistry) {
+    RegistryValue& v = meta_.registry.back();
+    const std::string perflib = std::string(windows::kPerflibKey) + "\\";
+    const bool table = v.type == windows::kRegMultiSz && v.key.size() > perflib.size() &&
+                       iequals(std::string_view(v.key).substr(0, perflib.size()), perflib) &&
+                       v.key.find('\\', perflib.size()) == std::string::npos;
+    if (table && (iequals(v.name, "Counter") || iequals(v.name, "Help")))
+      bound(v.data, iequals(v.name, "Counter") ? limits::kCounterName : limits::kHelpText,
+            "registry value " + v.key + "\\" + v.name);
+  }
+}
+
 // Uses the trailer written by close(). Any inconsistency makes the caller scan instead: the
 // trailer is an optimisation, never the only way to the records.
 bool Reader::load_index(std::string& why) {
@@ -95,9 +125,15 @@ bool Reader::load_index(std::string& why) {
     if (m >= at || check_record(file(), size_t(m), mr, w) != Check::kOk || !is_metadata(mr.type)) {
       why = "metadata record at offset " + std::to_string(m) + (w.empty() ? "" : ": " + w);
       meta_ = Capture{};
+      // The scan that follows finds them again.
+      for (const LeftOut& l : left_out_) std::erase(warnings_, l.message);
+      left_out_.clear();
       return false;
     }
-    if (Status st = decode_metadata(mr.type, mr.body, meta_); !st.ok()) note(corruption_at(size_t(m), st.message()));
+    if (Status st = decode_metadata(mr.type, mr.body, meta_); !st.ok())
+      note(corruption_at(size_t(m), st.message()));
+    else
+      decoded(mr.type, m);
   }
   index_ = std::move(ix);
   seqs_.resize(index_.records.size());
@@ -136,6 +172,8 @@ void Reader::scan() {
     if (is_metadata(rec.type)) {
       if (Status st = decode_metadata(rec.type, rec.body, meta_); !st.ok())
         note(corruption_at(rec.offset, st.message()));
+      else
+        decoded(rec.type, rec.offset);
       continue;
     }
     if (rec.type != RecordType::kQuery) continue;  // an old index, or a type from a later version

@@ -48,9 +48,20 @@ class Reader {
   uint64_t file_size() const { return size_; }
 
   // Damage found so far (open, then reads), one line each with its offset; damage() is the first
-  // as a Corruption status (ok when the file is intact).
+  // as a Corruption status (ok when the file is intact). The names left out (below) are listed
+  // here too, but are no damage.
   const std::vector<std::string>& warnings() const { return warnings_; }
   Status damage() const { return damage_; }
+  // Name-table strings longer than Windows serves (perfdata/limits.h: a Counter table's past
+  // PDH_MAX_COUNTER_NAME, a Help table's past perfsim's help bound), in metadata() and in the
+  // registry's Perflib\LLL Counter and Help values: each pair taken out of its table, the rest of
+  // the table and of the capture kept. One line each, naming its record's offset and its byte in
+  // the table (issue 54: a 50 MB counter name was served as a 100 MB Counter table).
+  struct LeftOut {
+    uint64_t offset = 0;  // the metadata record's
+    std::string message;
+  };
+  const std::vector<LeftOut>& left_out() const { return left_out_; }
 
   // Decoded payload of record i; the view is valid until the next decode of the same query.
   Status payload(size_t i, ByteView& out);
@@ -81,6 +92,7 @@ class Reader {
   bool load_index(std::string& why);
   void scan();
   void note(const Status& st);
+  void decoded(RecordType type, uint64_t offset);  // a metadata record just added to meta_
   Status decode_one(size_t i, QueryCache& c);
   Status read_header(size_t i, QueryHeader& h, ByteView& coded, bool verify = true);
   Status prefix_one(size_t i, size_t n, QueryCache& c);
@@ -97,6 +109,7 @@ class Reader {
   std::vector<QueryCache> cache_;
   std::unique_ptr<SplitCoder> split_ = std::make_unique<SplitCoder>();
   std::vector<std::string> warnings_;
+  std::vector<LeftOut> left_out_;
   Status damage_;
   bool used_index_ = false;
   bool drop_pages_ = false;

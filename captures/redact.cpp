@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -24,6 +23,7 @@
 #include "perfdata/model.h"
 #include "perfdata/names.h"
 #include "windows/constants.h"
+#include "re2/re2.h"
 
 namespace perfsim::captures {
 namespace {
@@ -137,29 +137,81 @@ std::string TokenMap::to_json() const {
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+
+// What std::regex's \s was in the C locale (isspace), so that every name splits as it did.
+bool blank(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+bool letter(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+bool all_digits(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), digit); }
+
+// Processors: "0", "0,3", "0,_Total" (Processor Information).
+bool processor_list(std::string_view s) {
+  for (size_t from = 0, n = 0;; ++n) {
+    const size_t comma = std::min(s.find(',', from), s.size());
+    const std::string_view piece = s.substr(from, comma - from);
+    if (!all_digits(piece) && (n == 0 || piece != "_Total")) return false;
+    if (comma == s.size()) return true;
+    from = comma + 1;
+  }
+}
+
+// PhysicalDisk: "0", "1 C: D:".
+bool disk_number(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && digit(s[i])) ++i;
+  if (i == 0) return false;
+  for (; i < s.size(); i += 3)
+    if (s.size() - i < 3 || s[i] != ' ' || !letter(s[i + 1]) || s[i + 2] != ':') return false;
+  return true;
+}
+
+}  // namespace
+
 NameParts split_instance_name(std::string_view name) {
-  // Peeled from the outside in, so "svchost#1/3" and "4242_w3wp#2" split too.
-  static const std::regex kDup(R"(^(.*\S)(#[0-9]+)$)");          // duplicate suffix (perflib)
-  static const std::regex kIndex(R"(^(.*\S)([/:][0-9]+)$)");     // Thread "/N", Process V2 ":PID"
-  static const std::regex kPidPrefix(R"(^([0-9]+_)(.*\S.*)$)");  // W3SVC_W3WP "PID_"
+  // Peeled from the outside in, so "svchost#1/3" and "4242_w3wp#2" split too: each round takes a
+  // duplicate suffix "#N" (perflib), then a Thread "/N" or Process V2 ":PID" suffix, each only
+  // after a core that ends in a non-blank, then a W3SVC_W3WP "PID_" prefix before a core that
+  // holds a non-blank. This was std::regex_match of ^(.*\S)(#[0-9]+)$, ^(.*\S)([/:][0-9]+)$ and
+  // ^([0-9]+_)(.*\S.*)$, which recursed once a character: a 50,000-character name overflowed the
+  // stack (issue 54). Now the core is a range of `name` and each scan starts where the last one
+  // of its side stopped: linear in the name.
   NameParts p;
-  p.core = std::string(name);
+  // The patterns' '.' stopped at line ends: a name with one never split.
+  if (name.find_first_of("\n\r") != std::string_view::npos) {
+    p.core = std::string(name);
+    return p;
+  }
+  size_t b = 0, e = name.size();  // the core: name[b, e)
+  size_t last = e;                // one past the core's last non-blank (b when it has none)
+  while (last > 0 && blank(name[last - 1])) --last;
+  // Where the digits ending at `e` start, and where those starting at `b` end: a side's scan is
+  // redone only when that side moved, and never crosses the other side's affix (not a digit).
+  size_t tail_of = SIZE_MAX, tail = 0, head_of = SIZE_MAX, head = 0;
   for (bool changed = true; changed;) {
     changed = false;
-    std::smatch m;
-    for (const std::regex* re : {&kDup, &kIndex}) {
-      if (std::regex_match(p.core, m, *re)) {
-        p.suffix = m[2].str() + p.suffix;
-        p.core = m[1].str();
+    for (std::string_view marks : {std::string_view("#"), std::string_view("/:")}) {
+      if (tail_of != e) {
+        for (tail = e; tail > b && digit(name[tail - 1]);) --tail;
+        tail_of = e;
+      }
+      if (tail < e && tail >= b + 2 && marks.find(name[tail - 1]) != std::string_view::npos && !blank(name[tail - 2])) {
+        e = last = tail - 1;
         changed = true;
       }
     }
-    if (std::regex_match(p.core, m, kPidPrefix)) {
-      p.prefix += m[1].str();
-      p.core = m[2].str();
+    if (head_of != b) {
+      for (head = b; head < e && digit(name[head]);) ++head;
+      head_of = b;
+    }
+    if (head > b && head < e && name[head] == '_' && last > head + 1) {
+      b = head + 1;
       changed = true;
     }
   }
+  p.prefix = std::string(name.substr(0, b));
+  p.core = std::string(name.substr(b, e - b));
+  p.suffix = std::string(name.substr(e));
   return p;
 }
 
@@ -170,13 +222,13 @@ bool structural_instance_name(std::string_view core) {
                                        "Idle", "System", "Services", "Console", "RDP-Tcp"};
   for (const char* n : kNames)
     if (iequals(core, n)) return true;
-  static const std::regex kStructural(
-      R"(^([0-9]+(,([0-9]+|_Total))*)"            // processors: "0", "0,3", "0,_Total" (Processor Information)
-      R"(|[0-9]+( [A-Za-z]:)*)"                   // PhysicalDisk: "0", "1 C: D:"
-      R"(|[A-Za-z]:)"                             // LogicalDisk: "C:"
-      R"(|HarddiskVolume[0-9]+)"                  // LogicalDisk: a volume without a letter
-      R"(|\\\?\?\\[A-Za-z]:\\pagefile\.sys)$)");  // Paging File: Windows' default path
-  return std::regex_match(std::string(core), kStructural);
+  // The rest compared as written (case matters), as the regular expression that was here did.
+  constexpr std::string_view kVolume = "HarddiskVolume", kPagefile = ":\\pagefile.sys";
+  return processor_list(core) || disk_number(core) ||
+         (core.size() == 2 && letter(core[0]) && core[1] == ':') ||                                 // LogicalDisk: "C:"
+         (core.substr(0, kVolume.size()) == kVolume && all_digits(core.substr(kVolume.size()))) ||  // no letter
+         (core.size() == 4 + 1 + kPagefile.size() && core.substr(0, 4) == "\\??\\" && letter(core[4]) &&
+          core.substr(5) == kPagefile);  // Paging File: Windows' default path
 }
 
 TokenKind instance_kind(std::string_view object) {
@@ -212,14 +264,33 @@ std::string named_instance(std::string_view name) {
   return word(product) && word(inst) ? std::string(inst) : "";
 }
 
+namespace {
+
+// The operator's /REGEX/ in RE2, case-insensitive as Windows compares names. RE2 runs in time
+// linear in the text; ECMAScript's backtracking (std::regex) took 59.6 s for /(a+)+$/ on 28 a's
+// and a '!' (issue 54). UTF-8, as names are here. Its errors go into our message, not to stderr.
+std::unique_ptr<re2::RE2> compile_pattern(const std::string& arg) {
+  re2::RE2::Options opt;
+  opt.set_case_sensitive(false);
+  opt.set_log_errors(false);
+  return std::make_unique<re2::RE2>(arg.substr(1, arg.size() - 2), opt);
+}
+
+bool is_pattern(const std::string& arg) { return arg.size() >= 2 && arg.front() == '/' && arg.back() == '/'; }
+
+}  // namespace
+
 Status check_redact_pattern(const std::string& arg) {
-  if (arg.size() < 2 || arg.front() != '/' || arg.back() != '/') return Status::Ok();
-  try {
-    std::regex(arg.substr(1, arg.size() - 2), std::regex::ECMAScript | std::regex::icase);
-  } catch (const std::regex_error& e) {
-    return Status::InvalidArgument("--redact " + arg + ": not a regular expression (" + e.what() + ")");
-  }
-  return Status::Ok();
+  if (!is_pattern(arg)) return Status::Ok();
+  const std::unique_ptr<re2::RE2> re = compile_pattern(arg);
+  if (re->ok()) return Status::Ok();
+  std::string why = "--redact " + arg + ": not a regular expression RE2 takes (" + re->error() + ")";
+  // What ECMAScript has and RE2 does not (both need backtracking): said, with what to write instead.
+  if (re->error_code() == re2::RE2::ErrorBadEscape || re->error_code() == re2::RE2::ErrorBadPerlOp)
+    why +=
+        "; RE2 has no backreferences (\\1) or lookaround ((?=...), (?!...), (?<=...)): give the words themselves "
+        "(--redact NAME, or an alternation such as /acme|contoso/)";
+  return Status::InvalidArgument(why + "; the syntax is RE2's (https://github.com/google/re2/wiki/Syntax)");
 }
 
 namespace {
@@ -227,17 +298,26 @@ namespace {
 // --redact's /REGEX/ arguments: every word a match touches (the run of letters and digits around
 // it, so the whole-word substitution finds it) becomes a text token.
 struct Patterns {
-  std::vector<std::regex> regexes;
+  std::vector<std::unique_ptr<re2::RE2>> regexes;
   void seed(std::string_view text, TokenMap& map) const {
-    for (const std::regex& re : regexes)
-      for (auto it = std::cregex_iterator(text.data(), text.data() + text.size(), re); it != std::cregex_iterator();
-           ++it) {
-        if (it->length(0) == 0) continue;
-        size_t from = size_t(it->position(0)), to = from + size_t(it->length(0));
+    for (const auto& re : regexes) {
+      // Successive matches, each searched in the whole text from where the last ended (so ^ and
+      // \b see what is before it); an empty match moves on by a character.
+      for (size_t pos = 0; pos <= text.size();) {
+        re2::StringPiece m;
+        if (!re->Match(re2::StringPiece(text.data(), text.size()), pos, text.size(), re2::RE2::UNANCHORED, &m, 1))
+          break;
+        size_t from = size_t(m.data() - text.data()), to = from + m.size();
+        if (m.empty()) {
+          for (pos = from + 1; pos < text.size() && (uint8_t(text[pos]) & 0xC0) == 0x80;) ++pos;
+          continue;
+        }
+        pos = to;
         while (from > 0 && word_byte(text[from - 1])) --from;
         while (to < text.size() && word_byte(text[to])) ++to;
         map.token(text.substr(from, to - from), TokenKind::kRedacted);
       }
+    }
   }
 };
 
@@ -471,7 +551,7 @@ struct RecordContext {
   const RedactOptions& opt;
   std::unordered_set<std::string> listed = {};  // --check: "where\ntext" already in report.kept
   // Instance name -> what it becomes: a host has a few hundred names and every sample repeats
-  // them, so each is split and tested once (the regular expressions cost more than the rewrite).
+  // them, so each is split and tested once.
   std::unordered_map<std::string, std::string> renamed = {};
 };
 
@@ -637,8 +717,8 @@ Status redact_capture(const std::string& in, const std::string& out, const std::
   Patterns patterns;
   for (const std::string& a : opt.redact) {
     if (Status s = check_redact_pattern(a); !s.ok()) return s;
-    if (a.size() >= 2 && a.front() == '/' && a.back() == '/')
-      patterns.regexes.emplace_back(a.substr(1, a.size() - 2), std::regex::ECMAScript | std::regex::icase);
+    if (is_pattern(a))
+      patterns.regexes.push_back(compile_pattern(a));
     else
       map.token(a, TokenKind::kRedacted);
   }

@@ -117,8 +117,8 @@ void add_redact(CLI::App& app, int& rc) {
       ->check(output_file());
   c->add_option("--keep", r.keep, "A name left as it is (repeat for several; compared case-insensitively)");
   c->add_option("--redact", r.redact,
-                "A name replaced too (a product, a customer's word), or /REGEX/: every word it matches, "
-                "case-insensitively (repeat for several)")
+                "A name replaced too (a product, a customer's word), or /REGEX/ in RE2's syntax (no backreferences "
+                "or lookaround): every word it matches, case-insensitively (repeat for several)")
       ->check([](const std::string& a) {
         const Status s = captures::check_redact_pattern(a);
         return s.ok() ? std::string() : s.message() + "; write a name or /REGEX/, e.g. --redact '/acme[a-z]*/'";

@@ -12,7 +12,9 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/output.h"
+#include "perfdata/names.h"
 #include "perfdata/validate.h"
+#include "windows/constants.h"
 
 namespace perfsim::cli {
 namespace {
@@ -101,6 +103,9 @@ void serve_findings(const captures::Reader& r, Report& rep, const ValidateOption
 void metadata_findings(const captures::Reader& r, Report& rep, const ValidateOptions& o) {
   if (!r.damage().ok())
     rep.add(o.path, {{perfdata::Severity::kError, "capture.damage", r.damage().message(), 0}}, o.json, false);
+  for (const captures::Reader::LeftOut& l : r.left_out())
+    rep.add("name table", {{perfdata::Severity::kWarning, "capture.name-length", l.message, size_t(l.offset)}}, o.json,
+            false);
   captures::Fingerprint fp;
   if (Status s = captures::from_json(r.metadata().fingerprint_json, fp); !s.ok())
     rep.add("fingerprint record", {{perfdata::Severity::kError, "capture.fingerprint", s.message(), 0}}, o.json, false);
@@ -134,6 +139,15 @@ int run_validate(const ValidateOptions& o) {
         rep.add(where, {{perfdata::Severity::kError, "capture.record", s.ToString(), size_t(r->records()[i].offset)}},
                 o.json);
         continue;
+      }
+      if (q.status == 0 && q.reg_type == windows::kRegMultiSz) {  // a name table answer, as recorded
+        const bool help = q.value_name.rfind("Help", 0) == 0 || q.value_name.rfind("Explain", 0) == 0;
+        std::vector<perfdata::Finding> long_names;
+        for (const perfdata::LongName& n :
+             perfdata::long_names(q.payload, help ? perfdata::limits::kHelpText : perfdata::limits::kCounterName))
+          long_names.push_back({perfdata::Severity::kWarning, "capture.name-length",
+                                n.message + " (Windows serves none: perfdata/limits.h)", n.offset});
+        rep.add(where, long_names, o.json, false);
       }
       if (q.status != 0 || !is_perf_blob(q.payload)) continue;  // name tables, errors: not perf data
       rep.add(where, perfdata::validate(q.payload), o.json);

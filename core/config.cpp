@@ -60,7 +60,7 @@ Json toml_to_json(const toml::node& n, const std::string& path, std::map<std::st
 }
 
 Status number_error(std::string_view text, const std::string& what, const std::string& range) {
-  return Status::InvalidArgument(what + ": expected " + range + ", got \"" + std::string(text) + "\"");
+  return Status::InvalidArgument(what + ": expected " + range + ", got " + quote_input(text, kQuoteChars, '"'));
 }
 
 }  // namespace
@@ -138,8 +138,8 @@ Status parse_double(std::string_view text, const std::string& what, double& out)
 
 Status parse_duration_ms(std::string_view text, double& ms) {
   const auto bad = [&] {
-    return Status::InvalidArgument("bad duration \"" + std::string(text) +
-                                   "\" (seconds, or e.g. 500ms, 15s, 2m, 1h, 1d, 1h30m)");
+    return Status::InvalidArgument("bad duration " + quote_input(text, kQuoteChars, '"') +
+                                   " (seconds, or e.g. 500ms, 15s, 2m, 1h, 1d, 1h30m)");
   };
   double plain = 0;
   if (parse_double(text, "duration", plain).ok()) {
@@ -199,7 +199,11 @@ Status parse_double(std::string_view text, const std::string& what, double& out,
 }
 
 std::string describe(const Json& v) {
-  if (v.is_string()) return "string " + json_text(v);
+  if (v.is_string()) {  // as JSON writes it; a long one cut (quoted)
+    const std::string text = json_text(v);
+    return "string " +
+           (text.size() <= kQuoteChars ? text : quote_input(v.get_ref<const std::string&>(), kQuoteChars, '"'));
+  }
   if (v.is_boolean()) return std::string("boolean ") + (v.get<bool>() ? "true" : "false");
   if (v.is_number_integer()) return "integer " + json_text(v);
   if (v.is_number()) return "number " + json_text(v);

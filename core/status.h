@@ -2,10 +2,20 @@
 // A Status is ok() or carries a code and a message a person can act on. Parsers put the byte
 // offset of the problem into the message ("at offset 1234: ...").
 #pragma once
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace perfsim {
+
+// Input text (a name, a value, a cell) for a message: 'TEXT' when it has at most `max_chars`
+// characters, else its first `max_chars`, an ellipsis and how long the whole is,
+// 'aaaa…' (50000000 characters), so that no message grows with its input (a 100 MB value was
+// echoed whole into an error, issue 54). Characters as core/utf16.h's utf16_length counts them;
+// the cut falls between UTF-8 sequences. `quote` is the mark on either side.
+inline constexpr size_t kQuoteChars = 100;
+std::string quote_input(std::string_view text, size_t max_chars = kQuoteChars, char quote = '\'');
 
 class [[nodiscard]] Status {
  public:

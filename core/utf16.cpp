@@ -2,26 +2,50 @@
 
 namespace perfsim {
 
+namespace {
+
+// The code point of the UTF-8 sequence at s[i] (U+FFFD for a byte that starts none) and its length:
+// the one decoder of utf8_to_utf16 and utf16_length, so both count alike.
+size_t decode_utf8(std::string_view s, size_t i, uint32_t& cp) {
+  const unsigned char c = s[i];
+  cp = 0xFFFD;
+  if (c < 0x80) {
+    cp = c;
+  } else if ((c >> 5) == 6 && i + 1 < s.size()) {
+    cp = ((c & 0x1F) << 6) | (s[i + 1] & 0x3F);
+    return 2;
+  } else if ((c >> 4) == 14 && i + 2 < s.size()) {
+    cp = ((c & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
+    return 3;
+  } else if ((c >> 3) == 30 && i + 3 < s.size()) {
+    cp = ((c & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12) | ((s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3F);
+    return 4;
+  }
+  return 1;
+}
+
+}  // namespace
+
+size_t utf16_length(std::string_view s, size_t* cut, size_t max_units) {
+  size_t units = 0;
+  if (cut) *cut = s.size();
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    const size_t n = decode_utf8(s, i, cp);
+    const size_t u = cp >= 0x10000 ? 2 : 1;
+    if (cut && *cut == s.size() && units + u > max_units) *cut = i;
+    units += u;
+    i += n;
+  }
+  return units;
+}
+
 std::u16string utf8_to_utf16(std::string_view s) {
   std::u16string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {
-    unsigned char c = s[i];
-    uint32_t cp = 0xFFFD;
-    size_t n = 1;
-    if (c < 0x80) {
-      cp = c;
-    } else if ((c >> 5) == 6 && i + 1 < s.size()) {
-      cp = ((c & 0x1F) << 6) | (s[i + 1] & 0x3F);
-      n = 2;
-    } else if ((c >> 4) == 14 && i + 2 < s.size()) {
-      cp = ((c & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
-      n = 3;
-    } else if ((c >> 3) == 30 && i + 3 < s.size()) {
-      cp = ((c & 0x07) << 18) | ((s[i + 1] & 0x3F) << 12) | ((s[i + 2] & 0x3F) << 6) | (s[i + 3] & 0x3F);
-      n = 4;
-    }
-    i += n;
+    uint32_t cp = 0;
+    i += decode_utf8(s, i, cp);
     if (cp >= 0x10000) {
       cp -= 0x10000;
       out.push_back(char16_t(0xD800 + (cp >> 10)));

@@ -10,6 +10,10 @@ namespace perfsim {
 
 std::u16string utf8_to_utf16(std::string_view s);
 std::string utf16_to_utf8(std::u16string_view s);
+// How many UTF-16 code units utf8_to_utf16(s) makes: a name's length as Windows counts it (PDH's
+// bounds are in these "characters", perfdata/limits.h). With `cut`, also the byte offset of the
+// first sequence that would take the count past `max_units` (s.size() when none does).
+size_t utf16_length(std::string_view s, size_t* cut = nullptr, size_t max_units = 0);
 // Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF);
 // if not, `bad` (when given) gets the offset of the first byte that is not.
 bool valid_utf8(std::string_view s, size_t* bad = nullptr);

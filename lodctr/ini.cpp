@@ -10,6 +10,7 @@
 #include "core/ini.h"
 #include "core/text.h"
 #include "core/utf16.h"
+#include "perfdata/limits.h"
 
 namespace perfsim::lodctr {
 namespace {
@@ -79,7 +80,8 @@ Status parse_ini(ByteView file, CounterIni& out) {
       else if (iequals(key, "symbolfile"))
         ini.symbol_file = value;
     } else if (section == "LANGUAGES") {
-      if (!lang_id(key)) return Status::InvalidArgument(where + ": language id '" + key + "' is not 3 or 4 hex digits");
+      if (!lang_id(key))
+        return Status::InvalidArgument(where + ": language id " + quote_input(key) + " is not 3 or 4 hex digits");
       ini.languages.push_back(key);
     } else if (section == "TEXT" || section == "OBJECTS") {
       IniText t;
@@ -89,6 +91,11 @@ Status parse_ini(ByteView file, CounterIni& out) {
         skipped.add(l.line);
         continue;
       }
+      // As a name table's entries are bounded (perfdata/limits.h): LodCtr puts these there.
+      if (const auto b = t.help ? perfdata::limits::kHelpText : perfdata::limits::kCounterName;
+          !perfdata::limits::within(value, b))
+        return Status::InvalidArgument(where + ": the text of " + quote_input(key) + ", " +
+                                       perfdata::limits::too_long(value, b) + ": no Windows name table holds one");
       t.text = value;
       t.line = l.line;
       (section == "TEXT" ? ini.texts : ini.objects).push_back(std::move(t));

@@ -10,7 +10,9 @@
 // [text]/[objects] that are no SYMBOL_LANGID_NAME/HELP key (a help text continued on the next line)
 // are skipped and counted in one warning, as a backup's such lines are (names/README.md; no public
 // document says what LodCtr does with a key it cannot parse, so this tolerance is perfsim's choice);
-// whether symbols exist and languages are listed is checked at install. The lines go through
+// whether symbols exist and languages are listed is checked at install. A _NAME text past
+// PDH_MAX_COUNTER_NAME's 1,024 characters or a _HELP text past 16,384 (perfdata/limits.h: what
+// the name tables take) is an error naming its line. The lines go through
 // core/ini.h, the reader `lodctr /s` backups use too.
 // parse_symbols keeps every `#define NAME <decimal or 0x hex>` and ignores all other lines.
 #pragma once

@@ -12,6 +12,7 @@
 #include "core/ini.h"
 #include "core/text.h"
 #include "core/utf16.h"
+#include "perfdata/limits.h"
 #include "perfdata/names.h"
 #include "perfdata/select.h"
 #include "windows/constants.h"
@@ -56,6 +57,12 @@ Status read_file(const std::string& path, std::string_view what, Bytes& out) {
   if (Status s = read_bounded_file(path, what, text, kMaxNamesFile); !s.ok()) return s;
   out.assign(text.begin(), text.end());
   return Status::Ok();
+}
+
+// Names at even indices (and 1, the Counter table's first), help texts at odd ones: each within
+// its bound (perfdata/limits.h), which no Windows table exceeds.
+perfdata::limits::Bound bound_of(uint32_t index) {
+  return index % 2 == 0 || index == 1 ? perfdata::limits::kCounterName : perfdata::limits::kHelpText;
 }
 
 void merge_table(ByteView table, std::map<uint32_t, std::string>& into) {
@@ -120,11 +127,14 @@ Status parse_backup(ByteView file, NameSet& out, std::vector<std::string>* warni
       } else if (starts_with_i(name, "PerfStrings_") && name.size() > 12) {
         in = In::kStrings;
         const std::string lang = name.substr(12);
-        if (set.find(lang)) return Status::InvalidArgument(where + ": [" + name + "] appears twice");
+        if (set.find(lang))
+          return Status::InvalidArgument(where + ": " + quote_input("[" + name + "]") + " appears twice");
         set.languages.push_back({lang, {}});
       } else {
         in = In::kOther;
-        if (warnings) warnings->push_back(where + ": section [" + name + "] is not a name backup's; skipped");
+        if (warnings)
+          warnings->push_back(where + ": section " + quote_input("[" + name + "]") +
+                              " is not a name backup's; skipped");
       }
       continue;
     }
@@ -137,6 +147,10 @@ Status parse_backup(ByteView file, NameSet& out, std::vector<std::string>* warni
         skipped.add(l.line);
         continue;
       }
+      if (const perfdata::limits::Bound b = bound_of(index); !perfdata::limits::within(l.raw_value, b))
+        return Status::InvalidArgument(where + ": the text of index " + std::to_string(index) + ", " +
+                                       perfdata::limits::too_long(l.raw_value, b) +
+                                       ": no Windows name table holds one");
       if (!set.languages.back().text.emplace(index, l.raw_value).second && warnings)
         warnings->push_back(where + ": index " + std::to_string(index) + " repeated in [PerfStrings_" +
                             set.languages.back().lang + "]; the first text is kept");
@@ -144,8 +158,8 @@ Status parse_backup(ByteView file, NameSet& out, std::vector<std::string>* warni
     }
     uint32_t v = 0;
     if (!parse_decimal(l.value, v))
-      return Status::InvalidArgument(where + ": \"" + (l.key + "=" + l.value).substr(0, 40) +
-                                     "\" is not KEY=NUMBER (a decimal value)");
+      return Status::InvalidArgument(where + ": " + quote_input(l.key + "=" + l.value, kQuoteChars, '"') +
+                                     " is not KEY=NUMBER (a decimal value)");
     (in == In::kPerflib ? set.perflib : set.services.back().values).emplace_back(l.key, v);
   }
   if (set.languages.empty())
@@ -189,7 +203,17 @@ Status parse_dat(ByteView counter, ByteView help, const std::string& lang, Strin
     perfdata::NameTable t;
     if (Status st = perfdata::parse_names(bytes, t); !st.ok())
       return Status::InvalidArgument(std::string(what) + lang + ".dat: " + st.message());
-    for (const perfdata::NameEntry& e : t.entries) s.text.emplace(e.index, utf16_to_utf8(e.text));
+    size_t at = 0;  // byte offset of the entry's text
+    for (const perfdata::NameEntry& e : t.entries) {
+      at += (e.index_text.size() + 1) * 2;
+      std::string text = utf16_to_utf8(e.text);
+      if (const perfdata::limits::Bound b = bound_of(e.index); !perfdata::limits::within(text, b))
+        return Status::InvalidArgument(std::string(what) + lang + ".dat: at offset " + std::to_string(at) +
+                                       ": the text of index " + std::to_string(e.index) + ", " +
+                                       perfdata::limits::too_long(text, b) + ": no Windows name table holds one");
+      at += (e.text.size() + 1) * 2;
+      s.text.emplace(e.index, std::move(text));
+    }
   }
   out = std::move(s);
   return Status::Ok();
@@ -239,6 +263,8 @@ Status load_any(const std::string& path, NameSet& out, std::vector<std::string>*
   if (f.gcount() == 8 && std::string_view(magic, 8) == "PSIMCAP1") {
     std::unique_ptr<captures::Reader> r;
     if (Status s = captures::Reader::open(path, r); !s.ok()) return s;
+    if (warnings)  // damage, and names left out for their length
+      for (const std::string& w : r->warnings()) warnings->push_back(path + ": " + w);
     out = from_capture(r->metadata());
     return Status::Ok();
   }

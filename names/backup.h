@@ -18,7 +18,9 @@
 //    `[Perflib]`/`[PERF_]` number that is not decimal, or a file with no `[PerfStrings_*]`
 //    section, is InvalidArgument naming the line. Texts keep every character after `=` but the
 //    line end (round trips are exact); a repeated index keeps its first text
-//    (GetPrivateProfileString's answer) and is warned about.
+//    (GetPrivateProfileString's answer) and is warned about. A name (even index, and 1) past
+//    PDH_MAX_COUNTER_NAME's 1,024 characters or a help text (odd) past 16,384
+//    (perfdata/limits.h) is InvalidArgument naming its line (parse_dat: its offset), quoted short.
 //  - write_backup writes UTF-16LE with a BOM, CR LF line ends and the sections in the order above,
 //    each language's strings by ascending index: parse_backup(write_backup(s)) == s.
 //  - to_capture / from_capture: a language's Counter table is `1` first, then the even indices
@@ -75,7 +77,8 @@ Status parse_dat(ByteView counter, ByteView help, const std::string& lang, Strin
 // A names file: a backup, or perfcLLL.dat / perfhLLL.dat (either; the other is looked up next to
 // it, file names compared case-insensitively, and LLL names the language). Errors name the file.
 Status load_names(const std::string& path, NameSet& out, std::vector<std::string>* warnings = nullptr);
-// load_names, or a capture file (recognised by its magic): its tables and Perflib/Services values.
+// load_names, or a capture file (recognised by its magic): its tables and Perflib/Services values;
+// the reader's warnings (damage, names left out for their length) go to `warnings`.
 Status load_any(const std::string& path, NameSet& out, std::vector<std::string>* warnings = nullptr);
 
 // A capture's name tables (every language), Perflib Base Index / Last Counter / Last Help and every

@@ -1,5 +1,7 @@
 #include "perfdata/names.h"
 
+#include <algorithm>
+
 #include "core/utf16.h"
 
 namespace perfsim::perfdata {
@@ -36,6 +38,79 @@ bool parse_index(const std::u16string& s, uint32_t& v) {
 }
 
 }  // namespace
+
+namespace {
+
+// A UTF-16LE table's strings as byte ranges [begin, end) without their NULs; `terminated` false
+// for a last one the table cuts off. Linear in the table; nothing is copied.
+struct Piece {
+  size_t begin = 0, end = 0;
+  bool terminated = true;
+};
+
+std::vector<Piece> pieces(ByteView t) {
+  std::vector<Piece> out;
+  size_t begin = 0;
+  for (size_t i = 0; i + 1 < t.size(); i += 2)
+    if (t[i] == 0 && t[i + 1] == 0) {
+      out.push_back({begin, i, true});
+      begin = i + 2;
+    }
+  if (begin < t.size()) out.push_back({begin, t.size() - (t.size() - begin) % 2, false});
+  return out;
+}
+
+std::string text_of(ByteView t, const Piece& p) {
+  return utf16_to_utf8(load_utf16le(t.data() + p.begin, (p.end - p.begin) / 2));
+}
+
+// The long strings of `t`, and for each the byte range of its pair ([index, text] with their NULs).
+std::vector<std::pair<LongName, std::pair<size_t, size_t>>> find_long(ByteView t, limits::Bound bound) {
+  std::vector<std::pair<LongName, std::pair<size_t, size_t>>> out;
+  const std::vector<Piece> ps = pieces(t);
+  for (size_t k = 0; k < ps.size(); k += 2) {
+    const size_t last = std::min(k + 1, ps.size() - 1);
+    const size_t span_end = ps[last].terminated ? ps[last].end + 2 : t.size();
+    for (size_t j = k; j <= last; ++j) {
+      if ((ps[j].end - ps[j].begin) / 2 <= bound.max) continue;
+      std::string what = "a text ";
+      if (j == k)
+        what = "an index string ";
+      else if (ps[k].end - ps[k].begin <= 20)  // an index of up to 10 digits
+        what = "index " + text_of(t, ps[k]) + "'s text ";
+      LongName n;
+      n.offset = ps[j].begin;
+      n.message = "at byte " + std::to_string(ps[j].begin) + ": " + what + limits::too_long(text_of(t, ps[j]), bound);
+      out.push_back({std::move(n), {ps[k].begin, span_end}});
+      break;  // the pair goes as one
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<LongName> long_names(ByteView table, limits::Bound bound) {
+  std::vector<LongName> out;
+  for (auto& [n, span] : find_long(table, bound)) out.push_back(std::move(n));
+  return out;
+}
+
+std::vector<LongName> drop_long_names(Bytes& table, limits::Bound bound) {
+  auto found = find_long(table, bound);
+  std::vector<LongName> out;
+  if (found.empty()) return out;
+  Bytes kept;
+  size_t from = 0;
+  for (auto& [n, span] : found) {
+    kept.insert(kept.end(), table.begin() + std::ptrdiff_t(from), table.begin() + std::ptrdiff_t(span.first));
+    from = span.second;
+    out.push_back(std::move(n));
+  }
+  kept.insert(kept.end(), table.begin() + std::ptrdiff_t(from), table.end());
+  table = std::move(kept);
+  return out;
+}
 
 uint32_t NameTable::declared_last() const {
   uint32_t v = 0;

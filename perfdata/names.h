@@ -9,6 +9,7 @@
 
 #include "core/bytes.h"
 #include "core/status.h"
+#include "perfdata/limits.h"
 
 namespace perfsim::perfdata {
 
@@ -52,6 +53,19 @@ void set_declared_last(NameTable& t, uint32_t last);
 // it changes only when that range was the top, to `highest_left`, the highest index left below
 // it; a range below another provider's leaves `last` as it was (a gap, never reused).
 uint32_t last_after_unlodctr(uint32_t last, uint32_t removed_last, uint32_t highest_left);
+
+// A string of a name table longer than its bound (perfdata/limits.h), and where it is.
+struct LongName {
+  size_t offset = 0;    // byte offset of the string in the table
+  std::string message;  // "at byte N: index 238's text 'aaa…' (50000000 characters) is longer than ..."
+};
+// The table's strings past `bound` (an index or its text), in order: what a Windows host never
+// serves (its Counter table is bounded by PDH_MAX_COUNTER_NAME, its Help by perfsim's help bound).
+std::vector<LongName> long_names(ByteView table, limits::Bound bound);
+// `table` without the pairs long_names finds (index and text together, so the pairs after them
+// stay pairs; a final string without a NUL, or without its pair, on its own): every other byte kept
+// in order. Returns what was taken out.
+std::vector<LongName> drop_long_names(Bytes& table, limits::Bound bound);
 
 // REG_MULTI_SZ <-> strings, for registry values in general.
 Bytes build_multisz(const std::vector<std::string>& strings);

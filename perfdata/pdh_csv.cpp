@@ -57,13 +57,13 @@ Status header_bias(std::string_view cell, int32_t& bias) {
   // "(PDH-CSV 4.0) (<zone>)(<bias>)": the bias is the last parenthesized number.
   if (cell.substr(0, 9) != "(PDH-CSV " || cell.empty() || cell.back() != ')')
     return Status::InvalidArgument(
-        fmt::format("first cell '{}' is not a PDH-CSV header such as '{}'", cell, kUtcHeader));
+        fmt::format("first cell {} is not a PDH-CSV header such as '{}'", quote_input(cell), kUtcHeader));
   const size_t open = cell.rfind('(');
   const std::string_view num = cell.substr(open + 1, cell.size() - open - 2);
   const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), bias);
   if (ec != std::errc() || end != num.data() + num.size() || bias < -24 * 60 || bias > 24 * 60)
     return Status::InvalidArgument(
-        fmt::format("first cell '{}' ends without a time zone bias in minutes, e.g. (0)", cell));
+        fmt::format("first cell {} ends without a time zone bias in minutes, e.g. (0)", quote_input(cell)));
   return Status::Ok();
 }
 
@@ -91,7 +91,7 @@ Status parse_time(std::string_view text, int32_t bias, int64_t& filetime) {
   const int n = std::sscanf(t.c_str(), "%2u/%2u/%4u %2u:%2u:%2u.%3u%n", &mo, &d, &y, &h, &mi, &s, &ms, &used);
   if (n != 7 || size_t(used) != t.size() || y < 1601 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
       s > 60)
-    return Status::InvalidArgument(fmt::format("time '{}' is not MM/DD/YYYY HH:MM:SS.mmm", text));
+    return Status::InvalidArgument(fmt::format("time {} is not MM/DD/YYYY HH:MM:SS.mmm", quote_input(text)));
   SystemTime st;
   st.year = uint16_t(y), st.month = uint16_t(mo), st.day = uint16_t(d);
   st.hour = uint16_t(h), st.minute = uint16_t(mi), st.second = uint16_t(s), st.ms = uint16_t(ms);
@@ -107,7 +107,7 @@ Status parse_value(std::string_view text, std::optional<double>& out) {
   double v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
-    return Status::InvalidArgument(fmt::format("value '{}' is not a number", text));
+    return Status::InvalidArgument(fmt::format("value {} is not a number", quote_input(text)));
   out = v;
   return Status::Ok();
 }

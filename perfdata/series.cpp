@@ -13,10 +13,10 @@ namespace {
 
 Status bad_path(std::string_view text, const std::string& why) {
   return Status::InvalidArgument(
-      fmt::format("counter path '{}': {}; write it as perfmon does, e.g. "
+      fmt::format("counter path {}: {}; write it as perfmon does, e.g. "
                   "'\\Processor(_Total)\\% Processor Time' or '\\Process(*)\\% Processor "
                   "Time'",
-                  text, why));
+                  quote_input(text), why));
 }
 
 std::string name_of(const std::map<uint32_t, std::string>& names, uint32_t index) {

@@ -11,6 +11,7 @@
 
 #include "core/utf16.h"
 #include "perfdata/layout.h"
+#include "perfdata/limits.h"
 #include "perfdata/winperf.h"
 
 namespace perfsim::perfdata {
@@ -94,7 +95,7 @@ std::string obj_label(const ObjectInfo& o) {
 }
 std::string inst_label(const ObjectInfo& o, size_t k, const InstanceInfo& in) {
   std::string s = obj_label(o) + " instance #" + to_string(k);
-  if (!in.name.empty()) return s + " \"" + utf16_to_utf8(in.name) + "\"";
+  if (!in.name.empty()) return s + " " + quote_input(utf16_to_utf8(in.name), kQuoteChars, '"');
   if (in.unique_id != -1) return s + " (UniqueID " + to_string(in.unique_id) + ")";
   return s;
 }
@@ -331,6 +332,11 @@ bool check_instances(ByteView blob, Report& rep, ObjectInfo& o, size_t& pos, siz
     in.name = check_name(blob, rep, kInstanceNameChecks, unnamed, pos + winperf::instance_def::kNameOffset, pos,
                          kInstanceDefSize, len, name_off, name_len);
     const std::string who = inst_label(o, size_t(k), in);
+    if (in.name.size() > limits::kInstanceName.max)
+      rep.add(kWarning, kInstanceNameLength, pos + name_off,
+              who + " name is " + to_string(in.name.size()) + " characters, more than the " +
+                  to_string(limits::kInstanceName.max) + " of " + limits::kInstanceName.name +
+                  ": PDH cannot name it (perfdata/limits.h)");
     check_alignment(rep, o, kInstanceAlignment, pos, who);
     o.instances.push_back(in);
     pos += len;

@@ -81,7 +81,9 @@ inline constexpr const char kInstanceAlignment[] = "instance.alignment";
 inline constexpr const char kInstanceNameBounds[] = "instance.name-bounds";
 inline constexpr const char kInstanceNameOddLength[] = "instance.name-odd-length";
 inline constexpr const char kInstanceNameUnterminated[] = "instance.name-unterminated";
-inline constexpr const char kInstanceDuplicateName[] = "instance.duplicate-name";    // info
+inline constexpr const char kInstanceDuplicateName[] = "instance.duplicate-name";  // info
+// A name past PDH_MAX_INSTANCE_NAME (perfdata/limits.h; warning: PDH cannot name the instance).
+inline constexpr const char kInstanceNameLength[] = "instance.name-length";
 inline constexpr const char kInstanceParentObject[] = "instance.parent-object";      // parent not in the blob
 inline constexpr const char kInstanceParentInstance[] = "instance.parent-instance";  // index past parent's instances
 // PERF_COUNTER_BLOCK:

@@ -22,6 +22,7 @@ SERVE_PACKAGES=(
   samba-dev libtalloc-dev
   gss-ntlmssp libkrb5-dev  # rpc/auth: the client side of NTLMSSP through GSSAPI
   libssl-dev zlib1g-dev    # rpc/ntlm_crypto: the acceptor and session security over OpenSSL and CRC-32
+  libre2-dev  # redact --redact /REGEX/ (captures/redact.cpp): RE2 runs in linear time, std::regex backtracks
   samba libjs-chart.js
 )
 # The suite, the sanitizer and fuzz builds, and the tools the tests start (tests/README.md).

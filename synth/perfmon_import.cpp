@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -25,6 +26,7 @@
 #include "core/utf16.h"
 #include "perfdata/counters.h"
 #include "perfdata/filetime.h"
+#include "perfdata/limits.h"
 #include "perfdata/pdh_csv.h"
 #include "perfdata/series.h"
 #include "perfdata/winperf.h"
@@ -163,17 +165,31 @@ Status read_header(LogLines& lines, Log& log) {
   log.zone = csv::header_zone(cells[0]);
   if (cells.size() < 2) return at_line(log.path, n, "no counter columns after the time column");
   for (size_t c = 1; c < cells.size(); ++c) {
+    namespace limits = perfdata::limits;
+    // Bounded as PDH bounds them (perfdata/limits.h): a 50 MB counter name became a 100 MB
+    // Counter table that serve answered (issue 54).
+    if (!limits::within(cells[c], limits::kCounterPath))
+      return at_line(log.path, n,
+                     fmt::format("column {}: counter path {}: no PDH log holds one", c + 1,
+                                 limits::too_long(cells[c], limits::kCounterPath)));
     perfdata::CounterPath p;
     if (Status s = perfdata::parse_counter_path(cells[c], p); !s.ok())
       return at_line(log.path, n, fmt::format("column {}: {}", c + 1, s.message()));
+    for (const auto& [what, name, bound] : {std::tuple{"object", &p.object, limits::kCounterName},
+                                            std::tuple{"instance", &p.instance, limits::kInstanceName},
+                                            std::tuple{"counter", &p.counter, limits::kCounterName}})
+      if (!limits::within(*name, bound))
+        return at_line(
+            log.path, n,
+            fmt::format("column {}: {} name {}: no PDH log holds one", c + 1, what, limits::too_long(*name, bound)));
     if (p.instance == "*")
       return at_line(log.path, n, fmt::format("column {}: a wildcard is not a logged counter", c + 1));
     if (log.machine.empty()) log.machine = p.machine;
     if (!iequals(p.machine, log.machine))
       return at_line(log.path, n,
-                     fmt::format("column {} is of machine '{}', column 2 of '{}': one host per capture (relog -c "
+                     fmt::format("column {} is of machine {}, column 2 of {}: one host per capture (relog -c "
                                  "the counters of one machine)",
-                                 c + 1, p.machine, log.machine));
+                                 c + 1, quote_input(p.machine), quote_input(log.machine)));
     bool added = false;
     const size_t o = find_or_add(log.object_at, log.objects.size(), p.object, added);
     if (added) {
@@ -183,8 +199,9 @@ Status read_header(LogLines& lines, Log& log) {
     }
     LogObject& obj = log.objects[o];
     if (obj.multi != p.has_instance)
-      return at_line(log.path, n,
-                     fmt::format("column {}: object '{}' is named both with and without an instance", c + 1, p.object));
+      return at_line(
+          log.path, n,
+          fmt::format("column {}: object {} is named both with and without an instance", c + 1, quote_input(p.object)));
     size_t i = 0;
     if (p.has_instance) {
       i = find_or_add(obj.instance_at, obj.logged.size(), p.instance, added);
@@ -225,7 +242,8 @@ Status read_header(LogLines& lines, Log& log) {
     LogObject& obj = log.objects[log.object_of[c]];
     size_t& cell = obj.cells[log.instance_of[c] * obj.counters.size() + log.counter_of[c]];
     if (cell != kNone)
-      return at_line(log.path, n, fmt::format("column {} repeats column {} ({})", c + 2, cell + 2, log.paths[c]));
+      return at_line(log.path, n,
+                     fmt::format("column {} repeats column {} ({})", c + 2, cell + 2, quote_input(log.paths[c])));
     cell = c;
   }
   return Status::Ok();
@@ -254,7 +272,7 @@ Status parse_row(const std::string& line, const Log& log, std::vector<std::strin
   row.values.resize(log.paths.size());
   for (size_t c = 0; c < log.paths.size(); ++c)
     if (Status s = csv::parse_value(cells[c + 1], row.values[c]); !s.ok())
-      return Status::InvalidArgument(fmt::format("column {} ({}): {}", c + 2, log.paths[c], s.message()));
+      return Status::InvalidArgument(fmt::format("column {} ({}): {}", c + 2, quote_input(log.paths[c]), s.message()));
   return Status::Ok();
 }
 
@@ -314,7 +332,7 @@ Status note_blank(Log& log, size_t c, uint64_t line, uint64_t prev_line) {
     return at_line(log.path, line,
                    fmt::format("column {} ({}) is blank (PDH had no value); without --blank fail it is served as no "
                                "value (synth/README.md, Blank cells)",
-                               c + 2, log.paths[c]));
+                               c + 2, quote_input(log.paths[c])));
   ++log.blanks[c];
   auto& runs = log.blank_runs[c];
   if (!runs.empty() && runs.back().second == prev_line)

@@ -29,8 +29,10 @@
 //    last row. A torn last row (a collection stopped mid-write) is dropped with a warning naming
 //    its line; `strict` refuses it.
 //  - Bad input (a torn row elsewhere, a path that does not parse, a time that does not advance, a
-//    value that is not a number; with blank_fail, a blank) is InvalidArgument naming the file and
-//    line, found before anything is written; the capture is written to a temporary file renamed
+//    value that is not a number; with blank_fail, a blank; a counter path past PDH's 2,048
+//    characters, an object or counter name past 1,024, an instance name past 1,024:
+//    perfdata/limits.h) is InvalidArgument naming the file, line and column, the input quoted
+//    at most 100 characters long (core/status.h quote_input), found before anything is written; the capture is written to a temporary file renamed
 //    over `out` only when complete.
 //  - Memory: the log is read twice, a row at a time (the first pass checks and types it).
 #pragma once

@@ -9,6 +9,7 @@
 
 #include "core/config.h"
 #include "perfdata/filetime.h"
+#include "perfdata/limits.h"
 #include "perfdata/model.h"
 #include "perfdata/winperf.h"
 #include "synth/profiles.h"
@@ -23,6 +24,22 @@ using config::join;
 using config::Reader;
 
 // ---- synth's own value kinds over the shared checked reader (core/config.h) ------------------
+
+// A name or help text within its bound (perfdata/limits.h), as every host Windows serves has it:
+// a spec's names go into the name tables and every sample.
+namespace limits = perfdata::limits;
+Status bounded(const Reader& r, const std::string& path, const std::string& text, limits::Bound b) {
+  if (limits::within(text, b)) return Status::Ok();
+  return r.fail(path, limits::too_long(text, b));
+}
+Status bounded(const Reader& r, const std::string& path, const std::vector<std::string>& texts, limits::Bound b) {
+  for (size_t i = 0; i < texts.size(); ++i)
+    if (Status s = bounded(r, config::index(path, i), texts[i], b); !s.ok()) return s;
+  return Status::Ok();
+}
+// An instance prefix has a serial number after it (synth/model.cpp): ten digits at most.
+constexpr limits::Bound kInstancePrefix{limits::kInstanceName.max - 10,
+                                        "PDH_MAX_INSTANCE_NAME, less a serial number's 10 digits"};
 
 // Durations: a number of seconds or a string like "15s", "500ms", "1h30m", "2d".
 Status duration_ms(const Reader& r, const json& obj, const std::string& path, const char* key, double& out_ms) {
@@ -161,9 +178,11 @@ Status read_counter(const Reader& r, const json& v, const std::string& path, Cou
     return s;
   Status s = r.string(v, path, "name", c.name);
   if (s.ok() && c.name.empty()) s = r.fail(join(path, "name"), "every counter needs a name");
+  if (s.ok()) s = bounded(r, join(path, "name"), c.name, limits::kCounterName);
   if (s.ok()) s = r.integer(v, path, "index", c.index, 2, 0x7FFFFFFE);
   if (s.ok() && c.index % 2) s = r.fail(join(path, "index"), "name indices are even (help is index + 1)");
   if (s.ok()) s = r.string(v, path, "help", c.help);
+  if (s.ok()) s = bounded(r, join(path, "help"), c.help, limits::kHelpText);
   if (s.ok()) {
     if (!v.contains("type")) return r.fail(join(path, "type"), "every counter needs a type");
     const json& t = v["type"];
@@ -199,9 +218,11 @@ Status read_object(const Reader& r, const json& v, const std::string& path, Obje
     return s;
   Status s = r.string(v, path, "name", o.name);
   if (s.ok() && o.name.empty()) s = r.fail(join(path, "name"), "every object needs a name");
+  if (s.ok()) s = bounded(r, join(path, "name"), o.name, limits::kCounterName);
   if (s.ok()) s = r.integer(v, path, "index", o.index, 2, 0x7FFFFFFE);
   if (s.ok() && o.index % 2) s = r.fail(join(path, "index"), "name indices are even (help is index + 1)");
   if (s.ok()) s = r.string(v, path, "help", o.help);
+  if (s.ok()) s = bounded(r, join(path, "help"), o.help, limits::kHelpText);
   if (s.ok()) s = r.string(v, path, "provider", o.provider);
   if (s.ok()) s = r.boolean(v, path, "costly", o.costly);
   if (!s.ok()) return s;
@@ -218,7 +239,9 @@ Status read_object(const Reader& r, const json& v, const std::string& path, Obje
       s = r.keys(iv, ip, {"count", "names", "prefix", "churn_per_hour", "total"});
       if (s.ok()) s = r.integer(iv, ip, "count", o.instances.count, 0, 100000);
       if (s.ok()) s = r.strings(iv, ip, "names", o.instances.names);
+      if (s.ok()) s = bounded(r, join(ip, "names"), o.instances.names, limits::kInstanceName);
       if (s.ok()) s = r.string(iv, ip, "prefix", o.instances.prefix);
+      if (s.ok()) s = bounded(r, join(ip, "prefix"), o.instances.prefix, kInstancePrefix);
       if (s.ok()) s = r.number(iv, ip, "churn_per_hour", o.instances.churn_per_hour);
       // total = true / "sum": _Total sums the instances (Process); "average": it averages them, as
       // per-processor objects' _Total does (Processor, Hyper-V Hypervisor Logical Processor).
@@ -371,11 +394,13 @@ Status read_spec(const config::Doc& doc, Spec& out) {
   if (s.ok()) s = r.number(p, "processes", "churn_per_hour", spec.process_churn_per_hour);
   if (s.ok() && spec.process_churn_per_hour < 0) s = r.fail("processes.churn_per_hour", "must be >= 0");
   if (s.ok()) s = r.strings(p, "processes", "names", spec.process_names);
+  if (s.ok()) s = bounded(r, "processes.names", spec.process_names, limits::kInstanceName);
 
   const json& d = section("disks");
   if (s.ok()) s = r.keys(d, "disks", {"physical", "volumes", "volume_size_gb"});
   if (s.ok()) s = r.integer(d, "disks", "physical", spec.physical_disks, 1, 64);
   if (s.ok()) s = r.strings(d, "disks", "volumes", spec.volumes);
+  if (s.ok()) s = bounded(r, "disks.volumes", spec.volumes, limits::kInstanceName);
   if (s.ok() && spec.volumes.empty()) s = r.fail("disks.volumes", "needs at least one volume");
   if (s.ok()) s = r.number(d, "disks", "volume_size_gb", spec.volume_size_gb);
   if (s.ok() && spec.volume_size_gb <= 0) s = r.fail("disks.volume_size_gb", "must be positive");
@@ -383,6 +408,7 @@ Status read_spec(const config::Doc& doc, Spec& out) {
   const json& n = section("network");
   if (s.ok()) s = r.keys(n, "network", {"adapters", "bandwidth"});
   if (s.ok()) s = r.strings(n, "network", "adapters", spec.adapters);
+  if (s.ok()) s = bounded(r, "network.adapters", spec.adapters, limits::kInstanceName);
   if (s.ok()) s = r.integer(n, "network", "bandwidth", spec.bandwidth_bps, 0, UINT32_MAX);
 
   const json& c = section("costly");

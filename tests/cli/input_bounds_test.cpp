@@ -11,7 +11,11 @@
 #include <string>
 
 #include "captures/writer.h"
+#include "core/utf16.h"
+#include "perfdata/model.h"
+#include "perfdata/names.h"
 #include "tests/common/crafted_capture.h"
+#include "tests/common/host_tools.h"
 #include "tests/common/run_command.h"
 #include "tests/common/temp_dir.h"
 #include "tests/common/test_capture.h"
@@ -132,4 +136,60 @@ TEST_CASE("a JSON fleet file nested 200000 deep is refused by name and not a cra
   INFO(r.err);
   CHECK(r.code == 2);
   CHECK(r.err.find(fleet + ": JSON nested deeper than 256 levels") != std::string::npos);
+}
+
+// Issue 54: a 50 MB counter name imported from a perfmon log came back as a 100 MB Counter table,
+// and a 50,000-character instance passed validate (then killed redact). The reader leaves out a
+// name-table string past Windows' bounds (perfdata/limits.h) with a warning at its offset;
+// validate reports it and an over-long instance name; the rest is kept.
+TEST_CASE("a capture with a 5 MB counter name and a 50,000-character instance: reported, left out, the rest kept") {
+  TempDir d;
+  const std::string cap = (d.path / "long.perfcap").string();
+  perfsim::captures::Capture c = perfsim::testing::test_capture();
+  c.names[0].counter = perfsim::perfdata::build_names(perfsim::perfdata::make_names(
+      {{1, "740"}, {2, "System"}, {238, "Processor"}, {240, std::string(5'000'000, 'n')}}));
+  const std::string instance(50000, 'i');
+  for (perfsim::captures::QueryRecord& rec : c.records) {
+    perfsim::perfdata::DataBlock block;
+    if (rec.value_name != "Global" || !perfsim::perfdata::parse(rec.payload, block).ok()) continue;
+    for (perfsim::perfdata::Object& o : block.objects)
+      if (o.name_index == 230) perfsim::perfdata::set_instance_name(o.instances[0], perfsim::utf8_to_utf16(instance));
+    rec.payload = perfsim::perfdata::build(block);
+  }
+  REQUIRE(perfsim::captures::write_capture(cap, c).ok());
+  const size_t names_at = perfsim::testing::record_offset(file_bytes(cap), perfsim::captures::RecordType::kNames);
+
+  const CommandResult v = bounded_run("validate --json " + cap);
+  INFO(v.err.substr(0, 2000));
+  CHECK(v.code == 0);  // warnings: the file is whole
+  CHECK(v.out.size() < 20000);
+  CHECK(v.err.size() < 2000);
+  const nlohmann::json j = nlohmann::json::parse(v.out);
+  size_t table = 0, instances = 0;
+  for (const auto& f : j.at("findings")) {
+    const std::string message = f.at("message");
+    CHECK(message.size() < 400);
+    if (f.at("check") == "capture.name-length") {
+      ++table;
+      CHECK(f.at("offset") == names_at);
+      CHECK(message.find("at offset " + std::to_string(names_at) + ": Counter 009 table, at byte ") == 0);
+      CHECK(message.find("index 240's text 'nnn") != std::string::npos);
+    }
+    instances += f.at("check") == "instance.name-length";
+  }
+  CHECK(table == 1);
+  CHECK(instances == 3);                     // one per Global sample
+  CHECK(j.at("blobs") == c.records.size());  // every record still checked
+
+  // The capture's tables without the name, with the others: what names export and serve read.
+  const std::string ini = (d.path / "names.ini").string();
+  const CommandResult e = bounded_run("names export " + cap + " -o " + ini);
+  INFO(e.err.substr(0, 2000));
+  REQUIRE(e.code == 0);
+  CHECK(e.err.find("at offset " + std::to_string(names_at)) != std::string::npos);
+  const std::string exported = perfsim::testing::read_text(ini);
+  CHECK(exported.size() < 1000);
+  CHECK(perfsim::utf16_to_utf8(
+            perfsim::load_utf16le(reinterpret_cast<const uint8_t*>(exported.data()) + 2, (exported.size() - 2) / 2))
+            .find("238=Processor") != std::string::npos);
 }

@@ -383,3 +383,65 @@ TEST_CASE("perfsim import --perfmon: endless lines, non-UTF-8 names and a >32-bi
   for (const auto& e : fs::directory_iterator(dir.path)) files += e.path() != csv;
   CHECK(files == 0);
 }
+
+// Issue 54: a value cell that is no number was echoed whole into the error (100 MB of it).
+TEST_CASE("perfsim import --perfmon: a 50 MB value that is no number is refused in a message of bounded length") {
+  perfsim::testing::TempDir dir("perfsim-perfmon");
+  const fs::path csv = dir.path / "bad-value.csv", out = dir.path / "bad-value.perfcap";
+  write_file(csv,
+             "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"\\\\H\\Memory\\Available Bytes\"\n"
+             "\"01/02/2026 00:00:00.000\",\"1\"\n\"01/02/2026 00:00:15.000\",\"" +
+                 std::string(50'000'000, '7') + "x\"\n");
+  const auto r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string());
+  INFO(r.err.substr(0, 2000));
+  CHECK(r.code == 1);
+  CHECK(r.err.find(":3: column 2 ('\\\\H\\Memory\\Available Bytes'): value '777") != std::string::npos);
+  CHECK(r.err.find("(50000001 characters) is not a number") != std::string::npos);
+  CHECK(r.err.size() < 1000);
+  CHECK(r.out.size() < 1000);
+  CHECK_FALSE(fs::exists(out));
+}
+
+// Issue 54: a 50 MB counter name imported (8 s, 789 MB, the name echoed to stdout) into a
+// capture whose Counter table serve answered with 100 MB. PDH's own bounds (perfdata/limits.h):
+// paths 2,048 characters, counter and instance names 1,024.
+TEST_CASE("perfsim import --perfmon: names past PDH's bounds are refused naming the line and column, briefly") {
+  perfsim::testing::TempDir dir("perfsim-perfmon");
+  const fs::path csv = dir.path / "long.csv", out = dir.path / "long.perfcap";
+  const auto log = [](const std::string& path) {
+    return "\"(PDH-CSV 4.0) (Coordinated Universal Time)(0)\",\"" + path +
+           "\"\n\"01/02/2026 00:00:00.000\",\"1\"\n\"01/02/2026 00:00:15.000\",\"2\"\n";
+  };
+  write_file(csv, log("\\\\H\\Memory\\" + std::string(50'000'000, 'a')));
+  auto r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string());
+  INFO(r.err.substr(0, 2000));
+  CHECK(r.code == 1);
+  CHECK(r.err.find(csv.string() + ":1: column 2: counter path '\\\\H\\Memory\\aaa") != std::string::npos);
+  CHECK(r.err.find("(50000011 characters) is longer than the 2048 characters of PDH_MAX_COUNTER_PATH") !=
+        std::string::npos);
+  CHECK(r.err.size() < 1000);
+  CHECK(r.out.size() < 1000);
+  CHECK_FALSE(fs::exists(out));
+
+  // At the bounds: a counter name of 1,024 characters is imported, 1,025 is not; a path of 2,049
+  // whose names are each within theirs is not either.
+  write_file(csv, log("\\\\H\\Memory\\" + std::string(1024, 'c')));
+  r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string());
+  CHECK(r.code == 0);
+  CHECK(fs::exists(out));
+  fs::remove(out);
+  write_file(csv, log("\\\\H\\Memory\\" + std::string(1025, 'c')));
+  r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string());
+  CHECK(r.code == 1);
+  CHECK(r.err.find(":1: column 2: counter name 'ccc") != std::string::npos);
+  CHECK(r.err.find("(1025 characters) is longer than the 1024 characters of PDH_MAX_COUNTER_NAME") !=
+        std::string::npos);
+  const std::string wide = "\\\\H\\" + std::string(1017, 'o') + "(" + std::string(1024, 'i') + ")\\c";
+  REQUIRE(wide.size() == 2049);
+  write_file(csv, log(wide));
+  r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + out.string());
+  CHECK(r.code == 1);
+  CHECK(r.err.find("(2049 characters) is longer than the 2048 characters of PDH_MAX_COUNTER_PATH") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}

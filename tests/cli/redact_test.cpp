@@ -439,3 +439,37 @@ TEST_CASE("perfsim redact: a process named cmd leaves ComSpec's cmd.exe and PATH
     CHECK(value(out, name) == before);
   }
 }
+
+// Issue 54: an instance name of 50,000 characters or more (import --perfmon makes them, validate
+// passed them) killed redact with SIGSEGV, a stack overflow in std::regex_match, and left
+// OUT.tmp.PID behind.
+TEST_CASE("perfsim redact: instance names of 50,000 and 200,000 characters are redacted, nothing left behind") {
+  perfsim::testing::TempDir dir("perfsim-redact-long");
+  for (size_t length : {size_t(50000), size_t(200000)}) {
+    INFO(length);
+    const std::string longest(length, 'a'), dup = std::string(length, 'b') + "#1";
+    captures::Capture cap = perfsim::testing::test_capture();
+    for (captures::QueryRecord& rec : cap.records) {
+      perfsim::perfdata::DataBlock block;
+      if (rec.value_name != "Global" || !perfsim::perfdata::parse(rec.payload, block).ok()) continue;
+      for (perfsim::perfdata::Object& o : block.objects)
+        if (o.name_index == 230) {
+          perfsim::perfdata::set_instance_name(o.instances[0], perfsim::utf8_to_utf16(longest));
+          perfsim::perfdata::set_instance_name(o.instances[1], perfsim::utf8_to_utf16(dup));
+        }
+      rec.payload = perfsim::perfdata::build(block);
+    }
+    const std::string in = (dir.path / "long.perfcap").string(), out = (dir.path / "out.perfcap").string();
+    REQUIRE(captures::write_capture(in, cap).ok());
+    const auto r = run_command(PERFSIM_EXE, "redact " + in + " -o " + out, 60);
+    INFO(r.err.substr(0, 2000));
+    REQUIRE(r.code == 0);
+    const auto names = instance_mapping(in, out);
+    REQUIRE(names.count(longest) == 1);
+    CHECK(names.at(longest).size() < 16);  // a token
+    REQUIRE(names.count(dup) == 1);
+    CHECK(names.at(dup).substr(names.at(dup).size() - 2) == "#1");  // the duplicate suffix kept
+    for (const auto& e : fs::directory_iterator(dir.path))
+      CHECK(e.path().filename().string().find(".tmp.") == std::string::npos);
+  }
+}

@@ -107,6 +107,25 @@ TEST_CASE("UTF-16LE files without a BOM (as Windows tools write them) read like 
   CHECK(b.texts[1].text == "Débit du périphérique B");
 }
 
+// Issue 54: LodCtr puts these texts into the host's name tables; past PDH_MAX_COUNTER_NAME (a name)
+// or 16,384 characters (a help text: perfdata/limits.h) the INI is refused naming the line.
+TEST_CASE("an INI name past 1,024 characters or help past 16,384 is refused naming its line") {
+  const auto ini_text = [](const std::string& name, const std::string& help) {
+    return ascii("[info]\ndrivername=D\nsymbolfile=a.h\n[languages]\n009=x\n[text]\nA_009_NAME=" + name +
+                 "\nA_009_HELP=" + help + "\n");
+  };
+  CounterIni ini;
+  REQUIRE(parse_ini(ini_text(std::string(1024, 'n'), std::string(16384, 'h')), ini).ok());
+  Status st = parse_ini(ini_text(std::string(1025, 'n'), "help"), ini);
+  CHECK_THAT(st.message(), Catch::StartsWith("ini line 7: the text of 'A_009_NAME', 'nnn") &&
+                               Catch::Contains("(1025 characters) is longer than the 1024 characters of "
+                                               "PDH_MAX_COUNTER_NAME"));
+  CHECK(st.message().size() < 400);
+  st = parse_ini(ini_text("Name", std::string(16385, 'h')), ini);
+  CHECK_THAT(st.message(),
+             Catch::StartsWith("ini line 8: the text of 'A_009_HELP', 'hhh") && Catch::Contains("(16385 characters)"));
+}
+
 TEST_CASE("INI errors say what is missing or malformed") {
   CounterIni ini;
   CHECK(parse_ini(ascii("[languages]\n009=English\n[text]\nA_009_NAME=x\n[info]\nsymbolfile=a.h\n"), ini)

@@ -146,6 +146,39 @@ TEST_CASE("bad backups are refused with the line and what to fix", "[names]") {
   CHECK_THAT(st.message(), Catch::Contains("line 3") && Catch::Contains("twice"));
 }
 
+// Issue 54: names without a bound went into every table a host serves (a 50 MB counter name came
+// back as a 100 MB Counter table). A name past PDH_MAX_COUNTER_NAME, a help text past
+// perfsim's 16,384 characters (perfdata/limits.h), is refused naming its line.
+TEST_CASE("a backup's name past 1,024 characters or help text past 16,384 is refused naming its line", "[names]") {
+  const auto backup = [](const std::string& name, const std::string& help) {
+    const std::string text = "[PerfStrings_009]\r\n1=4\r\n2=" + name + "\r\n3=" + help + "\r\n4=Other\r\n";
+    return utf16le(text, true);
+  };
+  NameSet s;
+  REQUIRE(parse_backup(backup(std::string(1024, 'n'), std::string(16384, 'h')), s).ok());
+  CHECK(s.find("009")->text.at(2).size() == 1024);
+  Status st = parse_backup(backup(std::string(50'000'000, 'n'), "help"), s);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.message().size() < 400);
+  CHECK_THAT(st.message(), Catch::StartsWith("line 3: the text of index 2, 'nnn") &&
+                               Catch::Contains("(50000000 characters) is longer than the 1024 characters of "
+                                               "PDH_MAX_COUNTER_NAME"));
+  st = parse_backup(backup("System", std::string(16385, 'h')), s);
+  CHECK_THAT(st.message(), Catch::StartsWith("line 4: the text of index 3, 'hhh") &&
+                               Catch::Contains("(16385 characters) is longer than the 16384 characters"));
+  // Characters as Windows counts them: 1,024 of U+1F600 are 2,048 UTF-16 code units.
+  std::string smiles;
+  for (int i = 0; i < 1024; ++i) smiles += "\xF0\x9F\x98\x80";
+  CHECK_THAT(parse_backup(backup(smiles, "help"), s).message(), Catch::Contains("(2048 characters)"));
+  // Raw tables too, naming the entry's offset in the file.
+  const Bytes c = perfdata::build_names(perfdata::make_names({{1, "4"}, {2, "System"}, {4, std::string(1025, 'n')}}));
+  const Bytes h = perfdata::build_names(perfdata::make_names({{3, "Help"}}));
+  Strings raw;
+  st = parse_dat(c, h, "009", raw);
+  CHECK_THAT(st.message(), Catch::StartsWith("perfc009.dat: at offset 30: the text of index 4, 'nnn") &&
+                               Catch::Contains("(1025 characters)"));
+}
+
 TEST_CASE("a repeated index keeps its first text and is warned about and comments are skipped", "[names]") {
   const std::string text = "; saved by hand\r\n[PerfStrings_009]\r\n2=System\r\n2=Other\r\n[Extra]\r\nx=1\r\n";
   NameSet s;

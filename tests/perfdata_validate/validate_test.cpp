@@ -209,6 +209,23 @@ TEST_CASE("PERF_INSTANCE_DEFINITION checks") {
           }) == 4);
     CHECK_FALSE(has_errors(fs));
   }
+  SECTION("a name past PDH_MAX_INSTANCE_NAME (issue 54): a warning at the name, its label cut short") {
+    for (size_t length : {size_t(1024), size_t(1025), size_t(50000)}) {
+      INFO(length);
+      set_instance_name(r.d.objects[1].instances[1], std::u16string(length, u'x'));
+      const Bytes t = build(r.d);
+      const std::vector<Finding> fs = validate(t);
+      const auto n =
+          std::count_if(fs.begin(), fs.end(), [](const Finding& f) { return f.check == kInstanceNameLength; });
+      CHECK(n == (length > 1024 ? 1 : 0));
+      if (length > 1024) {
+        require_finding(t, "instance.name-length", locate(r.d).objects[1].instances[1] + winperf::kInstanceDefSize,
+                        Severity::kWarning);
+        for (const Finding& f : fs) CHECK(f.message.size() < 400);
+      }
+      CHECK_FALSE(has_errors(fs));
+    }
+  }
   SECTION("name outside the definition") {
     put32(b, in1 + id::kNameLength, 500);
     require_finding(b, "instance.name-bounds", in1 + id::kNameOffset, Severity::kError);

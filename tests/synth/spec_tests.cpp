@@ -133,3 +133,43 @@ TEST_CASE("every example spec loads and synthesizes") {
     CHECK(c.records.size() >= 2);
   }
 }
+
+// Issue 54: a spec's names go into the host's name tables and every sample, and had no bound.
+// PDH's (perfdata/limits.h): object and counter names 1,024 characters, instance names 1,024;
+// help texts 16,384 (perfsim's).
+TEST_CASE("a spec's object, counter or instance name past PDH's bounds is refused with its key and line") {
+  const auto object = [](const std::string& name, const std::string& counter, const std::string& instance,
+                         const std::string& help) {
+    return "[[objects]]\nname = \"" + name + "\"\nhelp = \"" + help + "\"\ninstances = { names = [\"a\", \"" +
+           instance + "\"] }\n\n[[objects.counters]]\nname = \"" + counter + "\"\ntype = \"PERF_COUNTER_RAWCOUNT\"\n";
+  };
+  const std::string ok(1024, 'x');
+  Spec s;
+  REQUIRE(parse_spec_toml(object(ok, ok, ok, std::string(16384, 'h')), s).ok());
+  REQUIRE(s.objects.size() == 1);
+  CHECK(s.objects[0].instances.names[1] == ok);
+  const std::string over(1025, 'x');
+  Status st = parse_spec_toml(object(over, "c", "i", "h"), s);
+  CHECK_THAT(st.message(), Catch::StartsWith("spec:2: objects[0].name: 'xxx") &&
+                               Catch::EndsWith("(1025 characters) is longer than the 1024 characters of "
+                                               "PDH_MAX_COUNTER_NAME"));
+  st = parse_spec_toml(object("o", over, "i", "h"), s);
+  CHECK_THAT(st.message(), Catch::StartsWith("spec:7: objects[0].counters[0].name: 'xxx"));
+  st = parse_spec_toml(object("o", "c", over, "h"), s);
+  CHECK_THAT(st.message(), Catch::StartsWith("spec:4: objects[0].instances.names[1]: 'xxx") &&
+                               Catch::Contains("PDH_MAX_INSTANCE_NAME"));
+  st = parse_spec_toml(object("o", "c", "i", std::string(16385, 'h')), s);
+  CHECK_THAT(st.message(), Catch::StartsWith("spec:3: objects[0].help: 'hhh") && Catch::Contains("(16385 characters)"));
+  st = parse_spec_toml("[processes]\nnames = [\"svchost\", \"" + std::string(5'000'000, 'p') + "\"]\n", s);
+  CHECK_THAT(st.message(),
+             Catch::StartsWith("spec:2: processes.names[1]: 'ppp") && Catch::Contains("(5000000 characters)"));
+  CHECK(st.message().size() < 400);
+  st = parse_spec_toml("[disks]\nvolumes = [\"" + over + "\"]\n", s);
+  CHECK_THAT(st.message(), Catch::StartsWith("spec:2: disks.volumes[0]: "));
+  st = parse_spec_toml("[network]\nadapters = [\"" + over + "\"]\n", s);
+  CHECK_THAT(st.message(), Catch::StartsWith("spec:2: network.adapters[0]: "));
+  st = parse_spec_toml("[[objects]]\nname = \"o\"\ninstances = { prefix = \"" + std::string(1015, 'p') +
+                           "\" }\n\n[[objects.counters]]\nname = \"c\"\ntype = \"PERF_COUNTER_RAWCOUNT\"\n",
+                       s);
+  CHECK_THAT(st.message(), Catch::StartsWith("spec:3: objects[0].instances.prefix: "));
+}
