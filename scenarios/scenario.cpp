@@ -58,7 +58,7 @@ Status read_calls(const config::Reader& r, const Json& d, std::vector<ExpectedCa
 Status read_expected(const config::Reader& r, const Json& root, Expected& e) {
   if (!root.contains("diagnosis")) return Status::Ok();
   const Json& d = root["diagnosis"];
-  Status s = r.keys(d, "diagnosis", {"text", "loop", "growth", "min_steps", "busy", "statuses", "call"});
+  Status s = r.keys(d, "diagnosis", {"text", "loop", "growth", "min_steps", "busy", "statuses", "call", "never_asked"});
   if (s.ok()) s = r.string(d, "diagnosis", "text", e.text);
   if (s.ok()) s = r.string(d, "diagnosis", "loop", e.loop);
   if (s.ok()) s = r.string(d, "diagnosis", "growth", e.growth);
@@ -66,6 +66,7 @@ Status read_expected(const config::Reader& r, const Json& root, Expected& e) {
   if (s.ok()) s = r.boolean(d, "diagnosis", "busy", e.busy);
   if (s.ok()) s = r.strings(d, "diagnosis", "statuses", e.statuses);
   if (s.ok()) s = read_calls(r, d, e.calls);
+  if (s.ok()) s = r.strings(d, "diagnosis", "never_asked", e.never_asked);
   static const char* const growths[] = {"", "fixed", "exact", "doubling", "plus-n", "mixed"};
   if (s.ok() && std::find(std::begin(growths), std::end(growths), e.growth) == std::end(growths))
     s = r.fail("diagnosis.growth", "expected one of fixed, exact, doubling, plus-n, mixed, got \"" + e.growth + "\"");
@@ -78,7 +79,7 @@ Status read_handling(const config::Reader& r, const Json& root, Handling& h) {
   const Json& x = root["expect"];
   Status s = r.keys(x, "expect",
                     {"text", "data", "max_tries", "no_loop", "close_handles", "busy_backoff_ms", "max_busy_retries",
-                     "values", "once", "exit"});
+                     "values", "once", "exit", "no_diagnosis"});
   if (s.ok()) s = r.require(x, "expect", "text");
   if (s.ok()) s = r.string(x, "expect", "text", h.text);
   if (s.ok()) s = r.boolean(x, "expect", "data", h.data);
@@ -90,6 +91,7 @@ Status read_handling(const config::Reader& r, const Json& root, Handling& h) {
   if (s.ok()) s = r.strings(x, "expect", "values", h.values);
   if (s.ok()) s = r.strings(x, "expect", "once", h.once);
   if (s.ok()) s = r.string(x, "expect", "exit", h.exit);
+  if (s.ok()) s = r.boolean(x, "expect", "no_diagnosis", h.no_diagnosis);
   if (s.ok()) {
     if (Status e = check_exit_expectation(h.exit); !e.ok()) s = r.fail("expect.exit", e.message());
   }
@@ -189,6 +191,7 @@ constexpr Skippable kSkippable[] = {
     {"values", [](Handling& h) { h.values.clear(); }},
     {"once", [](Handling& h) { h.once.clear(); }},
     {"exit", [](Handling& h) { h.exit = "any"; }},
+    {"no_diagnosis", [](Handling& h) { h.no_diagnosis = false; }},
 };
 
 }  // namespace
@@ -293,6 +296,7 @@ nlohmann::json to_json(const Handling& h) {
   if (!h.values.empty()) j["values"] = h.values;
   if (!h.once.empty()) j["once"] = h.once;
   j["exit"] = h.exit;
+  if (h.no_diagnosis) j["no_diagnosis"] = true;
   return j;
 }
 
@@ -309,6 +313,7 @@ std::string handling_text(const Handling& h) {
   for (const std::string& v : h.values) add("asks " + v);
   for (const std::string& st : h.once) add(st + " at most once");
   if (h.exit != "any") add(h.exit == "zero" ? "exits 0" : "exits non-zero");
+  if (h.no_diagnosis) add("does not show the bug ([diagnosis])");
   return out + rules + (h.text.empty() ? "" : ")");
 }
 
@@ -341,6 +346,7 @@ nlohmann::json to_json(const Scenario& s) {
   if (s.expected.min_steps) e["min_steps"] = s.expected.min_steps;
   if (s.expected.busy) e["busy"] = true;
   if (!s.expected.statuses.empty()) e["statuses"] = s.expected.statuses;
+  if (!s.expected.never_asked.empty()) e["never_asked"] = s.expected.never_asked;
   for (const ExpectedCall& c : s.expected.calls)
     e["calls"].push_back({{"op", c.op},
                           {"key", c.key},

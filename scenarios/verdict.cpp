@@ -115,6 +115,8 @@ std::vector<SessionVerdict> judge(const Handling& h, const Expected& e, const st
         last->size > last->offered)
       v.silent_after = fmt::format("{} bytes", last->size);
     v.shows_diagnosis = v.diagnosis_lacks.empty();
+    // The bug first: it is the line a CI system shows (JUnit's failure message).
+    if (h.no_diagnosis && v.shows_diagnosis) v.unmet.insert(v.unmet.begin(), "shows the bug: " + e.text);
     out.push_back(std::move(v));
   }
   return out;
