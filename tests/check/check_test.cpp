@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tests/common/run_command.h"
@@ -76,19 +77,35 @@ TEST_CASE("check: the example collector handles every built-in TCP scenario, the
     DYNAMIC_SECTION(sc.name) {
       const std::string junit = work(sc.name) + ".xml";
       fs::remove(junit);
-      const CommandResult r =
-          perfsim_cmd("check --scenario " + sc.name + " --timeout 60 --json --junit " + junit + " -- " + kGood);
+      // A scenario with events (a reboot, a wrap) at ten times the pace, the collector polling
+      // past them: one poll would be NOT EXERCISED (issue 56).
+      size_t events = 0;
+      for (const auto& h : sc.hosts) events += h.fleet.replay.events.size();
+      const std::string pace = events ? " --speed 10" : "";
+      const std::string polls = events ? " --poll-for 3.5 --interval 0.5" : "";
+      const CommandResult r = perfsim_cmd("check --scenario " + sc.name + pace + " --timeout 60 --json --junit " +
+                                          junit + " -- " + kGood + polls);
       INFO(r.out << r.err);
       CHECK(r.code == 0);
       const json j = json::parse(r.out);
       CHECK(j.at("passed") == true);
+      CHECK(j.at("verdict") == "PASS");
       CHECK(j.at("command_failure") == "");
-      REQUIRE(j.at("sessions").size() == 1);  // the collector's one connection
-      CHECK(j.at("sessions")[0].at("handled") == true);
-      CHECK(j.at("sessions")[0].at("unmet").empty());
+      CHECK(j.at("events").size() == events);
+      for (const json& e : j.at("events")) CHECK(e.at("exercised") == true);
+      // The collector's one connection; a reboot resets it, and the sessions it makes while the
+      // host is down are closed too.
+      if (!events) REQUIRE(j.at("sessions").size() == 1);
+      REQUIRE(!j.at("sessions").empty());
+      for (const json& s : j.at("sessions")) {
+        CHECK(s.at("handled") == true);
+        CHECK(s.at("unmet").empty());
+      }
       CHECK(j.at("sessions")[0].at("calls") >= 3);
-      // One testcase per session plus the command's, none failed.
-      CHECK(junit_counts(junit) == "2 0 2 0");
+      // One testcase per session and event plus the command's, none failed.
+      const size_t cases = 1 + j.at("sessions").size() + events;
+      const std::string n = std::to_string(cases);
+      CHECK(junit_counts(junit) == n + " 0 " + n + " 0");
     }
   }
 }
@@ -549,4 +566,56 @@ TEST_CASE("check processor-groups: a reader of 238 alone fails naming the bug, a
   CHECK(good.code == 0);
   CHECK(verdict_of(line_of(good.out, "session 1 (APP-GROUPS01")) == "handled");
   CHECK(line_of(good.out, "sessions handled it") == "PASS: 1 of 1 sessions handled it; 1 of 1 values right");
+}
+
+// Issue 56: a run that never reached the scenario's event says nothing of how the collector
+// handles it. The example collector polls once and exits within a second; the reboot is at 10 s,
+// the wrap at 20 s. Polling past them at --speed 10 (1 s, 2 s) passes.
+TEST_CASE("check: a collector that exits before the scenario's event is NOT EXERCISED, one polling past it passes") {
+  // scenario, host, event, its second at speed 1 and at speed 10
+  const std::vector<std::tuple<std::string, std::string, std::string, std::string, std::string>> cases = {
+      {"reset-after-reboot", "APP-REBOOT01", "reboot", "10", "1"},
+      {"counter-wrap-32bit", "APP-WRAP01", "wrap", "20", "2"}};
+  for (const auto& [scenario, host, kind, at, at_fast] : cases) {
+    DYNAMIC_SECTION(scenario) {
+      const std::string junit = work("early-" + scenario) + ".xml";
+      const CommandResult r =
+          perfsim_cmd("check --scenario " + scenario + " --timeout 60 --junit " + junit + " -- " + kGood);
+      INFO(r.out << r.err);
+      CHECK(r.code == 1);
+      const std::string why_head = "the " + kind + " is at " + at + " s; the collector stopped at ";
+      const std::string event = line_of(r.out, "event 1 on ");
+      CHECK(event.rfind("event 1 on " + host + " (" + kind + " at " + at + " s): NOT EXERCISED: " + why_head, 0) == 0);
+      const std::string summary = line_of(r.out, "sessions handled it");
+      CHECK(summary.rfind("NOT EXERCISED: 1 of 1 sessions handled it; " + why_head, 0) == 0);
+      CHECK(summary.size() > 16);
+      CHECK(summary.substr(summary.size() - 16) == " s: poll past it");
+      const std::string stopped = summary.substr(summary.find(" stopped at ") + 12);
+      CHECK(std::stod(stopped) < std::stod(at));
+      const json cases_read = junit_read(junit).at("cases");
+      REQUIRE(cases_read.size() == 3);  // the collector, its session, the event
+      CHECK(cases_read[2].at("name") == host + " event 1 " + kind);
+      CHECK(cases_read[2].at("message").get<std::string>().rfind("not exercised: " + why_head, 0) == 0);
+
+      const CommandResult j = perfsim_cmd("check --scenario " + scenario + " --timeout 60 --json -- " + kGood);
+      INFO(j.out << j.err);
+      CHECK(j.code == 1);
+      const json v = json::parse(j.out);
+      CHECK(v.at("passed") == false);
+      CHECK(v.at("verdict") == "NOT EXERCISED");
+      REQUIRE(v.at("events").size() == 1);
+      CHECK(v.at("events")[0].at("exercised") == false);
+      CHECK(v.at("events")[0].at("at_s") == std::stod(at));
+      CHECK(v.at("events")[0].at("why").get<std::string>().rfind(why_head, 0) == 0);
+
+      const CommandResult past = perfsim_cmd("check --scenario " + scenario + " --speed 10 --timeout 60 -- " + kGood +
+                                             " --poll-for 3.5 --interval 0.5");
+      INFO(past.out << past.err);
+      CHECK(past.code == 0);
+      CHECK(line_of(past.out, "event 1 on ") ==
+            "event 1 on " + host + " (" + kind + " at " + at_fast + " s): exercised");
+      CHECK(line_of(past.out, "sessions handled it").rfind("PASS: ", 0) == 0);
+    }
+  }
+  CHECK(perfsim_cmd("check --scenario reset-after-reboot --speed 0 -- true").code == 2);
 }
