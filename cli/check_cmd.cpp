@@ -301,6 +301,16 @@ std::vector<HostEvents> host_events(const serve::ServeRun& run) {
   return out;
 }
 
+// The realtime hosts' events in wall-clock time, so a wrong value whose answers span one is told so.
+std::vector<scenarios::EventMoment> event_moments(const std::vector<HostEvents>& hosts) {
+  std::vector<scenarios::EventMoment> out;
+  for (const HostEvents& h : hosts)
+    if (!h.step)
+      for (const auto& [kind, at] : h.events)
+        out.push_back({h.host, kind, h.start_us + int64_t(double(at) / 10 / h.speed), double(at) / 1e7 / h.speed});
+  return out;
+}
+
 // Whether some session met each event: its host's calls came before it and at or after it.
 std::vector<scenarios::EventVerdict> judge_events(const std::vector<HostEvents>& hosts,
                                                   const std::vector<journal::CallEvent>& calls) {
@@ -328,7 +338,8 @@ std::vector<scenarios::EventVerdict> judge_events(const std::vector<HostEvents>&
 // The collector's reported values ($PERFSIM_VALUES_OUT, or its stdout's value lines), judged
 // against the answers each session got; the names of each host from its capture (Counter 009).
 void judge_values(const CheckOptions& o, const serve::ServeRun& run, const journal::AnswerStore& answers,
-                  const std::string& values_file, const CollectorRun& c, Outcome& r) {
+                  const std::string& values_file, const CollectorRun& c,
+                  const std::vector<scenarios::EventMoment>& events, Outcome& r) {
   std::vector<scenarios::ReportedValue> reported;
   bool cut = false;
   const bool from_stdout = o.values_from == "stdout";
@@ -348,7 +359,7 @@ void judge_values(const CheckOptions& o, const serve::ServeRun& run, const journ
       if (h.host && h.host->name() == host) return captures::counter_names(h.host->capture(), "009");
     return std::map<uint32_t, std::string>();
   };
-  r.values = scenarios::judge_values(reported, answers.sessions(), names, o.tolerance_pct / 100);
+  r.values = scenarios::judge_values(reported, answers.sessions(), names, o.tolerance_pct / 100, events);
 }
 
 void print(const CheckOptions& o, const Outcome& r, const std::string& expect) {
@@ -449,7 +460,7 @@ int run_check(const CheckOptions& o) {
     const std::vector<HostEvents> events = host_events(run);
     run.stop();  // every call answered is journaled, every answer kept
     r.events = judge_events(events, rec->journal()->query({}));
-    judge_values(o, run, *rec->answers(), e.values_out, c, r);
+    judge_values(o, run, *rec->answers(), e.values_out, c, event_moments(events), r);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.verdicts = scenarios::judge(sc.handling, sc.expected, rec->journal()->query({}));

@@ -132,11 +132,18 @@ bool compute(const ParsedSession& ps, const perfdata::CounterPath& path, const s
   }
   if (!best_cur) return false;
   std::vector<std::optional<double>> values;
-  perfdata::series_row({best_prev ? &best_prev->block : nullptr}, {&best_cur->block}, cols, values);
+  // A 32-bit counter is differenced modulo 2^32, as the scenarios' correct collector does.
+  perfdata::FormatOptions opt;
+  opt.unwrap32 = true;
+  perfdata::series_row({best_prev ? &best_prev->block : nullptr}, {&best_cur->block}, cols, values, opt);
   v.counter_type = perfdata::counter_type_name(counter_type(best_cur->block, cols[0]));
   v.value_name = best_cur->answer->value;
-  if (best_prev) v.samples.push_back(best_prev->answer->seq);
+  if (best_prev) {
+    v.samples.push_back(best_prev->answer->seq);
+    v.sample_us.push_back(best_prev->answer->time_us);
+  }
   v.samples.push_back(best_cur->answer->seq);
+  v.sample_us.push_back(best_cur->answer->time_us);
   v.expected = values[0];
   if (!v.expected)
     why = best_prev ? "the formula gives no value between these answers (a counter went back, an instance went)"
@@ -147,8 +154,34 @@ bool compute(const ParsedSession& ps, const perfdata::CounterPath& path, const s
   return true;
 }
 
+// The scenario's event behind a value that failed, in words ("" when none): a wrap between its
+// two answers, or a reboot between an earlier session's answers and its session's first.
+std::string event_hint(const ValueVerdict& v, const std::vector<ParsedSession>& sessions,
+                       const std::vector<EventMoment>& events) {
+  const ParsedSession* mine = nullptr;
+  for (const ParsedSession& ps : sessions)
+    if (ps.s->session == v.session) mine = &ps;
+  if (!mine) return "";
+  for (const EventMoment& e : events) {
+    if (!iequals(e.host, v.host)) continue;
+    if (e.kind == "wrap" && v.sample_us.size() == 2 && v.sample_us[0] < e.wall_us && v.sample_us[1] >= e.wall_us)
+      return fmt::format(
+          "the wrap at {:g} s falls between its two answers: a 32-bit counter passed 2^32 there; difference 32-bit "
+          "counters modulo 2^32 (an unsigned 32-bit subtraction), never as floats",
+          e.at_s);
+    if (e.kind != "reboot" || mine->s->answers.front().time_us < e.wall_us) continue;
+    for (const ParsedSession& ps : sessions)
+      if (ps.s->session != v.session && iequals(ps.s->host, v.host) && ps.answers.front().answer->time_us < e.wall_us)
+        return fmt::format(
+            "the host rebooted at {:g} s, after session {}'s answers and before session {}'s: a value differenced "
+            "across a reboot is no rate; drop the pair that spans it and start from the new boot's answers",
+            e.at_s, ps.s->session, v.session);
+  }
+  return "";
+}
+
 void judge_one(const ReportedValue& r, const std::vector<ParsedSession>& sessions, const NamesOf& names,
-               double tolerance, ValueVerdict& v) {
+               double tolerance, const std::vector<EventMoment>& events, ValueVerdict& v) {
   v.path = r.path;
   v.where = r.where;
   v.reported = r.value;
@@ -173,11 +206,13 @@ void judge_one(const ReportedValue& r, const std::vector<ParsedSession>& session
   }
   if (!v.expected) {
     v.why = why;
-    return;
+  } else {
+    const double diff = std::fabs(r.value - *v.expected);
+    v.ok = diff <= tolerance * std::max(std::fabs(*v.expected), 1.0);
+    if (!v.ok) v.why = fmt::format("differs by {:.6g} (tolerance {:.6g} %)", diff, tolerance * 100);
   }
-  const double diff = std::fabs(r.value - *v.expected);
-  v.ok = diff <= tolerance * std::max(std::fabs(*v.expected), 1.0);
-  if (!v.ok) v.why = fmt::format("differs by {:.6g} (tolerance {:.6g} %)", diff, tolerance * 100);
+  if (!v.ok)
+    if (const std::string hint = event_hint(v, sessions, events); !hint.empty()) v.why = hint + "; " + v.why;
 }
 
 }  // namespace
@@ -207,10 +242,10 @@ Status parse_reported(std::string_view text, const std::string& source, bool str
 
 std::vector<ValueVerdict> judge_values(const std::vector<ReportedValue>& reported,
                                        const std::vector<journal::SessionAnswers>& sessions, const NamesOf& names,
-                                       double tolerance) {
+                                       double tolerance, const std::vector<EventMoment>& events) {
   const std::vector<ParsedSession> parsed = parse_sessions(sessions);
   std::vector<ValueVerdict> out(reported.size());
-  for (size_t i = 0; i < reported.size(); ++i) judge_one(reported[i], parsed, names, tolerance, out[i]);
+  for (size_t i = 0; i < reported.size(); ++i) judge_one(reported[i], parsed, names, tolerance, events, out[i]);
   return out;
 }
 

@@ -619,3 +619,55 @@ TEST_CASE("check: a collector that exits before the scenario's event is NOT EXER
   }
   CHECK(perfsim_cmd("check --scenario reset-after-reboot --speed 0 -- true").code == 2);
 }
+
+// Issue 56: the bugs reset-after-reboot and counter-wrap-32bit exist to catch are in the values a
+// collector reports. At --speed 10 the reboot is at 1 s (down 0.5 s), the wrap at 2 s (its
+// counters pass 2^32 about 0.75 s later). The value collector differences across a reconnect
+// (--reconnect) or starts anew (--fresh-after-reset); it differences 32-bit counters as plain
+// numbers, or modulo 2^32 (--mod32).
+TEST_CASE("check: a collector that differences across the reboot or the wrap fails naming it, a correct one passes") {
+  SECTION("reset-after-reboot") {
+    const std::string base =
+        "check --scenario reset-after-reboot --speed 10 --timeout 30 -- " + kValues + " --interval 1.5 ";
+    const CommandResult r = perfsim_cmd(base + "--reconnect '" + kCpu + "'");
+    INFO(r.out << r.err);
+    CHECK(r.code == 1);
+    const std::string line = line_of(r.out, "value \\\\APP-REBOOT01\\Processor Information(_Total)");
+    const std::string wrong = line.substr(line.find(": WRONG (") + 9);
+    CHECK(wrong ==
+          "the host rebooted at 1 s, after session 1's answers and before session 2's: a value differenced across a "
+          "reboot is no rate; drop the pair that spans it and start from the new boot's answers; "
+          "PERF_100NSEC_TIMER_INV needs two answers and session 2 got one that holds it: poll twice on one "
+          "connection)");
+    CHECK(line_of(r.out, "sessions handled it") == "FAIL: 2 of 2 sessions handled it; 0 of 1 values right");
+
+    const CommandResult good = perfsim_cmd(base + "--fresh-after-reset '" + kCpu + "'");
+    INFO(good.out << good.err);
+    CHECK(good.code == 0);
+    CHECK(line_of(good.out, "sessions handled it") == "PASS: 2 of 2 sessions handled it; 1 of 1 values right");
+  }
+  SECTION("counter-wrap-32bit") {
+    const std::string path = "\\System\\File Read Operations/sec";  // PERF_COUNTER_COUNTER, 32 bits
+    const std::string base = "check --scenario counter-wrap-32bit --speed 10 --timeout 30 --json -- " + kValues +
+                             " --polls 2 --interval 3.5 ";
+    const CommandResult r = perfsim_cmd(base + "'" + path + "'");
+    INFO(r.out << r.err);
+    CHECK(r.code == 1);
+    const json v = json::parse(r.out).at("values").at(0);
+    CHECK(v.at("ok") == false);
+    CHECK(v.at("collector").get<double>() < 0);  // the wrap taken for a fall
+    const std::string why = v.at("why");
+    CHECK(why.rfind(
+              "the wrap at 2 s falls between its two answers: a 32-bit counter passed 2^32 there; difference 32-bit "
+              "counters modulo 2^32 (an unsigned 32-bit subtraction), never as floats; differs by ",
+              0) == 0);
+
+    const CommandResult good = perfsim_cmd(base + "--mod32 '" + path + "'");
+    INFO(good.out << good.err);
+    CHECK(good.code == 0);
+    const json g = json::parse(good.out);
+    CHECK(g.at("verdict") == "PASS");
+    CHECK(g.at("values").at(0).at("ok") == true);
+    CHECK(g.at("values").at(0).at("perfsim").get<double>() > 0);
+  }
+}
