@@ -55,9 +55,10 @@ struct CheckOptions {
   std::string user;                   // --user NAME:PASSWORD: an account, and PERFSIM_USER/PERFSIM_PASSWORD
   double timeout_s = 60;
   bool json = false;
-  std::string junit;                 // JUnit XML file
-  std::string journal;               // also the run's journal as JSON lines (a CI artifact; perfsim journal FILE)
-  std::string values_from = "file";  // file: $PERFSIM_VALUES_OUT; stdout: the collector's value lines there
+  std::string junit;    // JUnit XML file
+  std::string journal;  // also the run's journal as JSON lines (a CI artifact; perfsim journal FILE)
+  // file: $PERFSIM_VALUES_OUT; stdout: the collector's value lines there; "" (not given): the file, if any
+  std::string values_from;
   double tolerance_pct = scenarios::kDefaultTolerance * 100;
   std::optional<double> speed;       // --speed X: the hosts' realtime pace (a scenario's events come sooner)
   std::vector<std::string> command;  // after --
@@ -354,6 +355,11 @@ void judge_values(const CheckOptions& o, const serve::ServeRun& run, const journ
     r.values_failure = s.message();
     return;
   }
+  // Asked for values and given none: nothing was judged, which is no pass.
+  if (reported.empty() && !o.values_from.empty()) {
+    r.values_failure = scenarios::no_values(text, from_stdout ? "stdout" : "$PERFSIM_VALUES_OUT");
+    return;
+  }
   const auto names = [&run](const std::string& host) {
     for (const serve::PlannedHost& h : run.hosts())
       if (h.host && h.host->name() == host) return captures::counter_names(h.host->capture(), "009");
@@ -395,7 +401,9 @@ void print(const CheckOptions& o, const Outcome& r, const std::string& expect) {
   for (const auto& v : r.events) fmt::print("{}\n", scenarios::render_text(v));
   if (!r.values_failure.empty()) fmt::print("values: {}\n", r.values_failure);
   if (!r.command_failure.empty()) fmt::print("collector command: {}\n", r.command_failure);
-  const std::string values = r.values.empty() ? "" : fmt::format("; {} of {} values right", right, r.values.size());
+  const std::string values = !r.values.empty()       ? fmt::format("; {} of {} values right", right, r.values.size())
+                             : o.values_from.empty() ? ""
+                                                     : "; 0 values found";
   const scenarios::EventVerdict* missed = r.not_exercised();
   fmt::print("{}: {} of {} sessions handled it{}{}{}\n", r.verdict(), handled, r.verdicts.size(), values,
              r.command_failure.empty() ? "" : "; " + r.command_failure, missed ? "; " + missed->why : "");
@@ -535,7 +543,8 @@ void add_check(CLI::App& app, int& rc) {
                 "NAME reads it)");
   c->add_option("--values-from", check.values_from,
                 "Where the collector's computed values are: file (default: the file named by $PERFSIM_VALUES_OUT) "
-                "or stdout (its value lines there); each line {\"path\": \"\\\\HOST\\Object(Inst)\\Counter\", "
+                "or stdout (its value lines there); given, no value line is a failure; each line {\"path\": "
+                "\"\\\\HOST\\Object(Inst)\\Counter\", "
                 "\"value\": V} or PATH,VALUE, compared with perfsim's value from the last two answers its session got")
       ->check(CLI::IsMember({"file", "stdout"}));
   c->add_option("--speed", check.speed,

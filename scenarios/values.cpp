@@ -240,6 +240,22 @@ Status parse_reported(std::string_view text, const std::string& source, bool str
   return Status::Ok();
 }
 
+std::string no_values(std::string_view text, const std::string& source) {
+  std::string seen;
+  size_t quoted = 0;
+  while (!text.empty() && quoted < kQuotedLines) {
+    const size_t nl = text.find('\n');
+    std::string_view line = trim(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    if (line.empty()) continue;
+    const bool cut = line.size() > kQuotedLineChars;
+    if (cut) line = line.substr(0, kQuotedLineChars);
+    seen += fmt::format("{}\"{}{}\"", quoted++ ? ", " : "", line, cut ? "..." : "");
+  }
+  return fmt::format("no value line in the collector's {} ({}); {}", source, kValueForms,
+                     quoted ? fmt::format("its first line{}: {}", quoted == 1 ? "" : "s", seen) : "it was empty");
+}
+
 std::vector<ValueVerdict> judge_values(const std::vector<ReportedValue>& reported,
                                        const std::vector<journal::SessionAnswers>& sessions, const NamesOf& names,
                                        double tolerance, const std::vector<EventMoment>& events) {

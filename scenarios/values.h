@@ -37,6 +37,10 @@ struct ReportedValue {
 // (the collector's stdout): other lines are its output and are skipped. Over kMaxReportedValues:
 // InvalidArgument.
 Status parse_reported(std::string_view text, const std::string& source, bool strict, std::vector<ReportedValue>& out);
+// Why `text` (from `source`: "stdout") gave no value: the value lines expected and the first
+// lines it held (at most kQuotedLines, each cut at kQuotedLineChars), or that it was empty.
+inline constexpr size_t kQuotedLines = 3, kQuotedLineChars = 120;
+std::string no_values(std::string_view text, const std::string& source);
 
 struct ValueVerdict {
   std::string path;  // as reported

@@ -671,3 +671,33 @@ TEST_CASE("check: a collector that differences across the reboot or the wrap fai
     CHECK(g.at("values").at(0).at("perfsim").get<double>() > 0);
   }
 }
+
+// Issue 56: --values-from stdout where no line is a value judged nothing: a failure quoting the
+// format and the first lines seen (three, each cut at 120 characters), not a PASS.
+TEST_CASE("check --values-from: no value line is a failure quoting the format and the first lines") {
+  const std::string forms =
+      "(write one value per line: {\"path\": \"\\\\\\\\HOST\\\\Processor(_Total)\\\\% Processor Time\", \"value\": "
+      "37.5} or \\\\HOST\\Processor(_Total)\\% Processor Time,37.5)";
+  const std::string script = work("prose") + ".sh";
+  std::ofstream(script) << kGood << " >/dev/null\nprintf 'x%.0s' $(seq 130); echo\necho\necho two\necho three\n"
+                        << "echo four\n";
+  const CommandResult r =
+      perfsim_cmd("check --scenario no-instances --values-from stdout --timeout 60 -- sh " + script);
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  CHECK(line_of(r.out, "values: ") == "values: no value line in the collector's stdout " + forms +
+                                          "; its first lines: \"" + std::string(120, 'x') +
+                                          "...\", \"two\", \"three\"");
+  CHECK(line_of(r.out, "sessions handled it") == "FAIL: 1 of 1 sessions handled it; 0 values found");
+
+  // A values file asked for and never written; JSON says the same.
+  const CommandResult f =
+      perfsim_cmd("check --scenario no-instances --values-from file --timeout 60 --json -- " + kGood);
+  INFO(f.out << f.err);
+  CHECK(f.code == 1);
+  const json j = json::parse(f.out);
+  CHECK(j.at("verdict") == "FAIL");
+  CHECK(j.at("values_failure") == "no value line in the collector's $PERFSIM_VALUES_OUT " + forms + "; it was empty");
+  // Not asked: a collector that reports no values is judged by its sessions alone, as before.
+  CHECK(perfsim_cmd("check --scenario no-instances --timeout 60 -- " + kGood).code == 0);
+}
