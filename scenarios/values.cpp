@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -94,6 +95,74 @@ uint32_t counter_type(const perfdata::DataBlock& b, const perfdata::SeriesColumn
       for (const perfdata::CounterDef& d : o.counters)
         if (d.name_index == c.counter) return d.type;
   return 0;
+}
+
+// Edit distance without case: how far a misspelled name is from one the host has.
+size_t distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      const bool same = std::tolower(uint8_t(a[i - 1])) == std::tolower(uint8_t(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The nearest of `names` to `asked` ("" when there are none).
+std::string nearest(const std::string& asked, const std::vector<std::string>& names) {
+  const std::string* best = nullptr;
+  size_t best_d = SIZE_MAX;
+  for (const std::string& n : names)
+    if (const size_t d = distance(asked, n); d < best_d) {
+      best_d = d;
+      best = &n;
+    }
+  return best ? *best : "";
+}
+
+// The existing path of `block` nearest to `path`: its nearest object, that object's nearest
+// instance and counter, by English name. "" when the block holds no object.
+std::string nearest_path(const perfdata::DataBlock& block, const std::string& machine,
+                         const std::map<uint32_t, std::string>& names, const perfdata::CounterPath& path) {
+  const auto name_of = [&names](uint32_t index) {
+    const auto it = names.find(index);
+    return it == names.end() ? std::to_string(index) : it->second;
+  };
+  std::vector<std::string> objects;
+  for (const perfdata::Object& o : block.objects) objects.push_back(name_of(o.name_index));
+  const std::string object = nearest(path.object, objects);
+  if (object.empty()) return "";
+  const perfdata::Object& o =
+      block.objects[size_t(std::find(objects.begin(), objects.end(), object) - objects.begin())];
+  std::vector<perfdata::InstanceValues> values;
+  if (!perfdata::format_object(nullptr, block, o.name_index, values).ok() || values.empty()) return "";
+  std::vector<std::string> instances, counters;
+  for (const perfdata::InstanceValues& iv : values) instances.push_back(iv.name);
+  for (const perfdata::CounterValue& cv : values.front().counters) counters.push_back(name_of(cv.name_index));
+  const std::string instance = o.multi_instance() ? nearest(path.has_instance ? path.instance : "", instances) : "";
+  return fmt::format("\\\\{}\\{}{}\\{}", machine, object, o.multi_instance() ? "(" + instance + ")" : "",
+                     nearest(path.counter, counters));
+}
+
+// A path written with one leading backslash before the machine ("\HOST\Processor(_Total)\..."
+// read as object "HOST\Processor"): the machine, when the part before the backslash names a host
+// of `sessions`.
+void machine_from_object(perfdata::CounterPath& path, const std::vector<ParsedSession>& sessions) {
+  const size_t slash = path.object.find('\\');
+  if (!path.machine.empty() || slash == std::string::npos) return;
+  const std::string machine = path.object.substr(0, slash);
+  for (const ParsedSession& ps : sessions)
+    if (iequals(machine, ps.s->host) || iequals(machine, ps.answers.back().system)) {
+      path.machine = machine;
+      path.object = path.object.substr(slash + 1);
+      return;
+    }
 }
 
 // perfsim's value of `path` from one session's answers: the newest pair of one value that both
@@ -190,6 +259,7 @@ void judge_one(const ReportedValue& r, const std::vector<ParsedSession>& session
     v.why = s.message();
     return;
   }
+  machine_from_object(path, sessions);
   std::string why;
   for (auto it = sessions.rbegin(); it != sessions.rend(); ++it) {  // the newest session first
     if (!session_of(*it, path.machine)) continue;
@@ -204,12 +274,33 @@ void judge_one(const ReportedValue& r, const std::vector<ParsedSession>& session
                         hosts.empty() ? "none" : hosts);
     return;
   }
+  if (!v.expected && v.counter_type.empty()) {
+    // Nothing of the path in any session: say where it looked and the nearest path there.
+    const std::string in_first = " in the first sample";  // resolve_columns' words for a series
+    if (why.size() > in_first.size() && why.compare(why.size() - in_first.size(), in_first.size(), in_first) == 0)
+      why.resize(why.size() - in_first.size());
+    why += fmt::format(" in session {}'s answers from {}", v.session, v.host);
+    // One leading backslash before a name that is no host of the run: the object took the machine.
+    if (path.machine.empty() && path.object.find('\\') != std::string::npos)
+      why += fmt::format("; a machine name takes two leading backslashes: \\{}", r.path);
+    for (const ParsedSession& ps : sessions)
+      if (ps.s->session == v.session)
+        if (const std::string near =
+                nearest_path(ps.answers.back().block, ps.answers.back().system, names(ps.s->host), path);
+            !near.empty())
+          why += "; the nearest path they hold: " + near;
+  }
   if (!v.expected) {
     v.why = why;
   } else {
     const double diff = std::fabs(r.value - *v.expected);
     v.ok = diff <= tolerance * std::max(std::fabs(*v.expected), 1.0);
-    if (!v.ok) v.why = fmt::format("differs by {:.6g} (tolerance {:.6g} %)", diff, tolerance * 100);
+    // In the tolerance's unit: percent of perfsim's value (of 1 below 1, where it is absolute).
+    const double scale = std::max(std::fabs(*v.expected), 1.0);
+    if (!v.ok)
+      v.why =
+          fmt::format("differs by {:.6g} % of {} ({:.6g}; tolerance {:.6g} %)", 100 * diff / scale,
+                      std::fabs(*v.expected) < 1 ? "1 (absolute below 1)" : "perfsim's value", diff, tolerance * 100);
   }
   if (!v.ok)
     if (const std::string hint = event_hint(v, sessions, events); !hint.empty()) v.why = hint + "; " + v.why;
@@ -282,9 +373,12 @@ nlohmann::json to_json(const ValueVerdict& v) {
 std::string render_text(const ValueVerdict& v) {
   std::string samples;
   for (const uint64_t s : v.samples) samples += (samples.empty() ? " seq " : " and ") + std::to_string(s);
+  // Nothing computed (an unknown path): no counter type, no answers to name.
   const std::string from = v.host.empty() ? ""
-                                          : fmt::format(" ({}; session {} on {}, answers to \"{}\"{})", v.counter_type,
-                                                        v.session, v.host, v.value_name, samples);
+                           : v.counter_type.empty()
+                               ? fmt::format(" (session {} on {})", v.session, v.host)
+                               : fmt::format(" ({}; session {} on {}, answers to \"{}\"{})", v.counter_type, v.session,
+                                             v.host, v.value_name, samples);
   const std::string perfsim = v.expected ? fmt::format("{:.10g}", *v.expected) : "none";
   return fmt::format("value {}: collector {:.10g}, perfsim {}{}: {}{}", v.path, v.reported, perfsim, from,
                      v.ok ? "ok" : "WRONG", v.ok ? "" : " (" + v.why + ")");

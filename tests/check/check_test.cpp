@@ -8,7 +8,10 @@
 // diagnosis text that matches what each session saw.
 #include <unistd.h>
 
+#include <fmt/core.h>
+
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -383,7 +386,8 @@ TEST_CASE("check values: a wrong % Processor Time fails naming the path and both
     const std::string line = r.out.substr(at, r.out.find('\n', at) - at);
     CHECK(line.find(", perfsim ") != std::string::npos);
     CHECK(line.find("PERF_100NSEC_TIMER_INV; session 1 on APP-GROUPS01") != std::string::npos);
-    CHECK(line.find(": WRONG (differs by 1.45") != std::string::npos);
+    CHECK(line.find(": WRONG (differs by ") != std::string::npos);
+    CHECK(line.find(" % of perfsim's value (1.45; tolerance 0.01 %))") != std::string::npos);
     CHECK(r.out.find("\\System\\Processes: collector") != std::string::npos);
     CHECK(r.out.find("FAIL: 1 of 1 sessions handled it; 1 of 2 values right") != std::string::npos);
   }
@@ -700,4 +704,44 @@ TEST_CASE("check --values-from: no value line is a failure quoting the format an
   CHECK(j.at("values_failure") == "no value line in the collector's $PERFSIM_VALUES_OUT " + forms + "; it was empty");
   // Not asked: a collector that reports no values is judged by its sessions alone, as before.
   CHECK(perfsim_cmd("check --scenario no-instances --timeout 60 -- " + kGood).code == 0);
+}
+
+// Issue 56: what a value's message says. A misspelled path: where it was looked for and the
+// nearest path there; one leading backslash before a host of the run is read as its machine,
+// before another name explained; a difference in the tolerance's unit (percent of perfsim's value).
+TEST_CASE("check values: messages name the host and the nearest path, read one backslash, give percent") {
+  const std::string script = work("value-messages") + ".sh";
+  std::ofstream(script) << kValues << " '" << kCpu << "' || exit 1\n"
+                        << "v=$(sed 's/.*,//' \"$PERFSIM_VALUES_OUT\")\n"
+                        << "printf '%s%s\\n' '\\APP-GROUPS01" << kCpu << ",' \"$v\" >> \"$PERFSIM_VALUES_OUT\"\n"
+                        << "printf '%s\\n' '\\\\APP-GROUPS01\\Processor Information(_Total)\\% Procesor Time,3' "
+                        << ">> \"$PERFSIM_VALUES_OUT\"\n"
+                        << "printf '%s\\n' '\\NOHOST" << kCpu << ",3' >> \"$PERFSIM_VALUES_OUT\"\n";
+  const CommandResult r = perfsim_cmd("check --scenario processor-groups --timeout 60 -- sh " + script);
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  const std::string nearest = "the nearest path they hold: \\\\APP-GROUPS01" + kCpu + ")";
+  const std::string one = line_of(r.out, "value \\APP-GROUPS01\\");
+  CHECK(one.size() > 5);
+  CHECK(one.substr(one.size() - 5) == "): ok");  // read as \\APP-GROUPS01\...
+  CHECK(line_of(r.out, "% Procesor Time:") ==
+        "value \\\\APP-GROUPS01\\Processor Information(_Total)\\% Procesor Time: collector 3, perfsim none (session 1 "
+        "on APP-GROUPS01): WRONG (object 'Processor Information' has no counter '% Procesor Time' in session 1's "
+        "answers from APP-GROUPS01; " +
+            nearest);
+  CHECK(line_of(r.out, "value \\NOHOST") ==
+        "value \\NOHOST" + kCpu +
+            ": collector 3, perfsim none (session 1 on APP-GROUPS01): WRONG (no object 'NOHOST\\Processor "
+            "Information' in session 1's answers from APP-GROUPS01; a machine name takes two leading backslashes: "
+            "\\\\NOHOST" +
+            kCpu + "; " + nearest);
+  CHECK(line_of(r.out, "sessions handled it") == "FAIL: 1 of 1 sessions handled it; 2 of 4 values right");
+
+  const CommandResult off = perfsim_cmd("check --scenario processor-groups --timeout 60 --json -- " + kValues +
+                                        " --off '" + kCpu + "=1.45' '" + kCpu + "'");
+  INFO(off.out << off.err);
+  const json v = json::parse(off.out).at("values").at(0);
+  const double diff = std::fabs(v.at("collector").get<double>() - v.at("perfsim").get<double>());
+  CHECK(v.at("why") == fmt::format("differs by {:.6g} % of perfsim's value ({:.6g}; tolerance 0.01 %)",
+                                   100 * diff / std::max(std::fabs(v.at("perfsim").get<double>()), 1.0), diff));
 }
