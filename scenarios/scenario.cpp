@@ -80,7 +80,6 @@ Status read_handling(const config::Reader& r, const Json& root, Handling& h) {
   Status s = r.keys(x, "expect",
                     {"text", "data", "max_tries", "no_loop", "close_handles", "busy_backoff_ms", "max_busy_retries",
                      "values", "once", "exit", "no_diagnosis"});
-  if (s.ok()) s = r.require(x, "expect", "text");
   if (s.ok()) s = r.string(x, "expect", "text", h.text);
   if (s.ok()) s = r.boolean(x, "expect", "data", h.data);
   if (s.ok()) s = r.integer(x, "expect", "max_tries", h.max_tries);
@@ -110,8 +109,11 @@ Status missing_keys(const config::Doc& doc) {
   std::string missing;
   for (const std::string& k : keys)
     if (!root.contains(k)) missing += (missing.empty() ? "" : ", ") + (k == "host" ? "[[host]]" : k);
-  if (builtin && root.contains("diagnosis") && !root["diagnosis"].contains("text"))
-    missing += (missing.empty() ? "" : ", ") + std::string("diagnosis.text");
+  // A built-in scenario says what each table is about; a user's [expect] may give only the keys
+  // that change (README.md: the others keep their defaults).
+  for (const char* table : {"diagnosis", "expect"})
+    if (builtin && root.contains(table) && root[table].is_object() && !root[table].contains("text"))
+      missing += (missing.empty() ? "" : ", ") + std::string(table) + ".text";
   if (missing.empty()) return Status::Ok();
   return Status::InvalidArgument(
       fmt::format("{}: missing {} (required{})", doc.origin, missing,
@@ -373,10 +375,17 @@ nlohmann::json to_json(const Scenario& s) {
 
 std::string render_text(const Scenario& s) {
   const nlohmann::json j = to_json(s);
-  std::string out = fmt::format("{}: {}\n\nReproduces: {}\nSource: {}\n", s.name, s.title, s.reproduces, s.source);
-  for (const std::string& u : s.see_also) out += fmt::format("See also: {}\n", u);
-  out += fmt::format("The source says: {}\n\nHost behaviour: {}\nA correct collector: {}\nJournal diagnosis: {}\n",
-                     s.source_says, s.behaviour, s.correct, s.expected.text);
+  // A user's scenario need not document its bug: a field it leaves out gets no empty line.
+  const auto field = [](const char* label, const std::string& text) {
+    return text.empty() ? std::string() : fmt::format("{}: {}\n", label, text);
+  };
+  std::string out = s.title.empty() ? s.name + "\n" : fmt::format("{}: {}\n", s.name, s.title);
+  std::string about = field("Reproduces", s.reproduces) + field("Source", s.source);
+  for (const std::string& u : s.see_also) about += fmt::format("See also: {}\n", u);
+  about += field("The source says", s.source_says);
+  const std::string host = field("Host behaviour", s.behaviour) + field("A correct collector", s.correct) +
+                           field("Journal diagnosis", s.expected.text);
+  out += (about.empty() ? "" : "\n" + about) + (host.empty() ? "" : "\n" + host);
   out += fmt::format("Checked per session (perfsim check): {}\n", handling_text(s.handling));
   out += "\nHosts:\n";
   for (const nlohmann::json& h : j["hosts"]) out += "  " + h.dump() + "\n";

@@ -745,3 +745,34 @@ TEST_CASE("check values: messages name the host and the nearest path, read one b
   CHECK(v.at("why") == fmt::format("differs by {:.6g} % of perfsim's value ({:.6g}; tolerance 0.01 %)",
                                    100 * diff / std::max(std::fabs(v.at("perfsim").get<double>()), 1.0), diff));
 }
+
+// Issue 56: scenarios/README.md says [expect] keys left out keep their defaults, and a scenario of
+// your own needs only its name and hosts: one without `text` (or a title, a source) is accepted,
+// and `scenarios show` prints no empty line for what it leaves out.
+TEST_CASE("check --scenario-dir: a user scenario without expect.text is accepted and shown without empty fields") {
+  const std::string dir = work("user-scenario");
+  fs::create_directories(dir);
+  std::ofstream(dir + "/my-cpu-host.toml") << "name = \"my-cpu-host\"\n"
+                                              "[[host]]\n"
+                                              "timeline = \"step\"\n"
+                                              "[host.synth.host]\n"
+                                              "name = \"MY-CPU01\"\n"
+                                              "profile = \"2016\"\n"
+                                              "duration = \"2m\"\n"
+                                              "[expect]\n"
+                                              "max_tries = 5\n";
+  const CommandResult shown = perfsim_cmd("scenarios show my-cpu-host --scenario-dir " + dir);
+  INFO(shown.out << shown.err);
+  CHECK(shown.code == 0);
+  CHECK(shown.out.rfind("my-cpu-host\nChecked per session (perfsim check): gets perf data; past ERROR_MORE_DATA "
+                        "within 5 tries; no loop on one size; closes its handles; exits 0\n",
+                        0) == 0);
+  for (const char* label :
+       {"Reproduces:", "Source:", "The source says:", "Host behaviour:", "A correct collector:", "Journal diagnosis:"})
+    CHECK(shown.out.find(label) == std::string::npos);
+  const CommandResult r =
+      perfsim_cmd("check --scenario-dir " + dir + " --scenario my-cpu-host --timeout 60 -- " + kGood);
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  CHECK(line_of(r.out, "sessions handled it") == "PASS: 1 of 1 sessions handled it");
+}
