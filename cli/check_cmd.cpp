@@ -493,7 +493,22 @@ void add_check(CLI::App& app, int& rc) {
   CheckOptions& check = *o;
   auto* c = app.add_subcommand("check",
                                "Test a collector: serve a scenario's host(s), run COMMAND against them, judge every "
-                               "collector session (exit 0 all handled it, 1 one did not)");
+                               "collector session (exit 0 PASS; 1 FAIL or NOT EXERCISED; 2 usage)");
+  // What the last line's verdict means, with an example of each (scenarios/README.md, "Verdicts").
+  c->footer(
+      "Verdicts (the last line; exit 0 for PASS only):\n"
+      "  PASS: every session handled it, every value reported is right, and the collector polled across every\n"
+      "  event of the scenario (a reboot, a wrap, ...):\n"
+      "    PASS: 1 of 1 sessions handled it; 1 of 1 values right\n"
+      "  FAIL: a session missed an expectation or shows the bug the scenario catches, a value is wrong, values\n"
+      "  were asked (--values-from) and none was found, no session reached a host, or the command failed:\n"
+      "    session 1 (APP-GROUPS01, 127.0.0.1:50712, tcp, 5 calls): NOT handled: shows the bug: reads only the\n"
+      "    legacy Processor object (238), ...\n"
+      "    FAIL: 0 of 1 sessions handled it; 1 of 1 values right\n"
+      "  NOT EXERCISED: nothing failed, but no session outlived one of the scenario's events, so how the\n"
+      "  collector handles it was not seen (--speed 10 brings it ten times closer):\n"
+      "    NOT EXERCISED: 1 of 1 sessions handled it; the reboot is at 10 s; the collector stopped at 0.3 s: poll\n"
+      "    past it");
   c->add_option("--scenario", check.scenario, "The field-bug scenario to serve and judge against (perfsim scenarios)");
   c->add_option("--capture", check.captures,
                 "Serve this capture instead (repeatable: a host each), judged by the generic expectations")
@@ -533,8 +548,9 @@ void add_check(CLI::App& app, int& rc) {
       ->transform(duration())
       ->capture_default_str();
   c->add_flag("--json", check.json,
-              "Print the verdicts as JSON: {suite, passed, command_failure, sessions: [...], values: [...], "
-              "values_failure} (the collector's own output goes to stderr)");
+              "Print the verdicts as JSON: {suite, passed, verdict (PASS, FAIL, NOT EXERCISED), command_failure, "
+              "sessions: [...], values: [...], values_failure, events: [...]} (the collector's own output goes to "
+              "stderr)");
   c->add_option("--junit", check.junit,
                 "Also write the verdicts as JUnit XML to FILE (testcases: the collector with its output, each session "
                 "as HOST session N, each value)");

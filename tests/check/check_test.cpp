@@ -227,7 +227,13 @@ TEST_CASE("check --skip-expect: a CPU-only collector passes perfproc-disabled wi
   CHECK(bad.code == 2);
   CHECK(bad.err.find("one of data, max_tries, no_loop, close_handles, busy_backoff_ms, max_busy_retries, values, "
                      "once, exit") != std::string::npos);
-  CHECK(perfsim_cmd("check --help").out.find("--skip-expect") != std::string::npos);
+  const std::string help = perfsim_cmd("check --help").out;
+  CHECK(help.find("--skip-expect") != std::string::npos);
+  // Issue 56: what each verdict means, with an example line of each.
+  CHECK(help.find("    PASS: 1 of 1 sessions handled it; 1 of 1 values right\n") != std::string::npos);
+  CHECK(help.find("    FAIL: 0 of 1 sessions handled it; 1 of 1 values right\n") != std::string::npos);
+  CHECK(help.find("    NOT EXERCISED: 1 of 1 sessions handled it; the reboot is at 10 s; the collector stopped at "
+                  "0.3 s: poll\n    past it") != std::string::npos);
 }
 
 // Issue 47: several --capture, --fleet, --listen, --quirk and --faults as serve takes them.
