@@ -198,6 +198,7 @@ def main():
                     dce, hkpd, names = connect()
                     break
                 except (ConnectionError, OSError, hk.DCERPCException):
+                    # sleep-ok: a collector's back-off between connects while the host is down
                     time.sleep(0.2)
             if fresh:
                 blocks = []
