@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,8 @@
 #include "captures/samples.h"
 #include "scenarios/catalog.h"
 #include "scenarios/values.h"
+#include "replayer/events.h"
+#include "replayer/host.h"
 #include "scenarios/verdict.h"
 #include "serve/run.h"
 
@@ -52,10 +55,12 @@ struct CheckOptions {
   std::string user;                   // --user NAME:PASSWORD: an account, and PERFSIM_USER/PERFSIM_PASSWORD
   double timeout_s = 60;
   bool json = false;
-  std::string junit;                 // JUnit XML file
-  std::string journal;               // also the run's journal as JSON lines (a CI artifact; perfsim journal FILE)
-  std::string values_from = "file";  // file: $PERFSIM_VALUES_OUT; stdout: the collector's value lines there
+  std::string junit;    // JUnit XML file
+  std::string journal;  // also the run's journal as JSON lines (a CI artifact; perfsim journal FILE)
+  // file: $PERFSIM_VALUES_OUT; stdout: the collector's value lines there; "" (not given): the file, if any
+  std::string values_from;
   double tolerance_pct = scenarios::kDefaultTolerance * 100;
+  std::optional<double> speed;       // --speed X: the hosts' realtime pace (a scenario's events come sooner)
   std::vector<std::string> command;  // after --
 };
 
@@ -227,6 +232,7 @@ serve::Config serve_config(const CheckOptions& o, const std::shared_ptr<journal:
     for (size_t i = 0; i < o.captures.size(); ++i)
       c.listen.push_back((i < o.listen.size() ? o.listen[i] : "127.0.0.1:0") + "=" + o.captures[i]);
   }
+  c.speed = o.speed;
   c.smb = o.smb;
   c.smb_guest = o.smb_guest;
   c.smb_anonymous_winreg = o.smb_anonymous_winreg;
@@ -244,21 +250,97 @@ struct Outcome {
   std::string out, err;        // the collector's output
   std::string values_failure;  // the values could not be read (a bad line)
   std::vector<scenarios::ValueVerdict> values;
+  std::vector<scenarios::EventVerdict> events;
   double seconds = 0;
-  bool passed() const {
-    if (!command_failure.empty() || !values_failure.empty()) return false;
+  bool failed() const {
+    if (!command_failure.empty() || !values_failure.empty()) return true;
     for (const auto& v : verdicts)
-      if (!v.handled()) return false;
+      if (!v.handled()) return true;
     for (const auto& v : values)
-      if (!v.ok) return false;
-    return true;
+      if (!v.ok) return true;
+    return false;
   }
+  // The first event no session outlived, or null.
+  const scenarios::EventVerdict* not_exercised() const {
+    for (const auto& e : events)
+      if (!e.exercised) return &e;
+    return nullptr;
+  }
+  // FAIL before NOT EXERCISED: a failure is news whether or not the event came.
+  std::string verdict() const { return failed() ? "FAIL" : not_exercised() ? "NOT EXERCISED" : "PASS"; }
+  bool passed() const { return verdict() == "PASS"; }
 };
+
+// Each host's events and where its timeline stands, taken when the collector has ended (before
+// the run stops), so each event's moment is known in wall-clock time whether it came or not.
+struct HostEvents {
+  std::string host;
+  bool step = false;     // a step timeline: positions move with answers, not with time
+  int64_t start_us = 0;  // realtime: when the timeline was at 0 (wall clock, UTC us)
+  double speed = 1;
+  int64_t now_100ns = 0;                                // the position now
+  std::vector<std::pair<std::string, int64_t>> events;  // kind, position (recorded 100 ns)
+};
+
+std::vector<HostEvents> host_events(const serve::ServeRun& run) {
+  std::vector<HostEvents> out;
+  const int64_t now_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  for (const serve::PlannedHost& p : run.hosts()) {
+    if (!p.host || !p.host->events() || p.host->options().mode == replayer::TimelineMode::kFrozen) continue;
+    HostEvents h;
+    h.host = p.host->name();
+    h.step = p.host->options().mode == replayer::TimelineMode::kStep;
+    h.speed = h.step ? 1 : p.host->timeline_speed();
+    h.now_100ns = p.host->position_of(p.host->now());
+    h.start_us = now_us - int64_t(double(h.now_100ns) / 10 / h.speed);
+    for (const replayer::PreparedEvent& e : p.host->events()->events)
+      h.events.emplace_back(std::string(replayer::event_row(e.event.kind).name), e.at_100ns);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+// The realtime hosts' events in wall-clock time, so a wrong value whose answers span one is told so.
+std::vector<scenarios::EventMoment> event_moments(const std::vector<HostEvents>& hosts) {
+  std::vector<scenarios::EventMoment> out;
+  for (const HostEvents& h : hosts)
+    if (!h.step)
+      for (const auto& [kind, at] : h.events)
+        out.push_back({h.host, kind, h.start_us + int64_t(double(at) / 10 / h.speed), double(at) / 1e7 / h.speed});
+  return out;
+}
+
+// Whether some session met each event: its host's calls came before it and at or after it.
+std::vector<scenarios::EventVerdict> judge_events(const std::vector<HostEvents>& hosts,
+                                                  const std::vector<journal::CallEvent>& calls) {
+  std::vector<scenarios::EventVerdict> out;
+  for (const HostEvents& h : hosts)
+    for (size_t i = 0; i < h.events.size(); ++i) {
+      const auto& [kind, at] = h.events[i];
+      scenarios::EventVerdict v;
+      if (h.step) {  // no clock to compare calls with: the timeline's own position says
+        v = {h.host, kind, 0, double(at) / 1e7, at <= h.now_100ns, ""};
+        if (!v.exercised)
+          v.why = fmt::format(
+              "the {} is at timeline position {:g} s (a step timeline moves one sample per answer); the "
+              "collector's answers reached {:g} s: poll past it",
+              kind, v.at_s, double(h.now_100ns) / 1e7);
+      } else {
+        v = scenarios::judge_event(h.host, kind, double(at) / 1e7 / h.speed, h.start_us, calls);
+      }
+      v.index = uint32_t(i + 1);
+      out.push_back(std::move(v));
+    }
+  return out;
+}
 
 // The collector's reported values ($PERFSIM_VALUES_OUT, or its stdout's value lines), judged
 // against the answers each session got; the names of each host from its capture (Counter 009).
 void judge_values(const CheckOptions& o, const serve::ServeRun& run, const journal::AnswerStore& answers,
-                  const std::string& values_file, const CollectorRun& c, Outcome& r) {
+                  const std::string& values_file, const CollectorRun& c,
+                  const std::vector<scenarios::EventMoment>& events, Outcome& r) {
   std::vector<scenarios::ReportedValue> reported;
   bool cut = false;
   const bool from_stdout = o.values_from == "stdout";
@@ -273,12 +355,17 @@ void judge_values(const CheckOptions& o, const serve::ServeRun& run, const journ
     r.values_failure = s.message();
     return;
   }
+  // Asked for values and given none: nothing was judged, which is no pass.
+  if (reported.empty() && !o.values_from.empty()) {
+    r.values_failure = scenarios::no_values(text, from_stdout ? "stdout" : "$PERFSIM_VALUES_OUT");
+    return;
+  }
   const auto names = [&run](const std::string& host) {
     for (const serve::PlannedHost& h : run.hosts())
       if (h.host && h.host->name() == host) return captures::counter_names(h.host->capture(), "009");
     return std::map<uint32_t, std::string>();
   };
-  r.values = scenarios::judge_values(reported, answers.sessions(), names, o.tolerance_pct / 100);
+  r.values = scenarios::judge_values(reported, answers.sessions(), names, o.tolerance_pct / 100, events);
 }
 
 void print(const CheckOptions& o, const Outcome& r, const std::string& expect) {
@@ -287,15 +374,19 @@ void print(const CheckOptions& o, const Outcome& r, const std::string& expect) {
   if (o.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& v : r.verdicts) list.push_back(scenarios::to_json(v));
+    nlohmann::json events = nlohmann::json::array();
+    for (const auto& v : r.events) events.push_back(scenarios::to_json(v));
     nlohmann::json values = nlohmann::json::array();
     for (const auto& v : r.values) values.push_back(scenarios::to_json(v));
     fmt::print("{}\n", json_text(nlohmann::json{{"suite", r.suite},
                                                 {"expect", expect},
                                                 {"passed", r.passed()},
+                                                {"verdict", r.verdict()},
                                                 {"command_failure", r.command_failure},
                                                 {"sessions", std::move(list)},
                                                 {"values", std::move(values)},
                                                 {"values_failure", r.values_failure},
+                                                {"events", std::move(events)},
                                                 {"handled", handled},
                                                 {"seconds", r.seconds}}));
     return;
@@ -307,11 +398,15 @@ void print(const CheckOptions& o, const Outcome& r, const std::string& expect) {
     right += v.ok ? 1 : 0;
     fmt::print("{}\n", scenarios::render_text(v));
   }
+  for (const auto& v : r.events) fmt::print("{}\n", scenarios::render_text(v));
   if (!r.values_failure.empty()) fmt::print("values: {}\n", r.values_failure);
   if (!r.command_failure.empty()) fmt::print("collector command: {}\n", r.command_failure);
-  const std::string values = r.values.empty() ? "" : fmt::format("; {} of {} values right", right, r.values.size());
-  fmt::print("{}: {} of {} sessions handled it{}{}\n", r.passed() ? "PASS" : "FAIL", handled, r.verdicts.size(), values,
-             r.command_failure.empty() ? "" : "; " + r.command_failure);
+  const std::string values = !r.values.empty()       ? fmt::format("; {} of {} values right", right, r.values.size())
+                             : o.values_from.empty() ? ""
+                                                     : "; 0 values found";
+  const scenarios::EventVerdict* missed = r.not_exercised();
+  fmt::print("{}: {} of {} sessions handled it{}{}{}\n", r.verdict(), handled, r.verdicts.size(), values,
+             r.command_failure.empty() ? "" : "; " + r.command_failure, missed ? "; " + missed->why : "");
 }
 
 // The scenario's name, else the captures' and the fleet's file names.
@@ -370,8 +465,10 @@ int run_check(const CheckOptions& o) {
     r.command_failure = c.failure;
     r.out = c.out;
     r.err = c.err;
+    const std::vector<HostEvents> events = host_events(run);
     run.stop();  // every call answered is journaled, every answer kept
-    judge_values(o, run, *rec->answers(), e.values_out, c, r);
+    r.events = judge_events(events, rec->journal()->query({}));
+    judge_values(o, run, *rec->answers(), e.values_out, c, event_moments(events), r);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.verdicts = scenarios::judge(sc.handling, sc.expected, rec->journal()->query({}));
@@ -383,7 +480,7 @@ int run_check(const CheckOptions& o) {
   if (!o.junit.empty()) {
     std::ofstream f(o.junit, std::ios::binary | std::ios::trunc);
     f << scenarios::junit_xml({r.suite, script_name(o.command), r.command_failure, r.out, r.err, r.verdicts, r.values,
-                               r.values_failure, r.seconds});
+                               r.values_failure, r.events, r.seconds});
     if (!f.flush()) return fail("check", "cannot write --junit " + o.junit);
   }
   return r.passed() ? kExitOk : kExitFailure;
@@ -396,7 +493,22 @@ void add_check(CLI::App& app, int& rc) {
   CheckOptions& check = *o;
   auto* c = app.add_subcommand("check",
                                "Test a collector: serve a scenario's host(s), run COMMAND against them, judge every "
-                               "collector session (exit 0 all handled it, 1 one did not)");
+                               "collector session (exit 0 PASS; 1 FAIL or NOT EXERCISED; 2 usage)");
+  // What the last line's verdict means, with an example of each (scenarios/README.md, "Verdicts").
+  c->footer(
+      "Verdicts (the last line; exit 0 for PASS only):\n"
+      "  PASS: every session handled it, every value reported is right, and the collector polled across every\n"
+      "  event of the scenario (a reboot, a wrap, ...):\n"
+      "    PASS: 1 of 1 sessions handled it; 1 of 1 values right\n"
+      "  FAIL: a session missed an expectation or shows the bug the scenario catches, a value is wrong, values\n"
+      "  were asked (--values-from) and none was found, no session reached a host, or the command failed:\n"
+      "    session 1 (APP-GROUPS01, 127.0.0.1:50712, tcp, 5 calls): NOT handled: shows the bug: reads only the\n"
+      "    legacy Processor object (238), ...\n"
+      "    FAIL: 0 of 1 sessions handled it; 1 of 1 values right\n"
+      "  NOT EXERCISED: nothing failed, but no session outlived one of the scenario's events, so how the\n"
+      "  collector handles it was not seen (--speed 10 brings it ten times closer):\n"
+      "    NOT EXERCISED: 1 of 1 sessions handled it; the reboot is at 10 s; the collector stopped at 0.3 s: poll\n"
+      "    past it");
   c->add_option("--scenario", check.scenario, "The field-bug scenario to serve and judge against (perfsim scenarios)");
   c->add_option("--capture", check.captures,
                 "Serve this capture instead (repeatable: a host each), judged by the generic expectations")
@@ -436,8 +548,9 @@ void add_check(CLI::App& app, int& rc) {
       ->transform(duration())
       ->capture_default_str();
   c->add_flag("--json", check.json,
-              "Print the verdicts as JSON: {suite, passed, command_failure, sessions: [...], values: [...], "
-              "values_failure} (the collector's own output goes to stderr)");
+              "Print the verdicts as JSON: {suite, passed, verdict (PASS, FAIL, NOT EXERCISED), command_failure, "
+              "sessions: [...], values: [...], values_failure, events: [...]} (the collector's own output goes to "
+              "stderr)");
   c->add_option("--junit", check.junit,
                 "Also write the verdicts as JUnit XML to FILE (testcases: the collector with its output, each session "
                 "as HOST session N, each value)");
@@ -446,9 +559,13 @@ void add_check(CLI::App& app, int& rc) {
                 "NAME reads it)");
   c->add_option("--values-from", check.values_from,
                 "Where the collector's computed values are: file (default: the file named by $PERFSIM_VALUES_OUT) "
-                "or stdout (its value lines there); each line {\"path\": \"\\\\HOST\\Object(Inst)\\Counter\", "
+                "or stdout (its value lines there); given, no value line is a failure; each line {\"path\": "
+                "\"\\\\HOST\\Object(Inst)\\Counter\", "
                 "\"value\": V} or PATH,VALUE, compared with perfsim's value from the last two answers its session got")
       ->check(CLI::IsMember({"file", "stdout"}));
+  c->add_option("--speed", check.speed,
+                "Recorded seconds per real second of the hosts' realtime timelines (as perfsim serve's): a "
+                "scenario's events come sooner (--speed 10: reset-after-reboot's reboot at 1 s, its 5 s down 0.5 s)");
   c->add_option("--tolerance", check.tolerance_pct,
                 "How far a reported value may be from perfsim's, in percent of it (absolute below 1)")
       ->capture_default_str();

@@ -422,6 +422,8 @@ FormattedValue format_counter(const Object& obj, size_t i, const Sample* prev, c
 
   if (!prev) return make_value(ValueStatus::kNeedsTwoSamples, now.n, std::string(info->name) + " needs two samples");
   if (!read_raw(obj, i, *prev, before, err)) return invalid(now.n, "previous sample: " + err);
+  if (before.n > now.n && opt.unwrap32 && obj.counters[i].size == 4)
+    return finish(compute_pair(info->formula, type, before, now, double((now.n - before.n) & 0xFFFFFFFFu)), type, opt);
   if (before.n > now.n) {
     // Difference types display zero when the difference is negative ([K03] "Counter Types",
     // generic type Difference). Others have no value: [CCV] drops the sample ("integer overflow

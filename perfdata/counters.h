@@ -56,6 +56,10 @@ struct FormatOptions {
   // than 100 ... will not be reset to 100. The default behavior is that counter values are capped",
   // PdhGetFormattedCounterValue docs). Off by default: the formula's own value.
   bool cap100 = false;
+  // A 32-bit counter (CounterSize 4) whose raw value went back is differenced modulo 2^32, as an
+  // unsigned 32-bit subtraction (windows_exporter PR 1637), instead of giving no value ([CCV]):
+  // what `perfsim check` expects of a collector across counter-wrap-32bit's wrap. Off by default.
+  bool unwrap32 = false;
 };
 
 // Value of object.counters[counter_index] (definitions taken from `object`, the current sample's).

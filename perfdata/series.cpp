@@ -102,7 +102,8 @@ Status resolve_columns(const std::vector<const DataBlock*>& firsts, const std::m
 }
 
 void series_row(const std::vector<const DataBlock*>& prev, const std::vector<const DataBlock*>& cur,
-                const std::vector<SeriesColumn>& columns, std::vector<std::optional<double>>& values) {
+                const std::vector<SeriesColumn>& columns, std::vector<std::optional<double>>& values,
+                const FormatOptions& opt) {
   values.assign(columns.size(), std::nullopt);
   // Each object formatted once per row, whatever number of columns read it, and its instances
   // indexed by name (the first of a name), so `\Process(*)\...` of n instances costs n, not n^2.
@@ -118,7 +119,7 @@ void series_row(const std::vector<const DataBlock*>& prev, const std::vector<con
     Formatted& f = it->second;
     if (fresh) {
       const DataBlock* before = col.source < prev.size() ? prev[col.source] : nullptr;
-      if (!format_object(before, *cur[col.source], col.object, f.instances).ok()) f.instances.clear();
+      if (!format_object(before, *cur[col.source], col.object, f.instances, opt).ok()) f.instances.clear();
       for (size_t i = 0; i < f.instances.size(); ++i) f.by_name.try_emplace(f.instances[i].name, i);
     }
     const auto at = f.by_name.find(col.instance);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "perfdata/counters.h"
 #include "perfdata/model.h"
 
 namespace perfsim::perfdata {
@@ -49,6 +50,7 @@ Status resolve_columns(const std::vector<const DataBlock*>& firsts, const std::m
 // The formatted value (perfdata/counters.h's typeperf formulas) of every column between `prev`
 // (per source; nullptr for the first sample) and `cur` (per source; nullptr: no sample).
 void series_row(const std::vector<const DataBlock*>& prev, const std::vector<const DataBlock*>& cur,
-                const std::vector<SeriesColumn>& columns, std::vector<std::optional<double>>& values);
+                const std::vector<SeriesColumn>& columns, std::vector<std::optional<double>>& values,
+                const FormatOptions& opt = {});
 
 }  // namespace perfsim::perfdata

@@ -58,7 +58,7 @@ Status read_calls(const config::Reader& r, const Json& d, std::vector<ExpectedCa
 Status read_expected(const config::Reader& r, const Json& root, Expected& e) {
   if (!root.contains("diagnosis")) return Status::Ok();
   const Json& d = root["diagnosis"];
-  Status s = r.keys(d, "diagnosis", {"text", "loop", "growth", "min_steps", "busy", "statuses", "call"});
+  Status s = r.keys(d, "diagnosis", {"text", "loop", "growth", "min_steps", "busy", "statuses", "call", "never_asked"});
   if (s.ok()) s = r.string(d, "diagnosis", "text", e.text);
   if (s.ok()) s = r.string(d, "diagnosis", "loop", e.loop);
   if (s.ok()) s = r.string(d, "diagnosis", "growth", e.growth);
@@ -66,6 +66,7 @@ Status read_expected(const config::Reader& r, const Json& root, Expected& e) {
   if (s.ok()) s = r.boolean(d, "diagnosis", "busy", e.busy);
   if (s.ok()) s = r.strings(d, "diagnosis", "statuses", e.statuses);
   if (s.ok()) s = read_calls(r, d, e.calls);
+  if (s.ok()) s = r.strings(d, "diagnosis", "never_asked", e.never_asked);
   static const char* const growths[] = {"", "fixed", "exact", "doubling", "plus-n", "mixed"};
   if (s.ok() && std::find(std::begin(growths), std::end(growths), e.growth) == std::end(growths))
     s = r.fail("diagnosis.growth", "expected one of fixed, exact, doubling, plus-n, mixed, got \"" + e.growth + "\"");
@@ -78,8 +79,7 @@ Status read_handling(const config::Reader& r, const Json& root, Handling& h) {
   const Json& x = root["expect"];
   Status s = r.keys(x, "expect",
                     {"text", "data", "max_tries", "no_loop", "close_handles", "busy_backoff_ms", "max_busy_retries",
-                     "values", "once", "exit"});
-  if (s.ok()) s = r.require(x, "expect", "text");
+                     "values", "once", "exit", "no_diagnosis"});
   if (s.ok()) s = r.string(x, "expect", "text", h.text);
   if (s.ok()) s = r.boolean(x, "expect", "data", h.data);
   if (s.ok()) s = r.integer(x, "expect", "max_tries", h.max_tries);
@@ -90,6 +90,7 @@ Status read_handling(const config::Reader& r, const Json& root, Handling& h) {
   if (s.ok()) s = r.strings(x, "expect", "values", h.values);
   if (s.ok()) s = r.strings(x, "expect", "once", h.once);
   if (s.ok()) s = r.string(x, "expect", "exit", h.exit);
+  if (s.ok()) s = r.boolean(x, "expect", "no_diagnosis", h.no_diagnosis);
   if (s.ok()) {
     if (Status e = check_exit_expectation(h.exit); !e.ok()) s = r.fail("expect.exit", e.message());
   }
@@ -108,8 +109,11 @@ Status missing_keys(const config::Doc& doc) {
   std::string missing;
   for (const std::string& k : keys)
     if (!root.contains(k)) missing += (missing.empty() ? "" : ", ") + (k == "host" ? "[[host]]" : k);
-  if (builtin && root.contains("diagnosis") && !root["diagnosis"].contains("text"))
-    missing += (missing.empty() ? "" : ", ") + std::string("diagnosis.text");
+  // A built-in scenario says what each table is about; a user's [expect] may give only the keys
+  // that change (README.md: the others keep their defaults).
+  for (const char* table : {"diagnosis", "expect"})
+    if (builtin && root.contains(table) && root[table].is_object() && !root[table].contains("text"))
+      missing += (missing.empty() ? "" : ", ") + std::string(table) + ".text";
   if (missing.empty()) return Status::Ok();
   return Status::InvalidArgument(
       fmt::format("{}: missing {} (required{})", doc.origin, missing,
@@ -189,6 +193,7 @@ constexpr Skippable kSkippable[] = {
     {"values", [](Handling& h) { h.values.clear(); }},
     {"once", [](Handling& h) { h.once.clear(); }},
     {"exit", [](Handling& h) { h.exit = "any"; }},
+    {"no_diagnosis", [](Handling& h) { h.no_diagnosis = false; }},
 };
 
 }  // namespace
@@ -293,6 +298,7 @@ nlohmann::json to_json(const Handling& h) {
   if (!h.values.empty()) j["values"] = h.values;
   if (!h.once.empty()) j["once"] = h.once;
   j["exit"] = h.exit;
+  if (h.no_diagnosis) j["no_diagnosis"] = true;
   return j;
 }
 
@@ -309,6 +315,7 @@ std::string handling_text(const Handling& h) {
   for (const std::string& v : h.values) add("asks " + v);
   for (const std::string& st : h.once) add(st + " at most once");
   if (h.exit != "any") add(h.exit == "zero" ? "exits 0" : "exits non-zero");
+  if (h.no_diagnosis) add("does not show the bug ([diagnosis])");
   return out + rules + (h.text.empty() ? "" : ")");
 }
 
@@ -341,6 +348,7 @@ nlohmann::json to_json(const Scenario& s) {
   if (s.expected.min_steps) e["min_steps"] = s.expected.min_steps;
   if (s.expected.busy) e["busy"] = true;
   if (!s.expected.statuses.empty()) e["statuses"] = s.expected.statuses;
+  if (!s.expected.never_asked.empty()) e["never_asked"] = s.expected.never_asked;
   for (const ExpectedCall& c : s.expected.calls)
     e["calls"].push_back({{"op", c.op},
                           {"key", c.key},
@@ -367,10 +375,17 @@ nlohmann::json to_json(const Scenario& s) {
 
 std::string render_text(const Scenario& s) {
   const nlohmann::json j = to_json(s);
-  std::string out = fmt::format("{}: {}\n\nReproduces: {}\nSource: {}\n", s.name, s.title, s.reproduces, s.source);
-  for (const std::string& u : s.see_also) out += fmt::format("See also: {}\n", u);
-  out += fmt::format("The source says: {}\n\nHost behaviour: {}\nA correct collector: {}\nJournal diagnosis: {}\n",
-                     s.source_says, s.behaviour, s.correct, s.expected.text);
+  // A user's scenario need not document its bug: a field it leaves out gets no empty line.
+  const auto field = [](const char* label, const std::string& text) {
+    return text.empty() ? std::string() : fmt::format("{}: {}\n", label, text);
+  };
+  std::string out = s.title.empty() ? s.name + "\n" : fmt::format("{}: {}\n", s.name, s.title);
+  std::string about = field("Reproduces", s.reproduces) + field("Source", s.source);
+  for (const std::string& u : s.see_also) about += fmt::format("See also: {}\n", u);
+  about += field("The source says", s.source_says);
+  const std::string host = field("Host behaviour", s.behaviour) + field("A correct collector", s.correct) +
+                           field("Journal diagnosis", s.expected.text);
+  out += (about.empty() ? "" : "\n" + about) + (host.empty() ? "" : "\n" + host);
   out += fmt::format("Checked per session (perfsim check): {}\n", handling_text(s.handling));
   out += "\nHosts:\n";
   for (const nlohmann::json& h : j["hosts"]) out += "  " + h.dump() + "\n";

@@ -42,6 +42,10 @@ struct Expected {
   bool busy = false;       // ERROR_BUSY answers
   std::vector<std::string> statuses;  // statuses some call got ("WERR_ACCESS_DENIED")
   std::vector<ExpectedCall> calls;    // calls the journal holds in this order (others between them)
+  // Values none of whose asking the session shows ("Global", "1848"; an index list naming 1848
+  // asks 1848): a collector that read one of them did not fall for the bug (processor-groups:
+  // 238 read beside Global is not a 238-only collector).
+  std::vector<std::string> never_asked;
 };
 
 // What a collector that handles the scenario does, judged per session by `perfsim check` and
@@ -58,6 +62,9 @@ struct Handling {
   std::vector<std::string> values;  // values it asks (QueryValue names), every one
   std::vector<std::string> once;    // statuses that answer at most one call of a session (nothing retried into them)
   std::string exit = "zero";        // the collector command's exit: "zero", "nonzero" or "any" (perfsim check)
+  // The session must not show the scenario's [diagnosis]: where the diagnosis is the bug itself
+  // (a loop, a 238-only read), not only the conditions any collector meets (a reboot crossed).
+  bool no_diagnosis = false;
 };
 
 // The expectations `perfsim check --skip-expect NAME` can drop, as [expect] names them: "data, max_tries, ...".

@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -96,6 +97,74 @@ uint32_t counter_type(const perfdata::DataBlock& b, const perfdata::SeriesColumn
   return 0;
 }
 
+// Edit distance without case: how far a misspelled name is from one the host has.
+size_t distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      const bool same = std::tolower(uint8_t(a[i - 1])) == std::tolower(uint8_t(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The nearest of `names` to `asked` ("" when there are none).
+std::string nearest(const std::string& asked, const std::vector<std::string>& names) {
+  const std::string* best = nullptr;
+  size_t best_d = SIZE_MAX;
+  for (const std::string& n : names)
+    if (const size_t d = distance(asked, n); d < best_d) {
+      best_d = d;
+      best = &n;
+    }
+  return best ? *best : "";
+}
+
+// The existing path of `block` nearest to `path`: its nearest object, that object's nearest
+// instance and counter, by English name. "" when the block holds no object.
+std::string nearest_path(const perfdata::DataBlock& block, const std::string& machine,
+                         const std::map<uint32_t, std::string>& names, const perfdata::CounterPath& path) {
+  const auto name_of = [&names](uint32_t index) {
+    const auto it = names.find(index);
+    return it == names.end() ? std::to_string(index) : it->second;
+  };
+  std::vector<std::string> objects;
+  for (const perfdata::Object& o : block.objects) objects.push_back(name_of(o.name_index));
+  const std::string object = nearest(path.object, objects);
+  if (object.empty()) return "";
+  const perfdata::Object& o =
+      block.objects[size_t(std::find(objects.begin(), objects.end(), object) - objects.begin())];
+  std::vector<perfdata::InstanceValues> values;
+  if (!perfdata::format_object(nullptr, block, o.name_index, values).ok() || values.empty()) return "";
+  std::vector<std::string> instances, counters;
+  for (const perfdata::InstanceValues& iv : values) instances.push_back(iv.name);
+  for (const perfdata::CounterValue& cv : values.front().counters) counters.push_back(name_of(cv.name_index));
+  const std::string instance = o.multi_instance() ? nearest(path.has_instance ? path.instance : "", instances) : "";
+  return fmt::format("\\\\{}\\{}{}\\{}", machine, object, o.multi_instance() ? "(" + instance + ")" : "",
+                     nearest(path.counter, counters));
+}
+
+// A path written with one leading backslash before the machine ("\HOST\Processor(_Total)\..."
+// read as object "HOST\Processor"): the machine, when the part before the backslash names a host
+// of `sessions`.
+void machine_from_object(perfdata::CounterPath& path, const std::vector<ParsedSession>& sessions) {
+  const size_t slash = path.object.find('\\');
+  if (!path.machine.empty() || slash == std::string::npos) return;
+  const std::string machine = path.object.substr(0, slash);
+  for (const ParsedSession& ps : sessions)
+    if (iequals(machine, ps.s->host) || iequals(machine, ps.answers.back().system)) {
+      path.machine = machine;
+      path.object = path.object.substr(slash + 1);
+      return;
+    }
+}
+
 // perfsim's value of `path` from one session's answers: the newest pair of one value that both
 // hold it, else (for a type one sample gives) the newest answer. false: `why` says what is missing.
 bool compute(const ParsedSession& ps, const perfdata::CounterPath& path, const std::map<uint32_t, std::string>& names,
@@ -132,11 +201,18 @@ bool compute(const ParsedSession& ps, const perfdata::CounterPath& path, const s
   }
   if (!best_cur) return false;
   std::vector<std::optional<double>> values;
-  perfdata::series_row({best_prev ? &best_prev->block : nullptr}, {&best_cur->block}, cols, values);
+  // A 32-bit counter is differenced modulo 2^32, as the scenarios' correct collector does.
+  perfdata::FormatOptions opt;
+  opt.unwrap32 = true;
+  perfdata::series_row({best_prev ? &best_prev->block : nullptr}, {&best_cur->block}, cols, values, opt);
   v.counter_type = perfdata::counter_type_name(counter_type(best_cur->block, cols[0]));
   v.value_name = best_cur->answer->value;
-  if (best_prev) v.samples.push_back(best_prev->answer->seq);
+  if (best_prev) {
+    v.samples.push_back(best_prev->answer->seq);
+    v.sample_us.push_back(best_prev->answer->time_us);
+  }
   v.samples.push_back(best_cur->answer->seq);
+  v.sample_us.push_back(best_cur->answer->time_us);
   v.expected = values[0];
   if (!v.expected)
     why = best_prev ? "the formula gives no value between these answers (a counter went back, an instance went)"
@@ -147,8 +223,34 @@ bool compute(const ParsedSession& ps, const perfdata::CounterPath& path, const s
   return true;
 }
 
+// The scenario's event behind a value that failed, in words ("" when none): a wrap between its
+// two answers, or a reboot between an earlier session's answers and its session's first.
+std::string event_hint(const ValueVerdict& v, const std::vector<ParsedSession>& sessions,
+                       const std::vector<EventMoment>& events) {
+  const ParsedSession* mine = nullptr;
+  for (const ParsedSession& ps : sessions)
+    if (ps.s->session == v.session) mine = &ps;
+  if (!mine) return "";
+  for (const EventMoment& e : events) {
+    if (!iequals(e.host, v.host)) continue;
+    if (e.kind == "wrap" && v.sample_us.size() == 2 && v.sample_us[0] < e.wall_us && v.sample_us[1] >= e.wall_us)
+      return fmt::format(
+          "the wrap at {:g} s falls between its two answers: a 32-bit counter passed 2^32 there; difference 32-bit "
+          "counters modulo 2^32 (an unsigned 32-bit subtraction), never as floats",
+          e.at_s);
+    if (e.kind != "reboot" || mine->s->answers.front().time_us < e.wall_us) continue;
+    for (const ParsedSession& ps : sessions)
+      if (ps.s->session != v.session && iequals(ps.s->host, v.host) && ps.answers.front().answer->time_us < e.wall_us)
+        return fmt::format(
+            "the host rebooted at {:g} s, after session {}'s answers and before session {}'s: a value differenced "
+            "across a reboot is no rate; drop the pair that spans it and start from the new boot's answers",
+            e.at_s, ps.s->session, v.session);
+  }
+  return "";
+}
+
 void judge_one(const ReportedValue& r, const std::vector<ParsedSession>& sessions, const NamesOf& names,
-               double tolerance, ValueVerdict& v) {
+               double tolerance, const std::vector<EventMoment>& events, ValueVerdict& v) {
   v.path = r.path;
   v.where = r.where;
   v.reported = r.value;
@@ -157,6 +259,7 @@ void judge_one(const ReportedValue& r, const std::vector<ParsedSession>& session
     v.why = s.message();
     return;
   }
+  machine_from_object(path, sessions);
   std::string why;
   for (auto it = sessions.rbegin(); it != sessions.rend(); ++it) {  // the newest session first
     if (!session_of(*it, path.machine)) continue;
@@ -171,13 +274,36 @@ void judge_one(const ReportedValue& r, const std::vector<ParsedSession>& session
                         hosts.empty() ? "none" : hosts);
     return;
   }
+  if (!v.expected && v.counter_type.empty()) {
+    // Nothing of the path in any session: say where it looked and the nearest path there.
+    const std::string in_first = " in the first sample";  // resolve_columns' words for a series
+    if (why.size() > in_first.size() && why.compare(why.size() - in_first.size(), in_first.size(), in_first) == 0)
+      why.resize(why.size() - in_first.size());
+    why += fmt::format(" in session {}'s answers from {}", v.session, v.host);
+    // One leading backslash before a name that is no host of the run: the object took the machine.
+    if (path.machine.empty() && path.object.find('\\') != std::string::npos)
+      why += fmt::format("; a machine name takes two leading backslashes: \\{}", r.path);
+    for (const ParsedSession& ps : sessions)
+      if (ps.s->session == v.session)
+        if (const std::string near =
+                nearest_path(ps.answers.back().block, ps.answers.back().system, names(ps.s->host), path);
+            !near.empty())
+          why += "; the nearest path they hold: " + near;
+  }
   if (!v.expected) {
     v.why = why;
-    return;
+  } else {
+    const double diff = std::fabs(r.value - *v.expected);
+    v.ok = diff <= tolerance * std::max(std::fabs(*v.expected), 1.0);
+    // In the tolerance's unit: percent of perfsim's value (of 1 below 1, where it is absolute).
+    const double scale = std::max(std::fabs(*v.expected), 1.0);
+    if (!v.ok)
+      v.why =
+          fmt::format("differs by {:.6g} % of {} ({:.6g}; tolerance {:.6g} %)", 100 * diff / scale,
+                      std::fabs(*v.expected) < 1 ? "1 (absolute below 1)" : "perfsim's value", diff, tolerance * 100);
   }
-  const double diff = std::fabs(r.value - *v.expected);
-  v.ok = diff <= tolerance * std::max(std::fabs(*v.expected), 1.0);
-  if (!v.ok) v.why = fmt::format("differs by {:.6g} (tolerance {:.6g} %)", diff, tolerance * 100);
+  if (!v.ok)
+    if (const std::string hint = event_hint(v, sessions, events); !hint.empty()) v.why = hint + "; " + v.why;
 }
 
 }  // namespace
@@ -205,12 +331,28 @@ Status parse_reported(std::string_view text, const std::string& source, bool str
   return Status::Ok();
 }
 
+std::string no_values(std::string_view text, const std::string& source) {
+  std::string seen;
+  size_t quoted = 0;
+  while (!text.empty() && quoted < kQuotedLines) {
+    const size_t nl = text.find('\n');
+    std::string_view line = trim(text.substr(0, nl));
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    if (line.empty()) continue;
+    const bool cut = line.size() > kQuotedLineChars;
+    if (cut) line = line.substr(0, kQuotedLineChars);
+    seen += fmt::format("{}\"{}{}\"", quoted++ ? ", " : "", line, cut ? "..." : "");
+  }
+  return fmt::format("no value line in the collector's {} ({}); {}", source, kValueForms,
+                     quoted ? fmt::format("its first line{}: {}", quoted == 1 ? "" : "s", seen) : "it was empty");
+}
+
 std::vector<ValueVerdict> judge_values(const std::vector<ReportedValue>& reported,
                                        const std::vector<journal::SessionAnswers>& sessions, const NamesOf& names,
-                                       double tolerance) {
+                                       double tolerance, const std::vector<EventMoment>& events) {
   const std::vector<ParsedSession> parsed = parse_sessions(sessions);
   std::vector<ValueVerdict> out(reported.size());
-  for (size_t i = 0; i < reported.size(); ++i) judge_one(reported[i], parsed, names, tolerance, out[i]);
+  for (size_t i = 0; i < reported.size(); ++i) judge_one(reported[i], parsed, names, tolerance, events, out[i]);
   return out;
 }
 
@@ -231,9 +373,12 @@ nlohmann::json to_json(const ValueVerdict& v) {
 std::string render_text(const ValueVerdict& v) {
   std::string samples;
   for (const uint64_t s : v.samples) samples += (samples.empty() ? " seq " : " and ") + std::to_string(s);
+  // Nothing computed (an unknown path): no counter type, no answers to name.
   const std::string from = v.host.empty() ? ""
-                                          : fmt::format(" ({}; session {} on {}, answers to \"{}\"{})", v.counter_type,
-                                                        v.session, v.host, v.value_name, samples);
+                           : v.counter_type.empty()
+                               ? fmt::format(" (session {} on {})", v.session, v.host)
+                               : fmt::format(" ({}; session {} on {}, answers to \"{}\"{})", v.counter_type, v.session,
+                                             v.host, v.value_name, samples);
   const std::string perfsim = v.expected ? fmt::format("{:.10g}", *v.expected) : "none";
   return fmt::format("value {}: collector {:.10g}, perfsim {}{}: {}{}", v.path, v.reported, perfsim, from,
                      v.ok ? "ok" : "WRONG", v.ok ? "" : " (" + v.why + ")");

@@ -37,6 +37,10 @@ struct ReportedValue {
 // (the collector's stdout): other lines are its output and are skipped. Over kMaxReportedValues:
 // InvalidArgument.
 Status parse_reported(std::string_view text, const std::string& source, bool strict, std::vector<ReportedValue>& out);
+// Why `text` (from `source`: "stdout") gave no value: the value lines expected and the first
+// lines it held (at most kQuotedLines, each cut at kQuotedLineChars), or that it was empty.
+inline constexpr size_t kQuotedLines = 3, kQuotedLineChars = 120;
+std::string no_values(std::string_view text, const std::string& source);
 
 struct ValueVerdict {
   std::string path;  // as reported
@@ -46,8 +50,9 @@ struct ValueVerdict {
   std::string counter_type;        // "PERF_100NSEC_TIMER_INV"
   std::string host;
   uint64_t session = 0;
-  std::vector<uint64_t> samples;  // the journal seqs of the answers used, oldest first
-  std::string value_name;         // the value they answered ("Global")
+  std::vector<uint64_t> samples;   // the journal seqs of the answers used, oldest first
+  std::vector<int64_t> sample_us;  // when their calls arrived (wall clock, UTC us)
+  std::string value_name;          // the value they answered ("Global")
   bool ok = false;
   std::string why;  // empty when ok
 };
@@ -55,12 +60,21 @@ struct ValueVerdict {
 // Title index -> name of the host named `host` (its Counter 009); empty when unknown.
 using NamesOf = std::function<std::map<uint32_t, std::string>(const std::string& host)>;
 
+// A scenario event of a host's realtime timeline, in wall-clock time: a wrong value whose answers
+// span it is told so (the bug the scenario is about, not only "differs by").
+struct EventMoment {
+  std::string host, kind;  // "reboot", "wrap"
+  int64_t wall_us = 0;
+  double at_s = 0;  // seconds after the host started, for messages
+};
+
 // One verdict per reported value, against `sessions`' answers; |reported - expected| must be at
 // most tolerance * max(|expected|, 1) (relative; absolute below 1, so a value of 0 is not judged
 // by rounding noise).
 std::vector<ValueVerdict> judge_values(const std::vector<ReportedValue>& reported,
                                        const std::vector<journal::SessionAnswers>& sessions, const NamesOf& names,
-                                       double tolerance = kDefaultTolerance);
+                                       double tolerance = kDefaultTolerance,
+                                       const std::vector<EventMoment>& events = {});
 
 nlohmann::json to_json(const ValueVerdict& v);
 // "value \\H\Processor(_Total)\% Processor Time: collector 36.28, perfsim 37.7312 (PERF_100NSEC_TIMER_INV;

@@ -22,8 +22,14 @@ What makes it well-behaved (scenarios/README.md, [expect]):
     times; Access is denied on HKEY_PERFORMANCE_DATA is reported with the account and the groups
     it needs, not retried (Microsoft, "Limited User Access Support").
 
-Usage: perf_collector.py [ADDR PORT]  (default: $PERFSIM_ADDR and $PERFSIM_PORT, as perfsim check
-sets them). Exit 0: a poll result was printed for every host; 1: a host could not be read.
+  - With --poll-for S it polls every --interval seconds (default 1) for S seconds, so a
+    scenario's event (a reboot, a wrap) comes while it polls: a connection the host reset is
+    made again after the interval, as often as it takes (a rebooting host refuses calls while it
+    is down).
+
+Usage: perf_collector.py [--poll-for S [--interval S]] [ADDR PORT]  (default: $PERFSIM_ADDR and
+$PERFSIM_PORT, as perfsim check sets them). Exit 0: a poll result was printed for every host; 1: a
+host could not be read.
 """
 import os
 import struct
@@ -204,9 +210,24 @@ def main():
                 continue
             failed |= read_host(conn, addr)
         return failed
-    addr = sys.argv[1] if len(sys.argv) > 2 else os.environ.get("PERFSIM_ADDR", "127.0.0.1")
-    port = sys.argv[2] if len(sys.argv) > 2 else os.environ["PERFSIM_PORT"]
-    return read_host(connect(addr, port), addr)
+    args, poll_for, interval = sys.argv[1:], 0.0, 1.0
+    while args and args[0] in ("--poll-for", "--interval"):
+        opt, value = args.pop(0), float(args.pop(0))
+        poll_for, interval = (value, interval) if opt == "--poll-for" else (poll_for, value)
+    addr = args[0] if len(args) > 1 else os.environ.get("PERFSIM_ADDR", "127.0.0.1")
+    port = args[1] if len(args) > 1 else os.environ["PERFSIM_PORT"]
+    if not poll_for:
+        return read_host(connect(addr, port), addr)
+    end, conn, failed = time.monotonic() + poll_for, None, 0
+    while time.monotonic() < end:
+        try:
+            conn = conn or connect(addr, port)
+            failed = read_host(conn, addr)
+        except Exception as e:  # the host reset the connection (a reboot) or is down: connect again
+            print(f"{addr}: connection lost ({e}), connecting again", file=sys.stderr)
+            conn, failed = None, 1
+        time.sleep(interval)
+    return failed
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Reads a JUnit XML file as a CI consumer does and prints what the test needs, as JSON:
-{"reader", "tests", "failures", "cases": [{"classname", "name", "failed", "out", "err"}]}.
+{"reader", "tests", "failures", "cases": [{"classname", "name", "failed", "message", "out", "err"}]} (message: the
+<failure>'s, "" when it passed).
 With python3-junitparser installed it is the reader; else xml.etree, checking the shape the JUnit
 schema gives (testsuites > testsuite > testcase > failure | error | skipped | system-out |
 system-err, with the attributes CI tools read), and exits 1 naming what does not fit."""
@@ -45,7 +46,9 @@ def with_etree(path):
         out_text = (sout.text or "") if sout is not None else ""
         err_text = (serr.text or "") if serr is not None else ""
         out["cases"].append({"classname": case.get("classname"), "name": case.get("name"),
-                             "failed": failure is not None, "out": out_text, "err": err_text})
+                             "failed": failure is not None,
+                             "message": failure.get("message") if failure is not None else "",
+                             "out": out_text, "err": err_text})
     if int(suite.get("tests")) != len(out["cases"]):
         bad("tests does not count the testcases")
     out["tests"] = int(suite.get("tests"))
@@ -60,8 +63,9 @@ def with_junitparser(path, junitparser):
         out["tests"] += suite.tests
         out["failures"] += suite.failures
         for case in suite:
-            failed = any(isinstance(r, junitparser.Failure) for r in case.result)
-            out["cases"].append({"classname": case.classname, "name": case.name, "failed": failed,
+            failures = [r for r in case.result if isinstance(r, junitparser.Failure)]
+            out["cases"].append({"classname": case.classname, "name": case.name, "failed": bool(failures),
+                                 "message": failures[0].message if failures else "",
                                  "out": case.system_out or "", "err": case.system_err or ""})
     return out
 

@@ -3,11 +3,17 @@
 collector under `perfsim check`'s value verdict does (issue 47). Its formulas are its own (Microsoft,
 "Calculating Counter Values" and the counter-type pages), written apart from perfsim's
 perfdata/counters.cpp: `check` agreeing with them is the test of both.
-  value_collector.py [--format csv|json] [--stdout] [--off PATH=DELTA] [--exit N] [--polls N] PATH...
+  value_collector.py [--format csv|json] [--stdout] [--off PATH=DELTA] [--exit N] [--polls N]
+                     [--interval S] [--reconnect] [--fresh-after-reset] [--mod32] PATH...
 PATH as PDH writes it, without the machine: \\Processor(_Total)\\% Processor Time. Reads Counter
 009 for the names, then the objects' index list twice (0.5 s apart) on one connection, and writes
 \\\\HOST\\PATH,VALUE (or a JSON line) per path to $PERFSIM_VALUES_OUT (to stdout with --stdout).
 --off adds DELTA to one path's value (a wrong collector); --exit N exits N after writing.
+--interval S: the polls S seconds apart (default 0.5). --reconnect: a connection the host closed
+(a reboot) is made again and the polling goes on; its answers are differenced with the ones before
+the reset (the bug reset-after-reboot catches), or with --fresh-after-reset the polls start anew
+(a new boot). PERF_COUNTER_COUNTER is differenced as plain numbers (the bug counter-wrap-32bit
+catches), or with --mod32 modulo 2^32, as PDH does.
 A counter type it has no formula for is an error (exit 2), so the test knows what it covers."""
 import json
 import os
@@ -24,6 +30,22 @@ TIMER_100NS, TIMER_100NS_INV = 0x20510500, 0x21510500
 RAW_FRACTION, ELAPSED_TIME = 0x20020400, 0x30240500
 AVERAGE_TIMER, AVERAGE_BULK, COUNTER_TIMER = 0x30020400, 0x40020500, 0x20410500
 BUFFER = 4 * 1024 * 1024
+
+
+def recv_or_raise(self, forceRecv=0, count=0):
+    """impacket's TCPTransport.recv loops forever on a closed connection (recv gives b''): raise
+    instead, so a host that closed it (a reboot) is noticed."""
+    sock, buf = self.get_socket(), b""
+    while True:
+        data = sock.recv(count - len(buf) if count else 8192)
+        if not data:
+            raise ConnectionResetError("the host closed the connection")
+        buf += data
+        if not count or len(buf) >= count:
+            return buf
+
+
+hk.transport.TCPTransport.recv = recv_or_raise
 
 
 def query(dce, hkpd, name):
@@ -89,6 +111,8 @@ def formatted(b0, b1, index, instance, counter, names):
     d0, d1 = o0["instances"][instance], o1["instances"][instance]
     n0, n1 = raw(d0, counters, k), raw(d1, counters, k)
     seconds = (b1["perf_time"] - b0["perf_time"]) / b1["perf_freq"]
+    if ctype == COUNTER_COUNTER and MOD32:
+        return ((n1 - n0) & 0xFFFFFFFF) / seconds
     if ctype in (COUNTER_COUNTER, BULK_COUNT):
         return (n1 - n0) / seconds
     if ctype in (RAWCOUNT, LARGE_RAWCOUNT):
@@ -120,8 +144,18 @@ def split(path):
     return head, "", counter
 
 
+MOD32 = False
+
+
+def connect():
+    dce, hkpd = hk.open_hkpd(os.environ["PERFSIM_ADDR"], os.environ["PERFSIM_PORT"])
+    return dce, hkpd, names_of(query(dce, hkpd, "Counter 009"))
+
+
 def main():
+    global MOD32
     args, fmt, to_stdout, off, code, polls = sys.argv[1:], "csv", False, {}, 0, 2
+    interval, reconnect, fresh = 0.5, False, False
     while args and args[0].startswith("--"):
         opt = args.pop(0)
         if opt == "--format":
@@ -135,8 +169,15 @@ def main():
             code = int(args.pop(0))
         elif opt == "--polls":
             polls = int(args.pop(0))
-    dce, hkpd = hk.open_hkpd(os.environ["PERFSIM_ADDR"], os.environ["PERFSIM_PORT"])
-    names = names_of(query(dce, hkpd, "Counter 009"))
+        elif opt == "--interval":
+            interval = float(args.pop(0))
+        elif opt == "--reconnect":
+            reconnect = True
+        elif opt == "--fresh-after-reset":
+            reconnect = fresh = True
+        elif opt == "--mod32":
+            MOD32 = True
+    dce, hkpd, names = connect()
     index = {}
     for i, n in sorted(names.items()):
         index.setdefault(n, i)
@@ -144,10 +185,23 @@ def main():
     objects = sorted({index[o.lower()] for _, o, _, _ in wanted})
     asked = " ".join(str(i) for i in objects)
     blocks = []
-    for i in range(polls):
-        if i:
-            time.sleep(0.5)  # sleep-ok: the collector's own poll interval, what a rate is computed over
-        blocks.append(block_of(query(dce, hkpd, asked)))
+    while len(blocks) < polls:
+        if blocks:
+            time.sleep(interval)  # sleep-ok: the collector's own poll interval, what a rate is computed over
+        try:
+            blocks.append(block_of(query(dce, hkpd, asked)))
+        except (ConnectionError, OSError):
+            if not reconnect:
+                raise
+            while True:  # the host is down for a while after a reboot: its calls are closed
+                try:
+                    dce, hkpd, names = connect()
+                    break
+                except (ConnectionError, OSError, hk.DCERPCException):
+                    # sleep-ok: a collector's back-off between connects while the host is down
+                    time.sleep(0.2)
+            if fresh:
+                blocks = []
     hk.close(dce, hkpd)
     lines = []
     for path, obj, inst, counter in wanted:
