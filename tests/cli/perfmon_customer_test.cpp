@@ -143,7 +143,7 @@ TEST_CASE("perfsim import --perfmon: a blank CPU cell is served as no value, nev
   const fs::path other = dir.path / "fail.perfcap";
   r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + other.string() + " --blank fail");
   CHECK(r.code == 1);
-  CHECK(r.err.find("typeperf.csv:5: column 2 (\\\\SQL01\\Processor(_Total)\\% Processor Time) is blank") !=
+  CHECK(r.err.find("typeperf.csv:5: column 2 ('\\\\SQL01\\Processor(_Total)\\% Processor Time') is blank") !=
         std::string::npos);
   CHECK(!fs::exists(other));
   r = run_command(PERFSIM_EXE, "import --perfmon " + csv.string() + " -o " + other.string() + " --blank zero");
