@@ -79,7 +79,9 @@ int run_load_cmd(const LoadOptions& o) {
   load::LoadReport report;
   const Status st = load::run_load(c, connect, progress(o, bar), report);
   bar->finish();
-  if (!st.ok()) return fail("load", st.message());
+  // A run refused before it starts (too few open files for it) is the command line's to change.
+  if (!st.ok())
+    return fail("load", st.message(), st.code() == Status::Code::kInvalidArgument ? kExitUsage : kExitFailure);
   if (o.json)
     fmt::print("{}\n", json_text(load::report_json(c, report), 2));
   else

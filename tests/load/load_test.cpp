@@ -184,6 +184,16 @@ TEST_CASE("perfsim load says what to write when it cannot run, and fails on host
   const std::string zero = (d.path / "zero.toml").string();
   std::ofstream(zero) << "[[host]]\nlisten = \"127.0.0.1:0\"\nname = \"Z\"\n";
   usage(zero, "fixed port");
+  // Issue 57: 200 hosts x 2 collectors under ulimit -n 600 aborted (exit 134, an uncaught
+  // EMFILE from Asio): a session holds 4 descriptors, not 1, and the pre-flight counted 1.
+  {
+    const auto r = run_command("/bin/sh", "-c 'ulimit -n 600 && exec " + std::string(PERFSIM_EXE) +
+                                              " load 127.0.0.1-127.0.0.200:4135 --collectors 2 --duration 1s'");
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find("ulimit -n") != std::string::npos);
+    CHECK(r.err.find("but the limit is 600") != std::string::npos);
+  }
 
   const auto help = run_command(PERFSIM_EXE, "load --help");
   CHECK(help.code == 0);
