@@ -134,7 +134,7 @@ struct RedactReport {
   std::vector<KeptName> kept;  // with RedactOptions::check, each (where, text) once
 };
 
-// A --redact argument: /REGEX/ (ECMAScript, case-insensitive) or a name; InvalidArgument for a
+// A --redact argument: /REGEX/ (RE2 syntax, case-insensitive) or a name; InvalidArgument for a
 // regular expression that does not compile.
 Status check_redact_pattern(const std::string& arg);
 
