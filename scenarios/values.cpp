@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "core/utf16.h"
+#include "perfdata/limits.h"
 #include "perfdata/counters.h"
 #include "perfdata/model.h"
 #include "perfdata/series.h"
@@ -36,6 +37,14 @@ bool parse_number(std::string_view text, double& out) {
 
 // One line as a value: true when it is one (`out` filled), false when it is not; `error` says
 // what is wrong with a line that looks like one (a JSON object with a path but no number).
+// A reported path is at most PDH_MAX_COUNTER_PATH long, as any PDH path is: a longer one is refused
+// before it is compared with the host's names (an edit distance per name, nearest_path).
+bool within_path_bound(const std::string& path, std::string& error) {
+  if (perfdata::limits::within(path, perfdata::limits::kCounterPath)) return true;
+  error = "the path " + perfdata::limits::too_long(path, perfdata::limits::kCounterPath);
+  return false;
+}
+
 bool parse_line(std::string_view line, ReportedValue& out, std::string& error) {
   if (line.front() == '{') {
     const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
@@ -46,7 +55,7 @@ bool parse_line(std::string_view line, ReportedValue& out, std::string& error) {
     }
     out.path = j["path"].get<std::string>();
     out.value = j["value"].get<double>();
-    return std::isfinite(out.value);
+    return std::isfinite(out.value) && within_path_bound(out.path, error);
   }
   const size_t comma = line.rfind(',');
   if (line.front() != '\\' || comma == std::string_view::npos) return false;
@@ -55,7 +64,7 @@ bool parse_line(std::string_view line, ReportedValue& out, std::string& error) {
     error = "the text after the last comma is not a number";
     return false;
   }
-  return true;
+  return within_path_bound(out.path, error);
 }
 
 struct Parsed {

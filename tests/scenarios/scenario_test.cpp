@@ -499,6 +499,23 @@ TEST_CASE("parse_reported: JSON and PATH,VALUE lines, a values file's bad line i
   CHECK(st.message().find("needs \"path\" (a string) and \"value\" (a number)") != std::string::npos);
   st = scenarios::parse_reported("\\Memory\\Available Bytes,lots\n", "values", true, v);
   CHECK(st.message().find("not a number") != std::string::npos);
+  // A path past PDH_MAX_COUNTER_PATH is refused, quoted in bounded form, before it is compared with
+  // the host's names (an edit distance per name): 2,048 characters pass, 2,049 and 20 MB do not.
+  const std::string head = "\\\\H\\Memory\\";  // \\H\Memory\ : 11 characters
+  v.clear();
+  CHECK(scenarios::parse_reported(head + std::string(2048 - head.size(), 'x') + ",5\n", "values", true, v).ok());
+  for (const size_t n : {size_t(2049), size_t(20) << 20}) {
+    INFO(n);
+    const std::string tail(n - head.size(), 'x');
+    st = scenarios::parse_reported(head + tail + ",5\n", "values", true, v);
+    CHECK(st.message().find("values:1: not a value line (the path '") != std::string::npos);
+    CHECK(st.message().find("PDH_MAX_COUNTER_PATH") != std::string::npos);
+    CHECK(st.message().size() < 1000);
+    st = scenarios::parse_reported("{\"path\": \"\\\\\\\\H\\\\Memory\\\\" + tail + "\", \"value\": 5}\n", "values",
+                                   true, v);
+    CHECK(st.message().find("PDH_MAX_COUNTER_PATH") != std::string::npos);
+    CHECK(st.message().size() < 1000);
+  }
   v.clear();
   REQUIRE(scenarios::parse_reported("polled 2 hosts\n\\Memory\\Available Bytes,5\n", "stdout", false, v).ok());
   CHECK(v.size() == 1);
