@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -103,6 +104,19 @@ int bind_error(const std::string& address, uint16_t port) {
 bool accepts(const std::string& address, uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   const sockaddr_in a = endpoint(address, port);
+  const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// Whether a unix stream socket at `path` takes a connection (samba-dcerpcd listening on it).
+bool accepts_unix(const fs::path& path) {
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  const std::string p = path.string();
+  if (p.size() >= sizeof a.sun_path) return false;
+  std::memcpy(a.sun_path, p.c_str(), p.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   const bool ok = ::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0;
   ::close(fd);
   return ok;
@@ -322,14 +336,35 @@ struct Smbd::Impl {
     if (::access(cfg.dcerpcd.c_str(), X_OK) != 0) return {};
     const fs::path libexec = fs::path(cfg.dcerpcd).parent_path();
     std::vector<std::string> args = {cfg.dcerpcd, "-s", conf_path(), "--foreground", "--no-process-group"};
+    serves_lsarpc = false;
     for (const char* rpcd : {"rpcd_classic", "rpcd_lsad"})
-      if (::access((libexec / rpcd).c_str(), X_OK) == 0) args.push_back((libexec / rpcd).string());
+      if (::access((libexec / rpcd).c_str(), X_OK) == 0) {
+        args.push_back((libexec / rpcd).string());
+        if (std::string_view(rpcd) == "rpcd_lsad") serves_lsarpc = true;
+      }
     return spawn_daemon(args, (root / "log" / "dcerpcd.out").string());
   }
 
+  // Waits until samba-dcerpcd listens on lsarpc: it asks each rpcd_* for its interfaces before it
+  // binds their sockets, and smbd answers an open of a pipe with no socket yet with
+  // OBJECT_NAME_NOT_FOUND, so "ready" before this would fail a collector's first lsarpc open.
+  Status wait_dcerpcd_ready(Clock::time_point deadline) {
+    if (dcerpcd.pid <= 0 || !serves_lsarpc) return Status::Ok();
+    const fs::path lsarpc = ncalrpc / "np" / "lsarpc";
+    while (!accepts_unix(lsarpc)) {
+      if (subprocess::ExitStatus st; subprocess::poll(dcerpcd, st))
+        return Status::IOError("samba-dcerpcd exited (status " + std::to_string(st.code) + ") before listening on " +
+                               lsarpc.string() + "; its log:" + tail((root / "log" / "dcerpcd.out").string(), 8));
+      if (Clock::now() >= deadline)
+        return Status::IOError("samba-dcerpcd did not listen on " + lsarpc.string() + " within " +
+                               std::to_string(cfg.ready_timeout.count()) + " ms");
+      std::this_thread::sleep_for(20ms);
+    }
+    return Status::Ok();
+  }
+
   // Waits until smbd accepts on every address, or it exits, or the time is up.
-  Status wait_ready(subprocess::Child& daemon) {
-    const auto deadline = Clock::now() + cfg.ready_timeout;
+  Status wait_ready(subprocess::Child& daemon, Clock::time_point deadline) {
     // One socket: accepting on one address is accepting on all (each probe costs smbd a fork).
     const size_t probes = cfg.one_socket ? 1 : cfg.hosts.size();
     for (size_t i = 0; i < probes; ++i) {
@@ -408,6 +443,7 @@ struct Smbd::Impl {
   std::condition_variable cv;
   bool stopping = false;
   subprocess::Child smbd, dcerpcd;  // pid -1 when not running
+  bool serves_lsarpc = false;       // dcerpcd was given rpcd_lsad
   std::atomic<int> restart_count{0};
   std::thread supervisor;
 };
@@ -448,7 +484,10 @@ Status Smbd::start() {
     stop();
     return Status::IOError("cannot start " + m.cfg.smbd);
   }
-  if (Status st = m.wait_ready(m.smbd); !st.ok()) {
+  const auto deadline = Clock::now() + m.cfg.ready_timeout;
+  Status st = m.wait_ready(m.smbd, deadline);
+  if (st.ok()) st = m.wait_dcerpcd_ready(deadline);
+  if (!st.ok()) {
     stop();
     return st;
   }

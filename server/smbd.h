@@ -2,8 +2,8 @@
 // addresses and Samba users, starts smbd (its own session, so its exit kills only its own
 // process group), restarts it when it dies, and undoes everything at stop().
 //
-// Guarantees: start() either leaves smbd accepting on every host address within
-// `ready_timeout`, or undoes what it did and says why (smbd missing, port taken, smbd exiting
+// Guarantees: start() either leaves smbd accepting on every host address, and samba-dcerpcd
+// listening on lsarpc where it serves it, within `ready_timeout`, or undoes what it did and says why (smbd missing, port taken, smbd exiting
 // with its last log lines). stop() is idempotent: it kills smbd's process group (SIGTERM, then
 // SIGKILL after 10 s), removes the addresses and unix accounts it added and the directory tree.
 // A perfsim killed outright still takes smbd down (PR_SET_PDEATHSIG). Runs as root only (smbd
@@ -88,7 +88,8 @@ class Smbd {
   std::string winreg_socket() const;
   // Writes the tree, adds addresses and users. Call before binding the socket.
   Status prepare();
-  // Starts smbd (and samba-dcerpcd for its other pipes) and waits until every address accepts.
+  // Starts smbd (and samba-dcerpcd for its other pipes) and waits until every address accepts and
+  // samba-dcerpcd listens on lsarpc.
   Status start();
   void stop();
   int restarts() const;  // how often the supervisor restarted smbd
