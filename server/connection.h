@@ -211,7 +211,7 @@ class Connection final : public ConnectionBase,
     if (reading_ || closed_ || peer_eof_) return;
     reading_ = true;
     if (!rbuf_.data().empty()) {  // the rest of a buffered frame goes after its beginning
-      auto space = rbuf_.prepare(need_);
+      auto space = rbuf_.prepare_toward(need_);
       stream_.async_read_some(
           boost::asio::buffer(space.data(), space.size()),
           [self = this->shared_from_this()](boost::system::error_code ec, size_t n) { self->on_read(ec, n); });
@@ -264,7 +264,7 @@ class Connection final : public ConnectionBase,
     if (closed_) return;
     if (used < n) {  // the scratch is the next connection's: keep the rest in our own buffer
       const ByteView rest = in.subspan(used);
-      std::memcpy(rbuf_.prepare(std::max(need_, rest.size())).data(), rest.data(), rest.size());
+      std::memcpy(rbuf_.prepare(rest.size()).data(), rest.data(), rest.size());  // read() grows it
       rbuf_.commit(rest.size());
     }
     after_frames();
