@@ -56,8 +56,8 @@ TEST_CASE("server::Smbd start() waits for a late samba-dcerpcd: the first lsarpc
     REQUIRE(st.ok());
   }
   const interop::CommandResult lsa =
-      interop::run_command("timeout 60 rpcclient " + address + " -p " + std::to_string(cfg.port) + " -U " + user +
-                           "%" + password + " -c lsaquery 2>&1");
+      interop::run_command("timeout 60 rpcclient " + address + " -p " + std::to_string(cfg.port) + " -U " + user + "%" +
+                           password + " -c lsaquery 2>&1");
   smbd.stop();
   INFO(lsa.output);
   CHECK(lsa.exit_status == 0);
