@@ -1,5 +1,5 @@
-// The admin API's access rule (README.md, "Who may call it"). The API has no authentication, so
-// loopback is its fence; a browser on this machine is the one client that jumps it, sending
+// The admin API's access rule (README.md, "Who may call it"). Without a token (token.h) the API
+// has no authentication, so loopback is its fence; a browser on this machine is the one client that jumps it, sending
 // requests here on behalf of any page it shows. Each check refuses what such a page can make it
 // send:
 //  - Host: after DNS rebinding the page's own name resolves here and the browser treats this

@@ -12,6 +12,7 @@
 
 #include "admin/process_metrics.h"
 #include "admin/series.h"
+#include "admin/token.h"
 #include "core/config.h"
 #include "core/file.h"
 #include "core/json.h"
@@ -94,6 +95,75 @@ bool parse_query(std::string_view q, std::map<std::string, std::string>& out) {
     out[k] = v;
   }
   return true;
+}
+
+// A header value's parameter list "a=1; b=2" (RFC 6265 4.2.1's cookie-string) -> the value of `name`.
+std::optional<std::string> cookie_value(std::string_view cookies, std::string_view name) {
+  for (const std::string& pair : split_nonempty(std::string(cookies), ";")) {
+    std::string_view p = pair;
+    while (!p.empty() && p.front() == ' ') p.remove_prefix(1);
+    if (p.size() > name.size() && p.substr(0, name.size()) == name && p[name.size()] == '=')
+      return std::string(p.substr(name.size() + 1));
+  }
+  return std::nullopt;
+}
+
+// "Bearer TOKEN" (RFC 6750 2.1; the scheme is case-insensitive, RFC 9110 11.1) -> TOKEN.
+std::optional<std::string> bearer_of(std::string_view authorization) {
+  constexpr std::string_view kScheme = "bearer ";
+  if (authorization.size() <= kScheme.size()) return std::nullopt;
+  for (size_t i = 0; i < kScheme.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(authorization[i])) != kScheme[i]) return std::nullopt;
+  authorization.remove_prefix(kScheme.size());
+  while (!authorization.empty() && authorization.front() == ' ') authorization.remove_prefix(1);
+  return std::string(authorization);
+}
+
+HttpResponse token_refusal(bool wrong) {
+  HttpResponse r = error(
+      401, std::string(wrong ? "the admin token given is not this server's" : "this admin server asks for its token") +
+               " (perfsim serve --admin-token-file FILE): send 'Authorization: Bearer TOKEN', e.g. curl -H "
+               "\"Authorization: Bearer $(cat FILE)\" ..., or open /?token=TOKEN once in a browser");
+  // RFC 6750 3: the challenge; error="invalid_token" when a token was sent and is not the one.
+  r.headers.emplace_back("WWW-Authenticate",
+                         std::string("Bearer realm=\"perfsim-admin\"") + (wrong ? ", error=\"invalid_token\"" : ""));
+  return r;
+}
+
+// nullopt: the request goes on. A right `?token=` on a GET or HEAD becomes the cookie and a 303 to
+// the target without it, so the token leaves the address bar and the browser's history.
+std::optional<HttpResponse> token_gate(const std::string& token, const HttpRequest& req) {
+  if (token.empty()) return std::nullopt;
+  std::optional<std::string> given;
+  if (req.authorization) given = bearer_of(*req.authorization);
+  if (given && token_matches(*given, token)) return std::nullopt;
+  if (req.cookie)
+    if (const auto c = cookie_value(*req.cookie, kTokenCookie); c && token_matches(*c, token)) return std::nullopt;
+  const size_t qmark = req.target.find('?');
+  if (qmark != std::string::npos && (req.method == "GET" || req.method == "HEAD")) {
+    std::string kept;
+    std::optional<std::string> from_query;
+    for (const std::string& kv : split_nonempty(req.target.substr(qmark + 1), "&")) {
+      std::string k, v;
+      const size_t eq = kv.find('=');
+      if (url_decode(kv.substr(0, eq), k) && k == "token") {
+        if (eq != std::string::npos && url_decode(kv.substr(eq + 1), v)) from_query = v;
+        continue;
+      }
+      kept += (kept.empty() ? "" : "&") + kv;
+    }
+    if (from_query) {
+      if (!token_matches(*from_query, token)) return token_refusal(true);
+      HttpResponse r;
+      r.status = 303;
+      r.body = json_text(json{{"see", "the same page, the token kept in a cookie"}}) + "\n";
+      r.headers.emplace_back("Location", req.target.substr(0, qmark) + (kept.empty() ? "" : "?" + kept));
+      r.headers.emplace_back("Set-Cookie",
+                             std::string(kTokenCookie) + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
+      return r;
+    }
+  }
+  return token_refusal(given.has_value());
 }
 
 Status query_uint(const std::map<std::string, std::string>& q, const char* key, uint64_t& out) {
@@ -355,6 +425,7 @@ HttpResponse AdminApi::file(const std::string& path, const std::string& content_
 
 HttpResponse AdminApi::handle(const HttpRequest& req) {
   if (std::string why = access_refusal(access_, req); !why.empty()) return error(403, why);
+  if (std::optional<HttpResponse> gate = token_gate(access_.token, req)) return *gate;
   return route(req);
 }
 

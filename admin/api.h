@@ -5,7 +5,10 @@
 // Contract:
 //  - Every request passes the access rule first (README.md, "Who may call it"): a Host header naming
 //    this server, an Origin (when sent) equal to the page's own, and on every method but GET and
-//    HEAD `X-Perfsim: 1` or `Content-Type: application/json`; else 403 naming the header.
+//    HEAD `X-Perfsim: 1` or `Content-Type: application/json`; else 403 naming the header. With a
+//    token (AdminAccess::token), then the token: a Bearer Authorization or the cookie, else 401
+//    with WWW-Authenticate; `?token=TOKEN` on a GET answers 303 to the same target without it,
+//    setting the cookie (HttpOnly, SameSite=Strict).
 //  - Errors are JSON `{"error": "what was wrong"}` with 400 (bad input: the parser's message), 404
 //    (no such endpoint or host), 405 (the endpoint exists, not with this method; Allow lists the
 //    methods), 503 (a journal endpoint whose source is not wired).
@@ -72,6 +75,9 @@ struct HttpRequest {
   std::optional<std::string> host;
   std::optional<std::string> origin;
   std::optional<std::string> x_perfsim;
+  // What the token check reads (AdminAccess::token; token.h): Authorization and Cookie.
+  std::optional<std::string> authorization;
+  std::optional<std::string> cookie;
 };
 
 struct HttpResponse {
@@ -79,6 +85,8 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
   std::string allow;  // 405: the methods the endpoint takes
+  // More header fields, in order (Location, Set-Cookie, WWW-Authenticate of the token check).
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 // Where the dashboard's files come from: the page and script (admin/web, or a test's folder) and
@@ -93,6 +101,8 @@ struct WebFiles {
 struct AdminAccess {
   std::string listen;  // the bound address ("127.0.0.1", "::1"); a wildcard (0.0.0.0, ::) accepts any IP literal
   std::vector<std::string> hosts;  // more names or addresses (perfsim serve --admin-host), as parse_admin_host gives
+  // Non-empty: every request must carry it (perfsim serve --admin-token-file; token.h), else 401.
+  std::string token;
 };
 
 // A --admin-host value: a DNS name or an IP address, without a port. `out` is its form as compared

@@ -32,6 +32,8 @@ HttpRequest api_request(const http::request<http::string_body>& req) {
   r.host = header(req, "Host");
   r.origin = header(req, "Origin");
   r.x_perfsim = header(req, "X-Perfsim");
+  r.authorization = header(req, "Authorization");
+  r.cookie = header(req, "Cookie");
   return r;
 }
 
@@ -70,6 +72,7 @@ class Session : public std::enable_shared_from_this<Session> {
     res->set(http::field::content_type, out.content_type);
     res->set(http::field::cache_control, "no-store");
     if (!out.allow.empty()) res->set(http::field::allow, out.allow);
+    for (const auto& [name, value] : out.headers) res->insert(name, value);
     res->keep_alive(req.keep_alive());
     if (req.method() != http::verb::head) res->body() = out.body;
     res->prepare_payload();
@@ -161,7 +164,7 @@ Status AdminServer::start() {
   }
   impl_->address = addr;
   impl_->port = a.local_endpoint().port();
-  impl_->api->set_access({addr, impl_->cfg.hosts});  // before the thread: no request is served yet
+  impl_->api->set_access({addr, impl_->cfg.hosts, impl_->cfg.token});  // before the thread: no request is served yet
   impl_->accept();
   impl_->thread = std::thread([this] { impl_->io.run(); });
   return Status::Ok();

@@ -31,6 +31,7 @@ struct AdminConfig {
   // Host names the API answers besides loopback and the bound address (perfsim serve --admin-host;
   // api.h, AdminAccess).
   std::vector<std::string> hosts;
+  std::string token;  // non-empty: every request must carry it (AdminAccess::token; token.h)
 };
 
 class AdminServer {

@@ -47,7 +47,8 @@ struct ServeOptions {
   std::string log_level = "info";     // --log-level: the server log's lines on stderr at this level and above
   std::string log_format = "logfmt";  // --log-format logfmt|json
   std::string admin;                  // --admin ADDR:PORT: the admin HTTP API and dashboard (admin/README.md); "" = off
-  std::vector<std::string> admin_hosts;   // --admin-host NAME: more Host names the admin API answers
+  std::vector<std::string> admin_hosts;  // --admin-host NAME: more Host names the admin API answers
+  std::string admin_token_file;
   std::string metrics_per_host = "auto";  // --metrics-per-host auto|on|off
   // --smb[=PORT]: every host also as \\ADDR\PIPE\winreg through a private smbd ("" = off,
   // "default" = 445). Root only.
@@ -105,6 +106,7 @@ serve::Config serve_config(const ServeOptions& o) {
   c.allow_remote = o.allow_remote;
   c.admin = o.admin;
   c.admin_hosts = o.admin_hosts;
+  c.admin_token_file = o.admin_token_file;
   c.metrics_per_host = o.metrics_per_host;
   c.smb = o.smb;
   c.users = o.users;  // --user and --smb-user are one list
@@ -203,13 +205,21 @@ void print_epm(const ServeOptions& o, const serve::ServeRun& run) {
 }
 
 void print_admin(const ServeOptions& o, const serve::ServeRun& run) {
-  if (o.json)
-    fmt::print("{}\n", json_text(nlohmann::json({{"event", "admin"},
-                                                 {"address", run.admin_address()},
-                                                 {"port", run.admin_port()},
-                                                 {"url", run.admin_url()}})));
-  else
+  // The token itself is never printed: output ends up in logs other users read.
+  const std::string& file = o.admin_token_file;
+  if (o.json) {
+    nlohmann::json j = {
+        {"event", "admin"}, {"address", run.admin_address()}, {"port", run.admin_port()}, {"url", run.admin_url()}};
+    if (!file.empty()) j["token_file"] = file;
+    fmt::print("{}\n", json_text(j));
+  } else if (file.empty()) {
     fmt::print("perfsim serve: admin API and dashboard on {}\n", run.admin_url());
+  } else {
+    fmt::print(
+        "perfsim serve: admin API and dashboard on {} (token {} {}; open {}?token=TOKEN once, or send "
+        "'Authorization: Bearer TOKEN')\n",
+        run.admin_url(), run.admin_token_created() ? "made in" : "from", file, run.admin_url());
+  }
 }
 
 void print_smb(const ServeOptions& o, const serve::ServeRun& run) {
@@ -347,6 +357,9 @@ void add_serve(CLI::App& app, int& rc) {
   c_serve->add_option("--admin-host", serve.admin_hosts,
                       "A host name or address the admin API also answers to in the Host header, beyond loopback "
                       "and the --admin address (repeatable; admin/README.md, \"Who may call it\")");
+  c_serve->add_option("--admin-token-file", serve.admin_token_file,
+                      "A file holding the admin API's token (made, mode 0600, when missing): every request must then "
+                      "send 'Authorization: Bearer TOKEN' or open /?token=TOKEN once in a browser (admin/README.md)");
   c_serve
       ->add_option("--metrics-per-host", serve.metrics_per_host,
                    "/metrics series per host (on), fleet-wide sums only (off), or per host up to 50 hosts (auto)")

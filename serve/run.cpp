@@ -9,6 +9,7 @@
 
 #include "admin/journal_sources.h"
 #include "admin/server.h"
+#include "admin/token.h"
 #include "core/config.h"
 #include "core/data_dir.h"
 #include "replayer/fleet_file.h"
@@ -43,6 +44,8 @@ struct ServeRun::State {
   replayer::FaultReloader faults;
   std::unique_ptr<server::Server> srv;
   std::unique_ptr<admin::AdminServer> admin;
+  std::string admin_token;  // from Config::admin_token_file
+  bool admin_token_created = false;
 
   void notice(const std::string& m) const {
     if (events.notice) events.notice(m);
@@ -223,6 +226,8 @@ admin::AdminHost admin_host(const std::shared_ptr<replayer::SimulatedHost>& host
 Status check_admin_hosts(const Config& o) {
   if (!o.admin_hosts.empty() && o.admin.empty())
     return Status::InvalidArgument("--admin-host names a host of the admin API: give --admin ADDR:PORT too");
+  if (!o.admin_token_file.empty() && o.admin.empty())
+    return Status::InvalidArgument("--admin-token-file guards the admin API: give --admin ADDR:PORT too");
   for (const std::string& h : o.admin_hosts) {
     std::string unused;
     if (Status s = admin::parse_admin_host(h, unused); !s.ok())
@@ -359,6 +364,7 @@ Status start_admin(State& st) {
   admin_cfg.listen = st.cfg.admin;
   admin_cfg.allow_remote = st.cfg.allow_remote;
   admin_cfg.hosts = st.cfg.admin_hosts;
+  admin_cfg.token = st.admin_token;
   st.admin = std::make_unique<admin::AdminServer>(std::move(admin_cfg), api);
   return st.admin->start();
 }
@@ -425,6 +431,10 @@ Failure ServeRun::prepare(Config cfg, Events events) {
 Failure ServeRun::start() {
   State& st = *s_;
   const Config& o = st.cfg;
+  if (!o.admin_token_file.empty()) {  // first: a file that must be fixed is the operator's to fix
+    if (Status s = admin::load_or_create_token(o.admin_token_file, st.admin_token, st.admin_token_created); !s.ok())
+      return usage(s);
+  }
   if (!o.epm.empty()) {
     uint16_t port = 0;
     if (Status s = server::parse_epm_port(o.epm, port); !s.ok()) return usage(s);
@@ -492,6 +502,8 @@ const std::vector<std::string>& ServeRun::epm_addresses() const { return s_->epm
 uint16_t ServeRun::epm_port() const { return s_->epm.port; }
 std::string ServeRun::admin_address() const { return s_->admin ? s_->admin->address() : std::string(); }
 uint16_t ServeRun::admin_port() const { return s_->admin ? s_->admin->port() : 0; }
+
+bool ServeRun::admin_token_created() const { return s_->admin_token_created; }
 
 std::string ServeRun::admin_url() const {
   const std::string a = admin_address();

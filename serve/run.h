@@ -63,6 +63,8 @@ struct Config {
   // journal::kPerHostMetricsUpTo hosts).
   std::string metrics_per_host = "auto";
   std::vector<std::string> admin_hosts;
+  // The admin API's token file (admin/token.h): read, or made when missing; "" = no token.
+  std::string admin_token_file;
   std::string smb;                 // "" = no SMB, "default" = 445, else the port
   std::vector<std::string> users;  // NAME:PASSWORD (perfsim serve's --user and --smb-user together)
   bool require_auth = false;       // faults on unauthenticated TCP binds; needs users
@@ -156,6 +158,7 @@ class ServeRun {
   std::string admin_address() const;
   uint16_t admin_port() const;
   std::string admin_url() const;
+  bool admin_token_created() const;  // the token file was made by this run (after start())
   const std::vector<SmbEndpoint>& smb_hosts() const;
   uint16_t smb_port() const;
   int smbd_pid() const;

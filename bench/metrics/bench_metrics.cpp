@@ -71,7 +71,7 @@ Fleet make_fleet(size_t n, const std::shared_ptr<replayer::SimulatedHost>& host)
   }
   f.api = std::make_unique<admin::AdminApi>(std::move(hosts), admin::journal_sources(f.rec),
                                             admin::WebFiles{PERFSIM_SOURCE_DIR "/admin/web"}, replayer::FaultLimits{},
-                                            admin::AdminAccess{"127.0.0.1", {}});
+                                            admin::AdminAccess{"127.0.0.1", {}, ""});
   return f;
 }
 

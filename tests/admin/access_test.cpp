@@ -4,6 +4,7 @@
 // host; what curl and the dashboard send is answered.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -23,7 +24,7 @@ struct Api {
   std::shared_ptr<replayer::SimulatedHost> host = perfsim::testing::bundled_host({replayer::TimelineMode::kStep, 0});
   bool cleared = false;
   admin::AdminApi api;
-  explicit Api(admin::AdminAccess access = {"127.0.0.1", {}})
+  explicit Api(admin::AdminAccess access = {"127.0.0.1", {}, ""})
       : api(std::vector<admin::AdminHost>{{"", host, {}, "", {}}}, sources(), admin::WebFiles{PERFSIM_ADMIN_WEB_DIR},
             replayer::FaultLimits{}, std::move(access)) {}
   admin::AdminSources sources() {
@@ -195,16 +196,16 @@ TEST_CASE("access: the listen address and --admin-host names are accepted beside
     r.host = host;
     return a.api.handle(r).status == 200;
   };
-  CHECK(answered({"192.0.2.10", {}}, "192.0.2.10:8135"));
-  CHECK_FALSE(answered({"192.0.2.10", {}}, "192.0.2.11:8135"));
-  CHECK(answered({"2001:db8::7", {}}, "[2001:db8:0:0::7]:8135"));
+  CHECK(answered({"192.0.2.10", {}, ""}, "192.0.2.10:8135"));
+  CHECK_FALSE(answered({"192.0.2.10", {}, ""}, "192.0.2.11:8135"));
+  CHECK(answered({"2001:db8::7", {}, ""}, "[2001:db8:0:0::7]:8135"));
   // A wildcard listen address: every IP literal (none can be rebound), no DNS name unless named.
-  CHECK(answered({"0.0.0.0", {}}, "198.51.100.7:8135"));
-  CHECK_FALSE(answered({"0.0.0.0", {}}, "[2001:db8::1]:8135"));
-  CHECK_FALSE(answered({"0.0.0.0", {}}, "perfsim.example:8135"));
-  CHECK(answered({"::", {}}, "[2001:db8::1]:8135"));
-  CHECK(answered({"::", {}}, "198.51.100.7"));
-  const admin::AdminAccess named{"127.0.0.1", {"perfsim.example", "2001:db8::5", "192.0.2.99"}};
+  CHECK(answered({"0.0.0.0", {}, ""}, "198.51.100.7:8135"));
+  CHECK_FALSE(answered({"0.0.0.0", {}, ""}, "[2001:db8::1]:8135"));
+  CHECK_FALSE(answered({"0.0.0.0", {}, ""}, "perfsim.example:8135"));
+  CHECK(answered({"::", {}, ""}, "[2001:db8::1]:8135"));
+  CHECK(answered({"::", {}, ""}, "198.51.100.7"));
+  const admin::AdminAccess named{"127.0.0.1", {"perfsim.example", "2001:db8::5", "192.0.2.99"}, ""};
   CHECK(answered(named, "PERFSIM.example:8135"));
   CHECK(answered(named, "[2001:db8:0::5]"));
   CHECK(answered(named, "192.0.2.99:1"));
@@ -253,4 +254,73 @@ TEST_CASE("access: the dashboard and curl's plain requests are still answered") 
   CHECK(p.status == 200);
   CHECK(json::parse(p.body)["timeline"]["paused"] == true);
   CHECK(a.host->timeline_paused());
+}
+
+// --admin-token-file (admin/token.h): for machines several people share, where loopback lets every
+// local user in. Every request needs the token; Host and Origin are still checked first.
+TEST_CASE("access: with a token, a request without it or with another is a 401, with it is answered") {
+  const std::string token = "0123456789abcdef0123456789abcdef";
+  Api a(admin::AdminAccess{"127.0.0.1", {}, token});
+  const std::string timeline = a.timeline();
+
+  admin::HttpRequest bare = request("GET", "/api/hosts");
+  admin::HttpResponse r = a.api.handle(bare);
+  CHECK(r.status == 401);
+  CHECK(contains(error_of(r), "--admin-token-file"));
+  REQUIRE(r.headers.size() == 1);
+  CHECK(r.headers[0] == std::pair<std::string, std::string>{"WWW-Authenticate", "Bearer realm=\"perfsim-admin\""});
+
+  admin::HttpRequest wrong = bare;
+  wrong.authorization = "Bearer " + std::string(token.size(), 'x');
+  r = a.api.handle(wrong);
+  CHECK(r.status == 401);
+  CHECK(contains(r.headers.at(0).second, "error=\"invalid_token\""));
+  wrong.authorization = "Bearer " + token.substr(0, 31);  // a prefix is not the token
+  CHECK(a.api.handle(wrong).status == 401);
+  wrong.authorization = "Basic " + token;  // another scheme
+  CHECK(a.api.handle(wrong).status == 401);
+
+  admin::HttpRequest bearer = bare;
+  bearer.authorization = "bearer " + token;  // the scheme is case-insensitive (RFC 9110 11.1)
+  CHECK(a.api.handle(bearer).status == 200);
+
+  admin::HttpRequest cookie = bare;
+  cookie.cookie = "theme=dark; perfsim_admin_token=" + token;
+  CHECK(a.api.handle(cookie).status == 200);
+  cookie.cookie = "perfsim_admin_token=nope; other=" + token;
+  CHECK(a.api.handle(cookie).status == 401);
+
+  // A change with neither X-Perfsim nor the token: the host keeps running either way.
+  admin::HttpRequest pause = with_change_header(request("POST", timeline, "pause"));
+  CHECK(a.api.handle(pause).status == 401);
+  CHECK_FALSE(a.host->timeline_paused());
+  pause.authorization = "Bearer " + token;
+  CHECK(a.api.handle(pause).status == 200);
+  CHECK(a.host->timeline_paused());
+
+  // A rebinding page that somehow had the token is still refused by Host first.
+  admin::HttpRequest rebound = bearer;
+  rebound.host = "evil.example";
+  CHECK(a.api.handle(rebound).status == 403);
+}
+
+TEST_CASE("access: ?token= on a GET sets an HttpOnly SameSite cookie and sends the browser on without it") {
+  const std::string token = "0123456789abcdef0123456789abcdef";
+  Api a(admin::AdminAccess{"127.0.0.1", {}, token});
+  admin::HttpResponse r = a.api.handle(request("GET", "/?q=web&token=" + token + "&order=name"));
+  CHECK(r.status == 303);
+  std::map<std::string, std::string> h(r.headers.begin(), r.headers.end());
+  CHECK(h["Location"] == "/?q=web&order=name");
+  CHECK(h["Set-Cookie"] == "perfsim_admin_token=" + token + "; Path=/; HttpOnly; SameSite=Strict");
+  CHECK(a.api.handle(request("GET", "/api/hosts?token=" + token)).headers.at(0).second == "/api/hosts");
+  // A wrong one is a 401, and a POST's query is no way in.
+  CHECK(a.api.handle(request("GET", "/?token=abc")).status == 401);
+  CHECK(a.api.handle(with_change_header(request("POST", a.timeline() + "?token=" + token, "pause"))).status == 401);
+  CHECK_FALSE(a.host->timeline_paused());
+}
+
+TEST_CASE("access: without a token configured, no Authorization is asked for") {
+  Api a;
+  CHECK(a.api.handle(request("GET", "/api/hosts")).status == 200);
+  CHECK(a.api.handle(request("GET", "/api/hosts?token=whatever")).status == 200);
 }

@@ -3,6 +3,7 @@
 // reads next, and each refused change by what it still reads.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <map>
@@ -21,6 +22,7 @@
 #include "recorder/client.h"
 #include "tests/admin/http_client.h"
 #include "tests/admin/rig.h"
+#include "tests/common/host_tools.h"
 #include "tests/common/perfsim_serve.h"
 #include "tests/common/run_command.h"
 #include "tests/common/served_host.h"
@@ -176,14 +178,15 @@ TEST_CASE("PUT /api/faults under a server's idle timeout: a latency longer than 
   auto host = perfsim::testing::bundled_host(replayer::HostOptions{replayer::TimelineMode::kFrozen, 0});
   admin::AdminApi api({{"", host, {}, "", {}}}, {}, admin::WebFiles{PERFSIM_ADMIN_WEB_DIR},
                       replayer::FaultLimits::for_idle_timeout(10));
-  admin::HttpResponse r = api.handle({"PUT", "/api/faults", "application/toml",
-                                      "[[fault]]\nkind = \"latency\"\nms = 10001\n", "localhost", std::nullopt, "1"});
+  admin::HttpResponse r =
+      api.handle({"PUT", "/api/faults", "application/toml", "[[fault]]\nkind = \"latency\"\nms = 10001\n", "localhost",
+                  std::nullopt, "1", std::nullopt, std::nullopt});
   CHECK(r.status == 400);
   CHECK(r.body.find("must be between 0 and 10000, got 10001") != std::string::npos);
   CHECK(r.body.find("--idle-timeout of 10 s") != std::string::npos);
   CHECK(host->faults() == nullptr);
   r = api.handle({"PUT", "/api/faults", "application/toml", "[[fault]]\nkind = \"latency\"\nms = 10000\n", "localhost",
-                  std::nullopt, "1"});
+                  std::nullopt, "1", std::nullopt, std::nullopt});
   CHECK(r.status == 200);
   REQUIRE(host->faults() != nullptr);
   CHECK(host->faults()->rules.at(0).ms == 10000);
@@ -695,4 +698,54 @@ TEST_CASE("POST /api/hosts/NAME/events: lodctr and unlodctr change Counter 009 n
   REQUIRE(r.status == 200);
   CHECK(find(names(), "MyApp") == 0);
   CHECK(names().count(object + 2) == 0);
+}
+
+// --admin-token-file end to end: serve makes the file, says where without printing the token, and
+// answers only requests that carry it; a file other users may read is a usage error (exit 2).
+TEST_CASE("perfsim serve --admin-token-file: the file is made 0600, requests without the token are 401s") {
+  perfsim::testing::ScratchDir dir;
+  const std::string file = (dir.path / "admin.token").string();
+  perfsim::testing::PerfsimServe serve;
+  perfsim::testing::ServeStart how;
+  how.ready = [](const std::vector<std::string>& lines) {
+    return !lines.empty() && json::parse(lines.back())["event"] == "admin";
+  };
+  {
+    const perfsim::Status st = serve.start(
+        PERFSIM_EXE,
+        "--timeline frozen:0 --admin 127.0.0.1:0 --admin-token-file " + perfsim::interop::shell_quote(file), how);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+  }
+  const std::string token = perfsim::testing::read_text(file);
+  REQUIRE(token.size() == 65);  // 64 hex digits and the line's end
+  struct stat made {};
+  REQUIRE(::stat(file.c_str(), &made) == 0);
+  CHECK((made.st_mode & 0777) == 0600);
+  const std::string bearer = "Bearer " + token.substr(0, 64);
+  const json admin_line = json::parse(serve.lines().back());
+  CHECK(admin_line["token_file"] == file);
+  for (const std::string& line : serve.lines()) CHECK(line.find(token.substr(0, 64)) == std::string::npos);
+  const uint16_t port = admin_line["port"].get<uint16_t>();
+  for (const char* path : {"/api/hosts", "/metrics", "/", "/api/sessions"}) {
+    INFO(path);
+    CHECK(http_request(port, "GET", path).status == 401);
+    CHECK(http_request(port, "GET", path, "", "", 0, {{"Authorization", bearer}}).status == 200);
+  }
+  CHECK(http_request(port, "GET", "/api/hosts", "", "", 0, {{"Cookie", "perfsim_admin_token=" + token.substr(0, 64)}})
+            .status == 200);
+  const HttpReply redirect = http_request(port, "GET", "/?token=" + token.substr(0, 64));
+  CHECK(redirect.status == 303);
+  serve.stop();
+
+  // Made group-readable by someone: refused before anything is served, saying how to fix it.
+  ::chmod(file.c_str(), 0640);
+  const perfsim::testing::CommandResult r = perfsim::testing::run_command(
+      PERFSIM_EXE, "serve --listen 127.0.0.1:0 --admin 127.0.0.1:0 --admin-token-file " + file);
+  CHECK(r.code == 2);
+  CHECK(r.err.find("chmod 600 " + file) != std::string::npos);
+  const perfsim::testing::CommandResult lone =
+      perfsim::testing::run_command(PERFSIM_EXE, "serve --listen 127.0.0.1:0 --admin-token-file " + file);
+  CHECK(lone.code == 2);
+  CHECK(lone.err.find("give --admin") != std::string::npos);
 }

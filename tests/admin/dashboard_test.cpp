@@ -99,6 +99,33 @@ TEST_CASE("headless chromium: the dashboard lists the host, plots a counter, sho
   CHECK(perfsim::testing::read_text(png.string()).substr(1, 3) == "PNG");
 }
 
+// A token-guarded admin API (perfsim serve --admin-token-file): chromium opening /?token=TOKEN is
+// sent on to / with the cookie, and the dashboard's own requests carry it (same-origin fetches send
+// cookies); without the token the page is the 401's JSON, no dashboard.
+TEST_CASE("headless chromium: /?token= opens a token-guarded dashboard, and without it none is shown") {
+  perfsim::testing::ScratchDir dir;
+  std::shared_ptr<perfsim::journal::Recorder> recorder;
+  REQUIRE(perfsim::server::make_recorder(1000, "", recorder).ok());
+  const std::string token = "0123456789abcdef0123456789abcdef";
+  perfsim::testing::AdminRig rig(perfsim::replayer::HostOptions{perfsim::replayer::TimelineMode::kRealtime, 0},
+                                 perfsim::admin::WebFiles{PERFSIM_ADMIN_WEB_DIR}, recorder, token);
+  const std::string url = "http://127.0.0.1:" + std::to_string(rig.http.port()) + "/";
+  const auto in = chromium(dir.path, url + "?token=" + token, "--dump-dom");
+  INFO(in.output.substr(0, 4000));
+  REQUIRE(in.exit_status == 0);
+  CHECK(in.output.find("data-ready=\"yes\"") != std::string::npos);
+  CHECK(in.output.find("<tr class=\"host selected\" data-host=\"" + rig.host->name() + "\"") != std::string::npos);
+  // The series chart's points came through /api/hosts/NAME/series: the script's fetches had the cookie.
+  CHECK(attribute(in.output, "id=\"series-chart\"[^>]*data-points=\"(\\d+)\"") == long(rig.host->ticks()) - 1);
+
+  perfsim::testing::ScratchDir fresh;  // a new profile: no cookie
+  const auto out = chromium(fresh.path, url, "--dump-dom");
+  INFO(out.output.substr(0, 4000));
+  REQUIRE(out.exit_status == 0);
+  CHECK(out.output.find("data-ready") == std::string::npos);
+  CHECK(out.output.find("asks for its token") != std::string::npos);
+}
+
 // Events on the host's timeline are marked on its counter plot, each at the plotted sample it falls
 // in (GET /api/hosts/NAME `events`, position_s).
 TEST_CASE("headless chromium: the counter plot marks the host's timeline events") {

@@ -42,7 +42,7 @@ struct FleetApi {
   admin::AdminApi api;
   explicit FleetApi(std::map<int, HostPtr> own_hosts = {}, std::function<json()> health = nullptr)
       : own(std::move(own_hosts)),
-        api(hosts(), sources(std::move(health)), admin::WebFiles{PERFSIM_ADMIN_WEB_DIR}, {}, {"127.0.0.1", {}}) {}
+        api(hosts(), sources(std::move(health)), admin::WebFiles{PERFSIM_ADMIN_WEB_DIR}, {}, {"127.0.0.1", {}, ""}) {}
   std::vector<admin::AdminHost> hosts() const {
     std::vector<admin::AdminHost> v;
     for (int k = 1; k <= kHosts; ++k)

@@ -33,16 +33,23 @@ inline ServeOptions serve_options(std::shared_ptr<journal::Recorder> recorder) {
   return o;
 }
 
+inline admin::AdminConfig admin_config(const std::string& token) {
+  admin::AdminConfig c;
+  c.token = token;
+  return c;
+}
+
 struct AdminRig {
   std::shared_ptr<replayer::SimulatedHost> host;
   ServedHost served;
   admin::AdminServer http;
   // With a `recorder`, the host's calls are journaled and the journal endpoints wired to it.
+  // With a `token`, every admin request must carry it (admin/token.h).
   explicit AdminRig(replayer::HostOptions opt, admin::WebFiles web = admin::WebFiles{PERFSIM_ADMIN_WEB_DIR},
-                    std::shared_ptr<journal::Recorder> recorder = nullptr)
+                    std::shared_ptr<journal::Recorder> recorder = nullptr, const std::string& token = "")
       : host(bundled_host(opt)),
         served(host, serve_options(recorder)),
-        http(admin::AdminConfig{},
+        http(admin_config(token),
              std::make_shared<admin::AdminApi>(std::vector<admin::AdminHost>{{"", host, {}, "", {}}},
                                                admin::journal_sources(recorder), std::move(web))) {
     REQUIRE(served.start().ok());
