@@ -69,9 +69,9 @@ Status load_or_create_token(const std::string& path, std::string& token, bool& c
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     verdict = Status::InvalidArgument("--admin-token-file " + path + " is not a regular file");
   } else if (st.st_uid != ::geteuid()) {
-    verdict = Status::InvalidArgument("--admin-token-file " + path + " belongs to uid " + std::to_string(st.st_uid) +
-                                      ", not to this user (uid " + std::to_string(::geteuid()) +
-                                      "); use a file of your own");
+    verdict =
+        Status::InvalidArgument("--admin-token-file " + path + " belongs to uid " + std::to_string(st.st_uid) +
+                                ", not to this user (uid " + std::to_string(::geteuid()) + "); use a file of your own");
   } else if (st.st_mode & 077) {
     verdict = Status::InvalidArgument("--admin-token-file " + path + " is open to other users (mode " +
                                       mode_text(st.st_mode) + "); run `chmod 600 " + path + "`");

@@ -48,8 +48,8 @@ TEST_CASE("admin token file: a file others may read, a link, and a text that is 
   std::string token;
   bool created = false;
   const fs::path open = dir.path / "open.token";
-  write_file(open, "0123456789abcdef0123\n", fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                                           fs::perms::others_read);
+  write_file(open, "0123456789abcdef0123\n",
+             fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
   perfsim::Status st = admin::load_or_create_token(open.string(), token, created);
   CHECK_FALSE(st.ok());
   CHECK(mentions(st.message(), "mode 0644"));
