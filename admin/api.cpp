@@ -99,11 +99,10 @@ bool parse_query(std::string_view q, std::map<std::string, std::string>& out) {
 
 // A header value's parameter list "a=1; b=2" (RFC 6265 4.2.1's cookie-string) -> the value of `name`.
 std::optional<std::string> cookie_value(std::string_view cookies, std::string_view name) {
-  for (const std::string& pair : split_nonempty(std::string(cookies), ";")) {
-    std::string_view p = pair;
-    while (!p.empty() && p.front() == ' ') p.remove_prefix(1);
-    if (p.size() > name.size() && p.substr(0, name.size()) == name && p[name.size()] == '=')
-      return std::string(p.substr(name.size() + 1));
+  for (const std::string& pair : split_nonempty(cookies, ";")) {
+    const std::string p = trim(pair);
+    if (p.size() > name.size() && p.compare(0, name.size(), name) == 0 && p[name.size()] == '=')
+      return p.substr(name.size() + 1);
   }
   return std::nullopt;
 }
@@ -111,12 +110,9 @@ std::optional<std::string> cookie_value(std::string_view cookies, std::string_vi
 // "Bearer TOKEN" (RFC 6750 2.1; the scheme is case-insensitive, RFC 9110 11.1) -> TOKEN.
 std::optional<std::string> bearer_of(std::string_view authorization) {
   constexpr std::string_view kScheme = "bearer ";
-  if (authorization.size() <= kScheme.size()) return std::nullopt;
-  for (size_t i = 0; i < kScheme.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(authorization[i])) != kScheme[i]) return std::nullopt;
-  authorization.remove_prefix(kScheme.size());
-  while (!authorization.empty() && authorization.front() == ' ') authorization.remove_prefix(1);
-  return std::string(authorization);
+  if (authorization.size() <= kScheme.size() || !iequals(authorization.substr(0, kScheme.size()), kScheme))
+    return std::nullopt;
+  return trim(authorization.substr(kScheme.size()));
 }
 
 HttpResponse token_refusal(bool wrong) {

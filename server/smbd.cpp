@@ -18,6 +18,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <mutex>
 #include <thread>
@@ -334,33 +335,42 @@ struct Smbd::Impl {
 
   subprocess::Child launch_dcerpcd() {
     if (::access(cfg.dcerpcd.c_str(), X_OK) != 0) return {};
-    const fs::path libexec = fs::path(cfg.dcerpcd).parent_path();
     std::vector<std::string> args = {cfg.dcerpcd, "-s", conf_path(), "--foreground", "--no-process-group"};
-    serves_lsarpc = false;
     for (const char* rpcd : {"rpcd_classic", "rpcd_lsad"})
-      if (::access((libexec / rpcd).c_str(), X_OK) == 0) {
-        args.push_back((libexec / rpcd).string());
-        if (std::string_view(rpcd) == "rpcd_lsad") serves_lsarpc = true;
-      }
+      if (::access(rpcd_path(rpcd).c_str(), X_OK) == 0) args.push_back(rpcd_path(rpcd).string());
     return spawn_daemon(args, (root / "log" / "dcerpcd.out").string());
+  }
+
+  // An rpcd_* helper beside samba-dcerpcd (Samba's libexec).
+  fs::path rpcd_path(const char* rpcd) const { return fs::path(cfg.dcerpcd).parent_path() / rpcd; }
+
+  // Polls `ready` every 20 ms until it holds; an error when `daemon` exits first (with the tail of
+  // each of its `logs`) or `deadline` passes. `doing`/`done`: "accepting on X" / "accept on X".
+  Status wait_until(subprocess::Child& daemon, const std::string& name, const std::string& doing,
+                    const std::string& done, std::initializer_list<const char*> logs, Clock::time_point deadline,
+                    const std::function<bool()>& ready) {
+    while (!ready()) {
+      if (subprocess::ExitStatus st; subprocess::poll(daemon, st)) {
+        std::string text = name + " exited (status " + std::to_string(st.code) + ") before " + doing + "; its log:";
+        for (const char* log : logs) text += tail((root / "log" / log).string(), 8);
+        return Status::IOError(text);
+      }
+      if (Clock::now() >= deadline)
+        return Status::IOError(name + " did not " + done + " within " + std::to_string(cfg.ready_timeout.count()) +
+                               " ms");
+      std::this_thread::sleep_for(20ms);
+    }
+    return Status::Ok();
   }
 
   // Waits until samba-dcerpcd listens on lsarpc: it asks each rpcd_* for its interfaces before it
   // binds their sockets, and smbd answers an open of a pipe with no socket yet with
   // OBJECT_NAME_NOT_FOUND, so "ready" before this would fail a collector's first lsarpc open.
   Status wait_dcerpcd_ready(Clock::time_point deadline) {
-    if (dcerpcd.pid <= 0 || !serves_lsarpc) return Status::Ok();
+    if (dcerpcd.pid <= 0 || ::access(rpcd_path("rpcd_lsad").c_str(), X_OK) != 0) return Status::Ok();
     const fs::path lsarpc = ncalrpc / "np" / "lsarpc";
-    while (!accepts_unix(lsarpc)) {
-      if (subprocess::ExitStatus st; subprocess::poll(dcerpcd, st))
-        return Status::IOError("samba-dcerpcd exited (status " + std::to_string(st.code) + ") before listening on " +
-                               lsarpc.string() + "; its log:" + tail((root / "log" / "dcerpcd.out").string(), 8));
-      if (Clock::now() >= deadline)
-        return Status::IOError("samba-dcerpcd did not listen on " + lsarpc.string() + " within " +
-                               std::to_string(cfg.ready_timeout.count()) + " ms");
-      std::this_thread::sleep_for(20ms);
-    }
-    return Status::Ok();
+    return wait_until(dcerpcd, "samba-dcerpcd", "listening on " + lsarpc.string(), "listen on " + lsarpc.string(),
+                      {"dcerpcd.out"}, deadline, [&] { return accepts_unix(lsarpc); });
   }
 
   // Waits until smbd accepts on every address, or it exits, or the time is up.
@@ -368,18 +378,12 @@ struct Smbd::Impl {
     // One socket: accepting on one address is accepting on all (each probe costs smbd a fork).
     const size_t probes = cfg.one_socket ? 1 : cfg.hosts.size();
     for (size_t i = 0; i < probes; ++i) {
-      const SmbHostAddress& h = cfg.hosts[i];
-      while (!accepts(h.address, cfg.port)) {
-        if (subprocess::ExitStatus st; subprocess::poll(daemon, st))
-          return Status::IOError("smbd exited (status " + std::to_string(st.code) + ") before accepting on " +
-                                 h.address + ":" + std::to_string(cfg.port) +
-                                 "; its log:" + tail((root / "log" / "smbd.out").string(), 8) +
-                                 tail((root / "log" / "smbd.log").string(), 8));
-        if (Clock::now() >= deadline)
-          return Status::IOError("smbd did not accept on " + h.address + ":" + std::to_string(cfg.port) + " within " +
-                                 std::to_string(cfg.ready_timeout.count()) + " ms");
-        std::this_thread::sleep_for(20ms);
-      }
+      const std::string where = cfg.hosts[i].address + ":" + std::to_string(cfg.port);
+      if (Status st =
+              wait_until(daemon, "smbd", "accepting on " + where, "accept on " + where, {"smbd.out", "smbd.log"},
+                         deadline, [&] { return accepts(cfg.hosts[i].address, cfg.port); });
+          !st.ok())
+        return st;
     }
     return Status::Ok();
   }
@@ -443,7 +447,6 @@ struct Smbd::Impl {
   std::condition_variable cv;
   bool stopping = false;
   subprocess::Child smbd, dcerpcd;  // pid -1 when not running
-  bool serves_lsarpc = false;       // dcerpcd was given rpcd_lsad
   std::atomic<int> restart_count{0};
   std::thread supervisor;
 };
