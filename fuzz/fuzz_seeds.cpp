@@ -476,9 +476,25 @@ void admin_seeds(const captures::Capture& cap) {
       {3, "GET /api/hosts\nHost: [2001:db8::1]:8135\n\n"},
       {4, "GET /api/hosts\nHost: PERFSIM.example\n\n"},
       {5, "POST " + h + "/timeline\nHost: [2001:db8:0::5]:80\nX-Perfsim: 1\n\nresume"},
+      // With fuzz_admin's token (selector bit 3, "c0ffee"): Bearer, the cookie, ?token=, wrong ones.
+      {8, "GET /api/hosts\n" + own + "Authorization: Bearer c0ffee\n\n"},
+      {8, "GET /api/hosts\n" + own + "Authorization: bearer c0ffeE\n\n"},
+      {8, "POST " + h + "/timeline\n" + change + "Cookie: a=1; perfsim_admin_token=c0ffee\n\npause"},
+      {8, "GET /?token=c0ffee&x=1\n" + own + "\n"},
+      {8, "GET /api/hosts?token=c0ffe\n" + own + "\n"},
+      {8, "POST " + h + "/timeline?token=c0ffee\n" + change + "\npause"},
+      {8, "GET /api/hosts\n" + own + "Cookie: perfsim_admin_token=c0ffe; x=c0ffee\n\n"},
+      {8, "GET /api/hosts\n" + own + "\n"},
   };
   for (size_t i = 0; i < seeds.size(); ++i)
     put("admin", "request-" + std::to_string(i), text_seed(seeds[i].selector, seeds[i].text));
+}
+
+// admission: a slot limit, then events (fuzz_admission.cpp): a flood of connections at a limit of
+// 4, some authenticating, some closing, the posted closes run now and then.
+void admission_seeds() {
+  put("admission", "flood", Bytes{3, 0, 0, 0, 0, 0, 0, 4, 0, 2, 1, 0, 0, 4, 3, 0, 0, 0, 4});
+  put("admission", "collectors", Bytes{1, 1, 2, 0, 1, 2, 1, 0, 0, 4, 1, 2, 3, 3, 1, 0, 4});
 }
 
 // epm: a stub call as fuzz_epm reads it (u8 opnum, u16 length, stub).
@@ -753,6 +769,7 @@ int main(int argc, char** argv) {
   replay_seeds();
   auth_seeds();
   admin_seeds(cap);
+  admission_seeds();
   epm_seeds();
   client_seeds(cap);
   return 0;

@@ -17,7 +17,7 @@ if ! [[ $seconds =~ ^[1-9][0-9]*$ ]]; then
 fi
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(rpc winreg session npa perfdata capture lodctr names config pcap replay auth admin epm client import)
+[ ${#targets[@]} -gt 0 ] || targets=(rpc winreg session npa perfdata capture lodctr names config pcap replay auth admin epm client import admission)
 parallel=${FUZZ_PARALLEL:-$(nproc)}
 dir=build-fuzz
 work=$dir/fuzz

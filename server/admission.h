@@ -34,6 +34,9 @@ class Admission {
   Handle join(std::weak_ptr<Evictable> conn);  // an untrusted connection, now the newest
   void leave(Handle h);                        // it authenticated, or closed
   bool evict_oldest();                         // false when no untrusted connection is left to evict
+  // Whether a new connection may have a slot, `active` of `limit` being held: yes below the limit,
+  // and at it when an untrusted connection can be closed for it (evict_oldest).
+  bool admit(size_t active, size_t limit) { return active < limit || evict_oldest(); }
   size_t untrusted() const;
   uint64_t evictions() const { return evictions_.load(std::memory_order_relaxed); }
 

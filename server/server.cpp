@@ -264,10 +264,9 @@ void Server::Impl::on_accept(Listener& l, Worker& w, boost::system::error_code e
   accept_next(l);
 }
 
-// Whether a new connection may have a slot (accept thread only): yes below max_connections, and at
-// it when an untrusted connection can be closed for it (admission.h); counts the refusals.
+// Whether a new connection may have a slot (accept thread only; Admission::admit); counts the refusals.
 bool Server::Impl::admit() {
-  if (active.load(std::memory_order_relaxed) < cfg.max_connections || admission.evict_oldest()) return true;
+  if (admission.admit(active.load(std::memory_order_relaxed), cfg.max_connections)) return true;
   refused.fetch_add(1, std::memory_order_relaxed);
   return false;
 }
