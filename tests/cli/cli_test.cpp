@@ -888,7 +888,7 @@ TEST_CASE("serve --journal FILE and perfsim journal FILE diagnose the collector 
   CHECK(r.err.find("cannot create the journal file") != std::string::npos);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PERFSIM_SANITIZED)
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;

@@ -344,7 +344,7 @@ TEST_CASE("perfsim import --perfmon: endless lines, non-UTF-8 names and a >32-bi
   // 4 GB of address space at most: unfixed, the line grows until bad_alloc there, not the machine's.
   // ASan reserves its shadow memory at start and cannot run under `ulimit -v`: there the fixed
   // cap (128 MiB) is what stops it, and the 30 s limit what stops the unfixed code.
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(PERFSIM_SANITIZED)
   const std::string limit = "";
 #else
   const std::string limit = "ulimit -v 4000000; ";
