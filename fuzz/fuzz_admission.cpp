@@ -128,10 +128,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int events = 0; events < 4096 && !in.empty(); ++events) {
     switch (in.u8() % 5) {
       case 0:
-      case 1: flood.connect(); break;
-      case 2: flood.authenticate(in.u8()); break;
-      case 3: flood.close(in.u8()); break;
-      case 4: flood.run_posted_closes(); break;
+      case 1:
+        flood.connect();
+        break;
+      case 2:
+        flood.authenticate(in.u8());
+        break;
+      case 3:
+        flood.close(in.u8());
+        break;
+      case 4:
+        flood.run_posted_closes();
+        break;
     }
     flood.check();
   }
