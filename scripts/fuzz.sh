@@ -42,7 +42,10 @@ $work/fuzz_seeds $work/seeds
 run() {
   local t=$1 corpus=$work/corpus/$1
   mkdir -p "$corpus"
-  local dirs=("$corpus" "$work/seeds/$t")
+  # libFuzzer stops at a directory that does not exist: a target's seeds may come from fuzz_seeds,
+  # from fuzz/regressions, or both (fuzz_import's only from regressions).
+  local dirs=("$corpus")
+  [ -d "$work/seeds/$t" ] && dirs+=("$work/seeds/$t")
   [ -d fuzz/regressions/$t ] && dirs+=(fuzz/regressions/$t)
   # fuzz_client acquires a GSSAPI credential per input and gss-ntlmssp keeps an OpenSSL context
   # from each (fuzz/lsan-suppressions.txt): libFuzzer's leak check after every such input would
