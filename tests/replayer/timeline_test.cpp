@@ -213,3 +213,27 @@ TEST_CASE("timeline control while other threads serve: every answer is whole, th
   content.content.perf_freq = 1000;
   CHECK(host->set_quirks(content).code() == Status::Code::kInvalidArgument);
 }
+
+// replayer/README.md: on a step timeline the blocks' clocks move a recorded interval per answer,
+// not with the wall clock (issue 56: two polls a second apart saw 15 s pass).
+TEST_CASE("a stepping host's clocks move one recorded interval per answer however soon it follows") {
+  const captures::Capture cap = bundled("default-2016.perfcap");
+  std::shared_ptr<SimulatedHost> host;
+  REQUIRE(SimulatedHost::load(cap, HostOptions{TimelineMode::kStep}, host).ok());
+  REQUIRE(host->ticks() >= 3);
+  const std::vector<int64_t>& t = host->recording().offsets();
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<pd::DataBlock> polls;
+  for (int i = 0; i < 3; ++i) polls.push_back(parsed(host->query(PerfKey::kData, "Global", {true, 1u << 26}).data));
+  const int64_t wall_100ns =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count() * 10;
+  for (int i = 1; i < 3; ++i) {
+    INFO("poll " << i);
+    const int64_t recorded = t[size_t(i)] - t[size_t(i) - 1];
+    REQUIRE(recorded > wall_100ns);  // the three answers came sooner than one recorded interval
+    CHECK(polls[size_t(i)].perf_time_100ns - polls[size_t(i) - 1].perf_time_100ns == recorded);
+    const double perf_s =
+        double(polls[size_t(i)].perf_time - polls[size_t(i) - 1].perf_time) / double(polls[size_t(i)].perf_freq);
+    CHECK(std::fabs(perf_s - double(recorded) / 1e7) < 0.01 * double(recorded) / 1e7);
+  }
+}
