@@ -62,7 +62,7 @@ cat "$normal_log"
 
 # The same for the sanitizer suite and the fuzz targets' clang build. The slice's build is -O0: it
 # compiles in half the time of -O1 (admin's unity source 34 s instead of 75 s of one core,
-# 2026-11-29), and a 15 s slice is about replaying the seeds and regressions more than about
+# 2026-11-29), and a 10 s slice is about replaying the seeds and regressions more than about
 # executions per second (fuzz/README.md); long runs (`scripts/fuzz.sh 600`) keep -O1.
 export FUZZ_OPT=-O0
 stage "sanitizer tests, fuzz build beside them"
