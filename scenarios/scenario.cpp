@@ -120,14 +120,6 @@ Status missing_keys(const config::Doc& doc) {
                   builtin ? " of a built-in scenario" : ": the scenario's name and its hosts"));
 }
 
-// A synth host without a seed of its own gets one from its name and profile (FNV-1a), so the
-// hosts of a run differ: seed 1 everywhere made every scenario host read the same series, and a
-// collector that mixed hosts up passed. A host named after its seed (no name) keeps seed 1.
-void default_seed(const Json& spec_root, synth::Spec& spec) {
-  if (spec.host_name.empty() || (spec_root.contains("host") && spec_root["host"].contains("seed"))) return;
-  spec.seed = derived_seed(spec.host_name, spec.profile);
-}
-
 Status read_host(const config::Reader& r, const config::Doc& doc, const Json& h, const std::string& path,
                  const BesideReader& beside, ScenarioHost& out) {
   Status s = r.keys(h, path,
@@ -149,7 +141,6 @@ Status read_host(const config::Reader& r, const config::Doc& doc, const Json& h,
     if (!h["synth"].is_object()) return r.type_error(config::join(path, "synth"), "a table (a synth spec)", h["synth"]);
     synth::Spec spec;
     if (Status st = synth::read_spec(sub_doc(doc, config::join(path, "synth"), h["synth"]), spec); !st.ok()) return st;
-    default_seed(h["synth"], spec);
     out.spec = std::move(spec);
   } else if (h.contains("spec")) {
     std::string name, text, file;
@@ -161,7 +152,6 @@ Status read_host(const config::Reader& r, const config::Doc& doc, const Json& h,
     synth::Spec spec;
     if (st.ok()) st = synth::read_spec(sd, spec);
     if (!st.ok()) return st;
-    default_seed(sd.root, spec);
     out.spec = std::move(spec);
   }
   // A names file is the scenario's neighbour, read now (a built-in one has no file on disk).
@@ -223,15 +213,6 @@ std::string exit_unmet(const std::string& exit, int code) {
   if (exit == "zero" && code != 0) return "the scenario expects exit 0 (perfsim check --exit any accepts any)";
   if (exit == "nonzero" && code == 0) return "the scenario expects a non-zero exit";
   return "";
-}
-
-uint64_t derived_seed(std::string_view host_name, std::string_view profile) {
-  uint64_t h = 14695981039346656037ull;  // FNV-1a 64
-  const auto mix = [&h](char c) { h = (h ^ uint8_t(c)) * 1099511628211ull; };
-  for (const char c : host_name) mix(char(std::tolower(uint8_t(c))));  // names compare without case
-  mix('/');
-  for (const char c : profile) mix(c);
-  return (h & 0x7fffffffffffffffull) | 1;  // within the spec's 0..INT64_MAX, never 0
 }
 
 Status read_scenario(const config::Doc& doc, const BesideReader& beside, Scenario& out) {

@@ -105,10 +105,6 @@ struct Scenario {
 using BesideReader = std::function<Status(const std::string& name, std::string& text, std::string& path)>;
 Status read_scenario(const config::Doc& doc, const BesideReader& beside, Scenario& out);
 
-// The seed of a synth host whose spec gives none (README.md, "A scenario file"): from its name
-// (without case) and profile, so two hosts of a scenario, or of two scenarios, read apart.
-uint64_t derived_seed(std::string_view host_name, std::string_view profile);
-
 nlohmann::json to_json(const Scenario& s);
 nlohmann::json to_json(const Handling& h);
 // The expectations in a line: the text, then each rule ("gets perf data; closes its handles").

@@ -171,10 +171,9 @@ void Model::State::churn(int64_t dt) {
       CustomInstance& ci = c.instances[rng.below(c.instances.size())];
       ci.name = os.instances.prefix + std::to_string(c.serial++);
       for (size_t k = 0; k < ci.signals.size(); ++k)
-        ci.signals[k] =
-            Signal(os.counters[k].value, mix_seed(spec.seed, objects[c.state].index(), k * 100003 + c.serial));
+        ci.signals[k] = Signal(os.counters[k].value, mix_seed(seed, objects[c.state].index(), k * 100003 + c.serial));
       std::fill(ci.acc.begin(), ci.acc.end(), 0.0);
-      ci.scale = instance_scale(spec.seed, objects[c.state].index(), c.serial, c.instances.size() > 1);
+      ci.scale = instance_scale(seed, objects[c.state].index(), c.serial, c.instances.size() > 1);
       ObjState& o = objects[c.state];
       o.obj.instances.clear();  // rebuilt by write_custom
     }

@@ -62,12 +62,13 @@ Model::Model(const Spec& spec, const Profile& profile, const Catalog& catalog) :
   s.spec = spec;
   s.profile = &profile;
   s.version = profile.os->major * 100 + profile.os->minor;
-  s.rng = Rng(mix_seed(spec.seed, 0x686f7374));
-  s.xrng = Rng(mix_seed(spec.seed, 0x78747261));
-  s.cpu_sig = Signal(spec.cpu, mix_seed(spec.seed, 1));
-  s.mem_sig = Signal(spec.memory, mix_seed(spec.seed, 2));
-  s.disk_sig = Signal(spec.disk_iops, mix_seed(spec.seed, 3));
-  s.net_sig = Signal(spec.network, mix_seed(spec.seed, 4));
+  s.seed = value_seed(spec, profile.os->name);
+  s.rng = Rng(mix_seed(s.seed, 0x686f7374));
+  s.xrng = Rng(mix_seed(s.seed, 0x78747261));
+  s.cpu_sig = Signal(spec.cpu, mix_seed(s.seed, 1));
+  s.mem_sig = Signal(spec.memory, mix_seed(s.seed, 2));
+  s.disk_sig = Signal(spec.disk_iops, mix_seed(s.seed, 3));
+  s.net_sig = Signal(spec.network, mix_seed(s.seed, 4));
   for (const CatalogObject& co : catalog.objects) {
     s.objects.push_back(make_state(co, layout_of(catalog, co, profile)));
     ObjState& o = s.objects.back();
@@ -152,10 +153,9 @@ void Model::State::init() {
       ci.name = i < os.instances.names.size() ? os.instances.names[i] : os.instances.prefix + std::to_string(c.serial);
       ++c.serial;
       for (size_t k = 0; k < os.counters.size(); ++k)
-        ci.signals.emplace_back(os.counters[k].value,
-                                mix_seed(spec.seed, objects[c.state].index(), k * 100003 + c.serial));
+        ci.signals.emplace_back(os.counters[k].value, mix_seed(seed, objects[c.state].index(), k * 100003 + c.serial));
       ci.acc.assign(objects[c.state].cat->desc.counters.size(), 0.0);
-      ci.scale = instance_scale(spec.seed, objects[c.state].index(), c.serial, n > 1);
+      ci.scale = instance_scale(seed, objects[c.state].index(), c.serial, n > 1);
       c.instances.push_back(std::move(ci));
     }
   }

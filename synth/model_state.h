@@ -199,6 +199,7 @@ struct Model::State {
   Spec spec;
   const Profile* profile = nullptr;
   uint32_t version = 0;  // the profile's Windows version, major * 100 + minor (samba: 6.1)
+  uint64_t seed = 1;     // value_seed(spec, profile): every value stream is drawn from it
   Rng rng{1};
   Rng xrng{1};  // counter sets and objects added after the first catalog: existing values stay as they were
   Signal cpu_sig, mem_sig, disk_sig, net_sig;

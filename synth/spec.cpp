@@ -14,6 +14,7 @@
 #include "perfdata/winperf.h"
 #include "synth/profiles.h"
 #include "synth/roles.h"
+#include "synth/signal.h"
 #include "windows/os.h"
 
 namespace perfsim::synth {
@@ -323,6 +324,15 @@ std::string host_name(const Spec& spec) {
   std::string name = "SYNTH-" + spec.profile + "-" + std::to_string(spec.seed);
   std::transform(name.begin(), name.end(), name.begin(), [](char c) { return char(std::toupper(uint8_t(c))); });
   return name;
+}
+
+uint64_t value_seed(const Spec& spec, std::string_view os_name) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a 64
+  const auto mix = [&h](char c) { h = (h ^ uint8_t(c)) * 1099511628211ull; };
+  for (const char c : host_name(spec)) mix(char(std::toupper(uint8_t(c))));  // names compare without case
+  mix('/');
+  for (const char c : os_name) mix(c);
+  return mix_seed(spec.seed, h);
 }
 
 Status read_spec(const config::Doc& doc, Spec& out) {

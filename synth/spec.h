@@ -109,6 +109,13 @@ struct Spec {
 // ("SYNTH-2016-1"), so synthetic hosts of different profiles or seeds differ on one dashboard.
 std::string host_name(const Spec& spec);
 
+// The seed every value stream of the host is drawn from: the spec's seed mixed with the host's
+// name (host_name(spec), without case) and its OS row's name (`os_name`, so a profile's aliases
+// agree). Hosts that differ in name, profile or seed read differently, with the default seed too
+// (issues 47, 56: SYNTH-2016-1 and SYNTH-2022-1 read the same series); the same three give the
+// same bytes. The seed a capture's fingerprint records stays the spec's own.
+uint64_t value_seed(const Spec& spec, std::string_view os_name);
+
 Status read_spec(const config::Doc& doc, Spec& out);
 Status parse_spec_toml(std::string_view text, Spec& out);
 Status parse_spec_json(std::string_view text, Spec& out);

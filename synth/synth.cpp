@@ -82,7 +82,7 @@ Status Synthesizer::create(const Spec& spec, std::unique_ptr<Synthesizer>& out) 
     if (!s.ok()) return s;
   }
   impl->ticks = std::max<uint32_t>(1, uint32_t(uint64_t(spec.duration_s) * 1000 / spec.interval_ms));
-  impl->timing = Rng(mix_seed(spec.seed, 0x74696d65));
+  impl->timing = Rng(mix_seed(value_seed(spec, impl->profile->os->name), 0x74696d65));
   impl->system_name = utf8_to_utf16(host_name(spec));
   impl->model = std::make_unique<Model>(impl->spec, *impl->profile, impl->catalog);
   out.reset(new Synthesizer(std::move(impl)));

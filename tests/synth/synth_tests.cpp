@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -331,6 +332,49 @@ TEST_CASE("the same spec and seed give identical bytes, another seed does not") 
   s.seed = 2;
   const captures::Capture c = make(s);
   CHECK(a.records[2].payload != c.records[2].payload);
+}
+
+namespace {
+
+// Processor _Total's % Processor Time (238/6, PERF_100NSEC_TIMER_INV) between the first two
+// samples, as a collector computes it: what issue 56 saw alike on SYNTH-2016-1 and SYNTH-2022-1.
+double cpu_busy(const captures::Capture& c) {
+  const std::vector<perfdata::DataBlock> b = blocks(c, "Global");
+  REQUIRE(b.size() >= 2);
+  double at[2];
+  for (int k = 0; k < 2; ++k) {
+    const perfdata::Object* p = b[size_t(k)].find(238);
+    REQUIRE(p != nullptr);
+    const perfdata::Instance* total = nullptr;
+    for (const perfdata::Instance& in : p->instances)
+      if (in.name() == u"_Total") total = &in;
+    REQUIRE(total != nullptr);
+    at[k] = double(value(*p, total->counter_block, 6));
+  }
+  const double elapsed = double(b[1].perf_time_100ns - b[0].perf_time_100ns);
+  return 100.0 * (1.0 - (at[1] - at[0]) / elapsed);
+}
+
+}  // namespace
+
+// Issue 56: the default seed made hosts of two profiles (and, before issue 47, of two names)
+// read the same series; values now come from seed, name and profile together (synth/spec.h).
+TEST_CASE("hosts of two profiles or two names read apart with the default seed and the same three alike") {
+  const Spec a = test::small_spec("2016");
+  Spec other_profile = test::small_spec("2022");
+  Spec named = test::small_spec("2016"), named_again = test::small_spec("2016");
+  named.host_name = "WEB01";
+  named_again.host_name = "web01";  // names compare without case, as Windows' do
+  const double busy = cpu_busy(make(a));
+  INFO(busy);
+  CHECK(std::fabs(busy - cpu_busy(make(other_profile))) > 0.01);
+  CHECK(std::fabs(busy - cpu_busy(make(named))) > 0.01);
+  CHECK(cpu_busy(make(named)) == cpu_busy(make(named_again)));
+  CHECK(value_seed(named, "2016") == value_seed(named_again, "2016"));
+  // A profile's aliases name one OS row: the seed takes the row's name, not the spelling.
+  Spec alias = named;
+  alias.profile = "win2016";
+  CHECK(cpu_busy(make(named)) == cpu_busy(make(alias)));
 }
 
 TEST_CASE("streaming yields the same records as the convenience call") {
