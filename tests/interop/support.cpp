@@ -101,6 +101,8 @@ Status PacketRecorder::start(const std::vector<uint16_t>& ports, const std::stri
   for (uint16_t port : ports) filter += (filter.empty() ? "tcp port " : " or tcp port ") + std::to_string(port);
   std::vector<std::string> args = {"dumpcap", "-i", "lo", "-f", filter, "-w", file, "-q"};
   fs::remove(log_file_);  // the log is this run's only
+  // So is the file: an earlier recording's would pass for the header and hide the probe's growth.
+  fs::remove(file);
   subprocess::Options o;
   o.out = subprocess::Stream::kFile;
   o.out_path = log_file_;
