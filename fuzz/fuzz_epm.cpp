@@ -93,7 +93,7 @@ void stream(bool bind_first, ByteView bytes) {
     size_t len = 0;
     if (!rpc::next_pdu_length(bytes.subspan(off), 0xffff, len).ok() || len == 0 || len > bytes.size() - off) break;
     out.clear();
-    if (handler.on_pdu(bytes.subspan(off, len), out) == server::Verdict::kClose) break;
+    if (handler.on_pdu(bytes.subspan(off, len), out) != server::Verdict::kContinue) break;
     off += len;
   }
 }

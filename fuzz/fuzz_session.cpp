@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     size_t len = 0;
     if (!rpc::next_pdu_length(stream.subspan(off), 0xffff, len).ok() || len == 0 || len > stream.size() - off) break;
     out.clear();
-    if (handler.on_pdu(stream.subspan(off, len), out) == server::Verdict::kClose) break;
+    if (handler.on_pdu(stream.subspan(off, len), out) != server::Verdict::kContinue) break;
     off += len;
   }
   winreg::Service null_session(host, winreg::Access::kNone);

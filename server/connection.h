@@ -6,7 +6,8 @@
 //   a reply's shared pieces (a payload referenced by many fragments) go to the socket uncopied.
 // - A frame error, read/write error, idle timeout (no complete PDU for `idle_timeout`) or a
 //   kClose verdict closes only this connection, with one conn_close log line (plus a conn_error
-//   line for errors). A kClose verdict first flushes the replies already queued.
+//   line for errors). A kClose verdict first flushes the replies already queued. A kReset verdict
+//   closes at once (reason=host_reset), drops what is queued, and a TCP peer gets a RST.
 // - EOF from the peer (a half-close, shutdown(SHUT_WR)) stops reading, lets every reply already
 //   queued or being written reach the socket, then closes (reason=peer_closed): a client that sends
 //   its requests and reads to EOF gets whole answers. A write failing after EOF is the peer gone
@@ -159,7 +160,7 @@ class Connection final : public ConnectionBase,
     boost::system::error_code ignored;
     timer_.cancel();
     if (delay_timer_) delay_timer_->cancel();
-    stream_.shutdown(Stream::shutdown_both, ignored);
+    if (!reset_) stream_.shutdown(Stream::shutdown_both, ignored);  // a shutdown would send a FIN first
     stream_.close(ignored);
     auto keep_alive = this->shared_from_this();  // the set may hold the last owning reference
     set_->remove(this);
@@ -194,6 +195,16 @@ class Connection final : public ConnectionBase,
 
   // Backpressure: replies still queued while the server-wide budget is over.
   bool over_budget() const { return limits_->budget && queued_bytes_ > 0 && limits_->budget->over(); }
+
+  // SO_LINGER with a zero timeout makes close() send a RST and drop unsent data (socket(7)); on a
+  // named pipe's unix socket it is a plain close.
+  void abort(std::string_view reason) {
+    if (closed_) return;
+    reset_ = true;
+    ::linger l{1, 0};
+    ::setsockopt(stream_.native_handle(), SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    close(reason);
+  }
 
   void fail(std::string_view reason, std::string_view detail) {
     tagged(LogLine("conn_error")).kv("reason", reason).kv("detail", detail).emit(*log_);
@@ -348,6 +359,10 @@ class Connection final : public ConnectionBase,
       limits_->admission->leave(admission_entry_);
       untrusted_ = false;
     }
+    if (verdict == Verdict::kReset) {
+      abort("host_reset");
+      return false;
+    }
     if (verdict == Verdict::kClose) closing_ = true;
     if (const auto delay = handler_->reply_delay(); delay.count() > 0) hold_replies(delay);
     if (queued_bytes_ >= limits_->write_queue_limit || over_budget()) paused_ = true;
@@ -457,6 +472,7 @@ class Connection final : public ConnectionBase,
   std::vector<Outgoing> inflight_;  // being written by the current async_write
   size_t queued_bytes_ = 0;         // pending_ + inflight_
   bool reading_ = false, writing_ = false, paused_ = false, closing_ = false, closed_ = false, delayed_ = false;
+  bool reset_ = false;     // abort(): closed with a RST
   bool peer_eof_ = false;  // the peer half-closed: finish writing, read no more
   bool in_budget_ = false;
   ReplyBudget::Handle budget_share_{};

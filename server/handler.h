@@ -21,7 +21,11 @@ struct PeerInfo {
   std::string listener_name;  // the host/listener this connection belongs to
 };
 
-enum class Verdict { kContinue, kClose };
+// kClose: an orderly close (FIN) once the replies already queued are written. kReset: the host
+// that held the connection is gone (a reboot, a reset fault): the connection is aborted at once,
+// unwritten replies dropped, and a TCP peer gets a RST instead of a FIN (SO_LINGER 0), as a host
+// answers a segment for a connection it no longer has (RFC 9293, 3.10.7.1).
+enum class Verdict { kContinue, kClose, kReset };
 
 class ConnectionHandler {
  public:

@@ -60,9 +60,9 @@ Verdict RpcHandler::on_pdu(ByteView pdu, std::vector<ByteChain>& out) {
   auto call = [this](uint16_t opnum, ByteView in, ByteChain& stub) { return this->call(opnum, in, stub); };
   const bool close = assoc_.serve(pdu, rpc::CallRef(call), out);
   const rpc::CallEffects fx = session_->take_effects();
-  if (fx.drop_connection) {  // the host vanished mid-call: no answer
+  if (fx.drop_connection) {  // the host vanished mid-call: no answer, the connection reset
     out.erase(out.begin() + std::ptrdiff_t(before), out.end());
-    return Verdict::kClose;
+    return Verdict::kReset;
   }
   delay_ = std::chrono::milliseconds(fx.delay_ms);
   return close ? Verdict::kClose : Verdict::kContinue;

@@ -13,6 +13,7 @@
 
 #include "tests/common/perfsim_serve.h"
 #include "tests/common/run_command.h"
+#include "tests/interop/support.h"
 
 namespace {
 
@@ -326,6 +327,53 @@ TEST_CASE(
     const CommandResult j = perfsim_cmd("journal " + s.journal + " --shows-diagnosis --scenario reset-after-reboot");
     INFO(j.out << j.err);
     CHECK(j.code == (reconnects > 1 ? 0 : 1));
+  }
+}
+
+// Issue 56: the old connection's next call after the reboot got an orderly close (FIN, recv()
+// returning b""), and impacket's rrp.hBaseRegQueryValue spun on it. A rebooted host has no state
+// for the connection, so it answers the client's next segment with a RST (RFC 9293, 3.10.7.1):
+// impacket itself raises ConnectionResetError at that call, python3-samba NT_STATUS_CONNECTION_RESET,
+// and tshark sees the server's RST on impacket's connection and no FIN from the server.
+TEST_CASE("reset-after-reboot: the old connection is reset and the clients' own calls raise at once") {
+  for (const std::string client : {"impacket", "samba"}) {
+    INFO(client);
+    Served s("reset-after-reboot", client == "impacket" ? "127.0.0.71" : "127.0.0.72");
+    const std::string pcap = s.journal + ".pcapng";
+    perfsim::interop::PacketRecorder rec;
+    const perfsim::Status st = rec.start(s.port, pcap);
+    INFO(st.ToString() << rec.log());
+    REQUIRE(st.ok());
+    const CommandResult r =
+        python(std::string(INTEROP_SCRIPTS_DIR) + "/reboot_reset.py --client " + client + " --address " + s.address +
+                   " --port " + std::to_string(s.port) + " --seconds 40 --interval 0.5",
+               90);
+    rec.stop();
+    INFO(r.out << r.err);
+    REQUIRE(r.code == 0);
+    const json got = json::parse(r.out);
+    CHECK(got.at("polls").get<int>() >= 2);  // it read the first boot before the reboot
+    // At the first call after the reboot, not after a client timeout: the polls are 0.5 s apart.
+    CHECK(got.at("since_last_answer_s").get<double>() < 3);
+    CHECK(s.stop() == 0);
+    if (client == "samba") {
+      CHECK(got.at("error") == "NTSTATUSError");
+      CHECK(got.at("status") == 0xC000020D);  // NT_STATUS_CONNECTION_RESET ([MS-ERREF] 2.3.1)
+      continue;
+    }
+    CHECK(got.at("error") == "ConnectionResetError");
+    CHECK(got.at("errno") == 104);  // ECONNRESET
+    const std::string conn =
+        "tcp.port==" + std::to_string(got.at("local_port").get<int>()) + " && tcp.srcport==" + std::to_string(s.port);
+    const auto frames = [&](const std::string& filter) {
+      const CommandResult t = perfsim::testing::run_command(
+          "tshark", "-n -r " + pcap + " -Y '" + filter + "' -T fields -e frame.number", 60);
+      INFO(t.err);
+      REQUIRE(t.code == 0);
+      return std::count(t.out.begin(), t.out.end(), '\n');
+    };
+    CHECK(frames(conn + " && tcp.flags.reset==1") >= 1);
+    CHECK(frames(conn + " && tcp.flags.fin==1") == 0);
   }
 }
 
