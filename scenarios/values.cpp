@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/suggest.h"
 #include "core/utf16.h"
 #include "perfdata/limits.h"
 #include "perfdata/counters.h"
@@ -106,35 +107,6 @@ uint32_t counter_type(const perfdata::DataBlock& b, const perfdata::SeriesColumn
   return 0;
 }
 
-// Edit distance without case: how far a misspelled name is from one the host has.
-size_t distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      const bool same = std::tolower(uint8_t(a[i - 1])) == std::tolower(uint8_t(b[j - 1]));
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// The nearest of `names` to `asked` ("" when there are none).
-std::string nearest(const std::string& asked, const std::vector<std::string>& names) {
-  const std::string* best = nullptr;
-  size_t best_d = SIZE_MAX;
-  for (const std::string& n : names)
-    if (const size_t d = distance(asked, n); d < best_d) {
-      best_d = d;
-      best = &n;
-    }
-  return best ? *best : "";
-}
-
 // The existing path of `block` nearest to `path`: its nearest object, that object's nearest
 // instance and counter, by English name. "" when the block holds no object.
 std::string nearest_path(const perfdata::DataBlock& block, const std::string& machine,
@@ -145,7 +117,7 @@ std::string nearest_path(const perfdata::DataBlock& block, const std::string& ma
   };
   std::vector<std::string> objects;
   for (const perfdata::Object& o : block.objects) objects.push_back(name_of(o.name_index));
-  const std::string object = nearest(path.object, objects);
+  const std::string object = nearest_any(path.object, objects);
   if (object.empty()) return "";
   const perfdata::Object& o =
       block.objects[size_t(std::find(objects.begin(), objects.end(), object) - objects.begin())];
@@ -154,9 +126,9 @@ std::string nearest_path(const perfdata::DataBlock& block, const std::string& ma
   std::vector<std::string> instances, counters;
   for (const perfdata::InstanceValues& iv : values) instances.push_back(iv.name);
   for (const perfdata::CounterValue& cv : values.front().counters) counters.push_back(name_of(cv.name_index));
-  const std::string instance = o.multi_instance() ? nearest(path.has_instance ? path.instance : "", instances) : "";
+  const std::string instance = o.multi_instance() ? nearest_any(path.has_instance ? path.instance : "", instances) : "";
   return fmt::format("\\\\{}\\{}{}\\{}", machine, object, o.multi_instance() ? "(" + instance + ")" : "",
-                     nearest(path.counter, counters));
+                     nearest_any(path.counter, counters));
 }
 
 // A path written with one leading backslash before the machine ("\HOST\Processor(_Total)\..."
