@@ -578,6 +578,27 @@ TEST_CASE("check processor-groups: a reader of 238 alone fails naming the bug, a
   CHECK(line_of(good.out, "sessions handled it") == "PASS: 1 of 1 sessions handled it; 1 of 1 values right");
 }
 
+// Issue 56: perfproc-disabled exists for windows_exporter #115's collector, which asked for the
+// process objects, found none and failed with a generic error instead of reading PerfProc's
+// Disable Performance Counters. The value collector asking for a Process path is that collector
+// (a KeyError, exit 1); the example collector, which reads the value to say why, passes.
+TEST_CASE("check perfproc-disabled: a Process reader that never asks why fails naming it and the example passes") {
+  const CommandResult r = perfsim_cmd("check --scenario perfproc-disabled --timeout 60 -- " + kValues +
+                                      " '\\Process(_Total)\\% Processor Time'");
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  CHECK(verdict_of(line_of(r.out, "session 1 (WEB-LEGACY03")) ==
+        "NOT handled: never asked Disable Performance Counters");
+  CHECK(line_of(r.out, "sessions handled it") ==
+        "FAIL: 0 of 1 sessions handled it; value_collector.py ended with exit 1: the scenario expects exit 0 "
+        "(perfsim check --exit any accepts any)");
+  const CommandResult good = perfsim_cmd("check --scenario perfproc-disabled --timeout 60 -- " + kGood);
+  INFO(good.out << good.err);
+  CHECK(good.code == 0);
+  CHECK(verdict_of(line_of(good.out, "session 1 (WEB-LEGACY03")) == "handled");
+  CHECK(line_of(good.out, "sessions handled it").rfind("PASS: 1 of 1 sessions handled it", 0) == 0);
+}
+
 // Issue 56: a run that never reached the scenario's event says nothing of how the collector
 // handles it. The example collector polls once and exits within a second; the reboot is at 10 s,
 // the wrap at 20 s. Polling past them at --speed 10 (1 s, 2 s) passes.
