@@ -10,29 +10,27 @@ Exits 0 when a call raised, 1 when none did in time, 3 without the client librar
 Usage: reboot_reset.py --client impacket|samba --address A --port P [--seconds S] [--interval I]."""
 import argparse
 import json
+import os
 import sys
 import time
 
 
 def impacket_client(args):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
     try:
-        from impacket.dcerpc.v5 import rrp, transport
+        from impacket.dcerpc.v5 import rrp
+        import impacket_hkpd as hk
     except ImportError as e:
         print(f"python3-impacket missing: {e}", file=sys.stderr)
         sys.exit(3)
-    t = transport.DCERPCTransportFactory(f"ncacn_ip_tcp:{args.address}[{args.port}]")
-    t.set_connect_timeout(10)
-    dce = t.get_dce_rpc()
-    dce.connect()
-    local_port = t.get_socket().getsockname()[1]
-    dce.bind(rrp.MSRPC_UUID_RRP)
-    hkpd = rrp.hOpenPerformanceData(dce)["phKey"]
+    dce, hkpd = hk.open_hkpd(args.address, args.port)
+    local_port = dce.get_rpc_transport().get_socket().getsockname()[1]
     # 64 KiB of buffer: Processor of a 4-CPU host fits, so each call is one call.
     return local_port, lambda: rrp.hBaseRegQueryValue(dce, hkpd, "238", 65536)
 
 
 def samba_client(args):
-    sys.path.insert(0, __file__.rsplit("/", 1)[0])
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from collector_formatted import connect_hkpd, query  # exits 3 without python3-samba
     conn, hkpd = connect_hkpd(args.port, args.address)
     return None, lambda: query(conn, hkpd, "238")
