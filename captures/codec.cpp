@@ -50,7 +50,11 @@ void encode_dict(ByteView payload, ByteView base, Bytes& out, EncodeScratch& s) 
     LZ4_loadDict(st, reinterpret_cast<const char*>(dict.data()), int(dict.size()));
     const size_t len_at = out.size();
     put_le32(out, 0);
-    store_le32(&out[len_at], uint32_t(lz4_append(chunk, out, st)));
+    // Sequenced apart: lz4_append may move `out`, and a pointer into it taken first (the order
+    // of a call's arguments is the compiler's: clang takes it first) would write the length
+    // into freed memory.
+    const uint32_t len = uint32_t(lz4_append(chunk, out, st));
+    store_le32(&out[len_at], len);
   }
 }
 

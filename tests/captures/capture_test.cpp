@@ -120,6 +120,7 @@ TEST_CASE("a capture round-trips with every delta codec") {
   Capture back;
   std::vector<std::string> warnings;
   const Status st = read_capture(path, back, &warnings);
+  INFO("codec " << int(codec) << ": " << st.ToString());
   REQUIRE(st.ok());
   CHECK(warnings.empty());
   require_same_metadata(c, back);
