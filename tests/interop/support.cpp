@@ -63,6 +63,55 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// Connects from 127.0.0.1 to `port` and closes; the source port it used (0 when no socket).
+uint16_t probe_from(uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  uint16_t source = 0;
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    source = ntohs(a.sin_port);
+  a.sin_port = htons(port);
+  (void)::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a);
+  ::close(fd);
+  return source;
+}
+
+// Reads the pcapng blocks dumpcap has completed past `offset` (moved to the end of the last whole
+// one) and says whether one is a TCP SYN from `sport` to `dport` (pcapng: block type and total
+// length; an Enhanced Packet Block (6) holds its packet 28 bytes in; lo's packets are Ethernet).
+bool pcapng_has_syn(const std::string& file, uint16_t sport, uint16_t dport, uintmax_t& offset) {
+  std::ifstream f(file, std::ios::binary);
+  f.seekg(std::streamoff(offset));
+  const std::string tail{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  auto u32 = [&](size_t at) {
+    return uint32_t(uint8_t(tail[at])) | uint32_t(uint8_t(tail[at + 1])) << 8 | uint32_t(uint8_t(tail[at + 2])) << 16 |
+           uint32_t(uint8_t(tail[at + 3])) << 24;
+  };
+  auto u16be = [&](size_t at) { return uint16_t(uint8_t(tail[at]) << 8 | uint8_t(tail[at + 1])); };
+  bool found = false;
+  size_t at = 0;
+  while (at + 12 <= tail.size()) {
+    const uint32_t type = u32(at), length = u32(at + 4);
+    if (length < 12 || at + length > tail.size()) break;
+    const size_t packet = at + 28, caplen = length >= 32 ? u32(at + 20) : 0;
+    if (type == 6 && caplen >= 34 && packet + caplen <= at + length && u16be(packet + 12) == 0x0800 &&
+        uint8_t(tail[packet + 14 + 9]) == 6) {
+      const size_t tcp = packet + 14 + (uint8_t(tail[packet + 14]) & 0x0f) * 4;
+      if (tcp + 14 <= packet + caplen && u16be(tcp) == sport && u16be(tcp + 2) == dport &&
+          (uint8_t(tail[tcp + 13]) & 0x12) == 0x02)
+        found = true;
+    }
+    at += length;
+  }
+  offset += at;
+  return found;
+}
+
 void send_and_close(uint16_t port, const std::string& data) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return;
@@ -136,13 +185,18 @@ Status PacketRecorder::start(const std::vector<uint16_t>& ports, const std::stri
 
 void PacketRecorder::stop() {
   if (child_.pid <= 0) return;
-  // Everything the test sent is in the file once a probe sent after it is (dumpcap writes in
-  // order): a probe connection, then a wait with a deadline for the file to grow. A wait for the
-  // size to stop changing raced a loaded machine's dumpcap (issue 55).
+  // Everything the test sent is in the file once a probe sent after it is (dumpcap reads lo in
+  // order, and SIGINT stops it reading): the probe's own SYN, found in the file, with a deadline. A
+  // wait for the size to stop changing, and then one for it to grow at all, raced a loaded
+  // machine's dumpcap still writing its backlog (issue 55: a sealed SMB session cut short).
+  // Another probe each second keeps dumpcap's writes going.
   if (!ports_.empty()) {
-    const uintmax_t before = file_size_or_zero(file_);
-    send_and_close(ports_.front(), "");
-    wait_until([&] { return file_size_or_zero(file_) > before; }, 10s);
+    uintmax_t offset = 0;
+    bool seen = false;
+    for (int i = 0; i < 10 && !seen; ++i) {
+      const uint16_t source = probe_from(ports_.front());
+      seen = source != 0 && wait_until([&] { return pcapng_has_syn(file_, source, ports_.front(), offset); }, 1s);
+    }
   }
   subprocess::stop(child_, 10s, /*group=*/false, SIGINT);  // SIGINT: dumpcap finishes its file
   log_ = read_text(log_file_);
