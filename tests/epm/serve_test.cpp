@@ -93,7 +93,7 @@ TEST_CASE("perfsim serve --epm: clients that bind without a port find winreg thr
   const std::string pcap = s.dir + "/epm.pcapng";
   PacketRecorder rec;
   {
-    const Status st = rec.start({135}, pcap);
+    const Status st = rec.start(uint16_t{135}, pcap);
     INFO(st.ToString());
     REQUIRE(st.ok());
   }

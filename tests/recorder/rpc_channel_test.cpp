@@ -98,8 +98,8 @@ TEST_CASE("rpc_channel: a response growing past 64 MiB is refused at the fragmen
   const std::shared_ptr<size_t> made = srv->made;
   srv->script = accepting_bind_ack();
   // Full fragments without a last one, well past the bound (and then the server closes).
-  const size_t offered = recorder::kMaxResponseStub / kChunk + 64;
-  srv->more = [made, offered]() -> std::optional<Bytes> {
+  constexpr size_t offered = recorder::kMaxResponseStub / kChunk + 64;
+  srv->more = [made]() -> std::optional<Bytes> {
     if (*made >= offered) return std::nullopt;
     return fragment(kChunk, false);
   };
@@ -118,8 +118,8 @@ TEST_CASE("rpc_channel: empty fragments without end are refused after kMaxRespon
   auto srv = std::make_unique<ScriptedServer>();
   const std::shared_ptr<size_t> made = srv->made;
   srv->script = accepting_bind_ack();
-  const size_t offered = recorder::kMaxResponseFragments * 2;
-  srv->more = [made, offered]() -> std::optional<Bytes> {
+  constexpr size_t offered = recorder::kMaxResponseFragments * 2;
+  srv->more = [made]() -> std::optional<Bytes> {
     if (*made >= offered) return std::nullopt;
     return fragment(0, false);
   };

@@ -77,7 +77,7 @@ TEST_CASE("perfsim serve --smb: srvsvc and wkssvc and lsarpc answer as the simul
     const std::string pcap = s.dir() + "/netapi.pcapng";
     interop::PacketRecorder wire;
     {
-      const Status st = wire.start({s.port()}, pcap);
+      const Status st = wire.start(s.port(), pcap);
       INFO(st.ToString());
       REQUIRE(st.ok());
     }

@@ -96,7 +96,7 @@ TEST_CASE("python3-samba with RPC-level sign and seal on the SMB pipe reads the 
     const std::string pcap = dir + "/pipe.pcapng";
     interop::PacketRecorder wire;
     {
-      const Status st = wire.start({s.port()}, pcap);
+      const Status st = wire.start(s.port(), pcap);
       INFO(st.ToString());
       REQUIRE(st.ok());
     }

@@ -235,7 +235,7 @@ TEST_CASE("perfsim serve --smb-encrypt: impacket reads a host over an SMB3-encry
   const std::string pcap = s.dir() + "/encrypted.pcapng";
   PacketRecorder wire;
   {
-    const Status st = wire.start({s.port()}, pcap);
+    const Status st = wire.start(s.port(), pcap);
     INFO(st.ToString());
     REQUIRE(st.ok());
   }
