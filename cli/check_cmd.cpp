@@ -206,6 +206,14 @@ std::string run_collector(const CheckOptions& o, const std::string& exit, const 
   return why.empty() ? "" : fmt::format("{} ended with {}: {}", script_name(o.command), subprocess::describe(st), why);
 }
 
+// The last non-blank line of `text`, at most 200 bytes of it.
+std::string last_line(const std::string& text) {
+  size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return "";
+  const size_t start = text.rfind('\n', end) == std::string::npos ? 0 : text.rfind('\n', end) + 1;
+  return text.substr(start, std::min<size_t>(end + 1 - start, 200));
+}
+
 // The collector's output, passed on after it ended: stdout to perfsim's (to stderr with --json,
 // whose stdout is the verdicts), stderr to stderr.
 CollectorRun collector_output(const CheckOptions& o, const std::string& dir, std::string failure) {
@@ -216,6 +224,10 @@ CollectorRun collector_output(const CheckOptions& o, const std::string& dir, std
   fmt::print(o.json ? stderr : stdout, "{}{}", r.out, cut_out ? "\n[collector stdout cut at 16 MiB]\n" : "");
   fmt::print(stderr, "{}{}", r.err, cut_err ? "\n[collector stderr cut at 16 MiB]\n" : "");
   std::fflush(stdout);
+  // A failed collector's own last word (a Python traceback ends with the exception) names what it
+  // tripped on where the journal cannot see it: a name table's content, its parser's mistake.
+  if (const std::string last = last_line(r.err); !r.failure.empty() && !last.empty())
+    r.failure += fmt::format("; its last line on stderr: {}", last);
   return r;
 }
 

@@ -65,7 +65,7 @@ Status resolve_columns(const std::vector<const DataBlock*>& firsts, const std::m
                        const std::vector<CounterPath>& asked, std::vector<SeriesColumn>& out) {
   out.clear();
   for (const CounterPath& p : asked) {
-    bool object_seen = false, instance_seen = false, counter_seen = false;
+    bool object_seen = false, instance_seen = false, counter_seen = false, none_now = false;
     for (size_t src = 0; src < firsts.size() && !object_seen; ++src) {
       if (!firsts[src]) continue;
       for (const Object& o : firsts[src]->objects) {
@@ -73,6 +73,7 @@ Status resolve_columns(const std::vector<const DataBlock*>& firsts, const std::m
         object_seen = true;
         std::vector<InstanceValues> values;
         if (Status s = format_object(nullptr, *firsts[src], o.name_index, values); !s.ok()) return s;
+        none_now = values.empty();
         const std::string machine = utf16_to_utf8(firsts[src]->system_name());
         for (const InstanceValues& iv : values) {
           const bool single = iv.name.empty();
@@ -92,6 +93,11 @@ Status resolve_columns(const std::vector<const DataBlock*>& firsts, const std::m
       }
     }
     if (!object_seen) return Status::NotFound(fmt::format("no object '{}' in the first sample", p.object));
+    // NumInstances 0 (winperf.h: an object that can have instances and has none now) has no
+    // value to read, with an instance named or without.
+    if (!instance_seen && none_now)
+      return Status::NotFound(
+          fmt::format("object '{}' has no instances (NumInstances 0) in the first sample", p.object));
     if (!instance_seen)
       return Status::NotFound(
           p.has_instance ? fmt::format("object '{}' has no instance '{}' in the first sample", p.object, p.instance)

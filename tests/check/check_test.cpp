@@ -591,7 +591,7 @@ TEST_CASE("check perfproc-disabled: a Process reader that never asks why fails n
         "NOT handled: never asked Disable Performance Counters");
   CHECK(line_of(r.out, "sessions handled it") ==
         "FAIL: 0 of 1 sessions handled it; value_collector.py ended with exit 1: the scenario expects exit 0 "
-        "(perfsim check --exit any accepts any)");
+        "(perfsim check --exit any accepts any); its last line on stderr: KeyError: 230");
   const CommandResult good = perfsim_cmd("check --scenario perfproc-disabled --timeout 60 -- " + kGood);
   INFO(good.out << good.err);
   CHECK(good.code == 0);
@@ -822,4 +822,83 @@ TEST_CASE("check --scenario-dir: a user scenario without expect.text is accepted
   INFO(r.out << r.err);
   CHECK(r.code == 0);
   CHECK(line_of(r.out, "sessions handled it") == "PASS: 1 of 1 sessions handled it");
+}
+
+// Issue 56: no scenario passes the collector it exists to catch. tests/check/falling_collector.py
+// is the example collector with each scenario's one mistake; the example collector itself passes
+// every one of these ("the example collector handles every built-in TCP scenario" above).
+namespace {
+
+const std::string kFalling = std::string(PERFSIM_PYTHON) + " -B " + kSource + "/tests/check/falling_collector.py";
+const std::string kExit1 =
+    "falling_collector.py ended with exit 1: the scenario expects exit 0 (perfsim check --exit any "
+    "accepts any); its last line on stderr: ";
+
+CommandResult falls(const std::string& scenario, const std::string& bug) {
+  return perfsim_cmd("check --scenario " + scenario + " --timeout 90 -- " + kFalling + " --bug " + bug, 150);
+}
+
+// A falling collector that exited 1: its session's verdict and the summary quoting its last line.
+void check_exit_failure(const CommandResult& r, const std::string& host, const std::string& verdict,
+                        const std::string& last_line) {
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  CHECK(verdict_of(line_of(r.out, "session 1 (" + host)) == verdict);
+  CHECK(line_of(r.out, "sessions handled it") == "FAIL: 0 of 1 sessions handled it; " + kExit1 + last_line);
+}
+
+}  // namespace
+
+TEST_CASE("check busy-exchange: a collector that retries ERROR_BUSY at once fails naming its back-off") {
+  const CommandResult r = falls("busy-exchange", "busy-at-once");
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  CHECK_THAT(verdict_of(line_of(r.out, "session 1 (EXCH-MBX02")),
+             Catch::Matches("NOT handled: retried ERROR_BUSY after [0-9]+\\.[0-9] ms \\(expected a back-off of >= 20 "
+                            "ms\\); 19 retries after ERROR_BUSY \\(expected <= 10, then give up the poll\\)"));
+  CHECK(line_of(r.out, "sessions handled it") == "FAIL: 0 of 1 sessions handled it");
+}
+
+TEST_CASE("check global-slow-growing: a +16 KB collector fails naming its growth and its tries") {
+  const CommandResult r = falls("global-slow-growing", "plus-16k");
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  CHECK(verdict_of(line_of(r.out, "session 1 (APP-BIG01")) ==
+        "NOT handled: shows the bug: grows its buffer by a small fixed step: a +16384 collector's session shows "
+        "growth \"plus-n\" (n = 16384) with over a hundred retry steps on Global; each Global answer's latency "
+        "includes the host's 100 ms; 130 calls in a row for Global answered ERROR_MORE_DATA (expected the data "
+        "within 12 tries)");
+}
+
+TEST_CASE("check german-host: a collector that reads Counter CurrentLanguage fails naming the localized table") {
+  const CommandResult r = falls("german-host", "current-language");
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  const std::string verdict = verdict_of(line_of(r.out, "session 1 (MORIARTY"));
+  CHECK(verdict.rfind("NOT handled: shows the bug: the collector reads a localized name table (Counter 007, ", 0) == 0);
+  CHECK(verdict.size() > std::string("; never asked Counter 009").size());
+  CHECK(verdict.substr(verdict.rfind("; ")) == "; never asked Counter 009");
+  CHECK(line_of(r.out, "sessions handled it") ==
+        "FAIL: 0 of 1 sessions handled it; " + kExit1 + "no object named Processor among 5 names");
+}
+
+TEST_CASE("check corrupt-name-table: a collector that sizes names by Last Counter fails quoting its IndexError") {
+  check_exit_failure(falls("corrupt-name-table", "last-counter"), "APP-LODCTR9",
+                     "NOT handled: no perf data: no Global, Costly or index-list query answered WERR_OK with data",
+                     "IndexError: list assignment index out of range");
+}
+
+TEST_CASE("check no-instances: a parser that reads NumInstances 0 as one counter block fails on its value") {
+  const CommandResult r = falls("no-instances", "single-instance");
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  CHECK(line_of(r.out, "value \\\\NOIF-01\\Network Interface\\Bytes Total/sec") ==
+        "value \\\\NOIF-01\\Network Interface\\Bytes Total/sec: collector 64, perfsim none (session 1 on NOIF-01): "
+        "WRONG (object 'Network Interface' has no instances (NumInstances 0) in session 1's answers from NOIF-01)");
+  CHECK(line_of(r.out, "sessions handled it") == "FAIL: 1 of 1 sessions handled it; 0 of 1 values right");
+}
+
+TEST_CASE("check server2022-process-v2: a collector that asks 230 by number fails naming the names it never read") {
+  check_exit_failure(falls("server2022-process-v2", "process-230"), "SRV2022-01",
+                     "NOT handled: never asked Counter 009", "Process (230): not in the answer");
 }
