@@ -206,12 +206,15 @@ std::string run_collector(const CheckOptions& o, const std::string& exit, const 
   return why.empty() ? "" : fmt::format("{} ended with {}: {}", script_name(o.command), subprocess::describe(st), why);
 }
 
-// The last non-blank line of `text`, at most 200 bytes of it.
+// The last non-blank line of `text`, at most 200 bytes of it, not cut inside a UTF-8 sequence.
 std::string last_line(const std::string& text) {
-  size_t end = text.find_last_not_of(" \t\r\n");
+  const size_t end = text.find_last_not_of(" \t\r\n");
   if (end == std::string::npos) return "";
-  const size_t start = text.rfind('\n', end) == std::string::npos ? 0 : text.rfind('\n', end) + 1;
-  return text.substr(start, std::min<size_t>(end + 1 - start, 200));
+  const size_t newline = text.rfind('\n', end);
+  const size_t start = newline == std::string::npos ? 0 : newline + 1;
+  size_t n = std::min<size_t>(end + 1 - start, 200);
+  while (n < end + 1 - start && n > 0 && (uint8_t(text[start + n]) & 0xc0) == 0x80) --n;  // a continuation byte
+  return text.substr(start, n);
 }
 
 // The collector's output, passed on after it ended: stdout to perfsim's (to stderr with --json,

@@ -16,7 +16,6 @@ Exit 0 when it believes it read the host, 1 when it found no data where it looke
 import os
 import struct
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "examples"))
 import perf_collector as pc  # noqa: E402
@@ -31,21 +30,23 @@ def query_once(conn, hkey, name, size):
 
 
 def busy_at_once(conn, hkpd):
-    for attempt in range(1, 21):
+    for _ in range(20):
         try:
-            return query_once(conn, hkpd, "Global", pc.FIRST_SIZE)
+            query_once(conn, hkpd, "Global", pc.FIRST_SIZE)
+            return 0
         except WERRORError as e:
             if e.args[0] != pc.ERROR_BUSY:
                 raise
     print("host busy after 20 retries")
-    return None
+    return 0
 
 
 def plus_16k(conn, hkpd):
     size = pc.FIRST_SIZE
     for _ in range(300):
         try:
-            return query_once(conn, hkpd, "Global", size)
+            query_once(conn, hkpd, "Global", size)
+            return 0
         except WERRORError as e:
             if e.args[0] != pc.ERROR_MORE_DATA:
                 raise
@@ -115,10 +116,9 @@ def main():
     conn = pc.connect(os.environ.get("PERFSIM_ADDR", "127.0.0.1"), os.environ["PERFSIM_PORT"])
     hkpd = conn.OpenHKPD(None, pc.MAXIMUM_ALLOWED)
     try:
-        result = BUGS[sys.argv[2]](conn, hkpd)
+        return BUGS[sys.argv[2]](conn, hkpd)
     finally:
         conn.CloseKey(hkpd)
-    return result if isinstance(result, int) else 0
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "captures/reader.h"
+#include "core/bytes.h"
 #include "core/subprocess.h"
 
 namespace perfsim::interop {
@@ -63,24 +64,6 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-// Connects from 127.0.0.1 to `port` and closes; the source port it used (0 when no socket).
-uint16_t probe_from(uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  uint16_t source = 0;
-  if (::bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    source = ntohs(a.sin_port);
-  a.sin_port = htons(port);
-  (void)::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a);
-  ::close(fd);
-  return source;
-}
-
 // Reads the pcapng blocks dumpcap has completed past `offset` (moved to the end of the last whole
 // one) and says whether one is a TCP SYN from `sport` to `dport` (pcapng: block type and total
 // length; an Enhanced Packet Block (6) holds its packet 28 bytes in; lo's packets are Ethernet).
@@ -88,10 +71,7 @@ bool pcapng_has_syn(const std::string& file, uint16_t sport, uint16_t dport, uin
   std::ifstream f(file, std::ios::binary);
   f.seekg(std::streamoff(offset));
   const std::string tail{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-  auto u32 = [&](size_t at) {
-    return uint32_t(uint8_t(tail[at])) | uint32_t(uint8_t(tail[at + 1])) << 8 | uint32_t(uint8_t(tail[at + 2])) << 16 |
-           uint32_t(uint8_t(tail[at + 3])) << 24;
-  };
+  auto u32 = [&](size_t at) { return load_le32(reinterpret_cast<const uint8_t*>(tail.data() + at)); };
   auto u16be = [&](size_t at) { return uint16_t(uint8_t(tail[at]) << 8 | uint8_t(tail[at + 1])); };
   bool found = false;
   size_t at = 0;
@@ -112,16 +92,23 @@ bool pcapng_has_syn(const std::string& file, uint16_t sport, uint16_t dport, uin
   return found;
 }
 
-void send_and_close(uint16_t port, const std::string& data) {
+uint16_t send_and_close(uint16_t port, const std::string& data) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return;
+  if (fd < 0) return 0;
   sockaddr_in a{};
   a.sin_family = AF_INET;
-  a.sin_port = htons(port);
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  // Bound first, so the source port is known before the SYN leaves (PacketRecorder::stop looks for it).
+  socklen_t len = sizeof a;
+  uint16_t source = 0;
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    source = ntohs(a.sin_port);
+  a.sin_port = htons(port);
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) == 0 && !data.empty())
     (void)::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
   ::close(fd);
+  return source;
 }
 
 std::string shell_quote(const std::string& s) {
@@ -194,7 +181,7 @@ void PacketRecorder::stop() {
     uintmax_t offset = 0;
     bool seen = false;
     for (int i = 0; i < 10 && !seen; ++i) {
-      const uint16_t source = probe_from(ports_.front());
+      const uint16_t source = send_and_close(ports_.front(), "");
       seen = source != 0 && wait_until([&] { return pcapng_has_syn(file_, source, ports_.front(), offset); }, 1s);
     }
   }

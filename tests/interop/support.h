@@ -22,8 +22,9 @@ struct CommandResult {
 };
 // Runs `command` through /bin/sh. The command bounds its own time (prefix it with `timeout`).
 CommandResult run_command(const std::string& command);
-// Connects to 127.0.0.1:port, sends `data` (may be empty) and closes.
-void send_and_close(uint16_t port, const std::string& data);
+// Connects to 127.0.0.1:port, sends `data` (may be empty) and closes; the source port it used
+// (0 when no socket was made).
+uint16_t send_and_close(uint16_t port, const std::string& data);
 // Single-quotes `s` for /bin/sh.
 std::string shell_quote(const std::string& s);
 // Whether `needle` occurs in `haystack` (std::string::contains is C++23).
